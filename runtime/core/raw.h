@@ -1,0 +1,167 @@
+/*
+ * raw.h - the raw data file: what the runtime inside a profiled program
+ * writes and what `zond` reads back.  Shared, byte for byte, by both sides;
+ * described for people in doc/raw-format.md.
+ *
+ * One file per process.  The runtime creates it at start-up, sizes it from
+ * its pool limits, maps it MAP_SHARED and keeps every table *in* the mapping,
+ * so whatever the process counted is in the file the moment it was counted:
+ * a crash, _exit or SIGKILL loses nothing but the end time.
+ *
+ * Layout (all offsets from the start of the file, all little-endian host
+ * order, every section 64-byte aligned):
+ *
+ *   struct zr_header
+ *   struct zr_module   modules[max_modules]
+ *   char               strings[string_bytes]        NUL-terminated, offset 0 = ""
+ *   struct zr_thread_slot threads[max_threads], each thread_bytes long:
+ *        struct zr_thread
+ *        struct zr_func  funcs[max_funcs]
+ *        struct zr_edge  edges[max_edges]
+ *        uint32_t        func_hash[func_hash_size]  index + 1, 0 = empty
+ *        uint32_t        edge_hash[edge_hash_size]
+ *        struct zr_frame stack[max_depth]
+ *
+ * Per-thread tables are written only by their thread, so no update is ever
+ * lost and no lock is taken on the per-call path.  Counters shared by all
+ * threads (n_threads, n_modules, string_used, overflow counts) are updated
+ * with atomic operations on cold paths only.
+ *
+ * Times are in clock ticks; ticks_per_sec converts them.  Function records
+ * keep *corrected* times: the calibrated probe cost has already been taken
+ * out (see overhead_* below).
+ *
+ * The only dependency is <stdint.h>: this header is included by the
+ * freestanding runtime core.
+ */
+#ifndef ZOND_RAW_H
+#define ZOND_RAW_H
+
+#include <stdint.h>
+
+#define ZR_MAGIC "ZONDRAW\0"
+#define ZR_VERSION 1
+#define ZR_NONE 0xffffffffu /* no index (caller of a root call) */
+
+/* zr_header.state */
+enum zr_state {
+	ZR_RUNNING = 1, /* still running, or killed before it could say */
+	ZR_EXITED = 2,  /* exit()/return from main/_exit: exit_status valid */
+	ZR_SIGNALED = 3,/* a fatal signal: term_signal valid */
+	ZR_EXECED = 4,  /* replaced by exec: the new image has its own file */
+};
+
+/* zr_header.clock */
+enum zr_clock {
+	ZR_CLOCK_TSC = 1,           /* x86 rdtsc, invariant */
+	ZR_CLOCK_MONOTONIC = 2,     /* clock_gettime(CLOCK_MONOTONIC), ticks are ns */
+	ZR_CLOCK_CNTVCT = 3,        /* aarch64 virtual counter */
+};
+
+/* zr_header.flags */
+#define ZR_FLAG_NO_TIME 1u /* counts and edges only: no times at all */
+
+/* zr_func.flags */
+#define ZR_FUNC_BLOCK 1u    /* a hand-marked block: name/file/line are set */
+#define ZR_FUNC_FILTERED 2u /* excluded by a filter: never counted */
+
+struct zr_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_bytes;   /* sizeof(struct zr_header) of the writer */
+	uint64_t file_bytes;
+	uint32_t state;          /* enum zr_state */
+	uint32_t flags;          /* ZR_FLAG_* */
+	int32_t pid, ppid;
+	int32_t exit_status;     /* valid when state == ZR_EXITED */
+	int32_t term_signal;     /* valid when state == ZR_SIGNALED */
+
+	uint32_t clock;          /* enum zr_clock */
+	uint32_t pad0;
+	double ticks_per_sec;    /* calibrated frequency of the clock */
+	uint64_t start_ticks, end_ticks;   /* end_ticks 0 until the process ends */
+	int64_t start_realtime_ns;         /* CLOCK_REALTIME at start */
+	int64_t end_realtime_ns;           /* 0 until the process ends */
+	/*
+	 * Probe cost, measured at start-up: inner = the part of one probe pair
+	 * that falls inside the measured interval of the function itself;
+	 * pair = the whole cost of one entry+exit probe pair.
+	 */
+	uint64_t overhead_inner_ticks;
+	uint64_t overhead_pair_ticks;
+
+	/* capacities, fixed at start-up */
+	uint32_t max_modules, max_threads, max_funcs, max_edges;
+	uint32_t func_hash_size, edge_hash_size, max_depth;
+	uint32_t string_bytes;
+	uint64_t thread_bytes;   /* size of one thread slot */
+	uint64_t modules_off, strings_off, threads_off;
+	/* offsets inside one thread slot */
+	uint64_t funcs_off, edges_off, func_hash_off, edge_hash_off, stack_off;
+
+	/* shared counters (atomic) */
+	uint32_t n_modules, n_threads, string_used;
+	uint32_t lost_threads;   /* threads not profiled: no free slot */
+	uint32_t lost_modules;   /* modules not recorded: table full */
+	uint32_t lost_strings;   /* strings not kept: pool full */
+};
+
+/* A loaded ELF object, recorded the first time one of its functions runs. */
+struct zr_module {
+	uint64_t start, end;     /* run-time address range of its PT_LOAD segments */
+	uint64_t bias;           /* load bias: link-time address = address - bias */
+	uint32_t path;           /* string offset of its path (absolute when known) */
+	uint32_t pad;
+};
+
+struct zr_thread {
+	int32_t tid;
+	uint32_t used;           /* 1 once the slot belongs to a thread */
+	char name[16];           /* from prctl(PR_GET_NAME) at thread start */
+	uint64_t start_ticks;
+	uint64_t last_ticks;     /* last time the thread left a function */
+	uint64_t end_ticks;      /* 0 while the thread lives */
+	uint32_t n_funcs, n_edges;
+	uint32_t depth;          /* frames on the shadow stack (may exceed max_depth) */
+	uint32_t lost_funcs;     /* calls not counted: function table full */
+	uint32_t lost_edges;     /* calls whose edge was not counted: edge table full */
+	uint32_t lost_frames;    /* calls deeper than max_depth: counted, not timed */
+	uint32_t pad[2];
+};
+
+/* One function (or block) as seen by one thread. */
+struct zr_func {
+	uint64_t addr;           /* run-time entry address, or block site address */
+	uint32_t flags;          /* ZR_FUNC_* */
+	uint32_t depth;          /* live activations (recursion) */
+	uint64_t calls;
+	uint64_t incl;           /* ticks, outermost activations only */
+	uint64_t self;           /* ticks, all activations */
+	uint64_t min, max;       /* inclusive ticks of one call; min UINT64_MAX if none */
+	uint32_t name, file;     /* blocks: string offsets; functions: 0 */
+	uint32_t line;           /* blocks: source line */
+	uint32_t pad;
+};
+
+/* Calls from one function to another, as seen by one thread. */
+struct zr_edge {
+	uint32_t caller;         /* zr_func index in the same thread, ZR_NONE for a root */
+	uint32_t callee;
+	uint64_t calls;
+	uint64_t incl;           /* ticks, summed over every call on this edge */
+	uint64_t site;           /* run-time address of the first call site seen */
+};
+
+/* One live activation on a thread's shadow stack. */
+struct zr_frame {
+	uint64_t addr;           /* the function's run-time address */
+	uint64_t sp;             /* stack pointer at entry: finds frames left by longjmp */
+	uint32_t func;           /* zr_func index, ZR_NONE when not counted */
+	uint32_t edge;           /* zr_edge index, ZR_NONE when not counted */
+	uint64_t enter_ticks;
+	uint64_t child_ticks;    /* raw ticks spent in direct children */
+	uint32_t n_children;     /* direct children (for overhead correction) */
+	uint32_t n_desc;         /* all descendants */
+};
+
+#endif

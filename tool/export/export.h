@@ -1,0 +1,39 @@
+/*
+ * export.h - writers of the formats other tools read.
+ *
+ * Every exporter reads only the profile model and writes to a stdio stream;
+ * it returns 0, or -1 with a message in err when writing failed.
+ *
+ *   callgrind  Callgrind format 1 (KCachegrind, callgrind_annotate): one
+ *              fn= per function with self cost, calls= lines with inclusive
+ *              cost, name compression, one event column per model event.
+ *   dot        Graphviz digraph of functions and call edges.
+ *   folded     "a;b;c value" lines (flamegraph.pl, speedscope), value = self
+ *              cost of the path's last frame in the first event.
+ *   json       zond's JSON document, schema in doc/json-schema.md.
+ */
+#ifndef ZOND_EXPORT_H
+#define ZOND_EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../model/profile.h"
+#include "../util/error.h"
+
+struct export_options {
+	uint32_t thread;  /* ZP_NONE: all threads summed */
+	int event;        /* event index for single-valued formats (dot, folded) */
+	double min_share; /* dot: leave out nodes below this share of the total (0..1) */
+};
+
+int export_callgrind(const struct zp_profile *p, const struct export_options *o, FILE *out,
+		     struct zerr *err);
+int export_dot(const struct zp_profile *p, const struct export_options *o, FILE *out,
+	       struct zerr *err);
+int export_folded(const struct zp_profile *p, const struct export_options *o, FILE *out,
+		  struct zerr *err);
+int export_json(const struct zp_profile *p, const struct export_options *o, FILE *out,
+		struct zerr *err);
+
+#endif

@@ -1,0 +1,398 @@
+/*
+ * profile.c - the profile model: storage and lookup of nodes, stats, edges.
+ *
+ * Lookups go through open-addressing tables of indexes into the profile's
+ * arrays; each table knows how to hash and compare its own element kind.
+ */
+#include "profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *zp_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		fputs("zond: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *zp_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p) {
+		fputs("zond: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *zp_xrealloc(void *ptr, size_t n)
+{
+	void *p = realloc(ptr, n ? n : 1);
+	if (!p) {
+		fputs("zond: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+char *zp_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(zp_xmalloc(n), s, n);
+}
+
+/* ---- index tables ------------------------------------------------------ */
+
+struct table {
+	uint32_t *slot; /* element index + 1; 0 = empty */
+	size_t size;    /* power of two */
+	size_t used;
+};
+
+struct zp_index {
+	struct table nodes, stats, edges;
+	size_t cap_threads, cap_nodes, cap_stats, cap_edges;
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return mix(h, 0);
+}
+
+static uint64_t node_hash(enum zp_node_kind kind, const char *name, const char *module,
+			  uint64_t addr)
+{
+	return hash_str(hash_str(mix(kind, addr), name), module);
+}
+
+static uint64_t stat_hash(uint32_t thread, uint32_t node)
+{
+	return mix(thread, node);
+}
+
+static uint64_t edge_hash(uint32_t thread, enum zp_edge_kind kind, uint32_t caller,
+			  uint32_t callee)
+{
+	return mix(mix(mix(thread, kind), caller), callee);
+}
+
+typedef uint64_t (*rehash_fn)(const struct zp_profile *p, uint32_t i);
+
+static uint64_t rehash_node(const struct zp_profile *p, uint32_t i)
+{
+	const struct zp_node *n = &p->nodes[i];
+	return node_hash(n->kind, n->name, n->module, n->addr);
+}
+
+static uint64_t rehash_stat(const struct zp_profile *p, uint32_t i)
+{
+	return stat_hash(p->stats[i].thread, p->stats[i].node);
+}
+
+static uint64_t rehash_edge(const struct zp_profile *p, uint32_t i)
+{
+	const struct zp_edge *e = &p->edges[i];
+	return edge_hash(e->thread, e->kind, e->caller, e->callee);
+}
+
+/* Grows t when it is over half full, re-inserting every element. */
+static void table_reserve(const struct zp_profile *p, struct table *t, rehash_fn rehash)
+{
+	if ((t->used + 1) * 2 <= t->size)
+		return;
+	size_t size = t->size ? t->size * 2 : 64;
+	uint32_t *slot = zp_xcalloc(size, sizeof *slot);
+	for (size_t i = 0; i < t->size; i++) {
+		if (!t->slot[i])
+			continue;
+		size_t j = rehash(p, t->slot[i] - 1) & (size - 1);
+		while (slot[j])
+			j = (j + 1) & (size - 1);
+		slot[j] = t->slot[i];
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->size = size;
+}
+
+static void grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return;
+	size_t n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	*arr = zp_xrealloc(*arr, n * elem);
+	*cap = n;
+}
+
+/* ---- profile ----------------------------------------------------------- */
+
+struct zp_profile *profile_new(void)
+{
+	struct zp_profile *p = zp_xcalloc(1, sizeof *p);
+	p->index = zp_xcalloc(1, sizeof *p->index);
+	p->run.exit_status = -1;
+	return p;
+}
+
+static void free_run(struct zp_run *r)
+{
+	free(r->campaign);
+	free(r->collector);
+	free(r->command);
+	free(r->host);
+	free(r->arch);
+	free(r->clock);
+	for (size_t i = 0; i < r->nmeta; i++) {
+		free(r->meta[i].key);
+		free(r->meta[i].value);
+	}
+	free(r->meta);
+}
+
+void profile_free(struct zp_profile *p)
+{
+	if (!p)
+		return;
+	free_run(&p->run);
+	for (size_t i = 0; i < p->nevents; i++) {
+		free(p->events[i].name);
+		free(p->events[i].unit);
+	}
+	for (size_t i = 0; i < p->nthreads; i++)
+		free(p->threads[i].name);
+	for (size_t i = 0; i < p->nnodes; i++) {
+		free(p->nodes[i].name);
+		free(p->nodes[i].module);
+		free(p->nodes[i].file);
+	}
+	free(p->threads);
+	free(p->nodes);
+	free(p->stats);
+	free(p->edges);
+	free(p->index->nodes.slot);
+	free(p->index->stats.slot);
+	free(p->index->edges.slot);
+	free(p->index);
+	free(p);
+}
+
+void profile_set_str(char **field, const char *value)
+{
+	free(*field);
+	*field = value ? zp_xstrdup(value) : NULL;
+}
+
+void profile_add_meta(struct zp_profile *p, const char *key, const char *value)
+{
+	struct zp_run *r = &p->run;
+	for (size_t i = 0; i < r->nmeta; i++) {
+		if (strcmp(r->meta[i].key, key) == 0) {
+			profile_set_str(&r->meta[i].value, value);
+			return;
+		}
+	}
+	r->meta = zp_xrealloc(r->meta, (r->nmeta + 1) * sizeof *r->meta);
+	r->meta[r->nmeta].key = zp_xstrdup(key);
+	r->meta[r->nmeta].value = zp_xstrdup(value);
+	r->nmeta++;
+}
+
+const char *profile_meta(const struct zp_profile *p, const char *key)
+{
+	for (size_t i = 0; i < p->run.nmeta; i++)
+		if (strcmp(p->run.meta[i].key, key) == 0)
+			return p->run.meta[i].value;
+	return NULL;
+}
+
+unsigned profile_event(struct zp_profile *p, const char *name, const char *unit)
+{
+	int i = profile_find_event(p, name);
+	if (i >= 0)
+		return (unsigned)i;
+	if (p->nevents == ZP_MAX_EVENTS) {
+		fprintf(stderr, "zond: more than %d events in one run\n", ZP_MAX_EVENTS);
+		abort();
+	}
+	p->events[p->nevents].name = zp_xstrdup(name);
+	p->events[p->nevents].unit = zp_xstrdup(unit);
+	return (unsigned)p->nevents++;
+}
+
+int profile_find_event(const struct zp_profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->nevents; i++)
+		if (strcmp(p->events[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+uint32_t profile_thread(struct zp_profile *p, int64_t pid, int64_t tid, const char *name)
+{
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i].pid == pid && p->threads[i].tid == tid)
+			return (uint32_t)i;
+	grow((void **)&p->threads, &p->index->cap_threads, p->nthreads + 1, sizeof *p->threads);
+	p->threads[p->nthreads].pid = pid;
+	p->threads[p->nthreads].tid = tid;
+	p->threads[p->nthreads].name = zp_xstrdup(name ? name : "");
+	return (uint32_t)p->nthreads++;
+}
+
+uint32_t profile_node(struct zp_profile *p, enum zp_node_kind kind, const char *name,
+		      const char *module, const char *file, int line, uint64_t addr)
+{
+	struct table *t = &p->index->nodes;
+	if (!module)
+		module = "";
+	table_reserve(p, t, rehash_node);
+	size_t j = node_hash(kind, name, module, addr) & (t->size - 1);
+	for (; t->slot[j]; j = (j + 1) & (t->size - 1)) {
+		struct zp_node *n = &p->nodes[t->slot[j] - 1];
+		if (n->kind == kind && n->addr == addr && strcmp(n->name, name) == 0 &&
+		    strcmp(n->module, module) == 0)
+			return t->slot[j] - 1;
+	}
+	grow((void **)&p->nodes, &p->index->cap_nodes, p->nnodes + 1, sizeof *p->nodes);
+	struct zp_node *n = &p->nodes[p->nnodes];
+	n->kind = kind;
+	n->name = zp_xstrdup(name);
+	n->module = zp_xstrdup(module);
+	n->file = zp_xstrdup(file ? file : "");
+	n->line = line;
+	n->addr = addr;
+	n->parent = ZP_NONE;
+	t->slot[j] = (uint32_t)++p->nnodes;
+	t->used++;
+	return (uint32_t)(p->nnodes - 1);
+}
+
+static void stat_init(struct zp_stat *s, uint32_t thread, uint32_t node)
+{
+	memset(s, 0, sizeof *s);
+	s->thread = thread;
+	s->node = node;
+	for (int e = 0; e < ZP_MAX_EVENTS; e++)
+		s->min[e] = UINT64_MAX;
+}
+
+struct zp_stat *profile_stat(struct zp_profile *p, uint32_t thread, uint32_t node)
+{
+	struct table *t = &p->index->stats;
+	table_reserve(p, t, rehash_stat);
+	size_t j = stat_hash(thread, node) & (t->size - 1);
+	for (; t->slot[j]; j = (j + 1) & (t->size - 1)) {
+		struct zp_stat *s = &p->stats[t->slot[j] - 1];
+		if (s->thread == thread && s->node == node)
+			return s;
+	}
+	grow((void **)&p->stats, &p->index->cap_stats, p->nstats + 1, sizeof *p->stats);
+	struct zp_stat *s = &p->stats[p->nstats];
+	stat_init(s, thread, node);
+	t->slot[j] = (uint32_t)++p->nstats;
+	t->used++;
+	return s;
+}
+
+struct zp_edge *profile_edge(struct zp_profile *p, uint32_t thread, enum zp_edge_kind kind,
+			     uint32_t caller, uint32_t callee)
+{
+	struct table *t = &p->index->edges;
+	table_reserve(p, t, rehash_edge);
+	size_t j = edge_hash(thread, kind, caller, callee) & (t->size - 1);
+	for (; t->slot[j]; j = (j + 1) & (t->size - 1)) {
+		struct zp_edge *e = &p->edges[t->slot[j] - 1];
+		if (e->thread == thread && e->kind == kind && e->caller == caller &&
+		    e->callee == callee)
+			return e;
+	}
+	grow((void **)&p->edges, &p->index->cap_edges, p->nedges + 1, sizeof *p->edges);
+	struct zp_edge *e = &p->edges[p->nedges];
+	memset(e, 0, sizeof *e);
+	e->thread = thread;
+	e->kind = kind;
+	e->caller = caller;
+	e->callee = callee;
+	t->slot[j] = (uint32_t)++p->nedges;
+	t->used++;
+	return e;
+}
+
+void profile_stat_add(struct zp_stat *dst, const struct zp_stat *src, size_t nevents)
+{
+	dst->calls += src->calls;
+	for (size_t e = 0; e < nevents; e++) {
+		dst->self[e] += src->self[e];
+		dst->incl[e] += src->incl[e];
+		if (src->min[e] < dst->min[e])
+			dst->min[e] = src->min[e];
+		if (src->max[e] > dst->max[e])
+			dst->max[e] = src->max[e];
+	}
+}
+
+/* ---- views ------------------------------------------------------------- */
+
+struct zp_view *profile_view(const struct zp_profile *p, uint32_t thread)
+{
+	struct zp_view *v = zp_xcalloc(1, sizeof *v);
+	v->p = p;
+	v->nodes = zp_xcalloc(p->nnodes, sizeof *v->nodes);
+	for (size_t i = 0; i < p->nnodes; i++)
+		stat_init(&v->nodes[i], thread, (uint32_t)i);
+	for (size_t i = 0; i < p->nstats; i++) {
+		const struct zp_stat *s = &p->stats[i];
+		if (thread != ZP_NONE && s->thread != thread)
+			continue;
+		profile_stat_add(&v->nodes[s->node], s, p->nevents);
+		for (size_t e = 0; e < p->nevents; e++)
+			v->total[e] += s->self[e];
+	}
+
+	/* Edges of all threads fold into one per (kind, caller, callee). */
+	struct zp_profile *tmp = profile_new();
+	for (size_t i = 0; i < p->nedges; i++) {
+		const struct zp_edge *e = &p->edges[i];
+		if (thread != ZP_NONE && e->thread != thread)
+			continue;
+		struct zp_edge *d = profile_edge(tmp, thread, e->kind, e->caller, e->callee);
+		d->calls += e->calls;
+		d->taken += e->taken;
+		if (!d->site) {
+			d->site = e->site;
+			d->site_line = e->site_line;
+		}
+		for (size_t k = 0; k < p->nevents; k++)
+			d->incl[k] += e->incl[k];
+	}
+	v->nedges = tmp->nedges;
+	v->edges = tmp->edges;
+	tmp->edges = NULL;
+	tmp->nedges = 0;
+	profile_free(tmp);
+	return v;
+}
+
+void profile_view_free(struct zp_view *v)
+{
+	if (!v)
+		return;
+	free(v->nodes);
+	free(v->edges);
+	free(v);
+}

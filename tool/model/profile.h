@@ -1,0 +1,179 @@
+/*
+ * profile.h - the profile model every collector ends in and every report reads.
+ *
+ * A profile is one run: its metadata, the events it measured (each with a
+ * unit), the threads it saw, the nodes that cost was charged to (functions,
+ * hand-marked blocks, basic blocks) and the edges between them (calls and,
+ * for trace collectors, jumps).  Costs are vectors over the run's events.
+ *
+ * Statistics are kept per thread.  Reports that want the whole process call
+ * profile_view(), which sums every thread (or picks one) into a flat array
+ * indexed like p->nodes.
+ *
+ * Contract:
+ *  - All strings are owned by the profile (copied in).
+ *  - Node and edge ids are indexes into p->nodes / p->edges and are stable
+ *    for the life of the profile.
+ *  - Costs are unsigned 64-bit integers in the unit of their event.  min is
+ *    UINT64_MAX when nothing was measured.
+ *  - Inclusive cost of a recursive function counts its outermost activation
+ *    only; self cost is exact at any depth.  Edge inclusive cost is the sum
+ *    over every call along that edge (as callgrind does).
+ *  - Allocation failure aborts: the tool, not the profiled program, runs this.
+ */
+#ifndef ZOND_PROFILE_H
+#define ZOND_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ZP_MAX_EVENTS 8
+#define ZP_NONE UINT32_MAX /* "no node": the caller of a thread's root calls */
+
+enum zp_node_kind {
+	ZP_FUNCTION = 0,    /* a function of the program or a library */
+	ZP_BLOCK = 1,       /* a code region marked by hand (zond.h) */
+	ZP_BASIC_BLOCK = 2, /* a basic block found by a trace collector */
+};
+
+enum zp_edge_kind {
+	ZP_CALL = 0, /* caller called callee */
+	ZP_JUMP = 1, /* control went from one basic block to another */
+};
+
+struct zp_event {
+	char *name; /* "time", "cycles", "Ir", ... */
+	char *unit; /* "ns", "cycles", "instructions", ... */
+};
+
+struct zp_meta {
+	char *key;
+	char *value;
+};
+
+struct zp_run {
+	int64_t id;         /* store id, 0 until stored */
+	char *campaign;     /* NULL when the run belongs to none */
+	char *collector;    /* "record", "libcalls", "trace", "inject" */
+	char *command;      /* the profiled command line, space-joined */
+	char *host;
+	char *arch;         /* "x86_64", "aarch64", "riscv64" */
+	char *clock;        /* "tsc", "clock_gettime", "cntvct", "icount" */
+	int64_t start_ns;   /* wall clock at start, ns since the epoch */
+	int64_t duration_ns;
+	int64_t pid;
+	int exit_status;    /* -1 when unknown or killed by a signal */
+	int term_signal;    /* 0 when it exited */
+	double overhead_ns; /* per-call probe cost subtracted, 0 if none */
+	size_t nmeta;       /* further key/value facts (overflow counts...) */
+	struct zp_meta *meta;
+};
+
+struct zp_thread {
+	int64_t pid; /* threads of forked/exec'ed processes of one run keep their pid */
+	int64_t tid;
+	char *name;
+};
+
+struct zp_node {
+	enum zp_node_kind kind;
+	char *name;      /* symbol (demangled), block name, or func+0xoff */
+	char *module;    /* path of the ELF file, "" when unknown */
+	char *file;      /* source file, "" when unknown */
+	int line;        /* 0 when unknown */
+	uint64_t addr;   /* address inside module (link-time), 0 for blocks */
+	uint32_t parent; /* for basic blocks: the function node, else ZP_NONE */
+};
+
+/* Per (thread, node) statistics. */
+struct zp_stat {
+	uint32_t thread;
+	uint32_t node;
+	uint64_t calls;
+	uint64_t self[ZP_MAX_EVENTS];
+	uint64_t incl[ZP_MAX_EVENTS];
+	uint64_t min[ZP_MAX_EVENTS]; /* inclusive cost of the cheapest call */
+	uint64_t max[ZP_MAX_EVENTS]; /* inclusive cost of the dearest call */
+};
+
+/* Per (thread, kind, caller, callee) statistics. */
+struct zp_edge {
+	uint32_t thread;
+	enum zp_edge_kind kind;
+	uint32_t caller; /* ZP_NONE for a thread's root calls */
+	uint32_t callee;
+	uint64_t calls;  /* calls, or times a jump was executed */
+	uint64_t taken;  /* jumps: times a conditional jump was followed */
+	uint64_t site;   /* address of the call/jump in caller's module, 0 if unknown */
+	int site_line;   /* its source line, 0 if unknown */
+	uint64_t incl[ZP_MAX_EVENTS];
+};
+
+struct zp_profile {
+	struct zp_run run;
+	size_t nevents;
+	struct zp_event events[ZP_MAX_EVENTS];
+	size_t nthreads, nnodes, nstats, nedges;
+	struct zp_thread *threads;
+	struct zp_node *nodes;
+	struct zp_stat *stats;
+	struct zp_edge *edges;
+	struct zp_index *index; /* private lookup tables */
+};
+
+struct zp_profile *profile_new(void);
+void profile_free(struct zp_profile *p);
+
+/* Metadata. Strings are copied; NULL is stored as NULL. */
+void profile_set_str(char **field, const char *value);
+void profile_add_meta(struct zp_profile *p, const char *key, const char *value);
+const char *profile_meta(const struct zp_profile *p, const char *key);
+
+/* Returns the event's index; adds it if new. */
+unsigned profile_event(struct zp_profile *p, const char *name, const char *unit);
+/* Returns the index of the event named name, or -1. */
+int profile_find_event(const struct zp_profile *p, const char *name);
+
+/* Returns the thread's index; adds it if no thread has that pid and tid. */
+uint32_t profile_thread(struct zp_profile *p, int64_t pid, int64_t tid, const char *name);
+
+/*
+ * Returns the node's id, adding it if no node of the same kind, module,
+ * name and addr exists.  file/line are set on first sight.
+ */
+uint32_t profile_node(struct zp_profile *p, enum zp_node_kind kind, const char *name,
+		      const char *module, const char *file, int line, uint64_t addr);
+
+/* The statistics of node in thread, created zeroed (min = UINT64_MAX). */
+struct zp_stat *profile_stat(struct zp_profile *p, uint32_t thread, uint32_t node);
+
+/* The edge of that kind from caller to callee in thread, created zeroed. */
+struct zp_edge *profile_edge(struct zp_profile *p, uint32_t thread, enum zp_edge_kind kind,
+			     uint32_t caller, uint32_t callee);
+
+/* Adds one sample of every cost of src into dst (calls, self, incl, min, max). */
+void profile_stat_add(struct zp_stat *dst, const struct zp_stat *src, size_t nevents);
+
+/*
+ * A summary over threads.  thread == ZP_NONE sums all threads.  nodes[i]
+ * holds the totals of node i (thread field = ZP_NONE when summed); edges
+ * holds one entry per distinct (kind, caller, callee).  Free with
+ * profile_view_free().
+ */
+struct zp_view {
+	const struct zp_profile *p;
+	struct zp_stat *nodes; /* p->nnodes entries */
+	size_t nedges;
+	struct zp_edge *edges;
+	uint64_t total[ZP_MAX_EVENTS]; /* sum of self cost over all nodes */
+};
+struct zp_view *profile_view(const struct zp_profile *p, uint32_t thread);
+void profile_view_free(struct zp_view *v);
+
+/* Checked allocation helpers for the tool; they abort on failure. */
+void *zp_xmalloc(size_t n);
+void *zp_xcalloc(size_t n, size_t size);
+void *zp_xrealloc(void *ptr, size_t n);
+char *zp_xstrdup(const char *s);
+
+#endif

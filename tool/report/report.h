@@ -1,0 +1,38 @@
+/*
+ * report.h - the text reports: flat profile, call graph, call tree.
+ *
+ * Reports read only the profile model and print to a stdio stream.  Times
+ * print in a unit chosen for readability (ns, us, ms, s) unless raw output is
+ * asked for; other events print as plain numbers.
+ */
+#ifndef ZOND_REPORT_H
+#define ZOND_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../model/profile.h"
+
+enum report_sort { SORT_SELF, SORT_TOTAL, SORT_CALLS, SORT_AVG, SORT_MAX, SORT_NAME };
+
+struct report_options {
+	uint32_t thread;      /* ZP_NONE: all threads summed */
+	int per_thread;       /* flat: one table per thread */
+	int event;            /* the event to sort and show percentages by */
+	enum report_sort sort;
+	int limit;            /* rows, 0 = all */
+	int raw_numbers;      /* print numbers in the event's unit, unscaled */
+	const char *match;    /* only functions whose name matches this glob */
+};
+
+/* Parses "self", "total", "calls", "avg", "max", "name"; -1 if unknown. */
+int report_parse_sort(const char *s);
+
+void report_header(const struct zp_profile *p, FILE *out);
+void report_flat(const struct zp_profile *p, const struct report_options *o, FILE *out);
+/* gprof-like callers/callees of each function matching o->match (all if NULL). */
+void report_graph(const struct zp_profile *p, const struct report_options *o, FILE *out);
+/* Top-down call tree from the roots (or from functions matching o->match). */
+void report_tree(const struct zp_profile *p, const struct report_options *o, FILE *out);
+
+#endif
