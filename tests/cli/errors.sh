@@ -1,0 +1,41 @@
+#!/bin/sh
+# Bad input to every command: one clear line on stderr and a non-zero exit.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+work=$1
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+check_error "report without a store" "zond.db: no such file" "$ZOND" report
+check_error "runs without a store" "nope.db: no such file" "$ZOND" runs -i nope.db
+echo "just text" >text.db
+check_error "a text file as store" "text.db: not a zond profile store" "$ZOND" report -i text.db
+: >empty.db
+check_error "an empty store" "empty.db" "$ZOND" report -i empty.db
+sqlite3 other.db "create table t(x); insert into t values (1);"
+check_error "another sqlite file" "other.db: not a zond profile store" "$ZOND" report -i other.db
+check_error "program not found" "no-such-program: program not found" \
+	"$ZOND" record -o rec.db -- no-such-program
+check_error "no program" "no program to run" "$ZOND" record -o rec.db
+check_error "unknown command" "'frobnicate' is not a zond command" "$ZOND" frobnicate
+check_error "unknown format" "unknown format 'xml'" "$ZOND" export --format xml
+check_error "bad sort key" "unknown sort key 'speed'" "$ZOND" report -s speed
+check_error "bad limit" "--limit wants a number" "$ZOND" report -n many
+check_error "trigger on a text file" "not an ELF" "$ZOND" record -o rec.db -T main -- "$here/lib.sh"
+
+# A real store, then wrong references into it.
+"$ZOND" record -q -o good.db -- "$SHOP" >/dev/null 2>&1
+check_error "unknown run" "no run 99" "$ZOND" report -i good.db -r 99
+check_error "unknown thread" "no thread 1" "$ZOND" report -i good.db --tid 1
+check_error "unknown event" "no event 'cycles'" "$ZOND" report -i good.db -e cycles
+check_error "unknown function" "no function 'no_such_fn'" "$ZOND" graph -i good.db no_such_fn
+check_error "trigger on an unknown function" "no function 'no_such_fn'" \
+	"$ZOND" record -o rec.db -T no_such_fn -- "$SHOP"
+check_error "export to a bad path" "/nonexistent/x.out" \
+	"$ZOND" export -i good.db --format json -o /nonexistent/x.out
+
+# Every command answers --help with exit 0.
+for c in record report graph runs export dump; do
+	if "$ZOND" "$c" --help | grep -q "usage: zond $c"; then pass; else fail "$c --help"; fi
+	if "$ZOND" help "$c" | grep -q "usage: zond $c"; then pass; else fail "help $c"; fi
+done
+finish

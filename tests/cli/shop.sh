@@ -1,0 +1,27 @@
+#!/bin/sh
+# The bundled example under zond record: the program behaves exactly as
+# without zond, and the profile has its exact call counts.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+work=$1
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+"$SHOP" >plain.out 2>plain.err
+plain_rc=$?
+"$ZOND" record -q -o shop.db -- "$SHOP" >zond.out 2>zond.err
+zond_rc=$?
+check_same "stdout under zond" plain.out zond.out
+check_eq "exit status under zond" "$zond_rc" "$plain_rc"
+
+"$ZOND" dump -i shop.db >dump.txt
+# Counts known from the program's source: 60000 orders, fib(20) once.
+check_eq "write_order_line calls" "$(grep -c '^function write_order_line calls=60000$' dump.txt)" 1
+check_eq "fibonacci calls" "$(grep -c '^function fibonacci calls=21891$' dump.txt)" 1
+check_eq "main calls" "$(grep -c '^function main calls=1$' dump.txt)" 1
+check_eq "root edge" "$(grep -c '^call - -> main calls=1$' dump.txt)" 1
+check_eq "recursive edge" "$(grep -c '^call fibonacci -> fibonacci calls=21890$' dump.txt)" 1
+check_eq "one thread" "$(head -1 dump.txt)" "threads 1"
+
+"$ZOND" report -i shop.db >report.txt
+if grep -q "write_order_line" report.txt; then pass; else fail "report lacks write_order_line"; fi
+finish

@@ -1,0 +1,45 @@
+/*
+ * cmd.h - the subcommands of `zond` and what they share.
+ *
+ * Each subcommand lives in its own file and has the signature of cmd_fn:
+ * argv[0] is the subcommand's name; it returns the process exit status.
+ * Errors are printed as one line "zond CMD: message" (cmd_error) and give
+ * exit status 1; usage errors give 2.
+ */
+#ifndef ZOND_CMD_H
+#define ZOND_CMD_H
+
+#include <stdint.h>
+
+#include "model/profile.h"
+#include "util/error.h"
+
+typedef int (*cmd_fn)(int argc, char **argv);
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+/* Prints "zond CMD: message" to stderr and returns 1. */
+int cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "zond CMD: message" and "Try 'zond CMD --help'." and returns 2. */
+int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Which run a reading command works on: -i STORE, -r RUN, --tid TID. */
+struct run_choice {
+	const char *store; /* default STORE_DEFAULT_PATH */
+	const char *run;   /* NULL: the last run */
+	const char *tid;   /* NULL: all threads */
+};
+
+/* Loads the chosen run; NULL with err set.  *thread gets ZP_NONE or the thread's index. */
+struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
+				   struct zerr *err);
+
+/* Parses a whole non-negative number; -1 if s is not one. */
+long parse_count(const char *s);
+
+#endif

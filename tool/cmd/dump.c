@@ -1,0 +1,143 @@
+/*
+ * dump.c - `zond dump`: a run as stable, sorted text.
+ *
+ * Made for tests and diffs: no times unless asked, no thread ids, no
+ * addresses; every line sorted, so the same program gives the same text.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const char usage_text[] =
+	"usage: zond dump [options]\n"
+	"Print a run as sorted text without times: the number of threads, a line\n"
+	"per function 'function NAME calls=N' (blocks: 'block NAME FILE:LINE calls=N')\n"
+	"and a line per call edge 'call CALLER -> CALLEE calls=N' (CALLER '-' for a\n"
+	"thread's root).\n\n"
+	"  -i, --input FILE    profile store (default ./zond.db)\n"
+	"  -r, --run RUN       run id, -N for the Nth newest, or 'last' (default)\n"
+	"      --tid TID       one thread only\n"
+	"      --times         add self= and total= of every event\n"
+	"  -h, --help          this help\n";
+
+enum { OPT_TID = 256, OPT_TIMES };
+
+static const struct option options[] = {
+	{"input", required_argument, NULL, 'i'},
+	{"run", required_argument, NULL, 'r'},
+	{"tid", required_argument, NULL, OPT_TID},
+	{"times", no_argument, NULL, OPT_TIMES},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+struct lines {
+	char **line;
+	size_t n, cap;
+};
+
+static void add_line(struct lines *l, char *s)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->line = zp_xrealloc(l->line, l->cap * sizeof *l->line);
+	}
+	l->line[l->n++] = s;
+}
+
+static int compare_lines(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static char *node_line(const struct zp_view *v, uint32_t i, int times)
+{
+	const struct zp_profile *p = v->p;
+	const struct zp_node *n = &p->nodes[i];
+	const struct zp_stat *s = &v->nodes[i];
+	char *buf;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	if (n->kind == ZP_BLOCK)
+		fprintf(f, "block %s %s:%d", n->name, base_name(n->file), n->line);
+	else
+		fprintf(f, "%s %s", n->kind == ZP_FUNCTION ? "function" : "basic-block", n->name);
+	fprintf(f, " calls=%" PRIu64, s->calls);
+	for (size_t e = 0; times && e < p->nevents; e++)
+		fprintf(f, " self.%s=%" PRIu64 " total.%s=%" PRIu64, p->events[e].name, s->self[e],
+			p->events[e].name, s->incl[e]);
+	fclose(f);
+	return buf;
+}
+
+static char *edge_line(const struct zp_view *v, const struct zp_edge *e, int times)
+{
+	const struct zp_profile *p = v->p;
+	char *buf;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	fprintf(f, "%s %s -> %s calls=%" PRIu64, e->kind == ZP_CALL ? "call" : "jump",
+		e->caller == ZP_NONE ? "-" : p->nodes[e->caller].name, p->nodes[e->callee].name,
+		e->calls);
+	for (size_t k = 0; times && k < p->nevents; k++)
+		fprintf(f, " total.%s=%" PRIu64, p->events[k].name, e->incl[k]);
+	fclose(f);
+	return buf;
+}
+
+static void dump(const struct zp_profile *p, uint32_t thread, int times, FILE *out)
+{
+	struct zp_view *v = profile_view(p, thread);
+	struct lines l = {0};
+	for (uint32_t i = 0; i < p->nnodes; i++)
+		if (v->nodes[i].calls || v->nodes[i].incl[0])
+			add_line(&l, node_line(v, i, times));
+	for (size_t i = 0; i < v->nedges; i++)
+		add_line(&l, edge_line(v, &v->edges[i], times));
+	qsort(l.line, l.n, sizeof *l.line, compare_lines);
+
+	fprintf(out, "threads %zu\n", thread == ZP_NONE ? p->nthreads : (size_t)1);
+	for (size_t i = 0; i < l.n; i++) {
+		fprintf(out, "%s\n", l.line[i]);
+		free(l.line[i]);
+	}
+	free(l.line);
+	profile_view_free(v);
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	struct run_choice rc = {0};
+	int times = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:r:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'i': rc.store = optarg; break;
+		case 'r': rc.run = optarg; break;
+		case OPT_TID: rc.tid = optarg; break;
+		case OPT_TIMES: times = 1; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: return cmd_usage_error("dump", "bad option");
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error("dump", "unexpected argument '%s'", argv[optind]);
+	struct zerr err;
+	uint32_t thread;
+	struct zp_profile *p = run_choice_load(&rc, &thread, &err);
+	if (!p)
+		return cmd_error("dump", "%s", err.msg);
+	dump(p, thread, times, stdout);
+	profile_free(p);
+	return 0;
+}

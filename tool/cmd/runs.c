@@ -1,0 +1,101 @@
+/* runs.c - `zond runs`: the runs in a profile store. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "store/store.h"
+
+static const char usage_text[] =
+	"usage: zond runs [options]\n"
+	"List the runs in a profile store, oldest first.\n\n"
+	"  -i, --input FILE    profile store (default ./zond.db)\n"
+	"  -d, --delete RUN    remove a run (id, -N or 'last') from the store\n"
+	"  -h, --help          this help\n";
+
+static const struct option options[] = {
+	{"input", required_argument, NULL, 'i'},
+	{"delete", required_argument, NULL, 'd'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static void print_status(const struct zp_run *r, FILE *out)
+{
+	if (r->term_signal)
+		fprintf(out, "signal %-3d", r->term_signal);
+	else if (r->exit_status >= 0)
+		fprintf(out, "exit %-5d", r->exit_status);
+	else
+		fprintf(out, "%-10s", "?");
+}
+
+static void print_run(const struct zp_run *r, FILE *out)
+{
+	char date[32] = "?";
+	time_t t = (time_t)(r->start_ns / 1000000000);
+	struct tm tm;
+	if (r->start_ns && localtime_r(&t, &tm))
+		strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(out, "%5lld  %-19s  %-9s %10.3f  ", (long long)r->id, date,
+		r->collector ? r->collector : "?", (double)r->duration_ns / 1e9);
+	print_status(r, out);
+	fprintf(out, "  %s%s%s\n", r->campaign ? "[" : "", r->campaign ? r->campaign : "",
+		r->campaign ? "] " : "");
+	fprintf(out, "       %s\n", r->command ? r->command : "");
+}
+
+static int delete_run(const char *path, const char *ref)
+{
+	struct zerr err;
+	struct store *s = store_open(path, STORE_READ, &err);
+	int64_t id;
+	if (!s)
+		return cmd_error("runs", "%s", err.msg);
+	int rc = store_find_run(s, ref, &id, &err);
+	if (rc == 0)
+		rc = store_delete_run(s, id, &err);
+	store_close(s);
+	if (rc < 0)
+		return cmd_error("runs", "%s", err.msg);
+	printf("deleted run %lld\n", (long long)id);
+	return 0;
+}
+
+int cmd_runs(int argc, char **argv)
+{
+	const char *path = STORE_DEFAULT_PATH, *del = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:d:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'i': path = optarg; break;
+		case 'd': del = optarg; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: return cmd_usage_error("runs", "bad option");
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error("runs", "unexpected argument '%s'", argv[optind]);
+	if (del)
+		return delete_run(path, del);
+
+	struct zerr err;
+	struct store *s = store_open(path, STORE_READ, &err);
+	struct zp_profile **runs = NULL;
+	size_t n = 0;
+	if (!s || store_list_runs(s, &runs, &n, &err) < 0) {
+		store_close(s);
+		return cmd_error("runs", "%s", err.msg);
+	}
+	store_close(s);
+	printf("%5s  %-19s  %-9s %10s  %-10s  %s\n", "run", "date", "collector", "seconds",
+	       "status", "[campaign]");
+	for (size_t i = 0; i < n; i++) {
+		print_run(&runs[i]->run, stdout);
+		profile_free(runs[i]);
+	}
+	free(runs);
+	return 0;
+}

@@ -1,0 +1,83 @@
+/* main.c - the zond command: finds the subcommand and runs it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+struct command {
+	const char *name;
+	cmd_fn run;
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"record", cmd_record, "run a -finstrument-functions program and store its profile"},
+	{"report", cmd_report, "flat profile of a run: calls, total, self, min, max per function"},
+	{"graph", cmd_graph, "callers and callees of functions, or the call tree (--tree)"},
+	{"runs", cmd_runs, "list the runs in a profile store"},
+	{"export", cmd_export, "write a run as callgrind, dot, folded stacks or json"},
+	{"dump", cmd_dump, "print a run as stable, sorted text (for tests and diffs)"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *out)
+{
+	fputs("usage: zond [--version] [--help] COMMAND [ARGS]\n\n"
+	      "zond profiles programs: exact per-function calls and times from\n"
+	      "-finstrument-functions builds, kept in a profile store (./zond.db).\n\n"
+	      "commands:\n",
+	      out);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fputs("  help     show the help of a command: zond help COMMAND\n\n"
+	      "Start with: zond record -- ./app args; zond report\n",
+	      out);
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static int help(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	const struct command *c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "zond help: no command '%s'\n", argv[1]);
+		return 2;
+	}
+	char *args[] = {argv[1], "--help", NULL};
+	return c->run(2, args);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *name = argv[1];
+	if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+		printf("zond %s\n", ZOND_VERSION);
+		return 0;
+	}
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(name, "help") == 0)
+		return help(argc - 1, argv + 1);
+	const struct command *c = find_command(name);
+	if (!c) {
+		fprintf(stderr, "zond: '%s' is not a zond command; see 'zond --help'\n", name);
+		return 2;
+	}
+	return c->run(argc - 1, argv + 1);
+}
