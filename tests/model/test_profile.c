@@ -1,0 +1,105 @@
+/* The profile model: identity of nodes, per-thread stats, views over threads. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "model/profile.h"
+
+static void test_nodes_are_unique_by_kind_module_name_addr(void)
+{
+	struct zp_profile *p = profile_new();
+	uint32_t a = profile_node(p, ZP_FUNCTION, "f", "/bin/a", "a.c", 3, 0x10);
+	uint32_t b = profile_node(p, ZP_FUNCTION, "f", "/bin/a", NULL, 0, 0x10);
+	uint32_t c = profile_node(p, ZP_FUNCTION, "f", "/lib/b.so", NULL, 0, 0x10);
+	uint32_t d = profile_node(p, ZP_BLOCK, "f", "/bin/a", "a.c", 9, 0x10);
+	CHECK(a == b);
+	CHECK(a != c && a != d && c != d);
+	CHECK_EQ_U64(p->nnodes, 3);
+	CHECK_EQ_STR(p->nodes[a].file, "a.c");
+	CHECK_EQ_U64(p->nodes[a].line, 3);
+	CHECK(p->nodes[a].parent == ZP_NONE);
+	/* Many nodes: the index grows and still finds every one. */
+	char name[32];
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof name, "fn%d", i);
+		profile_node(p, ZP_FUNCTION, name, "/bin/a", NULL, 0, (uint64_t)i);
+	}
+	snprintf(name, sizeof name, "fn%d", 4321);
+	CHECK_EQ_U64(profile_node(p, ZP_FUNCTION, name, "/bin/a", NULL, 0, 4321), 3 + 4321);
+	CHECK_EQ_U64(p->nnodes, 5003);
+	profile_free(p);
+}
+
+static void test_view_sums_threads(void)
+{
+	struct zp_profile *p = profile_new();
+	unsigned ev = profile_event(p, "time", "ns");
+	CHECK_EQ_U64(profile_event(p, "time", "ns"), ev);
+	CHECK(profile_find_event(p, "cycles") == -1);
+	uint32_t t0 = profile_thread(p, 100, 100, "main");
+	uint32_t t1 = profile_thread(p, 100, 101, "worker");
+	CHECK_EQ_U64(profile_thread(p, 100, 101, "other"), t1);
+	CHECK(profile_thread(p, 200, 101, "child") != t1); /* same tid, other process */
+	uint32_t f = profile_node(p, ZP_FUNCTION, "f", "", NULL, 0, 1);
+	uint32_t g = profile_node(p, ZP_FUNCTION, "g", "", NULL, 0, 2);
+
+	struct zp_stat *s = profile_stat(p, t0, f);
+	CHECK_EQ_U64(s->min[ev], UINT64_MAX);
+	s->calls = 2, s->self[ev] = 30, s->incl[ev] = 50, s->min[ev] = 20, s->max[ev] = 30;
+	s = profile_stat(p, t1, f);
+	s->calls = 3, s->self[ev] = 40, s->incl[ev] = 45, s->min[ev] = 10, s->max[ev] = 20;
+	CHECK(profile_stat(p, t1, f) == s);
+	s = profile_stat(p, t1, g);
+	s->calls = 1, s->self[ev] = 25, s->incl[ev] = 25, s->min[ev] = 25, s->max[ev] = 25;
+
+	struct zp_edge *e = profile_edge(p, t0, ZP_CALL, ZP_NONE, f);
+	e->calls = 2, e->incl[ev] = 50;
+	e = profile_edge(p, t1, ZP_CALL, ZP_NONE, f);
+	e->calls = 3, e->incl[ev] = 45;
+	e = profile_edge(p, t1, ZP_CALL, f, g);
+	e->calls = 1, e->incl[ev] = 25;
+	CHECK(profile_edge(p, t1, ZP_CALL, f, g) == e);
+	CHECK(profile_edge(p, t1, ZP_JUMP, f, g) != e);
+
+	struct zp_view *v = profile_view(p, ZP_NONE);
+	CHECK_EQ_U64(v->nodes[f].calls, 5);
+	CHECK_EQ_U64(v->nodes[f].self[ev], 70);
+	CHECK_EQ_U64(v->nodes[f].incl[ev], 95);
+	CHECK_EQ_U64(v->nodes[f].min[ev], 10);
+	CHECK_EQ_U64(v->nodes[f].max[ev], 30);
+	CHECK_EQ_U64(v->total[ev], 95);
+	CHECK_EQ_U64(v->nedges, 3); /* root->f (both threads), f->g, and the empty jump */
+	uint64_t root_calls = 0;
+	for (size_t i = 0; i < v->nedges; i++)
+		if (v->edges[i].caller == ZP_NONE)
+			root_calls += v->edges[i].calls;
+	CHECK_EQ_U64(root_calls, 5);
+	profile_view_free(v);
+
+	v = profile_view(p, t1);
+	CHECK_EQ_U64(v->nodes[f].calls, 3);
+	CHECK_EQ_U64(v->nodes[g].self[ev], 25);
+	CHECK_EQ_U64(v->total[ev], 65);
+	profile_view_free(v);
+	profile_free(p);
+}
+
+static void test_meta(void)
+{
+	struct zp_profile *p = profile_new();
+	CHECK(profile_meta(p, "lost_funcs") == NULL);
+	profile_add_meta(p, "lost_funcs", "3");
+	profile_add_meta(p, "lost_funcs", "4");
+	CHECK_EQ_STR(profile_meta(p, "lost_funcs"), "4");
+	CHECK_EQ_U64(p->run.nmeta, 1);
+	profile_set_str(&p->run.command, "./app x");
+	CHECK_EQ_STR(p->run.command, "./app x");
+	profile_free(p);
+}
+
+int main(void)
+{
+	test_nodes_are_unique_by_kind_module_name_addr();
+	test_view_sums_threads();
+	test_meta();
+	return check_done();
+}
