@@ -96,8 +96,42 @@ static void test_meta(void)
 	profile_free(p);
 }
 
+static void test_merge_combines_runs(void)
+{
+	struct zp_profile *a = profile_new(), *b = profile_new();
+	unsigned ta = profile_event(a, "time", "ns");
+	profile_event(b, "cycles", "cycles");
+	unsigned tb = profile_event(b, "time", "ns");
+	uint32_t fa = profile_node(a, ZP_FUNCTION, "f", "/bin/x", NULL, 0, 1);
+	uint32_t gb = profile_node(b, ZP_FUNCTION, "g", "/bin/x", NULL, 0, 2);
+	uint32_t fb = profile_node(b, ZP_FUNCTION, "f", "/bin/x", NULL, 0, 1);
+	struct zp_stat *s = profile_stat(a, profile_thread(a, 1, 1, "a"), fa);
+	s->calls = 1, s->self[ta] = 10, s->min[ta] = 10, s->max[ta] = 10;
+	uint32_t t = profile_thread(b, 2, 2, "b");
+	s = profile_stat(b, t, fb);
+	s->calls = 2, s->self[tb] = 4, s->min[tb] = 1, s->max[tb] = 3;
+	profile_edge(b, t, ZP_CALL, fb, gb)->calls = 7;
+
+	profile_merge(a, b);
+	CHECK_EQ_U64(a->nevents, 2);
+	CHECK_EQ_U64(a->nnodes, 2);
+	CHECK_EQ_U64(a->nthreads, 2);
+	struct zp_view *v = profile_view(a, ZP_NONE);
+	CHECK_EQ_U64(v->nodes[fa].calls, 3);
+	CHECK_EQ_U64(v->nodes[fa].self[ta], 14);
+	CHECK_EQ_U64(v->nodes[fa].min[ta], 1);
+	CHECK_EQ_U64(v->nodes[fa].max[ta], 10);
+	CHECK_EQ_U64(v->nedges, 1);
+	CHECK_EQ_U64(v->edges[0].calls, 7);
+	CHECK_EQ_STR(a->nodes[v->edges[0].callee].name, "g");
+	profile_view_free(v);
+	profile_free(a);
+	profile_free(b);
+}
+
 int main(void)
 {
+	test_merge_combines_runs();
 	test_nodes_are_unique_by_kind_module_name_addr();
 	test_view_sums_threads();
 	test_meta();

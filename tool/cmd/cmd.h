@@ -28,14 +28,19 @@ int cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(print
 /* Prints "zond CMD: message" and "Try 'zond CMD --help'." and returns 2. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Which run a reading command works on: -i STORE, -r RUN, --tid TID. */
+/* Which run a reading command works on: -i STORE, -r RUN or -C CAMPAIGN, --tid TID. */
 struct run_choice {
-	const char *store; /* default STORE_DEFAULT_PATH */
-	const char *run;   /* NULL: the last run */
-	const char *tid;   /* NULL: all threads */
+	const char *store;    /* default STORE_DEFAULT_PATH */
+	const char *run;      /* NULL: the last run */
+	const char *campaign; /* all runs of this campaign combined, instead of one run */
+	const char *tid;      /* NULL: all threads */
 };
 
-/* Loads the chosen run; NULL with err set.  *thread gets ZP_NONE or the thread's index. */
+/*
+ * Loads the chosen run, or the runs of the campaign combined into one profile
+ * (its header is the newest run's, with meta "runs_combined"); NULL with err
+ * set.  *thread gets ZP_NONE or the thread's index.
+ */
 struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
 				   struct zerr *err);
 

@@ -20,6 +20,7 @@ static const char usage_text[] =
 	"thread's root).\n\n"
 	"  -i, --input FILE    profile store (default ./zond.db)\n"
 	"  -r, --run RUN       run id, -N for the Nth newest, or 'last' (default)\n"
+	"  -C, --campaign NAME all runs of campaign NAME combined\n"
 	"      --tid TID       one thread only\n"
 	"      --times         add self= and total= of every event\n"
 	"  -h, --help          this help\n";
@@ -29,6 +30,7 @@ enum { OPT_TID = 256, OPT_TIMES };
 static const struct option options[] = {
 	{"input", required_argument, NULL, 'i'},
 	{"run", required_argument, NULL, 'r'},
+	{"campaign", required_argument, NULL, 'C'},
 	{"tid", required_argument, NULL, OPT_TID},
 	{"times", no_argument, NULL, OPT_TIMES},
 	{"help", no_argument, NULL, 'h'},
@@ -120,10 +122,11 @@ int cmd_dump(int argc, char **argv)
 	struct run_choice rc = {0};
 	int times = 0, c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:r:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:r:C:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'i': rc.store = optarg; break;
 		case 'r': rc.run = optarg; break;
+		case 'C': rc.campaign = optarg; break;
 		case OPT_TID: rc.tid = optarg; break;
 		case OPT_TIMES: times = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;

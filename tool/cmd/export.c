@@ -19,6 +19,7 @@ static const char usage_text[] =
 	"  -o, --output FILE   write to FILE (default: standard output)\n"
 	"  -i, --input FILE    profile store (default ./zond.db)\n"
 	"  -r, --run RUN       run id, -N for the Nth newest, or 'last' (default)\n"
+	"  -C, --campaign NAME all runs of campaign NAME combined\n"
 	"  -e, --event NAME    event for dot and folded (default: the first)\n"
 	"      --tid TID       one thread only\n"
 	"      --min-share PCT dot: leave out functions under PCT percent inclusive\n"
@@ -31,6 +32,7 @@ static const struct option options[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"input", required_argument, NULL, 'i'},
 	{"run", required_argument, NULL, 'r'},
+	{"campaign", required_argument, NULL, 'C'},
 	{"event", required_argument, NULL, 'e'},
 	{"tid", required_argument, NULL, OPT_TID},
 	{"min-share", required_argument, NULL, OPT_MIN_SHARE},
@@ -82,12 +84,13 @@ int cmd_export(int argc, char **argv)
 	char *end;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:i:r:e:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:i:r:C:e:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f': format = optarg; break;
 		case 'o': output = optarg; break;
 		case 'i': rc.store = optarg; break;
 		case 'r': rc.run = optarg; break;
+		case 'C': rc.campaign = optarg; break;
 		case 'e': event = optarg; break;
 		case OPT_TID: rc.tid = optarg; break;
 		case OPT_MIN_SHARE:

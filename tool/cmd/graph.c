@@ -12,6 +12,7 @@ static const char usage_text[] =
 	"its callers and callees with calls and inclusive time along each call edge.\n\n"
 	"  -i, --input FILE    profile store (default ./zond.db)\n"
 	"  -r, --run RUN       run id, -N for the Nth newest, or 'last' (default)\n"
+	"  -C, --campaign NAME all runs of campaign NAME combined\n"
 	"  -t, --tree          print the top-down call tree instead (from FUNC if given)\n"
 	"  -e, --event NAME    event to show (default: the first)\n"
 	"      --tid TID       one thread only\n"
@@ -23,6 +24,7 @@ enum { OPT_TID = 256, OPT_RAW };
 static const struct option options[] = {
 	{"input", required_argument, NULL, 'i'},
 	{"run", required_argument, NULL, 'r'},
+	{"campaign", required_argument, NULL, 'C'},
 	{"tree", no_argument, NULL, 't'},
 	{"event", required_argument, NULL, 'e'},
 	{"tid", required_argument, NULL, OPT_TID},
@@ -47,10 +49,11 @@ int cmd_graph(int argc, char **argv)
 	const char *event = NULL;
 	int tree = 0, c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:r:te:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:r:C:te:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'i': rc.store = optarg; break;
 		case 'r': rc.run = optarg; break;
+		case 'C': rc.campaign = optarg; break;
 		case 't': tree = 1; break;
 		case 'e': event = optarg; break;
 		case OPT_TID: rc.tid = optarg; break;

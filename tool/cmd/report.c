@@ -12,6 +12,7 @@ static const char usage_text[] =
 	"and self time, average, min and max of one call, and share of the run.\n\n"
 	"  -i, --input FILE    profile store (default ./zond.db)\n"
 	"  -r, --run RUN       run id, -N for the Nth newest, or 'last' (default)\n"
+	"  -C, --campaign NAME all runs of campaign NAME combined\n"
 	"  -s, --sort KEY      self (default), total, calls, avg, max or name\n"
 	"  -n, --limit N       show the first N functions only\n"
 	"  -e, --event NAME    event to sort and share by (default: the first)\n"
@@ -26,6 +27,7 @@ enum { OPT_TID = 256, OPT_PER_THREAD, OPT_RAW };
 static const struct option options[] = {
 	{"input", required_argument, NULL, 'i'},
 	{"run", required_argument, NULL, 'r'},
+	{"campaign", required_argument, NULL, 'C'},
 	{"sort", required_argument, NULL, 's'},
 	{"limit", required_argument, NULL, 'n'},
 	{"event", required_argument, NULL, 'e'},
@@ -44,10 +46,11 @@ int cmd_report(int argc, char **argv)
 	const char *event = NULL;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:r:s:n:e:m:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:r:C:s:n:e:m:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'i': rc.store = optarg; break;
 		case 'r': rc.run = optarg; break;
+		case 'C': rc.campaign = optarg; break;
 		case 's':
 			if ((int)(o.sort = report_parse_sort(optarg)) < 0)
 				return cmd_usage_error("report", "unknown sort key '%s'", optarg);

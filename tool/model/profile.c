@@ -346,6 +346,67 @@ void profile_stat_add(struct zp_stat *dst, const struct zp_stat *src, size_t nev
 	}
 }
 
+/* ---- merging ---------------------------------------------------------- */
+
+static void merge_costs(uint64_t *dst, const uint64_t *src, const unsigned *event_map,
+			size_t nevents)
+{
+	for (size_t e = 0; e < nevents; e++)
+		dst[event_map[e]] += src[e];
+}
+
+void profile_merge(struct zp_profile *dst, const struct zp_profile *src)
+{
+	unsigned event_map[ZP_MAX_EVENTS];
+	for (size_t e = 0; e < src->nevents; e++)
+		event_map[e] = profile_event(dst, src->events[e].name, src->events[e].unit);
+
+	uint32_t *thread_map = zp_xcalloc(src->nthreads, sizeof *thread_map);
+	for (size_t i = 0; i < src->nthreads; i++) {
+		const struct zp_thread *t = &src->threads[i];
+		thread_map[i] = profile_thread(dst, t->pid, t->tid, t->name);
+	}
+	uint32_t *node_map = zp_xcalloc(src->nnodes, sizeof *node_map);
+	for (size_t i = 0; i < src->nnodes; i++) {
+		const struct zp_node *n = &src->nodes[i];
+		node_map[i] = profile_node(dst, n->kind, n->name, n->module, n->file, n->line,
+					   n->addr);
+	}
+	for (size_t i = 0; i < src->nnodes; i++)
+		if (src->nodes[i].parent != ZP_NONE)
+			dst->nodes[node_map[i]].parent = node_map[src->nodes[i].parent];
+
+	for (size_t i = 0; i < src->nstats; i++) {
+		const struct zp_stat *s = &src->stats[i];
+		struct zp_stat *d = profile_stat(dst, thread_map[s->thread], node_map[s->node]);
+		d->calls += s->calls;
+		merge_costs(d->self, s->self, event_map, src->nevents);
+		merge_costs(d->incl, s->incl, event_map, src->nevents);
+		for (size_t e = 0; e < src->nevents; e++) {
+			unsigned k = event_map[e];
+			if (s->min[e] < d->min[k])
+				d->min[k] = s->min[e];
+			if (s->max[e] > d->max[k])
+				d->max[k] = s->max[e];
+		}
+	}
+	for (size_t i = 0; i < src->nedges; i++) {
+		const struct zp_edge *e = &src->edges[i];
+		uint32_t caller = e->caller == ZP_NONE ? ZP_NONE : node_map[e->caller];
+		struct zp_edge *d = profile_edge(dst, thread_map[e->thread], e->kind, caller,
+						 node_map[e->callee]);
+		d->calls += e->calls;
+		d->taken += e->taken;
+		if (!d->site) {
+			d->site = e->site;
+			d->site_line = e->site_line;
+		}
+		merge_costs(d->incl, e->incl, event_map, src->nevents);
+	}
+	free(thread_map);
+	free(node_map);
+}
+
 /* ---- views ------------------------------------------------------------- */
 
 struct zp_view *profile_view(const struct zp_profile *p, uint32_t thread)

@@ -155,6 +155,13 @@ struct zp_edge *profile_edge(struct zp_profile *p, uint32_t thread, enum zp_edge
 void profile_stat_add(struct zp_stat *dst, const struct zp_stat *src, size_t nevents);
 
 /*
+ * Adds every thread, node, stat and edge of src into dst, matching events by
+ * name (adding those dst lacks), nodes by identity and threads by (pid, tid).
+ * Used to combine the runs of a campaign into one profile.
+ */
+void profile_merge(struct zp_profile *dst, const struct zp_profile *src);
+
+/*
  * A summary over threads.  thread == ZP_NONE sums all threads.  nodes[i]
  * holds the totals of node i (thread field = ZP_NONE when summed); edges
  * holds one entry per distinct (kind, caller, callee).  Free with
