@@ -1,0 +1,181 @@
+/*
+ * store_roundtrip.c - a run comes back from the store exactly as it went in,
+ * the SQL tables say what doc/store-schema.md says, large runs are quick,
+ * and two processes writing one store both succeed.
+ */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../check.h"
+#include "sample.h"
+#include "store/store.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The integer a query over the store file gives, read with plain SQLite. */
+static int64_t sql_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v = -12345;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	} else {
+		fprintf(stderr, "    %s: %s\n", sql, sqlite3_errmsg(db));
+	}
+	sqlite3_close(db);
+	return v;
+}
+
+static void test_round_trip(const char *dir)
+{
+	struct zerr err = {{0}};
+	char *path = sample_path(dir, "rt.db");
+	struct store *s = store_open(path, STORE_CREATE, &err);
+	CHECK(s != NULL);
+	struct zp_profile *a = sample_profile("nightly");
+	struct zp_profile *b = sample_profile(NULL);
+	CHECK(store_add_run(s, a, &err) == 0);
+	CHECK(store_add_run(s, b, &err) == 0);
+	CHECK_EQ_U64(a->run.id, 1);
+	CHECK_EQ_U64(b->run.id, 2);
+	store_close(s);
+
+	/* Read back through a fresh handle, as another zond command would. */
+	s = store_open(path, STORE_READ, &err);
+	CHECK(s != NULL);
+	struct zp_profile *a2 = store_load_run(s, 1, &err);
+	struct zp_profile *b2 = store_load_run(s, 2, &err);
+	CHECK(a2 && b2);
+	if (a2 && b2) {
+		CHECK_EQ_U64(sample_mismatches(a, a2), 0);
+		CHECK_EQ_U64(sample_mismatches(b, b2), 0);
+		CHECK_EQ_U64(a2->run.id, 1);
+		CHECK_EQ_U64(b2->run.id, 2);
+		/* The loaded profile's lookup tables work: no duplicate is made. */
+		size_t n = a2->nnodes;
+		CHECK_EQ_U64(profile_node(a2, ZP_FUNCTION, "main", "/usr/bin/shop", "", 0, 0x1139),
+			     0);
+		CHECK_EQ_U64(a2->nnodes, n);
+		CHECK(profile_stat(a2, 0, 0) == &a2->stats[0]);
+	}
+
+	/* Headers: run fields, meta and events, but no nodes. */
+	struct zp_profile **runs;
+	size_t nruns;
+	CHECK(store_list_runs(s, &runs, &nruns, &err) == 0);
+	CHECK_EQ_U64(nruns, 2);
+	if (nruns == 2) {
+		CHECK_EQ_U64(runs[0]->run.id, 1);
+		CHECK_EQ_STR(runs[0]->run.campaign, "nightly");
+		CHECK(runs[1]->run.campaign == NULL);
+		CHECK_EQ_STR(runs[1]->run.command, "./shop --orders 3 'a b'");
+		CHECK_EQ_STR(profile_meta(runs[0], "lost_funcs"), "3");
+		CHECK_EQ_U64(runs[0]->nevents, 2);
+		CHECK_EQ_U64(runs[0]->nnodes, 0);
+	}
+	for (size_t i = 0; i < nruns; i++)
+		profile_free(runs[i]);
+	free(runs);
+	store_close(s);
+
+	/* What SQL users read (doc/store-schema.md): bit-cast uint64, NULL for ZP_NONE. */
+	CHECK_EQ_U64(sql_int(path, "SELECT min FROM stat_costs WHERE run = 1 AND stat = 0 "
+				   "AND event = 1"), (uint64_t)-1);
+	CHECK_EQ_U64(sql_int(path, "SELECT count(*) FROM edges WHERE run = 1 AND caller IS NULL"),
+		     2);
+	CHECK_EQ_U64(sql_int(path, "SELECT count(*) FROM nodes WHERE run = 1 AND parent = 0"), 2);
+	CHECK_EQ_U64(sql_int(path, "SELECT sum(c.self) FROM stat_costs c JOIN events e ON "
+				   "e.run = c.run AND e.idx = c.event WHERE c.run = 1 AND "
+				   "e.name = 'time'"), 1007);
+	CHECK_EQ_U64(sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"),
+		     1);
+	profile_free(a);
+	profile_free(b);
+	profile_free(a2);
+	profile_free(b2);
+	free(path);
+}
+
+static void test_big_run(const char *dir)
+{
+	struct zerr err = {{0}};
+	char *path = sample_path(dir, "big.db");
+	struct store *s = store_open(path, STORE_CREATE, &err);
+	struct zp_profile *p = sample_big_profile(10, 10000);
+	CHECK_EQ_U64(p->nstats, 100000);
+
+	double t0 = now_s();
+	CHECK(store_add_run(s, p, &err) == 0);
+	double t1 = now_s();
+	struct zp_profile *q = store_load_run(s, p->run.id, &err);
+	double t2 = now_s();
+	printf("100000 stats and edges: written in %.3f s, read in %.3f s\n", t1 - t0, t2 - t1);
+#ifndef ZOND_SANITIZED
+	/* Generous against a busy machine; the normal figure is a few tenths. */
+	CHECK(t1 - t0 < 3.0);
+	CHECK(t2 - t1 < 3.0);
+#endif
+	CHECK(q != NULL);
+	if (q)
+		CHECK_EQ_U64(sample_mismatches(p, q), 0);
+	profile_free(p);
+	profile_free(q);
+	store_close(s);
+	free(path);
+}
+
+/* Writers in two processes at once: the busy timeout makes both succeed. */
+static void test_concurrent_writers(const char *dir)
+{
+	enum { RUNS_EACH = 5 };
+	char *path = sample_path(dir, "shared.db");
+	pid_t kids[2];
+	for (int k = 0; k < 2; k++) {
+		kids[k] = fork();
+		if (kids[k] == 0) {
+			struct zerr err;
+			int failed = 0;
+			for (int i = 0; i < RUNS_EACH; i++) {
+				struct store *s = store_open(path, STORE_CREATE, &err);
+				struct zp_profile *p = sample_big_profile(2, 2000);
+				if (!s || store_add_run(s, p, &err) < 0) {
+					fprintf(stderr, "writer %d: %s\n", k, err.msg);
+					failed = 1;
+				}
+				profile_free(p);
+				store_close(s);
+			}
+			_exit(failed);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		int status;
+		CHECK(waitpid(kids[k], &status, 0) == kids[k]);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	CHECK_EQ_U64(sql_int(path, "SELECT count(*) FROM runs"), 2 * RUNS_EACH);
+	CHECK_EQ_U64(sql_int(path, "SELECT count(*) FROM stats"), 2 * RUNS_EACH * 4000);
+	free(path);
+}
+
+int main(void)
+{
+	char *dir = sample_tmpdir();
+	test_round_trip(dir);
+	test_big_run(dir);
+	test_concurrent_writers(dir);
+	sample_rmdir(dir);
+	return check_done();
+}

@@ -1,0 +1,1144 @@
+/*
+ * store.c - the profile store on SQLite.
+ *
+ * Every table but zond_meta and campaigns is keyed by (run, index), the
+ * index being the element's position in the profile's array, so a run is
+ * written in array order (appends to each b-tree: fast) and read back by one
+ * range scan per table in the same order.  Per-event costs live in their own
+ * tables (stat_costs, edge_costs), one row per event: the schema does not
+ * depend on ZP_MAX_EVENTS and SQL can select one event by name.
+ *
+ * uint64 values (costs, counts, addresses) are stored bit-cast to SQLite's
+ * signed 64-bit integers: UINT64_MAX comes back as -1 in SQL and as
+ * UINT64_MAX here.  ZP_NONE (no caller, no parent) is stored as NULL.
+ *
+ * Reading trusts nothing: every index is checked against the run's arrays,
+ * and a damaged file gives an error naming it, never a crash.
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+/* Long enough for another zond to write a large run into the same store. */
+#define STORE_BUSY_TIMEOUT_MS 30000
+
+#define STORE_FORMAT "zond profile store"
+
+static const char schema_sql[] =
+	"CREATE TABLE zond_meta (\n"
+	"  key TEXT PRIMARY KEY,\n"
+	"  value TEXT NOT NULL\n"
+	") STRICT;\n"
+	"CREATE TABLE campaigns (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  name TEXT NOT NULL UNIQUE\n"
+	") STRICT;\n"
+	"CREATE TABLE runs (\n"
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+	"  campaign INTEGER REFERENCES campaigns(id),\n"
+	"  collector TEXT,\n"
+	"  command TEXT,\n"
+	"  host TEXT,\n"
+	"  arch TEXT,\n"
+	"  clock TEXT,\n"
+	"  start_ns INTEGER NOT NULL,\n"
+	"  duration_ns INTEGER NOT NULL,\n"
+	"  pid INTEGER NOT NULL,\n"
+	"  exit_status INTEGER NOT NULL,\n"
+	"  term_signal INTEGER NOT NULL,\n"
+	"  overhead_ns REAL NOT NULL\n"
+	") STRICT;\n"
+	"CREATE INDEX runs_by_campaign ON runs(campaign);\n"
+	"CREATE TABLE run_meta (\n"
+	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  idx INTEGER NOT NULL,\n"
+	"  key TEXT NOT NULL,\n"
+	"  value TEXT NOT NULL,\n"
+	"  PRIMARY KEY (run, idx)\n"
+	") WITHOUT ROWID, STRICT;\n"
+	"CREATE TABLE events (\n"
+	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  idx INTEGER NOT NULL,\n"
+	"  name TEXT NOT NULL,\n"
+	"  unit TEXT NOT NULL,\n"
+	"  PRIMARY KEY (run, idx)\n"
+	") WITHOUT ROWID, STRICT;\n"
+	"CREATE TABLE threads (\n"
+	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  idx INTEGER NOT NULL,\n"
+	"  pid INTEGER NOT NULL,\n"
+	"  tid INTEGER NOT NULL,\n"
+	"  name TEXT NOT NULL,\n"
+	"  PRIMARY KEY (run, idx)\n"
+	") WITHOUT ROWID, STRICT;\n"
+	"CREATE TABLE nodes (\n"
+	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  id INTEGER NOT NULL,\n"
+	"  kind INTEGER NOT NULL,\n"
+	"  name TEXT NOT NULL,\n"
+	"  module TEXT NOT NULL,\n"
+	"  file TEXT NOT NULL,\n"
+	"  line INTEGER NOT NULL,\n"
+	"  addr INTEGER NOT NULL,\n"
+	"  parent INTEGER,\n"
+	"  PRIMARY KEY (run, id)\n"
+	") WITHOUT ROWID, STRICT;\n"
+	"CREATE TABLE stats (\n"
+	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  idx INTEGER NOT NULL,\n"
+	"  thread INTEGER NOT NULL,\n"
+	"  node INTEGER NOT NULL,\n"
+	"  calls INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (run, idx)\n"
+	") WITHOUT ROWID, STRICT;\n"
+	"CREATE TABLE stat_costs (\n"
+	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  stat INTEGER NOT NULL,\n"
+	"  event INTEGER NOT NULL,\n"
+	"  self INTEGER NOT NULL,\n"
+	"  incl INTEGER NOT NULL,\n"
+	"  min INTEGER NOT NULL,\n"
+	"  max INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (run, stat, event)\n"
+	") WITHOUT ROWID, STRICT;\n"
+	"CREATE TABLE edges (\n"
+	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  idx INTEGER NOT NULL,\n"
+	"  thread INTEGER NOT NULL,\n"
+	"  kind INTEGER NOT NULL,\n"
+	"  caller INTEGER,\n"
+	"  callee INTEGER NOT NULL,\n"
+	"  calls INTEGER NOT NULL,\n"
+	"  taken INTEGER NOT NULL,\n"
+	"  site INTEGER NOT NULL,\n"
+	"  site_line INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (run, idx)\n"
+	") WITHOUT ROWID, STRICT;\n"
+	"CREATE TABLE edge_costs (\n"
+	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  edge INTEGER NOT NULL,\n"
+	"  event INTEGER NOT NULL,\n"
+	"  incl INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (run, edge, event)\n"
+	") WITHOUT ROWID, STRICT;\n";
+
+/* Tables holding a run's parts, deleted children first. */
+static const char *const run_tables[] = {
+	"edge_costs", "edges", "stat_costs", "stats", "nodes", "threads", "events", "run_meta",
+};
+
+struct store {
+	sqlite3 *db;
+	char *path;
+};
+
+/* ---- errors and small helpers ------------------------------------------ */
+
+static int db_error(struct store *s, struct zerr *err)
+{
+	int code = sqlite3_errcode(s->db) & 0xff;
+	const char *msg = sqlite3_errmsg(s->db);
+	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+		return zerr_set(err, "%s: damaged zond profile store (%s)", s->path, msg);
+	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+		return zerr_set(err, "%s: locked by another process for too long (%s)", s->path,
+				msg);
+	return zerr_set(err, "%s: %s", s->path, msg);
+}
+
+static int damaged(struct store *s, struct zerr *err, int64_t run, const char *what)
+{
+	return zerr_set(err, "%s: damaged zond profile store (run %" PRId64 ": %s)", s->path,
+			run, what);
+}
+
+/* SQLite integers are signed: uint64 values are stored with the same bits. */
+static int64_t u64_to_sql(uint64_t v)
+{
+	int64_t r;
+	memcpy(&r, &v, sizeof r);
+	return r;
+}
+
+static uint64_t sql_to_u64(int64_t v)
+{
+	uint64_t r;
+	memcpy(&r, &v, sizeof r);
+	return r;
+}
+
+static int exec_sql(struct store *s, const char *sql, struct zerr *err)
+{
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return db_error(s, err);
+	return 0;
+}
+
+static void rollback(struct store *s)
+{
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int prepare(struct store *s, const char *sql, sqlite3_stmt **st, struct zerr *err)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+		*st = NULL;
+		return db_error(s, err);
+	}
+	return 0;
+}
+
+/* Runs an INSERT/DELETE whose parameters are bound, and resets it for reuse. */
+static int step_done(struct store *s, sqlite3_stmt *st, struct zerr *err)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return db_error(s, err);
+	return 0;
+}
+
+/* One row of a query: 1, 0 at the end, -1 on error (err set). */
+static int step_row(struct store *s, sqlite3_stmt *st, struct zerr *err)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return db_error(s, err);
+}
+
+/* A text column that must hold text; NULL when it holds anything else. */
+static const char *column_text(sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) != SQLITE_TEXT)
+		return NULL;
+	return (const char *)sqlite3_column_text(st, col);
+}
+
+static int column_is_int(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_INTEGER;
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
+static void store_free(struct store *s)
+{
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}
+
+void store_close(struct store *s)
+{
+	if (s)
+		store_free(s);
+}
+
+/* The number of tables in the file, or -1 (err set: not SQLite, unreadable). */
+static int count_tables(struct store *s, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	const char *sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table'";
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_NOTADB)
+			return zerr_set(err, "%s: not a zond profile store (not an SQLite database)",
+					s->path);
+		return db_error(s, err);
+	}
+	int rc = step_row(s, st, err);
+	int n = rc == 1 ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_finalize(st);
+	return n;
+}
+
+static int create_schema(struct store *s, struct zerr *err)
+{
+	char sql[256];
+	if (exec_sql(s, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	/* Another zond may have created it while we waited for the lock. */
+	int n = count_tables(s, err);
+	if (n < 0)
+		goto fail;
+	if (n == 0) {
+		snprintf(sql, sizeof sql,
+			 "INSERT INTO zond_meta VALUES ('format', '%s'), "
+			 "('schema_version', '%d')",
+			 STORE_FORMAT, STORE_SCHEMA_VERSION);
+		if (exec_sql(s, schema_sql, err) < 0 || exec_sql(s, sql, err) < 0)
+			goto fail;
+	}
+	if (exec_sql(s, "COMMIT", err) == 0)
+		return 0;
+fail:
+	rollback(s);
+	return -1;
+}
+
+/* The value of key in zond_meta, malloc'ed; NULL if absent or not text. */
+static char *zond_meta_value(struct store *s, const char *key, struct zerr *err, int *failed)
+{
+	sqlite3_stmt *st;
+	char *value = NULL;
+	*failed = 0;
+	if (prepare(s, "SELECT value FROM zond_meta WHERE key = ?", &st, err) < 0) {
+		*failed = 1;
+		return NULL;
+	}
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	int rc = step_row(s, st, err);
+	if (rc < 0)
+		*failed = 1;
+	else if (rc == 1 && column_text(st, 0))
+		value = zp_xstrdup(column_text(st, 0));
+	sqlite3_finalize(st);
+	return value;
+}
+
+static int check_table_exists(struct store *s, const char *name, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	const char *sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?";
+	if (prepare(s, sql, &st, err) < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	int rc = step_row(s, st, err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int check_format(struct store *s, struct zerr *err)
+{
+	int failed, rc = check_table_exists(s, "zond_meta", err);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return zerr_set(err, "%s: not a zond profile store (an SQLite database of "
+				     "something else)", s->path);
+	char *format = zond_meta_value(s, "format", err, &failed);
+	if (failed)
+		return -1;
+	int ok = format && strcmp(format, STORE_FORMAT) == 0;
+	free(format);
+	if (!ok)
+		return zerr_set(err, "%s: not a zond profile store (no zond format mark)",
+				s->path);
+
+	char *version = zond_meta_value(s, "schema_version", err, &failed);
+	if (failed)
+		return -1;
+	char *end = NULL;
+	long v = version ? strtol(version, &end, 10) : 0;
+	ok = version && *version && !*end && v >= 1;
+	free(version);
+	if (!ok)
+		return zerr_set(err, "%s: damaged zond profile store (bad schema_version)",
+				s->path);
+	if (v > STORE_SCHEMA_VERSION)
+		return zerr_set(err, "%s: written by a newer zond (schema %ld, this zond reads %d)",
+				s->path, v, STORE_SCHEMA_VERSION);
+	return 0;
+}
+
+/* Refuses what SQLite would open but zond cannot use: a missing file, a directory. */
+static int check_path(const char *path, enum store_mode mode, struct zerr *err)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT && mode == STORE_CREATE)
+			return 0;
+		if (errno == ENOENT)
+			return zerr_set(err, "%s: no such file (record a run first: "
+					     "zond record -- PROG)", path);
+		return zerr_set(err, "%s: %s", path, strerror(errno));
+	}
+	if (S_ISDIR(st.st_mode))
+		return zerr_set(err, "%s: is a directory, not a zond profile store", path);
+	return 0;
+}
+
+static int open_db(struct store *s, enum store_mode mode, struct zerr *err)
+{
+	int flags = SQLITE_OPEN_READWRITE | (mode == STORE_CREATE ? SQLITE_OPEN_CREATE : 0);
+	if (sqlite3_open_v2(s->path, &s->db, flags, NULL) != SQLITE_OK) {
+		if (!s->db)
+			return zerr_set(err, "%s: out of memory opening the store", s->path);
+		return zerr_set(err, "%s: cannot open (%s)", s->path, sqlite3_errmsg(s->db));
+	}
+	sqlite3_extended_result_codes(s->db, 0);
+	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+	return exec_sql(s, "PRAGMA foreign_keys = ON", err);
+}
+
+struct store *store_open(const char *path, enum store_mode mode, struct zerr *err)
+{
+	if (!path || !*path)
+		path = STORE_DEFAULT_PATH;
+	if (check_path(path, mode, err) < 0)
+		return NULL;
+	struct store *s = zp_xcalloc(1, sizeof *s);
+	s->path = zp_xstrdup(path);
+	if (open_db(s, mode, err) < 0)
+		goto fail;
+	int ntables = count_tables(s, err);
+	if (ntables < 0)
+		goto fail;
+	if (ntables == 0 && mode == STORE_READ) {
+		zerr_set(err, "%s: not a zond profile store (an empty file)", path);
+		goto fail;
+	}
+	if (ntables == 0 && create_schema(s, err) < 0)
+		goto fail;
+	if (check_format(s, err) < 0)
+		goto fail;
+	return s;
+fail:
+	store_free(s);
+	return NULL;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* The id of the campaign named name, created if new. */
+static int campaign_id(struct store *s, const char *name, int64_t *id, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "INSERT OR IGNORE INTO campaigns (name) VALUES (?)", &st, err) < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	int rc = step_done(s, st, err);
+	sqlite3_finalize(st);
+	if (rc < 0 || prepare(s, "SELECT id FROM campaigns WHERE name = ?", &st, err) < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = step_row(s, st, err);
+	if (rc == 1)
+		*id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc == 0)
+		return db_error(s, err);
+	return rc < 0 ? -1 : 0;
+}
+
+static int insert_run_row(struct store *s, struct zp_profile *p, struct zerr *err)
+{
+	const struct zp_run *r = &p->run;
+	sqlite3_stmt *st;
+	int64_t campaign = 0;
+	if (r->campaign && campaign_id(s, r->campaign, &campaign, err) < 0)
+		return -1;
+	const char *sql = "INSERT INTO runs (campaign, collector, command, host, arch, clock, "
+			  "start_ns, duration_ns, pid, exit_status, term_signal, overhead_ns) "
+			  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	if (prepare(s, sql, &st, err) < 0)
+		return -1;
+	if (r->campaign)
+		sqlite3_bind_int64(st, 1, campaign);
+	sqlite3_bind_text(st, 2, r->collector, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, r->command, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, r->host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, r->arch, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, r->clock, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, r->start_ns);
+	sqlite3_bind_int64(st, 8, r->duration_ns);
+	sqlite3_bind_int64(st, 9, r->pid);
+	sqlite3_bind_int(st, 10, r->exit_status);
+	sqlite3_bind_int(st, 11, r->term_signal);
+	sqlite3_bind_double(st, 12, r->overhead_ns);
+	int rc = step_done(s, st, err);
+	sqlite3_finalize(st);
+	if (rc == 0)
+		p->run.id = sqlite3_last_insert_rowid(s->db);
+	return rc;
+}
+
+static int insert_meta_and_events(struct store *s, const struct zp_profile *p, int64_t run,
+				  struct zerr *err)
+{
+	sqlite3_stmt *meta, *event;
+	if (prepare(s, "INSERT INTO run_meta VALUES (?, ?, ?, ?)", &meta, err) < 0)
+		return -1;
+	if (prepare(s, "INSERT INTO events VALUES (?, ?, ?, ?)", &event, err) < 0) {
+		sqlite3_finalize(meta);
+		return -1;
+	}
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < p->run.nmeta; i++) {
+		sqlite3_bind_int64(meta, 1, run);
+		sqlite3_bind_int64(meta, 2, (int64_t)i);
+		sqlite3_bind_text(meta, 3, p->run.meta[i].key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(meta, 4, p->run.meta[i].value, -1, SQLITE_STATIC);
+		rc = step_done(s, meta, err);
+	}
+	for (size_t i = 0; rc == 0 && i < p->nevents; i++) {
+		sqlite3_bind_int64(event, 1, run);
+		sqlite3_bind_int64(event, 2, (int64_t)i);
+		sqlite3_bind_text(event, 3, p->events[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(event, 4, p->events[i].unit, -1, SQLITE_STATIC);
+		rc = step_done(s, event, err);
+	}
+	sqlite3_finalize(meta);
+	sqlite3_finalize(event);
+	return rc;
+}
+
+static int insert_threads(struct store *s, const struct zp_profile *p, int64_t run,
+			  struct zerr *err)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "INSERT INTO threads VALUES (?, ?, ?, ?, ?)", &st, err) < 0)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < p->nthreads; i++) {
+		const struct zp_thread *t = &p->threads[i];
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		sqlite3_bind_int64(st, 3, t->pid);
+		sqlite3_bind_int64(st, 4, t->tid);
+		sqlite3_bind_text(st, 5, t->name, -1, SQLITE_STATIC);
+		rc = step_done(s, st, err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int insert_nodes(struct store *s, const struct zp_profile *p, int64_t run,
+			struct zerr *err)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "INSERT INTO nodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, err) < 0)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < p->nnodes; i++) {
+		const struct zp_node *n = &p->nodes[i];
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		sqlite3_bind_int(st, 3, (int)n->kind);
+		sqlite3_bind_text(st, 4, n->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, n->module, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, n->file, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 7, n->line);
+		sqlite3_bind_int64(st, 8, u64_to_sql(n->addr));
+		if (n->parent == ZP_NONE)
+			sqlite3_bind_null(st, 9);
+		else
+			sqlite3_bind_int64(st, 9, n->parent);
+		rc = step_done(s, st, err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int insert_stats(struct store *s, const struct zp_profile *p, int64_t run,
+			struct zerr *err)
+{
+	sqlite3_stmt *st, *cost;
+	if (prepare(s, "INSERT INTO stats VALUES (?, ?, ?, ?, ?)", &st, err) < 0)
+		return -1;
+	if (prepare(s, "INSERT INTO stat_costs VALUES (?, ?, ?, ?, ?, ?, ?)", &cost, err) < 0) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < p->nstats; i++) {
+		const struct zp_stat *t = &p->stats[i];
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		sqlite3_bind_int64(st, 3, t->thread);
+		sqlite3_bind_int64(st, 4, t->node);
+		sqlite3_bind_int64(st, 5, u64_to_sql(t->calls));
+		rc = step_done(s, st, err);
+		for (size_t e = 0; rc == 0 && e < p->nevents; e++) {
+			sqlite3_bind_int64(cost, 1, run);
+			sqlite3_bind_int64(cost, 2, (int64_t)i);
+			sqlite3_bind_int64(cost, 3, (int64_t)e);
+			sqlite3_bind_int64(cost, 4, u64_to_sql(t->self[e]));
+			sqlite3_bind_int64(cost, 5, u64_to_sql(t->incl[e]));
+			sqlite3_bind_int64(cost, 6, u64_to_sql(t->min[e]));
+			sqlite3_bind_int64(cost, 7, u64_to_sql(t->max[e]));
+			rc = step_done(s, cost, err);
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(cost);
+	return rc;
+}
+
+static void bind_edge(sqlite3_stmt *st, int64_t run, size_t i, const struct zp_edge *e)
+{
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int64(st, 2, (int64_t)i);
+	sqlite3_bind_int64(st, 3, e->thread);
+	sqlite3_bind_int(st, 4, (int)e->kind);
+	if (e->caller == ZP_NONE)
+		sqlite3_bind_null(st, 5);
+	else
+		sqlite3_bind_int64(st, 5, e->caller);
+	sqlite3_bind_int64(st, 6, e->callee);
+	sqlite3_bind_int64(st, 7, u64_to_sql(e->calls));
+	sqlite3_bind_int64(st, 8, u64_to_sql(e->taken));
+	sqlite3_bind_int64(st, 9, u64_to_sql(e->site));
+	sqlite3_bind_int(st, 10, e->site_line);
+}
+
+static int insert_edges(struct store *s, const struct zp_profile *p, int64_t run,
+			struct zerr *err)
+{
+	sqlite3_stmt *st, *cost;
+	const char *sql = "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	if (prepare(s, sql, &st, err) < 0)
+		return -1;
+	if (prepare(s, "INSERT INTO edge_costs VALUES (?, ?, ?, ?)", &cost, err) < 0) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < p->nedges; i++) {
+		bind_edge(st, run, i, &p->edges[i]);
+		rc = step_done(s, st, err);
+		for (size_t e = 0; rc == 0 && e < p->nevents; e++) {
+			sqlite3_bind_int64(cost, 1, run);
+			sqlite3_bind_int64(cost, 2, (int64_t)i);
+			sqlite3_bind_int64(cost, 3, (int64_t)e);
+			sqlite3_bind_int64(cost, 4, u64_to_sql(p->edges[i].incl[e]));
+			rc = step_done(s, cost, err);
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(cost);
+	return rc;
+}
+
+int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err)
+{
+	/* IMMEDIATE: take the write lock now, so a concurrent writer waits in the busy handler. */
+	if (exec_sql(s, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	int64_t old_id = p->run.id;
+	if (insert_run_row(s, p, err) < 0)
+		goto fail;
+	int64_t run = p->run.id;
+	if (insert_meta_and_events(s, p, run, err) < 0 || insert_threads(s, p, run, err) < 0 ||
+	    insert_nodes(s, p, run, err) < 0 || insert_stats(s, p, run, err) < 0 ||
+	    insert_edges(s, p, run, err) < 0 || exec_sql(s, "COMMIT", err) < 0)
+		goto fail;
+	return 0;
+fail:
+	rollback(s);
+	p->run.id = old_id;
+	return -1;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+/*
+ * A query over one table of one run, in index order.  Each loader checks
+ * that the index column counts 0, 1, 2, ... so the arrays come back exactly
+ * as they were written.
+ */
+static int query_run(struct store *s, const char *sql, int64_t run, sqlite3_stmt **st,
+		     struct zerr *err)
+{
+	if (prepare(s, sql, st, err) < 0)
+		return -1;
+	sqlite3_bind_int64(*st, 1, run);
+	return 0;
+}
+
+static int is_index(sqlite3_stmt *st, int col, size_t expect)
+{
+	return column_is_int(st, col) && sqlite3_column_int64(st, col) == (int64_t)expect;
+}
+
+/* An index column referring to one of n elements; -1 if out of range. */
+static int64_t column_ref(sqlite3_stmt *st, int col, size_t n)
+{
+	if (!column_is_int(st, col))
+		return -1;
+	int64_t v = sqlite3_column_int64(st, col);
+	return v >= 0 && (uint64_t)v < n ? v : -1;
+}
+
+static char *column_strdup(sqlite3_stmt *st, int col)
+{
+	const char *t = column_text(st, col);
+	return t ? zp_xstrdup(t) : NULL;
+}
+
+static int load_run_row(struct store *s, struct zp_profile *p, int64_t id, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	const char *sql = "SELECT c.name, r.collector, r.command, r.host, r.arch, r.clock, "
+			  "r.start_ns, r.duration_ns, r.pid, r.exit_status, r.term_signal, "
+			  "r.overhead_ns FROM runs r LEFT JOIN campaigns c ON c.id = r.campaign "
+			  "WHERE r.id = ?";
+	if (query_run(s, sql, id, &st, err) < 0)
+		return -1;
+	int rc = step_row(s, st, err);
+	if (rc == 0)
+		zerr_set(err, "%s: no run %" PRId64, s->path, id);
+	if (rc == 1) {
+		struct zp_run *r = &p->run;
+		r->id = id;
+		r->campaign = column_strdup(st, 0);
+		r->collector = column_strdup(st, 1);
+		r->command = column_strdup(st, 2);
+		r->host = column_strdup(st, 3);
+		r->arch = column_strdup(st, 4);
+		r->clock = column_strdup(st, 5);
+		r->start_ns = sqlite3_column_int64(st, 6);
+		r->duration_ns = sqlite3_column_int64(st, 7);
+		r->pid = sqlite3_column_int64(st, 8);
+		r->exit_status = sqlite3_column_int(st, 9);
+		r->term_signal = sqlite3_column_int(st, 10);
+		r->overhead_ns = sqlite3_column_double(st, 11);
+	}
+	sqlite3_finalize(st);
+	return rc == 1 ? 0 : -1;
+}
+
+static int load_meta(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	const char *sql = "SELECT idx, key, value FROM run_meta WHERE run = ? ORDER BY idx";
+	if (query_run(s, sql, run, &st, err) < 0)
+		return -1;
+	int rc;
+	while ((rc = step_row(s, st, err)) == 1) {
+		const char *key = column_text(st, 1), *value = column_text(st, 2);
+		if (!is_index(st, 0, p->run.nmeta) || !key || !value ||
+		    profile_meta(p, key)) {
+			rc = damaged(s, err, run, "bad run_meta row");
+			break;
+		}
+		profile_add_meta(p, key, value);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int load_events(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	const char *sql = "SELECT idx, name, unit FROM events WHERE run = ? ORDER BY idx";
+	if (query_run(s, sql, run, &st, err) < 0)
+		return -1;
+	int rc;
+	while ((rc = step_row(s, st, err)) == 1) {
+		const char *name = column_text(st, 1), *unit = column_text(st, 2);
+		if (p->nevents == ZP_MAX_EVENTS || !is_index(st, 0, p->nevents) || !name ||
+		    !unit || profile_find_event(p, name) >= 0) {
+			rc = damaged(s, err, run, "bad events row");
+			break;
+		}
+		profile_event(p, name, unit);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int load_threads(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	const char *sql = "SELECT idx, pid, tid, name FROM threads WHERE run = ? ORDER BY idx";
+	if (query_run(s, sql, run, &st, err) < 0)
+		return -1;
+	int rc;
+	while ((rc = step_row(s, st, err)) == 1) {
+		const char *name = column_text(st, 3);
+		size_t n = p->nthreads;
+		if (!is_index(st, 0, n) || !name ||
+		    profile_thread(p, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+				   name) != n) {
+			rc = damaged(s, err, run, "bad threads row");
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int valid_node_row(sqlite3_stmt *st, size_t id)
+{
+	int64_t kind = sqlite3_column_int64(st, 1);
+	return is_index(st, 0, id) && column_is_int(st, 1) && kind >= ZP_FUNCTION &&
+	       kind <= ZP_BASIC_BLOCK && column_text(st, 2) && column_text(st, 3) &&
+	       column_text(st, 4) && column_is_int(st, 5) && column_is_int(st, 6);
+}
+
+/* Parents are checked once all nodes are in: a parent may come after its child. */
+static int load_nodes(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	const char *sql = "SELECT id, kind, name, module, file, line, addr, parent FROM nodes "
+			  "WHERE run = ? ORDER BY id";
+	if (query_run(s, sql, run, &st, err) < 0)
+		return -1;
+	int rc;
+	while ((rc = step_row(s, st, err)) == 1) {
+		size_t id = p->nnodes;
+		if (!valid_node_row(st, id) ||
+		    profile_node(p, sqlite3_column_int(st, 1), column_text(st, 2),
+				 column_text(st, 3), column_text(st, 4), sqlite3_column_int(st, 5),
+				 sql_to_u64(sqlite3_column_int64(st, 6))) != id) {
+			rc = damaged(s, err, run, "bad nodes row");
+			break;
+		}
+		int64_t parent = sqlite3_column_int64(st, 7);
+		p->nodes[id].parent = ZP_NONE;
+		if (sqlite3_column_type(st, 7) != SQLITE_NULL) {
+			if (!column_is_int(st, 7) || parent < 0 || parent >= (int64_t)ZP_NONE) {
+				rc = damaged(s, err, run, "bad node parent");
+				break;
+			}
+			p->nodes[id].parent = (uint32_t)parent;
+		}
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; rc == 0 && i < p->nnodes; i++)
+		if (p->nodes[i].parent != ZP_NONE && p->nodes[i].parent >= p->nnodes)
+			rc = damaged(s, err, run, "node parent out of range");
+	return rc;
+}
+
+static int load_stats(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	const char *sql = "SELECT idx, thread, node, calls FROM stats WHERE run = ? ORDER BY idx";
+	if (query_run(s, sql, run, &st, err) < 0)
+		return -1;
+	int rc;
+	while ((rc = step_row(s, st, err)) == 1) {
+		size_t i = p->nstats;
+		int64_t thread = column_ref(st, 1, p->nthreads), node = column_ref(st, 2, p->nnodes);
+		if (!is_index(st, 0, i) || thread < 0 || node < 0 || !column_is_int(st, 3)) {
+			rc = damaged(s, err, run, "bad stats row");
+			break;
+		}
+		struct zp_stat *t = profile_stat(p, (uint32_t)thread, (uint32_t)node);
+		if (t != &p->stats[i]) {
+			rc = damaged(s, err, run, "two stats rows for one thread and node");
+			break;
+		}
+		t->calls = sql_to_u64(sqlite3_column_int64(st, 3));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int load_stat_costs(struct store *s, struct zp_profile *p, int64_t run,
+			   struct zerr *err)
+{
+	sqlite3_stmt *st;
+	const char *sql = "SELECT stat, event, self, incl, min, max FROM stat_costs "
+			  "WHERE run = ? ORDER BY stat, event";
+	if (query_run(s, sql, run, &st, err) < 0)
+		return -1;
+	int rc;
+	while ((rc = step_row(s, st, err)) == 1) {
+		int64_t i = column_ref(st, 0, p->nstats), e = column_ref(st, 1, p->nevents);
+		if (i < 0 || e < 0) {
+			rc = damaged(s, err, run, "bad stat_costs row");
+			break;
+		}
+		struct zp_stat *t = &p->stats[i];
+		t->self[e] = sql_to_u64(sqlite3_column_int64(st, 2));
+		t->incl[e] = sql_to_u64(sqlite3_column_int64(st, 3));
+		t->min[e] = sql_to_u64(sqlite3_column_int64(st, 4));
+		t->max[e] = sql_to_u64(sqlite3_column_int64(st, 5));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The edge of the current row, or NULL when a field is out of range. */
+static struct zp_edge *edge_of_row(sqlite3_stmt *st, struct zp_profile *p)
+{
+	int64_t kind = sqlite3_column_int64(st, 2);
+	int64_t thread = column_ref(st, 1, p->nthreads), callee = column_ref(st, 4, p->nnodes);
+	int64_t caller = ZP_NONE;
+	if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+		caller = column_ref(st, 3, p->nnodes);
+	if (!is_index(st, 0, p->nedges) || thread < 0 || caller < 0 || callee < 0 ||
+	    !column_is_int(st, 2) || (kind != ZP_CALL && kind != ZP_JUMP))
+		return NULL;
+	size_t before = p->nedges;
+	struct zp_edge *e = profile_edge(p, (uint32_t)thread, (enum zp_edge_kind)kind,
+					 (uint32_t)caller, (uint32_t)callee);
+	/* No new edge means a second row for the same edge. */
+	return p->nedges > before ? e : NULL;
+}
+
+static int load_edges(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	const char *sql = "SELECT idx, thread, kind, caller, callee, calls, taken, site, "
+			  "site_line FROM edges WHERE run = ? ORDER BY idx";
+	if (query_run(s, sql, run, &st, err) < 0)
+		return -1;
+	int rc;
+	while ((rc = step_row(s, st, err)) == 1) {
+		struct zp_edge *e = edge_of_row(st, p);
+		if (!e) {
+			rc = damaged(s, err, run, "bad edges row");
+			break;
+		}
+		e->calls = sql_to_u64(sqlite3_column_int64(st, 5));
+		e->taken = sql_to_u64(sqlite3_column_int64(st, 6));
+		e->site = sql_to_u64(sqlite3_column_int64(st, 7));
+		e->site_line = sqlite3_column_int(st, 8);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int load_edge_costs(struct store *s, struct zp_profile *p, int64_t run,
+			   struct zerr *err)
+{
+	sqlite3_stmt *st;
+	const char *sql = "SELECT edge, event, incl FROM edge_costs WHERE run = ? "
+			  "ORDER BY edge, event";
+	if (query_run(s, sql, run, &st, err) < 0)
+		return -1;
+	int rc;
+	while ((rc = step_row(s, st, err)) == 1) {
+		int64_t i = column_ref(st, 0, p->nedges), e = column_ref(st, 1, p->nevents);
+		if (i < 0 || e < 0) {
+			rc = damaged(s, err, run, "bad edge_costs row");
+			break;
+		}
+		p->edges[i].incl[e] = sql_to_u64(sqlite3_column_int64(st, 2));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* A run's header: the runs row, its meta facts and its events. */
+static struct zp_profile *load_header(struct store *s, int64_t id, struct zerr *err)
+{
+	struct zp_profile *p = profile_new();
+	if (load_run_row(s, p, id, err) < 0 || load_meta(s, p, id, err) < 0 ||
+	    load_events(s, p, id, err) < 0) {
+		profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct zp_profile *store_load_run(struct store *s, int64_t id, struct zerr *err)
+{
+	/* One read transaction: a concurrent delete cannot leave us half a run. */
+	if (exec_sql(s, "BEGIN", err) < 0)
+		return NULL;
+	struct zp_profile *p = load_header(s, id, err);
+	if (p && (load_threads(s, p, id, err) < 0 || load_nodes(s, p, id, err) < 0 ||
+		  load_stats(s, p, id, err) < 0 || load_stat_costs(s, p, id, err) < 0 ||
+		  load_edges(s, p, id, err) < 0 || load_edge_costs(s, p, id, err) < 0)) {
+		profile_free(p);
+		p = NULL;
+	}
+	rollback(s);
+	return p;
+}
+
+/* Ids of all runs (or of one campaign's, when campaign is set), oldest first. */
+static int run_ids(struct store *s, const char *campaign, int64_t **ids, size_t *n,
+		   struct zerr *err)
+{
+	sqlite3_stmt *st;
+	const char *sql = campaign ? "SELECT r.id FROM runs r JOIN campaigns c "
+				     "ON c.id = r.campaign WHERE c.name = ? ORDER BY r.id"
+				   : "SELECT id FROM runs ORDER BY id";
+	*ids = NULL;
+	*n = 0;
+	if (prepare(s, sql, &st, err) < 0)
+		return -1;
+	if (campaign)
+		sqlite3_bind_text(st, 1, campaign, -1, SQLITE_STATIC);
+	size_t cap = 0;
+	int rc;
+	while ((rc = step_row(s, st, err)) == 1) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			*ids = zp_xrealloc(*ids, cap * sizeof **ids);
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+int store_list_runs(struct store *s, struct zp_profile ***runs, size_t *n, struct zerr *err)
+{
+	int64_t *ids;
+	*runs = NULL;
+	*n = 0;
+	if (exec_sql(s, "BEGIN", err) < 0)
+		return -1;
+	if (run_ids(s, NULL, &ids, n, err) < 0) {
+		rollback(s);
+		return -1;
+	}
+	*runs = zp_xcalloc(*n, sizeof **runs);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < *n; i++) {
+		(*runs)[i] = load_header(s, ids[i], err);
+		if (!(*runs)[i])
+			rc = -1;
+	}
+	rollback(s);
+	free(ids);
+	if (rc < 0) {
+		for (size_t i = 0; i < *n; i++)
+			profile_free((*runs)[i]);
+		free(*runs);
+		*runs = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+int store_campaign_runs(struct store *s, const char *campaign, int64_t **ids, size_t *n,
+			struct zerr *err)
+{
+	if (run_ids(s, campaign, ids, n, err) < 0)
+		return -1;
+	if (*n == 0)
+		return zerr_set(err, "%s: no campaign named '%s'", s->path, campaign);
+	return 0;
+}
+
+/* ---- references and deletion -------------------------------------------- */
+
+/* A single integer from a query without parameters; 0 when it gives NULL. */
+static int query_int(struct store *s, const char *sql, int64_t *v, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, sql, &st, err) < 0)
+		return -1;
+	int rc = step_row(s, st, err);
+	*v = rc == 1 ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Parses "N" or "-N" (N > 0 for "-N"); 0 or -1. */
+static int parse_ref(const char *ref, int64_t *v)
+{
+	const char *digits = ref[0] == '-' ? ref + 1 : ref;
+	if (!*digits || strspn(digits, "0123456789") != strlen(digits))
+		return -1;
+	errno = 0;
+	long long n = strtoll(ref, NULL, 10);
+	if (errno || (ref[0] == '-' && n == 0))
+		return -1;
+	*v = n;
+	return 0;
+}
+
+static int no_such_run(struct store *s, const char *ref, int64_t count, struct zerr *err)
+{
+	int64_t lo, hi;
+	if (query_int(s, "SELECT min(id) FROM runs", &lo, err) < 0 ||
+	    query_int(s, "SELECT max(id) FROM runs", &hi, err) < 0)
+		return -1;
+	if (ref[0] == '-')
+		return zerr_set(err, "%s: no run %s (the store holds %" PRId64 " run%s)", s->path,
+				ref, count, count == 1 ? "" : "s");
+	if (count == 1)
+		return zerr_set(err, "%s: no run %s (the only run is %" PRId64 ")", s->path, ref,
+				lo);
+	if (hi - lo + 1 == count)
+		return zerr_set(err, "%s: no run %s (runs are %" PRId64 "..%" PRId64 ")", s->path,
+				ref, lo, hi);
+	return zerr_set(err, "%s: no run %s (%" PRId64 " runs with ids from %" PRId64
+			     " to %" PRId64 ")", s->path, ref, count, lo, hi);
+}
+
+int store_find_run(struct store *s, const char *ref, int64_t *id, struct zerr *err)
+{
+	int64_t count, n;
+	if (!ref || !*ref || strcmp(ref, "last") == 0)
+		ref = "-1";
+	if (parse_ref(ref, &n) < 0)
+		return zerr_set(err, "%s: bad run reference '%s' (use last, an id N or -N for the "
+				     "Nth newest)", s->path, ref);
+	if (query_int(s, "SELECT count(*) FROM runs", &count, err) < 0)
+		return -1;
+	if (count == 0)
+		return zerr_set(err, "%s: no runs yet", s->path);
+
+	sqlite3_stmt *st;
+	const char *sql = n < 0 ? "SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?"
+				: "SELECT id FROM runs WHERE id = ?";
+	if (prepare(s, sql, &st, err) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, n < 0 ? -n - 1 : n);
+	int rc = step_row(s, st, err);
+	if (rc == 1)
+		*id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc == 0)
+		return no_such_run(s, ref, count, err);
+	return rc < 0 ? -1 : 0;
+}
+
+static int delete_rows(struct store *s, const char *table, int64_t id, struct zerr *err)
+{
+	char sql[128];
+	sqlite3_stmt *st;
+	snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run = ?", table);
+	if (prepare(s, sql, &st, err) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = step_done(s, st, err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_delete_run(struct store *s, int64_t id, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	if (exec_sql(s, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof run_tables / sizeof run_tables[0]; i++)
+		if (delete_rows(s, run_tables[i], id, err) < 0)
+			goto fail;
+	if (prepare(s, "DELETE FROM runs WHERE id = ?", &st, err) < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = step_done(s, st, err);
+	sqlite3_finalize(st);
+	if (rc < 0)
+		goto fail;
+	if (sqlite3_changes(s->db) == 0) {
+		zerr_set(err, "%s: no run %" PRId64, s->path, id);
+		goto fail;
+	}
+	/* A campaign is only a name for its runs: it goes with its last one. */
+	const char *orphans = "DELETE FROM campaigns WHERE id NOT IN "
+			      "(SELECT campaign FROM runs WHERE campaign IS NOT NULL)";
+	if (exec_sql(s, orphans, err) < 0 || exec_sql(s, "COMMIT", err) < 0)
+		goto fail;
+	return 0;
+fail:
+	rollback(s);
+	return -1;
+}
