@@ -11,6 +11,14 @@
  *   folded     "a;b;c value" lines (flamegraph.pl, speedscope), value = self
  *              cost of the path's last frame in the first event.
  *   json       zond's JSON document, schema in doc/json-schema.md.
+ *
+ * doc/reports.md tells how each format maps the model (event column names,
+ * counts-only runs, how folded stacks are made from call edges).
+ *
+ * Options (o must not be NULL): thread is a thread index or ZP_NONE; event
+ * is an event index, ignored by a run with no event (counts-only: dot and
+ * folded then show calls); an export of a thread or event the run lacks
+ * fails with a message before anything is written.
  */
 #ifndef ZOND_EXPORT_H
 #define ZOND_EXPORT_H
@@ -26,6 +34,10 @@ struct export_options {
 	int event;        /* event index for single-valued formats (dot, folded) */
 	double min_share; /* dot: leave out nodes below this share of the total (0..1) */
 };
+
+/* 0 if the run has o's thread and event; else -1 with a message in err. */
+int export_check_options(const struct zp_profile *p, const struct export_options *o,
+			 struct zerr *err);
 
 int export_callgrind(const struct zp_profile *p, const struct export_options *o, FILE *out,
 		     struct zerr *err);

@@ -1,0 +1,105 @@
+/*
+ * flat.c - the flat profile: one row per function, block or basic block
+ * with its calls, inclusive (total) and self cost, the average, cheapest
+ * and dearest call (inclusive), and its share of the run's self cost.
+ */
+#include "report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rows.h"
+
+int report_parse_sort(const char *s)
+{
+	static const char *const keys[] = {
+		[SORT_SELF] = "self", [SORT_TOTAL] = "total", [SORT_CALLS] = "calls",
+		[SORT_AVG] = "avg",   [SORT_MAX] = "max",     [SORT_NAME] = "name",
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (strcmp(s, keys[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void put_cost(FILE *out, uint64_t v, const struct zp_event *ev, int raw)
+{
+	char buf[FORMAT_LEN];
+	fprintf(out, " %11s", v == UINT64_MAX ? "-" : format_cost(buf, v, ev, raw));
+}
+
+static void put_row(FILE *out, const struct zp_view *v, int metric, uint32_t n, int raw)
+{
+	const struct zp_stat *s = &v->nodes[n];
+	fprintf(out, "%10" PRIu64, s->calls);
+	if (metric != METRIC_CALLS) {
+		const struct zp_event *ev = &v->p->events[metric];
+		char share[FORMAT_LEN];
+		put_cost(out, s->incl[metric], ev, raw);
+		put_cost(out, s->self[metric], ev, raw);
+		put_cost(out, s->calls ? s->incl[metric] / s->calls : UINT64_MAX, ev, raw);
+		put_cost(out, s->min[metric], ev, raw);
+		put_cost(out, s->calls ? s->max[metric] : UINT64_MAX, ev, raw);
+		fprintf(out, " %8s", format_share(share, s->self[metric], v->total[metric]));
+	}
+	fputs("  ", out);
+	report_put_name(out, &v->p->nodes[n]);
+	putc('\n', out);
+}
+
+static void put_table(FILE *out, const struct zp_view *v, const struct report_options *o)
+{
+	int metric = report_metric(v->p, o);
+	size_t nrows, shown = 0, matched = 0;
+	uint32_t *rows = report_rows(v, o, metric, &nrows);
+
+	fputs("flat profile: ", out);
+	report_put_metric(out, v, metric, o->raw_numbers);
+	if (metric == METRIC_CALLS)
+		fprintf(out, "%10s  %s\n", "calls", "name");
+	else
+		fprintf(out, "%10s %11s %11s %11s %11s %11s %8s  %s\n", "calls", "total", "self",
+			"avg", "min", "max", "self %", "name");
+	for (size_t i = 0; i < nrows; i++) {
+		if (!report_matches(o, v->p->nodes[rows[i]].name))
+			continue;
+		matched++;
+		if (o->limit > 0 && shown == (size_t)o->limit)
+			continue;
+		put_row(out, v, metric, rows[i], o->raw_numbers);
+		shown++;
+	}
+	if (matched > shown)
+		fprintf(out, "(%zu more not shown)\n", matched - shown);
+	free(rows);
+}
+
+static void put_thread_title(FILE *out, const struct zp_profile *p, uint32_t t)
+{
+	const struct zp_thread *th = &p->threads[t];
+	fprintf(out, "thread %" PRId64 "/%" PRId64 "%s%s%s: ", th->pid, th->tid,
+		*th->name ? " (" : "", th->name, *th->name ? ")" : "");
+}
+
+void report_flat(const struct zp_profile *p, const struct report_options *o, FILE *out)
+{
+	if (!o->per_thread) {
+		struct zp_view *v = profile_view(p, o->thread);
+		if (o->thread != ZP_NONE && o->thread < p->nthreads)
+			put_thread_title(out, p, o->thread);
+		put_table(out, v, o);
+		profile_view_free(v);
+		return;
+	}
+	for (uint32_t t = 0; t < p->nthreads; t++) {
+		if (o->thread != ZP_NONE && t != o->thread)
+			continue;
+		struct zp_view *v = profile_view(p, t);
+		if (t > 0 && o->thread == ZP_NONE)
+			putc('\n', out);
+		put_thread_title(out, p, t);
+		put_table(out, v, o);
+		profile_view_free(v);
+	}
+}

@@ -1,0 +1,65 @@
+/* header.c - the facts of a run printed above every report. */
+#include "report.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "format.h"
+
+static void put_field(FILE *out, const char *key, const char *value)
+{
+	if (value && *value)
+		fprintf(out, "%-11s%s\n", key, value);
+}
+
+/* Dates print in UTC so that a report reads the same wherever it is made. */
+static void put_date(FILE *out, int64_t start_ns)
+{
+	time_t t = (time_t)(start_ns / 1000000000);
+	struct tm tm;
+	char date[64];
+	if (start_ns > 0 && gmtime_r(&t, &tm) && strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		put_field(out, "date:", date);
+}
+
+static void put_end(FILE *out, const struct zp_run *r)
+{
+	char end[64];
+	if (r->term_signal)
+		snprintf(end, sizeof end, "killed by signal %d", r->term_signal);
+	else if (r->exit_status >= 0)
+		snprintf(end, sizeof end, "exit status %d", r->exit_status);
+	else
+		return;
+	put_field(out, "end:", end);
+}
+
+void report_header(const struct zp_profile *p, FILE *out)
+{
+	const struct zp_run *r = &p->run;
+	char buf[128];
+	if (r->id)
+		fprintf(out, "%-11s%" PRId64 "\n", "run:", r->id);
+	put_field(out, "campaign:", r->campaign);
+	put_field(out, "command:", r->command);
+	put_field(out, "collector:", r->collector);
+	put_field(out, "host:", r->host);
+	put_field(out, "arch:", r->arch);
+	put_date(out, r->start_ns);
+	if (r->duration_ns > 0)
+		put_field(out, "duration:", format_ns(buf, (uint64_t)r->duration_ns));
+	put_end(out, r);
+	fprintf(out, "%-11s%zu\n", "threads:", p->nthreads);
+	put_field(out, "clock:", r->clock);
+	if (r->overhead_ns > 0) {
+		snprintf(buf, sizeof buf, "probe overhead of %g ns per call subtracted", r->overhead_ns);
+		put_field(out, "overhead:", buf);
+	}
+	/* lost_* facts mean the collector dropped data: the numbers are incomplete. */
+	for (size_t i = 0; i < r->nmeta; i++)
+		if (strncmp(r->meta[i].key, "lost_", 5) == 0)
+			fprintf(out, "%-11s%s = %s (the profile is incomplete)\n", "warning:",
+				r->meta[i].key, r->meta[i].value);
+	putc('\n', out);
+}

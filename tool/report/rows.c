@@ -1,0 +1,118 @@
+/* rows.c - row selection and ordering shared by the text reports. */
+#define _GNU_SOURCE /* qsort_r */
+#include "rows.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+int report_metric(const struct zp_profile *p, const struct report_options *o)
+{
+	int m = metric_pick(p, o->event);
+	return m == -2 ? 0 : m;
+}
+
+int report_is_active(const struct zp_view *v, uint32_t n)
+{
+	const struct zp_stat *s = &v->nodes[n];
+	if (s->calls)
+		return 1;
+	for (size_t e = 0; e < v->p->nevents; e++)
+		if (s->self[e] || s->incl[e])
+			return 1;
+	return 0;
+}
+
+struct row_order {
+	const struct zp_view *v;
+	enum report_sort sort;
+	int metric;
+};
+
+/* The number a row sorts by, larger first. */
+static long double sort_value(const struct row_order *o, const struct zp_stat *s)
+{
+	switch (o->sort) {
+	case SORT_TOTAL: return metric_incl(s, o->metric);
+	case SORT_CALLS: return s->calls;
+	case SORT_AVG: return s->calls ? (long double)metric_incl(s, o->metric) / s->calls : 0;
+	case SORT_MAX: return o->metric == METRIC_CALLS ? s->calls : s->max[o->metric];
+	case SORT_NAME: return 0;
+	default: return metric_self(s, o->metric);
+	}
+}
+
+static int compare_rows(const void *a, const void *b, void *arg)
+{
+	const struct row_order *o = arg;
+	uint32_t na = *(const uint32_t *)a, nb = *(const uint32_t *)b;
+	long double va = sort_value(o, &o->v->nodes[na]), vb = sort_value(o, &o->v->nodes[nb]);
+	if (va != vb)
+		return va < vb ? 1 : -1;
+	int c = strcmp(o->v->p->nodes[na].name, o->v->p->nodes[nb].name);
+	if (c)
+		return c;
+	return na < nb ? -1 : na > nb;
+}
+
+uint32_t *report_rows(const struct zp_view *v, const struct report_options *o, int metric,
+		      size_t *n)
+{
+	struct row_order order = {v, o->sort, metric};
+	uint32_t *rows = zp_xcalloc(v->p->nnodes, sizeof *rows);
+	*n = 0;
+	for (uint32_t i = 0; i < v->p->nnodes; i++)
+		if (report_is_active(v, i))
+			rows[(*n)++] = i;
+	qsort_r(rows, *n, sizeof *rows, compare_rows, &order);
+	return rows;
+}
+
+struct edge_order {
+	const struct zp_view *v;
+	int metric;
+};
+
+static int compare_edges(const void *a, const void *b, void *arg)
+{
+	const struct edge_order *o = arg;
+	uint32_t ea = *(const uint32_t *)a, eb = *(const uint32_t *)b;
+	uint64_t va = metric_edge(&o->v->edges[ea], o->metric);
+	uint64_t vb = metric_edge(&o->v->edges[eb], o->metric);
+	if (va != vb)
+		return va < vb ? 1 : -1;
+	return ea < eb ? -1 : ea > eb;
+}
+
+void report_sort_edges(const struct zp_view *v, int metric, uint32_t *edges, size_t n)
+{
+	struct edge_order order = {v, metric};
+	qsort_r(edges, n, sizeof *edges, compare_edges, &order);
+}
+
+int report_matches(const struct report_options *o, const char *name)
+{
+	return !o->match || fnmatch(o->match, name, 0) == 0;
+}
+
+void report_put_name(FILE *out, const struct zp_node *n)
+{
+	fputs(n->name, out);
+	if (n->kind == ZP_BLOCK)
+		fputs(" [block]", out);
+	else if (n->kind == ZP_BASIC_BLOCK)
+		fputs(" [bb]", out);
+}
+
+void report_put_metric(FILE *out, const struct zp_view *v, int metric, int raw)
+{
+	char total[FORMAT_LEN];
+	if (metric == METRIC_CALLS) {
+		fprintf(out, "calls only (no event measured), %s calls\n",
+			format_cost(total, metric_total(v, metric), NULL, raw));
+		return;
+	}
+	const struct zp_event *ev = &v->p->events[metric];
+	fprintf(out, "%s (%s), total %s\n", ev->name, ev->unit,
+		format_cost(total, v->total[metric], ev, raw));
+}

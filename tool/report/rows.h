@@ -1,0 +1,38 @@
+/*
+ * rows.h - what the text reports share: the metric they show, the order of
+ * their rows, the name filter, and how a node's name prints.
+ *
+ * A node is "active" in a view when it was called or cost something there;
+ * only active nodes become rows.  Rows sort by the report's sort key, ties
+ * broken by name and then node id, so that output is the same every time.
+ */
+#ifndef ZOND_REPORT_ROWS_H
+#define ZOND_REPORT_ROWS_H
+
+#include <stdio.h>
+
+#include "format.h"
+#include "report.h"
+
+/* The metric of o->event; an event the run lacks falls back to the first. */
+int report_metric(const struct zp_profile *p, const struct report_options *o);
+
+int report_is_active(const struct zp_view *v, uint32_t n);
+
+/* The active nodes of v in o->sort order (malloc'ed, *n entries). */
+uint32_t *report_rows(const struct zp_view *v, const struct report_options *o, int metric,
+		      size_t *n);
+
+/* Sorts indexes into v->edges dearest first in the metric, ties in view order. */
+void report_sort_edges(const struct zp_view *v, int metric, uint32_t *edges, size_t n);
+
+/* True when o has no glob or name matches it. */
+int report_matches(const struct report_options *o, const char *name);
+
+/* The node's name, with " [block]" or " [bb]" after blocks and basic blocks. */
+void report_put_name(FILE *out, const struct zp_node *n);
+
+/* One line naming what the numbers are: "time (ns), total 13.50 us" or "calls". */
+void report_put_metric(FILE *out, const struct zp_view *v, int metric, int raw);
+
+#endif
