@@ -26,7 +26,7 @@
 enum { NAME_OB, NAME_FL, NAME_FN, NAME_KINDS };
 
 struct names {
-	uint32_t *id[NAME_KINDS];      /* per node: the compression id of its name */
+	uint32_t *id[NAME_KINDS];        /* per node: the compression id of its name */
 	unsigned char *used[NAME_KINDS]; /* per id: already written out in full */
 };
 
@@ -102,7 +102,9 @@ static void column_name(const struct zp_profile *p, size_t ev, char *buf, size_t
 	size_t n = 0;
 	for (const char *s = p->events[ev].name; *s && n + 1 < size; s++)
 		buf[n++] = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-				   (*s >= '0' && *s <= '9') ? *s : '_';
+					   (*s >= '0' && *s <= '9')
+				   ? *s
+				   : '_';
 	buf[n] = 0;
 	for (size_t i = 0; i < ev; i++) {
 		char other[64];

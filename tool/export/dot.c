@@ -36,8 +36,7 @@ static const char *kind_style(enum zp_node_kind kind)
 	}
 }
 
-static void put_node(FILE *out, const struct zp_view *v, int metric, uint64_t total,
-		     uint32_t n)
+static void put_node(FILE *out, const struct zp_view *v, int metric, uint64_t total, uint32_t n)
 {
 	const struct zp_stat *s = &v->nodes[n];
 	const struct zp_event *ev = metric_event(v->p, metric);
@@ -76,8 +75,8 @@ static int is_shown(const struct zp_view *v, int metric, uint64_t total, double 
 	int active = s->calls != 0 || (metric != METRIC_CALLS && s->incl[metric] != 0);
 	if (!active)
 		return 0;
-	return min_share <= 0 || (total && (double)metric_incl(s, metric) >=
-						   min_share * (double)total);
+	return min_share <= 0 ||
+	       (total && (double)metric_incl(s, metric) >= min_share * (double)total);
 }
 
 int export_dot(const struct zp_profile *p, const struct export_options *o, FILE *out,

@@ -21,7 +21,7 @@
 #include "report/callgraph.h"
 #include "report/format.h"
 
-#define MAX_DEPTH 256
+#define MAX_DEPTH  256
 #define MAX_FRAMES (1u << 20)
 
 /* One call path: its last node and the path of its caller. */
@@ -148,7 +148,9 @@ static void split_all(struct folder *f)
 static void put_frame_name(FILE *out, const char *s)
 {
 	for (; *s; s++)
-		putc(*s == ';' ? ':' : *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' ? '_' : *s,
+		putc(*s == ';'                                             ? ':'
+		     : *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' ? '_'
+									   : *s,
 		     out);
 }
 

@@ -75,8 +75,7 @@ static void put_key(FILE *out, const char *key)
 }
 
 /* {"event": value, ...}; a min of UINT64_MAX (never measured) is null. */
-static void put_costs(FILE *out, const struct zp_profile *p, const char *key,
-		      const uint64_t *cost)
+static void put_costs(FILE *out, const struct zp_profile *p, const char *key, const uint64_t *cost)
 {
 	fprintf(out, ", \"%s\": {", key);
 	for (size_t i = 0; i < p->nevents; i++) {
@@ -112,8 +111,9 @@ static void put_edge(FILE *out, const struct zp_profile *p, const struct zp_edge
 {
 	fprintf(out, "{\"kind\": \"%s\", \"caller\": ", e->kind == ZP_JUMP ? "jump" : "call");
 	put_index(out, e->caller);
-	fprintf(out, ", \"callee\": %" PRIu32 ", \"calls\": %" PRIu64 ", \"taken\": %" PRIu64
-		     ", \"site\": %" PRIu64 ", \"site_line\": %d",
+	fprintf(out,
+		", \"callee\": %" PRIu32 ", \"calls\": %" PRIu64 ", \"taken\": %" PRIu64
+		", \"site\": %" PRIu64 ", \"site_line\": %d",
 		e->callee, e->calls, e->taken, e->site, e->site_line);
 	put_costs(out, p, "incl", e->incl);
 	putc('}', out);
@@ -158,8 +158,9 @@ static void put_run(FILE *out, const struct zp_profile *p)
 		fprintf(out, ", \"%s\": ", strings[i].key);
 		put_string(out, strings[i].value);
 	}
-	fprintf(out, ", \"start_ns\": %" PRId64 ", \"duration_ns\": %" PRId64 ", \"pid\": %" PRId64
-		     ", \"exit_status\": %d, \"term_signal\": %d, \"overhead_ns\": ",
+	fprintf(out,
+		", \"start_ns\": %" PRId64 ", \"duration_ns\": %" PRId64 ", \"pid\": %" PRId64
+		", \"exit_status\": %d, \"term_signal\": %d, \"overhead_ns\": ",
 		r->start_ns, r->duration_ns, r->pid, r->exit_status, r->term_signal);
 	if (isfinite(r->overhead_ns))
 		fprintf(out, "%.15g", r->overhead_ns);
@@ -191,7 +192,8 @@ static void put_events(FILE *out, const struct zp_profile *p)
 static void put_thread(FILE *out, const struct zp_profile *p, uint32_t t)
 {
 	const struct zp_thread *th = &p->threads[t];
-	fprintf(out, "{\"index\": %" PRIu32 ", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"name\": ",
+	fprintf(out,
+		"{\"index\": %" PRIu32 ", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"name\": ",
 		t, th->pid, th->tid);
 	put_string(out, th->name);
 	fputs(",\n  \"nodes\": [", out);

@@ -101,7 +101,9 @@ static void put_entry(FILE *out, const struct graph *gr, uint32_t n)
 		snprintf(calls, sizeof calls, "%" PRIu64, s->calls);
 	put_edges(out, gr, n, 1);
 	put_columns(out, gr, index, metric_incl(s, gr->metric),
-		    gr->metric == METRIC_CALLS ? "" : format_cost(self, s->self[gr->metric], ev, gr->raw),
+		    gr->metric == METRIC_CALLS
+			    ? ""
+			    : format_cost(self, s->self[gr->metric], ev, gr->raw),
 		    metric_incl(s, gr->metric), calls);
 	put_ref(out, gr, n);
 	put_edges(out, gr, n, 0);

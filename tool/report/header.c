@@ -19,7 +19,8 @@ static void put_date(FILE *out, int64_t start_ns)
 	time_t t = (time_t)(start_ns / 1000000000);
 	struct tm tm;
 	char date[64];
-	if (start_ns > 0 && gmtime_r(&t, &tm) && strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &tm))
+	if (start_ns > 0 && gmtime_r(&t, &tm) &&
+	    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &tm))
 		put_field(out, "date:", date);
 }
 
@@ -53,13 +54,14 @@ void report_header(const struct zp_profile *p, FILE *out)
 	fprintf(out, "%-11s%zu\n", "threads:", p->nthreads);
 	put_field(out, "clock:", r->clock);
 	if (r->overhead_ns > 0) {
-		snprintf(buf, sizeof buf, "probe overhead of %g ns per call subtracted", r->overhead_ns);
+		snprintf(buf, sizeof buf, "probe overhead of %g ns per call subtracted",
+			 r->overhead_ns);
 		put_field(out, "overhead:", buf);
 	}
 	/* lost_* facts mean the collector dropped data: the numbers are incomplete. */
 	for (size_t i = 0; i < r->nmeta; i++)
 		if (strncmp(r->meta[i].key, "lost_", 5) == 0)
-			fprintf(out, "%-11s%s = %s (the profile is incomplete)\n", "warning:",
-				r->meta[i].key, r->meta[i].value);
+			fprintf(out, "%-11s%s = %s (the profile is incomplete)\n",
+				"warning:", r->meta[i].key, r->meta[i].value);
 	putc('\n', out);
 }

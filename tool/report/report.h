@@ -3,7 +3,21 @@
  *
  * Reports read only the profile model and print to a stdio stream.  Times
  * print in a unit chosen for readability (ns, us, ms, s) unless raw output is
- * asked for; other events print as plain numbers.
+ * asked for; other events print as plain numbers.  doc/reports.md shows and
+ * explains every report.
+ *
+ * Options (o must not be NULL):
+ *  - thread picks one thread's numbers (ZP_NONE: all threads summed);
+ *    per_thread (flat only) prints one table per thread instead.
+ *  - event is the event shown, sorted and shared by; a run with no event
+ *    shows calls only, and an index the run lacks falls back to event 0.
+ *  - sort and limit order and cut the rows of the flat profile and the
+ *    entries of the call graph; the call tree ignores both.
+ *  - match (a glob, fnmatch(3)) keeps the flat rows and graph entries of
+ *    matching names, and roots the call tree at matching functions.
+ *  - Functions, blocks and basic blocks are all rows; blocks carry
+ *    " [block]" after their name, basic blocks " [bb]".
+ * Rows with equal keys print by name, then node id: output is reproducible.
  */
 #ifndef ZOND_REPORT_H
 #define ZOND_REPORT_H
@@ -16,13 +30,13 @@
 enum report_sort { SORT_SELF, SORT_TOTAL, SORT_CALLS, SORT_AVG, SORT_MAX, SORT_NAME };
 
 struct report_options {
-	uint32_t thread;      /* ZP_NONE: all threads summed */
-	int per_thread;       /* flat: one table per thread */
-	int event;            /* the event to sort and show percentages by */
+	uint32_t thread; /* ZP_NONE: all threads summed */
+	int per_thread;  /* flat: one table per thread */
+	int event;       /* the event to sort and show percentages by */
 	enum report_sort sort;
-	int limit;            /* rows, 0 = all */
-	int raw_numbers;      /* print numbers in the event's unit, unscaled */
-	const char *match;    /* only functions whose name matches this glob */
+	int limit;         /* rows, 0 = all */
+	int raw_numbers;   /* print numbers in the event's unit, unscaled */
+	const char *match; /* only functions whose name matches this glob */
 };
 
 /* Parses "self", "total", "calls", "avg", "max", "name"; -1 if unknown. */

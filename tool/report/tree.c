@@ -34,7 +34,8 @@ static void put_line(const struct tree *t, uint64_t calls, uint64_t cost, unsign
 	char buf[FORMAT_LEN], share[FORMAT_LEN];
 	fprintf(t->out, "%10" PRIu64, calls);
 	if (t->metric != METRIC_CALLS)
-		fprintf(t->out, " %11s %8s", format_cost(buf, cost, metric_event(t->v->p, t->metric), t->raw),
+		fprintf(t->out, " %11s %8s",
+			format_cost(buf, cost, metric_event(t->v->p, t->metric), t->raw),
 			format_share(share, cost, t->v->total[t->metric]));
 	fprintf(t->out, "  %*s", (int)depth * 2, "");
 	report_put_name(t->out, &t->v->p->nodes[n]);
