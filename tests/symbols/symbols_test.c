@@ -1,0 +1,535 @@
+/*
+ * symbols_test.c - symbols.h against binutils' view of the same files.
+ *
+ * The programs built beside this test (see CMakeLists.txt) are read with
+ * `nm -S -C` and `addr2line` at test time; zond must report the same
+ * function names (demangled), starts, sizes and file:line, prefer a global
+ * name over its weak and local aliases, extend a sizeless function to the
+ * next one, fall back to .dynsym in stripped files, use a separate debug
+ * file, and refuse missing and non-ELF files with a clear message.
+ */
+#define _GNU_SOURCE /* asprintf, getline */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../check.h"
+#include "symbols/symbols.h"
+
+struct args {
+	const char *nm, *addr2line, *src;
+	const char *pie, *nopie, *lib, *pie_stripped, *lib_stripped, *lib_debuglink;
+};
+
+/* One function as nm shows it; size 0 when nm shows none. */
+struct nm_sym {
+	uint64_t start, size;
+	char type;
+	char *name;
+};
+
+struct nm_list {
+	struct nm_sym *v;
+	size_t n;
+};
+
+static char *run_output_line(FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len = getline(&line, &cap, f);
+	if (len <= 0) {
+		free(line);
+		return NULL;
+	}
+	if (line[len - 1] == '\n')
+		line[len - 1] = 0;
+	return line;
+}
+
+/* Parses "ADDR [SIZE] TYPE NAME"; names may hold spaces (demangled C++). */
+static int parse_nm_line(char *line, struct nm_sym *s)
+{
+	char *p = line, *end;
+	s->start = strtoull(p, &end, 16);
+	if (end == p || *end != ' ')
+		return 0;
+	p = end + 1;
+	s->size = strtoull(p, &end, 16);
+	if (end != p && *end == ' ' && end - p > 1)
+		p = end + 1;
+	else
+		s->size = 0;
+	if (!p[0] || p[1] != ' ')
+		return 0;
+	s->type = p[0];
+	s->name = strdup(p + 2);
+	return 1;
+}
+
+/* The functions nm sees in path: code symbols (T t W w i) that are defined. */
+static struct nm_list nm_functions(const struct args *a, const char *path, int dynamic)
+{
+	struct nm_list l = {0};
+	char *cmd;
+	if (asprintf(&cmd, "'%s' -S -C --defined-only %s '%s'", a->nm, dynamic ? "-D" : "",
+		     path) < 0)
+		exit(2);
+	FILE *f = popen(cmd, "r");
+	char *line;
+	while (f && (line = run_output_line(f))) {
+		struct nm_sym s = {0};
+		if (parse_nm_line(line, &s) && strchr("TtWwi", s.type)) {
+			l.v = realloc(l.v, (l.n + 1) * sizeof *l.v);
+			l.v[l.n++] = s;
+		} else {
+			free(s.name);
+		}
+		free(line);
+	}
+	CHECK(f && pclose(f) == 0);
+	free(cmd);
+	return l;
+}
+
+static void nm_free(struct nm_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].name);
+	free(l->v);
+}
+
+static const struct nm_sym *nm_find(const struct nm_list *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].name, name) == 0)
+			return &l->v[i];
+	return NULL;
+}
+
+static const struct nm_sym *nm_at(const struct nm_list *l, const char *name, uint64_t start)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].start == start && strcmp(l->v[i].name, name) == 0)
+			return &l->v[i];
+	return NULL;
+}
+
+/* ---- symbols_each_function against nm ---------------------------------- */
+
+struct seen {
+	struct symbol *v;
+	size_t n;
+};
+
+static void collect(void *arg, const struct symbol *sym)
+{
+	struct seen *s = arg;
+	s->v = realloc(s->v, (s->n + 1) * sizeof *s->v);
+	s->v[s->n] = *sym;
+	s->v[s->n].name = strdup(sym->name);
+	s->n++;
+}
+
+static void seen_free(struct seen *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free((char *)s->v[i].name);
+	free(s->v);
+}
+
+static const struct symbol *seen_find(const struct seen *s, const char *name, uint64_t start)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].start == start && strcmp(s->v[i].name, name) == 0)
+			return &s->v[i];
+	return NULL;
+}
+
+/*
+ * Every sized function nm lists is reported with its exact start and size;
+ * everything reported is a function nm lists, with nm's size if it has one.
+ */
+static void check_each_function(struct symbols *syms, const char *path,
+				const struct nm_list *nm, struct seen *seen)
+{
+	struct zerr err;
+	CHECK(symbols_each_function(syms, path, collect, seen, &err) == 0);
+	for (size_t i = 0; i < nm->n; i++) {
+		const struct nm_sym *n = &nm->v[i];
+		if (!n->size)
+			continue;
+		const struct symbol *s = seen_find(seen, n->name, n->start);
+		if (!CHECK(s != NULL))
+			fprintf(stderr, "    %s: %s not reported\n", path, n->name);
+		else
+			CHECK_EQ_U64(s->size, n->size);
+	}
+	for (size_t i = 0; i < seen->n; i++) {
+		const struct nm_sym *n = nm_at(nm, seen->v[i].name, seen->v[i].start);
+		if (!CHECK(n != NULL))
+			fprintf(stderr, "    %s: %s is not a function to nm\n", path, seen->v[i].name);
+		else if (n->size)
+			CHECK_EQ_U64(seen->v[i].size, n->size);
+		CHECK(seen->v[i].size > 0);
+	}
+}
+
+/* ---- symbols_lookup against nm ------------------------------------------ */
+
+/* The first and last byte of each sized function name it (or an alias at its start). */
+static void check_lookups(struct symbols *syms, const char *path, const struct nm_list *nm)
+{
+	struct zerr err;
+	size_t checked = 0;
+	for (size_t i = 0; i < nm->n; i++) {
+		const struct nm_sym *n = &nm->v[i];
+		if (!n->size)
+			continue;
+		uint64_t probes[] = {n->start, n->start + n->size / 2, n->start + n->size - 1};
+		for (size_t k = 0; k < 3; k++) {
+			struct symbol s;
+			CHECK(symbols_lookup(syms, path, probes[k], &s, &err) == 0);
+			CHECK(s.name && nm_at(nm, s.name, n->start));
+			CHECK_EQ_U64(s.start, n->start);
+			CHECK_EQ_U64(s.size, n->size);
+			checked++;
+		}
+	}
+	CHECK(checked >= 3);
+}
+
+/*
+ * Many lookups at addresses spread over the file, each against a linear
+ * search of nm's sized functions: what ingest does for a large profile.
+ */
+static void check_many_lookups(struct symbols *syms, const char *path, const struct nm_list *nm)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, x = 88172645463325252ull;
+	for (size_t i = 0; i < nm->n; i++) {
+		lo = nm->v[i].start < lo ? nm->v[i].start : lo;
+		hi = nm->v[i].start + nm->v[i].size > hi ? nm->v[i].start + nm->v[i].size : hi;
+	}
+	int wrong = 0;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t addr = lo + x % (hi - lo + 16);
+		struct symbol s;
+		struct zerr err;
+		symbols_lookup(syms, path, addr, &s, &err);
+		for (size_t k = 0; k < nm->n; k++) {
+			const struct nm_sym *n = &nm->v[k];
+			if (n->size && addr >= n->start && addr < n->start + n->size)
+				wrong += !s.name || s.start != n->start;
+		}
+	}
+	CHECK_EQ_U64(wrong, 0);
+}
+
+/* ---- lines against addr2line --------------------------------------------- */
+
+/* Every byte of a function gives addr2line's file:line (one addr2line call for all). */
+static void check_lines_of(struct symbols *syms, const struct args *a, const char *path,
+			   const struct nm_sym *fn)
+{
+	char *cmd;
+	size_t len;
+	FILE *c = open_memstream(&cmd, &len);
+	fprintf(c, "'%s' -e '%s'", a->addr2line, path);
+	for (uint64_t addr = fn->start; addr < fn->start + fn->size; addr++)
+		fprintf(c, " 0x%llx", (unsigned long long)addr);
+	fclose(c);
+	FILE *f = popen(cmd, "r");
+	int wrong = 0;
+	for (uint64_t addr = fn->start; f && addr < fn->start + fn->size; addr++) {
+		struct zerr err;
+		const char *file;
+		int line;
+		char got[1200];
+		char *want = run_output_line(f);
+		char *d = want ? strstr(want, " (discriminator") : NULL;
+		if (d)
+			*d = 0;
+		CHECK(symbols_line(syms, path, addr, &file, &line, &err) == 0);
+		snprintf(got, sizeof got, "%s:%d", file, line);
+		if ((!want || strcmp(got, want) != 0) && wrong++ < 3)
+			fprintf(stderr, "    %s+%llu: %s, addr2line says %s\n", fn->name,
+				(unsigned long long)(addr - fn->start), got, want ? want : "nothing");
+		free(want);
+	}
+	CHECK(f && pclose(f) == 0);
+	CHECK_EQ_U64(wrong, 0);
+	free(cmd);
+}
+
+/* The number of the first line of src/name holding text. */
+static int source_line(const struct args *a, const char *name, const char *text)
+{
+	char *path;
+	if (asprintf(&path, "%s/%s", a->src, name) < 0)
+		exit(2);
+	FILE *f = fopen(path, "r");
+	char *line;
+	int n = 0, found = 0;
+	while (f && !found && (line = run_output_line(f))) {
+		n++;
+		found = strstr(line, text) != NULL;
+		free(line);
+	}
+	if (f)
+		fclose(f);
+	free(path);
+	if (!found)
+		fprintf(stderr, "%s: no line holds '%s'\n", name, text);
+	return found ? n : -1;
+}
+
+/* Lines the user can see in the source: where helper opens and a statement in it. */
+static void check_known_lines(struct symbols *syms, const struct args *a, const char *path,
+			      const struct nm_list *nm)
+{
+	const struct nm_sym *helper = nm_find(nm, "helper");
+	char *want_file;
+	struct zerr err;
+	if (!CHECK(helper != NULL) || asprintf(&want_file, "%s/target_main.c", a->src) < 0)
+		return;
+	int open_line = source_line(a, "target_main.c", "helper(int x)") + 1;
+	int body_line = source_line(a, "target_main.c", "LINE helper return");
+	const char *file;
+	int line, saw_body = 0;
+	CHECK(symbols_line(syms, path, helper->start, &file, &line, &err) == 0);
+	CHECK_EQ_STR(file, want_file);
+	CHECK_EQ_U64(line, open_line);
+	for (uint64_t addr = helper->start; addr < helper->start + helper->size; addr++) {
+		symbols_line(syms, path, addr, &file, &line, &err);
+		saw_body |= line == body_line;
+	}
+	CHECK(saw_body);
+	free(want_file);
+}
+
+/* ---- the files ----------------------------------------------------------- */
+
+static void check_program(struct symbols *syms, const struct args *a, const char *path)
+{
+	struct nm_list nm = nm_functions(a, path, 0);
+	struct seen seen = {0};
+	struct symbol s;
+	struct zerr err;
+	check_each_function(syms, path, &nm, &seen);
+	check_lookups(syms, path, &nm);
+	check_many_lookups(syms, path, &nm);
+	check_known_lines(syms, a, path, &nm);
+	const char *ours[] = {"helper", "alias_target", "main", "cxx_entry",
+			      "shop::Cart::total(int) const", "long shop::twice<long>(long)"};
+	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
+		const struct nm_sym *n = nm_find(&nm, ours[i]);
+		if (CHECK(n != NULL))
+			check_lines_of(syms, a, path, n);
+	}
+
+	/* Three names for one address: the global one, though the others sort first. */
+	const struct nm_sym *target = nm_find(&nm, "alias_target");
+	CHECK(nm_find(&nm, "aaa_weak") && nm_find(&nm, "aaa_local"));
+	CHECK(symbols_lookup(syms, path, target->start + 1, &s, &err) == 0);
+	CHECK_EQ_STR(s.name, "alias_target");
+	CHECK(seen_find(&seen, "aaa_weak", target->start) != NULL); /* for --filter names */
+
+	/* A sizeless function reaches up to the next function. */
+	const struct nm_sym *asm_fn = nm_find(&nm, "sizeless_asm");
+	CHECK(asm_fn && asm_fn->size == 0);
+	uint64_t next = UINT64_MAX;
+	for (size_t i = 0; asm_fn && i < nm.n; i++)
+		if (nm.v[i].start > asm_fn->start && nm.v[i].start < next)
+			next = nm.v[i].start;
+	if (asm_fn) {
+		CHECK(symbols_lookup(syms, path, next - 1, &s, &err) == 0);
+		CHECK_EQ_STR(s.name, "sizeless_asm");
+		CHECK_EQ_U64(s.start, asm_fn->start);
+		CHECK_EQ_U64(s.size, next - asm_fn->start);
+	}
+
+	/* Outside every function: no name, and no error. */
+	CHECK(symbols_lookup(syms, path, 0, &s, &err) == 0);
+	CHECK(s.name == NULL);
+	CHECK(symbols_lookup(syms, path, UINT64_MAX - 5, &s, &err) == 0);
+	CHECK(s.name == NULL);
+	seen_free(&seen);
+	nm_free(&nm);
+}
+
+static void check_library(struct symbols *syms, const struct args *a)
+{
+	struct nm_list nm = nm_functions(a, a->lib, 0);
+	struct seen seen = {0};
+	check_each_function(syms, a->lib, &nm, &seen);
+	check_lookups(syms, a->lib, &nm);
+	const struct nm_sym *hidden = nm_find(&nm, "lib_hidden");
+	if (CHECK(hidden != NULL))
+		check_lines_of(syms, a, a->lib, hidden);
+	seen_free(&seen);
+
+	/* Stripped: only the exported function is left, through .dynsym. */
+	struct nm_list dyn = nm_functions(a, a->lib_stripped, 1);
+	struct seen dseen = {0};
+	CHECK_EQ_U64(dyn.n, 1);
+	check_each_function(syms, a->lib_stripped, &dyn, &dseen);
+	check_lookups(syms, a->lib_stripped, &dyn);
+	CHECK_EQ_U64(dseen.n, 1);
+	struct symbol s;
+	struct zerr err;
+	const char *file;
+	int line;
+	if (hidden) {
+		CHECK(symbols_lookup(syms, a->lib_stripped, hidden->start, &s, &err) == 0);
+		CHECK(s.name == NULL);
+		CHECK(symbols_line(syms, a->lib_stripped, hidden->start, &file, &line, &err) == 0);
+		CHECK_EQ_STR(file, "");
+		CHECK_EQ_U64(line, 0);
+	}
+
+	/* Stripped, with a .gnu_debuglink to the symbols and lines. */
+	struct seen lseen = {0};
+	check_each_function(syms, a->lib_debuglink, &nm, &lseen);
+	check_lookups(syms, a->lib_debuglink, &nm);
+	if (hidden) {
+		CHECK(symbols_lookup(syms, a->lib_debuglink, hidden->start, &s, &err) == 0);
+		CHECK_EQ_STR(s.name, "lib_hidden");
+		CHECK(symbols_line(syms, a->lib_debuglink, hidden->start, &file, &line, &err) == 0);
+		CHECK(strstr(file, "/target_lib.c") != NULL);
+		CHECK_EQ_U64(line, source_line(a, "target_lib.c", "lib_hidden(int x)") + 1);
+	}
+	seen_free(&dseen);
+	seen_free(&lseen);
+	nm_free(&dyn);
+	nm_free(&nm);
+}
+
+static void check_stripped_program(struct symbols *syms, const struct args *a)
+{
+	struct nm_list nm = nm_functions(a, a->pie, 0);
+	const struct nm_sym *main_fn = nm_find(&nm, "main");
+	struct symbol s;
+	struct zerr err;
+	const char *file;
+	int line;
+	if (CHECK(main_fn != NULL)) {
+		CHECK(symbols_lookup(syms, a->pie_stripped, main_fn->start, &s, &err) == 0);
+		CHECK(s.name == NULL);
+		CHECK(symbols_line(syms, a->pie_stripped, main_fn->start, &file, &line, &err) ==
+		      0);
+		CHECK_EQ_STR(file, "");
+	}
+	nm_free(&nm);
+}
+
+static void check_non_pie(struct symbols *syms, const struct args *a)
+{
+	check_program(syms, a, a->nopie);
+	struct nm_list nm = nm_functions(a, a->nopie, 0);
+	const struct nm_sym *main_fn = nm_find(&nm, "main");
+	CHECK(main_fn && main_fn->start >= 0x400000); /* linked at its run-time address */
+	nm_free(&nm);
+}
+
+/* Every entry point refuses the file with "<path><suffix>", each time. */
+static void check_refused(struct symbols *syms, const char *path, const char *suffix)
+{
+	char want[1100];
+	struct zerr err = {{0}};
+	struct symbol s;
+	const char *file;
+	int line;
+	snprintf(want, sizeof want, "%s%s", path, suffix);
+	CHECK(symbols_is_elf(path, &err) == 0);
+	CHECK_EQ_STR(err.msg, want);
+	for (int i = 0; i < 2; i++) {
+		memset(&err, 0, sizeof err);
+		CHECK(symbols_lookup(syms, path, 0x1000, &s, &err) == -1);
+		CHECK_EQ_STR(err.msg, want);
+		CHECK(s.name == NULL);
+	}
+	memset(&err, 0, sizeof err);
+	CHECK(symbols_line(syms, path, 0x1000, &file, &line, &err) == -1);
+	CHECK_EQ_STR(err.msg, want);
+	memset(&err, 0, sizeof err);
+	CHECK(symbols_each_function(syms, path, collect, NULL, &err) == -1);
+	CHECK_EQ_STR(err.msg, want);
+}
+
+static void check_errors(struct symbols *syms, const struct args *a)
+{
+	struct zerr err;
+	char *missing, *source, *empty;
+	if (asprintf(&missing, "%s/no-such-program", a->src) < 0 ||
+	    asprintf(&source, "%s/target_main.c", a->src) < 0 ||
+	    asprintf(&empty, "%s.empty", a->pie_stripped) < 0)
+		exit(2);
+	FILE *f = fopen(empty, "w");
+	if (!f || fclose(f) != 0)
+		exit(2);
+	check_refused(syms, missing, ": no such file");
+	check_refused(syms, source, ": not an ELF file");
+	check_refused(syms, empty, ": not an ELF file");
+	check_refused(syms, a->src, ": is a directory, not an ELF file");
+	if (geteuid() != 0) {
+		chmod(empty, 0);
+		check_refused(syms, empty, ": not readable (Permission denied)");
+	} else {
+		printf("running as root: the unreadable-file case is not checked\n");
+	}
+	CHECK(symbols_is_elf(a->pie, &err) == 1);
+	CHECK(symbols_is_elf(a->lib_stripped, &err) == 1);
+	unlink(empty);
+	free(missing);
+	free(source);
+	free(empty);
+}
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	struct {
+		const char *flag;
+		const char **value;
+	} opts[] = {
+		{"--nm", &a->nm},
+		{"--addr2line", &a->addr2line},
+		{"--src", &a->src},
+		{"--pie", &a->pie},
+		{"--nopie", &a->nopie},
+		{"--lib", &a->lib},
+		{"--pie-stripped", &a->pie_stripped},
+		{"--lib-stripped", &a->lib_stripped},
+		{"--lib-debuglink", &a->lib_debuglink},
+	};
+	size_t nopts = sizeof opts / sizeof opts[0];
+	for (int i = 1; i + 1 < argc; i += 2)
+		for (size_t k = 0; k < nopts; k++)
+			if (strcmp(argv[i], opts[k].flag) == 0)
+				*opts[k].value = argv[i + 1];
+	for (size_t k = 0; k < nopts; k++) {
+		if (!*opts[k].value) {
+			fprintf(stderr, "symbols_test: %s missing\n", opts[k].flag);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = {0};
+	if (parse_args(argc, argv, &a) < 0)
+		return 2;
+	struct symbols *syms = symbols_new();
+	check_program(syms, &a, a.pie);
+	check_non_pie(syms, &a);
+	check_library(syms, &a);
+	check_stripped_program(syms, &a);
+	check_errors(syms, &a);
+	symbols_free(syms);
+	return check_done();
+}

@@ -1,0 +1,398 @@
+/*
+ * symbols.c - ELF symbols and DWARF lines through elfutils' libdwfl.
+ *
+ * Each ELF file gets one Dwfl session with the file reported at bias 0, so
+ * libdwfl addresses are link-time addresses.  libdwfl picks the symbol table
+ * (.symtab; else that of a separate debug file found by build-id or
+ * .gnu_debuglink; else .dynsym) and finds the DWARF the same way.  Function
+ * symbols are copied out once per file and sorted, so a lookup is a binary
+ * search.
+ *
+ * Several names often share one address (aliases: malloc and __libc_malloc,
+ * a weak and a strong name).  Lookups name the code by the preferred one:
+ * global before weak before local, then the one with fewer leading
+ * underscores (the name people call), then the smallest name, so the choice
+ * does not depend on symbol table order.
+ *
+ * C++ names are demangled with __cxa_demangle from libstdc++: it is the
+ * demangler of the C++ ABI GCC and clang follow, and libstdc++ is installed
+ * wherever a C++ compiler is (libiberty's only ships as a static archive).
+ */
+#include "symbols.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "../model/profile.h"
+
+/* libstdc++ (C++ ABI), declared here because this is C. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+struct func_sym {
+	uint64_t start;
+	uint64_t size;        /* from the symbol table; 0 for sizeless symbols */
+	uint64_t section_end; /* a sizeless symbol extends at most to here */
+	const char *raw;      /* as in the symbol table (owned by libelf) */
+	char *demangled;      /* NULL until asked for, then the C++ name or NULL */
+	int demangle_tried;
+	int rank; /* lower is preferred among aliases */
+};
+
+struct elf_file {
+	char *path;
+	char *error; /* set when the file could not be used: every call repeats it */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct func_sym *syms; /* every function symbol, by start then preference */
+	size_t nsyms;
+	size_t *primary; /* index into syms of the preferred symbol of each start */
+	uint64_t *extent; /* size to report for primary[i], sizeless ones extended */
+	size_t nprimary;
+};
+
+struct symbols {
+	struct elf_file **files;
+	size_t nfiles;
+	struct elf_file *last; /* lookups come in runs on one file */
+};
+
+/* NULL: let libdwfl use its default path, ":.debug:/usr/lib/debug". */
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+/* ---- checking a file ---------------------------------------------------- */
+
+static int check_elf(int fd, const char *path, struct zerr *err)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr ehdr;
+	int rc = 1;
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		rc = zerr_set(err, "%s: not an ELF file", path);
+	else if (!gelf_getehdr(elf, &ehdr))
+		rc = zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
+	else if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN)
+		rc = zerr_set(err, "%s: an ELF file but not a program or shared library", path);
+	elf_end(elf);
+	return rc < 0 ? 0 : 1;
+}
+
+int symbols_is_elf(const char *path, struct zerr *err)
+{
+	elf_version(EV_CURRENT);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			zerr_set(err, "%s: no such file", path);
+		else
+			zerr_set(err, "%s: not readable (%s)", path, strerror(errno));
+		return 0;
+	}
+	struct stat st;
+	int ok = 0;
+	if (fstat(fd, &st) < 0)
+		zerr_set(err, "%s: not readable (%s)", path, strerror(errno));
+	else if (S_ISDIR(st.st_mode))
+		zerr_set(err, "%s: is a directory, not an ELF file", path);
+	else if (!S_ISREG(st.st_mode))
+		zerr_set(err, "%s: not an ELF file (not a regular file)", path);
+	else
+		ok = check_elf(fd, path, err);
+	close(fd);
+	return ok;
+}
+
+/* ---- reading the symbol table ------------------------------------------- */
+
+static int leading_underscores(const char *name)
+{
+	int n = 0;
+	while (name[n] == '_')
+		n++;
+	return n;
+}
+
+static int binding_rank(unsigned char bind)
+{
+	switch (bind) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE: return 0;
+	case STB_WEAK: return 1;
+	default: return 2;
+	}
+}
+
+static int compare_syms(const void *a, const void *b)
+{
+	const struct func_sym *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	int ux = leading_underscores(x->raw), uy = leading_underscores(y->raw);
+	if (ux != uy)
+		return ux - uy;
+	return strcmp(x->raw, y->raw);
+}
+
+/* End of the section holding a symbol: how far a sizeless one may reach. */
+static uint64_t section_end(Elf *elf, GElf_Word shndx, uint64_t start)
+{
+	GElf_Shdr shdr;
+	Elf_Scn *scn = elf ? elf_getscn(elf, shndx) : NULL;
+	if (!scn || !gelf_getshdr(scn, &shdr) || !(shdr.sh_flags & SHF_ALLOC))
+		return start;
+	uint64_t end = shdr.sh_addr + shdr.sh_size;
+	return end > start ? end : start;
+}
+
+static void read_symbols(struct elf_file *f)
+{
+	int n = dwfl_module_getsymtab(f->mod);
+	if (n <= 0)
+		return;
+	f->syms = zp_xcalloc((size_t)n, sizeof *f->syms);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr, bias;
+		GElf_Word shndx;
+		Elf *elf;
+		const char *name = dwfl_module_getsym_info(f->mod, i, &sym, &addr, &shndx, &elf,
+							   &bias);
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    shndx == SHN_UNDEF)
+			continue;
+		struct func_sym *s = &f->syms[f->nsyms++];
+		s->start = addr - bias;
+		s->size = sym.st_size;
+		s->section_end = section_end(elf, shndx, s->start);
+		s->raw = name;
+		s->rank = binding_rank(GELF_ST_BIND(sym.st_info));
+	}
+	qsort(f->syms, f->nsyms, sizeof *f->syms, compare_syms);
+}
+
+/* Drops entries naming the same start twice (symbol tables may repeat one). */
+static void drop_duplicates(struct elf_file *f)
+{
+	size_t out = 0;
+	for (size_t i = 0; i < f->nsyms; i++) {
+		struct func_sym *s = &f->syms[i];
+		if (out && s->start == f->syms[out - 1].start &&
+		    strcmp(s->raw, f->syms[out - 1].raw) == 0)
+			continue;
+		f->syms[out++] = *s;
+	}
+	f->nsyms = out;
+}
+
+/*
+ * One primary symbol per start.  Its extent is the largest size among its
+ * aliases or, when all are sizeless, the distance to the next start within
+ * its section.
+ */
+static void index_primaries(struct elf_file *f)
+{
+	f->primary = zp_xcalloc(f->nsyms, sizeof *f->primary);
+	f->extent = zp_xcalloc(f->nsyms, sizeof *f->extent);
+	for (size_t i = 0; i < f->nsyms; i++) {
+		struct func_sym *s = &f->syms[i];
+		if (f->nprimary && f->syms[f->primary[f->nprimary - 1]].start == s->start) {
+			uint64_t *e = &f->extent[f->nprimary - 1];
+			if (s->size > *e)
+				*e = s->size;
+			continue;
+		}
+		f->primary[f->nprimary] = i;
+		f->extent[f->nprimary++] = s->size;
+	}
+	for (size_t i = 0; i < f->nprimary; i++) {
+		const struct func_sym *s = &f->syms[f->primary[i]];
+		if (f->extent[i])
+			continue;
+		uint64_t end = s->section_end;
+		if (i + 1 < f->nprimary && f->syms[f->primary[i + 1]].start < end)
+			end = f->syms[f->primary[i + 1]].start;
+		f->extent[i] = end - s->start;
+	}
+}
+
+/* ---- the per-file cache -------------------------------------------------- */
+
+static void close_file(struct elf_file *f)
+{
+	for (size_t i = 0; i < f->nsyms; i++)
+		free(f->syms[i].demangled);
+	free(f->syms);
+	free(f->primary);
+	free(f->extent);
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	free(f->error);
+	free(f->path);
+	free(f);
+}
+
+static int open_dwfl(struct elf_file *f, struct zerr *err)
+{
+	f->dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!f->dwfl)
+		return zerr_set(err, "%s: %s", f->path, dwfl_errmsg(-1));
+	dwfl_report_begin(f->dwfl);
+	/* Bias 0: libdwfl's addresses are then the file's link-time addresses. */
+	f->mod = dwfl_report_elf(f->dwfl, f->path, f->path, -1, 0, true);
+	if (dwfl_report_end(f->dwfl, NULL, NULL) != 0 || !f->mod)
+		return zerr_set(err, "%s: damaged ELF file (%s)", f->path, dwfl_errmsg(-1));
+	return 0;
+}
+
+static struct elf_file *load_file(const char *path)
+{
+	struct elf_file *f = zp_xcalloc(1, sizeof *f);
+	struct zerr err;
+	f->path = zp_xstrdup(path);
+	if (!symbols_is_elf(path, &err) || open_dwfl(f, &err) < 0) {
+		f->error = zp_xstrdup(err.msg);
+		return f;
+	}
+	read_symbols(f);
+	drop_duplicates(f);
+	index_primaries(f);
+	return f;
+}
+
+static struct elf_file *get_file(struct symbols *s, const char *path, struct zerr *err)
+{
+	struct elf_file *f = s->last && strcmp(s->last->path, path) == 0 ? s->last : NULL;
+	for (size_t i = 0; !f && i < s->nfiles; i++)
+		if (strcmp(s->files[i]->path, path) == 0)
+			f = s->files[i];
+	if (!f) {
+		f = load_file(path);
+		s->files = zp_xrealloc(s->files, (s->nfiles + 1) * sizeof *s->files);
+		s->files[s->nfiles++] = f;
+	}
+	s->last = f;
+	if (f->error) {
+		zerr_set(err, "%s", f->error);
+		return NULL;
+	}
+	return f;
+}
+
+struct symbols *symbols_new(void)
+{
+	elf_version(EV_CURRENT);
+	return zp_xcalloc(1, sizeof(struct symbols));
+}
+
+void symbols_free(struct symbols *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nfiles; i++)
+		close_file(s->files[i]);
+	free(s->files);
+	free(s);
+}
+
+/* ---- lookups ------------------------------------------------------------- */
+
+static const char *sym_name(struct func_sym *s)
+{
+	if (!s->demangle_tried) {
+		int status = -1;
+		s->demangle_tried = 1;
+		if (strncmp(s->raw, "_Z", 2) == 0)
+			s->demangled = __cxa_demangle(s->raw, NULL, NULL, &status);
+		if (status != 0) {
+			free(s->demangled);
+			s->demangled = NULL;
+		}
+	}
+	return s->demangled ? s->demangled : s->raw;
+}
+
+/* Index into f->primary of the last symbol starting at or before addr, or -1. */
+static ptrdiff_t find_primary(const struct elf_file *f, uint64_t addr)
+{
+	size_t lo = 0, hi = f->nprimary;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->syms[f->primary[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (ptrdiff_t)lo - 1;
+}
+
+int symbols_lookup(struct symbols *s, const char *path, uint64_t addr, struct symbol *out,
+		   struct zerr *err)
+{
+	struct elf_file *f = get_file(s, path, err);
+	memset(out, 0, sizeof *out);
+	if (!f)
+		return -1;
+	ptrdiff_t i = find_primary(f, addr);
+	if (i < 0)
+		return 0;
+	struct func_sym *sym = &f->syms[f->primary[i]];
+	if (addr - sym->start >= f->extent[i])
+		return 0;
+	out->name = sym_name(sym);
+	out->start = sym->start;
+	out->size = f->extent[i];
+	return 0;
+}
+
+int symbols_line(struct symbols *s, const char *path, uint64_t addr, const char **file,
+		 int *line, struct zerr *err)
+{
+	struct elf_file *f = get_file(s, path, err);
+	*file = "";
+	*line = 0;
+	if (!f)
+		return -1;
+	Dwfl_Line *l = dwfl_module_getsrc(f->mod, addr);
+	const char *name = l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
+	if (name)
+		*file = name;
+	else
+		*line = 0;
+	return 0;
+}
+
+int symbols_each_function(struct symbols *s, const char *path,
+			  void (*fn)(void *arg, const struct symbol *sym), void *arg,
+			  struct zerr *err)
+{
+	struct elf_file *f = get_file(s, path, err);
+	if (!f)
+		return -1;
+	size_t p = 0;
+	for (size_t i = 0; i < f->nsyms; i++) {
+		struct func_sym *sym = &f->syms[i];
+		while (p + 1 < f->nprimary && f->syms[f->primary[p + 1]].start <= sym->start)
+			p++;
+		struct symbol out = {sym_name(sym), sym->start, sym->size ? sym->size : f->extent[p]};
+		if (out.size)
+			fn(arg, &out);
+	}
+	return 0;
+}
