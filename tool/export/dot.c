@@ -90,8 +90,10 @@ int export_dot(const struct zp_profile *p, const struct export_options *o, FILE 
 	unsigned char *shown = zp_xcalloc(p->nnodes, 1);
 
 	fputs("digraph zond {\n\tgraph [labelloc=t, label=\"", out);
-	put_label_text(out, p->run.command ? p->run.command : "");
-	fputs("\\n", out);
+	if (p->run.command && *p->run.command) {
+		put_label_text(out, p->run.command);
+		fputs("\\n", out);
+	}
 	put_label_text(out, metric == METRIC_CALLS ? "calls" : p->events[metric].name);
 	fputs("\"];\n\tnode [shape=box, fontname=\"Helvetica\"];\n", out);
 	for (uint32_t n = 0; n < p->nnodes; n++) {

@@ -1,0 +1,134 @@
+/*
+ * test_dot.c - the DOT export, rendered by Graphviz.
+ *
+ * `dot -Tsvg` must accept every export; the SVG must hold exactly the
+ * expected nodes and edges (by their n<id> titles), the labels' numbers,
+ * names with quotes, <, > and backslashes as they are, and --min-share must
+ * drop exactly the nodes under the share with their edges.
+ *
+ * Usage: test_export_dot WORKDIR
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "export/export.h"
+#include "fixture.h"
+
+static size_t count(const char *text, const char *what)
+{
+	size_t n = 0;
+	for (const char *s = text; (s = strstr(s, what)); s += strlen(what))
+		n++;
+	return n;
+}
+
+/* Exports p, renders it, and returns the SVG (NULL if dot failed). */
+static char *render(const struct zp_profile *p, const struct export_options *o, const char *dir,
+		    const char *name)
+{
+	char dot[512], svg[512], cmd[1100];
+	snprintf(dot, sizeof dot, "%s/%s.dot", dir, name);
+	snprintf(svg, sizeof svg, "%s/%s.svg", dir, name);
+	FILE *f = fopen(dot, "w");
+	struct zerr err;
+	if (!f || export_dot(p, o, f, &err) != 0 || fclose(f) != 0)
+		return NULL;
+	snprintf(cmd, sizeof cmd, "dot -Tsvg -o %s %s", svg, dot);
+	if (system(cmd) != 0)
+		return NULL;
+	return fixture_read_file(svg);
+}
+
+static void check_fixture(const char *dir)
+{
+	struct zp_profile *p = fixture_profile(1);
+	struct export_options o = {.thread = ZP_NONE};
+	char *svg = render(p, &o, dir, "fixture");
+	CHECK(svg != NULL);
+	if (svg) {
+		CHECK_EQ_U64(count(svg, "class=\"node\""), 6);
+		CHECK_EQ_U64(count(svg, "class=\"edge\""), 6);
+		for (int n = 0; n < 6; n++) {
+			char title[64];
+			snprintf(title, sizeof title, "<title>n%d</title>", n);
+			CHECK_EQ_U64(count(svg, title), 1);
+		}
+		CHECK(strstr(svg, "<title>n0&#45;&gt;n1</title>"));
+		CHECK(strstr(svg, "<title>n5&#45;&gt;n5</title>"));
+		CHECK(strstr(svg, ">work</text>"));
+		CHECK(strstr(svg, ">self 6.00 us (44.44%)</text>"));
+		CHECK(strstr(svg, ">total 8.00 us (59.26%)</text>"));
+		CHECK(strstr(svg, ">4 calls</text>"));
+		CHECK(strstr(svg, ">parse</text>"));
+		CHECK(strstr(svg, ">8.00 us</text>"));
+	}
+	free(svg);
+
+	/* Over 20%: main 74%, work 59%, worker_main 26%; only main -> work links two of them. */
+	o.min_share = 0.2;
+	svg = render(p, &o, dir, "fixture-min");
+	CHECK(svg != NULL);
+	if (svg) {
+		CHECK_EQ_U64(count(svg, "class=\"node\""), 3);
+		CHECK(strstr(svg, "<title>n0</title>") && strstr(svg, "<title>n1</title>") &&
+		      strstr(svg, "<title>n4</title>"));
+		CHECK_EQ_U64(count(svg, "class=\"edge\""), 1);
+		CHECK(strstr(svg, "<title>n0&#45;&gt;n1</title>"));
+	}
+	free(svg);
+	profile_free(p);
+
+	/* Counts only: labels carry calls, no cost. */
+	p = fixture_profile(0);
+	o.min_share = 0;
+	svg = render(p, &o, dir, "fixture-counts");
+	CHECK(svg != NULL);
+	if (svg) {
+		CHECK_EQ_U64(count(svg, "class=\"node\""), 6);
+		CHECK(strstr(svg, ">11 calls</text>"));
+		CHECK(!strstr(svg, ">self "));
+	}
+	free(svg);
+	profile_free(p);
+}
+
+static void check_escaping(const char *dir)
+{
+	struct zp_profile *p = profile_new();
+	profile_event(p, "time", "ns");
+	uint32_t t = profile_thread(p, 1, 1, "");
+	uint32_t a = profile_node(p, ZP_FUNCTION, "std::map<int, \"q\">::at\\x", "", "", 0, 1);
+	uint32_t b = profile_node(p, ZP_FUNCTION, "a\"b\\", "", "", 0, 2);
+	struct zp_stat *s = profile_stat(p, t, a);
+	s->calls = 1, s->self[0] = 30, s->incl[0] = 100;
+	s = profile_stat(p, t, b);
+	s->calls = 2, s->self[0] = 70, s->incl[0] = 70;
+	struct zp_edge *e = profile_edge(p, t, ZP_CALL, a, b);
+	e->calls = 2, e->incl[0] = 70;
+	struct export_options o = {.thread = ZP_NONE};
+	char *svg = render(p, &o, dir, "escaping");
+	CHECK(svg != NULL);
+	if (svg) {
+		CHECK(strstr(svg, ">std::map&lt;int, &quot;q&quot;&gt;::at\\x</text>"));
+		CHECK(strstr(svg, ">a&quot;b\\</text>"));
+		CHECK_EQ_U64(count(svg, "class=\"edge\""), 1);
+	}
+	free(svg);
+	profile_free(p);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = argc > 1 ? argv[1] : ".";
+	check_fixture(dir);
+	check_escaping(dir);
+
+	struct zp_profile *p = fixture_profile(1);
+	struct export_options o = {.thread = ZP_NONE, .event = 3};
+	struct zerr err;
+	CHECK(export_dot(p, &o, stdout, &err) == -1);
+	CHECK(strstr(err.msg, "no event number 3") != NULL);
+	profile_free(p);
+	return check_done();
+}

@@ -1,0 +1,46 @@
+/*
+ * write_fixture.c - writes the fixture profile (fixture.h) in one export
+ * format, for tests that hand the file to another program.
+ *
+ * Usage: write_fixture callgrind|dot|folded|json NEVENTS OUTFILE
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/export.h"
+#include "fixture.h"
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*write)(const struct zp_profile *, const struct export_options *, FILE *,
+			     struct zerr *);
+	} formats[] = {
+		{"callgrind", export_callgrind},
+		{"dot", export_dot},
+		{"folded", export_folded},
+		{"json", export_json},
+	};
+	if (argc != 4) {
+		fputs("usage: write_fixture FORMAT NEVENTS OUTFILE\n", stderr);
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+		if (strcmp(formats[i].name, argv[1]) != 0)
+			continue;
+		struct zp_profile *p = fixture_profile((unsigned)atoi(argv[2]));
+		struct export_options o = {.thread = ZP_NONE};
+		struct zerr err;
+		FILE *out = fopen(argv[3], "w");
+		int rc = out ? formats[i].write(p, &o, out, &err) : -1;
+		if (out && fclose(out) != 0)
+			rc = -1;
+		profile_free(p);
+		if (rc < 0)
+			fprintf(stderr, "write_fixture: %s\n", out ? err.msg : argv[3]);
+		return rc < 0;
+	}
+	fprintf(stderr, "write_fixture: unknown format %s\n", argv[1]);
+	return 2;
+}
