@@ -33,15 +33,13 @@ struct zp_profile *sample_profile(const char *campaign)
 	uint32_t t0 = profile_thread(p, 4242, 4242, "main");
 	uint32_t t1 = profile_thread(p, 4243, 4243, ""); /* a forked child */
 
-	uint32_t main_ = profile_node(p, ZP_FUNCTION, "main", "/usr/bin/shop", "/src/shop.c", 10,
-				      0x1139);
+	uint32_t main_ =
+		profile_node(p, ZP_FUNCTION, "main", "/usr/bin/shop", "/src/shop.c", 10, 0x1139);
 	uint32_t f = profile_node(p, ZP_FUNCTION, "ns::f(int)", "/lib/libx.so", "", 0,
 				  0xffffffff00001000ull);
 	uint32_t blk = profile_node(p, ZP_BLOCK, "checkout", "", "/src/shop.c", 42, 0);
-	uint32_t bb1 = profile_node(p, ZP_BASIC_BLOCK, "main+0x10", "/usr/bin/shop", "", 0,
-				    0x1149);
-	uint32_t bb2 = profile_node(p, ZP_BASIC_BLOCK, "main+0x20", "/usr/bin/shop", "", 0,
-				    0x1159);
+	uint32_t bb1 = profile_node(p, ZP_BASIC_BLOCK, "main+0x10", "/usr/bin/shop", "", 0, 0x1149);
+	uint32_t bb2 = profile_node(p, ZP_BASIC_BLOCK, "main+0x20", "/usr/bin/shop", "", 0, 0x1159);
 	p->nodes[bb1].parent = main_;
 	p->nodes[bb2].parent = main_;
 
@@ -84,7 +82,8 @@ struct zp_profile *sample_big_profile(size_t nthreads, size_t nfuncs)
 	for (size_t f = 0; f < nfuncs; f++) {
 		char name[32];
 		snprintf(name, sizeof name, "func_%zu", f);
-		profile_node(p, ZP_FUNCTION, name, "/bin/big", "big.c", (int)f + 1, 0x1000 + f * 16);
+		profile_node(p, ZP_FUNCTION, name, "/bin/big", "big.c", (int)f + 1,
+			     0x1000 + f * 16);
 	}
 	for (size_t t = 0; t < nthreads; t++) {
 		uint32_t th = profile_thread(p, 100, 100 + (int64_t)t, "worker");
@@ -95,8 +94,8 @@ struct zp_profile *sample_big_profile(size_t nthreads, size_t nfuncs)
 			s->incl[time] = f * 5 + t;
 			s->min[time] = f;
 			s->max[time] = f * 4;
-			struct zp_edge *e = profile_edge(p, th, ZP_CALL, f ? (uint32_t)f - 1 : ZP_NONE,
-							 (uint32_t)f);
+			struct zp_edge *e = profile_edge(
+				p, th, ZP_CALL, f ? (uint32_t)f - 1 : ZP_NONE, (uint32_t)f);
 			e->calls = f + 1;
 			e->incl[time] = f * 5 + t;
 		}
@@ -117,7 +116,8 @@ static void same_u64(const char *what, size_t i, uint64_t a, uint64_t b)
 	if (a == b)
 		return;
 	if (++mismatches <= MAX_PRINTED)
-		fprintf(stderr, "    %s (element %zu): %" PRIu64 " != %" PRIu64 "\n", what, i, a, b);
+		fprintf(stderr, "    %s (element %zu): %" PRIu64 " != %" PRIu64 "\n", what, i, a,
+			b);
 }
 
 static void same_str(const char *what, size_t i, const char *a, const char *b)

@@ -92,7 +92,8 @@ static void test_open_errors(const char *dir)
 	char *newer = sample_path(dir, "newer.db");
 	store_close(store_with_runs(newer, 1, NULL));
 	run_sql(newer, "UPDATE zond_meta SET value = '3' WHERE key = 'schema_version'");
-	check_open_error(newer, STORE_READ, ": written by a newer zond (schema 3, this zond reads 1)");
+	check_open_error(newer, STORE_READ,
+			 ": written by a newer zond (schema 3, this zond reads 1)");
 	run_sql(newer, "UPDATE zond_meta SET value = 'x' WHERE key = 'schema_version'");
 	check_open_error(newer, STORE_READ, ": damaged zond profile store (bad schema_version)");
 
@@ -128,8 +129,7 @@ static void check_ref(struct store *s, const char *ref, int64_t want)
 	CHECK_EQ_U64(id, want);
 }
 
-static void check_ref_error(struct store *s, const char *path, const char *ref,
-			    const char *suffix)
+static void check_ref_error(struct store *s, const char *path, const char *ref, const char *suffix)
 {
 	struct zerr err = {{0}};
 	int64_t id;
@@ -194,8 +194,8 @@ static int64_t count_rows(const char *path, const char *table, int64_t run)
 
 static void test_delete(const char *dir)
 {
-	static const char *const tables[] = {"run_meta", "events", "threads", "nodes",
-					     "stats", "stat_costs", "edges", "edge_costs"};
+	static const char *const tables[] = {"run_meta", "events",     "threads", "nodes",
+					     "stats",    "stat_costs", "edges",   "edge_costs"};
 	char *path = sample_path(dir, "delete.db");
 	struct store *s = store_with_runs(path, 3, NULL);
 	struct zerr err = {{0}};

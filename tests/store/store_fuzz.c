@@ -16,7 +16,7 @@
 #include "sample.h"
 #include "store/store.h"
 
-#define MUTATIONS 400
+#define MUTATIONS 1000
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 

@@ -1,8 +1,11 @@
 /*
  * store_roundtrip.c - a run comes back from the store exactly as it went in,
- * the SQL tables say what doc/store-schema.md says, large runs are quick,
+ * the SQL tables say what doc/store-schema.md says (its example queries run
+ * and give the results expected), large runs are quick,
  * and two processes writing one store both succeed.
  */
+#define _GNU_SOURCE /* getline, open_memstream */
+
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -92,15 +95,16 @@ static void test_round_trip(const char *dir)
 
 	/* What SQL users read (doc/store-schema.md): bit-cast uint64, NULL for ZP_NONE. */
 	CHECK_EQ_U64(sql_int(path, "SELECT min FROM stat_costs WHERE run = 1 AND stat = 0 "
-				   "AND event = 1"), (uint64_t)-1);
+				   "AND event = 1"),
+		     (uint64_t)-1);
 	CHECK_EQ_U64(sql_int(path, "SELECT count(*) FROM edges WHERE run = 1 AND caller IS NULL"),
 		     2);
 	CHECK_EQ_U64(sql_int(path, "SELECT count(*) FROM nodes WHERE run = 1 AND parent = 0"), 2);
 	CHECK_EQ_U64(sql_int(path, "SELECT sum(c.self) FROM stat_costs c JOIN events e ON "
 				   "e.run = c.run AND e.idx = c.event WHERE c.run = 1 AND "
-				   "e.name = 'time'"), 1007);
-	CHECK_EQ_U64(sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"),
-		     1);
+				   "e.name = 'time'"),
+		     1007);
+	CHECK_EQ_U64(sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"), 1);
 	profile_free(a);
 	profile_free(b);
 	profile_free(a2);
@@ -133,6 +137,72 @@ static void test_big_run(const char *dir)
 	profile_free(p);
 	profile_free(q);
 	store_close(s);
+	free(path);
+}
+
+/* The first row of a query as "a|b|c", and the number of rows. */
+static char *first_row(sqlite3 *db, const char *sql, int *rows)
+{
+	sqlite3_stmt *st;
+	char *row = NULL;
+	size_t len;
+	*rows = -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		fprintf(stderr, "    %s\n    %s\n", sql, sqlite3_errmsg(db));
+		return NULL;
+	}
+	*rows = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if ((*rows)++)
+			continue;
+		FILE *f = open_memstream(&row, &len);
+		for (int i = 0; i < sqlite3_column_count(st); i++) {
+			const unsigned char *v = sqlite3_column_text(st, i);
+			fprintf(f, "%s%s", i ? "|" : "", v ? (const char *)v : "NULL");
+		}
+		fclose(f);
+	}
+	sqlite3_finalize(st);
+	return row;
+}
+
+/* The example queries of doc/store-schema.md work on a real store, with the results shown. */
+static void test_documented_queries(const char *dir, const char *doc_path)
+{
+	static const char *const want[] = {"main|1000|1", "main|ns::f(int)|3", NULL};
+	char *path = sample_path(dir, "rt.db"); /* from test_round_trip: newest run is 2 */
+	FILE *doc = fopen(doc_path, "r");
+	CHECK(doc != NULL);
+	sqlite3 *db;
+	CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	char *line = NULL, *sql = NULL;
+	size_t cap = 0, len, nqueries = 0;
+	FILE *q = NULL;
+	while (doc && getline(&line, &cap, doc) > 0) {
+		if (strcmp(line, "```sql\n") == 0) {
+			q = open_memstream(&sql, &len);
+		} else if (q && strcmp(line, "```\n") == 0) {
+			fclose(q);
+			q = NULL;
+			int rows;
+			char *row = first_row(db, sql, &rows);
+			CHECK(rows > 0);
+			if (nqueries < 2)
+				CHECK_EQ_STR(row, want[nqueries]);
+			else
+				CHECK_EQ_U64(rows, 2);
+			nqueries++;
+			free(row);
+			free(sql);
+		} else if (q) {
+			fputs(line, q);
+		}
+	}
+	CHECK_EQ_U64(nqueries, 3);
+	free(line);
+	if (doc)
+		fclose(doc);
+	sqlite3_close(db);
 	free(path);
 }
 
@@ -170,10 +240,15 @@ static void test_concurrent_writers(const char *dir)
 	free(path);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc != 2) {
+		fprintf(stderr, "usage: store_roundtrip doc/store-schema.md\n");
+		return 2;
+	}
 	char *dir = sample_tmpdir();
 	test_round_trip(dir);
+	test_documented_queries(dir, argv[1]);
 	test_big_run(dir);
 	test_concurrent_writers(dir);
 	sample_rmdir(dir);

@@ -75,8 +75,8 @@ static struct nm_list nm_functions(const struct args *a, const char *path, int d
 {
 	struct nm_list l = {0};
 	char *cmd;
-	if (asprintf(&cmd, "'%s' -S -C --defined-only %s '%s'", a->nm, dynamic ? "-D" : "",
-		     path) < 0)
+	if (asprintf(&cmd, "'%s' -S -C --defined-only %s '%s'", a->nm, dynamic ? "-D" : "", path) <
+	    0)
 		exit(2);
 	FILE *f = popen(cmd, "r");
 	char *line;
@@ -153,8 +153,8 @@ static const struct symbol *seen_find(const struct seen *s, const char *name, ui
  * Every sized function nm lists is reported with its exact start and size;
  * everything reported is a function nm lists, with nm's size if it has one.
  */
-static void check_each_function(struct symbols *syms, const char *path,
-				const struct nm_list *nm, struct seen *seen)
+static void check_each_function(struct symbols *syms, const char *path, const struct nm_list *nm,
+				struct seen *seen)
 {
 	struct zerr err;
 	CHECK(symbols_each_function(syms, path, collect, seen, &err) == 0);
@@ -171,7 +171,8 @@ static void check_each_function(struct symbols *syms, const char *path,
 	for (size_t i = 0; i < seen->n; i++) {
 		const struct nm_sym *n = nm_at(nm, seen->v[i].name, seen->v[i].start);
 		if (!CHECK(n != NULL))
-			fprintf(stderr, "    %s: %s is not a function to nm\n", path, seen->v[i].name);
+			fprintf(stderr, "    %s: %s is not a function to nm\n", path,
+				seen->v[i].name);
 		else if (n->size)
 			CHECK_EQ_U64(seen->v[i].size, n->size);
 		CHECK(seen->v[i].size > 0);
@@ -257,7 +258,8 @@ static void check_lines_of(struct symbols *syms, const struct args *a, const cha
 		snprintf(got, sizeof got, "%s:%d", file, line);
 		if ((!want || strcmp(got, want) != 0) && wrong++ < 3)
 			fprintf(stderr, "    %s+%llu: %s, addr2line says %s\n", fn->name,
-				(unsigned long long)(addr - fn->start), got, want ? want : "nothing");
+				(unsigned long long)(addr - fn->start), got,
+				want ? want : "nothing");
 		free(want);
 	}
 	CHECK(f && pclose(f) == 0);
@@ -323,8 +325,12 @@ static void check_program(struct symbols *syms, const struct args *a, const char
 	check_lookups(syms, path, &nm);
 	check_many_lookups(syms, path, &nm);
 	check_known_lines(syms, a, path, &nm);
-	const char *ours[] = {"helper", "alias_target", "main", "cxx_entry",
-			      "shop::Cart::total(int) const", "long shop::twice<long>(long)"};
+	const char *ours[] = {"helper",
+			      "alias_target",
+			      "main",
+			      "cxx_entry",
+			      "shop::Cart::total(int) const",
+			      "long shop::twice<long>(long)"};
 	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
 		const struct nm_sym *n = nm_find(&nm, ours[i]);
 		if (CHECK(n != NULL))
@@ -419,8 +425,7 @@ static void check_stripped_program(struct symbols *syms, const struct args *a)
 	if (CHECK(main_fn != NULL)) {
 		CHECK(symbols_lookup(syms, a->pie_stripped, main_fn->start, &s, &err) == 0);
 		CHECK(s.name == NULL);
-		CHECK(symbols_line(syms, a->pie_stripped, main_fn->start, &file, &line, &err) ==
-		      0);
+		CHECK(symbols_line(syms, a->pie_stripped, main_fn->start, &file, &line, &err) == 0);
 		CHECK_EQ_STR(file, "");
 	}
 	nm_free(&nm);

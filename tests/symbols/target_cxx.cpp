@@ -1,5 +1,6 @@
 // C++ for the symbols tests: a member function and a template instance.
-namespace shop {
+namespace shop
+{
 
 struct Cart {
 	int total(int n) const;

@@ -32,103 +32,102 @@
 
 #define STORE_FORMAT "zond profile store"
 
-static const char schema_sql[] =
-	"CREATE TABLE zond_meta (\n"
-	"  key TEXT PRIMARY KEY,\n"
-	"  value TEXT NOT NULL\n"
-	") STRICT;\n"
-	"CREATE TABLE campaigns (\n"
-	"  id INTEGER PRIMARY KEY,\n"
-	"  name TEXT NOT NULL UNIQUE\n"
-	") STRICT;\n"
-	"CREATE TABLE runs (\n"
-	"  id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
-	"  campaign INTEGER REFERENCES campaigns(id),\n"
-	"  collector TEXT,\n"
-	"  command TEXT,\n"
-	"  host TEXT,\n"
-	"  arch TEXT,\n"
-	"  clock TEXT,\n"
-	"  start_ns INTEGER NOT NULL,\n"
-	"  duration_ns INTEGER NOT NULL,\n"
-	"  pid INTEGER NOT NULL,\n"
-	"  exit_status INTEGER NOT NULL,\n"
-	"  term_signal INTEGER NOT NULL,\n"
-	"  overhead_ns REAL NOT NULL\n"
-	") STRICT;\n"
-	"CREATE INDEX runs_by_campaign ON runs(campaign);\n"
-	"CREATE TABLE run_meta (\n"
-	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
-	"  idx INTEGER NOT NULL,\n"
-	"  key TEXT NOT NULL,\n"
-	"  value TEXT NOT NULL,\n"
-	"  PRIMARY KEY (run, idx)\n"
-	") WITHOUT ROWID, STRICT;\n"
-	"CREATE TABLE events (\n"
-	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
-	"  idx INTEGER NOT NULL,\n"
-	"  name TEXT NOT NULL,\n"
-	"  unit TEXT NOT NULL,\n"
-	"  PRIMARY KEY (run, idx)\n"
-	") WITHOUT ROWID, STRICT;\n"
-	"CREATE TABLE threads (\n"
-	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
-	"  idx INTEGER NOT NULL,\n"
-	"  pid INTEGER NOT NULL,\n"
-	"  tid INTEGER NOT NULL,\n"
-	"  name TEXT NOT NULL,\n"
-	"  PRIMARY KEY (run, idx)\n"
-	") WITHOUT ROWID, STRICT;\n"
-	"CREATE TABLE nodes (\n"
-	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
-	"  id INTEGER NOT NULL,\n"
-	"  kind INTEGER NOT NULL,\n"
-	"  name TEXT NOT NULL,\n"
-	"  module TEXT NOT NULL,\n"
-	"  file TEXT NOT NULL,\n"
-	"  line INTEGER NOT NULL,\n"
-	"  addr INTEGER NOT NULL,\n"
-	"  parent INTEGER,\n"
-	"  PRIMARY KEY (run, id)\n"
-	") WITHOUT ROWID, STRICT;\n"
-	"CREATE TABLE stats (\n"
-	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
-	"  idx INTEGER NOT NULL,\n"
-	"  thread INTEGER NOT NULL,\n"
-	"  node INTEGER NOT NULL,\n"
-	"  calls INTEGER NOT NULL,\n"
-	"  PRIMARY KEY (run, idx)\n"
-	") WITHOUT ROWID, STRICT;\n"
-	"CREATE TABLE stat_costs (\n"
-	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
-	"  stat INTEGER NOT NULL,\n"
-	"  event INTEGER NOT NULL,\n"
-	"  self INTEGER NOT NULL,\n"
-	"  incl INTEGER NOT NULL,\n"
-	"  min INTEGER NOT NULL,\n"
-	"  max INTEGER NOT NULL,\n"
-	"  PRIMARY KEY (run, stat, event)\n"
-	") WITHOUT ROWID, STRICT;\n"
-	"CREATE TABLE edges (\n"
-	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
-	"  idx INTEGER NOT NULL,\n"
-	"  thread INTEGER NOT NULL,\n"
-	"  kind INTEGER NOT NULL,\n"
-	"  caller INTEGER,\n"
-	"  callee INTEGER NOT NULL,\n"
-	"  calls INTEGER NOT NULL,\n"
-	"  taken INTEGER NOT NULL,\n"
-	"  site INTEGER NOT NULL,\n"
-	"  site_line INTEGER NOT NULL,\n"
-	"  PRIMARY KEY (run, idx)\n"
-	") WITHOUT ROWID, STRICT;\n"
-	"CREATE TABLE edge_costs (\n"
-	"  run INTEGER NOT NULL REFERENCES runs(id),\n"
-	"  edge INTEGER NOT NULL,\n"
-	"  event INTEGER NOT NULL,\n"
-	"  incl INTEGER NOT NULL,\n"
-	"  PRIMARY KEY (run, edge, event)\n"
-	") WITHOUT ROWID, STRICT;\n";
+static const char schema_sql[] = "CREATE TABLE zond_meta (\n"
+				 "  key TEXT PRIMARY KEY,\n"
+				 "  value TEXT NOT NULL\n"
+				 ") STRICT;\n"
+				 "CREATE TABLE campaigns (\n"
+				 "  id INTEGER PRIMARY KEY,\n"
+				 "  name TEXT NOT NULL UNIQUE\n"
+				 ") STRICT;\n"
+				 "CREATE TABLE runs (\n"
+				 "  id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+				 "  campaign INTEGER REFERENCES campaigns(id),\n"
+				 "  collector TEXT,\n"
+				 "  command TEXT,\n"
+				 "  host TEXT,\n"
+				 "  arch TEXT,\n"
+				 "  clock TEXT,\n"
+				 "  start_ns INTEGER NOT NULL,\n"
+				 "  duration_ns INTEGER NOT NULL,\n"
+				 "  pid INTEGER NOT NULL,\n"
+				 "  exit_status INTEGER NOT NULL,\n"
+				 "  term_signal INTEGER NOT NULL,\n"
+				 "  overhead_ns REAL NOT NULL\n"
+				 ") STRICT;\n"
+				 "CREATE INDEX runs_by_campaign ON runs(campaign);\n"
+				 "CREATE TABLE run_meta (\n"
+				 "  run INTEGER NOT NULL REFERENCES runs(id),\n"
+				 "  idx INTEGER NOT NULL,\n"
+				 "  key TEXT NOT NULL,\n"
+				 "  value TEXT NOT NULL,\n"
+				 "  PRIMARY KEY (run, idx)\n"
+				 ") WITHOUT ROWID, STRICT;\n"
+				 "CREATE TABLE events (\n"
+				 "  run INTEGER NOT NULL REFERENCES runs(id),\n"
+				 "  idx INTEGER NOT NULL,\n"
+				 "  name TEXT NOT NULL,\n"
+				 "  unit TEXT NOT NULL,\n"
+				 "  PRIMARY KEY (run, idx)\n"
+				 ") WITHOUT ROWID, STRICT;\n"
+				 "CREATE TABLE threads (\n"
+				 "  run INTEGER NOT NULL REFERENCES runs(id),\n"
+				 "  idx INTEGER NOT NULL,\n"
+				 "  pid INTEGER NOT NULL,\n"
+				 "  tid INTEGER NOT NULL,\n"
+				 "  name TEXT NOT NULL,\n"
+				 "  PRIMARY KEY (run, idx)\n"
+				 ") WITHOUT ROWID, STRICT;\n"
+				 "CREATE TABLE nodes (\n"
+				 "  run INTEGER NOT NULL REFERENCES runs(id),\n"
+				 "  id INTEGER NOT NULL,\n"
+				 "  kind INTEGER NOT NULL,\n"
+				 "  name TEXT NOT NULL,\n"
+				 "  module TEXT NOT NULL,\n"
+				 "  file TEXT NOT NULL,\n"
+				 "  line INTEGER NOT NULL,\n"
+				 "  addr INTEGER NOT NULL,\n"
+				 "  parent INTEGER,\n"
+				 "  PRIMARY KEY (run, id)\n"
+				 ") WITHOUT ROWID, STRICT;\n"
+				 "CREATE TABLE stats (\n"
+				 "  run INTEGER NOT NULL REFERENCES runs(id),\n"
+				 "  idx INTEGER NOT NULL,\n"
+				 "  thread INTEGER NOT NULL,\n"
+				 "  node INTEGER NOT NULL,\n"
+				 "  calls INTEGER NOT NULL,\n"
+				 "  PRIMARY KEY (run, idx)\n"
+				 ") WITHOUT ROWID, STRICT;\n"
+				 "CREATE TABLE stat_costs (\n"
+				 "  run INTEGER NOT NULL REFERENCES runs(id),\n"
+				 "  stat INTEGER NOT NULL,\n"
+				 "  event INTEGER NOT NULL,\n"
+				 "  self INTEGER NOT NULL,\n"
+				 "  incl INTEGER NOT NULL,\n"
+				 "  min INTEGER NOT NULL,\n"
+				 "  max INTEGER NOT NULL,\n"
+				 "  PRIMARY KEY (run, stat, event)\n"
+				 ") WITHOUT ROWID, STRICT;\n"
+				 "CREATE TABLE edges (\n"
+				 "  run INTEGER NOT NULL REFERENCES runs(id),\n"
+				 "  idx INTEGER NOT NULL,\n"
+				 "  thread INTEGER NOT NULL,\n"
+				 "  kind INTEGER NOT NULL,\n"
+				 "  caller INTEGER,\n"
+				 "  callee INTEGER NOT NULL,\n"
+				 "  calls INTEGER NOT NULL,\n"
+				 "  taken INTEGER NOT NULL,\n"
+				 "  site INTEGER NOT NULL,\n"
+				 "  site_line INTEGER NOT NULL,\n"
+				 "  PRIMARY KEY (run, idx)\n"
+				 ") WITHOUT ROWID, STRICT;\n"
+				 "CREATE TABLE edge_costs (\n"
+				 "  run INTEGER NOT NULL REFERENCES runs(id),\n"
+				 "  edge INTEGER NOT NULL,\n"
+				 "  event INTEGER NOT NULL,\n"
+				 "  incl INTEGER NOT NULL,\n"
+				 "  PRIMARY KEY (run, edge, event)\n"
+				 ") WITHOUT ROWID, STRICT;\n";
 
 /* Tables holding a run's parts, deleted children first. */
 static const char *const run_tables[] = {
@@ -156,8 +155,8 @@ static int db_error(struct store *s, struct zerr *err)
 
 static int damaged(struct store *s, struct zerr *err, int64_t run, const char *what)
 {
-	return zerr_set(err, "%s: damaged zond profile store (run %" PRId64 ": %s)", s->path,
-			run, what);
+	return zerr_set(err, "%s: damaged zond profile store (run %" PRId64 ": %s)", s->path, run,
+			what);
 }
 
 /* SQLite integers are signed: uint64 values are stored with the same bits. */
@@ -253,7 +252,8 @@ static int count_tables(struct store *s, struct zerr *err)
 	const char *sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table'";
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
 		if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_NOTADB)
-			return zerr_set(err, "%s: not a zond profile store (not an SQLite database)",
+			return zerr_set(err,
+					"%s: not a zond profile store (not an SQLite database)",
 					s->path);
 		return db_error(s, err);
 	}
@@ -325,16 +325,17 @@ static int check_format(struct store *s, struct zerr *err)
 	if (rc < 0)
 		return -1;
 	if (rc == 0)
-		return zerr_set(err, "%s: not a zond profile store (an SQLite database of "
-				     "something else)", s->path);
+		return zerr_set(err,
+				"%s: not a zond profile store (an SQLite database of "
+				"something else)",
+				s->path);
 	char *format = zond_meta_value(s, "format", err, &failed);
 	if (failed)
 		return -1;
 	int ok = format && strcmp(format, STORE_FORMAT) == 0;
 	free(format);
 	if (!ok)
-		return zerr_set(err, "%s: not a zond profile store (no zond format mark)",
-				s->path);
+		return zerr_set(err, "%s: not a zond profile store (no zond format mark)", s->path);
 
 	char *version = zond_meta_value(s, "schema_version", err, &failed);
 	if (failed)
@@ -360,8 +361,10 @@ static int check_path(const char *path, enum store_mode mode, struct zerr *err)
 		if (errno == ENOENT && mode == STORE_CREATE)
 			return 0;
 		if (errno == ENOENT)
-			return zerr_set(err, "%s: no such file (record a run first: "
-					     "zond record -- PROG)", path);
+			return zerr_set(err,
+					"%s: no such file (record a run first: "
+					"zond record -- PROG)",
+					path);
 		return zerr_set(err, "%s: %s", path, strerror(errno));
 	}
 	if (S_ISDIR(st.st_mode))
@@ -514,8 +517,7 @@ static int insert_threads(struct store *s, const struct zp_profile *p, int64_t r
 	return rc;
 }
 
-static int insert_nodes(struct store *s, const struct zp_profile *p, int64_t run,
-			struct zerr *err)
+static int insert_nodes(struct store *s, const struct zp_profile *p, int64_t run, struct zerr *err)
 {
 	sqlite3_stmt *st;
 	if (prepare(s, "INSERT INTO nodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, err) < 0)
@@ -541,8 +543,7 @@ static int insert_nodes(struct store *s, const struct zp_profile *p, int64_t run
 	return rc;
 }
 
-static int insert_stats(struct store *s, const struct zp_profile *p, int64_t run,
-			struct zerr *err)
+static int insert_stats(struct store *s, const struct zp_profile *p, int64_t run, struct zerr *err)
 {
 	sqlite3_stmt *st, *cost;
 	if (prepare(s, "INSERT INTO stats VALUES (?, ?, ?, ?, ?)", &st, err) < 0)
@@ -593,8 +594,7 @@ static void bind_edge(sqlite3_stmt *st, int64_t run, size_t i, const struct zp_e
 	sqlite3_bind_int(st, 10, e->site_line);
 }
 
-static int insert_edges(struct store *s, const struct zp_profile *p, int64_t run,
-			struct zerr *err)
+static int insert_edges(struct store *s, const struct zp_profile *p, int64_t run, struct zerr *err)
 {
 	sqlite3_stmt *st, *cost;
 	const char *sql = "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
@@ -718,8 +718,7 @@ static int load_meta(struct store *s, struct zp_profile *p, int64_t run, struct 
 	int rc;
 	while ((rc = step_row(s, st, err)) == 1) {
 		const char *key = column_text(st, 1), *value = column_text(st, 2);
-		if (!is_index(st, 0, p->run.nmeta) || !key || !value ||
-		    profile_meta(p, key)) {
+		if (!is_index(st, 0, p->run.nmeta) || !key || !value || profile_meta(p, key)) {
 			rc = damaged(s, err, run, "bad run_meta row");
 			break;
 		}
@@ -738,8 +737,8 @@ static int load_events(struct store *s, struct zp_profile *p, int64_t run, struc
 	int rc;
 	while ((rc = step_row(s, st, err)) == 1) {
 		const char *name = column_text(st, 1), *unit = column_text(st, 2);
-		if (p->nevents == ZP_MAX_EVENTS || !is_index(st, 0, p->nevents) || !name ||
-		    !unit || profile_find_event(p, name) >= 0) {
+		if (p->nevents == ZP_MAX_EVENTS || !is_index(st, 0, p->nevents) || !name || !unit ||
+		    profile_find_event(p, name) >= 0) {
 			rc = damaged(s, err, run, "bad events row");
 			break;
 		}
@@ -822,7 +821,8 @@ static int load_stats(struct store *s, struct zp_profile *p, int64_t run, struct
 	int rc;
 	while ((rc = step_row(s, st, err)) == 1) {
 		size_t i = p->nstats;
-		int64_t thread = column_ref(st, 1, p->nthreads), node = column_ref(st, 2, p->nnodes);
+		int64_t thread = column_ref(st, 1, p->nthreads),
+			node = column_ref(st, 2, p->nnodes);
 		if (!is_index(st, 0, i) || thread < 0 || node < 0 || !column_is_int(st, 3)) {
 			rc = damaged(s, err, run, "bad stats row");
 			break;
@@ -838,8 +838,7 @@ static int load_stats(struct store *s, struct zp_profile *p, int64_t run, struct
 	return rc;
 }
 
-static int load_stat_costs(struct store *s, struct zp_profile *p, int64_t run,
-			   struct zerr *err)
+static int load_stat_costs(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
 {
 	sqlite3_stmt *st;
 	const char *sql = "SELECT stat, event, self, incl, min, max FROM stat_costs "
@@ -904,8 +903,7 @@ static int load_edges(struct store *s, struct zp_profile *p, int64_t run, struct
 	return rc;
 }
 
-static int load_edge_costs(struct store *s, struct zp_profile *p, int64_t run,
-			   struct zerr *err)
+static int load_edge_costs(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
 {
 	sqlite3_stmt *st;
 	const char *sql = "SELECT edge, event, incl FROM edge_costs WHERE run = ? "
@@ -1068,8 +1066,9 @@ static int no_such_run(struct store *s, const char *ref, int64_t count, struct z
 	if (hi - lo + 1 == count)
 		return zerr_set(err, "%s: no run %s (runs are %" PRId64 "..%" PRId64 ")", s->path,
 				ref, lo, hi);
-	return zerr_set(err, "%s: no run %s (%" PRId64 " runs with ids from %" PRId64
-			     " to %" PRId64 ")", s->path, ref, count, lo, hi);
+	return zerr_set(err,
+			"%s: no run %s (%" PRId64 " runs with ids from %" PRId64 " to %" PRId64 ")",
+			s->path, ref, count, lo, hi);
 }
 
 int store_find_run(struct store *s, const char *ref, int64_t *id, struct zerr *err)
@@ -1078,8 +1077,10 @@ int store_find_run(struct store *s, const char *ref, int64_t *id, struct zerr *e
 	if (!ref || !*ref || strcmp(ref, "last") == 0)
 		ref = "-1";
 	if (parse_ref(ref, &n) < 0)
-		return zerr_set(err, "%s: bad run reference '%s' (use last, an id N or -N for the "
-				     "Nth newest)", s->path, ref);
+		return zerr_set(err,
+				"%s: bad run reference '%s' (use last, an id N or -N for the "
+				"Nth newest)",
+				s->path, ref);
 	if (query_int(s, "SELECT count(*) FROM runs", &count, err) < 0)
 		return -1;
 	if (count == 0)

@@ -53,7 +53,7 @@ struct elf_file {
 	Dwfl_Module *mod;
 	struct func_sym *syms; /* every function symbol, by start then preference */
 	size_t nsyms;
-	size_t *primary; /* index into syms of the preferred symbol of each start */
+	size_t *primary;  /* index into syms of the preferred symbol of each start */
 	uint64_t *extent; /* size to report for primary[i], sizeless ones extended */
 	size_t nprimary;
 };
@@ -171,8 +171,8 @@ static void read_symbols(struct elf_file *f)
 		GElf_Addr addr, bias;
 		GElf_Word shndx;
 		Elf *elf;
-		const char *name = dwfl_module_getsym_info(f->mod, i, &sym, &addr, &shndx, &elf,
-							   &bias);
+		const char *name =
+			dwfl_module_getsym_info(f->mod, i, &sym, &addr, &shndx, &elf, &bias);
 		int type = GELF_ST_TYPE(sym.st_info);
 		if (!name || !*name || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
 		    shndx == SHN_UNDEF)
@@ -361,8 +361,8 @@ int symbols_lookup(struct symbols *s, const char *path, uint64_t addr, struct sy
 	return 0;
 }
 
-int symbols_line(struct symbols *s, const char *path, uint64_t addr, const char **file,
-		 int *line, struct zerr *err)
+int symbols_line(struct symbols *s, const char *path, uint64_t addr, const char **file, int *line,
+		 struct zerr *err)
 {
 	struct elf_file *f = get_file(s, path, err);
 	*file = "";
@@ -390,7 +390,8 @@ int symbols_each_function(struct symbols *s, const char *path,
 		struct func_sym *sym = &f->syms[i];
 		while (p + 1 < f->nprimary && f->syms[f->primary[p + 1]].start <= sym->start)
 			p++;
-		struct symbol out = {sym_name(sym), sym->start, sym->size ? sym->size : f->extent[p]};
+		struct symbol out = {sym_name(sym), sym->start,
+				     sym->size ? sym->size : f->extent[p]};
 		if (out.size)
 			fn(arg, &out);
 	}
