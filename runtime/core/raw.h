@@ -8,8 +8,8 @@
  * so whatever the process counted is in the file the moment it was counted:
  * a crash, _exit or SIGKILL loses nothing but the end time.
  *
- * Layout (all offsets from the start of the file, all little-endian host
- * order, every section 64-byte aligned):
+ * Layout (all offsets from the start of the file, all in host byte order,
+ * every section 64-byte aligned, every thread slot page aligned):
  *
  *   struct zr_header
  *   struct zr_module   modules[max_modules]
@@ -45,10 +45,17 @@
 
 /* zr_header.state */
 enum zr_state {
-	ZR_RUNNING = 1, /* still running, or killed before it could say */
+	ZR_RUNNING = 1, /* still running, or ended without saying (crash, kill, exec) */
 	ZR_EXITED = 2,  /* exit()/return from main/_exit: exit_status valid */
-	ZR_SIGNALED = 3,/* a fatal signal: term_signal valid */
+	ZR_SIGNALED = 3,/* a fatal signal: term_signal valid (a runtime that installs
+			   no signal handler, like the Linux one, never writes it) */
 	ZR_EXECED = 4,  /* replaced by exec: the new image has its own file */
+};
+
+/* zr_header.arch: the machine the addresses and ticks come from */
+enum zr_arch {
+	ZR_ARCH_X86_64 = 1,
+	ZR_ARCH_AARCH64 = 2,
 };
 
 /* zr_header.clock */
@@ -65,6 +72,12 @@ enum zr_clock {
 #define ZR_FUNC_BLOCK 1u    /* a hand-marked block: name/file/line are set */
 #define ZR_FUNC_FILTERED 2u /* excluded by a filter: never counted */
 
+/*
+ * A block's zr_func.addr is the run-time address its begin was called from
+ * with this bit set, so that it can never equal a function's entry address.
+ */
+#define ZR_BLOCK_BIT (1ull << 63)
+
 struct zr_header {
 	char magic[8];
 	uint32_t version;
@@ -77,7 +90,7 @@ struct zr_header {
 	int32_t term_signal;     /* valid when state == ZR_SIGNALED */
 
 	uint32_t clock;          /* enum zr_clock */
-	uint32_t pad0;
+	uint32_t arch;           /* enum zr_arch */
 	double ticks_per_sec;    /* calibrated frequency of the clock */
 	uint64_t start_ticks, end_ticks;   /* end_ticks 0 until the process ends */
 	int64_t start_realtime_ns;         /* CLOCK_REALTIME at start */
@@ -125,13 +138,14 @@ struct zr_thread {
 	uint32_t depth;          /* frames on the shadow stack (may exceed max_depth) */
 	uint32_t lost_funcs;     /* calls not counted: function table full */
 	uint32_t lost_edges;     /* calls whose edge was not counted: edge table full */
-	uint32_t lost_frames;    /* calls deeper than max_depth: counted, not timed */
+	uint32_t lost_frames;    /* calls deeper than max_depth: counted, not timed,
+				    no edge */
 	uint32_t pad[2];
 };
 
 /* One function (or block) as seen by one thread. */
 struct zr_func {
-	uint64_t addr;           /* run-time entry address, or block site address */
+	uint64_t addr;           /* run-time entry address, or block site | ZR_BLOCK_BIT */
 	uint32_t flags;          /* ZR_FUNC_* */
 	uint32_t depth;          /* live activations (recursion) */
 	uint64_t calls;
@@ -149,13 +163,14 @@ struct zr_edge {
 	uint32_t callee;
 	uint64_t calls;
 	uint64_t incl;           /* ticks, summed over every call on this edge */
-	uint64_t site;           /* run-time address of the first call site seen */
+	uint64_t site;           /* return address of the first call seen (run-time) */
 };
 
 /* One live activation on a thread's shadow stack. */
 struct zr_frame {
 	uint64_t addr;           /* the function's run-time address */
-	uint64_t sp;             /* stack pointer at entry: finds frames left by longjmp */
+	uint64_t sp;             /* the probe's frame address at entry: finds frames
+				    abandoned by longjmp or an exception */
 	uint32_t func;           /* zr_func index, ZR_NONE when not counted */
 	uint32_t edge;           /* zr_edge index, ZR_NONE when not counted */
 	uint64_t enter_ticks;

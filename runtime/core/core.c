@@ -1,0 +1,570 @@
+/*
+ * core.c - the cold paths of the runtime core: laying out the raw file,
+ * giving threads their slots, adding functions, edges, modules and strings,
+ * blocks, the recording gate, fork.  See core.h.
+ */
+#include "core.h"
+
+#include "port.h"
+
+struct zrt_process zrt;
+
+_Static_assert(sizeof(struct zr_header) % 8 == 0, "zr_header is padded");
+_Static_assert(sizeof(struct zr_frame) == 48, "zr_frame layout");
+_Static_assert(sizeof(struct zr_func) == 72, "zr_func layout");
+_Static_assert(sizeof(struct zr_edge) == 32, "zr_edge layout");
+
+static uint64_t align_up(uint64_t n, uint64_t a)
+{
+	return (n + a - 1) / a * a;
+}
+
+/* The smallest power of two that is at least twice n, so that probing always ends. */
+static uint32_t hash_size(uint32_t n)
+{
+	uint32_t size = 16;
+	while (size < 2 * (uint64_t)n)
+		size *= 2;
+	return size;
+}
+
+static void copy_bytes(void *dst, const void *src, uint64_t n)
+{
+	__builtin_memcpy(dst, src, n);
+}
+
+static int same_string(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *base = path;
+	for (; *path; path++)
+		if (*path == '/')
+			base = path + 1;
+	return base;
+}
+
+/* A filter or trigger path names a module by its full path, or by base name alone. */
+int zrt_module_matches(const char *wanted, const char *path)
+{
+	if (same_string(wanted, path))
+		return 1;
+	return base_name(wanted) == wanted && same_string(wanted, base_name(path));
+}
+
+static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
+{
+	h->max_modules = cfg->max_modules;
+	h->max_threads = cfg->max_threads;
+	h->max_funcs = cfg->max_funcs;
+	h->max_edges = cfg->max_edges;
+	h->max_depth = cfg->max_depth;
+	h->func_hash_size = hash_size(cfg->max_funcs);
+	h->edge_hash_size = hash_size(cfg->max_edges);
+	h->string_bytes = cfg->string_bytes;
+
+	h->funcs_off = align_up(sizeof(struct zr_thread), 64);
+	h->edges_off = align_up(h->funcs_off + (uint64_t)h->max_funcs * sizeof(struct zr_func), 64);
+	h->func_hash_off = align_up(h->edges_off + (uint64_t)h->max_edges * sizeof(struct zr_edge), 64);
+	h->edge_hash_off = align_up(h->func_hash_off + (uint64_t)h->func_hash_size * 4, 64);
+	h->stack_off = align_up(h->edge_hash_off + (uint64_t)h->edge_hash_size * 4, 64);
+	/* page-aligned slots: no two threads ever write the same cache line */
+	h->thread_bytes = align_up(h->stack_off + (uint64_t)h->max_depth * sizeof(struct zr_frame),
+				   4096);
+
+	h->modules_off = align_up(sizeof *h, 64);
+	h->strings_off = align_up(h->modules_off + (uint64_t)h->max_modules * sizeof(struct zr_module),
+				  64);
+	h->threads_off = align_up(h->strings_off + h->string_bytes, 4096);
+	h->file_bytes = h->threads_off + (uint64_t)h->max_threads * h->thread_bytes;
+}
+
+static void use_mapping(void *base)
+{
+	struct zr_header *h = base;
+	zrt.hdr = h;
+	zrt.base = base;
+	zrt.file_bytes = h->file_bytes;
+	zrt.func_mask = h->func_hash_size - 1;
+	zrt.edge_mask = h->edge_hash_size - 1;
+	zrt.max_funcs = h->max_funcs;
+	zrt.max_edges = h->max_edges;
+	zrt.max_depth = h->max_depth;
+	zrt.timed = !(h->flags & ZR_FLAG_NO_TIME);
+}
+
+int zrt_process_start(const struct zrt_config *cfg)
+{
+	struct zr_header layout = { 0 };
+	lay_out(&layout, cfg);
+	struct zr_header *h = port_map_output(layout.file_bytes);
+	if (!h)
+		return -1;
+	*h = layout;
+	copy_bytes(h->magic, ZR_MAGIC, sizeof h->magic);
+	h->version = ZR_VERSION;
+	h->header_bytes = sizeof *h;
+	h->state = ZR_RUNNING;
+	h->flags = cfg->flags;
+	h->pid = cfg->pid;
+	h->ppid = cfg->ppid;
+	h->clock = cfg->clock;
+	h->arch = cfg->arch;
+	h->ticks_per_sec = cfg->ticks_per_sec;
+	h->start_ticks = port_clock();
+	h->start_realtime_ns = cfg->start_realtime_ns;
+	h->string_used = 1; /* offset 0 is the empty string */
+	zrt.gate = cfg->manual ? ZRT_GATE_STOPPED : 0;
+	use_mapping(h);
+	return 0;
+}
+
+void zrt_process_end(int exited, int status, int64_t realtime_ns)
+{
+	struct zr_header *h = zrt.hdr;
+	if (!h)
+		return;
+	h->end_ticks = port_clock();
+	h->end_realtime_ns = realtime_ns;
+	if (exited) {
+		h->exit_status = status;
+		h->state = ZR_EXITED;
+	}
+}
+
+void zrt_set_recording(int on)
+{
+	if (on)
+		__atomic_fetch_and(&zrt.gate, ~ZRT_GATE_STOPPED, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_or(&zrt.gate, ZRT_GATE_STOPPED, __ATOMIC_RELAXED);
+}
+
+/* ---- threads ----------------------------------------------------------- */
+
+uint64_t zrt_thread_bytes(void)
+{
+	return zrt.hdr ? zrt.hdr->thread_bytes : 0;
+}
+
+void zrt_thread_bind(struct zrt_thread *t, void *slot)
+{
+	const struct zr_header *h = zrt.hdr;
+	uint8_t *s = slot;
+	t->info = slot;
+	t->funcs = (struct zr_func *)(s + h->funcs_off);
+	t->edges = (struct zr_edge *)(s + h->edges_off);
+	t->func_hash = (uint32_t *)(s + h->func_hash_off);
+	t->edge_hash = (uint32_t *)(s + h->edge_hash_off);
+	t->stack = (struct zr_frame *)(s + h->stack_off);
+	t->busy = 0;
+}
+
+/* Claims the next free thread slot; ZR_NONE when all are taken. */
+static uint32_t claim_slot(struct zr_header *h)
+{
+	uint32_t n = __atomic_load_n(&h->n_threads, __ATOMIC_RELAXED);
+	do {
+		if (n >= h->max_threads)
+			return ZR_NONE;
+	} while (!__atomic_compare_exchange_n(&h->n_threads, &n, n + 1, 1, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return n;
+}
+
+static int bind_new_slot(struct zrt_thread *t)
+{
+	struct zr_header *h = zrt.hdr;
+	uint32_t slot = claim_slot(h);
+	if (slot == ZR_NONE) {
+		__atomic_fetch_add(&h->lost_threads, 1, __ATOMIC_RELAXED);
+		return -1;
+	}
+	zrt_thread_bind(t, zrt.base + h->threads_off + slot * h->thread_bytes);
+	struct zr_thread *ti = t->info;
+	ti->tid = port_thread_id();
+	port_thread_name(ti->name);
+	ti->start_ticks = port_clock();
+	ti->last_ticks = ti->start_ticks;
+	/* the reader skips slots not (yet) marked used */
+	__atomic_store_n(&ti->used, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void zrt_thread_attach(struct zrt_thread *t)
+{
+	if (!zrt.hdr || bind_new_slot(t) < 0) {
+		t->state = ZRT_THREAD_OFF;
+		return;
+	}
+	t->state = ZRT_THREAD_ON;
+	port_thread_attached();
+}
+
+void zrt_thread_end(struct zrt_thread *t)
+{
+	if (t->state == ZRT_THREAD_ON)
+		t->info->end_ticks = port_clock();
+}
+
+/* ---- strings and modules ----------------------------------------------- */
+
+/* Copies s into the string pool; 0 (the empty string) when the pool is full. */
+static uint32_t keep_string(const char *s)
+{
+	struct zr_header *h = zrt.hdr;
+	uint32_t n = 1;
+	while (s[n - 1])
+		n++;
+	uint32_t off = __atomic_fetch_add(&h->string_used, n, __ATOMIC_RELAXED);
+	if (off > h->string_bytes || h->string_bytes - off < n) {
+		__atomic_fetch_add(&h->lost_strings, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	copy_bytes((char *)zrt.base + h->strings_off + off, s, n);
+	return off;
+}
+
+static const char *string_at(uint32_t off)
+{
+	return (const char *)zrt.base + zrt.hdr->strings_off + off;
+}
+
+static struct zr_module *module_table(void)
+{
+	return (struct zr_module *)(zrt.base + zrt.hdr->modules_off);
+}
+
+static const struct zr_module *find_module(uint64_t addr)
+{
+	const struct zr_module *m = module_table();
+	uint32_t n = __atomic_load_n(&zrt.hdr->n_modules, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++)
+		if (addr >= m[i].start && addr < m[i].end)
+			return &m[i];
+	return NULL;
+}
+
+static void lock_modules(void)
+{
+	while (__atomic_exchange_n(&zrt.module_lock, 1, __ATOMIC_ACQUIRE))
+		;
+}
+
+static void unlock_modules(void)
+{
+	__atomic_store_n(&zrt.module_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* The module holding addr, recorded now if this is its first function. */
+static const struct zr_module *note_module(uint64_t addr)
+{
+	const struct zr_module *found = find_module(addr);
+	if (found)
+		return found;
+	struct zr_header *h = zrt.hdr;
+	lock_modules();
+	found = find_module(addr);
+	struct port_module pm;
+	if (!found && port_module_of(addr, &pm) == 0) {
+		uint32_t n = h->n_modules;
+		if (n < h->max_modules) {
+			struct zr_module *m = &module_table()[n];
+			m->start = pm.start;
+			m->end = pm.end;
+			m->bias = pm.bias;
+			m->path = keep_string(pm.path);
+			__atomic_store_n(&h->n_modules, n + 1, __ATOMIC_RELEASE);
+			found = m;
+		} else {
+			__atomic_fetch_add(&h->lost_modules, 1, __ATOMIC_RELAXED);
+		}
+	}
+	unlock_modules();
+	return found;
+}
+
+static int is_filtered(uint64_t addr, const struct zr_module *m)
+{
+	if (!m || !zrt.n_filters)
+		return 0;
+	const char *path = string_at(m->path);
+	uint64_t link = addr - m->bias;
+	for (size_t i = 0; i < zrt.n_filters; i++) {
+		const struct zrt_filter *f = &zrt.filters[i];
+		if (link >= f->start && link < f->end && zrt_module_matches(f->module, path))
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- functions and edges ----------------------------------------------- */
+
+static uint32_t add_func(struct zrt_thread *t, uint64_t addr, uint32_t slot)
+{
+	struct zr_thread *ti = t->info;
+	if (ti->n_funcs >= zrt.max_funcs) {
+		ti->lost_funcs++;
+		return ZR_NONE;
+	}
+	uint32_t i = ti->n_funcs;
+	struct zr_func *f = &t->funcs[i];
+	f->addr = addr;
+	f->min = UINT64_MAX;
+	if (addr & ZR_BLOCK_BIT)
+		f->flags = ZR_FUNC_BLOCK;
+	else if (is_filtered(addr, note_module(addr)))
+		f->flags = ZR_FUNC_FILTERED;
+	ti->n_funcs = i + 1;
+	t->func_hash[slot] = i + 1;
+	return i;
+}
+
+/* The index of the function at addr, added on first sight; ZR_NONE when the table is full. */
+static uint32_t find_func(struct zrt_thread *t, uint64_t addr)
+{
+	uint32_t h = zrt_hash(addr) & zrt.func_mask;
+	for (;; h = (h + 1) & zrt.func_mask) {
+		uint32_t x = t->func_hash[h];
+		if (!x)
+			return add_func(t, addr, h);
+		if (t->funcs[x - 1].addr == addr)
+			return x - 1;
+	}
+}
+
+/* The edge from caller to callee, added on first sight with its call site. */
+static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee, uint64_t site)
+{
+	uint64_t addr = t->funcs[callee].addr;
+	uint32_t h = zrt_edge_hash(caller, addr) & zrt.edge_mask;
+	for (;; h = (h + 1) & zrt.edge_mask) {
+		uint32_t x = t->edge_hash[h];
+		if (x) {
+			if (t->edges[x - 1].caller == caller && t->edges[x - 1].callee == callee)
+				return x - 1;
+			continue;
+		}
+		struct zr_thread *ti = t->info;
+		if (ti->n_edges >= zrt.max_edges) {
+			ti->lost_edges++;
+			return ZR_NONE;
+		}
+		struct zr_edge *e = &t->edges[ti->n_edges];
+		e->caller = caller;
+		e->callee = callee;
+		e->site = site;
+		t->edge_hash[h] = ++ti->n_edges;
+		return ti->n_edges - 1;
+	}
+}
+
+static int gate_open(uint64_t fn, uint32_t depth)
+{
+	uint32_t gate = __atomic_load_n(&zrt.gate, __ATOMIC_RELAXED);
+	if (gate & ZRT_GATE_STOPPED)
+		return 0;
+	/* inside the trigger function exactly when anything is on the stack */
+	if (gate & ZRT_GATE_TRIGGER)
+		return depth > 0 || (fn == zrt.trigger && fn != 0);
+	return 1;
+}
+
+/*
+ * Closes the frames no longer live: entering, those whose probe ran at or
+ * below sp; otherwise those below it.  now == 0: read the clock if needed.
+ */
+static uint32_t drop_stale(struct zrt_thread *t, uint64_t sp, int entering, uint64_t now)
+{
+	uint32_t d = t->info->depth;
+	while (d > 0 && d <= zrt.max_depth) {
+		uint64_t top = t->stack[d - 1].sp;
+		if (entering ? top > sp : top >= sp)
+			break;
+		if (!now && zrt.timed)
+			now = port_clock();
+		zrt_pop(t, d, now);
+		d--;
+	}
+	return d;
+}
+
+/* Counts a call of fn (key: address, or block site | ZR_BLOCK_BIT) and pushes its frame. */
+static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
+{
+	struct zr_thread *ti = t->info;
+	uint32_t d = ti->depth;
+	if (zrt.gate && !gate_open(fn, d))
+		return NULL;
+	uint32_t i = find_func(t, fn);
+	if (i == ZR_NONE || (t->funcs[i].flags & ZR_FUNC_FILTERED))
+		return NULL;
+	t->funcs[i].calls++;
+	if (d >= zrt.max_depth) {
+		/* counted, not timed; the exit probe gives the level back */
+		ti->lost_frames++;
+		ti->depth++;
+		return NULL;
+	}
+	uint32_t e = find_edge(t, d ? t->stack[d - 1].func : ZR_NONE, i, site);
+	if (e != ZR_NONE)
+		t->edges[e].calls++;
+	return zrt_open_frame(t, d, fn, sp, i, e);
+}
+
+struct zr_frame *zrt_enter_slow(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
+{
+	drop_stale(t, sp, 1, 0);
+	return push(t, fn, site, sp);
+}
+
+void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
+{
+	uint32_t d = t->info->depth;
+	if (d > zrt.max_depth) {
+		/* only calls that were counted on entry took a level */
+		uint32_t i = find_func(t, fn);
+		if (i != ZR_NONE && !(t->funcs[i].flags & ZR_FUNC_FILTERED))
+			t->info->depth--;
+		return;
+	}
+	d = drop_stale(t, sp, 0, now);
+	/* no match: a call that was never pushed (filtered, gated, table full) */
+	if (d > 0 && t->stack[d - 1].addr == fn)
+		zrt_pop(t, d, now);
+}
+
+void zrt_unwound(struct zrt_thread *t, uint64_t sp)
+{
+	if (t->busy)
+		return;
+	t->busy = 1;
+	zrt_signal_fence();
+	drop_stale(t, sp, 0, 0);
+	zrt_signal_fence();
+	t->busy = 0;
+}
+
+/* ---- blocks ------------------------------------------------------------ */
+
+void zrt_block_begin(struct zrt_thread *t, uint64_t site, const char *name, const char *file,
+		     int line, uint64_t sp)
+{
+	if (t->busy)
+		return;
+	t->busy = 1;
+	zrt_signal_fence();
+	/*
+	 * One below the caller's frame address: the caller's own exit probe
+	 * then sees the block as stale if it was never ended, while calls made
+	 * inside the block still see it as their parent.
+	 */
+	drop_stale(t, sp - 1, 0, 0);
+	struct zr_frame *fr = push(t, site | ZR_BLOCK_BIT, site, sp - 1);
+	if (fr) {
+		struct zr_func *f = &t->funcs[fr->func];
+		if (!f->line) {
+			f->name = keep_string(name ? name : "");
+			f->file = keep_string(file ? file : "");
+			f->line = line > 0 ? (uint32_t)line : 1;
+		}
+	}
+	zrt_signal_fence();
+	t->busy = 0;
+	if (fr && zrt.timed)
+		fr->enter_ticks = port_clock();
+}
+
+/* Ends the innermost open block of that name, and whatever was left open above it. */
+void zrt_block_end(struct zrt_thread *t, const char *name, uint64_t now)
+{
+	if (t->busy)
+		return;
+	t->busy = 1;
+	zrt_signal_fence();
+	uint32_t d = t->info->depth;
+	if (d > zrt.max_depth)
+		d = 0; /* the open block is not on the stack */
+	uint32_t k = d;
+	for (; k > 0; k--) {
+		const struct zr_func *f = &t->funcs[t->stack[k - 1].func];
+		if ((f->flags & ZR_FUNC_BLOCK) && same_string(string_at(f->name), name ? name : ""))
+			break;
+	}
+	for (; k > 0 && d >= k; d--)
+		zrt_pop(t, d, now);
+	zrt_signal_fence();
+	t->busy = 0;
+}
+
+/* ---- fork -------------------------------------------------------------- */
+
+/* Pushes a frame carried over from the parent: counted once, timed from now. */
+static void carry_frame(struct zrt_thread *t, const struct zr_frame *old,
+			const struct zr_func *old_func, uint64_t site, uint64_t now)
+{
+	uint32_t d = t->info->depth;
+	uint32_t i = find_func(t, old->addr);
+	if (i == ZR_NONE)
+		return;
+	struct zr_func *f = &t->funcs[i];
+	f->flags = old_func->flags;
+	f->name = old_func->name;
+	f->file = old_func->file;
+	f->line = old_func->line;
+	f->calls++;
+	uint32_t e = find_edge(t, d ? t->stack[d - 1].func : ZR_NONE, i, site);
+	if (e != ZR_NONE)
+		t->edges[e].calls++;
+	zrt_open_frame(t, d, old->addr, old->sp, i, e)->enter_ticks = now;
+}
+
+void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t realtime_ns)
+{
+	struct zr_header *old = zrt.hdr;
+	if (!old)
+		return;
+	struct zr_header *h = port_map_output(old->file_bytes);
+	if (!h) {
+		zrt.hdr = NULL;
+		t->state = ZRT_THREAD_OFF;
+		return;
+	}
+	/* header, modules and strings as they are; no threads yet */
+	uint64_t used = old->string_used < old->string_bytes ? old->string_used : old->string_bytes;
+	copy_bytes(h, old, old->strings_off + used);
+	h->state = ZR_RUNNING;
+	h->pid = pid;
+	h->ppid = ppid;
+	h->start_ticks = port_clock();
+	h->start_realtime_ns = realtime_ns;
+	h->end_ticks = 0;
+	h->end_realtime_ns = 0;
+	h->exit_status = 0;
+	h->n_threads = 0;
+	h->lost_threads = 0;
+	zrt.module_lock = 0;
+
+	struct zrt_thread parent = *t;
+	use_mapping(h);
+	if (parent.state != ZRT_THREAD_ON) {
+		t->state = ZRT_THREAD_NEW;
+		return;
+	}
+	zrt_thread_attach(t);
+	if (t->state != ZRT_THREAD_ON)
+		return;
+	uint32_t depth = parent.info->depth;
+	uint32_t kept = depth < zrt.max_depth ? depth : zrt.max_depth;
+	for (uint32_t k = 0; k < kept; k++) {
+		const struct zr_frame *fr = &parent.stack[k];
+		uint64_t site = fr->edge != ZR_NONE ? parent.edges[fr->edge].site : 0;
+		carry_frame(t, fr, &parent.funcs[fr->func], site, h->start_ticks);
+	}
+	t->info->depth += depth - kept;
+}

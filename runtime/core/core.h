@@ -1,0 +1,282 @@
+/*
+ * core.h - the runtime core: the per-thread tables, the shadow stack and the
+ * probe logic that fills them, all inside the raw file's mapping (raw.h).
+ *
+ * A port (port.h) owns the entry points.  It fills a struct zrt_config,
+ * calls zrt_process_start() once, and from its hooks calls zrt_enter() and
+ * zrt_exit() with the thread's struct zrt_thread (kept in thread-local
+ * storage by the port), the function's run-time address and the probe's own
+ * frame address.  zrt_enter() returns the new frame, or NULL when the call is
+ * not timed; the port then stores the clock in frame->enter_ticks as the last
+ * thing it does, and reads the clock first thing before zrt_exit(), so that
+ * as little probe work as possible falls inside the measured interval.
+ *
+ * Rules of the per-call path (zrt_enter, zrt_exit): no lock, no allocation,
+ * no call out of the core except on a thread's or a function's first call.
+ * Every table is written by its own thread only.  A probe interrupted by a
+ * signal handler whose code is instrumented ignores the handler's calls
+ * (busy flag) rather than corrupt the stack.
+ *
+ * Frames abandoned by longjmp or by an exception unwinding code that calls no
+ * exit probe are found by their stack address: a frame whose probe ran at a
+ * lower address than the current exit probe cannot be live any more.  They
+ * are closed at the current time.
+ *
+ * Times: raw = exit - enter ticks.  The calibrated probe cost is taken out
+ * before anything is stored (incl = raw - inner - n_desc * pair, self = raw -
+ * children's raw - inner - n_children * (pair - inner), both clamped at 0),
+ * so that totals, min and max are all corrected.
+ *
+ * Only <stdint.h>/<stddef.h> and compiler builtins are used.
+ */
+#ifndef ZOND_CORE_H
+#define ZOND_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "raw.h"
+
+/* What the port learned from its environment at start-up. */
+struct zrt_config {
+	uint32_t max_threads, max_funcs, max_edges, max_depth;
+	uint32_t max_modules, string_bytes;
+	uint32_t flags;         /* ZR_FLAG_* */
+	uint32_t clock, arch;   /* enum zr_clock, enum zr_arch */
+	double ticks_per_sec;
+	int32_t pid, ppid;
+	int64_t start_realtime_ns;
+	int manual;             /* start with recording off */
+};
+
+/* An address range excluded from recording, in link-time addresses of one module. */
+struct zrt_filter {
+	const char *module;     /* path, or a base name that matches any directory */
+	uint64_t start, end;    /* [start, end) */
+};
+
+/* zrt_process.gate: reasons a call may not be recorded (checked off the fast path) */
+#define ZRT_GATE_STOPPED 1u /* ZOND_MANUAL before zond_start(), or after zond_stop() */
+#define ZRT_GATE_TRIGGER 2u /* only while the trigger function is active */
+
+/* The process-wide state; hdr == NULL means nothing is recorded. */
+struct zrt_process {
+	struct zr_header *hdr;
+	uint8_t *base;
+	uint64_t file_bytes;
+	uint32_t func_mask, edge_mask, max_funcs, max_edges, max_depth;
+	uint32_t gate;          /* ZRT_GATE_*, changed atomically */
+	int timed;              /* !(flags & ZR_FLAG_NO_TIME) */
+	uint64_t inner, pair;   /* probe cost in ticks (see top) */
+	uint64_t trigger;       /* run-time address of the trigger function, 0 if unresolved */
+	const struct zrt_filter *filters;
+	size_t n_filters;
+	uint32_t module_lock;
+};
+
+extern struct zrt_process zrt;
+
+enum zrt_thread_state {
+	ZRT_THREAD_NEW = 0, /* first call still to come: attach on it */
+	ZRT_THREAD_ON = 1,  /* owns a slot: record */
+	ZRT_THREAD_OFF = 2, /* nothing to record (no file, or no free slot) */
+};
+
+/* One thread's view of its slot; lives in the port's thread-local storage. */
+struct zrt_thread {
+	uint32_t state;         /* enum zrt_thread_state */
+	uint32_t busy;          /* inside a probe */
+	struct zr_thread *info;
+	struct zr_func *funcs;
+	struct zr_edge *edges;
+	uint32_t *func_hash, *edge_hash;
+	struct zr_frame *stack;
+};
+
+/* ---- cold paths (core.c) ----------------------------------------------- */
+
+/* Lays out and maps the raw file and fills its header.  0, or -1 (nothing recorded). */
+int zrt_process_start(const struct zrt_config *cfg);
+
+/* Marks the end of the process image in the header. */
+void zrt_process_end(int exited, int status, int64_t realtime_ns);
+
+/*
+ * In a forked child, on the thread that forked: moves recording to a fresh
+ * file (modules and strings are kept, statistics start from zero) and
+ * carries t's open frames over, each counted once.
+ */
+void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t realtime_ns);
+
+/* Gives the calling thread a slot (or marks it OFF when none is free). */
+void zrt_thread_attach(struct zrt_thread *t);
+
+/* Points t at a thread slot's tables in memory of thread_bytes (calibration scratch). */
+void zrt_thread_bind(struct zrt_thread *t, void *slot);
+uint64_t zrt_thread_bytes(void);
+
+/* Notes the calling thread's end. */
+void zrt_thread_end(struct zrt_thread *t);
+
+/* zond_start() / zond_stop() */
+void zrt_set_recording(int on);
+
+/* Hand-placed blocks (zond.h).  site: return address of the begin call. */
+void zrt_block_begin(struct zrt_thread *t, uint64_t site, const char *name, const char *file,
+		     int line, uint64_t sp);
+void zrt_block_end(struct zrt_thread *t, const char *name, uint64_t now);
+
+/*
+ * Control is back in the function whose probes run at frame address sp
+ * (a catch clause): closes every frame called from it.
+ */
+void zrt_unwound(struct zrt_thread *t, uint64_t sp);
+
+/* 1 when a filter's or trigger's module name designates the module at path. */
+int zrt_module_matches(const char *wanted, const char *path);
+
+
+/* ---- the per-call path ------------------------------------------------- */
+
+#define zrt_likely(x) __builtin_expect(!!(x), 1)
+#define zrt_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* The general enter and exit: anything the fast paths below do not handle. */
+struct zr_frame *zrt_enter_slow(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp);
+void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now);
+
+/* Orders the busy flag against the table updates as seen by a signal handler. */
+static inline void zrt_signal_fence(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline uint32_t zrt_hash(uint64_t key)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+/* Edges are found by caller index and callee address: one lookup per call. */
+static inline uint32_t zrt_edge_hash(uint32_t caller, uint64_t callee_addr)
+{
+	return zrt_hash(callee_addr ^ (uint64_t)caller << 40);
+}
+
+static inline uint64_t zrt_sub_clamp(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* Opens a frame for func i, reached over edge e, at stack depth d. */
+static inline struct zr_frame *zrt_open_frame(struct zrt_thread *t, uint32_t d, uint64_t fn,
+					      uint64_t sp, uint32_t i, uint32_t e)
+{
+	struct zr_frame *fr = &t->stack[d];
+	fr->addr = fn;
+	fr->sp = sp;
+	fr->func = i;
+	if (zrt.timed) {
+		t->funcs[i].depth++;
+		fr->edge = e;
+		fr->enter_ticks = 0;
+		fr->child_ticks = 0;
+		fr->n_children = 0;
+		fr->n_desc = 0;
+	}
+	t->info->depth = d + 1;
+	return fr;
+}
+
+/* Pops the top frame (stack depth d) at time now, charging its times. */
+static inline void zrt_pop(struct zrt_thread *t, uint32_t d, uint64_t now)
+{
+	struct zr_frame *fr = &t->stack[d - 1];
+	t->info->depth = d - 1;
+	if (!zrt.timed)
+		return;
+	struct zr_func *f = &t->funcs[fr->func];
+	uint64_t raw = zrt_sub_clamp(now, fr->enter_ticks);
+	uint64_t incl = zrt_sub_clamp(raw, zrt.inner + fr->n_desc * zrt.pair);
+	uint64_t self = zrt_sub_clamp(raw, fr->child_ticks + zrt.inner +
+					       fr->n_children * (zrt.pair - zrt.inner));
+	f->self += self;
+	if (--f->depth == 0)
+		f->incl += incl;
+	if (incl < f->min)
+		f->min = incl;
+	if (incl > f->max)
+		f->max = incl;
+	if (fr->edge != ZR_NONE)
+		t->edges[fr->edge].incl += incl;
+	if (d > 1) {
+		struct zr_frame *parent = fr - 1;
+		parent->child_ticks += raw;
+		parent->n_children++;
+		parent->n_desc += fr->n_desc + 1;
+	}
+	t->info->last_ticks = now;
+}
+
+/*
+ * The entry probe; the caller has checked t->state == ZRT_THREAD_ON.  Fast
+ * path: a call along an edge seen before, from a live caller, with room on
+ * the stack and nothing gating the recording.
+ */
+static inline struct zr_frame *zrt_enter(struct zrt_thread *t, uint64_t fn, uint64_t site,
+					 uint64_t sp)
+{
+	if (zrt_unlikely(t->busy))
+		return NULL;
+	t->busy = 1;
+	zrt_signal_fence();
+	struct zr_frame *fr = NULL;
+	uint32_t d = t->info->depth;
+	uint32_t caller = ZR_NONE;
+	if (d) {
+		const struct zr_frame *top = &t->stack[d - 1];
+		/* a live ancestor's probe always ran higher up the stack than ours */
+		if (zrt_unlikely(d >= zrt.max_depth || top->sp <= sp))
+			goto slow;
+		caller = top->func;
+	}
+	if (zrt_unlikely(zrt.gate))
+		goto slow;
+	uint32_t h = zrt_edge_hash(caller, fn) & zrt.edge_mask;
+	uint32_t x = t->edge_hash[h];
+	if (zrt_unlikely(!x))
+		goto slow;
+	struct zr_edge *e = &t->edges[x - 1];
+	struct zr_func *f = &t->funcs[e->callee];
+	if (zrt_unlikely(e->caller != caller || f->addr != fn))
+		goto slow;
+	e->calls++;
+	f->calls++;
+	fr = zrt_open_frame(t, d, fn, sp, e->callee, x - 1);
+	goto done;
+slow:
+	fr = zrt_enter_slow(t, fn, site, sp);
+done:
+	zrt_signal_fence();
+	t->busy = 0;
+	return fr;
+}
+
+/* The exit probe; the caller has checked t->state == ZRT_THREAD_ON. */
+static inline void zrt_exit(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
+{
+	if (zrt_unlikely(t->busy))
+		return;
+	t->busy = 1;
+	zrt_signal_fence();
+	uint32_t d = t->info->depth;
+	/* an alloca may have moved the stack pointer down since the entry probe */
+	if (zrt_likely(d - 1 < zrt.max_depth && t->stack[d - 1].addr == fn &&
+		       t->stack[d - 1].sp >= sp))
+		zrt_pop(t, d, now);
+	else if (d)
+		zrt_exit_slow(t, fn, sp, now);
+	zrt_signal_fence();
+	t->busy = 0;
+}
+
+#endif

@@ -1,0 +1,489 @@
+/*
+ * raw_reader.c - reads a raw file of the in-process runtime (runtime/core/
+ * raw.h, doc/raw-format.md) into a profile.
+ *
+ * The file may come from a process that crashed or still runs, so nothing in
+ * it is trusted: every table is copied out of the mapping first and checked
+ * there, every index and string offset before it is used.  Open frames are
+ * then closed the way the runtime would have closed them, at the thread's
+ * last known time.
+ */
+#include "raw_reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "raw.h"
+
+/* What one file is, once checked. */
+struct raw {
+	const char *path;
+	const uint8_t *map;
+	uint64_t size;
+	struct zr_header h;
+	const struct zr_module *modules; /* h.n_modules, checked */
+	const char *strings;
+	uint32_t strings_len;            /* usable bytes of the pool */
+	struct symbols *syms;
+	int event;                       /* index of "time", -1 without times */
+};
+
+/* One thread's tables, copied out of the file. */
+struct raw_thread {
+	uint64_t off; /* file offset of the slot, for messages */
+	struct zr_thread info;
+	struct zr_func *funcs;
+	struct zr_edge *edges;
+	struct zr_frame *stack;
+	uint32_t n_frames;
+	uint32_t *nodes; /* node id per function, ZP_NONE for filtered ones */
+};
+
+static int bad(const struct raw *r, uint64_t off, const char *what, struct zerr *err)
+{
+	return zerr_set(err, "%s: offset %" PRIu64 ": %s", r->path, off, what);
+}
+
+/* [off, off + n * size) lies inside a region of `limit` bytes (no overflow). */
+static int fits(uint64_t off, uint64_t n, uint64_t size, uint64_t limit)
+{
+	if (off > limit || (size && n > (limit - off) / size))
+		return 0;
+	return off % 8 == 0;
+}
+
+/* ---- header ------------------------------------------------------------ */
+
+static int check_sections(const struct raw *r, struct zerr *err)
+{
+	const struct zr_header *h = &r->h;
+	if (!fits(h->modules_off, h->max_modules, sizeof(struct zr_module), r->size) ||
+	    h->modules_off < h->header_bytes)
+		return bad(r, offsetof(struct zr_header, modules_off), "module table out of the file",
+			   err);
+	if (!fits(h->strings_off, h->string_bytes, 1, r->size) || h->strings_off < h->header_bytes)
+		return bad(r, offsetof(struct zr_header, strings_off), "string pool out of the file",
+			   err);
+	if (!fits(h->threads_off, h->max_threads, h->thread_bytes, r->size) ||
+	    h->threads_off < h->header_bytes || h->thread_bytes % 8)
+		return bad(r, offsetof(struct zr_header, threads_off), "thread slots out of the file",
+			   err);
+	uint64_t slot = h->thread_bytes;
+	if (h->funcs_off < sizeof(struct zr_thread) ||
+	    !fits(h->funcs_off, h->max_funcs, sizeof(struct zr_func), slot) ||
+	    !fits(h->edges_off, h->max_edges, sizeof(struct zr_edge), slot) ||
+	    !fits(h->stack_off, h->max_depth, sizeof(struct zr_frame), slot))
+		return bad(r, offsetof(struct zr_header, thread_bytes),
+			   "thread slot layout out of the slot", err);
+	if (h->n_modules > h->max_modules)
+		return bad(r, offsetof(struct zr_header, n_modules), "more modules than room", err);
+	if (h->n_threads > h->max_threads)
+		return bad(r, offsetof(struct zr_header, n_threads), "more threads than slots", err);
+	return 0;
+}
+
+static int check_header(struct raw *r, struct zerr *err)
+{
+	if (r->size < sizeof r->h)
+		return zerr_set(err, "%s: truncated: %" PRIu64 " bytes, no room for a header",
+				r->path, r->size);
+	memcpy(&r->h, r->map, sizeof r->h);
+	const struct zr_header *h = &r->h;
+	if (memcmp(h->magic, ZR_MAGIC, sizeof h->magic) != 0)
+		return zerr_set(err, "%s: not a zond raw file (bad magic)", r->path);
+	if (h->version != ZR_VERSION)
+		return bad(r, offsetof(struct zr_header, version), "unknown raw format version", err);
+	if (h->header_bytes < sizeof *h || h->header_bytes > h->file_bytes)
+		return bad(r, offsetof(struct zr_header, header_bytes), "bad header size", err);
+	if (h->file_bytes != r->size)
+		return zerr_set(err, "%s: truncated or padded: %" PRIu64 " bytes, header says %" PRIu64,
+				r->path, r->size, h->file_bytes);
+	if (!(h->ticks_per_sec > 0 && h->ticks_per_sec < 1e13))
+		return bad(r, offsetof(struct zr_header, ticks_per_sec), "bad clock frequency", err);
+	if (h->overhead_inner_ticks > h->overhead_pair_ticks)
+		return bad(r, offsetof(struct zr_header, overhead_inner_ticks),
+			   "probe cost inside a call exceeds the whole probe cost", err);
+	return check_sections(r, err);
+}
+
+/* The string at off, or NULL when off or its terminator lies outside the pool. */
+static const char *string_at(const struct raw *r, uint32_t off)
+{
+	if (off >= r->strings_len || !memchr(r->strings + off, 0, r->strings_len - off))
+		return NULL;
+	return r->strings + off;
+}
+
+static int check_modules(struct raw *r, struct zerr *err)
+{
+	const struct zr_header *h = &r->h;
+	r->modules = (const struct zr_module *)(r->map + h->modules_off);
+	r->strings = (const char *)(r->map + h->strings_off);
+	r->strings_len = h->string_used < h->string_bytes ? h->string_used : h->string_bytes;
+	for (uint32_t i = 0; i < h->n_modules; i++) {
+		const struct zr_module *m = &r->modules[i];
+		uint64_t off = h->modules_off + i * sizeof *m;
+		if (m->start >= m->end || !string_at(r, m->path))
+			return bad(r, off, "bad module record", err);
+	}
+	return 0;
+}
+
+/* ---- threads ----------------------------------------------------------- */
+
+static void *copy_out(const struct raw *r, uint64_t off, uint64_t n, size_t size)
+{
+	void *dst = zp_xmalloc(n * size);
+	memcpy(dst, r->map + off, n * size);
+	return dst;
+}
+
+static void free_thread(struct raw_thread *t)
+{
+	free(t->funcs);
+	free(t->edges);
+	free(t->stack);
+	free(t->nodes);
+}
+
+static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *err)
+{
+	const struct zr_header *h = &r->h;
+	const struct zr_thread *ti = &t->info;
+	if (ti->n_funcs > h->max_funcs || ti->n_edges > h->max_edges)
+		return bad(r, t->off, "thread tables fuller than their room", err);
+	for (uint32_t i = 0; i < ti->n_funcs; i++) {
+		const struct zr_func *f = &t->funcs[i];
+		uint64_t off = t->off + h->funcs_off + i * sizeof *f;
+		if ((f->flags & ZR_FUNC_BLOCK) && (!string_at(r, f->name) || !string_at(r, f->file)))
+			return bad(r, off, "block names a string outside the pool", err);
+		if (f->calls && f->min != UINT64_MAX && f->min > f->max)
+			return bad(r, off, "function's shortest call is longer than its longest", err);
+	}
+	for (uint32_t i = 0; i < ti->n_edges; i++) {
+		const struct zr_edge *e = &t->edges[i];
+		if ((e->caller != ZR_NONE && e->caller >= ti->n_funcs) || e->callee >= ti->n_funcs)
+			return bad(r, t->off + h->edges_off + i * sizeof *e,
+				   "edge names a function outside the table", err);
+	}
+	for (uint32_t i = 0; i < t->n_frames; i++) {
+		const struct zr_frame *fr = &t->stack[i];
+		if (fr->func >= ti->n_funcs || (fr->edge != ZR_NONE && fr->edge >= ti->n_edges))
+			return bad(r, t->off + h->stack_off + i * sizeof *fr,
+				   "stack frame names a function or edge outside the tables", err);
+	}
+	return 0;
+}
+
+static int load_thread(const struct raw *r, uint32_t slot, struct raw_thread *t,
+		       struct zerr *err)
+{
+	const struct zr_header *h = &r->h;
+	memset(t, 0, sizeof *t);
+	t->off = h->threads_off + slot * h->thread_bytes;
+	memcpy(&t->info, r->map + t->off, sizeof t->info);
+	const struct zr_thread *ti = &t->info;
+	if (!ti->used)
+		return 0;
+	uint32_t n_funcs = ti->n_funcs < h->max_funcs ? ti->n_funcs : h->max_funcs;
+	uint32_t n_edges = ti->n_edges < h->max_edges ? ti->n_edges : h->max_edges;
+	t->n_frames = ti->depth < h->max_depth ? ti->depth : h->max_depth;
+	t->funcs = copy_out(r, t->off + h->funcs_off, n_funcs, sizeof *t->funcs);
+	t->edges = copy_out(r, t->off + h->edges_off, n_edges, sizeof *t->edges);
+	t->stack = copy_out(r, t->off + h->stack_off, t->n_frames, sizeof *t->stack);
+	return check_thread(r, t, err);
+}
+
+static uint64_t sub_clamp(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* When the thread was last seen alive: its end, the process's end, or its last probe. */
+static uint64_t last_known_ticks(const struct raw *r, const struct raw_thread *t)
+{
+	uint64_t last = t->info.end_ticks ? t->info.end_ticks : r->h.end_ticks;
+	if (t->info.last_ticks > last)
+		last = t->info.last_ticks;
+	for (uint32_t i = 0; i < t->n_frames; i++)
+		if (t->stack[i].enter_ticks > last)
+			last = t->stack[i].enter_ticks;
+	return last;
+}
+
+/* Closes the frames left open (crash, kill, exec, exit from deep inside) as the runtime would. */
+static void close_open_frames(const struct raw *r, struct raw_thread *t)
+{
+	uint64_t now = last_known_ticks(r, t);
+	uint64_t inner = r->h.overhead_inner_ticks, pair = r->h.overhead_pair_ticks;
+	for (uint32_t d = t->n_frames; d > 0; d--) {
+		struct zr_frame *fr = &t->stack[d - 1];
+		struct zr_func *f = &t->funcs[fr->func];
+		uint64_t raw = sub_clamp(now, fr->enter_ticks);
+		uint64_t incl = sub_clamp(raw, inner + fr->n_desc * pair);
+		uint64_t self = sub_clamp(raw, fr->child_ticks + inner +
+						       fr->n_children * (pair - inner));
+		f->self += self;
+		if (f->depth <= 1)
+			f->incl += incl;
+		if (f->depth)
+			f->depth--;
+		if (incl < f->min)
+			f->min = incl;
+		if (incl > f->max)
+			f->max = incl;
+		if (fr->edge != ZR_NONE)
+			t->edges[fr->edge].incl += incl;
+		if (d > 1) {
+			fr[-1].child_ticks += raw;
+			fr[-1].n_children++;
+			fr[-1].n_desc += fr->n_desc + 1;
+		}
+	}
+}
+
+/* ---- naming ------------------------------------------------------------ */
+
+static const struct zr_module *module_of(const struct raw *r, uint64_t addr)
+{
+	for (uint32_t i = 0; i < r->h.n_modules; i++)
+		if (addr >= r->modules[i].start && addr < r->modules[i].end)
+			return &r->modules[i];
+	return NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static uint32_t block_node(struct zp_profile *p, const struct raw *r, const struct zr_func *f)
+{
+	const char *name = string_at(r, f->name);
+	return profile_node(p, ZP_BLOCK, *name ? name : "(block)", "", string_at(r, f->file),
+			    (int)f->line, 0);
+}
+
+/*
+ * A function is named by its symbol; code no symbol covers gets a name that
+ * stays the same from run to run: its link-time address and module.
+ */
+static uint32_t function_node(struct zp_profile *p, const struct raw *r, uint64_t addr)
+{
+	const struct zr_module *m = module_of(r, addr);
+	char name[64];
+	if (!m) {
+		snprintf(name, sizeof name, "0x%" PRIx64 "@?", addr);
+		return profile_node(p, ZP_FUNCTION, name, "", "", 0, addr);
+	}
+	const char *path = string_at(r, m->path);
+	uint64_t link = addr - m->bias;
+	struct symbol sym = { 0 };
+	struct zerr ignored;
+	if (r->syms && symbols_lookup(r->syms, path, link, &sym, &ignored) == 0 && sym.name) {
+		const char *file = "";
+		int line = 0;
+		if (symbols_line(r->syms, path, sym.start, &file, &line, &ignored) < 0)
+			file = "", line = 0;
+		return profile_node(p, ZP_FUNCTION, sym.name, path, file, line, sym.start);
+	}
+	char unnamed[PATH_MAX];
+	snprintf(unnamed, sizeof unnamed, "0x%" PRIx64 "@%s", link, base_name(path));
+	return profile_node(p, ZP_FUNCTION, unnamed, path, "", 0, link);
+}
+
+/* The call site as an address inside the call instruction (return address - 1). */
+static void name_site(const struct raw *r, uint64_t ret, struct zp_edge *e)
+{
+	const struct zr_module *m = ret ? module_of(r, ret) : NULL;
+	if (!m)
+		return;
+	const char *path = string_at(r, m->path), *file;
+	e->site = ret - 1 - m->bias;
+	struct zerr ignored;
+	if (!r->syms || symbols_line(r->syms, path, e->site, &file, &e->site_line, &ignored) < 0)
+		e->site_line = 0;
+}
+
+static uint64_t to_ns(const struct raw *r, uint64_t ticks)
+{
+	if (r->h.clock == ZR_CLOCK_MONOTONIC)
+		return ticks;
+	return (uint64_t)((long double)ticks * 1e9L / r->h.ticks_per_sec + 0.5L);
+}
+
+/* ---- into the profile -------------------------------------------------- */
+
+static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thread *t)
+{
+	char name[sizeof t->info.name + 1];
+	memcpy(name, t->info.name, sizeof t->info.name);
+	name[sizeof t->info.name] = 0;
+	uint32_t thread = profile_thread(p, r->h.pid, t->info.tid, name);
+	int ev = r->event;
+
+	t->nodes = zp_xmalloc((t->info.n_funcs + 1) * sizeof *t->nodes);
+	for (uint32_t i = 0; i < t->info.n_funcs; i++) {
+		const struct zr_func *f = &t->funcs[i];
+		t->nodes[i] = ZP_NONE;
+		if (f->flags & ZR_FUNC_FILTERED)
+			continue;
+		t->nodes[i] = (f->flags & ZR_FUNC_BLOCK) ? block_node(p, r, f)
+							 : function_node(p, r, f->addr);
+		struct zp_stat s = { .calls = f->calls };
+		for (int e = 0; e < ZP_MAX_EVENTS; e++)
+			s.min[e] = UINT64_MAX;
+		if (ev >= 0) {
+			s.self[ev] = to_ns(r, f->self);
+			s.incl[ev] = to_ns(r, f->incl);
+			if (f->min != UINT64_MAX) {
+				s.min[ev] = to_ns(r, f->min);
+				s.max[ev] = to_ns(r, f->max);
+			}
+		}
+		profile_stat_add(profile_stat(p, thread, t->nodes[i]), &s, p->nevents);
+	}
+	for (uint32_t i = 0; i < t->info.n_edges; i++) {
+		const struct zr_edge *e = &t->edges[i];
+		uint32_t caller = e->caller == ZR_NONE ? ZP_NONE : t->nodes[e->caller];
+		uint32_t callee = t->nodes[e->callee];
+		if (callee == ZP_NONE || (e->caller != ZR_NONE && caller == ZP_NONE))
+			continue;
+		struct zp_edge *pe = profile_edge(p, thread, ZP_CALL, caller, callee);
+		pe->calls += e->calls;
+		if (ev >= 0)
+			pe->incl[ev] += to_ns(r, e->incl);
+		if (!pe->site)
+			name_site(r, e->site, pe);
+	}
+}
+
+/* Checks every thread before adding any: a bad file adds nothing. */
+static int read_threads(struct zp_profile *p, struct raw *r, uint64_t lost[3], struct zerr *err)
+{
+	uint32_t n = r->h.n_threads;
+	struct raw_thread *threads = zp_xcalloc(n, sizeof *threads);
+	int rc = 0;
+	for (uint32_t slot = 0; slot < n && rc == 0; slot++)
+		rc = load_thread(r, slot, &threads[slot], err);
+	if (rc == 0 && !(r->h.flags & ZR_FLAG_NO_TIME))
+		r->event = (int)profile_event(p, "time", "ns");
+	for (uint32_t slot = 0; slot < n && rc == 0; slot++) {
+		struct raw_thread *t = &threads[slot];
+		if (!t->info.used)
+			continue;
+		if (r->event >= 0)
+			close_open_frames(r, t);
+		add_thread(p, r, t);
+		lost[0] += t->info.lost_funcs;
+		lost[1] += t->info.lost_edges;
+		lost[2] += t->info.lost_frames;
+	}
+	for (uint32_t slot = 0; slot < n; slot++)
+		free_thread(&threads[slot]);
+	free(threads);
+	return rc;
+}
+
+/* ---- run facts --------------------------------------------------------- */
+
+static void add_count(struct zp_profile *p, const char *key, uint64_t n)
+{
+	if (!n)
+		return;
+	const char *old = profile_meta(p, key);
+	char buf[32];
+	snprintf(buf, sizeof buf, "%" PRIu64, n + (uint64_t)(old ? strtoull(old, NULL, 10) : 0));
+	profile_add_meta(p, key, buf);
+}
+
+static const char *clock_name(uint32_t clock)
+{
+	switch (clock) {
+	case ZR_CLOCK_TSC:
+		return "tsc";
+	case ZR_CLOCK_CNTVCT:
+		return "cntvct";
+	default:
+		return "clock_gettime";
+	}
+}
+
+static void describe_run(struct zp_profile *p, const struct raw *r, const uint64_t lost[3])
+{
+	const struct zr_header *h = &r->h;
+	uint64_t ticks = sub_clamp(h->end_ticks, h->start_ticks);
+	int64_t end_ns = h->end_realtime_ns ? h->end_realtime_ns
+					    : h->start_realtime_ns + (int64_t)to_ns(r, ticks);
+	if (!p->run.pid || h->start_realtime_ns < p->run.start_ns) {
+		int64_t old_end = p->run.pid ? p->run.start_ns + p->run.duration_ns : end_ns;
+		p->run.pid = h->pid;
+		p->run.start_ns = h->start_realtime_ns;
+		p->run.duration_ns = (old_end > end_ns ? old_end : end_ns) - h->start_realtime_ns;
+		p->run.exit_status = h->state == ZR_EXITED ? h->exit_status : -1;
+		p->run.term_signal = h->state == ZR_SIGNALED ? h->term_signal : 0;
+		p->run.overhead_ns = r->event >= 0 ? (double)h->overhead_pair_ticks * 1e9 /
+							       h->ticks_per_sec
+						   : 0;
+		profile_set_str(&p->run.clock, clock_name(h->clock));
+		profile_set_str(&p->run.arch, h->arch == ZR_ARCH_AARCH64 ? "aarch64" : "x86_64");
+		if (r->event >= 0) {
+			char buf[32];
+			snprintf(buf, sizeof buf, "%.3f", (double)h->overhead_inner_ticks * 1e9 /
+								  h->ticks_per_sec);
+			profile_add_meta(p, "overhead_inner_ns", buf);
+			snprintf(buf, sizeof buf, "%.3f", p->run.overhead_ns);
+			profile_add_meta(p, "overhead_pair_ns", buf);
+		}
+	} else if (end_ns - p->run.start_ns > p->run.duration_ns) {
+		p->run.duration_ns = end_ns - p->run.start_ns;
+	}
+	add_count(p, "processes", 1);
+	add_count(p, "lost_threads", h->lost_threads);
+	add_count(p, "lost_modules", h->lost_modules);
+	add_count(p, "lost_strings", h->lost_strings);
+	add_count(p, "lost_funcs", lost[0]);
+	add_count(p, "lost_edges", lost[1]);
+	add_count(p, "lost_frames", lost[2]);
+}
+
+int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms,
+		  struct zerr *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return zerr_set(err, "%s: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return zerr_set(err, "%s: %s", path, strerror(errno));
+	}
+	struct raw r = { .path = path, .size = (uint64_t)st.st_size, .syms = syms, .event = -1 };
+	void *map = r.size ? mmap(NULL, r.size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+	close(fd);
+	if (map == MAP_FAILED)
+		return zerr_set(err, "%s: cannot map: %s", path, strerror(errno));
+	r.map = map;
+
+	int rc = check_header(&r, err);
+	if (rc == 0)
+		rc = check_modules(&r, err);
+	if (rc == 0) {
+		uint64_t lost[3] = { 0 };
+		rc = read_threads(p, &r, lost, err);
+		if (rc == 0)
+			describe_run(p, &r, lost);
+	}
+	if (map)
+		munmap(map, r.size);
+	return rc;
+}
