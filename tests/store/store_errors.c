@@ -262,7 +262,7 @@ static void test_campaigns(const char *dir)
 	int64_t *ids = NULL;
 	size_t n = 7;
 	CHECK(store_campaign_runs(s, "never", &ids, &n, &err) < 0);
-	CHECK(strstr(err.msg, ": no campaign named 'never'") != NULL);
+	CHECK(strstr(err.msg, ": no campaign 'never' (see 'zond runs')") != NULL);
 	CHECK_EQ_U64(n, 0);
 
 	/* A campaign lives as long as one of its runs does. */

@@ -1019,7 +1019,7 @@ int store_campaign_runs(struct store *s, const char *campaign, int64_t **ids, si
 	if (run_ids(s, campaign, ids, n, err) < 0)
 		return -1;
 	if (*n == 0)
-		return zerr_set(err, "%s: no campaign named '%s'", s->path, campaign);
+		return zerr_set(err, "%s: no campaign '%s' (see 'zond runs')", s->path, campaign);
 	return 0;
 }
 

@@ -4,7 +4,14 @@
  * The schema is documented in doc/store-schema.md and versioned in the
  * zond_meta table (key 'schema_version').  A run is written in one
  * transaction: a reader never sees half a run.  Opening a file that is not a
- * zond store, or one written by a newer zond, fails with a clear message.
+ * zond store, or one written by a newer zond, fails with a clear message
+ * ("FILE: not a zond profile store (...)", "FILE: written by a newer zond
+ * (schema 3, this zond reads 1)").  A damaged file gives "FILE: damaged zond
+ * profile store (...)", never a crash.
+ *
+ * Run ids are never reused, so "run 7" names the same run for the life of
+ * the store.  Several zond processes may use one store at once: each waits
+ * (up to 30 s) for another's write to finish.
  *
  * Errors: functions returning int give 0 on success and -1 on failure, with
  * the message in *err (see util/error.h); those returning pointers give NULL.
@@ -23,7 +30,7 @@
 struct store;
 
 enum store_mode {
-	STORE_READ,   /* the file must exist and be a zond store */
+	STORE_READ,   /* the file must exist and be a zond store (deleting runs is allowed) */
 	STORE_CREATE, /* created (with its schema) when missing */
 };
 
@@ -35,21 +42,29 @@ int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err);
 
 /*
  * Resolves a user's run reference: NULL or "" or "last" = the newest run,
- * "N" = run id N, "-N" = the Nth newest (-1 = last).  0 and the id, or -1.
+ * "N" = run id N, "-N" = the Nth newest (-1 = last).  0 and the id, or -1
+ * with "FILE: no runs yet", "FILE: no run 7 (runs are 1..5)" or "FILE: bad
+ * run reference 'x' (...)".
  */
 int store_find_run(struct store *s, const char *ref, int64_t *id, struct zerr *err);
 
 /* Loads a whole run into a new profile, or NULL. */
 struct zp_profile *store_load_run(struct store *s, int64_t id, struct zerr *err);
 
-/* Run headers (no nodes/stats/edges), oldest first.  Free each with profile_free. */
+/*
+ * Run headers, oldest first: the run fields, meta facts and events (no
+ * threads, nodes, stats or edges).  Free each with profile_free, then *runs.
+ */
 int store_list_runs(struct store *s, struct zp_profile ***runs, size_t *n, struct zerr *err);
 
-/* Ids of the runs of a campaign, oldest first; *ids malloc'ed. */
+/*
+ * Ids of the runs of a campaign, oldest first; *ids malloc'ed.  A campaign
+ * with no runs does not exist: "FILE: no campaign 'NAME' (see 'zond runs')".
+ */
 int store_campaign_runs(struct store *s, const char *campaign, int64_t **ids, size_t *n,
 			struct zerr *err);
 
-/* Removes a run and everything that belongs to it. */
+/* Removes a run and everything that belongs to it (and its campaign, if it was the last run). */
 int store_delete_run(struct store *s, int64_t id, struct zerr *err);
 
 #endif

@@ -1,15 +1,29 @@
 /*
  * symbols.h - names and source lines for addresses, through elfutils.
  *
- * A `struct symbols` caches every ELF file it opened.  Addresses given to it
- * are link-time addresses inside one file (run-time address minus the load
- * bias the runtime recorded).  Lookup order: the ELF symbol table, then the
- * dynamic symbol table (stripped files), then nothing (callers then name the
- * code by address).  C++ names come back demangled.  DWARF gives file:line
- * when the file has it.
+ * A `struct symbols` caches every ELF file it opened, by path, for its
+ * lifetime; a file's function symbols are sorted once, so lookups are a
+ * binary search.  Addresses given to it are link-time addresses inside one
+ * file (run-time address minus the load bias the runtime recorded).
  *
- * Errors: a file that cannot be opened or is not ELF makes the call fail with
- * a message naming it; a missing symbol is not an error.
+ * Symbols: STT_FUNC and STT_GNU_IFUNC from .symtab; when the file has none
+ * (stripped), from a separate debug file (build-id under /usr/lib/debug, or
+ * .gnu_debuglink), else from .dynsym; else there is no name (callers then
+ * name the code by address).  Of several names at one address, lookups give
+ * the global one before weak and local ones, then the one with the fewest
+ * leading underscores, then the alphabetically first.  A symbol without a
+ * size extends to the next function or the end of its section.  C++ names
+ * come back demangled.  DWARF gives file:line when the file (or its debug
+ * file) has it; file names are as DWARF gives them (absolute when the
+ * compiler recorded its directory).
+ *
+ * Errors: a file that cannot be used makes every call on it fail, each time,
+ * with one of "PATH: no such file", "PATH: not readable (REASON)", "PATH: is
+ * a directory, not an ELF file", "PATH: not an ELF file", "PATH: damaged ELF
+ * file (REASON)", "PATH: an ELF file but not a program or shared library".
+ * A missing symbol or line is not an error.
+ *
+ * Strings returned (names, file names) live as long as the struct symbols.
  */
 #ifndef ZOND_SYMBOLS_H
 #define ZOND_SYMBOLS_H
@@ -37,7 +51,12 @@ int symbols_lookup(struct symbols *s, const char *path, uint64_t addr, struct sy
 int symbols_line(struct symbols *s, const char *path, uint64_t addr, const char **file,
 		 int *line, struct zerr *err);
 
-/* Calls fn for every function symbol of the file (defined, size > 0). */
+/*
+ * Calls fn for every function symbol of the file (defined, size > 0), in
+ * address order, aliases included: each of several names at one address is
+ * reported, so users can name code by any of them.  A sizeless symbol gets
+ * the size lookups give it.
+ */
 int symbols_each_function(struct symbols *s, const char *path,
 			  void (*fn)(void *arg, const struct symbol *sym), void *arg,
 			  struct zerr *err);
