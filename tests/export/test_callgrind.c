@@ -76,7 +76,7 @@ static int annotate(const char *path, int inclusive, size_t ncols, struct annota
 			memcpy(a->totals, cost, sizeof cost);
 			totals = 1;
 		} else if (a->nfuncs < MAX_FUNCS) {
-			snprintf(a->name[a->nfuncs], sizeof a->name[0], "%s", name);
+			snprintf(a->name[a->nfuncs], sizeof a->name[0], "%.255s", name);
 			memcpy(a->cost[a->nfuncs++], cost, sizeof cost);
 		}
 	}

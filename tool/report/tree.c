@@ -9,6 +9,7 @@
  * callee already on the path is marked "(recursive)" and not followed; a
  * function whose callees were listed earlier is marked "(callees above)"
  * and not repeated, which keeps the tree as long as the graph has edges.
+ * Below MAX_DEPTH levels the tree stops, saying so.
  */
 #include "report.h"
 
@@ -49,8 +50,12 @@ static void put_subtree(struct tree *t, uint32_t n, uint64_t calls, uint64_t cos
 		put_line(t, calls, cost, depth, n, " (recursive)");
 		return;
 	}
-	if (first != end && (t->expanded[n] || depth == MAX_DEPTH)) {
+	if (first != end && t->expanded[n]) {
 		put_line(t, calls, cost, depth, n, " (callees above)");
+		return;
+	}
+	if (first != end && depth == MAX_DEPTH) {
+		put_line(t, calls, cost, depth, n, " (deeper calls not shown)");
 		return;
 	}
 	put_line(t, calls, cost, depth, n, "");
