@@ -152,6 +152,8 @@ static void test_find_run(const char *dir)
 	check_ref_error(s, path, "7", ": no run 7 (runs are 1..5)");
 	check_ref_error(s, path, "0", ": no run 0 (runs are 1..5)");
 	check_ref_error(s, path, "-6", ": no run -6 (the store holds 5 runs)");
+	check_ref_error(s, path, "-9223372036854775808",
+			": no run -9223372036854775808 (the store holds 5 runs)");
 	const char *bad = ": bad run reference '%s' (use last, an id N or -N for the Nth newest)";
 	const char *refs[] = {"x", "-0", "3x", "--1", "-", "99999999999999999999"};
 	for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {

@@ -1091,7 +1091,7 @@ int store_find_run(struct store *s, const char *ref, int64_t *id, struct zerr *e
 				: "SELECT id FROM runs WHERE id = ?";
 	if (prepare(s, sql, &st, err) < 0)
 		return -1;
-	sqlite3_bind_int64(st, 1, n < 0 ? -n - 1 : n);
+	sqlite3_bind_int64(st, 1, n < 0 ? -(n + 1) : n);
 	int rc = step_row(s, st, err);
 	if (rc == 1)
 		*id = sqlite3_column_int64(st, 0);
