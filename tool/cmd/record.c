@@ -101,8 +101,15 @@ static int64_t now_ns(clockid_t clock)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* dir/name into out; -1 if it does not fit. */
+static int join_path(char *out, size_t len, const char *dir, const char *name)
+{
+	int n = snprintf(out, len, "%s/%s", dir, name);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 /* Finds prog the way execvp will: a name with a slash as is, else along PATH. */
-static int find_program(const char *prog, char *out, size_t len)
+static int find_program(const char *prog, char out[PATH_MAX])
 {
 	if (strchr(prog, '/')) {
 		if (access(prog, X_OK) != 0)
@@ -114,10 +121,11 @@ static int find_program(const char *prog, char *out, size_t len)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
 		size_t n = strcspn(path, ":");
-		char cand[PATH_MAX];
-		snprintf(cand, sizeof cand, "%.*s/%s", (int)(n ? n : 1), n ? path : ".", prog);
+		char dir[PATH_MAX], cand[PATH_MAX];
+		snprintf(dir, sizeof dir, "%.*s", (int)(n ? n : 1), n ? path : ".");
 		struct stat st;
-		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+		if (join_path(cand, sizeof cand, dir, prog) == 0 && stat(cand, &st) == 0 &&
+		    S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
 			return realpath(cand, out) ? 0 : -1;
 		path += n + (path[n] == ':');
 	}
@@ -140,8 +148,8 @@ static const char *find_runtime(void)
 		char *slash = strrchr(self, '/');
 		if (slash) {
 			*slash = 0;
-			snprintf(beside, sizeof beside, "%s/../lib/libzond.so", self);
-			if (access(beside, R_OK) == 0)
+			if (join_path(beside, sizeof beside, self, "../lib/libzond.so") == 0 &&
+			    access(beside, R_OK) == 0)
 				return beside;
 		}
 	}
@@ -277,8 +285,10 @@ static int read_raw_files(struct record *r, struct zp_profile *p, struct zerr *e
 	for (size_t i = 0; i < n; i++) {
 		char path[PATH_MAX];
 		struct zerr one;
-		snprintf(path, sizeof path, "%s/%s", r->dir, names[i]);
-		if (raw_read_into(p, path, syms, &one) < 0) {
+		int bad = join_path(path, sizeof path, r->dir, names[i]) < 0
+				  ? zerr_set(&one, "%s/%s: path too long", r->dir, names[i])
+				  : raw_read_into(p, path, syms, &one);
+		if (bad < 0) {
 			fprintf(stderr, "zond record: %s\n", one.msg);
 			rc = zerr_set(err, "some raw data could not be read; kept in %s", r->dir);
 			r->keep_raw = 1;
@@ -298,8 +308,8 @@ static void remove_raw_dir(const char *dir)
 		char path[PATH_MAX];
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		unlink(path);
+		if (join_path(path, sizeof path, dir, e->d_name) == 0)
+			unlink(path);
 	}
 	if (d)
 		closedir(d);
@@ -419,7 +429,7 @@ int cmd_record(int argc, char **argv)
 	int status = parse_args(&r, argc, argv);
 	if (status >= 0)
 		return status;
-	if (find_program(r.argv[0], r.prog, sizeof r.prog) < 0)
+	if (find_program(r.argv[0], r.prog) < 0)
 		return cmd_error("record", "%s: program not found", r.argv[0]);
 
 	struct zerr err;
