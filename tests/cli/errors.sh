@@ -20,7 +20,8 @@ check_error "unknown command" "'frobnicate' is not a zond command" "$ZOND" frobn
 check_error "unknown format" "unknown format 'xml'" "$ZOND" export --format xml
 check_error "bad sort key" "unknown sort key 'speed'" "$ZOND" report -s speed
 check_error "bad limit" "--limit wants a number" "$ZOND" report -n many
-check_error "trigger on a text file" "not an ELF" "$ZOND" record -o rec.db -T main -- "$here/lib.sh"
+printf '#!/bin/sh\necho hi\n' >script.sh && chmod +x script.sh
+check_error "trigger on a script" "script.sh: not an ELF file" "$ZOND" record -o rec.db -T main -- ./script.sh
 
 # A real store, then wrong references into it.
 "$ZOND" record -q -o good.db -- "$SHOP" >/dev/null 2>&1

@@ -25,7 +25,7 @@ int cmd_dump(int argc, char **argv);
 
 /* Prints "zond CMD: message" to stderr and returns 1. */
 int cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Prints "zond CMD: message" and "Try 'zond CMD --help'." and returns 2. */
+/* Prints "zond CMD: message (see 'zond CMD --help')" and returns 2. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Which run a reading command works on: -i STORE, -r RUN or -C CAMPAIGN, --tid TID. */

@@ -28,9 +28,10 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vprint_error(cmd, fmt, ap);
+	fprintf(stderr, "zond %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "Try 'zond %s --help'.\n", cmd);
+	fprintf(stderr, " (see 'zond %s --help')\n", cmd);
 	return 2;
 }
 
