@@ -108,7 +108,8 @@ static void read_config(struct zrt_config *cfg)
 	cfg->max_edges = env_count("ZOND_EDGES", 65536, 1u << 26);
 	cfg->max_depth = env_count("ZOND_DEPTH", 4096, 1u << 20);
 	cfg->max_modules = 512;
-	cfg->string_bytes = 1u << 20;
+	/* module paths and block names: room for a fair share per function */
+	cfg->string_bytes = 65536 + 64 * (cfg->max_funcs < (1u << 16) ? cfg->max_funcs : (1u << 16));
 	cfg->flags = env_flag("ZOND_NO_TIME") ? ZR_FLAG_NO_TIME : 0;
 	cfg->manual = env_flag("ZOND_MANUAL");
 	cfg->pid = (int32_t)getpid();

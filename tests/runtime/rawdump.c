@@ -1,0 +1,165 @@
+/*
+ * rawdump - test driver: reads raw files with raw_read_into() and prints
+ * them as `zond dump` does (sorted, no times, no addresses), so that the
+ * runtime's tests do not wait for the zond command.
+ *
+ *   rawdump DIR          every *.zraw of DIR, as one run
+ *   rawdump -p DIR       one dump per process, the dumps sorted
+ *   rawdump -m DIR       also the run's overflow counts ("meta lost_... N")
+ *
+ * Exits 1 with the reader's message when a file cannot be read.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ingest/raw_reader.h"
+
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static char *node_line(const struct zp_profile *p, const struct zp_stat *s, uint32_t i)
+{
+	const struct zp_node *n = &p->nodes[i];
+	char *line;
+	if (n->kind == ZP_BLOCK) {
+		if (asprintf(&line, "block %s %s:%d calls=%" PRIu64, n->name, base_name(n->file),
+			     n->line, s->calls) < 0)
+			abort();
+	} else if (asprintf(&line, "function %s calls=%" PRIu64, n->name, s->calls) < 0) {
+		abort();
+	}
+	return line;
+}
+
+static char *edge_line(const struct zp_profile *p, const struct zp_edge *e)
+{
+	char *line;
+	if (asprintf(&line, "call %s -> %s calls=%" PRIu64,
+		     e->caller == ZP_NONE ? "-" : p->nodes[e->caller].name,
+		     p->nodes[e->callee].name, e->calls) < 0)
+		abort();
+	return line;
+}
+
+/* The profile as `zond dump` prints it, as one string. */
+static char *dump(const struct zp_profile *p, int with_meta)
+{
+	struct zp_view *v = profile_view(p, ZP_NONE);
+	size_t n = 0, cap = p->nnodes + v->nedges + p->run.nmeta + 1;
+	char **lines = zp_xcalloc(cap, sizeof *lines);
+	for (uint32_t i = 0; i < p->nnodes; i++)
+		if (v->nodes[i].calls)
+			lines[n++] = node_line(p, &v->nodes[i], i);
+	for (size_t i = 0; i < v->nedges; i++)
+		lines[n++] = edge_line(p, &v->edges[i]);
+	for (size_t i = 0; with_meta && i < p->run.nmeta; i++)
+		if (!strncmp(p->run.meta[i].key, "lost_", 5) &&
+		    asprintf(&lines[n++], "meta %s %s", p->run.meta[i].key, p->run.meta[i].value) < 0)
+			abort();
+	qsort(lines, n, sizeof *lines, compare_strings);
+
+	char *text;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	fprintf(f, "threads %zu\n", p->nthreads);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s\n", lines[i]);
+		free(lines[i]);
+	}
+	fclose(f);
+	free(lines);
+	profile_view_free(v);
+	return text;
+}
+
+static size_t list_raw_files(const char *dir, char ***out)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		perror(dir);
+		exit(1);
+	}
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (fnmatch("*.zraw", e->d_name, 0))
+			continue;
+		names = zp_xrealloc(names, (n + 1) * sizeof *names);
+		if (asprintf(&names[n++], "%s/%s", dir, e->d_name) < 0)
+			abort();
+	}
+	closedir(d);
+	qsort(names, n, sizeof *names, compare_strings);
+	*out = names;
+	return n;
+}
+
+static void read_or_die(struct zp_profile *p, const char *path, struct symbols *syms)
+{
+	struct zerr err;
+	if (raw_read_into(p, path, syms, &err) < 0) {
+		fprintf(stderr, "rawdump: %s\n", err.msg);
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int per_process = 0, with_meta = 0, c;
+	while ((c = getopt(argc, argv, "pm")) != -1) {
+		if (c == 'p')
+			per_process = 1;
+		else if (c == 'm')
+			with_meta = 1;
+		else
+			return 2;
+	}
+	if (optind + 1 != argc) {
+		fputs("usage: rawdump [-p] [-m] DIR\n", stderr);
+		return 2;
+	}
+	char **files;
+	size_t n = list_raw_files(argv[optind], &files);
+	struct symbols *syms = symbols_new();
+	size_t n_dumps = per_process ? n : 1;
+	char **dumps = zp_xcalloc(n_dumps, sizeof *dumps);
+	struct zp_profile *p = profile_new();
+	for (size_t i = 0; i < n; i++) {
+		read_or_die(p, files[i], syms);
+		if (per_process) {
+			dumps[i] = dump(p, with_meta);
+			profile_free(p);
+			p = profile_new();
+		}
+		free(files[i]);
+	}
+	if (!per_process)
+		dumps[0] = dump(p, with_meta);
+	qsort(dumps, n_dumps, sizeof *dumps, compare_strings);
+	printf("processes %zu\n", n);
+	for (size_t i = 0; i < n_dumps; i++) {
+		fputs(dumps[i], stdout);
+		free(dumps[i]);
+	}
+	free(dumps);
+	free(files);
+	profile_free(p);
+	symbols_free(syms);
+	return 0;
+}

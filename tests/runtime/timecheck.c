@@ -1,0 +1,106 @@
+/*
+ * timecheck - the times the runtime measured for progs/timing.c, whose
+ * sleeps are known: nanosleep never returns early, and this machine is not
+ * so loaded that it oversleeps by half.
+ */
+#include <dirent.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "ingest/raw_reader.h"
+
+static const struct zp_stat *stat_of(const struct zp_view *v, const char *name)
+{
+	for (size_t i = 0; i < v->p->nnodes; i++)
+		if (strcmp(v->p->nodes[i].name, name) == 0)
+			return &v->nodes[i];
+	fprintf(stderr, "no function %s\n", name);
+	return NULL;
+}
+
+static uint64_t edge_incl(const struct zp_view *v, const char *caller, const char *callee)
+{
+	for (size_t i = 0; i < v->nedges; i++) {
+		const struct zp_edge *e = &v->edges[i];
+		if (e->caller != ZP_NONE && !strcmp(v->p->nodes[e->caller].name, caller) &&
+		    !strcmp(v->p->nodes[e->callee].name, callee))
+			return e->incl[0];
+	}
+	return 0;
+}
+
+/* ns lies in [ms, ms * 1.5 + 5] milliseconds */
+static int about_ms(uint64_t ns, double ms)
+{
+	double got = (double)ns / 1e6;
+	if (got >= ms * 0.999 && got <= ms * 1.5 + 5)
+		return 1;
+	fprintf(stderr, "    %.3f ms, expected about %.0f ms\n", got, ms);
+	return 0;
+}
+
+static int read_dir(struct zp_profile *p, const char *dir, struct symbols *syms)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	while (d && (e = readdir(d))) {
+		if (fnmatch("*.zraw", e->d_name, 0))
+			continue;
+		char path[4096];
+		struct zerr err;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (raw_read_into(p, path, syms, &err) < 0)
+			fprintf(stderr, "%s\n", err.msg);
+		else
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2)
+		return 2;
+	struct zp_profile *p = profile_new();
+	struct symbols *syms = symbols_new();
+	CHECK_EQ_U64(read_dir(p, argv[1], syms), 1);
+	CHECK_EQ_STR(p->events[0].name, "time");
+	CHECK(p->run.overhead_ns > 0 && p->run.overhead_ns < 1000);
+	struct zp_view *v = profile_view(p, ZP_NONE);
+	const struct zp_stat *main_ = stat_of(v, "main"), *outer = stat_of(v, "outer"),
+			    *sleeper = stat_of(v, "sleeper"), *nap = stat_of(v, "nap"),
+			    *rec = stat_of(v, "rec");
+	if (!main_ || !outer || !sleeper || !nap || !rec)
+		return 1;
+
+	CHECK_EQ_U64(sleeper->calls, 3);
+	CHECK(about_ms(sleeper->incl[0], 40));
+	CHECK(about_ms(sleeper->min[0], 10));
+	CHECK(about_ms(sleeper->max[0], 20));
+	CHECK(sleeper->self[0] < 1000000);
+	/* the sleep itself is in uninstrumented libc: nap's own time */
+	CHECK(about_ms(nap->self[0], 40));
+	CHECK(about_ms(outer->incl[0], 30));
+	CHECK(outer->self[0] < 1000000);
+	/* recursion: inclusive time counts the outermost call only */
+	CHECK_EQ_U64(rec->calls, 6);
+	CHECK(about_ms(rec->incl[0], 10));
+	CHECK(about_ms(rec->max[0], 10));
+	CHECK(rec->self[0] < 1000000);
+	CHECK(about_ms(main_->incl[0], 40));
+	/* edges sum every call along them: rec -> rec five times over the same sleep */
+	CHECK(about_ms(edge_incl(v, "rec", "rec"), 50));
+	CHECK(about_ms(edge_incl(v, "outer", "sleeper"), 30));
+	/* every nanosecond of main is some function's own */
+	CHECK(v->total[0] <= main_->incl[0] + 100000 && v->total[0] + 100000 >= main_->incl[0]);
+
+	profile_view_free(v);
+	profile_free(p);
+	symbols_free(syms);
+	return check_done();
+}
