@@ -9,10 +9,13 @@
 
 struct zrt_process zrt;
 
-_Static_assert(sizeof(struct zr_header) % 8 == 0, "zr_header is padded");
-_Static_assert(sizeof(struct zr_frame) == 48, "zr_frame layout");
+/* the sizes doc/raw-format.md promises */
+_Static_assert(sizeof(struct zr_header) == 240, "zr_header layout");
+_Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
+_Static_assert(sizeof(struct zr_thread) == 80, "zr_thread layout");
 _Static_assert(sizeof(struct zr_func) == 72, "zr_func layout");
 _Static_assert(sizeof(struct zr_edge) == 32, "zr_edge layout");
+_Static_assert(sizeof(struct zr_frame) == 48, "zr_frame layout");
 
 static uint64_t align_up(uint64_t n, uint64_t a)
 {

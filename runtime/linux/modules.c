@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/port.h"
 
@@ -21,14 +22,18 @@ struct search {
 	int found;
 };
 
-/* Module paths as the reader needs them: absolute, symbolic links resolved. */
+/*
+ * Module paths as the reader needs them, and as filters and triggers are
+ * compared: absolute, symbolic links resolved ("" is the main program).  A
+ * bare base name stays as it is: it matches the module in any directory.
+ */
 static const char *module_path(const char *name, char *buf)
 {
 	if (!name || !*name)
 		return zl_exe_path;
-	if (name[0] == '/' || !realpath(name, buf))
+	if (!strchr(name, '/') && access(name, F_OK) != 0)
 		return name;
-	return buf;
+	return realpath(name, buf) ? buf : name;
 }
 
 static int visit_object(struct dl_phdr_info *info, size_t size, void *arg)
@@ -49,8 +54,10 @@ static int visit_object(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (lo >= hi)
 		return 0;
+	if (!s->wanted && (s->addr < lo || s->addr >= hi))
+		return 0;
 	const char *path = module_path(info->dlpi_name, resolved);
-	if (s->wanted ? !zrt_module_matches(s->wanted, path) : s->addr < lo || s->addr >= hi)
+	if (s->wanted && !zrt_module_matches(s->wanted, path))
 		return 0;
 	*s->out = (struct port_module){ .start = lo, .end = hi, .bias = info->dlpi_addr,
 					.path = path };
@@ -72,8 +79,9 @@ uint64_t zl_find_trigger(const char *spec)
 	uint64_t link = strtoull(spec, &end, 16);
 	if (*end != ':' || !end[1])
 		return 0;
+	char resolved[PATH_MAX];
 	struct port_module m;
-	struct search s = { .wanted = end + 1, .out = &m };
+	struct search s = { .wanted = module_path(end + 1, resolved), .out = &m };
 	dl_iterate_phdr(visit_object, &s);
 	return s.found ? link + m.bias : 0;
 }
@@ -106,7 +114,8 @@ int zl_load_filters(const char *path)
 				break;
 			list = grown;
 		}
-		char *module = strdup(line + at);
+		char resolved[PATH_MAX];
+		char *module = strdup(module_path(line + at, resolved));
 		if (!module)
 			break;
 		list[n++] = (struct zrt_filter){ .module = module, .start = start, .end = end };

@@ -105,7 +105,8 @@ static size_t list_raw_files(const char *dir, char ***out)
 			abort();
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, compare_strings);
+	if (n)
+		qsort(names, n, sizeof *names, compare_strings);
 	*out = names;
 	return n;
 }

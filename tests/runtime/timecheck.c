@@ -20,15 +20,33 @@ static const struct zp_stat *stat_of(const struct zp_view *v, const char *name)
 	return NULL;
 }
 
-static uint64_t edge_incl(const struct zp_view *v, const char *caller, const char *callee)
+static const struct zp_edge *edge_of(const struct zp_view *v, const char *caller,
+				     const char *callee)
 {
 	for (size_t i = 0; i < v->nedges; i++) {
 		const struct zp_edge *e = &v->edges[i];
 		if (e->caller != ZP_NONE && !strcmp(v->p->nodes[e->caller].name, caller) &&
 		    !strcmp(v->p->nodes[e->callee].name, callee))
-			return e->incl[0];
+			return e;
 	}
-	return 0;
+	static const struct zp_edge none;
+	fprintf(stderr, "no edge %s -> %s\n", caller, callee);
+	return &none;
+}
+
+static const struct zp_node *node_of(const struct zp_profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->nnodes; i++)
+		if (strcmp(p->nodes[i].name, name) == 0)
+			return &p->nodes[i];
+	static const struct zp_node none = { .name = "", .module = "", .file = "" };
+	return &none;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
 }
 
 /* ns lies in [ms, ms * 1.5 + 5] milliseconds */
@@ -94,8 +112,18 @@ int main(int argc, char **argv)
 	CHECK(rec->self[0] < 1000000);
 	CHECK(about_ms(main_->incl[0], 40));
 	/* edges sum every call along them: rec -> rec five times over the same sleep */
-	CHECK(about_ms(edge_incl(v, "rec", "rec"), 50));
-	CHECK(about_ms(edge_incl(v, "outer", "sleeper"), 30));
+	CHECK(about_ms(edge_of(v, "rec", "rec")->incl[0], 50));
+	CHECK(about_ms(edge_of(v, "outer", "sleeper")->incl[0], 30));
+
+	/* where: the first call site seen on an edge, where a function is defined */
+	CHECK_EQ_U64(edge_of(v, "outer", "sleeper")->site_line, 25);
+	CHECK_EQ_U64(edge_of(v, "rec", "sleeper")->site_line, 18);
+	CHECK_EQ_U64(edge_of(v, "main", "rec")->site_line, 32);
+	const struct zp_node *n = node_of(p, "sleeper");
+	CHECK_EQ_STR(base_name(n->file), "timing.c");
+	CHECK_EQ_U64(n->line, 11); /* the line of its entry address: the opening brace */
+	CHECK_EQ_STR(base_name(n->module), "rt_timing");
+	CHECK(n->addr != 0);
 	/* every nanosecond of main is some function's own */
 	CHECK(v->total[0] <= main_->incl[0] + 100000 && v->total[0] + 100000 >= main_->incl[0]);
 
