@@ -24,9 +24,10 @@
  *    calling thread, and anything still open inside it.  A block never
  *    ended is closed when the function that began it returns.
  *  - Begin and end a block in the same function, on the same thread.
- *  - In a program that is not a PIE, weak references are resolved at link
- *    time: link with -lzond (or -Wl,-z,dynamic-undefined-weak) for the
- *    preloaded runtime to see the calls.
+ *  - Linking the static libzond.a into a program that is not built with
+ *    -finstrument-functions: weak references alone do not pull the runtime
+ *    out of an archive; add -Wl,--undefined=zond_block_begin (the shared
+ *    libzond.so needs nothing).
  */
 #ifndef ZOND_H
 #define ZOND_H

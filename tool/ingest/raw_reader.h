@@ -10,7 +10,12 @@
  * edges.
  *
  * run metadata the file cannot know (command, host, campaign) is left for
- * the caller to set.
+ * the caller to set.  The file format is described in doc/raw-format.md.
+ *
+ * syms may be NULL: functions are then named by address only
+ * ("0x1149@libfoo.so": link-time address and module base name, the name
+ * given to code no symbol covers).  A module whose ELF file cannot be read
+ * is named the same way; that is not an error.
  */
 #ifndef ZOND_RAW_READER_H
 #define ZOND_RAW_READER_H
