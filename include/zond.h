@@ -45,29 +45,29 @@ void zond_block_end(const char *name) __attribute__((weak));
 }
 #endif
 
-#define ZOND_START()                                                                       \
-	do {                                                                               \
-		if (zond_start)                                                            \
-			zond_start();                                                      \
+#define ZOND_START()                                                                               \
+	do {                                                                                       \
+		if (zond_start)                                                                    \
+			zond_start();                                                              \
 	} while (0)
 
-#define ZOND_STOP()                                                                        \
-	do {                                                                               \
-		if (zond_stop)                                                             \
-			zond_stop();                                                       \
+#define ZOND_STOP()                                                                                \
+	do {                                                                                       \
+		if (zond_stop)                                                                     \
+			zond_stop();                                                               \
 	} while (0)
 
 /* A macro, not a function: the runtime tells blocks apart by this call's address. */
-#define ZOND_BEGIN(name)                                                                   \
-	do {                                                                               \
-		if (zond_block_begin)                                                      \
-			zond_block_begin((name), __FILE__, __LINE__);                      \
+#define ZOND_BEGIN(name)                                                                           \
+	do {                                                                                       \
+		if (zond_block_begin)                                                              \
+			zond_block_begin((name), __FILE__, __LINE__);                              \
 	} while (0)
 
-#define ZOND_END(name)                                                                     \
-	do {                                                                               \
-		if (zond_block_end)                                                        \
-			zond_block_end(name);                                              \
+#define ZOND_END(name)                                                                             \
+	do {                                                                                       \
+		if (zond_block_end)                                                                \
+			zond_block_end(name);                                                      \
 	} while (0)
 
 struct zond_scope {
@@ -82,14 +82,12 @@ __attribute__((no_instrument_function)) static inline void zond_scope_end(struct
 }
 
 #define ZOND_SCOPE_JOIN_(a, b) a##b
-#define ZOND_SCOPE_VAR_(line) ZOND_SCOPE_JOIN_(zond_scope_, line)
+#define ZOND_SCOPE_VAR_(line)  ZOND_SCOPE_JOIN_(zond_scope_, line)
 
-#define ZOND_SCOPE(name)                                                                   \
-	struct zond_scope ZOND_SCOPE_VAR_(__LINE__)                                        \
-		__attribute__((cleanup(zond_scope_end), unused)) = {                       \
-			(zond_block_begin ? zond_block_begin((name), __FILE__, __LINE__)   \
-					  : (void)0,                                       \
-			 (name))                                                           \
-		}
+#define ZOND_SCOPE(name)                                                                           \
+	struct zond_scope ZOND_SCOPE_VAR_(__LINE__)                                                \
+		__attribute__((cleanup(zond_scope_end), unused)) = {(                              \
+			zond_block_begin ? zond_block_begin((name), __FILE__, __LINE__) : (void)0, \
+			(name))}
 
 #endif

@@ -73,16 +73,17 @@ static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
 
 	h->funcs_off = align_up(sizeof(struct zr_thread), 64);
 	h->edges_off = align_up(h->funcs_off + (uint64_t)h->max_funcs * sizeof(struct zr_func), 64);
-	h->func_hash_off = align_up(h->edges_off + (uint64_t)h->max_edges * sizeof(struct zr_edge), 64);
+	h->func_hash_off =
+		align_up(h->edges_off + (uint64_t)h->max_edges * sizeof(struct zr_edge), 64);
 	h->edge_hash_off = align_up(h->func_hash_off + (uint64_t)h->func_hash_size * 4, 64);
 	h->stack_off = align_up(h->edge_hash_off + (uint64_t)h->edge_hash_size * 4, 64);
 	/* page-aligned slots: no two threads ever write the same cache line */
-	h->thread_bytes = align_up(h->stack_off + (uint64_t)h->max_depth * sizeof(struct zr_frame),
-				   4096);
+	h->thread_bytes =
+		align_up(h->stack_off + (uint64_t)h->max_depth * sizeof(struct zr_frame), 4096);
 
 	h->modules_off = align_up(sizeof *h, 64);
-	h->strings_off = align_up(h->modules_off + (uint64_t)h->max_modules * sizeof(struct zr_module),
-				  64);
+	h->strings_off =
+		align_up(h->modules_off + (uint64_t)h->max_modules * sizeof(struct zr_module), 64);
 	h->threads_off = align_up(h->strings_off + h->string_bytes, 4096);
 	h->file_bytes = h->threads_off + (uint64_t)h->max_threads * h->thread_bytes;
 }
@@ -103,7 +104,7 @@ static void use_mapping(void *base)
 
 int zrt_process_start(const struct zrt_config *cfg)
 {
-	struct zr_header layout = { 0 };
+	struct zr_header layout = {0};
 	lay_out(&layout, cfg);
 	struct zr_header *h = port_map_output(layout.file_bytes);
 	if (!h)

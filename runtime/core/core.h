@@ -41,18 +41,18 @@
 struct zrt_config {
 	uint32_t max_threads, max_funcs, max_edges, max_depth;
 	uint32_t max_modules, string_bytes;
-	uint32_t flags;         /* ZR_FLAG_* */
-	uint32_t clock, arch;   /* enum zr_clock, enum zr_arch */
+	uint32_t flags;       /* ZR_FLAG_* */
+	uint32_t clock, arch; /* enum zr_clock, enum zr_arch */
 	double ticks_per_sec;
 	int32_t pid, ppid;
 	int64_t start_realtime_ns;
-	int manual;             /* start with recording off */
+	int manual; /* start with recording off */
 };
 
 /* An address range excluded from recording, in link-time addresses of one module. */
 struct zrt_filter {
-	const char *module;     /* path, or a base name that matches any directory */
-	uint64_t start, end;    /* [start, end) */
+	const char *module;  /* path, or a base name that matches any directory */
+	uint64_t start, end; /* [start, end) */
 };
 
 /* zrt_process.gate: reasons a call may not be recorded (checked off the fast path) */
@@ -65,10 +65,10 @@ struct zrt_process {
 	uint8_t *base;
 	uint64_t file_bytes;
 	uint32_t func_mask, edge_mask, max_funcs, max_edges, max_depth;
-	uint32_t gate;          /* ZRT_GATE_*, changed atomically */
-	int timed;              /* !(flags & ZR_FLAG_NO_TIME) */
-	uint64_t inner, pair;   /* probe cost in ticks (see top) */
-	uint64_t trigger;       /* run-time address of the trigger function, 0 if unresolved */
+	uint32_t gate;        /* ZRT_GATE_*, changed atomically */
+	int timed;            /* !(flags & ZR_FLAG_NO_TIME) */
+	uint64_t inner, pair; /* probe cost in ticks (see top) */
+	uint64_t trigger;     /* run-time address of the trigger function, 0 if unresolved */
 	const struct zrt_filter *filters;
 	size_t n_filters;
 	uint32_t module_lock;
@@ -84,8 +84,8 @@ enum zrt_thread_state {
 
 /* One thread's view of its slot; lives in the port's thread-local storage. */
 struct zrt_thread {
-	uint32_t state;         /* enum zrt_thread_state */
-	uint32_t busy;          /* inside a probe */
+	uint32_t state; /* enum zrt_thread_state */
+	uint32_t busy;  /* inside a probe */
 	struct zr_thread *info;
 	struct zr_func *funcs;
 	struct zr_edge *edges;
@@ -135,10 +135,9 @@ void zrt_unwound(struct zrt_thread *t, uint64_t sp);
 /* 1 when a filter's or trigger's module name designates the module at path. */
 int zrt_module_matches(const char *wanted, const char *path);
 
-
 /* ---- the per-call path ------------------------------------------------- */
 
-#define zrt_likely(x) __builtin_expect(!!(x), 1)
+#define zrt_likely(x)   __builtin_expect(!!(x), 1)
 #define zrt_unlikely(x) __builtin_expect(!!(x), 0)
 
 /* The general enter and exit: anything the fast paths below do not handle. */
@@ -198,7 +197,7 @@ static inline void zrt_pop(struct zrt_thread *t, uint32_t d, uint64_t now)
 	uint64_t raw = zrt_sub_clamp(now, fr->enter_ticks);
 	uint64_t incl = zrt_sub_clamp(raw, zrt.inner + fr->n_desc * zrt.pair);
 	uint64_t self = zrt_sub_clamp(raw, fr->child_ticks + zrt.inner +
-					       fr->n_children * (zrt.pair - zrt.inner));
+						   fr->n_children * (zrt.pair - zrt.inner));
 	f->self += self;
 	if (--f->depth == 0)
 		f->incl += incl;

@@ -39,7 +39,7 @@ static int tsc_is_invariant(void)
 /* TSC ticks per second, measured against CLOCK_MONOTONIC over a few ms. */
 static double tsc_frequency(void)
 {
-	struct timespec pause = { 0, 5000000 };
+	struct timespec pause = {0, 5000000};
 	uint64_t ns0 = zl_monotonic_ns(), tsc0 = __builtin_ia32_rdtsc();
 	nanosleep(&pause, NULL);
 	uint64_t ns1 = zl_monotonic_ns(), tsc1 = __builtin_ia32_rdtsc();

@@ -18,8 +18,8 @@ API void __cyg_profile_func_enter(void *fn, void *site)
 	struct zrt_thread *t = &zl_self;
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON) && !zl_thread_ready(t))
 		return;
-	struct zr_frame *fr = zrt_enter(t, (uintptr_t)fn, (uintptr_t)site,
-					(uintptr_t)__builtin_frame_address(0));
+	struct zr_frame *fr =
+		zrt_enter(t, (uintptr_t)fn, (uintptr_t)site, (uintptr_t)__builtin_frame_address(0));
 	if (fr && zrt.timed)
 		fr->enter_ticks = zl_clock();
 }

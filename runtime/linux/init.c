@@ -109,7 +109,8 @@ static void read_config(struct zrt_config *cfg)
 	cfg->max_depth = env_count("ZOND_DEPTH", 4096, 1u << 20);
 	cfg->max_modules = 512;
 	/* module paths and block names: room for a fair share per function */
-	cfg->string_bytes = 65536 + 64 * (cfg->max_funcs < (1u << 16) ? cfg->max_funcs : (1u << 16));
+	cfg->string_bytes =
+		65536 + 64 * (cfg->max_funcs < (1u << 16) ? cfg->max_funcs : (1u << 16));
 	cfg->flags = env_flag("ZOND_NO_TIME") ? ZR_FLAG_NO_TIME : 0;
 	cfg->manual = env_flag("ZOND_MANUAL");
 	cfg->pid = (int32_t)getpid();
@@ -161,8 +162,8 @@ static uint64_t loop_cost(void)
 static void calibrate_probes(void)
 {
 	uint64_t bytes = zrt_thread_bytes();
-	void *scratch = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			     -1, 0);
+	void *scratch =
+		mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (scratch == MAP_FAILED)
 		return;
 	struct zrt_thread saved = zl_self;
@@ -179,7 +180,8 @@ static void calibrate_probes(void)
 			if (f->addr == leaf)
 				round_inner = f->self / CALIBRATION_CALLS;
 			if (f->addr == outer)
-				round_pair = f->incl > base ? (f->incl - base) / CALIBRATION_CALLS : 0;
+				round_pair =
+					f->incl > base ? (f->incl - base) / CALIBRATION_CALLS : 0;
 		}
 		if (round_inner < inner)
 			inner = round_inner;
@@ -252,7 +254,7 @@ static void start_recording(void)
 	if (!out_dir || !*out_dir)
 		return;
 	int saved_errno = errno;
-	struct zrt_config cfg = { 0 };
+	struct zrt_config cfg = {0};
 	read_config(&cfg);
 	zl_clock_setup(&cfg, !(cfg.flags & ZR_FLAG_NO_TIME));
 	cfg.start_realtime_ns = zl_realtime_ns();
@@ -279,8 +281,8 @@ static void start_recording(void)
 void zl_start(void)
 {
 	uint32_t expected = START_NONE;
-	if (__atomic_compare_exchange_n(&start_state, &expected, START_RUNNING, 0,
-					__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+	if (__atomic_compare_exchange_n(&start_state, &expected, START_RUNNING, 0, __ATOMIC_ACQUIRE,
+					__ATOMIC_ACQUIRE)) {
 		start_recording();
 		__atomic_store_n(&start_state, START_DONE, __ATOMIC_RELEASE);
 	}

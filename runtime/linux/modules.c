@@ -16,8 +16,8 @@
 #include "../core/port.h"
 
 struct search {
-	uint64_t addr;          /* find the object holding addr, or ... */
-	const char *wanted;     /* ... the object of this path */
+	uint64_t addr;      /* find the object holding addr, or ... */
+	const char *wanted; /* ... the object of this path */
 	struct port_module *out;
 	int found;
 };
@@ -59,15 +59,15 @@ static int visit_object(struct dl_phdr_info *info, size_t size, void *arg)
 	const char *path = module_path(info->dlpi_name, resolved);
 	if (s->wanted && !zrt_module_matches(s->wanted, path))
 		return 0;
-	*s->out = (struct port_module){ .start = lo, .end = hi, .bias = info->dlpi_addr,
-					.path = path };
+	*s->out =
+		(struct port_module){.start = lo, .end = hi, .bias = info->dlpi_addr, .path = path};
 	s->found = 1;
 	return 1;
 }
 
 int port_module_of(uint64_t addr, struct port_module *out)
 {
-	struct search s = { .addr = addr, .out = out };
+	struct search s = {.addr = addr, .out = out};
 	dl_iterate_phdr(visit_object, &s);
 	return s.found ? 0 : -1;
 }
@@ -81,7 +81,7 @@ uint64_t zl_find_trigger(const char *spec)
 		return 0;
 	char resolved[PATH_MAX];
 	struct port_module m;
-	struct search s = { .wanted = module_path(end + 1, resolved), .out = &m };
+	struct search s = {.wanted = module_path(end + 1, resolved), .out = &m};
 	dl_iterate_phdr(visit_object, &s);
 	return s.found ? link + m.bias : 0;
 }
@@ -118,7 +118,7 @@ int zl_load_filters(const char *path)
 		char *module = strdup(module_path(line + at, resolved));
 		if (!module)
 			break;
-		list[n++] = (struct zrt_filter){ .module = module, .start = start, .end = end };
+		list[n++] = (struct zrt_filter){.module = module, .start = start, .end = end};
 	}
 	fclose(f);
 	zrt.filters = list;

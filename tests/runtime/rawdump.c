@@ -69,7 +69,8 @@ static char *dump(const struct zp_profile *p, int with_meta)
 		lines[n++] = edge_line(p, &v->edges[i]);
 	for (size_t i = 0; with_meta && i < p->run.nmeta; i++)
 		if (!strncmp(p->run.meta[i].key, "lost_", 5) &&
-		    asprintf(&lines[n++], "meta %s %s", p->run.meta[i].key, p->run.meta[i].value) < 0)
+		    asprintf(&lines[n++], "meta %s %s", p->run.meta[i].key, p->run.meta[i].value) <
+			    0)
 			abort();
 	qsort(lines, n, sizeof *lines, compare_strings);
 

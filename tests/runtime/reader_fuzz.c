@@ -77,13 +77,13 @@ static size_t interesting_offset(const struct zr_header *h, uint64_t r)
 {
 	const uint64_t slot = h->threads_off;
 	const uint64_t ranges[][2] = {
-		{ 0, sizeof *h },
-		{ h->modules_off, h->modules_off + h->n_modules * sizeof(struct zr_module) },
-		{ h->strings_off, h->strings_off + h->string_used },
-		{ slot, slot + sizeof(struct zr_thread) },
-		{ slot + h->funcs_off, slot + h->funcs_off + 8 * sizeof(struct zr_func) },
-		{ slot + h->edges_off, slot + h->edges_off + 8 * sizeof(struct zr_edge) },
-		{ slot + h->stack_off, slot + h->stack_off + 4 * sizeof(struct zr_frame) },
+		{0, sizeof *h},
+		{h->modules_off, h->modules_off + h->n_modules * sizeof(struct zr_module)},
+		{h->strings_off, h->strings_off + h->string_used},
+		{slot, slot + sizeof(struct zr_thread)},
+		{slot + h->funcs_off, slot + h->funcs_off + 8 * sizeof(struct zr_func)},
+		{slot + h->edges_off, slot + h->edges_off + 8 * sizeof(struct zr_edge)},
+		{slot + h->stack_off, slot + h->stack_off + 4 * sizeof(struct zr_frame)},
 	};
 	const uint64_t *range = ranges[r % 7];
 	uint64_t len = range[1] > range[0] ? range[1] - range[0] : 1;
@@ -113,8 +113,17 @@ int main(int argc, char **argv)
 	CHECK_EQ_U64(calls, 21891);
 
 	/* truncations */
-	const size_t cuts[] = { 0, 1, 7, 8, sizeof h - 1, sizeof h, h.modules_off + 5,
-				h.threads_off, h.threads_off + 100, n / 2, n - 1 };
+	const size_t cuts[] = {0,
+			       1,
+			       7,
+			       8,
+			       sizeof h - 1,
+			       sizeof h,
+			       h.modules_off + 5,
+			       h.threads_off,
+			       h.threads_off + 100,
+			       n / 2,
+			       n - 1};
 	for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
 		put_file(orig, cuts[i]);
 		CHECK_EQ_U64(read_back(syms, NULL, &err), (uint64_t)-1);

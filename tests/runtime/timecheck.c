@@ -39,7 +39,7 @@ static const struct zp_node *node_of(const struct zp_profile *p, const char *nam
 	for (size_t i = 0; i < p->nnodes; i++)
 		if (strcmp(p->nodes[i].name, name) == 0)
 			return &p->nodes[i];
-	static const struct zp_node none = { .name = "", .module = "", .file = "" };
+	static const struct zp_node none = {.name = "", .module = "", .file = ""};
 	return &none;
 }
 
@@ -91,8 +91,8 @@ int main(int argc, char **argv)
 	CHECK(p->run.overhead_ns > 0 && p->run.overhead_ns < 1000);
 	struct zp_view *v = profile_view(p, ZP_NONE);
 	const struct zp_stat *main_ = stat_of(v, "main"), *outer = stat_of(v, "outer"),
-			    *sleeper = stat_of(v, "sleeper"), *nap = stat_of(v, "nap"),
-			    *rec = stat_of(v, "rec");
+			     *sleeper = stat_of(v, "sleeper"), *nap = stat_of(v, "nap"),
+			     *rec = stat_of(v, "rec");
 	if (!main_ || !outer || !sleeper || !nap || !rec)
 		return 1;
 

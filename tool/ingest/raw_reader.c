@@ -31,9 +31,9 @@ struct raw {
 	struct zr_header h;
 	const struct zr_module *modules; /* h.n_modules, checked */
 	const char *strings;
-	uint32_t strings_len;            /* usable bytes of the pool */
+	uint32_t strings_len; /* usable bytes of the pool */
 	struct symbols *syms;
-	int event;                       /* index of "time", -1 without times */
+	int event; /* index of "time", -1 without times */
 };
 
 /* One thread's tables, copied out of the file. */
@@ -67,15 +67,15 @@ static int check_sections(const struct raw *r, struct zerr *err)
 	const struct zr_header *h = &r->h;
 	if (!fits(h->modules_off, h->max_modules, sizeof(struct zr_module), r->size) ||
 	    h->modules_off < h->header_bytes)
-		return bad(r, offsetof(struct zr_header, modules_off), "module table out of the file",
-			   err);
+		return bad(r, offsetof(struct zr_header, modules_off),
+			   "module table out of the file", err);
 	if (!fits(h->strings_off, h->string_bytes, 1, r->size) || h->strings_off < h->header_bytes)
-		return bad(r, offsetof(struct zr_header, strings_off), "string pool out of the file",
-			   err);
+		return bad(r, offsetof(struct zr_header, strings_off),
+			   "string pool out of the file", err);
 	if (!fits(h->threads_off, h->max_threads, h->thread_bytes, r->size) ||
 	    h->threads_off < h->header_bytes || h->thread_bytes % 8)
-		return bad(r, offsetof(struct zr_header, threads_off), "thread slots out of the file",
-			   err);
+		return bad(r, offsetof(struct zr_header, threads_off),
+			   "thread slots out of the file", err);
 	uint64_t slot = h->thread_bytes;
 	if (h->funcs_off < sizeof(struct zr_thread) ||
 	    !fits(h->funcs_off, h->max_funcs, sizeof(struct zr_func), slot) ||
@@ -86,7 +86,8 @@ static int check_sections(const struct raw *r, struct zerr *err)
 	if (h->n_modules > h->max_modules)
 		return bad(r, offsetof(struct zr_header, n_modules), "more modules than room", err);
 	if (h->n_threads > h->max_threads)
-		return bad(r, offsetof(struct zr_header, n_threads), "more threads than slots", err);
+		return bad(r, offsetof(struct zr_header, n_threads), "more threads than slots",
+			   err);
 	return 0;
 }
 
@@ -100,14 +101,17 @@ static int check_header(struct raw *r, struct zerr *err)
 	if (memcmp(h->magic, ZR_MAGIC, sizeof h->magic) != 0)
 		return zerr_set(err, "%s: not a zond raw file (bad magic)", r->path);
 	if (h->version != ZR_VERSION)
-		return bad(r, offsetof(struct zr_header, version), "unknown raw format version", err);
+		return bad(r, offsetof(struct zr_header, version), "unknown raw format version",
+			   err);
 	if (h->header_bytes < sizeof *h || h->header_bytes > h->file_bytes)
 		return bad(r, offsetof(struct zr_header, header_bytes), "bad header size", err);
 	if (h->file_bytes != r->size)
-		return zerr_set(err, "%s: truncated or padded: %" PRIu64 " bytes, header says %" PRIu64,
+		return zerr_set(err,
+				"%s: truncated or padded: %" PRIu64 " bytes, header says %" PRIu64,
 				r->path, r->size, h->file_bytes);
 	if (!(h->ticks_per_sec > 0 && h->ticks_per_sec < 1e13))
-		return bad(r, offsetof(struct zr_header, ticks_per_sec), "bad clock frequency", err);
+		return bad(r, offsetof(struct zr_header, ticks_per_sec), "bad clock frequency",
+			   err);
 	if (h->overhead_inner_ticks > h->overhead_pair_ticks)
 		return bad(r, offsetof(struct zr_header, overhead_inner_ticks),
 			   "probe cost inside a call exceeds the whole probe cost", err);
@@ -163,10 +167,12 @@ static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *
 	for (uint32_t i = 0; i < ti->n_funcs; i++) {
 		const struct zr_func *f = &t->funcs[i];
 		uint64_t off = t->off + h->funcs_off + i * sizeof *f;
-		if ((f->flags & ZR_FUNC_BLOCK) && (!string_at(r, f->name) || !string_at(r, f->file)))
+		if ((f->flags & ZR_FUNC_BLOCK) &&
+		    (!string_at(r, f->name) || !string_at(r, f->file)))
 			return bad(r, off, "block names a string outside the pool", err);
 		if (f->calls && f->min != UINT64_MAX && f->min > f->max)
-			return bad(r, off, "function's shortest call is longer than its longest", err);
+			return bad(r, off, "function's shortest call is longer than its longest",
+				   err);
 	}
 	for (uint32_t i = 0; i < ti->n_edges; i++) {
 		const struct zr_edge *e = &t->edges[i];
@@ -183,8 +189,7 @@ static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *
 	return 0;
 }
 
-static int load_thread(const struct raw *r, uint32_t slot, struct raw_thread *t,
-		       struct zerr *err)
+static int load_thread(const struct raw *r, uint32_t slot, struct raw_thread *t, struct zerr *err)
 {
 	const struct zr_header *h = &r->h;
 	memset(t, 0, sizeof *t);
@@ -229,8 +234,8 @@ static void close_open_frames(const struct raw *r, struct raw_thread *t)
 		struct zr_func *f = &t->funcs[fr->func];
 		uint64_t raw = sub_clamp(now, fr->enter_ticks);
 		uint64_t incl = sub_clamp(raw, inner + fr->n_desc * pair);
-		uint64_t self = sub_clamp(raw, fr->child_ticks + inner +
-						       fr->n_children * (pair - inner));
+		uint64_t self =
+			sub_clamp(raw, fr->child_ticks + inner + fr->n_children * (pair - inner));
 		f->self += self;
 		if (f->depth <= 1)
 			f->incl += incl;
@@ -287,7 +292,7 @@ static uint32_t function_node(struct zp_profile *p, const struct raw *r, uint64_
 	}
 	const char *path = string_at(r, m->path);
 	uint64_t link = addr - m->bias;
-	struct symbol sym = { 0 };
+	struct symbol sym = {0};
 	struct zerr ignored;
 	if (r->syms && symbols_lookup(r->syms, path, link, &sym, &ignored) == 0 && sym.name) {
 		const char *file = "";
@@ -339,7 +344,7 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 			continue;
 		t->nodes[i] = (f->flags & ZR_FUNC_BLOCK) ? block_node(p, r, f)
 							 : function_node(p, r, f->addr);
-		struct zp_stat s = { .calls = f->calls };
+		struct zp_stat s = {.calls = f->calls};
 		for (int e = 0; e < ZP_MAX_EVENTS; e++)
 			s.min[e] = UINT64_MAX;
 		if (ev >= 0) {
@@ -409,12 +414,9 @@ static void add_count(struct zp_profile *p, const char *key, uint64_t n)
 static const char *clock_name(uint32_t clock)
 {
 	switch (clock) {
-	case ZR_CLOCK_TSC:
-		return "tsc";
-	case ZR_CLOCK_CNTVCT:
-		return "cntvct";
-	default:
-		return "clock_gettime";
+	case ZR_CLOCK_TSC: return "tsc";
+	case ZR_CLOCK_CNTVCT: return "cntvct";
+	default: return "clock_gettime";
 	}
 }
 
@@ -431,15 +433,14 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 		p->run.duration_ns = (old_end > end_ns ? old_end : end_ns) - h->start_realtime_ns;
 		p->run.exit_status = h->state == ZR_EXITED ? h->exit_status : -1;
 		p->run.term_signal = h->state == ZR_SIGNALED ? h->term_signal : 0;
-		p->run.overhead_ns = r->event >= 0 ? (double)h->overhead_pair_ticks * 1e9 /
-							       h->ticks_per_sec
-						   : 0;
+		p->run.overhead_ns =
+			r->event >= 0 ? (double)h->overhead_pair_ticks * 1e9 / h->ticks_per_sec : 0;
 		profile_set_str(&p->run.clock, clock_name(h->clock));
 		profile_set_str(&p->run.arch, h->arch == ZR_ARCH_AARCH64 ? "aarch64" : "x86_64");
 		if (r->event >= 0) {
 			char buf[32];
-			snprintf(buf, sizeof buf, "%.3f", (double)h->overhead_inner_ticks * 1e9 /
-								  h->ticks_per_sec);
+			snprintf(buf, sizeof buf, "%.3f",
+				 (double)h->overhead_inner_ticks * 1e9 / h->ticks_per_sec);
 			profile_add_meta(p, "overhead_inner_ns", buf);
 			snprintf(buf, sizeof buf, "%.3f", p->run.overhead_ns);
 			profile_add_meta(p, "overhead_pair_ns", buf);
@@ -456,8 +457,7 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	add_count(p, "lost_frames", lost[2]);
 }
 
-int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms,
-		  struct zerr *err)
+int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms, struct zerr *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -467,7 +467,7 @@ int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms,
 		close(fd);
 		return zerr_set(err, "%s: %s", path, strerror(errno));
 	}
-	struct raw r = { .path = path, .size = (uint64_t)st.st_size, .syms = syms, .event = -1 };
+	struct raw r = {.path = path, .size = (uint64_t)st.st_size, .syms = syms, .event = -1};
 	void *map = r.size ? mmap(NULL, r.size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
 	close(fd);
 	if (map == MAP_FAILED)
@@ -478,7 +478,7 @@ int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms,
 	if (rc == 0)
 		rc = check_modules(&r, err);
 	if (rc == 0) {
-		uint64_t lost[3] = { 0 };
+		uint64_t lost[3] = {0};
 		rc = read_threads(p, &r, lost, err);
 		if (rc == 0)
 			describe_run(p, &r, lost);

@@ -3,7 +3,7 @@
 
 static void nap(long ms)
 {
-	struct timespec ts = { 0, ms * 1000000 };
+	struct timespec ts = {0, ms * 1000000};
 	nanosleep(&ts, NULL);
 }
 
