@@ -24,8 +24,11 @@
  *
  * Times: raw = exit - enter ticks.  The calibrated probe cost is taken out
  * before anything is stored (incl = raw - inner - n_desc * pair, self = raw -
- * children's raw - inner - n_children * (pair - inner), both clamped at 0),
- * so that totals, min and max are all corrected.
+ * children's raw - inner - n_children * (pair - inner)), so that totals, min
+ * and max are all corrected.  One call's corrected time may come out below
+ * zero when the probes cost more than the function; sums keep such calls
+ * signed so that errors cancel and a tree's self times still add up to its
+ * root's inclusive time.  min and max clamp the single call at 0.
  *
  * Only <stdint.h>/<stddef.h> and compiler builtins are used.
  */
@@ -195,18 +198,19 @@ static inline void zrt_pop(struct zrt_thread *t, uint32_t d, uint64_t now)
 		return;
 	struct zr_func *f = &t->funcs[fr->func];
 	uint64_t raw = zrt_sub_clamp(now, fr->enter_ticks);
-	uint64_t incl = zrt_sub_clamp(raw, zrt.inner + fr->n_desc * zrt.pair);
-	uint64_t self = zrt_sub_clamp(raw, fr->child_ticks + zrt.inner +
-						   fr->n_children * (zrt.pair - zrt.inner));
+	/* signed, in two's complement: see "Times" in raw.h */
+	uint64_t incl = raw - zrt.inner - fr->n_desc * zrt.pair;
+	uint64_t self = raw - fr->child_ticks - zrt.inner - fr->n_children * (zrt.pair - zrt.inner);
 	f->self += self;
 	if (--f->depth == 0)
 		f->incl += incl;
-	if (incl < f->min)
-		f->min = incl;
-	if (incl > f->max)
-		f->max = incl;
 	if (fr->edge != ZR_NONE)
 		t->edges[fr->edge].incl += incl;
+	uint64_t call = (int64_t)incl < 0 ? 0 : incl;
+	if (call < f->min)
+		f->min = call;
+	if (call > f->max)
+		f->max = call;
 	if (d > 1) {
 		struct zr_frame *parent = fr - 1;
 		parent->child_ticks += raw;

@@ -29,7 +29,11 @@
  *
  * Times are in clock ticks; ticks_per_sec converts them.  Function records
  * keep *corrected* times: the calibrated probe cost has already been taken
- * out (see overhead_* below).
+ * out (see overhead_* below).  The sums (zr_func incl and self, zr_edge incl)
+ * add up corrected times of single calls, which can be slightly negative for
+ * calls cheaper than the probes: they are int64_t values stored in uint64_t
+ * (two's complement), and a reader clamps a negative total at 0.  min and max
+ * are single calls, clamped at 0.
  *
  * The only dependency is <stdint.h>: this header is included by the
  * freestanding runtime core.
@@ -149,8 +153,8 @@ struct zr_func {
 	uint32_t flags;          /* ZR_FUNC_* */
 	uint32_t depth;          /* live activations (recursion) */
 	uint64_t calls;
-	uint64_t incl;           /* ticks, outermost activations only */
-	uint64_t self;           /* ticks, all activations */
+	uint64_t incl;           /* ticks (signed sum), outermost activations only */
+	uint64_t self;           /* ticks (signed sum), all activations */
 	uint64_t min, max;       /* inclusive ticks of one call; min UINT64_MAX if none */
 	uint32_t name, file;     /* blocks: string offsets; functions: 0 */
 	uint32_t line;           /* blocks: source line */
@@ -162,7 +166,7 @@ struct zr_edge {
 	uint32_t caller;         /* zr_func index in the same thread, ZR_NONE for a root */
 	uint32_t callee;
 	uint64_t calls;
-	uint64_t incl;           /* ticks, summed over every call on this edge */
+	uint64_t incl;           /* ticks (signed sum) over every call on this edge */
 	uint64_t site;           /* return address of the first call seen (run-time) */
 };
 

@@ -132,10 +132,15 @@ __attribute__((noinline)) static void empty_leaf(uint64_t fn)
 	__asm__ volatile("" : : "r"(fn) : "memory");
 }
 
+/*
+ * Shaped like instrumented code: the barrier after the exit probe keeps it a
+ * call from the same frame as the entry probe, not a tail call.
+ */
 __attribute__((noinline)) static void probed_leaf(uint64_t fn)
 {
 	__cyg_profile_func_enter((void *)fn, NULL);
 	__cyg_profile_func_exit((void *)fn, NULL);
+	__asm__ volatile("" : : : "memory");
 }
 
 __attribute__((noinline)) static void probed_loop(uint64_t outer, uint64_t leaf)

@@ -233,20 +233,20 @@ static void close_open_frames(const struct raw *r, struct raw_thread *t)
 		struct zr_frame *fr = &t->stack[d - 1];
 		struct zr_func *f = &t->funcs[fr->func];
 		uint64_t raw = sub_clamp(now, fr->enter_ticks);
-		uint64_t incl = sub_clamp(raw, inner + fr->n_desc * pair);
-		uint64_t self =
-			sub_clamp(raw, fr->child_ticks + inner + fr->n_children * (pair - inner));
+		uint64_t incl = raw - inner - fr->n_desc * pair;
+		uint64_t self = raw - fr->child_ticks - inner - fr->n_children * (pair - inner);
 		f->self += self;
 		if (f->depth <= 1)
 			f->incl += incl;
 		if (f->depth)
 			f->depth--;
-		if (incl < f->min)
-			f->min = incl;
-		if (incl > f->max)
-			f->max = incl;
 		if (fr->edge != ZR_NONE)
 			t->edges[fr->edge].incl += incl;
+		uint64_t call = (int64_t)incl < 0 ? 0 : incl;
+		if (call < f->min)
+			f->min = call;
+		if (call > f->max)
+			f->max = call;
 		if (d > 1) {
 			fr[-1].child_ticks += raw;
 			fr[-1].n_children++;
@@ -326,6 +326,12 @@ static uint64_t to_ns(const struct raw *r, uint64_t ticks)
 	return (uint64_t)((long double)ticks * 1e9L / r->h.ticks_per_sec + 0.5L);
 }
 
+/* A signed sum of ticks (raw.h) in ns; below zero counts as nothing. */
+static uint64_t sum_to_ns(const struct raw *r, uint64_t sum)
+{
+	return (int64_t)sum < 0 ? 0 : to_ns(r, sum);
+}
+
 /* ---- into the profile -------------------------------------------------- */
 
 static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thread *t)
@@ -348,8 +354,8 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 		for (int e = 0; e < ZP_MAX_EVENTS; e++)
 			s.min[e] = UINT64_MAX;
 		if (ev >= 0) {
-			s.self[ev] = to_ns(r, f->self);
-			s.incl[ev] = to_ns(r, f->incl);
+			s.self[ev] = sum_to_ns(r, f->self);
+			s.incl[ev] = sum_to_ns(r, f->incl);
 			if (f->min != UINT64_MAX) {
 				s.min[ev] = to_ns(r, f->min);
 				s.max[ev] = to_ns(r, f->max);
@@ -366,7 +372,7 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 		struct zp_edge *pe = profile_edge(p, thread, ZP_CALL, caller, callee);
 		pe->calls += e->calls;
 		if (ev >= 0)
-			pe->incl[ev] += to_ns(r, e->incl);
+			pe->incl[ev] += sum_to_ns(r, e->incl);
 		if (!pe->site)
 			name_site(r, e->site, pe);
 	}
