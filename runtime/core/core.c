@@ -379,17 +379,11 @@ static int gate_open(uint64_t fn, uint32_t depth)
 	return 1;
 }
 
-/*
- * Closes the frames no longer live: entering, those whose probe ran at or
- * below sp; otherwise those below it.  now == 0: read the clock if needed.
- */
-static uint32_t drop_stale(struct zrt_thread *t, uint64_t sp, int entering, uint64_t now)
+/* Closes the frames no longer live: those whose probe ran below sp.  now == 0: read the clock. */
+static uint32_t drop_stale(struct zrt_thread *t, uint64_t sp, uint64_t now)
 {
 	uint32_t d = t->info->depth;
-	while (d > 0 && d <= zrt.max_depth) {
-		uint64_t top = t->stack[d - 1].sp;
-		if (entering ? top > sp : top >= sp)
-			break;
+	while (d > 0 && d <= zrt.max_depth && t->stack[d - 1].sp < sp) {
 		if (!now && zrt.timed)
 			now = port_clock();
 		zrt_pop(t, d, now);
@@ -423,7 +417,7 @@ static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, u
 
 struct zr_frame *zrt_enter_slow(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
 {
-	drop_stale(t, sp, 1, 0);
+	drop_stale(t, sp, 0);
 	return push(t, fn, site, sp);
 }
 
@@ -437,9 +431,17 @@ void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
 			t->info->depth--;
 		return;
 	}
-	d = drop_stale(t, sp, 0, now);
-	/* no match: a call that was never pushed (filtered, gated, table full) */
-	if (d > 0 && t->stack[d - 1].addr == fn)
+	d = drop_stale(t, sp, now);
+	/*
+	 * fn's frame, under what it left open in its own stack frame (blocks,
+	 * inlined calls abandoned by an exception); none when a frame of an
+	 * ancestor comes first: a call that was never pushed (filtered, gated,
+	 * table full).
+	 */
+	uint32_t k = d;
+	while (k > 0 && t->stack[k - 1].addr != fn)
+		k = t->stack[k - 1].sp > sp ? 0 : k - 1;
+	for (; k > 0 && d >= k; d--)
 		zrt_pop(t, d, now);
 }
 
@@ -449,7 +451,7 @@ void zrt_unwound(struct zrt_thread *t, uint64_t sp)
 		return;
 	t->busy = 1;
 	zrt_signal_fence();
-	drop_stale(t, sp, 0, 0);
+	drop_stale(t, sp, 0);
 	zrt_signal_fence();
 	t->busy = 0;
 }
@@ -463,13 +465,8 @@ void zrt_block_begin(struct zrt_thread *t, uint64_t site, const char *name, cons
 		return;
 	t->busy = 1;
 	zrt_signal_fence();
-	/*
-	 * One below the caller's frame address: the caller's own exit probe
-	 * then sees the block as stale if it was never ended, while calls made
-	 * inside the block still see it as their parent.
-	 */
-	drop_stale(t, sp - 1, 0, 0);
-	struct zr_frame *fr = push(t, site | ZR_BLOCK_BIT, site, sp - 1);
+	drop_stale(t, sp, 0);
+	struct zr_frame *fr = push(t, site | ZR_BLOCK_BIT, site, sp);
 	if (fr) {
 		struct zr_func *f = &t->funcs[fr->func];
 		if (!f->line) {

@@ -19,8 +19,11 @@
  *
  * Frames abandoned by longjmp or by an exception unwinding code that calls no
  * exit probe are found by their stack address: a frame whose probe ran at a
- * lower address than the current exit probe cannot be live any more.  They
- * are closed at the current time.
+ * lower address than the current probe cannot be live any more.  Functions
+ * inlined into their caller (gcc and clang keep their probes) and blocks run
+ * their probes from the caller's frame, at the same address: an exit closes
+ * whatever its function left open in its own frame.  Closed frames count up
+ * to the current time.
  *
  * Times: raw = exit - enter ticks.  The calibrated probe cost is taken out
  * before anything is stored (incl = raw - inner - n_desc * pair, self = raw -
@@ -237,8 +240,11 @@ static inline struct zr_frame *zrt_enter(struct zrt_thread *t, uint64_t fn, uint
 	uint32_t caller = ZR_NONE;
 	if (d) {
 		const struct zr_frame *top = &t->stack[d - 1];
-		/* a live ancestor's probe always ran higher up the stack than ours */
-		if (zrt_unlikely(d >= zrt.max_depth || top->sp <= sp))
+		/*
+		 * A live ancestor's probe ran higher up the stack than ours, or in
+		 * the same frame when we were inlined into it.
+		 */
+		if (zrt_unlikely(d >= zrt.max_depth || top->sp < sp))
 			goto slow;
 		caller = top->func;
 	}
