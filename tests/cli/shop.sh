@@ -20,6 +20,7 @@ check_eq "fibonacci calls" "$(grep -c '^function fibonacci calls=21891$' dump.tx
 check_eq "main calls" "$(grep -c '^function main calls=1$' dump.txt)" 1
 check_eq "root edge" "$(grep -c '^call - -> main calls=1$' dump.txt)" 1
 check_eq "recursive edge" "$(grep -c '^call fibonacci -> fibonacci calls=21890$' dump.txt)" 1
+check_eq "block" "$(grep -c '^block stock update shop.c:[0-9]* calls=59413$' dump.txt)" 1
 check_eq "one thread" "$(head -1 dump.txt)" "threads 1"
 
 "$ZOND" report -i shop.db >report.txt
