@@ -297,7 +297,7 @@ static uint32_t function_node(struct zp_profile *p, const struct raw *r, uint64_
 	if (r->syms && symbols_lookup(r->syms, path, link, &sym, &ignored) == 0 && sym.name) {
 		const char *file = "";
 		int line = 0;
-		if (symbols_line(r->syms, path, sym.start, &file, &line, &ignored) < 0)
+		if (symbols_decl_line(r->syms, path, sym.start, &file, &line, &ignored) < 0)
 			file = "", line = 0;
 		return profile_node(p, ZP_FUNCTION, sym.name, path, file, line, sym.start);
 	}

@@ -28,6 +28,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
@@ -376,6 +378,75 @@ int symbols_line(struct symbols *s, const char *path, uint64_t addr, const char 
 	else
 		*line = 0;
 	return 0;
+}
+
+/* The DWARF declaration of the subprogram whose code holds addr, if any. */
+static int decl_of(Dwfl_Module *mod, uint64_t addr, const char **file, int *line)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	Dwarf_Die *scopes = NULL;
+	int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+	int found = 0;
+	for (int i = 0; i < n && !found; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		/* An out-of-line copy points at its declaration through abstract_origin. */
+		Dwarf_Attribute attr;
+		Dwarf_Die origin, *die = &scopes[i];
+		if (dwarf_attr(die, DW_AT_abstract_origin, &attr) && dwarf_formref_die(&attr, &origin))
+			die = &origin;
+		const char *name = dwarf_decl_file(die);
+		if (name && dwarf_decl_line(die, line) == 0) {
+			*file = name;
+			found = 1;
+		}
+	}
+	free(scopes);
+	return found;
+}
+
+int symbols_decl_line(struct symbols *s, const char *path, uint64_t addr, const char **file,
+		      int *line, struct zerr *err)
+{
+	struct elf_file *f = get_file(s, path, err);
+	*file = "";
+	*line = 0;
+	if (!f)
+		return -1;
+	if (decl_of(f->mod, addr, file, line))
+		return 0;
+	return symbols_line(s, path, addr, file, line, err);
+}
+
+int symbols_interpreter(const char *path, char *buf, size_t len, struct zerr *err)
+{
+	if (!symbols_is_elf(path, err))
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t nphdr = 0;
+	int rc = 1;
+	if (!elf || elf_getphdrnum(elf, &nphdr) != 0)
+		rc = zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
+	for (size_t i = 0; rc == 1 && i < nphdr; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		size_t size;
+		const char *raw = elf_rawfile(elf, &size);
+		if (!raw || ph.p_offset >= size || ph.p_filesz > size - ph.p_offset ||
+		    ph.p_filesz == 0 || ph.p_filesz > len || raw[ph.p_offset + ph.p_filesz - 1]) {
+			rc = zerr_set(err, "%s: damaged program interpreter entry", path);
+		} else {
+			memcpy(buf, raw + ph.p_offset, ph.p_filesz);
+			rc = 0;
+		}
+	}
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 int symbols_each_function(struct symbols *s, const char *path,

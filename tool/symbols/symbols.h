@@ -28,6 +28,7 @@
 #ifndef ZOND_SYMBOLS_H
 #define ZOND_SYMBOLS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../util/error.h"
@@ -50,6 +51,21 @@ int symbols_lookup(struct symbols *s, const char *path, uint64_t addr, struct sy
 /* Source file and line of addr (DWARF); *file = "" and *line = 0 when unknown. */
 int symbols_line(struct symbols *s, const char *path, uint64_t addr, const char **file,
 		 int *line, struct zerr *err);
+
+/*
+ * Where the function containing addr is declared (DWARF DW_AT_decl_file and
+ * DW_AT_decl_line of its subprogram); falls back to symbols_line(addr) when
+ * the file has no such entry.  *file = "" and *line = 0 when unknown.
+ */
+int symbols_decl_line(struct symbols *s, const char *path, uint64_t addr, const char **file,
+		      int *line, struct zerr *err);
+
+/*
+ * The program interpreter (PT_INTERP, the dynamic loader) the ELF file at
+ * path asks for, copied into buf.  0 when found; 1 when the file has none
+ * (static, or a shared library); -1 with err set when the file is unusable.
+ */
+int symbols_interpreter(const char *path, char *buf, size_t len, struct zerr *err);
 
 /*
  * Calls fn for every function symbol of the file (defined, size > 0), in
