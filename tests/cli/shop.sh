@@ -23,6 +23,21 @@ check_eq "recursive edge" "$(grep -c '^call fibonacci -> fibonacci calls=21890$'
 check_eq "block" "$(grep -c '^block stock update shop.c:[0-9]* calls=59413$' dump.txt)" 1
 check_eq "one thread" "$(head -1 dump.txt)" "threads 1"
 
+# --filter/--exclude: only the chosen functions are recorded, counts unchanged.
+"$ZOND" record -q -o filter.db -F 'make_*' -F main -F run_day -N make_name -- "$SHOP" >/dev/null
+"$ZOND" dump -i filter.db | grep '^function' >filtered.txt
+printf 'function main calls=1\nfunction make_sku calls=62000\nfunction run_day calls=1\n' >want.txt
+check_same "filtered functions" filtered.txt want.txt
+"$ZOND" dump -i filter.db | grep -c '^call run_day -> make_sku calls=60000$' >edge.txt
+check_eq "filtered edge" "$(cat edge.txt)" 1
+
+# --trigger: only calls made while take_order runs (and take_order itself).
+"$ZOND" record -q -o trigger.db -T take_order -- "$SHOP" >/dev/null
+"$ZOND" dump -i trigger.db | grep '^function' | sort >trig.txt
+check_eq "trigger: take_order" "$(grep -c '^function take_order calls=60000$' trig.txt)" 1
+check_eq "trigger: find_product" "$(grep -c '^function find_product calls=60000$' trig.txt)" 1
+check_eq "trigger: nothing outside" "$(grep -c 'run_day\|write_order_line\|main' trig.txt)" 0
+
 "$ZOND" report -i shop.db >report.txt
 if grep -q "write_order_line" report.txt; then pass; else fail "report lacks write_order_line"; fi
 finish

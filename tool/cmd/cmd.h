@@ -44,6 +44,25 @@ struct run_choice {
 struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
 				   struct zerr *err);
 
+/* Which functions to record, by name: globs as fnmatch(3) reads them. */
+#define NAME_FILTER_MAX 64
+struct name_filter {
+	const char *include[NAME_FILTER_MAX]; /* none: every function */
+	const char *exclude[NAME_FILTER_MAX];
+	int ninclude, nexclude;
+};
+
+/* 1 if name matches an include pattern (or there are none) and no exclude one. */
+int name_filter_wants(const struct name_filter *f, const char *name);
+
+/*
+ * Writes the runtime's filter file (doc/raw-format.md) at path: the address
+ * ranges of every function of prog and of the libraries it loads at start-up
+ * that f does not want.  0, or -1 with err set.
+ */
+int name_filter_write(const struct name_filter *f, const char *prog, const char *path,
+		      struct zerr *err);
+
 /* Parses a whole non-negative number; -1 if s is not one. */
 long parse_count(const char *s);
 

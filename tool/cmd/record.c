@@ -71,14 +71,11 @@ static const struct option options[] = {
 	{NULL, 0, NULL, 0},
 };
 
-#define MAX_PATTERNS 64
-
 struct record {
 	const char *store;
 	const char *trigger;
 	const char *campaign;
-	const char *filter[MAX_PATTERNS], *exclude[MAX_PATTERNS];
-	int nfilter, nexclude;
+	struct name_filter names;
 	int no_time, manual, quiet, keep_raw;
 	long top;
 	const char *pool[4]; /* ZOND_THREADS, ZOND_FUNCS, ZOND_EDGES, ZOND_DEPTH */
@@ -373,12 +370,13 @@ static int parse_args(struct record *r, int argc, char **argv)
 		case OPT_MANUAL: r->manual = 1; break;
 		case 'F':
 		case 'N':
-			if ((c == 'F' ? r->nfilter : r->nexclude) == MAX_PATTERNS)
-				return cmd_usage_error("record", "at most %d patterns", MAX_PATTERNS);
+			if ((c == 'F' ? r->names.ninclude : r->names.nexclude) == NAME_FILTER_MAX)
+				return cmd_usage_error("record", "at most %d patterns",
+						       NAME_FILTER_MAX);
 			if (c == 'F')
-				r->filter[r->nfilter++] = optarg;
+				r->names.include[r->names.ninclude++] = optarg;
 			else
-				r->exclude[r->nexclude++] = optarg;
+				r->names.exclude[r->names.nexclude++] = optarg;
 			break;
 		case 'c': r->campaign = optarg; break;
 		case OPT_THREADS:
@@ -433,18 +431,25 @@ int cmd_record(int argc, char **argv)
 		return cmd_error("record", "%s: program not found", r.argv[0]);
 
 	struct zerr err;
-	char trigger[PATH_MAX + 32];
-	const char *filter_file = NULL;
+	char trigger[PATH_MAX + 32], filter_file[PATH_MAX];
+	int filtered = r.names.ninclude || r.names.nexclude;
+	if (make_raw_dir(&r, &err) < 0)
+		return cmd_error("record", "%s", err.msg);
 	struct symbols *syms = symbols_new();
 	status = r.trigger ? trigger_env(&r, syms, trigger, sizeof trigger, &err) : 0;
-	if (status == 0 && (r.nfilter || r.nexclude))
-		status = zerr_set(&err, "--filter and --exclude are not supported yet");
 	symbols_free(syms);
-	if (status < 0)
+	if (status == 0 && filtered) {
+		status = join_path(filter_file, sizeof filter_file, r.dir, "filter") < 0
+				 ? zerr_set(&err, "%s: path too long", r.dir)
+				 : name_filter_write(&r.names, r.prog, filter_file, &err);
+	}
+	if (status == 0)
+		status = run_program(&r, find_runtime(), r.trigger ? trigger : NULL,
+				     filtered ? filter_file : NULL, &err);
+	if (status < 0) {
+		remove_raw_dir(r.dir);
 		return cmd_error("record", "%s", err.msg);
-	if (make_raw_dir(&r, &err) < 0 ||
-	    run_program(&r, find_runtime(), r.trigger ? trigger : NULL, filter_file, &err) < 0)
-		return cmd_error("record", "%s", err.msg);
+	}
 
 	struct zp_profile *p = profile_new();
 	int failed = read_raw_files(&r, p, &err) < 0;
