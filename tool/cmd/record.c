@@ -153,31 +153,78 @@ static const char *find_runtime(void)
 	return ZOND_RUNTIME_INSTALL_PATH;
 }
 
-struct trigger_search {
+struct function_search {
 	const char *name;
 	uint64_t addr;
 	int found;
 };
 
-static void match_trigger(void *arg, const struct symbol *sym)
+static void match_function(void *arg, const struct symbol *sym)
 {
-	struct trigger_search *t = arg;
-	if (!t->found && strcmp(sym->name, t->name) == 0) {
-		t->addr = sym->start;
-		t->found = 1;
+	struct function_search *f = arg;
+	if (!f->found && strcmp(sym->name, f->name) == 0) {
+		f->addr = sym->start;
+		f->found = 1;
 	}
+}
+
+/* The link-time address of prog's function name: 1 found, 0 not there, -1 error. */
+static int find_function(struct symbols *syms, const char *prog, const char *name,
+			 uint64_t *addr, struct zerr *err)
+{
+	struct function_search f = {.name = name};
+	if (symbols_each_function(syms, prog, match_function, &f, err) < 0)
+		return -1;
+	*addr = f.addr;
+	return f.found;
 }
 
 /* ZOND_TRIGGER=<hex link-time address>:<module path> for the runtime. */
 static int trigger_env(struct record *r, struct symbols *syms, char *out, size_t len,
 		       struct zerr *err)
 {
-	struct trigger_search t = {.name = r->trigger};
-	if (symbols_each_function(syms, r->prog, match_trigger, &t, err) < 0)
+	uint64_t addr;
+	int found = find_function(syms, r->prog, r->trigger, &addr, err);
+	if (found <= 0)
+		return found < 0 ? -1 : zerr_set(err, "%s: no function '%s' to trigger on",
+						 r->prog, r->trigger);
+	snprintf(out, len, "%llx:%s", (unsigned long long)addr, r->prog);
+	return 0;
+}
+
+/*
+ * How the runtime gets into the program: preloaded (*runtime = its path), or
+ * already linked in with -lzond (*runtime = NULL).  A script is preloaded too:
+ * the programs it starts inherit LD_PRELOAD.  A static or setuid program
+ * ignores LD_PRELOAD, which would silently record nothing: that is an error.
+ */
+static int choose_runtime(struct record *r, struct symbols *syms, const char **runtime,
+			  struct zerr *err)
+{
+	struct zerr not_elf;
+	char interp[PATH_MAX];
+	uint64_t addr;
+	*runtime = find_runtime();
+	if (!symbols_is_elf(r->prog, &not_elf))
+		return 0;
+	int linked = find_function(syms, r->prog, "zond_start", &addr, err);
+	if (linked < 0)
 		return -1;
-	if (!t.found)
-		return zerr_set(err, "%s: no function '%s' to trigger on", r->prog, r->trigger);
-	snprintf(out, len, "%llx:%s", (unsigned long long)t.addr, r->prog);
+	if (linked) {
+		*runtime = NULL;
+		return 0;
+	}
+	int dynamic = symbols_interpreter(r->prog, interp, sizeof interp, err);
+	if (dynamic < 0)
+		return -1;
+	if (dynamic == 1)
+		return zerr_set(err, "%s is statically linked without zond's runtime: "
+				     "link it with -lzond",
+				r->prog);
+	struct stat st;
+	if (stat(r->prog, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) && getuid() != 0)
+		return zerr_set(err, "%s is setuid or setgid: the loader ignores LD_PRELOAD for it",
+				r->prog);
 	return 0;
 }
 
@@ -209,7 +256,8 @@ static void exec_program(struct record *r, const char *runtime, const char *trig
 			 const char *filter_file)
 {
 	setenv("ZOND_DIR", r->dir, 1);
-	prepend_env("LD_PRELOAD", runtime);
+	if (runtime)
+		prepend_env("LD_PRELOAD", runtime);
 	if (r->no_time)
 		setenv("ZOND_NO_TIME", "1", 1);
 	if (r->manual)
@@ -435,8 +483,11 @@ int cmd_record(int argc, char **argv)
 	int filtered = r.names.ninclude || r.names.nexclude;
 	if (make_raw_dir(&r, &err) < 0)
 		return cmd_error("record", "%s", err.msg);
+	const char *runtime;
 	struct symbols *syms = symbols_new();
-	status = r.trigger ? trigger_env(&r, syms, trigger, sizeof trigger, &err) : 0;
+	status = choose_runtime(&r, syms, &runtime, &err);
+	if (status == 0 && r.trigger)
+		status = trigger_env(&r, syms, trigger, sizeof trigger, &err);
 	symbols_free(syms);
 	if (status == 0 && filtered) {
 		status = join_path(filter_file, sizeof filter_file, r.dir, "filter") < 0
@@ -444,7 +495,7 @@ int cmd_record(int argc, char **argv)
 				 : name_filter_write(&r.names, r.prog, filter_file, &err);
 	}
 	if (status == 0)
-		status = run_program(&r, find_runtime(), r.trigger ? trigger : NULL,
+		status = run_program(&r, runtime, r.trigger ? trigger : NULL,
 				     filtered ? filter_file : NULL, &err);
 	if (status < 0) {
 		remove_raw_dir(r.dir);
