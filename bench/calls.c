@@ -1,13 +1,15 @@
 /*
  * calls.c - the call-heavy workload of zond's benchmark.
  *
- * Three parts, each a kind of code profilers find hard: a tiny leaf called
- * ten million times, deep recursion (fib), and a hash-table and merge-sort
- * mix with a comparison function called through a pointer.  The result is
- * printed so that nothing is optimized away.
+ * Four parts, each a kind of code profilers find hard: a tiny leaf called
+ * ten million times, a leaf of a few dozen nanoseconds called a million
+ * times, deep recursion (fib), and a hash-table and merge-sort mix with a
+ * comparison function called through a pointer.  The result is printed so
+ * that nothing is optimized away.
  *
- *   calls            run the workload
- *   calls leaf N     time N calls of the leaf alone and print ns per call
+ *   calls                run the workload
+ *   calls leaf N         time N calls of the tiny leaf alone: ns per call
+ *   calls mixer N        the same for the mid-sized leaf
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <time.h>
 
 #define LEAF_CALLS 10000000
+#define MIXER_CALLS 1000000
 #define KEYS 200000
 #define BUCKETS 65536
 
@@ -29,6 +32,22 @@ static unsigned leaf_loop(unsigned n)
 	unsigned acc = 0;
 	for (unsigned i = 0; i < n; i++)
 		acc += leaf(i ^ acc);
+	return acc;
+}
+
+/* A leaf long enough that its time means something: a dependent chain of mixes. */
+__attribute__((noinline)) static unsigned mixer(unsigned x)
+{
+	for (int i = 0; i < 24; i++)
+		x = (x ^ (x >> 15)) * 0x2c1b3c6du;
+	return x;
+}
+
+static unsigned mixer_loop(unsigned n)
+{
+	unsigned acc = 0;
+	for (unsigned i = 0; i < n; i++)
+		acc += mixer(i ^ acc);
 	return acc;
 }
 
@@ -128,15 +147,16 @@ static double now_ns(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && strcmp(argv[1], "leaf") == 0) {
+	if (argc == 3) {
 		unsigned n = (unsigned)strtoul(argv[2], NULL, 10);
+		int tiny = strcmp(argv[1], "leaf") == 0;
 		double t0 = now_ns();
-		unsigned r = leaf_loop(n);
+		unsigned r = tiny ? leaf_loop(n) : mixer_loop(n);
 		double t1 = now_ns();
-		printf("%.2f ns per leaf call (%u)\n", (t1 - t0) / n, r);
+		printf("%.2f ns per %s call (%u)\n", (t1 - t0) / n, argv[1], r);
 		return 0;
 	}
-	unsigned a = leaf_loop(LEAF_CALLS);
+	unsigned a = leaf_loop(LEAF_CALLS) + mixer_loop(MIXER_CALLS);
 	unsigned long b = fib(27);
 	uint64_t c = hash_sort_mix();
 	printf("%u %lu %llu\n", a, b, (unsigned long long)c);

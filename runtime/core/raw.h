@@ -70,7 +70,8 @@ enum zr_clock {
 };
 
 /* zr_header.flags */
-#define ZR_FLAG_NO_TIME 1u /* counts and edges only: no times at all */
+#define ZR_FLAG_NO_TIME 1u    /* counts and edges only: no times at all */
+#define ZR_FLAG_FAST_CLOCK 2u /* clock reads not fenced (ZOND_FAST_CLOCK=1) */
 
 /* zr_func.flags */
 #define ZR_FUNC_BLOCK 1u    /* a hand-marked block: name/file/line are set */

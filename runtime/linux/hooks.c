@@ -21,7 +21,7 @@ API void __cyg_profile_func_enter(void *fn, void *site)
 	struct zr_frame *fr =
 		zrt_enter(t, (uintptr_t)fn, (uintptr_t)site, (uintptr_t)__builtin_frame_address(0));
 	if (fr && zrt.timed)
-		fr->enter_ticks = zl_clock();
+		fr->enter_ticks = zl_clock_enter();
 }
 
 API void __cyg_profile_func_exit(void *fn, void *site)
@@ -30,7 +30,7 @@ API void __cyg_profile_func_exit(void *fn, void *site)
 	struct zrt_thread *t = &zl_self;
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON))
 		return;
-	uint64_t now = zrt.timed ? zl_clock() : 0;
+	uint64_t now = zrt.timed ? zl_clock_exit() : 0;
 	zrt_exit(t, (uintptr_t)fn, (uintptr_t)__builtin_frame_address(0), now);
 }
 
@@ -60,5 +60,5 @@ API void zond_block_end(const char *name)
 	struct zrt_thread *t = &zl_self;
 	if (t->state != ZRT_THREAD_ON)
 		return;
-	zrt_block_end(t, name, zrt.timed ? zl_clock() : 0);
+	zrt_block_end(t, name, zrt.timed ? zl_clock_exit() : 0);
 }

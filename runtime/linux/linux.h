@@ -39,6 +39,55 @@ static inline uint64_t zl_clock(void)
 	return zl_monotonic_ns();
 }
 
+/*
+ * The clock reads that bound a measured function.  A plain counter read does
+ * not wait for the instructions before it, nor hold back those after it: a
+ * function whose body is a chain of arithmetic is then timed as nearly free
+ * and its time lands in its caller.  So by default the entry read holds the
+ * body back until it is taken and the exit read waits until the body is done
+ * (lfence on x86, isb on aarch64).  ZOND_FAST_CLOCK=1 drops the fences: half
+ * the cost per call, at the price of that skew (up to the CPU's reorder
+ * window, some tens of ns).
+ */
+extern int zl_clock_fenced;
+
+static inline uint64_t zl_clock_enter(void)
+{
+#if defined(__x86_64__)
+	if (zrt_likely(zl_use_tsc)) {
+		uint64_t t = __builtin_ia32_rdtsc();
+		if (zl_clock_fenced)
+			__builtin_ia32_lfence();
+		return t;
+	}
+#elif defined(__aarch64__)
+	uint64_t v;
+	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+	if (zl_clock_fenced)
+		__asm__ volatile("isb" : : : "memory");
+	return v;
+#endif
+	return zl_monotonic_ns();
+}
+
+static inline uint64_t zl_clock_exit(void)
+{
+#if defined(__x86_64__)
+	if (zrt_likely(zl_use_tsc)) {
+		if (zl_clock_fenced)
+			__builtin_ia32_lfence();
+		return __builtin_ia32_rdtsc();
+	}
+#elif defined(__aarch64__)
+	uint64_t v;
+	if (zl_clock_fenced)
+		__asm__ volatile("isb" : : : "memory");
+	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#endif
+	return zl_monotonic_ns();
+}
+
 /* Picks and calibrates the clock: fills clock and ticks_per_sec of cfg. */
 void zl_clock_setup(struct zrt_config *cfg, int timed);
 

@@ -35,6 +35,8 @@ static const char usage_text[] =
 	"per function and thread the calls, total and self time, min and max.\n\n"
 	"  -o, --output FILE     profile store (default ./zond.db)\n"
 	"      --no-time         count calls and call edges only (fastest)\n"
+	"      --fast-clock      unfenced clock reads: cheaper, but up to some tens of ns\n"
+	"                        of a function's time may land in its caller\n"
 	"  -T, --trigger FUNC    record only while FUNC is running\n"
 	"      --manual          record only between zond_start() and zond_stop()\n"
 	"  -F, --filter GLOB     record only functions matching GLOB (repeatable)\n"
@@ -50,11 +52,12 @@ static const char usage_text[] =
 	"  -h, --help            this help\n\n"
 	"zond exits with PROG's exit status (128+N when PROG was killed by signal N).\n";
 
-enum { OPT_NO_TIME = 256, OPT_MANUAL, OPT_THREADS, OPT_FUNCS, OPT_EDGES, OPT_DEPTH, OPT_KEEP };
+enum { OPT_NO_TIME = 256, OPT_FAST_CLOCK, OPT_MANUAL, OPT_THREADS, OPT_FUNCS, OPT_EDGES, OPT_DEPTH, OPT_KEEP };
 
 static const struct option options[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"no-time", no_argument, NULL, OPT_NO_TIME},
+	{"fast-clock", no_argument, NULL, OPT_FAST_CLOCK},
 	{"trigger", required_argument, NULL, 'T'},
 	{"manual", no_argument, NULL, OPT_MANUAL},
 	{"filter", required_argument, NULL, 'F'},
@@ -76,7 +79,7 @@ struct record {
 	const char *trigger;
 	const char *campaign;
 	struct name_filter names;
-	int no_time, manual, quiet, keep_raw;
+	int no_time, fast_clock, manual, quiet, keep_raw;
 	long top;
 	const char *pool[4]; /* ZOND_THREADS, ZOND_FUNCS, ZOND_EDGES, ZOND_DEPTH */
 
@@ -260,6 +263,8 @@ static void exec_program(struct record *r, const char *runtime, const char *trig
 		prepend_env("LD_PRELOAD", runtime);
 	if (r->no_time)
 		setenv("ZOND_NO_TIME", "1", 1);
+	if (r->fast_clock)
+		setenv("ZOND_FAST_CLOCK", "1", 1);
 	if (r->manual)
 		setenv("ZOND_MANUAL", "1", 1);
 	if (trigger)
@@ -414,6 +419,7 @@ static int parse_args(struct record *r, int argc, char **argv)
 		switch (c) {
 		case 'o': r->store = optarg; break;
 		case OPT_NO_TIME: r->no_time = 1; break;
+		case OPT_FAST_CLOCK: r->fast_clock = 1; break;
 		case 'T': r->trigger = optarg; break;
 		case OPT_MANUAL: r->manual = 1; break;
 		case 'F':

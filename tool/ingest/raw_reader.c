@@ -417,11 +417,12 @@ static void add_count(struct zp_profile *p, const char *key, uint64_t n)
 	profile_add_meta(p, key, buf);
 }
 
-static const char *clock_name(uint32_t clock)
+static const char *clock_name(const struct zr_header *h)
 {
-	switch (clock) {
-	case ZR_CLOCK_TSC: return "tsc";
-	case ZR_CLOCK_CNTVCT: return "cntvct";
+	int fast = h->flags & ZR_FLAG_FAST_CLOCK;
+	switch (h->clock) {
+	case ZR_CLOCK_TSC: return fast ? "tsc, unfenced" : "tsc";
+	case ZR_CLOCK_CNTVCT: return fast ? "cntvct, unfenced" : "cntvct";
 	default: return "clock_gettime";
 	}
 }
@@ -441,7 +442,7 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 		p->run.term_signal = h->state == ZR_SIGNALED ? h->term_signal : 0;
 		p->run.overhead_ns =
 			r->event >= 0 ? (double)h->overhead_pair_ticks * 1e9 / h->ticks_per_sec : 0;
-		profile_set_str(&p->run.clock, clock_name(h->clock));
+		profile_set_str(&p->run.clock, clock_name(h));
 		profile_set_str(&p->run.arch, h->arch == ZR_ARCH_AARCH64 ? "aarch64" : "x86_64");
 		if (r->event >= 0) {
 			char buf[32];
