@@ -38,6 +38,18 @@ check_eq "trigger: take_order" "$(grep -c '^function take_order calls=60000$' tr
 check_eq "trigger: find_product" "$(grep -c '^function find_product calls=60000$' trig.txt)" 1
 check_eq "trigger: nothing outside" "$(grep -c 'run_day\|write_order_line\|main' trig.txt)" 0
 
+# The recorded profile, read by the programs users open it with.
+total=$("$ZOND" dump --times -i shop.db | awk '$1 == "function" || $1 == "block" {
+	for (i = 1; i <= NF; i++) if ($i ~ /^self.time=/) { sub("self.time=", "", $i); n += $i } }
+	END { print n }')
+"$ZOND" export -i shop.db --format callgrind -o callgrind.out.shop
+annotated=$(callgrind_annotate callgrind.out.shop 2>&1 | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+check_eq "callgrind_annotate total" "$annotated" "$total"
+"$ZOND" export -i shop.db --format folded -o shop.folded
+check_eq "folded total" "$(awk '{ n += $NF } END { print n }' shop.folded)" "$total"
+"$ZOND" export -i shop.db --format dot -o shop.dot
+if dot -Tsvg shop.dot >shop.svg && grep -q "take_order" shop.svg; then pass; else fail "dot"; fi
+
 "$ZOND" report -i shop.db >report.txt
 if grep -q "write_order_line" report.txt; then pass; else fail "report lacks write_order_line"; fi
 finish
