@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	{"graph", cmd_graph, "callers and callees of functions, or the call tree (--tree)"},
 	{"runs", cmd_runs, "list the runs in a profile store"},
 	{"export", cmd_export, "write a run as callgrind, dot, folded stacks or json"},
+	{"trace", cmd_trace, "profiles of AArch64/RISC-V programs from instruction traces (QEMU)"},
 	{"dump", cmd_dump, "print a run as stable, sorted text (for tests and diffs)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -184,6 +184,7 @@ void profile_free(struct zp_profile *p)
 	free(p->nodes);
 	free(p->stats);
 	free(p->edges);
+	free(p->instrs);
 	free(p->index->nodes.slot);
 	free(p->index->stats.slot);
 	free(p->index->edges.slot);
@@ -333,6 +334,21 @@ struct zp_edge *profile_edge(struct zp_profile *p, uint32_t thread, enum zp_edge
 	return e;
 }
 
+struct zp_instr *profile_add_instr(struct zp_profile *p, uint32_t thread, uint32_t node,
+				   uint64_t addr, int line)
+{
+	/* Doubling keeps appends amortised O(1): the capacity is the next power of two. */
+	if ((p->ninstrs & (p->ninstrs - 1)) == 0)
+		p->instrs = zp_xrealloc(p->instrs, (p->ninstrs ? 2 * p->ninstrs : 1) * sizeof *p->instrs);
+	struct zp_instr *in = &p->instrs[p->ninstrs++];
+	memset(in, 0, sizeof *in);
+	in->thread = thread;
+	in->node = node;
+	in->addr = addr;
+	in->line = line;
+	return in;
+}
+
 void profile_stat_add(struct zp_stat *dst, const struct zp_stat *src, size_t nevents)
 {
 	dst->calls += src->calls;
@@ -402,6 +418,12 @@ void profile_merge(struct zp_profile *dst, const struct zp_profile *src)
 			d->site_line = e->site_line;
 		}
 		merge_costs(d->incl, e->incl, event_map, src->nevents);
+	}
+	for (size_t i = 0; i < src->ninstrs; i++) {
+		const struct zp_instr *in = &src->instrs[i];
+		struct zp_instr *d = profile_add_instr(dst, thread_map[in->thread],
+						       node_map[in->node], in->addr, in->line);
+		merge_costs(d->cost, in->cost, event_map, src->nevents);
 	}
 	free(thread_map);
 	free(node_map);

@@ -109,6 +109,22 @@ struct zp_edge {
 	uint64_t incl[ZP_MAX_EVENTS];
 };
 
+/*
+ * Per (thread, instruction) costs, from collectors that see every
+ * instruction (trace).  node is the basic block (or function) holding it;
+ * addr is link-time, in node's module; line is its DWARF line, 0 if unknown.
+ * Exports with instruction positions (callgrind) use them when present.
+ * Basic blocks of a trace have no stats: their costs are those of their
+ * instructions, so that a run's totals do not count an instruction twice.
+ */
+struct zp_instr {
+	uint32_t thread;
+	uint32_t node;
+	uint64_t addr;
+	int line;
+	uint64_t cost[ZP_MAX_EVENTS];
+};
+
 struct zp_profile {
 	struct zp_run run;
 	size_t nevents;
@@ -119,6 +135,8 @@ struct zp_profile {
 	struct zp_stat *stats;
 	struct zp_edge *edges;
 	struct zp_index *index; /* private lookup tables */
+	size_t ninstrs;
+	struct zp_instr *instrs; /* in the order added; empty for most collectors */
 };
 
 struct zp_profile *profile_new(void);
@@ -150,6 +168,10 @@ struct zp_stat *profile_stat(struct zp_profile *p, uint32_t thread, uint32_t nod
 /* The edge of that kind from caller to callee in thread, created zeroed. */
 struct zp_edge *profile_edge(struct zp_profile *p, uint32_t thread, enum zp_edge_kind kind,
 			     uint32_t caller, uint32_t callee);
+
+/* Appends an instruction's costs (zeroed); instructions are not merged by address. */
+struct zp_instr *profile_add_instr(struct zp_profile *p, uint32_t thread, uint32_t node,
+				   uint64_t addr, int line);
 
 /* Adds one sample of every cost of src into dst (calls, self, incl, min, max). */
 void profile_stat_add(struct zp_stat *dst, const struct zp_stat *src, size_t nevents);

@@ -1,0 +1,80 @@
+/*
+ * format.h - zond's instruction trace format (.ztrace), version 1.
+ *
+ * Shared by the writer (plugins/qemu) and the reader (trace_read.c); the
+ * byte-level description for other writers is doc/trace-format.md.
+ *
+ *   file   = header chunk*
+ *   header = "ZONDTRC\n" u32 version u32 textlen text        (little endian)
+ *            text: "key value\n" lines (arch, exe, entry, command)
+ *   chunk  = u32 rawlen u32 zlen zstd-frame(zlen bytes -> rawlen bytes)
+ *
+ * The concatenated chunk contents are one stream of records, each starting
+ * with an unsigned LEB128 number v whose low two bits are its kind:
+ *
+ *   EXEC  (0): block v>>2 was executed (all its instructions, unless a
+ *              PARTIAL record follows)
+ *   PARTIAL (1): the block of the previous EXEC ran only v>>2 instructions
+ *              (an exception or signal left it early)
+ *   DEFINE (2): block v>>2 is: vaddr, ninsns, nbytes (LEB128), then ninsns
+ *              bytes of instruction sizes, then nbytes bytes of code
+ *   CONTROL (3): v>>2 is the control kind below
+ *
+ * Blocks are defined before their first EXEC; ids are dense from 0.
+ */
+#ifndef ZOND_TRACE_FORMAT_H
+#define ZOND_TRACE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ZT_MAGIC "ZONDTRC\n"
+#define ZT_VERSION 1
+#define ZT_MAX_CHUNK (4u << 20)  /* largest raw chunk a reader must accept */
+#define ZT_MAX_HEADER (64u << 10)
+#define ZT_MAX_BLOCK_INSNS 4096  /* larger blocks are refused as corrupt */
+#define ZT_MAX_BLOCK_BYTES 65536
+
+enum zt_record {
+	ZT_EXEC = 0,
+	ZT_PARTIAL = 1,
+	ZT_DEFINE = 2,
+	ZT_CONTROL = 3,
+};
+
+enum zt_control {
+	/* end of trace: LEB128 instructions executed, LEB128 blocks executed */
+	ZT_END = 0,
+	/* a file mapping: LEB128 start, end, file offset, length, path bytes */
+	ZT_MAP = 1,
+	/* LEB128 exit code (or 128 + signal); informational */
+	ZT_EXIT = 2,
+	/* LEB128 count of blocks that other threads ran and that were not recorded */
+	ZT_LOST = 3,
+};
+
+/* Appends v as unsigned LEB128 to p; returns the byte after it (at most 10 bytes). */
+static inline uint8_t *zt_put_uleb(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline void zt_put_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint32_t zt_get_u32(const uint8_t *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+#endif

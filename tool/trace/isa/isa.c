@@ -1,0 +1,32 @@
+/* isa.c - the table of architectures zond's trace readers know. */
+#include <elf.h>
+#include <string.h>
+
+#include "../isa.h"
+
+static size_t fixed4(const uint8_t *b, size_t n)
+{
+	(void)b;
+	return n >= 4 ? 4 : 0;
+}
+
+static const struct isa isas[] = {
+	{"aarch64", EM_AARCH64, ELFCLASS64, fixed4, isa_aarch64_classify},
+	{"riscv64", EM_RISCV, ELFCLASS64, isa_riscv_length, isa_riscv64_classify},
+	{"riscv32", EM_RISCV, ELFCLASS32, isa_riscv_length, isa_riscv32_classify},
+};
+
+const struct isa *isa_find(const char *name)
+{
+	if (name && strcmp(name, "arm64") == 0)
+		name = "aarch64";
+	for (size_t i = 0; name && i < sizeof isas / sizeof isas[0]; i++)
+		if (strcmp(isas[i].name, name) == 0)
+			return &isas[i];
+	return NULL;
+}
+
+const char *isa_names(void)
+{
+	return "aarch64, riscv64, riscv32";
+}

@@ -1,0 +1,986 @@
+/*
+ * rebuild.c - one pass over executed blocks: shadow call stack, counters,
+ * and at the end the profile (see rebuild.h for the rules).
+ *
+ * The per-block work is a few loads and increments: the block's exec count,
+ * the transition from the previous block (a one-entry cache per block finds
+ * the edge without hashing in loops) and, only when control left the
+ * function, the call stack.  Everything derived per instruction (basic
+ * blocks, lines, per-instruction costs) is computed once at the end from
+ * these counters, so its cost follows the code size, not the trace length.
+ */
+#include "rebuild.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hmap.h"
+
+#define NONE UINT32_MAX
+
+struct module {
+	char *path;
+	uint64_t start, end; /* run-time range of its executable segments */
+	uint64_t bias;
+	struct { uint64_t start, end; char *name; } *secs; /* executable sections, link-time */
+	size_t nsecs;
+};
+
+struct func {
+	char *name;
+	uint32_t module;    /* NONE for code outside every known file */
+	uint64_t start;     /* run-time entry */
+	uint64_t end;
+	uint64_t calls, incl, self;
+	uint32_t active;    /* frames of it on the stack */
+	uint32_t node;
+};
+
+struct insn {
+	uint64_t addr, target;
+	uint32_t func;
+	uint8_t size, cls, direct;
+};
+
+struct seg {
+	uint32_t first, n, func;
+};
+
+struct block {
+	uint64_t vaddr;
+	uint32_t ninsns, first; /* insns[first .. first+ninsns) */
+	uint32_t nsegs, seg;    /* segs[seg .. seg+nsegs) */
+	uint64_t full;          /* executions that ran every instruction */
+	uint32_t cache_next, cache_edge; /* last successor (full run) and its transition */
+	int defined;
+};
+
+/* Control went from (block, instructions run) to block. */
+struct transition {
+	uint32_t from, n, to;
+	uint64_t count;
+};
+
+struct call_edge {
+	uint32_t caller, callee; /* funcs; caller NONE for a root */
+	uint64_t site, calls, incl;
+};
+
+struct frame {
+	uint32_t func, edge;
+	uint64_t ret;   /* return address it expects */
+	uint64_t start; /* instructions executed when it was entered */
+	int tail;       /* ends together with the frame below */
+};
+
+struct host_map {
+	uint64_t start, end, offset;
+	char *path;
+};
+
+struct rebuild {
+	const struct isa *isa;
+	struct symbols *syms;
+	char *program;
+	uint64_t entry;
+	int have_entry;
+
+	struct module *mods;
+	size_t nmods;
+	struct host_map *hmaps;
+	size_t nhmaps, hmaps_done;
+	char **ignored; /* files seen in maps that are not guest ELF files */
+	size_t nignored;
+
+	struct func *funcs;
+	size_t nfuncs;
+	struct hmap func_index; /* (module, link start) -> func */
+
+	struct block *blocks;
+	size_t nblocks;
+	struct insn *insns;
+	size_t ninsns, insns_cap;
+	struct seg *segs;
+	size_t nsegs, segs_cap;
+
+	struct transition *trans;
+	size_t ntrans, trans_cap;
+	struct hmap trans_index; /* (from | n << 32, to) */
+	struct hmap partial;     /* (block, n) -> index in partial_counts */
+	uint64_t *partial_counts;
+	size_t npartial;
+
+	struct call_edge *calls;
+	size_t ncalls, calls_cap;
+	struct hmap call_index; /* (caller, callee) */
+
+	struct frame *stack;
+	size_t depth, stack_cap;
+
+	uint64_t icount;
+	uint32_t prev, prev_n; /* the previous execution; prev NONE at the start */
+	uint32_t first_block;
+};
+
+struct rebuild *rebuild_new(const struct isa *isa, struct symbols *syms)
+{
+	struct rebuild *r = zp_xcalloc(1, sizeof *r);
+	r->isa = isa;
+	r->syms = syms;
+	r->prev = NONE;
+	r->first_block = NONE;
+	elf_version(EV_CURRENT);
+	return r;
+}
+
+void rebuild_free(struct rebuild *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nmods; i++) {
+		free(r->mods[i].path);
+		for (size_t j = 0; j < r->mods[i].nsecs; j++)
+			free(r->mods[i].secs[j].name);
+		free(r->mods[i].secs);
+	}
+	for (size_t i = 0; i < r->nhmaps; i++)
+		free(r->hmaps[i].path);
+	for (size_t i = 0; i < r->nignored; i++)
+		free(r->ignored[i]);
+	for (size_t i = 0; i < r->nfuncs; i++)
+		free(r->funcs[i].name);
+	free(r->program);
+	free(r->mods);
+	free(r->hmaps);
+	free(r->ignored);
+	free(r->funcs);
+	free(r->blocks);
+	free(r->insns);
+	free(r->segs);
+	free(r->trans);
+	free(r->partial_counts);
+	free(r->calls);
+	free(r->stack);
+	hmap_free(&r->func_index);
+	hmap_free(&r->trans_index);
+	hmap_free(&r->partial);
+	hmap_free(&r->call_index);
+	free(r);
+}
+
+uint64_t rebuild_insns(const struct rebuild *r)
+{
+	return r->icount;
+}
+
+uint32_t rebuild_block_length(const struct rebuild *r, uint32_t id)
+{
+	return id < r->nblocks && r->blocks[id].defined ? r->blocks[id].ninsns : 0;
+}
+
+static void *grow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return arr;
+	size_t c = *cap ? *cap : 64;
+	while (c < need)
+		c *= 2;
+	*cap = c;
+	return zp_xrealloc(arr, c * elem);
+}
+
+/* ---- modules ------------------------------------------------------------ */
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+};
+
+static int open_elf(const char *path, struct elf_file *f)
+{
+	f->fd = open(path, O_RDONLY);
+	f->elf = f->fd >= 0 ? elf_begin(f->fd, ELF_C_READ, NULL) : NULL;
+	if (!f->elf) {
+		if (f->fd >= 0)
+			close(f->fd);
+		return -1;
+	}
+	return 0;
+}
+
+static void close_elf(struct elf_file *f)
+{
+	elf_end(f->elf);
+	close(f->fd);
+}
+
+/* 1 if the file is an ELF file for the guest's machine. */
+static int is_guest_elf(const struct rebuild *r, Elf *elf)
+{
+	GElf_Ehdr eh;
+	return elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) &&
+	       eh.e_machine == r->isa->elf_machine && eh.e_ident[EI_CLASS] == r->isa->elf_class;
+}
+
+/* Link-time address of file offset off, through the PT_LOAD that holds it; -1 if none. */
+static int offset_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
+{
+	size_t n;
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		uint64_t page = ph.p_align > 1 ? ph.p_align : 4096;
+		uint64_t first = ph.p_offset & ~(page - 1);
+		if (off >= first && off < ph.p_offset + ph.p_filesz) {
+			*vaddr = ph.p_vaddr - ph.p_offset + off;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void add_sections(struct module *m, Elf *elf)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		m->secs = zp_xrealloc(m->secs, (m->nsecs + 1) * sizeof *m->secs);
+		m->secs[m->nsecs].start = sh.sh_addr;
+		m->secs[m->nsecs].end = sh.sh_addr + sh.sh_size;
+		m->secs[m->nsecs++].name = zp_xstrdup(name ? name : "?");
+	}
+}
+
+static void add_module(struct rebuild *r, const char *path, uint64_t bias, Elf *elf)
+{
+	for (size_t i = 0; i < r->nmods; i++)
+		if (r->mods[i].bias == bias && strcmp(r->mods[i].path, path) == 0)
+			return;
+	struct module m = {.path = zp_xstrdup(path), .bias = bias, .start = UINT64_MAX};
+	size_t n = 0;
+	elf_getphdrnum(elf, &n);
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		if (ph.p_vaddr + bias < m.start)
+			m.start = ph.p_vaddr + bias;
+		if (ph.p_vaddr + ph.p_memsz + bias > m.end)
+			m.end = ph.p_vaddr + ph.p_memsz + bias;
+	}
+	add_sections(&m, elf);
+	r->mods = zp_xrealloc(r->mods, (r->nmods + 1) * sizeof *r->mods);
+	r->mods[r->nmods++] = m;
+}
+
+int rebuild_add_module(struct rebuild *r, const char *path, uint64_t bias, struct zerr *err)
+{
+	struct elf_file f;
+	if (open_elf(path, &f) < 0)
+		return zerr_set(err, "%s: cannot read as an ELF file", path);
+	int ok = is_guest_elf(r, f.elf);
+	if (ok)
+		add_module(r, path, bias, f.elf);
+	close_elf(&f);
+	return ok ? 0 : zerr_set(err, "%s: not an ELF file for %s", path, r->isa->name);
+}
+
+void rebuild_set_program(struct rebuild *r, const char *path, uint64_t entry)
+{
+	free(r->program);
+	r->program = zp_xstrdup(path);
+	r->entry = entry;
+	r->have_entry = 1;
+}
+
+void rebuild_host_map(struct rebuild *r, uint64_t start, uint64_t end, uint64_t offset,
+		      const char *path)
+{
+	r->hmaps = zp_xrealloc(r->hmaps, (r->nhmaps + 1) * sizeof *r->hmaps);
+	r->hmaps[r->nhmaps++] = (struct host_map){start, end, offset, zp_xstrdup(path)};
+}
+
+static int is_ignored(struct rebuild *r, const char *path)
+{
+	for (size_t i = 0; i < r->nignored; i++)
+		if (strcmp(r->ignored[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * QEMU's guest base: the program's host mapping minus its guest address,
+ * which its entry point gives.  0 when the program's mapping is not known.
+ */
+static uint64_t guest_base(struct rebuild *r)
+{
+	char real[PATH_MAX];
+	if (!r->program || !realpath(r->program, real))
+		return 0;
+	struct elf_file f;
+	if (open_elf(real, &f) < 0)
+		return 0;
+	GElf_Ehdr eh;
+	uint64_t base = 0, vaddr;
+	if (gelf_getehdr(f.elf, &eh)) {
+		uint64_t bias = r->entry - eh.e_entry;
+		for (size_t i = 0; i < r->nhmaps; i++) {
+			if (strcmp(r->hmaps[i].path, real) == 0 &&
+			    offset_to_vaddr(f.elf, r->hmaps[i].offset, &vaddr) == 0) {
+				base = r->hmaps[i].start - (vaddr + bias);
+				break;
+			}
+		}
+	}
+	close_elf(&f);
+	return base;
+}
+
+/* Turns the host mappings read since the last call into modules. */
+static void resolve_maps(struct rebuild *r)
+{
+	if (r->hmaps_done == r->nhmaps)
+		return;
+	uint64_t base = guest_base(r);
+	for (size_t i = r->hmaps_done; i < r->nhmaps; i++) {
+		struct host_map *h = &r->hmaps[i];
+		struct elf_file f;
+		uint64_t vaddr;
+		if (is_ignored(r, h->path))
+			continue;
+		if (open_elf(h->path, &f) < 0) {
+			r->ignored = zp_xrealloc(r->ignored, (r->nignored + 1) * sizeof *r->ignored);
+			r->ignored[r->nignored++] = zp_xstrdup(h->path);
+			continue;
+		}
+		if (!is_guest_elf(r, f.elf)) {
+			r->ignored = zp_xrealloc(r->ignored, (r->nignored + 1) * sizeof *r->ignored);
+			r->ignored[r->nignored++] = zp_xstrdup(h->path);
+		} else if (offset_to_vaddr(f.elf, h->offset, &vaddr) == 0) {
+			add_module(r, h->path, h->start - base - vaddr, f.elf);
+		}
+		close_elf(&f);
+	}
+	r->hmaps_done = r->nhmaps;
+}
+
+static uint32_t module_of(const struct rebuild *r, uint64_t addr)
+{
+	for (size_t i = 0; i < r->nmods; i++)
+		if (addr >= r->mods[i].start && addr < r->mods[i].end)
+			return (uint32_t)i;
+	return NONE;
+}
+
+/* ---- functions ---------------------------------------------------------- */
+
+static uint32_t new_func(struct rebuild *r, const char *name, uint32_t mod, uint64_t start,
+			 uint64_t end)
+{
+	r->funcs = zp_xrealloc(r->funcs, (r->nfuncs + 1) * sizeof *r->funcs);
+	r->funcs[r->nfuncs] = (struct func){.name = zp_xstrdup(name), .module = mod,
+					    .start = start, .end = end, .node = NONE};
+	hmap_put(&r->func_index, mod, start, (uint32_t)r->nfuncs);
+	return (uint32_t)r->nfuncs++;
+}
+
+/*
+ * The function holding addr.  Code without a symbol is named after its ELF
+ * section ("[.plt]"), code outside every file after its page ("[0x4000]"):
+ * names that stay the same from run to run.
+ */
+static uint32_t func_of(struct rebuild *r, uint64_t addr)
+{
+	uint32_t mod = module_of(r, addr);
+	char name[64];
+	uint64_t start, end;
+	if (mod == NONE) {
+		start = addr & ~(uint64_t)0xfff;
+		end = start + 0x1000;
+		snprintf(name, sizeof name, "[0x%" PRIx64 "]", start);
+	} else {
+		struct module *m = &r->mods[mod];
+		struct symbol sym;
+		struct zerr err;
+		uint64_t link = addr - m->bias;
+		if (symbols_lookup(r->syms, m->path, link, &sym, &err) == 0 && sym.name) {
+			uint32_t f = hmap_get(&r->func_index, mod, sym.start + m->bias);
+			if (f != NONE)
+				return f;
+			uint64_t size = sym.size ? sym.size : 1;
+			return new_func(r, sym.name, mod, sym.start + m->bias,
+					sym.start + size + m->bias);
+		}
+		start = link & ~(uint64_t)0xf;
+		end = start + 0x10;
+		snprintf(name, sizeof name, "[0x%" PRIx64 "]", start);
+		for (size_t i = 0; i < m->nsecs; i++) {
+			if (link >= m->secs[i].start && link < m->secs[i].end) {
+				start = m->secs[i].start;
+				end = m->secs[i].end;
+				snprintf(name, sizeof name, "[%s]", m->secs[i].name);
+				break;
+			}
+		}
+		start += m->bias;
+		end += m->bias;
+	}
+	uint32_t f = hmap_get(&r->func_index, mod, start);
+	return f != NONE ? f : new_func(r, name, mod, start, end);
+}
+
+/* ---- blocks ------------------------------------------------------------- */
+
+/* Checks code against the file mapped there: a trace of another build must not pass. */
+static int check_code(struct rebuild *r, uint64_t vaddr, const uint8_t *bytes, size_t n,
+		      struct zerr *err)
+{
+	uint32_t mod = module_of(r, vaddr);
+	if (mod == NONE)
+		return 0;
+	struct module *m = &r->mods[mod];
+	struct elf_file f;
+	if (open_elf(m->path, &f) < 0)
+		return 0;
+	uint64_t link = vaddr - m->bias;
+	size_t nph = 0;
+	int bad = 0;
+	elf_getphdrnum(f.elf, &nph);
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(f.elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (link < ph.p_vaddr || link + n > ph.p_vaddr + ph.p_filesz)
+			continue;
+		uint8_t buf[256];
+		size_t len = n < sizeof buf ? n : sizeof buf;
+		bad = pread(f.fd, buf, len, (off_t)(ph.p_offset + link - ph.p_vaddr)) != (ssize_t)len ||
+		      memcmp(buf, bytes, len) != 0;
+		break;
+	}
+	close_elf(&f);
+	if (bad)
+		return zerr_set(err, "code at 0x%" PRIx64 " does not match %s (a trace of another "
+				     "build?)", vaddr, m->path);
+	return 0;
+}
+
+int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t ninsns,
+		   const uint8_t *sizes, const uint8_t *bytes, struct zerr *err)
+{
+	if (id >= (1u << 28))
+		return zerr_set(err, "block id %" PRIu32 " is too large", id);
+	if (ninsns == 0)
+		return zerr_set(err, "block %" PRIu32 " has no instructions", id);
+	if (id >= r->nblocks) {
+		size_t n = r->nblocks ? r->nblocks : 256;
+		while (n <= id)
+			n *= 2;
+		r->blocks = zp_xrealloc(r->blocks, n * sizeof *r->blocks);
+		memset(r->blocks + r->nblocks, 0, (n - r->nblocks) * sizeof *r->blocks);
+		r->nblocks = n;
+	}
+	struct block *b = &r->blocks[id];
+	if (b->defined)
+		return zerr_set(err, "block %" PRIu32 " is defined twice", id);
+	resolve_maps(r);
+	size_t total = 0;
+	for (uint32_t i = 0; i < ninsns; i++)
+		total += sizes[i];
+	if (check_code(r, vaddr, bytes, total, err) < 0)
+		return -1;
+
+	r->insns = grow(r->insns, &r->insns_cap, r->ninsns + ninsns, sizeof *r->insns);
+	*b = (struct block){.vaddr = vaddr, .ninsns = ninsns, .first = (uint32_t)r->ninsns,
+			    .seg = (uint32_t)r->nsegs, .cache_next = NONE, .defined = 1};
+	uint64_t addr = vaddr;
+	const uint8_t *p = bytes;
+	for (uint32_t i = 0; i < ninsns; i++) {
+		size_t len = r->isa->length(p, sizes[i]);
+		if (len != sizes[i])
+			return zerr_set(err, "block %" PRIu32 ": instruction %" PRIu32 " at 0x%" PRIx64
+					     " is %u bytes, its encoding says %zu", id, i, addr,
+					sizes[i], len);
+		struct zi_insn zi;
+		r->isa->classify(p, len, addr, &zi);
+		struct insn *in = &r->insns[r->ninsns++];
+		*in = (struct insn){.addr = addr, .target = zi.target, .size = sizes[i],
+				    .cls = (uint8_t)zi.cls, .direct = (uint8_t)zi.direct};
+		struct func *f = r->nsegs > b->seg ? &r->funcs[r->segs[r->nsegs - 1].func] : NULL;
+		if (!f || addr < f->start || addr >= f->end) {
+			uint32_t fn = func_of(r, addr);
+			if (!f || fn != r->segs[r->nsegs - 1].func) {
+				r->segs = grow(r->segs, &r->segs_cap, r->nsegs + 1, sizeof *r->segs);
+				r->segs[r->nsegs++] = (struct seg){i, 0, fn};
+				b->nsegs++;
+			}
+		}
+		in->func = r->segs[r->nsegs - 1].func;
+		r->segs[r->nsegs - 1].n++;
+		addr += len;
+		p += len;
+	}
+	return 0;
+}
+
+/* ---- the call stack ----------------------------------------------------- */
+
+static uint32_t call_edge(struct rebuild *r, uint32_t caller, uint32_t callee, uint64_t site)
+{
+	uint32_t e = hmap_get(&r->call_index, caller, callee);
+	if (e != NONE)
+		return e;
+	r->calls = grow(r->calls, &r->calls_cap, r->ncalls + 1, sizeof *r->calls);
+	r->calls[r->ncalls] = (struct call_edge){caller, callee, site, 0, 0};
+	hmap_put(&r->call_index, caller, callee, (uint32_t)r->ncalls);
+	return (uint32_t)r->ncalls++;
+}
+
+static void push(struct rebuild *r, uint32_t func, uint64_t ret, int tail, uint64_t site)
+{
+	uint32_t caller = r->depth ? r->stack[r->depth - 1].func : NONE;
+	uint32_t e = call_edge(r, caller, func, site);
+	r->stack = grow(r->stack, &r->stack_cap, r->depth + 1, sizeof *r->stack);
+	r->stack[r->depth++] = (struct frame){func, e, ret, r->icount, tail};
+	r->calls[e].calls++;
+	r->funcs[func].calls++;
+	r->funcs[func].active++;
+}
+
+static void pop(struct rebuild *r)
+{
+	struct frame *f = &r->stack[--r->depth];
+	uint64_t incl = r->icount - f->start;
+	r->calls[f->edge].incl += incl;
+	if (--r->funcs[f->func].active == 0)
+		r->funcs[f->func].incl += incl;
+}
+
+/* Index of the innermost frame of func, or -1. */
+static long live_frame(const struct rebuild *r, uint32_t func)
+{
+	if (!r->funcs[func].active)
+		return -1;
+	for (size_t i = r->depth; i-- > 0;)
+		if (r->stack[i].func == func)
+			return (long)i;
+	return -1;
+}
+
+/* The innermost frame that owns return address ret (not a tail frame), or -1. */
+static long return_frame(const struct rebuild *r, uint64_t ret)
+{
+	for (size_t i = r->depth; i-- > 0;)
+		if (r->stack[i].ret == ret && !r->stack[i].tail)
+			return (long)i;
+	return -1;
+}
+
+/*
+ * Control left instruction src (NULL at the start) for target, in function
+ * func: moves the call stack (rules in rebuild.h).
+ */
+static void transfer(struct rebuild *r, const struct insn *src, uint64_t target, uint32_t func)
+{
+	if (!r->depth) {
+		push(r, func, 0, 0, 0);
+		return;
+	}
+	uint64_t fall = src->addr + src->size;
+	if (src->cls == ZI_CALL) {
+		push(r, func, fall, 0, src->addr);
+		return;
+	}
+	if (src->cls == ZI_RET) {
+		long i = return_frame(r, target);
+		if (i >= 0) {
+			while (r->depth > (size_t)i)
+				pop(r);
+			if (!r->depth)
+				push(r, func, 0, 0, 0);
+			if (r->stack[r->depth - 1].func == func)
+				return;
+		}
+	}
+	struct frame *top = &r->stack[r->depth - 1];
+	if (top->func == func)
+		return;
+	int entry = target == r->funcs[func].start;
+	int jump = src->cls != ZI_OTHER && src->cls != ZI_SYSCALL;
+	if (entry && (jump || target == fall) && src->cls != ZI_RET) {
+		push(r, func, top->ret, 1, src->addr); /* tail call or fall-through into it */
+		return;
+	}
+	long live = live_frame(r, func);
+	if (live >= 0) {
+		while (r->depth > (size_t)live + 1)
+			pop(r);
+		return;
+	}
+	if (!jump && target != fall)
+		push(r, func, fall, 0, src->addr); /* signal delivery: a call from here */
+	else
+		push(r, func, top->ret, 1, src->addr);
+}
+
+/* ---- executions --------------------------------------------------------- */
+
+static uint32_t new_transition(struct rebuild *r, uint32_t from, uint32_t n, uint32_t to)
+{
+	r->trans = grow(r->trans, &r->trans_cap, r->ntrans + 1, sizeof *r->trans);
+	r->trans[r->ntrans] = (struct transition){from, n, to, 0};
+	hmap_put(&r->trans_index, from | (uint64_t)n << 32, to, (uint32_t)r->ntrans);
+	return (uint32_t)r->ntrans++;
+}
+
+static void count_transition(struct rebuild *r, uint32_t to)
+{
+	struct block *p = &r->blocks[r->prev];
+	uint32_t t;
+	if (r->prev_n == p->ninsns && p->cache_next == to) {
+		t = p->cache_edge;
+	} else {
+		t = hmap_get(&r->trans_index, r->prev | (uint64_t)r->prev_n << 32, to);
+		if (t == NONE)
+			t = new_transition(r, r->prev, r->prev_n, to);
+		if (r->prev_n == p->ninsns) {
+			p->cache_next = to;
+			p->cache_edge = t;
+		}
+	}
+	r->trans[t].count++;
+}
+
+static void count_partial(struct rebuild *r, uint32_t id, uint32_t n)
+{
+	uint32_t i = hmap_get(&r->partial, id, n);
+	if (i == NONE) {
+		r->partial_counts = zp_xrealloc(r->partial_counts,
+						(r->npartial + 1) * sizeof *r->partial_counts);
+		r->partial_counts[r->npartial] = 0;
+		hmap_put(&r->partial, id, n, (uint32_t)r->npartial);
+		i = (uint32_t)r->npartial++;
+	}
+	r->partial_counts[i]++;
+}
+
+int rebuild_exec(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err)
+{
+	if (id >= r->nblocks || !r->blocks[id].defined)
+		return zerr_set(err, "block %" PRIu32 " executed before it was defined", id);
+	struct block *b = &r->blocks[id];
+	if (n > b->ninsns || n == 0)
+		return zerr_set(err, "block %" PRIu32 " ran %" PRIu32 " instructions of its %" PRIu32,
+				id, n, b->ninsns);
+	const struct seg *s = &r->segs[b->seg];
+	if (r->prev != NONE) {
+		count_transition(r, id);
+		const struct block *p = &r->blocks[r->prev];
+		const struct insn *src = &r->insns[p->first + r->prev_n - 1];
+		/* Staying inside one function is the common case: no stack work. */
+		if (src->cls != ZI_OTHER || src->func != s->func || b->vaddr != src->addr + src->size)
+			transfer(r, src, b->vaddr, s->func);
+	} else {
+		r->first_block = id;
+		push(r, s->func, 0, 0, 0);
+	}
+	if (n == b->ninsns)
+		b->full++;
+	else
+		count_partial(r, id, n);
+	if (b->nsegs == 1) {
+		r->icount += n;
+	} else {
+		for (uint32_t k = 0; k < b->nsegs && s[k].first < n; k++) {
+			if (k)
+				transfer(r, &r->insns[b->first + s[k].first - 1],
+					 r->insns[b->first + s[k].first].addr, s[k].func);
+			r->icount += n - s[k].first < s[k].n ? n - s[k].first : s[k].n;
+		}
+	}
+	r->prev = id;
+	r->prev_n = n;
+	return 0;
+}
+
+/* ---- the profile -------------------------------------------------------- */
+
+/* What the end knows of one executed address. */
+struct site {
+	uint64_t addr, count, target;
+	uint32_t func, bb;
+	uint8_t size, cls, leader;
+};
+
+static int compare_sites(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+struct finish {
+	struct site *sites;
+	size_t nsites;
+	struct hmap index; /* addr -> site, after sorting */
+	uint64_t *extra;   /* per instruction: partial runs that ran it */
+	uint32_t *bb_node; /* per basic block: its node */
+	uint64_t *bb_start;
+	size_t nbbs;
+};
+
+static struct site *site_at(struct finish *fs, uint64_t addr)
+{
+	uint32_t i = hmap_get(&fs->index, addr, 0);
+	return i == NONE ? NULL : &fs->sites[i];
+}
+
+/* Executions of block id that ran its instruction i. */
+static uint64_t runs_through(const struct rebuild *r, const uint64_t *extra, uint32_t id, uint32_t i)
+{
+	return r->blocks[id].full + extra[r->blocks[id].first + i];
+}
+
+/* Per instruction, the partial executions that ran it. */
+static uint64_t *partial_extra(const struct rebuild *r)
+{
+	uint64_t *extra = zp_xcalloc(r->ninsns ? r->ninsns : 1, sizeof *extra);
+	for (size_t k = 0; k < r->partial.cap; k++) {
+		const struct hmap_slot *s = &r->partial.slots[k];
+		if (s->value == NONE)
+			continue;
+		const struct block *b = &r->blocks[s->a];
+		for (uint64_t i = 0; i < s->b; i++)
+			extra[b->first + i] += r->partial_counts[s->value];
+	}
+	return extra;
+}
+
+static void collect_sites(struct rebuild *r, struct finish *fs)
+{
+	struct hmap seen = {0};
+	for (uint32_t id = 0; id < r->nblocks; id++) {
+		struct block *b = &r->blocks[id];
+		if (!b->defined)
+			continue;
+		for (uint32_t i = 0; i < b->ninsns; i++) {
+			uint64_t c = runs_through(r, fs->extra, id, i);
+			if (!c)
+				continue;
+			struct insn *in = &r->insns[b->first + i];
+			uint32_t k = hmap_get(&seen, in->addr, 0);
+			if (k == NONE) {
+				fs->sites = zp_xrealloc(fs->sites, (fs->nsites + 1) * sizeof *fs->sites);
+				fs->sites[fs->nsites] = (struct site){in->addr, 0, in->target, in->func,
+								      0, in->size, in->cls, 0};
+				hmap_put(&seen, in->addr, 0, (uint32_t)fs->nsites);
+				k = (uint32_t)fs->nsites++;
+			}
+			fs->sites[k].count += c;
+			if (i == 0 && id == r->first_block)
+				fs->sites[k].leader = 1;
+		}
+	}
+	hmap_free(&seen);
+	if (fs->nsites)
+		qsort(fs->sites, fs->nsites, sizeof *fs->sites, compare_sites);
+	for (size_t i = 0; i < fs->nsites; i++)
+		hmap_put(&fs->index, fs->sites[i].addr, 0, (uint32_t)i);
+}
+
+/* Where control arrived other than by falling through from the instruction before. */
+static void mark_leaders(struct rebuild *r, struct finish *fs)
+{
+	for (size_t t = 0; t < r->ntrans; t++) {
+		struct transition *tr = &r->trans[t];
+		struct block *from = &r->blocks[tr->from];
+		const struct insn *src = &r->insns[from->first + tr->n - 1];
+		uint64_t to = r->blocks[tr->to].vaddr;
+		struct site *s = site_at(fs, to);
+		if (s && (src->cls != ZI_OTHER || to != src->addr + src->size))
+			s->leader = 1;
+	}
+	for (size_t i = 0; i < fs->nsites; i++)
+		if (fs->sites[i].addr == r->funcs[fs->sites[i].func].start)
+			fs->sites[i].leader = 1;
+}
+
+static const char *module_path(const struct rebuild *r, uint32_t mod)
+{
+	return mod == NONE ? "" : r->mods[mod].path;
+}
+
+static uint64_t link_addr(const struct rebuild *r, uint32_t func, uint64_t addr)
+{
+	uint32_t mod = r->funcs[func].module;
+	return mod == NONE ? addr : addr - r->mods[mod].bias;
+}
+
+static int line_of(struct rebuild *r, uint32_t func, uint64_t addr, const char **file)
+{
+	uint32_t mod = r->funcs[func].module;
+	int line = 0;
+	struct zerr err;
+	*file = "";
+	if (mod != NONE && symbols_line(r->syms, r->mods[mod].path, addr - r->mods[mod].bias, file,
+					&line, &err) < 0) {
+		*file = "";
+		line = 0;
+	}
+	return line;
+}
+
+static void make_function_nodes(struct rebuild *r, struct zp_profile *p, uint32_t thread)
+{
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		struct func *f = &r->funcs[i];
+		if (!f->calls && !f->self)
+			continue;
+		const char *file;
+		int line = line_of(r, (uint32_t)i, f->start, &file);
+		f->node = profile_node(p, ZP_FUNCTION, f->name, module_path(r, f->module), file, line,
+				       link_addr(r, (uint32_t)i, f->start));
+		struct zp_stat *s = profile_stat(p, thread, f->node);
+		s->calls = f->calls;
+		s->self[0] = f->self;
+		s->incl[0] = f->incl;
+	}
+}
+
+/* Cuts the executed instructions into basic blocks and gives each a node. */
+static void make_blocks(struct rebuild *r, struct zp_profile *p,
+			struct finish *fs)
+{
+	for (size_t i = 0; i < fs->nsites; i++) {
+		struct site *s = &fs->sites[i], *prev = i ? &fs->sites[i - 1] : NULL;
+		if (!prev || s->leader || prev->addr + prev->size != s->addr ||
+		    prev->func != s->func || prev->cls != ZI_OTHER) {
+			fs->bb_node = zp_xrealloc(fs->bb_node, (fs->nbbs + 1) * sizeof *fs->bb_node);
+			fs->bb_start = zp_xrealloc(fs->bb_start, (fs->nbbs + 1) * sizeof *fs->bb_start);
+			fs->bb_start[fs->nbbs] = s->addr;
+			struct func *f = &r->funcs[s->func];
+			char name[512];
+			snprintf(name, sizeof name, "%s+0x%" PRIx64, f->name, s->addr - f->start);
+			const char *file;
+			int line = line_of(r, s->func, s->addr, &file);
+			fs->bb_node[fs->nbbs++] = profile_node(p, ZP_BASIC_BLOCK, name,
+							       module_path(r, f->module), file, line,
+							       link_addr(r, s->func, s->addr));
+		}
+		s->bb = (uint32_t)fs->nbbs - 1;
+	}
+}
+
+static void add_jump(struct zp_profile *p, uint32_t thread, struct rebuild *r, struct finish *fs,
+		     const struct site *src, uint64_t to, uint64_t count)
+{
+	struct site *dst = site_at(fs, to);
+	if (!dst || !count)
+		return;
+	struct zp_edge *e = profile_edge(p, thread, ZP_JUMP, fs->bb_node[src->bb],
+					 fs->bb_node[dst->bb]);
+	e->calls += count;
+	if (src->cls == ZI_COND && to == src->target)
+		e->taken += count;
+	if (!e->site) {
+		const char *file;
+		e->site = link_addr(r, src->func, src->addr);
+		e->site_line = line_of(r, src->func, src->addr, &file);
+	}
+}
+
+static void make_jumps(struct rebuild *r, struct zp_profile *p, uint32_t thread,
+		       struct finish *fs)
+{
+	for (size_t t = 0; t < r->ntrans; t++) {
+		struct transition *tr = &r->trans[t];
+		struct block *from = &r->blocks[tr->from];
+		const struct site *src = site_at(fs, r->insns[from->first + tr->n - 1].addr);
+		if (src)
+			add_jump(p, thread, r, fs, src, r->blocks[tr->to].vaddr, tr->count);
+	}
+	/* Fall-through into a basic block that starts inside a translated block. */
+	for (uint32_t id = 0; id < r->nblocks; id++) {
+		struct block *b = &r->blocks[id];
+		for (uint32_t i = 1; b->defined && i < b->ninsns; i++) {
+			const struct insn *in = &r->insns[b->first + i];
+			struct site *s = site_at(fs, in->addr);
+			if (!s || fs->bb_start[s->bb] != in->addr)
+				continue;
+			uint64_t c = runs_through(r, fs->extra, id, i);
+			const struct site *src = site_at(fs, in[-1].addr);
+			if (src && c)
+				add_jump(p, thread, r, fs, src, in->addr, c);
+		}
+	}
+}
+
+static void make_instrs(struct rebuild *r, struct zp_profile *p, uint32_t thread,
+			struct finish *fs)
+{
+	for (size_t i = 0; i < fs->nsites; i++) {
+		struct site *s = &fs->sites[i];
+		const char *file;
+		uint32_t node = fs->bb_node[s->bb];
+		struct zp_instr *in = profile_add_instr(p, thread, node, link_addr(r, s->func, s->addr),
+							line_of(r, s->func, s->addr, &file));
+		in->cost[0] = s->count;
+		p->nodes[node].parent = r->funcs[s->func].node;
+	}
+}
+
+static void make_calls(struct rebuild *r, struct zp_profile *p, uint32_t thread)
+{
+	for (size_t i = 0; i < r->ncalls; i++) {
+		struct call_edge *c = &r->calls[i];
+		uint32_t caller = c->caller == NONE ? ZP_NONE : r->funcs[c->caller].node;
+		struct zp_edge *e = profile_edge(p, thread, ZP_CALL, caller, r->funcs[c->callee].node);
+		e->calls += c->calls;
+		e->incl[0] += c->incl;
+		if (c->caller != NONE && c->site) {
+			const char *file;
+			e->site = link_addr(r, c->caller, c->site);
+			e->site_line = line_of(r, c->caller, c->site, &file);
+		}
+	}
+}
+
+int rebuild_finish(struct rebuild *r, struct zp_profile *p, struct zerr *err)
+{
+	(void)err;
+	while (r->depth)
+		pop(r);
+	profile_event(p, "Ir", "instructions");
+	uint32_t thread = profile_thread(p, 0, 0, "");
+	struct finish fs = {0};
+	fs.extra = partial_extra(r);
+	collect_sites(r, &fs);
+	mark_leaders(r, &fs);
+	/* Function nodes first, so that blocks can name them as parents. */
+	for (size_t i = 0; i < fs.nsites; i++)
+		r->funcs[fs.sites[i].func].self += fs.sites[i].count;
+	make_function_nodes(r, p, thread);
+	make_blocks(r, p, &fs);
+	make_jumps(r, p, thread, &fs);
+	make_instrs(r, p, thread, &fs);
+	make_calls(r, p, thread);
+	free(fs.sites);
+	free(fs.bb_node);
+	free(fs.bb_start);
+	free(fs.extra);
+	hmap_free(&fs.index);
+	return 0;
+}

@@ -1,0 +1,81 @@
+/*
+ * rebuild.h - the one-pass reconstruction of a program's behaviour from the
+ * sequence of blocks it executed.
+ *
+ * A reader (zond's trace, QEMU's log, a plain PC list) feeds it, in trace
+ * order: where the program's files were mapped, each block's definition
+ * (address and instruction bytes, once), and each execution of a block
+ * (how many of its instructions ran).  It keeps a shadow call stack and
+ * counters per block, transition and call edge: its memory follows the
+ * size of the code that ran and the depth of the stack, never the length
+ * of the trace.  rebuild_finish() turns them into a profile with event Ir:
+ * functions (self, inclusive, calls), call edges, basic blocks (kind
+ * ZP_BASIC_BLOCK, named func+0xoff), jump edges between them (taken counts
+ * for conditional branches) and per-instruction costs with DWARF lines.
+ *
+ * How control transfers move the call stack (doc/trace.md has the whole
+ * list, with the test of each rule):
+ *  - a call pushes a frame; a return pops to the innermost frame that
+ *    expects that return address (so recursion is safe), with every frame
+ *    above it (the frames a longjmp skipped);
+ *  - a jump or fall-through to another function's entry is a tail call: a
+ *    frame that ends with the frame below it (callgrind's convention);
+ *  - any other transfer into a function that has a live frame unwinds to it
+ *    (longjmp, sigreturn, exception unwinding);
+ *  - control arriving elsewhere without a transfer instruction (signal
+ *    delivery) is a call from the interrupted function;
+ *  - the end of the trace closes every frame.
+ *
+ * Errors (-1 and err): block used before it was defined, more instructions
+ * executed than the block has, bytes that are not whole instructions, code
+ * that differs from the ELF file mapped there ("does not match").  Messages
+ * name the block; the reader adds the file and offset.
+ */
+#ifndef ZOND_TRACE_REBUILD_H
+#define ZOND_TRACE_REBUILD_H
+
+#include <stdint.h>
+
+#include "isa.h"
+#include "model/profile.h"
+#include "symbols/symbols.h"
+#include "util/error.h"
+
+struct rebuild;
+
+struct rebuild *rebuild_new(const struct isa *isa, struct symbols *syms);
+void rebuild_free(struct rebuild *r);
+
+/*
+ * The main program and the run-time address of its entry point, from which
+ * the load bias and QEMU's guest base (for rebuild_host_map) follow.
+ */
+void rebuild_set_program(struct rebuild *r, const char *path, uint64_t entry);
+
+/*
+ * A file mapping as the QEMU process saw it (host addresses).  Files that
+ * are not ELF files of the guest's machine are ignored.
+ */
+void rebuild_host_map(struct rebuild *r, uint64_t start, uint64_t end, uint64_t offset,
+		      const char *path);
+
+/* An ELF file loaded with this bias (run-time minus link-time address). */
+int rebuild_add_module(struct rebuild *r, const char *path, uint64_t bias, struct zerr *err);
+
+/* Defines block id (ids need not be dense but should be small). */
+int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t ninsns,
+		   const uint8_t *sizes, const uint8_t *bytes, struct zerr *err);
+
+/* Block id ran its first n instructions (all of them when n is its length). */
+int rebuild_exec(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err);
+
+/* Instructions executed so far. */
+uint64_t rebuild_insns(const struct rebuild *r);
+
+/* Whether block id is defined; its length in instructions (0 if not). */
+uint32_t rebuild_block_length(const struct rebuild *r, uint32_t id);
+
+/* Closes every frame and writes the profile into p (event Ir, one thread). */
+int rebuild_finish(struct rebuild *r, struct zp_profile *p, struct zerr *err);
+
+#endif

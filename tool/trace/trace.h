@@ -1,0 +1,53 @@
+/*
+ * trace.h - reading instruction traces into a profile.
+ *
+ * Three inputs, one result (the rebuild of rebuild.h, so the same run gives
+ * the same profile whichever way it was traced):
+ *   - zond's own .ztrace, written by plugins/qemu (doc/trace-format.md);
+ *   - QEMU's log of `-d in_asm,exec,nochain` (no plugin needed);
+ *   - a plain text list of executed PCs, one per line, optionally with the
+ *     instruction word ("pcs" format, doc/trace-format.md), from simulators
+ *     or hardware trace decoders.
+ * The last two do not carry the program's mappings: the caller names the
+ * ELF file (and its load bias, for position-independent code).
+ *
+ * Errors: one line naming the file and, for bad contents, the byte offset
+ * (".ztrace: chunk at offset N...", "log: line N: ..."); a truncated or
+ * corrupt file, a trace of another build of the program and an unknown
+ * architecture all fail this way, never crash.
+ */
+#ifndef ZOND_TRACE_H
+#define ZOND_TRACE_H
+
+#include <stdint.h>
+
+#include "model/profile.h"
+#include "symbols/symbols.h"
+#include "util/error.h"
+
+struct trace_info {
+	char arch[32];     /* from the trace, or as given */
+	char program[4096]; /* the traced program, "" if unknown */
+	uint64_t insns;    /* instructions executed */
+	uint64_t blocks;   /* block executions */
+	uint64_t lost;     /* block executions of other threads that were not traced */
+	uint64_t bytes;    /* size of the trace file */
+};
+
+/* Reads a .ztrace into p (event Ir, collector "trace", arch set). */
+int trace_read_ztrace(const char *path, struct symbols *syms, struct zp_profile *p,
+		      struct trace_info *info, struct zerr *err);
+
+/* Options for traces that do not carry the program's mapping. */
+struct trace_import {
+	const char *arch;    /* required */
+	const char *elf;     /* the program; NULL: functions are named by address */
+	uint64_t bias;       /* its load bias (0 for non-PIE programs) */
+};
+
+int trace_read_qemu_log(const char *path, const struct trace_import *o, struct symbols *syms,
+			struct zp_profile *p, struct trace_info *info, struct zerr *err);
+int trace_read_pcs(const char *path, const struct trace_import *o, struct symbols *syms,
+		   struct zp_profile *p, struct trace_info *info, struct zerr *err);
+
+#endif
