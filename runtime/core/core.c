@@ -234,6 +234,11 @@ static uint32_t keep_string(const char *s)
 	return off;
 }
 
+uint32_t zrt_keep_string(const char *s)
+{
+	return zrt.hdr ? keep_string(s) : 0;
+}
+
 static const char *string_at(uint32_t off)
 {
 	return (const char *)zrt.base + zrt.hdr->strings_off + off;
@@ -324,6 +329,8 @@ static uint32_t add_func(struct zrt_thread *t, uint64_t addr, uint32_t slot)
 		f->flags = ZR_FUNC_BLOCK;
 	else if (is_filtered(addr, note_module(addr)))
 		f->flags = ZR_FUNC_FILTERED;
+	else if (zrt.function_name && (f->name = zrt.function_name(addr)) != 0)
+		f->flags = ZR_FUNC_NAMED;
 	ti->n_funcs = i + 1;
 	t->func_hash[slot] = i + 1;
 	return i;
@@ -443,6 +450,27 @@ void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
 		k = t->stack[k - 1].sp > sp ? 0 : k - 1;
 	for (; k > 0 && d >= k; d--)
 		zrt_pop(t, d, now);
+}
+
+void zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
+{
+	if (t->busy)
+		return;
+	t->busy = 1;
+	zrt_signal_fence();
+	uint32_t d = drop_stale(t, sp, 0);
+	if (!zrt.gate || gate_open(fn, d)) {
+		uint32_t i = find_func(t, fn);
+		if (i != ZR_NONE && !(t->funcs[i].flags & ZR_FUNC_FILTERED)) {
+			t->funcs[i].calls++;
+			uint32_t caller = d && d <= zrt.max_depth ? t->stack[d - 1].func : ZR_NONE;
+			uint32_t e = find_edge(t, caller, i, site);
+			if (e != ZR_NONE)
+				t->edges[e].calls++;
+		}
+	}
+	zrt_signal_fence();
+	t->busy = 0;
 }
 
 void zrt_unwound(struct zrt_thread *t, uint64_t sp)

@@ -78,6 +78,13 @@ struct zrt_process {
 	const struct zrt_filter *filters;
 	size_t n_filters;
 	uint32_t module_lock;
+	/*
+	 * Set by a port that knows functions' names itself (the library-call
+	 * collector): the string offset (zrt_keep_string) of the name of the
+	 * function at addr, 0 for none.  Called on a function's first call on a
+	 * thread.
+	 */
+	uint32_t (*function_name)(uint64_t addr);
 };
 
 extern struct zrt_process zrt;
@@ -137,6 +144,17 @@ void zrt_block_end(struct zrt_thread *t, const char *name, uint64_t now);
  * (a catch clause): closes every frame called from it.
  */
 void zrt_unwound(struct zrt_thread *t, uint64_t sp);
+
+/*
+ * Counts a call of fn that opens no frame (its time is its caller's): a
+ * function that must not be returned through, or any call when only counts
+ * are kept.  Frames below sp are dropped first; the edge comes from the
+ * caller on top of the shadow stack.
+ */
+void zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp);
+
+/* Copies s into the raw file's string pool: its offset, 0 when the pool is full. */
+uint32_t zrt_keep_string(const char *s);
 
 /* 1 when a filter's or trigger's module name designates the module at path. */
 int zrt_module_matches(const char *wanted, const char *path);

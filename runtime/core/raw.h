@@ -76,6 +76,8 @@ enum zr_clock {
 /* zr_func.flags */
 #define ZR_FUNC_BLOCK 1u    /* a hand-marked block: name/file/line are set */
 #define ZR_FUNC_FILTERED 2u /* excluded by a filter: never counted */
+#define ZR_FUNC_NAMED 4u    /* a function the collector named (name is set): e.g. the
+			       dynamic symbol a library call was bound by */
 
 /*
  * A block's zr_func.addr is the run-time address its begin was called from
@@ -157,7 +159,8 @@ struct zr_func {
 	uint64_t incl;           /* ticks (signed sum), outermost activations only */
 	uint64_t self;           /* ticks (signed sum), all activations */
 	uint64_t min, max;       /* inclusive ticks of one call; min UINT64_MAX if none */
-	uint32_t name, file;     /* blocks: string offsets; functions: 0 */
+	uint32_t name, file;     /* blocks: string offsets; named functions: name;
+				    other functions: 0 */
 	uint32_t line;           /* blocks: source line */
 	uint32_t pad;
 };

@@ -170,6 +170,8 @@ static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *
 		if ((f->flags & ZR_FUNC_BLOCK) &&
 		    (!string_at(r, f->name) || !string_at(r, f->file)))
 			return bad(r, off, "block names a string outside the pool", err);
+		if ((f->flags & ZR_FUNC_NAMED) && !string_at(r, f->name))
+			return bad(r, off, "function names a string outside the pool", err);
 		if (f->calls && f->min != UINT64_MAX && f->min > f->max)
 			return bad(r, off, "function's shortest call is longer than its longest",
 				   err);
@@ -306,6 +308,28 @@ static uint32_t function_node(struct zp_profile *p, const struct raw *r, uint64_
 	return profile_node(p, ZP_FUNCTION, unnamed, path, "", 0, link);
 }
 
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/*
+ * A function the runtime named itself (a library function, by the symbol it
+ * was bound by): that name, demangled, wins over whatever symbol covers the
+ * address, which for an IFUNC is the chosen variant (__strlen_avx2 for strlen).
+ */
+static uint32_t named_node(struct zp_profile *p, const struct raw *r, const struct zr_func *f)
+{
+	const char *name = string_at(r, f->name);
+	const struct zr_module *m = module_of(r, f->addr);
+	const char *path = m ? string_at(r, m->path) : "";
+	uint64_t addr = m ? f->addr - m->bias : f->addr;
+	int status = -1;
+	char *cxx = name[0] == '_' && name[1] == 'Z' ? __cxa_demangle(name, NULL, NULL, &status)
+						    : NULL;
+	uint32_t node = profile_node(p, ZP_FUNCTION, status == 0 && cxx ? cxx : name, path, "", 0,
+				     addr);
+	free(cxx);
+	return node;
+}
+
 /* The call site as an address inside the call instruction (return address - 1). */
 static void name_site(const struct raw *r, uint64_t ret, struct zp_edge *e)
 {
@@ -348,8 +372,12 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 		t->nodes[i] = ZP_NONE;
 		if (f->flags & ZR_FUNC_FILTERED)
 			continue;
-		t->nodes[i] = (f->flags & ZR_FUNC_BLOCK) ? block_node(p, r, f)
-							 : function_node(p, r, f->addr);
+		if (f->flags & ZR_FUNC_BLOCK)
+			t->nodes[i] = block_node(p, r, f);
+		else if (f->flags & ZR_FUNC_NAMED)
+			t->nodes[i] = named_node(p, r, f);
+		else
+			t->nodes[i] = function_node(p, r, f->addr);
 		struct zp_stat s = {.calls = f->calls};
 		for (int e = 0; e < ZP_MAX_EVENTS; e++)
 			s.min[e] = UINT64_MAX;

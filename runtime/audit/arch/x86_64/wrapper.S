@@ -1,0 +1,142 @@
+/*
+ * wrapper.S (x86-64) - the code every redirector jumps to (see audit.h).
+ *
+ * Entered by a jump from a redirector with r11 = the struct za_target and
+ * the stack exactly as the caller left it: [rsp] is the caller's return
+ * address, the callee's stack arguments above it.  Everything the callee or
+ * the caller may read is kept: rdi, rsi, rdx, rcx, r8, r9, rax (the vector
+ * register count of a varargs call), r10 (static chain), the vector and x87
+ * registers (the probes are general-register-only C), the stack.
+ *
+ * za_wrap_timed pops the caller's return address into a per-thread frame
+ * and *calls* the real function from the very same stack slot, so that the
+ * callee sees its arguments where the caller put them and the CPU's return
+ * predictor stays balanced (cheaper than rewriting the return address in
+ * place).  rbx holds the frame across the call; its call frame information
+ * tells an unwinder where the caller's return address and rbx are.
+ */
+	.text
+
+/* struct za_target and struct za_frame offsets (audit.h) */
+#define TARGET_REAL 8
+#define FRAME_REAL 16
+
+/* Saves the argument registers and r11; leaves rsp 16-byte aligned, the return slot at 72(%rsp). */
+.macro SAVE_ARGS
+	pushq %rdi
+	.cfi_adjust_cfa_offset 8
+	pushq %rsi
+	.cfi_adjust_cfa_offset 8
+	pushq %rdx
+	.cfi_adjust_cfa_offset 8
+	pushq %rcx
+	.cfi_adjust_cfa_offset 8
+	pushq %r8
+	.cfi_adjust_cfa_offset 8
+	pushq %r9
+	.cfi_adjust_cfa_offset 8
+	pushq %rax
+	.cfi_adjust_cfa_offset 8
+	pushq %r11
+	.cfi_adjust_cfa_offset 8
+	subq $8, %rsp
+	.cfi_adjust_cfa_offset 8
+.endm
+
+.macro RESTORE_ARGS
+	addq $8, %rsp
+	.cfi_adjust_cfa_offset -8
+	popq %r11
+	.cfi_adjust_cfa_offset -8
+	popq %rax
+	.cfi_adjust_cfa_offset -8
+	popq %r9
+	.cfi_adjust_cfa_offset -8
+	popq %r8
+	.cfi_adjust_cfa_offset -8
+	popq %rcx
+	.cfi_adjust_cfa_offset -8
+	popq %rdx
+	.cfi_adjust_cfa_offset -8
+	popq %rsi
+	.cfi_adjust_cfa_offset -8
+	popq %rdi
+	.cfi_adjust_cfa_offset -8
+.endm
+
+	.globl za_wrap_timed
+	.hidden za_wrap_timed
+	.type za_wrap_timed, @function
+	.p2align 4
+za_wrap_timed:
+	.cfi_startproc
+	endbr64
+	SAVE_ARGS
+	movq %r11, %rdi                 /* target */
+	leaq 72(%rsp), %rsi             /* the return slot */
+	movq 72(%rsp), %rdx             /* the return address */
+	movq %rbx, %rcx                 /* the caller's rbx, kept in the frame */
+	call za_enter
+	testq %rax, %rax
+	jz 1f
+	.cfi_remember_state
+	movq %rax, %rbx
+	/* from here the caller's return address and rbx are in the frame */
+	.cfi_escape 0x10, 0x10, 0x02, 0x73, 0x00   /* DW_CFA_expression rip: *(rbx + 0) */
+	.cfi_escape 0x10, 0x03, 0x02, 0x73, 0x08   /* DW_CFA_expression rbx: *(rbx + 8) */
+	RESTORE_ARGS
+	addq $8, %rsp                   /* the return slot: the call below fills it again */
+	.cfi_adjust_cfa_offset -8
+	call *FRAME_REAL(%rbx)
+	.globl za_return_point
+	.hidden za_return_point
+za_return_point:
+	/* rsp is back where the caller's call left it plus 8: the canonical frame address */
+	subq $8, %rsp                   /* the return slot */
+	.cfi_adjust_cfa_offset 8
+	pushq %rax
+	.cfi_adjust_cfa_offset 8
+	pushq %rdx
+	.cfi_adjust_cfa_offset 8
+	subq $8, %rsp
+	.cfi_adjust_cfa_offset 8
+	movq %rbx, %rdi                 /* frame */
+	movq %rax, %rsi                 /* the result (fork: 0 in the child) */
+	call za_exit                    /* rax: return address, rdx: caller's rbx */
+	movq %rax, 24(%rsp)
+	.cfi_offset 16, -8
+	movq %rdx, %rbx
+	.cfi_restore 3
+	addq $8, %rsp
+	.cfi_adjust_cfa_offset -8
+	popq %rdx
+	.cfi_adjust_cfa_offset -8
+	popq %rax
+	.cfi_adjust_cfa_offset -8
+	ret
+1:	/* no frame: pass the call through unseen */
+	.cfi_restore_state
+	RESTORE_ARGS
+	jmp *TARGET_REAL(%r11)
+	.cfi_endproc
+	.size za_wrap_timed, .-za_wrap_timed
+
+	.globl za_wrap_count
+	.hidden za_wrap_count
+	.type za_wrap_count, @function
+	.p2align 4
+za_wrap_count:
+	.cfi_startproc
+	endbr64
+	SAVE_ARGS
+	movq %r11, %rdi                 /* target */
+	leaq 72(%rsp), %rsi             /* the return slot */
+	movq 72(%rsp), %rdx             /* the return address */
+	movq 64(%rsp), %rcx             /* the first argument (exit status) */
+	call za_count
+	RESTORE_ARGS
+	jmp *TARGET_REAL(%r11)
+	.cfi_endproc
+	.size za_wrap_count, .-za_wrap_count
+
+	.section .note.GNU-stack, "", @progbits

@@ -1,0 +1,470 @@
+/*
+ * audit.c - the rtld-audit side of the library-call collector (LD_AUDIT):
+ * start-up, the objects the loader reports, which bindings get a
+ * redirector, the raw file, and the probe cost.
+ *
+ * glibc loads this library into a namespace of its own, with its own libc:
+ * its atexit, atfork and thread-key hooks never see the program's.  The
+ * program's fork and exit are therefore seen the way its other library
+ * calls are (audit.h: ZA_FORK, ZA_EXIT), and the end of a normal exit is
+ * taken from la_objclose of the main program.
+ *
+ * Environment (set by `zond libcalls`, doc/libcalls.md):
+ *   ZOND_DIR, ZOND_NO_TIME, ZOND_THREADS/FUNCS/EDGES/DEPTH  as for libzond
+ *   ZOND_LIBCALLS_LIBS   newline-separated globs: libraries whose functions
+ *                        are profiled (base name or path), default all
+ *   ZOND_LIBCALLS_FUNCS  newline-separated globs: function names, default all
+ *   ZOND_LIBCALLS_DLSYM=1  dlsym() hands out redirectors too (function
+ *                        pointers from dlsym then differ from the address)
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit.h"
+
+#include "../core/port.h"
+#include "../linux/linux.h"
+
+#define API __attribute__((visibility("default")))
+
+/* ---- loaded objects ---------------------------------------------------- */
+
+enum { MAX_OBJECTS = 1024 };
+
+struct object {
+	uint64_t start, end, bias;
+	int bind_to; /* its functions are profiled */
+	int live;
+	char path[PATH_MAX];
+};
+
+static struct object objects[MAX_OBJECTS];
+static uint32_t n_objects;
+static uint32_t objects_lock;
+
+static const char *out_dir;
+static char *lib_globs, *func_globs;
+static int redirect_dlsym;
+
+/* Run-time range of an object's PT_LOAD segments, from its file's program headers. */
+static int load_range(const char *path, uint64_t bias, uint64_t *start, uint64_t *end)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[64];
+	int ok = pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+		 !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+		 eh.e_phentsize == sizeof ph[0] && eh.e_phnum <= 64 &&
+		 pread(fd, ph, eh.e_phnum * sizeof ph[0], (off_t)eh.e_phoff) ==
+			 (ssize_t)(eh.e_phnum * sizeof ph[0]);
+	close(fd);
+	if (!ok)
+		return -1;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (int i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		if (ph[i].p_vaddr < lo)
+			lo = ph[i].p_vaddr;
+		if (ph[i].p_vaddr + ph[i].p_memsz > hi)
+			hi = ph[i].p_vaddr + ph[i].p_memsz;
+	}
+	if (lo >= hi)
+		return -1;
+	*start = bias + lo;
+	*end = bias + hi;
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* Any of the newline-separated globs matches s (or its base name). */
+static int globs_match(const char *globs, const char *s)
+{
+	if (!globs)
+		return 1;
+	char one[PATH_MAX];
+	for (const char *g = globs; *g;) {
+		size_t n = strcspn(g, "\n");
+		if (n && n < sizeof one) {
+			memcpy(one, g, n);
+			one[n] = 0;
+			if (!fnmatch(one, s, 0) || !fnmatch(one, base_name(s), 0))
+				return 1;
+		}
+		g += n + (g[n] == '\n');
+	}
+	return 0;
+}
+
+/* The dynamic loader itself: its few exports look at their callers or run before us. */
+static int is_loader(const char *path)
+{
+	const char *base = base_name(path);
+	return !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld.so", 5) ||
+	       !strncmp(base, "ld64.so", 7);
+}
+
+static struct object *add_object(struct link_map *map)
+{
+	while (__atomic_exchange_n(&objects_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	struct object *o = NULL;
+	if (n_objects < MAX_OBJECTS) {
+		o = &objects[n_objects];
+		const char *name = map->l_name && *map->l_name ? map->l_name : "/proc/self/exe";
+		if (!realpath(name, o->path))
+			snprintf(o->path, sizeof o->path, "%s", name);
+		if (load_range(o->path, map->l_addr, &o->start, &o->end) == 0) {
+			o->bias = map->l_addr;
+			o->live = 1;
+			o->bind_to = !is_loader(o->path) && globs_match(lib_globs, o->path);
+		}
+		__atomic_store_n(&n_objects, n_objects + 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&objects_lock, 0, __ATOMIC_RELEASE);
+	return o;
+}
+
+/* ---- functions --------------------------------------------------------- */
+
+/* Targets by real address: one per function, shared by every object bound to it. */
+enum { TARGET_HASH = 1 << 16 };
+static struct za_target *targets[TARGET_HASH];
+static uint64_t redirectors[TARGET_HASH];
+static uint32_t targets_lock;
+
+static uint32_t target_slot(uint64_t real)
+{
+	uint32_t h = zrt_hash(real) & (TARGET_HASH - 1);
+	while (targets[h] && targets[h]->real != real)
+		h = (h + 1) & (TARGET_HASH - 1);
+	return h;
+}
+
+/* The core asks on a function's first call on a thread: the name it was bound by. */
+static uint32_t function_name(uint64_t addr)
+{
+	uint32_t h = zrt_hash(addr) & (TARGET_HASH - 1);
+	for (;;) {
+		struct za_target *t = __atomic_load_n(&targets[h], __ATOMIC_ACQUIRE);
+		if (!t)
+			return 0;
+		if (t->key == addr)
+			return t->name;
+		h = (h + 1) & (TARGET_HASH - 1);
+	}
+}
+
+static int starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/*
+ * Functions that look at their return address or stack frame (the dl*
+ * family, setjmp, the unwinder, __libc_start_main...), or never return to
+ * their caller (longjmp, exit, pthread_exit...): counted, then jumped to,
+ * never called from the wrapper.
+ */
+static int keep_frame(const char *name)
+{
+	static const char *const exact[] = {
+		"setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", "savectx", "vfork", "__vfork",
+		"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk", "getcontext",
+		"setcontext", "swapcontext", "makecontext", "__libc_start_main", "exit",
+		"_exit", "_Exit", "quick_exit", "abort", "pthread_exit", "thrd_exit",
+		"__tls_get_addr", "backtrace", "__cxa_throw", "__cxa_rethrow",
+		"__cxa_call_unexpected", "__stack_chk_fail", "__fortify_fail",
+		"_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
+	};
+	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+		if (!strcmp(name, exact[i]))
+			return 1;
+	return starts_with(name, "dl") || starts_with(name, "_dl_") ||
+	       starts_with(name, "_Unwind_") || starts_with(name, "__pthread_unwind");
+}
+
+static enum za_kind kind_of(const char *name)
+{
+	if (!strcmp(name, "fork") || !strcmp(name, "_Fork"))
+		return ZA_FORK;
+	if (!strcmp(name, "exit") || !strcmp(name, "_exit") || !strcmp(name, "_Exit") ||
+	    !strcmp(name, "quick_exit"))
+		return ZA_EXIT;
+	return ZA_PLAIN;
+}
+
+/* The redirector for the function at real bound by name; 0 to bind it as it is. */
+static uint64_t redirect(uint64_t real, const char *name)
+{
+	while (__atomic_exchange_n(&targets_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	uint32_t h = target_slot(real);
+	uint64_t code = redirectors[h];
+	if (!targets[h]) {
+		struct za_target *t = za_new_target(&code);
+		if (t) {
+			t->real = real;
+			t->key = real;
+			t->kind = kind_of(name);
+			t->wrapper = !zrt.timed || keep_frame(name) ? (uintptr_t)za_wrap_count
+								    : (uintptr_t)za_wrap_timed;
+			t->name = zrt_keep_string(name);
+			redirectors[h] = code;
+			__atomic_store_n(&targets[h], t, __ATOMIC_RELEASE);
+		}
+	}
+	__atomic_store_n(&targets_lock, 0, __ATOMIC_RELEASE);
+	return code;
+}
+
+/* ---- the port: the raw file, modules ------------------------------------ */
+
+void *port_map_output(uint64_t bytes)
+{
+	char path[PATH_MAX];
+	int fd = -1;
+	for (int n = 0; n < 1000 && fd < 0; n++) {
+		snprintf(path, sizeof path, "%s/%d.%d.zraw", out_dir, (int)getpid(), n);
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			return NULL;
+	}
+	if (fd < 0)
+		return NULL;
+	void *map = MAP_FAILED;
+	if (ftruncate(fd, (off_t)bytes) == 0)
+		map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		unlink(path);
+		return NULL;
+	}
+	return map;
+}
+
+/* From the wrapper's probes: plain loads, no libc. */
+int port_module_of(uint64_t addr, struct port_module *out)
+{
+	uint32_t n = __atomic_load_n(&n_objects, __ATOMIC_ACQUIRE);
+	for (uint32_t i = n; i-- > 0;) {
+		const struct object *o = &objects[i];
+		if (o->live && addr >= o->start && addr < o->end) {
+			*out = (struct port_module){o->start, o->end, o->bias, o->path};
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ---- start-up ---------------------------------------------------------- */
+
+static uint32_t env_count(const char *name, uint32_t fallback, uint32_t max)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return fallback;
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	return *end || v == 0 || v > max ? fallback : (uint32_t)v;
+}
+
+static int env_flag(const char *name)
+{
+	const char *s = getenv(name);
+	return s && *s && strcmp(s, "0") != 0;
+}
+
+static char *env_globs(const char *name)
+{
+	const char *s = getenv(name);
+	return s && *s ? strdup(s) : NULL;
+}
+
+static void read_config(struct zrt_config *cfg)
+{
+	cfg->max_threads = env_count("ZOND_THREADS", 64, 1u << 16);
+	cfg->max_funcs = env_count("ZOND_FUNCS", 16384, 1u << 24);
+	cfg->max_edges = env_count("ZOND_EDGES", 65536, 1u << 26);
+	cfg->max_depth = env_count("ZOND_DEPTH", 4096, 1u << 20);
+	cfg->max_modules = 512;
+	/* every bound name is kept once per process */
+	cfg->string_bytes = 1u << 20;
+	cfg->flags = env_flag("ZOND_NO_TIME") ? ZR_FLAG_NO_TIME : 0;
+	cfg->pid = (int32_t)getpid();
+	cfg->ppid = (int32_t)getppid();
+	lib_globs = env_globs("ZOND_LIBCALLS_LIBS");
+	func_globs = env_globs("ZOND_LIBCALLS_FUNCS");
+	redirect_dlsym = env_flag("ZOND_LIBCALLS_DLSYM");
+}
+
+/* ---- probe cost ------------------------------------------------------- */
+
+enum { CALIBRATION_CALLS = 2000, CALIBRATION_ROUNDS = 12 };
+
+static void (*calibration_leaf)(void);
+
+__attribute__((noinline)) static void empty_leaf(void)
+{
+	__asm__ volatile("" : : : "memory");
+}
+
+__attribute__((noinline)) static void leaf_loop(void)
+{
+	for (int i = 0; i < CALIBRATION_CALLS; i++)
+		calibration_leaf();
+}
+
+static uint64_t bare_loop_cost(void)
+{
+	uint64_t t0 = port_clock();
+	for (int i = 0; i < CALIBRATION_CALLS; i++)
+		empty_leaf();
+	return port_clock() - t0;
+}
+
+/* Fake function addresses: below any mapping, so no module is recorded for them. */
+static uint64_t fake_fn(int round, int which)
+{
+	return 0x100u + 0x20u * (uint64_t)(2 * round + which);
+}
+
+/*
+ * Calls an empty function through its redirector from a loop that is
+ * itself called through one, on a scratch thread slot with no correction:
+ * the empty function's own time is the part of the wrapper inside a
+ * measured call, the loop's time per call less a bare loop's the whole
+ * wrapper.  The cheapest round wins.
+ */
+static void calibrate(void)
+{
+	uint64_t bytes = zrt_thread_bytes(), leaf_code, loop_code;
+	struct za_target *leaf = za_new_target(&leaf_code), *loop = za_new_target(&loop_code);
+	void *scratch =
+		mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!leaf || !loop || scratch == MAP_FAILED || !za_thread_frames(&za_self))
+		return;
+	*leaf = (struct za_target){(uintptr_t)za_wrap_timed, (uintptr_t)empty_leaf, 0, 0, 0};
+	*loop = (struct za_target){(uintptr_t)za_wrap_timed, (uintptr_t)leaf_loop, 0, 0, 0};
+	calibration_leaf = (void (*)(void))leaf_code;
+	struct za_thread saved = za_self;
+	zrt_thread_bind(&za_self.core, scratch);
+	za_self.core.state = ZRT_THREAD_ON;
+	uint64_t inner = UINT64_MAX, pair = UINT64_MAX;
+	for (int r = 0; r < CALIBRATION_ROUNDS; r++) {
+		leaf->key = fake_fn(r, 1);
+		loop->key = fake_fn(r, 0);
+		((void (*)(void))loop_code)();
+		uint64_t base = bare_loop_cost();
+		uint64_t round_inner = 0, round_pair = 0;
+		for (uint32_t i = 0; i < za_self.core.info->n_funcs; i++) {
+			const struct zr_func *f = &za_self.core.funcs[i];
+			if (f->addr == leaf->key)
+				round_inner = f->self / CALIBRATION_CALLS;
+			if (f->addr == loop->key)
+				round_pair =
+					f->incl > base ? (f->incl - base) / CALIBRATION_CALLS : 0;
+		}
+		if (round_inner < inner)
+			inner = round_inner;
+		if (round_pair < pair)
+			pair = round_pair;
+	}
+	za_self = saved;
+	munmap(scratch, bytes);
+	if (pair < inner)
+		pair = inner;
+	zrt.inner = inner;
+	zrt.pair = pair;
+	zrt.hdr->overhead_inner_ticks = inner;
+	zrt.hdr->overhead_pair_ticks = pair;
+}
+
+static void start(void)
+{
+	out_dir = getenv("ZOND_DIR");
+	if (!out_dir || !*out_dir)
+		return;
+	struct zrt_config cfg = {0};
+	read_config(&cfg);
+	zl_clock_setup(&cfg, !(cfg.flags & ZR_FLAG_NO_TIME));
+	cfg.start_realtime_ns = zl_realtime_ns();
+	if (zrt_process_start(&cfg) != 0)
+		return;
+	zrt.function_name = function_name;
+	if (zrt.timed)
+		calibrate();
+}
+
+/* ---- the rtld-audit interface ------------------------------------------- */
+
+API unsigned int la_version(unsigned int version)
+{
+	int saved_errno = errno;
+	start();
+	errno = saved_errno;
+	return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
+
+API unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+{
+	if (lmid != LM_ID_BASE || !zrt.hdr)
+		return 0;
+	int saved_errno = errno;
+	struct object *o = add_object(map);
+	errno = saved_errno;
+	*cookie = (uintptr_t)o;
+	return LA_FLG_BINDFROM | (o && o->bind_to ? LA_FLG_BINDTO : 0);
+}
+
+API unsigned int la_objclose(uintptr_t *cookie)
+{
+	struct object *o = (struct object *)*cookie;
+	if (!o)
+		return 0;
+	/* the main program closes last, after the program's atexit handlers */
+	if (o == &objects[0] && zrt.hdr && zrt.hdr->pid == (int32_t)getpid())
+		zrt_process_end(0, 0, zl_realtime_ns());
+	else
+		o->live = 0;
+	return 0;
+}
+
+API uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
+			   uintptr_t *defcook, unsigned int *flags, const char *symname)
+{
+	(void)ndx;
+	(void)refcook;
+	uintptr_t real = sym->st_value;
+	const struct object *def = (const struct object *)*defcook;
+	unsigned type = ELF64_ST_TYPE(sym->st_info);
+	*flags |= LA_SYMB_NOPLTENTER | LA_SYMB_NOPLTEXIT;
+	if (!zrt.hdr || !def || !def->bind_to || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
+	    ((*flags & LA_SYMB_DLSYM) && !redirect_dlsym))
+		return real;
+	int saved_errno = errno;
+	uint64_t code = globs_match(func_globs, symname) ? redirect(real, symname) : 0;
+	errno = saved_errno;
+	if (!code)
+		return real;
+	*flags |= LA_SYMB_ALTVALUE;
+	return code;
+}

@@ -1,0 +1,123 @@
+/*
+ * audit.h - the library-call collector's internal interface: what the
+ * rtld-audit side (audit.c), the redirector pool (redirect.c), the probes
+ * (probes.c) and the assembly wrapper (arch/<arch>/wrapper.S) share.
+ *
+ * How a call is seen.  la_symbind64() hands the dynamic loader, in place of
+ * a library function's address, the address of a redirector: a few
+ * instructions, one per bound (function, flavour), that load the address of
+ * their struct za_target into a scratch register (x86-64 r11, aarch64 x17)
+ * and jump to the target's wrapper.  Two wrappers exist:
+ *
+ *   za_wrap_timed   keeps every argument register, pops the caller's return
+ *                   address into a per-thread frame (struct za_frame), calls
+ *                   the real function so that it sees its stack exactly as
+ *                   the caller left it, then pushes the return address back
+ *                   and returns.  Between the two it calls za_enter() and
+ *                   za_exit(), which count and time the call in the core's
+ *                   per-thread tables (runtime/core).
+ *   za_wrap_count   calls za_count() with the argument registers kept and
+ *                   jumps to the real function: the caller's frame is never
+ *                   touched.  For functions that look at their return
+ *                   address or never return (setjmp, dlopen, exit...), and
+ *                   for every function when only counts are kept.
+ *
+ * The probes are C built with -mgeneral-regs-only and call no libc function
+ * on the per-call path, so vector, x87 and flag state stay the program's.
+ *
+ * The wrapper finds the frame again after the call through a callee-saved
+ * register (x86-64 rbx, aarch64 x19) whose own value is kept in the frame;
+ * its call frame information says so, so that C++ exceptions, pthread_exit
+ * and cancellation unwind through a profiled call.  Frames abandoned that
+ * way (or by longjmp) are dropped when a call from higher up the stack is
+ * seen.
+ */
+#ifndef ZOND_AUDIT_H
+#define ZOND_AUDIT_H
+
+#include <stdint.h>
+
+#include "../core/core.h"
+
+/* One bound function, as its redirectors see it.  Offsets are used by wrapper.S. */
+struct za_target {
+	uint64_t wrapper; /* +0: za_wrap_timed or za_wrap_count */
+	uint64_t real;    /* +8: the function's address */
+	uint64_t key;     /* the address recorded for it (real, but for calibration) */
+	uint32_t name;    /* string offset of its symbol name in the raw file */
+	uint32_t kind;    /* enum za_kind */
+};
+
+enum za_kind {
+	ZA_PLAIN = 0,   /* nothing special */
+	ZA_FORK = 1,    /* fork, _Fork: the child gets its own raw file on return */
+	ZA_EXIT = 2,    /* exit, _exit, _Exit: the process ends with status arg 0 */
+};
+
+/* One call in progress on a thread: what the wrapper needs to return to its caller. */
+struct za_frame {
+	uint64_t ret;                   /* +0: the caller's return address */
+	uint64_t saved;                 /* +8: the caller's rbx / x19 */
+	uint64_t real;                  /* +16: the function called */
+	uint64_t sp;                    /* address of the return slot (x86-64) or sp */
+	const struct za_target *target;
+	struct zr_frame *core;          /* the core's frame, NULL when not timed */
+};
+
+/* A thread's state: the core's view of its slot and its stack of calls in progress. */
+struct za_thread {
+	struct zrt_thread core;
+	struct za_frame *frames; /* ZA_MAX_FRAMES, mapped on the thread's first call */
+	uint32_t depth;
+	uint32_t lost;           /* calls passed through unseen: no frame free */
+};
+
+#define ZA_MAX_FRAMES 4096
+
+extern __thread struct za_thread za_self __attribute__((tls_model("initial-exec")));
+
+/* ---- the wrapper (wrapper.S) and its probes (probes.c) ------------------ */
+
+void za_wrap_timed(void);
+void za_wrap_count(void);
+/* The address the wrapper's call of the real function returns to. */
+extern const char za_return_point[];
+
+/*
+ * Entry of a timed call: target, the address of the slot holding the
+ * caller's return address (x86-64; on aarch64 the caller's sp), the
+ * return address and the caller's value of the register the wrapper uses.
+ * The frame to keep, or NULL: pass the call through unseen.
+ */
+struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t ret,
+			  uint64_t saved);
+
+/* Exit of a timed call: the caller's return address; *saved gets its register back. */
+struct za_ret {
+	uint64_t ret, saved;
+};
+struct za_ret za_exit(struct za_frame *fr, uint64_t result);
+
+/* A call passed straight through: counted, no frame.  arg0: its first argument. */
+void za_count(const struct za_target *target, uint64_t sp, uint64_t ret, uint64_t arg0);
+
+/* ---- the rest of the runtime (audit.c, redirect.c) --------------------- */
+
+/*
+ * A zeroed target that lives as long as the process, and in *redirector the
+ * address of the code that jumps to its wrapper; NULL when memory ran out.
+ * Fill the target before handing out the redirector.
+ */
+struct za_target *za_new_target(uint64_t *redirector);
+
+/* Raw syscalls: the probes call no libc (it may touch vector registers). */
+long za_syscall6(long nr, long a, long b, long c, long d, long e, long f);
+
+/* Cold paths the probes need: a thread's first call, fork, exit. */
+int za_thread_start(struct za_thread *t);
+/* Maps t's frames if it has none yet: 1 when it has them. */
+int za_thread_frames(struct za_thread *t);
+void za_forked(struct za_thread *t);
+void za_exiting(int status);
+
+#endif

@@ -1,0 +1,262 @@
+/*
+ * probes.c - what the wrapper calls around a library call (audit.h): the
+ * per-call path and the cold paths it may reach (a thread's first call, a
+ * fork returning in the child, exit).
+ *
+ * Built with -mgeneral-regs-only and calling no libc function: the wrapper
+ * keeps only the general registers, so nothing here may touch a vector or
+ * x87 register while the callee's arguments or the caller's results are in
+ * them.  System calls are made directly.
+ */
+#include <stddef.h>
+#include <sys/syscall.h>
+
+#include "audit.h"
+
+#include "../core/port.h"
+
+__thread struct za_thread za_self __attribute__((tls_model("initial-exec")));
+
+long za_syscall6(long nr, long a, long b, long c, long d, long e, long f)
+{
+#if defined(__x86_64__)
+	long ret;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
+	return x0;
+#else
+#error "zond's library-call collector knows x86-64 and aarch64"
+#endif
+}
+
+/*
+ * The core copies with memcpy and clears with memset; libc's own may use
+ * vector registers.  These stay inside this library (hidden).
+ */
+__attribute__((visibility("hidden"))) void *memcpy(void *dst, const void *src, size_t n)
+{
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+	while (n--)
+		*d++ = *s++;
+	return dst;
+}
+
+__attribute__((visibility("hidden"))) void *memset(void *dst, int c, size_t n)
+{
+	uint8_t *d = dst;
+	while (n--)
+		*d++ = (uint8_t)c;
+	return dst;
+}
+
+/* The clock the core was set up with (the port's zl_clock, without its libc fallback). */
+static inline uint64_t clock_now(void)
+{
+	return port_clock();
+}
+
+/* ---- a thread's first call --------------------------------------------- */
+
+int za_thread_frames(struct za_thread *t)
+{
+	if (!t->frames) {
+		long m = za_syscall6(SYS_mmap, 0, ZA_MAX_FRAMES * sizeof(struct za_frame),
+				     3 /* PROT_READ | PROT_WRITE */,
+				     0x22 /* MAP_PRIVATE | MAP_ANONYMOUS */, -1, 0);
+		if (m < 0 && m > -4096)
+			return 0;
+		t->frames = (struct za_frame *)m;
+	}
+	return 1;
+}
+
+int za_thread_start(struct za_thread *t)
+{
+	if (t->core.state == ZRT_THREAD_OFF)
+		return 0;
+	if (!zrt.hdr || !za_thread_frames(t)) {
+		t->core.state = ZRT_THREAD_OFF;
+		return 0;
+	}
+	zrt_thread_attach(&t->core);
+	return t->core.state == ZRT_THREAD_ON;
+}
+
+/* ---- the port, as far as the probes reach it ---------------------------- */
+
+int32_t port_thread_id(void)
+{
+	return (int32_t)za_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+}
+
+void port_thread_name(char name[16])
+{
+	za_syscall6(SYS_prctl, 16 /* PR_GET_NAME */, (long)name, 0, 0, 0, 0);
+	name[15] = 0;
+}
+
+void port_thread_attached(void)
+{
+	/* a thread's end is not seen: its last call ends it (doc/libcalls.md) */
+}
+
+static int64_t realtime_ns(void)
+{
+	struct {
+		long sec, nsec;
+	} ts = {0, 0};
+	za_syscall6(SYS_clock_gettime, 0 /* CLOCK_REALTIME */, (long)&ts, 0, 0, 0, 0);
+	return (int64_t)ts.sec * 1000000000 + ts.nsec;
+}
+
+static int32_t current_pid(void)
+{
+	return (int32_t)za_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+}
+
+/* A vfork child shares our memory: it must not end the parent's file. */
+void za_exiting(int status)
+{
+	if (zrt.hdr && zrt.hdr->pid == current_pid())
+		zrt_process_end(1, status, realtime_ns());
+}
+
+void za_forked(struct za_thread *t)
+{
+	if (!zrt.hdr)
+		return;
+	void *old = zrt.base;
+	uint64_t old_bytes = zrt.file_bytes;
+	zrt_process_forked(&t->core, current_pid(),
+			   (int32_t)za_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0), realtime_ns());
+	za_syscall6(SYS_munmap, (long)old, (long)old_bytes, 0, 0, 0, 0);
+}
+
+static int ready(struct za_thread *t)
+{
+	return zrt_likely(t->core.state == ZRT_THREAD_ON) || za_thread_start(t);
+}
+
+/* ---- frames abandoned by longjmp, exceptions, cancellation -------------- */
+
+/*
+ * A frame is dead when a call is made from higher up the stack than the one
+ * it wraps, or from the same place without being a tail call out of it (a
+ * tail call out of a profiled function returns to the wrapper).
+ */
+static int frame_dead(const struct za_frame *fr, uint64_t sp, uint64_t ret)
+{
+	return fr->sp < sp || (fr->sp == sp && ret != (uint64_t)za_return_point);
+}
+
+static uint32_t drop_dead_frames(struct za_thread *t, uint64_t sp, uint64_t ret)
+{
+	uint32_t d = t->depth, was = d;
+	while (d && frame_dead(&t->frames[d - 1], sp, ret))
+		d--;
+	if (d != was) {
+		t->depth = d;
+		/* the core's frames of those calls, by the same rule */
+		zrt_unwound(&t->core, ret == (uint64_t)za_return_point ? sp : sp + 1);
+	}
+	return d;
+}
+
+/*
+ * The rule above also drops the frames of code that a handler running on
+ * an alternate signal stack (higher up) interrupted; their calls will still
+ * return.  On x86-64 such a frame's return slot holds the wrapper's return
+ * point, and its record is not reused.  (Slots being filled have sp ~0.)
+ */
+static int may_be_live(const struct za_frame *fr)
+{
+	if (fr->sp == UINT64_MAX)
+		return 1;
+#if defined(__x86_64__)
+	return fr->sp && *(const uint64_t *)fr->sp == (uint64_t)za_return_point;
+#else
+	return 0;
+#endif
+}
+
+/* ---- the per-call path ------------------------------------------------- */
+
+struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t ret,
+			  uint64_t saved)
+{
+	struct za_thread *t = &za_self;
+	if (!ready(t))
+		return NULL;
+	uint32_t d = t->depth;
+	if (d && zrt_unlikely(t->frames[d - 1].sp <= sp))
+		d = drop_dead_frames(t, sp, ret);
+	while (zrt_unlikely(d < ZA_MAX_FRAMES && may_be_live(&t->frames[d])))
+		d++;
+	if (zrt_unlikely(d >= ZA_MAX_FRAMES)) {
+		t->lost++;
+		zrt_count_call(&t->core, target->key, ret, sp);
+		return NULL;
+	}
+	/*
+	 * Take the frame before filling it: a signal handler's calls between
+	 * the two use the frames above it.
+	 */
+	struct za_frame *fr = &t->frames[d];
+	fr->sp = UINT64_MAX;
+	zrt_signal_fence();
+	t->depth = d + 1;
+	zrt_signal_fence();
+	fr->ret = ret;
+	fr->saved = saved;
+	fr->real = target->real;
+	fr->target = target;
+	fr->core = zrt_enter(&t->core, target->key, ret, sp);
+	fr->sp = sp;
+	if (fr->core && zrt.timed)
+		fr->core->enter_ticks = clock_now();
+	return fr;
+}
+
+struct za_ret za_exit(struct za_frame *fr, uint64_t result)
+{
+	uint64_t now = zrt.timed ? clock_now() : 0;
+	struct za_thread *t = &za_self;
+	struct za_ret r = {fr->ret, fr->saved};
+	/* a forked child must not write into its parent's file */
+	if (zrt_unlikely(fr->target->kind == ZA_FORK) && result == 0)
+		za_forked(t);
+	if (fr->core && t->core.state == ZRT_THREAD_ON)
+		zrt_exit(&t->core, fr->target->key, fr->sp, now);
+	/* whatever is above this frame was abandoned */
+	t->depth = (uint32_t)(fr - t->frames);
+	return r;
+}
+
+void za_count(const struct za_target *target, uint64_t sp, uint64_t ret, uint64_t arg0)
+{
+	struct za_thread *t = &za_self;
+	if (!ready(t))
+		return;
+	zrt_count_call(&t->core, target->key, ret, sp);
+	if (target->kind == ZA_EXIT)
+		za_exiting((int)arg0);
+}
