@@ -1,0 +1,237 @@
+/* launch.c - running a program under a collector and reading what it left (launch.h). */
+#include "launch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ingest/raw_reader.h"
+#include "report/report.h"
+#include "store/store.h"
+#include "symbols/symbols.h"
+
+static int64_t now_ns(clockid_t clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int launch_join_path(char *out, size_t len, const char *dir, const char *name)
+{
+	int n = snprintf(out, len, "%s/%s", dir, name);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int launch_find_program(const char *prog, char out[PATH_MAX])
+{
+	if (strchr(prog, '/')) {
+		if (access(prog, X_OK) != 0)
+			return -1;
+		return realpath(prog, out) ? 0 : -1;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		char dir[PATH_MAX], cand[PATH_MAX];
+		snprintf(dir, sizeof dir, "%.*s", (int)(n ? n : 1), n ? path : ".");
+		struct stat st;
+		if (launch_join_path(cand, sizeof cand, dir, prog) == 0 && stat(cand, &st) == 0 &&
+		    S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+			return realpath(cand, out) ? 0 : -1;
+		path += n + (path[n] == ':');
+	}
+	return -1;
+}
+
+int launch_make_dir(struct launch *l, struct zerr *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(l->dir, sizeof l->dir, "%s/zond-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(l->dir))
+		return zerr_set(err, "%s: cannot create a directory for raw data: %s", l->dir,
+				strerror(errno));
+	return 0;
+}
+
+void launch_remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char path[PATH_MAX];
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (launch_join_path(path, sizeof path, dir, e->d_name) == 0)
+			unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+void launch_prepend_env(const char *var, const char *value)
+{
+	const char *old = getenv(var);
+	if (!old || !*old) {
+		setenv(var, value, 1);
+		return;
+	}
+	char *both = zp_xmalloc(strlen(value) + strlen(old) + 2);
+	sprintf(both, "%s:%s", value, old);
+	setenv(var, both, 1);
+	free(both);
+}
+
+int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zerr *err)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
+	l->start_ns = now_ns(CLOCK_REALTIME);
+	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return zerr_set(err, "cannot start %s: %s", l->prog, strerror(errno));
+	if (pid == 0) {
+		setenv("ZOND_DIR", l->dir, 1);
+		setup(arg);
+		execv(l->prog, l->argv);
+		fprintf(stderr, "zond %s: %s: cannot run: %s\n", l->cmd, l->prog, strerror(errno));
+		_exit(127);
+	}
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	l->duration_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	l->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	l->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	return 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int launch_read_raw(struct launch *l, struct zp_profile *p, const char *none, struct zerr *err)
+{
+	DIR *d = opendir(l->dir);
+	if (!d)
+		return zerr_set(err, "%s: %s", l->dir, strerror(errno));
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!fnmatch("*.zraw", e->d_name, 0)) {
+			names = zp_xrealloc(names, (n + 1) * sizeof *names);
+			names[n++] = zp_xstrdup(e->d_name);
+		}
+	}
+	closedir(d);
+	qsort(names, n, sizeof *names, compare_names);
+
+	struct symbols *syms = symbols_new();
+	int rc = n ? 0 : zerr_set(err, "%s %s", l->prog, none);
+	for (size_t i = 0; i < n; i++) {
+		char path[PATH_MAX];
+		struct zerr one;
+		int bad = launch_join_path(path, sizeof path, l->dir, names[i]) < 0
+				  ? zerr_set(&one, "%s/%s: path too long", l->dir, names[i])
+				  : raw_read_into(p, path, syms, &one);
+		if (bad < 0) {
+			fprintf(stderr, "zond %s: %s\n", l->cmd, one.msg);
+			rc = zerr_set(err, "some raw data could not be read; kept in %s", l->dir);
+			l->keep_raw = 1;
+		}
+		free(names[i]);
+	}
+	free(names);
+	symbols_free(syms);
+	return rc;
+}
+
+static char *join_command(char **argv)
+{
+	size_t len = 1;
+	for (char **a = argv; *a; a++)
+		len += strlen(*a) + 1;
+	char *s = zp_xmalloc(len), *o = s;
+	for (char **a = argv; *a; a++)
+		o += sprintf(o, "%s%s", a == argv ? "" : " ", *a);
+	*o = 0;
+	return s;
+}
+
+void launch_describe(const struct launch *l, struct zp_profile *p, const char *collector,
+		     const char *campaign)
+{
+	struct utsname u;
+	char *cmd = join_command(l->argv);
+	profile_set_str(&p->run.command, cmd);
+	free(cmd);
+	profile_set_str(&p->run.collector, collector);
+	profile_set_str(&p->run.campaign, campaign);
+	if (uname(&u) == 0) {
+		profile_set_str(&p->run.host, u.nodename);
+		if (!p->run.arch)
+			profile_set_str(&p->run.arch, u.machine);
+	}
+	p->run.start_ns = l->start_ns;
+	p->run.duration_ns = l->duration_ns;
+	p->run.exit_status = l->exit_status;
+	p->run.term_signal = l->term_signal;
+}
+
+int launch_store(struct launch *l, struct zp_profile *p, const char *path, struct zerr *err)
+{
+	struct store *s = store_open(path, STORE_CREATE, err);
+	if (!s || store_add_run(s, p, err) < 0) {
+		store_close(s);
+		l->keep_raw = 1;
+		return -1;
+	}
+	store_close(s);
+	return 0;
+}
+
+void launch_summary(const struct launch *l, const struct zp_profile *p, const char *store,
+		    long top)
+{
+	uint64_t calls = 0;
+	for (size_t i = 0; i < p->nstats; i++)
+		calls += p->stats[i].calls;
+	fprintf(stderr, "zond %s: run %lld stored in %s: %zu functions, %llu calls, %zu threads\n",
+		l->cmd, (long long)p->run.id, store, p->nnodes, (unsigned long long)calls,
+		p->nthreads);
+	if (top > 0) {
+		struct report_options o = {.thread = ZP_NONE, .sort = SORT_SELF, .limit = (int)top};
+		report_flat(p, &o, stderr);
+	}
+}
+
+int launch_finish(struct launch *l, int failed)
+{
+	if (l->keep_raw)
+		fprintf(stderr, "zond %s: raw data kept in %s\n", l->cmd, l->dir);
+	else
+		launch_remove_dir(l->dir);
+	if (l->term_signal)
+		return 128 + l->term_signal;
+	/* The program's status is the user's; ours shows only when it had none. */
+	return failed && l->exit_status == 0 ? 1 : l->exit_status;
+}
