@@ -12,6 +12,7 @@ static const char usage_text[] =
 	"usage: zond export --format FORMAT [options]\n"
 	"Write a run for other tools:\n"
 	"  callgrind  KCachegrind, callgrind_annotate\n"
+	"  callgrind-bb  one node per basic block (zond trace runs): the control-flow graph\n"
 	"  dot        Graphviz call graph (dot -Tsvg)\n"
 	"  folded     folded stacks for flamegraph.pl and speedscope\n"
 	"  json       zond's JSON document (doc/json-schema.md)\n\n"
@@ -50,6 +51,7 @@ static export_fn find_format(const char *name)
 		export_fn fn;
 	} formats[] = {
 		{"callgrind", export_callgrind},
+		{"callgrind-bb", export_callgrind_bb},
 		{"dot", export_dot},
 		{"folded", export_folded},
 		{"json", export_json},

@@ -189,6 +189,8 @@ int export_callgrind(const struct zp_profile *p, const struct export_options *o,
 {
 	if (export_check_options(p, o, err) < 0)
 		return -1;
+	if (p->ninstrs)
+		return export_callgrind_instrs(p, o, out, err);
 	struct zp_view *v = profile_view(p, o->thread);
 	struct callgraph g;
 	callgraph_build(&g, v);

@@ -41,6 +41,15 @@ int export_check_options(const struct zp_profile *p, const struct export_options
 
 int export_callgrind(const struct zp_profile *p, const struct export_options *o, FILE *out,
 		     struct zerr *err);
+/*
+ * Runs with per-instruction costs (zond trace): export_callgrind writes them
+ * through export_callgrind_instrs ("positions: instr line", jumps);
+ * export_callgrind_bb writes one fn= per basic block (callgrind_bb.c).
+ */
+int export_callgrind_instrs(const struct zp_profile *p, const struct export_options *o, FILE *out,
+			    struct zerr *err);
+int export_callgrind_bb(const struct zp_profile *p, const struct export_options *o, FILE *out,
+			struct zerr *err);
 int export_dot(const struct zp_profile *p, const struct export_options *o, FILE *out,
 	       struct zerr *err);
 int export_folded(const struct zp_profile *p, const struct export_options *o, FILE *out,

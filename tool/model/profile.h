@@ -39,6 +39,9 @@ enum zp_node_kind {
 enum zp_edge_kind {
 	ZP_CALL = 0, /* caller called callee */
 	ZP_JUMP = 1, /* control went from one basic block to another */
+	/* control went between basic blocks by a call, return or other change of
+	 * function (trace collectors); reports of calls use ZP_CALL edges instead */
+	ZP_TRANSFER = 2,
 };
 
 struct zp_event {

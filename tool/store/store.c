@@ -129,9 +129,31 @@ static const char schema_sql[] = "CREATE TABLE zond_meta (\n"
 				 "  PRIMARY KEY (run, edge, event)\n"
 				 ") WITHOUT ROWID, STRICT;\n";
 
+/*
+ * Per-instruction costs (trace runs).  Added to schema 1 without a version
+ * change: zond creates them when it opens a store that lacks them, and a
+ * store without them simply has no instruction costs.
+ */
+static const char instr_sql[] = "CREATE TABLE IF NOT EXISTS instrs (\n"
+				"  run INTEGER NOT NULL REFERENCES runs(id),\n"
+				"  idx INTEGER NOT NULL,\n"
+				"  thread INTEGER NOT NULL,\n"
+				"  node INTEGER NOT NULL,\n"
+				"  addr INTEGER NOT NULL,\n"
+				"  line INTEGER NOT NULL,\n"
+				"  PRIMARY KEY (run, idx)\n"
+				") WITHOUT ROWID, STRICT;\n"
+				"CREATE TABLE IF NOT EXISTS instr_costs (\n"
+				"  run INTEGER NOT NULL REFERENCES runs(id),\n"
+				"  instr INTEGER NOT NULL,\n"
+				"  event INTEGER NOT NULL,\n"
+				"  cost INTEGER NOT NULL,\n"
+				"  PRIMARY KEY (run, instr, event)\n"
+				") WITHOUT ROWID, STRICT;\n";
+
 /* Tables holding a run's parts, deleted children first. */
 static const char *const run_tables[] = {
-	"edge_costs", "edges", "stat_costs", "stats", "nodes", "threads", "events", "run_meta",
+	"instr_costs", "instrs", "edge_costs", "edges", "stat_costs", "stats", "nodes", "threads", "events", "run_meta",
 };
 
 struct store {
@@ -406,6 +428,8 @@ struct store *store_open(const char *path, enum store_mode mode, struct zerr *er
 		goto fail;
 	if (check_format(s, err) < 0)
 		goto fail;
+	/* A read-only store keeps what it has: loading copes without these tables. */
+	sqlite3_exec(s->db, instr_sql, NULL, NULL, NULL);
 	return s;
 fail:
 	store_free(s);
@@ -594,6 +618,41 @@ static void bind_edge(sqlite3_stmt *st, int64_t run, size_t i, const struct zp_e
 	sqlite3_bind_int(st, 10, e->site_line);
 }
 
+static int insert_instrs(struct store *s, const struct zp_profile *p, int64_t run,
+			 struct zerr *err)
+{
+	sqlite3_stmt *st, *cost;
+	if (!p->ninstrs)
+		return 0;
+	if (prepare(s, "INSERT INTO instrs VALUES (?, ?, ?, ?, ?, ?)", &st, err) < 0)
+		return -1;
+	if (prepare(s, "INSERT INTO instr_costs VALUES (?, ?, ?, ?)", &cost, err) < 0) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < p->ninstrs; i++) {
+		const struct zp_instr *in = &p->instrs[i];
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		sqlite3_bind_int64(st, 3, in->thread);
+		sqlite3_bind_int64(st, 4, in->node);
+		sqlite3_bind_int64(st, 5, u64_to_sql(in->addr));
+		sqlite3_bind_int(st, 6, in->line);
+		rc = step_done(s, st, err);
+		for (size_t e = 0; rc == 0 && e < p->nevents; e++) {
+			sqlite3_bind_int64(cost, 1, run);
+			sqlite3_bind_int64(cost, 2, (int64_t)i);
+			sqlite3_bind_int64(cost, 3, (int64_t)e);
+			sqlite3_bind_int64(cost, 4, u64_to_sql(in->cost[e]));
+			rc = step_done(s, cost, err);
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(cost);
+	return rc;
+}
+
 static int insert_edges(struct store *s, const struct zp_profile *p, int64_t run, struct zerr *err)
 {
 	sqlite3_stmt *st, *cost;
@@ -632,7 +691,8 @@ int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err)
 	int64_t run = p->run.id;
 	if (insert_meta_and_events(s, p, run, err) < 0 || insert_threads(s, p, run, err) < 0 ||
 	    insert_nodes(s, p, run, err) < 0 || insert_stats(s, p, run, err) < 0 ||
-	    insert_edges(s, p, run, err) < 0 || exec_sql(s, "COMMIT", err) < 0)
+	    insert_edges(s, p, run, err) < 0 || insert_instrs(s, p, run, err) < 0 ||
+	    exec_sql(s, "COMMIT", err) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -871,7 +931,7 @@ static struct zp_edge *edge_of_row(sqlite3_stmt *st, struct zp_profile *p)
 	if (sqlite3_column_type(st, 3) != SQLITE_NULL)
 		caller = column_ref(st, 3, p->nnodes);
 	if (!is_index(st, 0, p->nedges) || thread < 0 || caller < 0 || callee < 0 ||
-	    !column_is_int(st, 2) || (kind != ZP_CALL && kind != ZP_JUMP))
+	    !column_is_int(st, 2) || (kind != ZP_CALL && kind != ZP_JUMP && kind != ZP_TRANSFER))
 		return NULL;
 	size_t before = p->nedges;
 	struct zp_edge *e = profile_edge(p, (uint32_t)thread, (enum zp_edge_kind)kind,
@@ -923,6 +983,56 @@ static int load_edge_costs(struct store *s, struct zp_profile *p, int64_t run, s
 	return rc;
 }
 
+static int have_instr_tables(struct store *s)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master WHERE name = 'instr_costs'",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n > 0;
+}
+
+static int load_instrs(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	if (!have_instr_tables(s))
+		return 0;
+	const char *sql = "SELECT idx, thread, node, addr, line FROM instrs WHERE run = ? "
+			  "ORDER BY idx";
+	if (query_run(s, sql, run, &st, err) < 0)
+		return -1;
+	int rc;
+	while ((rc = step_row(s, st, err)) == 1) {
+		int64_t thread = column_ref(st, 1, p->nthreads), node = column_ref(st, 2, p->nnodes);
+		if (!is_index(st, 0, p->ninstrs) || thread < 0 || node < 0) {
+			rc = damaged(s, err, run, "bad instrs row");
+			break;
+		}
+		profile_add_instr(p, (uint32_t)thread, (uint32_t)node,
+				  sql_to_u64(sqlite3_column_int64(st, 3)), sqlite3_column_int(st, 4));
+	}
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return rc;
+	sql = "SELECT instr, event, cost FROM instr_costs WHERE run = ? ORDER BY instr, event";
+	if (query_run(s, sql, run, &st, err) < 0)
+		return -1;
+	while ((rc = step_row(s, st, err)) == 1) {
+		int64_t i = column_ref(st, 0, p->ninstrs), e = column_ref(st, 1, p->nevents);
+		if (i < 0 || e < 0) {
+			rc = damaged(s, err, run, "bad instr_costs row");
+			break;
+		}
+		p->instrs[i].cost[e] = sql_to_u64(sqlite3_column_int64(st, 2));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* A run's header: the runs row, its meta facts and its events. */
 static struct zp_profile *load_header(struct store *s, int64_t id, struct zerr *err)
 {
@@ -943,7 +1053,8 @@ struct zp_profile *store_load_run(struct store *s, int64_t id, struct zerr *err)
 	struct zp_profile *p = load_header(s, id, err);
 	if (p && (load_threads(s, p, id, err) < 0 || load_nodes(s, p, id, err) < 0 ||
 		  load_stats(s, p, id, err) < 0 || load_stat_costs(s, p, id, err) < 0 ||
-		  load_edges(s, p, id, err) < 0 || load_edge_costs(s, p, id, err) < 0)) {
+		  load_edges(s, p, id, err) < 0 || load_edge_costs(s, p, id, err) < 0 ||
+		  load_instrs(s, p, id, err) < 0)) {
 		profile_free(p);
 		p = NULL;
 	}

@@ -890,8 +890,9 @@ static void add_jump(struct zp_profile *p, uint32_t thread, struct rebuild *r, s
 	struct site *dst = site_at(fs, to);
 	if (!dst || !count)
 		return;
-	struct zp_edge *e = profile_edge(p, thread, ZP_JUMP, fs->bb_node[src->bb],
-					 fs->bb_node[dst->bb]);
+	int jump = (src->cls != ZI_CALL && src->cls != ZI_RET) && src->func == dst->func;
+	struct zp_edge *e = profile_edge(p, thread, jump ? ZP_JUMP : ZP_TRANSFER,
+					 fs->bb_node[src->bb], fs->bb_node[dst->bb]);
 	e->calls += count;
 	if (src->cls == ZI_COND && to == src->target)
 		e->taken += count;
