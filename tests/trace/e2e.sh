@@ -1,0 +1,93 @@
+#!/bin/sh
+# e2e.sh - zond trace end to end for one architecture: record a program under
+# qemu-user with zond's plugin, rebuild and store its profile, and check it
+# against real consumers:
+#   - instruction conservation: callgrind_annotate's total of both exports
+#     equals the trace length zond counted;
+#   - entry counts of every user function equal gprof's (-pg build, same arch);
+#   - KCachegrind loads the export without a Loading complaint;
+#   - truncated, corrupt and mismatched traces and an unknown architecture
+#     give one error line naming the file (and offset), never a crash.
+#
+# Usage: e2e.sh ZOND ARCH WORKDIR SRCDIR    (exit 77: cross tools missing)
+set -u
+zond=$1 arch=$2 dir=$3/$2 src=$4
+cc=$arch-linux-gnu-gcc
+command -v "$cc" >/dev/null && command -v "qemu-$arch" >/dev/null || exit 77
+mkdir -p "$dir" && cd "$dir" || exit 1
+rm -f zond.db gmon.out
+status=0
+fail() { echo "FAIL ($arch): $*"; status=1; }
+
+$cc -O1 -g -static -o calls "$src/progs/calls.c" || exit 1
+$cc -O1 -g -static -pg -o calls.pg "$src/progs/calls.c" || exit 1
+
+"$zond" trace record -q -o calls.ztrace -- ./calls 15 >out.txt || fail "record"
+[ "$(cat out.txt)" = 34424 ] || fail "program output under the plugin: $(cat out.txt)"
+"$zond" trace report -o zond.db -n 0 calls.ztrace 2>summary.txt || fail "report: $(cat summary.txt)"
+insns=$(sed -n 's/.*: \([0-9]*\) instructions.*/\1/p' summary.txt)
+[ -n "$insns" ] && [ "$insns" -gt 10000 ] || fail "no instruction count in: $(cat summary.txt)"
+
+# Conservation, as callgrind_annotate reads our exports.
+for fmt in callgrind callgrind-bb; do
+	"$zond" export -i zond.db --format $fmt -o $fmt.out || fail "export $fmt"
+	total=$(callgrind_annotate $fmt.out 2>/dev/null | sed -n 's/^\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
+	[ "$total" = "$insns" ] || fail "$fmt: callgrind_annotate total '$total' != $insns instructions"
+done
+
+# Entry counts against gprof's.
+qemu-$arch ./calls.pg 15 >/dev/null || fail "gprof build did not run"
+$arch-linux-gnu-gprof -b -q ./calls.pg gmon.out |
+	awk '/^\[[0-9]+\]/ && !/as a whole/ { n = split($5, a, "+"); c = 0;
+		for (i = 1; i <= n; i++) c += a[i]; print $6, c }' | sort >gprof.txt
+"$zond" report -i zond.db --raw -s name |
+	awk 'NR > 1 && $1 ~ /^[0-9]+$/ { print $NF, $1 }' | sort >zond.txt
+n=0
+while read -r name calls; do
+	z=$(awk -v f="$name" '$1 == f { print $2 }' zond.txt)
+	[ "$z" = "$calls" ] || fail "$name: gprof counts $calls entries, zond '$z'"
+	n=$((n + 1))
+done <gprof.txt
+[ $n -ge 7 ] || fail "gprof listed only $n functions"
+
+# KCachegrind loads the function-level export.
+log=kcachegrind.log
+QT_QPA_PLATFORM=offscreen timeout -k 5 60 dbus-run-session -- kcachegrind callgrind.out >$log 2>&1 &
+runner=$!
+i=0
+while [ $i -lt 600 ] && ! grep -q '^Selected' $log; do sleep 0.1; i=$((i + 1)); done
+session=$(pgrep -P "$runner")
+[ -n "$session" ] && app=$(pgrep -x -P "$session" kcachegrind) && kill "$app"
+wait "$runner"
+grep -q '^Loading' $log && fail "kcachegrind: $(grep '^Loading' $log)"
+grep -q '^Selected  "main"\|^Selected  "__libc_start_main"\|^Selected  "_start"' $log ||
+	fail "kcachegrind did not select a root function: $(grep Selected $log)"
+
+# Bad input: one line naming the file, exit status 1, never a crash.
+bad() {
+	what=$1 file=$2 expect=$3
+	"$zond" trace report -q -o bad.db "$file" 2>err.txt
+	rc=$?
+	[ $rc -eq 1 ] || fail "$what: exit status $rc"
+	[ "$(wc -l <err.txt)" -eq 1 ] || fail "$what: not one line: $(cat err.txt)"
+	grep -q "$file" err.txt || fail "$what: file not named: $(cat err.txt)"
+	grep -q "$expect" err.txt || fail "$what: '$expect' not in: $(cat err.txt)"
+}
+size=$(wc -c <calls.ztrace)
+head -c $((size / 2)) calls.ztrace >truncated.ztrace
+bad truncated truncated.ztrace "offset"
+head -c 10 calls.ztrace >short.ztrace
+bad short short.ztrace "offset"
+cp calls.ztrace corrupt.ztrace
+printf '\377\377\377\377' | dd of=corrupt.ztrace bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
+bad corrupt corrupt.ztrace "offset"
+other=$(echo $arch | tr a-z n-za-m) # same length: the header's size stays right
+sed "s/arch $arch/arch $other/" calls.ztrace >arch.ztrace
+bad "unknown arch" arch.ztrace "unknown architecture '$other'"
+# The same path, another build: the code no longer matches the trace.
+cp calls calls.keep
+$cc -O0 -g -static -o calls "$src/progs/calls.c"
+bad "another build" calls.ztrace "does not match"
+mv calls.keep calls
+[ $status -eq 0 ] && echo "ok ($arch): $insns instructions, gprof counts of $n functions match"
+exit $status
