@@ -18,6 +18,7 @@
  *                        pointers from dlsym then differ from the address)
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -44,7 +45,8 @@ enum { MAX_OBJECTS = 1024 };
 
 struct object {
 	uint64_t start, end, bias;
-	int bind_to; /* its functions are profiled */
+	int bind_to;  /* its functions are seen (all but the loader's) */
+	int selected; /* and profiled (ZOND_LIBCALLS_LIBS) */
 	int live;
 	char path[PATH_MAX];
 };
@@ -54,6 +56,8 @@ static uint32_t n_objects;
 static uint32_t objects_lock;
 
 static const char *out_dir;
+static struct link_map *program;  /* the main program's map: its scope is the start-up one */
+static int unwinder;              /* the program's libgcc_s is loaded */
 static char *lib_globs, *func_globs;
 static int redirect_dlsym;
 
@@ -135,7 +139,10 @@ static struct object *add_object(struct link_map *map)
 		if (load_range(o->path, map->l_addr, &o->start, &o->end) == 0) {
 			o->bias = map->l_addr;
 			o->live = 1;
-			o->bind_to = !is_loader(o->path) && globs_match(lib_globs, o->path);
+			o->bind_to = !is_loader(o->path);
+			o->selected = o->bind_to && globs_match(lib_globs, o->path);
+			if (!strncmp(base_name(o->path), "libgcc_s.so", 11))
+				unwinder = 1;
 		}
 		__atomic_store_n(&n_objects, n_objects + 1, __ATOMIC_RELEASE);
 	}
@@ -212,8 +219,11 @@ static enum za_kind kind_of(const char *name)
 	return ZA_PLAIN;
 }
 
-/* The redirector for the function at real bound by name; 0 to bind it as it is. */
-static uint64_t redirect(uint64_t real, const char *name)
+/*
+ * The redirector for the function at real bound by name; 0 to bind it as it
+ * is.  hidden: the function is not profiled, only watched (fork, exit).
+ */
+static uint64_t redirect(uint64_t real, const char *name, int hidden)
 {
 	while (__atomic_exchange_n(&targets_lock, 1, __ATOMIC_ACQUIRE))
 		;
@@ -224,9 +234,10 @@ static uint64_t redirect(uint64_t real, const char *name)
 		if (t) {
 			t->real = real;
 			t->key = real;
-			t->kind = kind_of(name);
-			t->wrapper = !zrt.timed || keep_frame(name) ? (uintptr_t)za_wrap_count
-								    : (uintptr_t)za_wrap_timed;
+			t->kind = kind_of(name) | (hidden ? ZA_HIDDEN : 0);
+			int timed = zrt.timed || t->kind == (ZA_FORK | ZA_HIDDEN);
+			t->wrapper = !timed || keep_frame(name) ? (uintptr_t)za_wrap_count
+								: (uintptr_t)za_wrap_timed;
 			t->name = zrt_keep_string(name);
 			redirectors[h] = code;
 			__atomic_store_n(&targets[h], t, __ATOMIC_RELEASE);
@@ -430,6 +441,8 @@ API unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie
 		return 0;
 	int saved_errno = errno;
 	struct object *o = add_object(map);
+	if (!program)
+		program = map;
 	errno = saved_errno;
 	*cookie = (uintptr_t)o;
 	return LA_FLG_BINDFROM | (o && o->bind_to ? LA_FLG_BINDTO : 0);
@@ -448,6 +461,58 @@ API unsigned int la_objclose(uintptr_t *cookie)
 	return 0;
 }
 
+/*
+ * The program's unwinder (libgcc_s) finds call frame information through
+ * the loader, which does not show it objects of other namespaces such as
+ * this one: without being told, C++ exceptions would stop at a profiled
+ * call.  Register our .eh_frame with it once it is loaded and relocated.
+ */
+static int find_eh_frame(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_GNU_EH_FRAME ||
+		    (uintptr_t)find_eh_frame < info->dlpi_addr + info->dlpi_phdr[0].p_vaddr)
+			continue;
+		const uint8_t *hdr = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		Dl_info self;
+		if (!dladdr((void *)find_eh_frame, &self) || self.dli_fbase != (void *)info->dlpi_addr)
+			continue;
+		/* version 1, eh_frame_ptr encoded pc-relative signed 4 bytes (0x1b) */
+		if (hdr[0] != 1 || hdr[1] != 0x1b)
+			return 0;
+		int32_t rel;
+		memcpy(&rel, hdr + 4, 4);
+		*(const void **)arg = hdr + 4 + rel;
+		return 1;
+	}
+	return 0;
+}
+
+static void register_frames(void)
+{
+	static int done;
+	static void *object[16]; /* libgcc's struct object, opaque */
+	if (done || !unwinder || !program)
+		return;
+	done = 1;
+	void (*reg)(const void *, void *) =
+		(void (*)(const void *, void *))dlsym(program, "__register_frame_info");
+	const void *eh_frame = NULL;
+	dl_iterate_phdr(find_eh_frame, &eh_frame);
+	if (reg && eh_frame)
+		reg(eh_frame, object);
+}
+
+API void la_preinit(uintptr_t *cookie)
+{
+	(void)cookie;
+	int saved_errno = errno;
+	register_frames();
+	errno = saved_errno;
+}
+
 API uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
 			   uintptr_t *defcook, unsigned int *flags, const char *symname)
 {
@@ -461,7 +526,11 @@ API uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
 	    ((*flags & LA_SYMB_DLSYM) && !redirect_dlsym))
 		return real;
 	int saved_errno = errno;
-	uint64_t code = globs_match(func_globs, symname) ? redirect(real, symname) : 0;
+	uint64_t code = 0;
+	if (def->selected && globs_match(func_globs, symname))
+		code = redirect(real, symname, 0);
+	else if (kind_of(symname) != ZA_PLAIN)
+		code = redirect(real, symname, 1);
 	errno = saved_errno;
 	if (!code)
 		return real;

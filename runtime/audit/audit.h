@@ -52,6 +52,7 @@ enum za_kind {
 	ZA_PLAIN = 0,   /* nothing special */
 	ZA_FORK = 1,    /* fork, _Fork: the child gets its own raw file on return */
 	ZA_EXIT = 2,    /* exit, _exit, _Exit: the process ends with status arg 0 */
+	ZA_HIDDEN = 16, /* flag: watched for the above, not profiled (filtered out) */
 };
 
 /* One call in progress on a thread: what the wrapper needs to return to its caller. */

@@ -229,7 +229,7 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 	fr->saved = saved;
 	fr->real = target->real;
 	fr->target = target;
-	fr->core = zrt_enter(&t->core, target->key, ret, sp);
+	fr->core = target->kind & ZA_HIDDEN ? NULL : zrt_enter(&t->core, target->key, ret, sp);
 	fr->sp = sp;
 	if (fr->core && zrt.timed)
 		fr->core->enter_ticks = clock_now();
@@ -242,7 +242,7 @@ struct za_ret za_exit(struct za_frame *fr, uint64_t result)
 	struct za_thread *t = &za_self;
 	struct za_ret r = {fr->ret, fr->saved};
 	/* a forked child must not write into its parent's file */
-	if (zrt_unlikely(fr->target->kind == ZA_FORK) && result == 0)
+	if (zrt_unlikely(fr->target->kind & ZA_FORK) && result == 0)
 		za_forked(t);
 	if (fr->core && t->core.state == ZRT_THREAD_ON)
 		zrt_exit(&t->core, fr->target->key, fr->sp, now);
@@ -256,7 +256,8 @@ void za_count(const struct za_target *target, uint64_t sp, uint64_t ret, uint64_
 	struct za_thread *t = &za_self;
 	if (!ready(t))
 		return;
-	zrt_count_call(&t->core, target->key, ret, sp);
-	if (target->kind == ZA_EXIT)
+	if (!(target->kind & ZA_HIDDEN))
+		zrt_count_call(&t->core, target->key, ret, sp);
+	if (target->kind & ZA_EXIT)
 		za_exiting((int)arg0);
 }
