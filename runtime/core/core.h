@@ -217,27 +217,9 @@ static inline void zrt_pop(struct zrt_thread *t, uint32_t d, uint64_t now)
 	t->info->depth = d - 1;
 	if (!zrt.timed)
 		return;
-	struct zr_func *f = &t->funcs[fr->func];
-	uint64_t raw = zrt_sub_clamp(now, fr->enter_ticks);
-	/* signed, in two's complement: see "Times" in raw.h */
-	uint64_t incl = raw - zrt.inner - fr->n_desc * zrt.pair;
-	uint64_t self = raw - fr->child_ticks - zrt.inner - fr->n_children * (zrt.pair - zrt.inner);
-	f->self += self;
-	if (--f->depth == 0)
-		f->incl += incl;
-	if (fr->edge != ZR_NONE)
-		t->edges[fr->edge].incl += incl;
-	uint64_t call = (int64_t)incl < 0 ? 0 : incl;
-	if (call < f->min)
-		f->min = call;
-	if (call > f->max)
-		f->max = call;
-	if (d > 1) {
-		struct zr_frame *parent = fr - 1;
-		parent->child_ticks += raw;
-		parent->n_children++;
-		parent->n_desc += fr->n_desc + 1;
-	}
+	struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
+	zr_frame_charge(fr, d > 1 ? fr - 1 : NULL, &t->funcs[fr->func], edge, now, zrt.inner,
+			zrt.pair);
 	t->info->last_ticks = now;
 }
 

@@ -187,4 +187,38 @@ struct zr_frame {
 	uint32_t n_desc;         /* all descendants */
 };
 
+/*
+ * Charges one finished activation: its function's self and (outermost)
+ * inclusive time, min and max, its edge, and its parent frame's child
+ * counts.  The one rule for the runtime, at a function's exit, and for the
+ * reader, for frames a process left open.  Times are corrected for the
+ * probes' own cost: inner is the part of one probe pair inside the measured
+ * interval, pair a whole pair; sums are signed in two's complement.  edge
+ * and parent may be NULL.
+ */
+static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent, struct zr_func *f,
+				   struct zr_edge *edge, uint64_t now, uint64_t inner, uint64_t pair)
+{
+	uint64_t raw = now > fr->enter_ticks ? now - fr->enter_ticks : 0;
+	uint64_t incl = raw - inner - fr->n_desc * pair;
+	uint64_t self = raw - fr->child_ticks - inner - fr->n_children * (pair - inner);
+	f->self += self;
+	if (f->depth <= 1)
+		f->incl += incl;
+	if (f->depth)
+		f->depth--;
+	if (edge)
+		edge->incl += incl;
+	uint64_t call = (int64_t)incl < 0 ? 0 : incl;
+	if (call < f->min)
+		f->min = call;
+	if (call > f->max)
+		f->max = call;
+	if (parent) {
+		parent->child_ticks += raw;
+		parent->n_children++;
+		parent->n_desc += fr->n_desc + 1;
+	}
+}
+
 #endif

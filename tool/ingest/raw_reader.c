@@ -230,30 +230,11 @@ static uint64_t last_known_ticks(const struct raw *r, const struct raw_thread *t
 static void close_open_frames(const struct raw *r, struct raw_thread *t)
 {
 	uint64_t now = last_known_ticks(r, t);
-	uint64_t inner = r->h.overhead_inner_ticks, pair = r->h.overhead_pair_ticks;
 	for (uint32_t d = t->n_frames; d > 0; d--) {
 		struct zr_frame *fr = &t->stack[d - 1];
-		struct zr_func *f = &t->funcs[fr->func];
-		uint64_t raw = sub_clamp(now, fr->enter_ticks);
-		uint64_t incl = raw - inner - fr->n_desc * pair;
-		uint64_t self = raw - fr->child_ticks - inner - fr->n_children * (pair - inner);
-		f->self += self;
-		if (f->depth <= 1)
-			f->incl += incl;
-		if (f->depth)
-			f->depth--;
-		if (fr->edge != ZR_NONE)
-			t->edges[fr->edge].incl += incl;
-		uint64_t call = (int64_t)incl < 0 ? 0 : incl;
-		if (call < f->min)
-			f->min = call;
-		if (call > f->max)
-			f->max = call;
-		if (d > 1) {
-			fr[-1].child_ticks += raw;
-			fr[-1].n_children++;
-			fr[-1].n_desc += fr->n_desc + 1;
-		}
+		struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
+		zr_frame_charge(fr, d > 1 ? fr - 1 : NULL, &t->funcs[fr->func], edge, now,
+				r->h.overhead_inner_ticks, r->h.overhead_pair_ticks);
 	}
 }
 
