@@ -5,6 +5,7 @@
  *   zond trace record [-o FILE] [-L SYSROOT] -- PROG ARGS   run under qemu-ARCH + zond's plugin
  *   zond trace report [-o STORE] TRACE                      rebuild the profile, store a run
  *   zond trace import --format qemu-log|pcs --arch A [--elf PROG] FILE
+ *   zond trace convert [-o FILE] TRACE                      a .ztrace as a plain PC list
  *
  * record picks qemu-ARCH from PROG's ELF header; report and import read the
  * trace in one pass (tool/trace/rebuild.h) and store the run with collector
@@ -36,6 +37,7 @@ static const char usage_text[] =
 	"usage: zond trace record [options] -- PROG [ARGS]\n"
 	"       zond trace report [options] TRACE\n"
 	"       zond trace import --format FORMAT --arch ARCH [options] FILE\n"
+	"       zond trace convert [-o FILE] TRACE\n"
 	"Exact instruction-level profiles of AArch64 and RISC-V programs run under QEMU.\n\n"
 	"record: run PROG under qemu-ARCH with zond's plugin and write a trace.\n"
 	"  -o, --output FILE     trace file (default PROG's name + .ztrace)\n"
@@ -47,6 +49,7 @@ static const char usage_text[] =
 	"  -a, --arch ARCH       aarch64, riscv64 or riscv32\n"
 	"  -e, --elf PROG        the traced program (for names and lines)\n"
 	"  -b, --bias ADDR       PROG's load bias (position-independent code)\n"
+	"convert: write the instructions TRACE executed as a pcs file (-o, default stdout)\n"
 	"report and import:\n"
 	"  -o, --output FILE     profile store (default ./zond.db)\n"
 	"  -c, --campaign NAME   file the run under campaign NAME\n"
@@ -271,6 +274,21 @@ static int store_trace(struct trace_cmd *t, const char *path, int import)
 	return rc < 0 ? cmd_error("trace", "%s", err.msg) : 0;
 }
 
+static int convert(struct trace_cmd *t, const char *path)
+{
+	struct zerr err;
+	struct trace_info info;
+	FILE *out = t->output ? fopen(t->output, "w") : stdout;
+	if (!out)
+		return cmd_error("trace", "%s: cannot create: %s", t->output, strerror(errno));
+	struct symbols *syms = symbols_new();
+	int rc = trace_ztrace_to_pcs(path, syms, out, &info, &err);
+	symbols_free(syms);
+	if ((t->output ? fclose(out) : fflush(out)) != 0 && rc == 0)
+		rc = zerr_set(&err, "%s: cannot write", t->output ? t->output : "stdout");
+	return rc < 0 ? cmd_error("trace", "%s", err.msg) : 0;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
@@ -288,10 +306,13 @@ int cmd_trace(int argc, char **argv)
 		return record(&t, argv + optind);
 	}
 	int import = strcmp(sub, "import") == 0;
-	if (!import && strcmp(sub, "report") != 0)
-		return cmd_usage_error("trace", "no subcommand '%s' (record, report, import)", sub);
+	if (!import && strcmp(sub, "report") != 0 && strcmp(sub, "convert") != 0)
+		return cmd_usage_error("trace", "no subcommand '%s' (record, report, import, convert)",
+				       sub);
 	if (optind != argc - 1)
 		return cmd_usage_error("trace", "'trace %s' wants one trace file", sub);
+	if (strcmp(sub, "convert") == 0)
+		return convert(&t, argv[optind]);
 	if (import && (!t.format || (strcmp(t.format, "qemu-log") && strcmp(t.format, "pcs"))))
 		return cmd_usage_error("trace", "--format wants qemu-log or pcs");
 	if (import && !t.import.arch)

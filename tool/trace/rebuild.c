@@ -44,6 +44,7 @@ struct func {
 
 struct insn {
 	uint64_t addr, target;
+	uint64_t word; /* its first (up to 8) bytes, little-endian, for the tap */
 	uint32_t func;
 	uint8_t size, cls, direct;
 };
@@ -122,6 +123,9 @@ struct rebuild {
 
 	struct frame *stack;
 	size_t depth, stack_cap;
+
+	rebuild_tap tap;
+	void *tap_ctx;
 
 	uint64_t icount;
 	uint32_t prev, prev_n; /* the previous execution; prev NONE at the start */
@@ -520,6 +524,8 @@ int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t nins
 		struct insn *in = &r->insns[r->ninsns++];
 		*in = (struct insn){.addr = addr, .target = zi.target, .size = sizes[i],
 				    .cls = (uint8_t)zi.cls, .direct = (uint8_t)zi.direct};
+		for (size_t k = 0; k < len && k < 8; k++)
+			in->word |= (uint64_t)p[k] << (8 * k);
 		struct func *f = r->nsegs > b->seg ? &r->funcs[r->segs[r->nsegs - 1].func] : NULL;
 		if (!f || addr < f->start || addr >= f->end) {
 			uint32_t fn = func_of(r, addr);
@@ -714,7 +720,17 @@ int rebuild_exec(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err)
 	}
 	r->prev = id;
 	r->prev_n = n;
+	if (r->tap)
+		for (uint32_t i = 0; i < n; i++)
+			r->tap(r->tap_ctx, r->insns[b->first + i].addr, r->insns[b->first + i].word,
+			       r->insns[b->first + i].size);
 	return 0;
+}
+
+void rebuild_set_tap(struct rebuild *r, rebuild_tap tap, void *ctx)
+{
+	r->tap = tap;
+	r->tap_ctx = ctx;
 }
 
 /* ---- the profile -------------------------------------------------------- */
@@ -910,7 +926,12 @@ static void make_jumps(struct rebuild *r, struct zp_profile *p, uint32_t thread,
 		struct transition *tr = &r->trans[t];
 		struct block *from = &r->blocks[tr->from];
 		const struct site *src = site_at(fs, r->insns[from->first + tr->n - 1].addr);
-		if (src)
+		const struct site *dst = site_at(fs, r->blocks[tr->to].vaddr);
+		/*
+		 * QEMU also ends blocks where control just falls through (page
+		 * ends, size limits, some system instructions): not an edge.
+		 */
+		if (src && dst && fs->bb_start[dst->bb] == dst->addr)
 			add_jump(p, thread, r, fs, src, r->blocks[tr->to].vaddr, tr->count);
 	}
 	/* Fall-through into a basic block that starts inside a translated block. */

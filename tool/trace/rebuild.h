@@ -69,6 +69,13 @@ int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t nins
 /* Block id ran its first n instructions (all of them when n is its length). */
 int rebuild_exec(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err);
 
+/*
+ * Calls tap with every executed instruction, in trace order (its address,
+ * first bytes as a little-endian number, and length): for converters.
+ */
+typedef void (*rebuild_tap)(void *ctx, uint64_t pc, uint64_t word, unsigned len);
+void rebuild_set_tap(struct rebuild *r, rebuild_tap tap, void *ctx);
+
 /* Instructions executed so far. */
 uint64_t rebuild_insns(const struct rebuild *r);
 

@@ -20,6 +20,7 @@
 #define ZOND_TRACE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "model/profile.h"
 #include "symbols/symbols.h"
@@ -37,6 +38,14 @@ struct trace_info {
 /* Reads a .ztrace into p (event Ir, collector "trace", arch set). */
 int trace_read_ztrace(const char *path, struct symbols *syms, struct zp_profile *p,
 		      struct trace_info *info, struct zerr *err);
+
+/*
+ * Writes the instructions a .ztrace executed as a "pcs" file ("PC WORD" a
+ * line, doc/trace-format.md), for other tools and for the tests that
+ * compare importers.
+ */
+int trace_ztrace_to_pcs(const char *path, struct symbols *syms, FILE *out,
+			struct trace_info *info, struct zerr *err);
 
 /* Options for traces that do not carry the program's mapping. */
 struct trace_import {

@@ -29,6 +29,8 @@ struct reader {
 	int ended;
 	uint32_t pending, pending_n; /* the EXEC waiting for a possible PARTIAL */
 	int have_pending;
+	rebuild_tap tap;
+	void *tap_ctx;
 };
 
 static int fail(struct reader *r, struct zerr *err, const char *fmt, const char *what)
@@ -87,6 +89,7 @@ static int read_header(struct reader *r, struct zerr *err)
 		return zerr_set(err, "%s: offset 16: unknown architecture '%s' (zond knows %s)",
 				r->path, r->info->arch, isa_names());
 	r->rb = rebuild_new(isa, r->syms);
+	rebuild_set_tap(r->rb, r->tap, r->tap_ctx);
 	if (*r->info->program)
 		rebuild_set_program(r->rb, r->info->program, entry);
 	return 0;
@@ -229,10 +232,10 @@ static int read_records(struct reader *r, struct zerr *err)
 	return 0;
 }
 
-int trace_read_ztrace(const char *path, struct symbols *syms, struct zp_profile *p,
-		      struct trace_info *info, struct zerr *err)
+static int read_ztrace(const char *path, struct symbols *syms, struct zp_profile *p,
+		       struct trace_info *info, rebuild_tap tap, void *ctx, struct zerr *err)
 {
-	struct reader r = {.path = path, .syms = syms, .info = info};
+	struct reader r = {.path = path, .syms = syms, .info = info, .tap = tap, .tap_ctx = ctx};
 	memset(info, 0, sizeof *info);
 	r.f = fopen(path, "rb");
 	if (!r.f)
@@ -268,5 +271,26 @@ int trace_read_ztrace(const char *path, struct symbols *syms, struct zp_profile 
 	free(r.raw);
 	free(r.z);
 	fclose(r.f);
+	return rc;
+}
+
+int trace_read_ztrace(const char *path, struct symbols *syms, struct zp_profile *p,
+		      struct trace_info *info, struct zerr *err)
+{
+	return read_ztrace(path, syms, p, info, NULL, NULL, err);
+}
+
+static void print_pc(void *ctx, uint64_t pc, uint64_t word, unsigned len)
+{
+	uint64_t mask = len >= 8 ? UINT64_MAX : (1ull << (8 * len)) - 1;
+	fprintf(ctx, "%" PRIx64 " %0*" PRIx64 "\n", pc, (int)(2 * len), word & mask);
+}
+
+int trace_ztrace_to_pcs(const char *path, struct symbols *syms, FILE *out,
+			struct trace_info *info, struct zerr *err)
+{
+	struct zp_profile *p = profile_new();
+	int rc = read_ztrace(path, syms, p, info, print_pc, out, err);
+	profile_free(p);
 	return rc;
 }
