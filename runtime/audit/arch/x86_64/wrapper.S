@@ -85,15 +85,23 @@ za_wrap_timed:
 	.cfi_escape 0x10, 0x10, 0x02, 0x73, 0x00   /* DW_CFA_expression rip: *(rbx + 0) */
 	.cfi_escape 0x10, 0x03, 0x02, 0x73, 0x08   /* DW_CFA_expression rbx: *(rbx + 8) */
 	RESTORE_ARGS
-	addq $8, %rsp                   /* the return slot: the call below fills it again */
-	.cfi_adjust_cfa_offset -8
+	/*
+	 * The return slot: the call below fills it again.  The callee's
+	 * canonical frame address is then rsp, which would also be ours: an
+	 * unwinder tells frames apart by it (libgcc's phase 2 takes ours for
+	 * the handler's frame and aborts).  So from here our CFA is said to be
+	 * 8 higher, with the caller's rsp given by a rule of its own.
+	 */
+	addq $8, %rsp
+	.cfi_def_cfa_offset 8
+	.cfi_val_offset %rsp, -8
 	call *FRAME_REAL(%rbx)
 	.globl za_return_point
 	.hidden za_return_point
 za_return_point:
-	/* rsp is back where the caller's call left it plus 8: the canonical frame address */
-	subq $8, %rsp                   /* the return slot */
-	.cfi_adjust_cfa_offset 8
+	subq $8, %rsp                   /* the return slot, rsp as at entry */
+	.cfi_def_cfa_offset 8
+	.cfi_restore %rsp
 	pushq %rax
 	.cfi_adjust_cfa_offset 8
 	pushq %rdx
