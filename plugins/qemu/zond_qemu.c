@@ -15,6 +15,9 @@
  * One guest thread is recorded (vcpu 0); blocks that other threads ran are
  * counted and reported as lost in the trace's end.  doc/trace-format.md
  * describes the file.
+ *
+ * With online=STORE the same events go to the rebuild in-process instead
+ * (online.h) and the profile is stored at exit: no trace at all.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 #include <zstd.h>
 
 #include "../../tool/trace/format.h"
+#include "online.h"
 #include "qemu_api.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = ZOND_QEMU_PLUGIN_VERSION;
@@ -38,6 +42,7 @@ struct block {
 static struct {
 	FILE *out;
 	const char *path;
+	const char *online; /* the store of the online mode, NULL when writing a trace */
 	uint8_t *buf;
 	size_t len;
 	void *zbuf;
@@ -66,7 +71,7 @@ static void fail(const char *what)
 	if (!z.failed) {
 		char msg[512];
 		snprintf(msg, sizeof msg, "zond: %s: %s\n", z.path, what);
-		qemu_plugin_outs(msg);
+		fputs(msg, stderr);
 	}
 	z.failed = 1;
 }
@@ -98,8 +103,12 @@ static inline void room(void)
 /* The record that closes the previous block: how far it really ran. */
 static inline void close_last(void)
 {
-	if (z.last >= 0 && z.pos != z.ninsns_of[z.last])
+	if (z.online) {
+		if (z.last >= 0 && z.pos)
+			online_exec((uint32_t)z.last, (uint32_t)z.pos);
+	} else if (z.last >= 0 && z.pos != z.ninsns_of[z.last]) {
 		put((uint64_t)z.pos << 2 | ZT_PARTIAL);
+	}
 	z.insns += z.last >= 0 ? z.pos : 0;
 }
 
@@ -111,11 +120,13 @@ static void on_exec(unsigned int vcpu, void *udata)
 	}
 	uint32_t id = (uint32_t)(uintptr_t)udata;
 	close_last();
-	put((uint64_t)id << 2 | ZT_EXEC);
 	z.last = id;
 	z.pos = 0;
 	z.execs++;
-	room();
+	if (!z.online) {
+		put((uint64_t)id << 2 | ZT_EXEC);
+		room();
+	}
 }
 
 static uint64_t hash64(uint64_t v)
@@ -174,6 +185,10 @@ static uint32_t block_id(uint64_t vaddr, uint32_t ninsns, const uint8_t *sizes,
 			abort();
 	}
 	z.ninsns_of[b->id] = ninsns;
+	if (z.online) {
+		online_define(b->id, vaddr, ninsns, sizes, bytes);
+		return b->id;
+	}
 	put((uint64_t)b->id << 2 | ZT_DEFINE);
 	put(vaddr);
 	put(ninsns);
@@ -258,6 +273,10 @@ static void write_maps(void)
 		if (!z.maps || !(z.maps[z.nmaps++] = strdup(key)))
 			abort();
 		size_t len = strlen(path);
+		if (z.online) {
+			online_map(start, end, off, path);
+			continue;
+		}
 		put((uint64_t)ZT_MAP << 2 | ZT_CONTROL);
 		put(start);
 		put(end);
@@ -290,6 +309,13 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
 static void on_guest_exit(qemu_plugin_id_t id, void *udata)
 {
 	(void)id, (void)udata;
+	if (z.online) {
+		close_last();
+		z.last = -1;
+		online_finish(z.lost, z.execs);
+		z.online = NULL;
+		return;
+	}
 	if (!z.out)
 		return;
 	close_last();
@@ -312,6 +338,10 @@ static void put_header(void)
 {
 	char text[8192];
 	const char *exe = qemu_plugin_path_to_binary();
+	if (z.online) {
+		online_start(z.online, z.target, exe, qemu_plugin_entry_code());
+		return;
+	}
 	int n = snprintf(text, sizeof text, "arch %s\nexe %s\nentry 0x%llx\n", z.target,
 			 exe ? exe : "", (unsigned long long)qemu_plugin_entry_code());
 	uint8_t head[16];
@@ -329,8 +359,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	for (int i = 0; i < argc; i++) {
 		if (strncmp(argv[i], "out=", 4) == 0) {
 			z.path = argv[i] + 4;
+		} else if (strncmp(argv[i], "online=", 7) == 0) {
+			z.online = argv[i] + 7;
 		} else {
-			fprintf(stderr, "zond plugin: unknown option '%s' (out=FILE)\n", argv[i]);
+			fprintf(stderr, "zond plugin: unknown option '%s' (out=FILE or online=STORE)\n",
+				argv[i]);
 			return -1;
 		}
 	}
@@ -341,12 +374,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	int generic = strcmp(info->target_name, "x86_64") != 0;
 	z.mmap_num = generic ? 222 : 9;
 	z.mprotect_num = generic ? 226 : 10;
-	z.out = fopen(z.path, "wb");
+	z.out = z.online ? NULL : fopen(z.path, "wb");
 	z.buf = malloc(BUF_SIZE);
 	z.zcap = ZSTD_compressBound(BUF_SIZE);
 	z.zbuf = malloc(z.zcap);
 	z.zctx = ZSTD_createCCtx();
-	if (!z.out || !z.buf || !z.zbuf || !z.zctx) {
+	if ((!z.online && !z.out) || !z.buf || !z.zbuf || !z.zctx) {
 		fprintf(stderr, "zond plugin: %s: cannot create the trace\n", z.path);
 		return -1;
 	}

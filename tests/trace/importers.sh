@@ -1,7 +1,8 @@
 #!/bin/sh
 # importers.sh - one run, three traces, one profile: the plugin's .ztrace,
-# QEMU's own `-d in_asm,exec,nochain` log and the plain PC list (with and
-# without instruction words) of the same run must give identical profiles:
+# QEMU's own `-d in_asm,exec,nochain` log, the plain PC list (with and
+# without instruction words) of the same run and the plugin's online mode
+# (no trace, profile built inside QEMU) must give identical profiles:
 # `zond dump --times` (Ir included) and the callgrind and callgrind-bb
 # exports, byte for byte but for their headers.  Then bad logs and PC lists
 # give one error line naming the file and line.
@@ -33,8 +34,13 @@ cut -d' ' -f1 words.pcs >bare.pcs
 	fail "import pcs"
 "$zond" trace import -q -o z.db --format pcs --arch "$arch" --elf calls bare.pcs ||
 	fail "import pcs without words"
+env -i "$zond" trace record --online -o z.db -- "$PWD/calls" 15 >out3.txt 2>online.txt ||
+	fail "record --online: $(cat online.txt)"
+for out in out2.txt out3.txt; do
+	cmp -s out1.txt $out || fail "program output differs: $out"
+done
 insns=$(wc -l <words.pcs)
-for run in 1 2 3 4; do
+for run in 1 2 3 4 5; do
 	"$zond" dump -i z.db -r $run --times >dump.$run || fail "dump $run"
 	for fmt in callgrind callgrind-bb; do
 		"$zond" export -i z.db -r $run --format $fmt -o $fmt.tmp || fail "export $run"
@@ -43,7 +49,7 @@ for run in 1 2 3 4; do
 	grep -q "^call - -> _start calls=1 total.Ir=$insns\$" dump.$run ||
 		fail "run $run: not $insns instructions from _start"
 done
-for run in 2 3 4; do
+for run in 2 3 4 5; do
 	for f in dump callgrind callgrind-bb; do
 		cmp -s $f.1 $f.$run || fail "$f of run $run differs from the plugin's: $(diff $f.1 $f.$run | head -5)"
 	done
@@ -70,5 +76,5 @@ bad "other code" other.pcs pcs "does not match"
 printf '10\n' >outside.pcs
 bad "outside the program" outside.pcs pcs "no instruction word"
 
-[ $status -eq 0 ] && echo "ok ($arch): plugin, qemu log and PC lists agree on $insns instructions"
+[ $status -eq 0 ] && echo "ok ($arch): plugin, qemu log, PC lists and online mode agree on $insns instructions"
 exit $status

@@ -43,6 +43,8 @@ static const char usage_text[] =
 	"  -o, --output FILE     trace file (default PROG's name + .ztrace)\n"
 	"  -L, --sysroot DIR     libraries of a dynamic PROG (qemu -L)\n"
 	"      --qemu PATH       the qemu-user binary (default qemu-ARCH from PROG's ELF)\n"
+	"      --online          no trace: build the profile inside QEMU and store it as a run\n"
+	"                        (-o is then the profile store, default ./zond.db)\n"
 	"report: rebuild the profile of TRACE and store it as a run.\n"
 	"import: the same for traces zond did not write:\n"
 	"  -f, --format FORMAT   qemu-log (qemu -d in_asm,exec,nochain) or pcs (one PC a line)\n"
@@ -61,6 +63,7 @@ static const struct option options[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"sysroot", required_argument, NULL, 'L'},
 	{"qemu", required_argument, NULL, 'Q'},
+	{"online", no_argument, NULL, 'O'},
 	{"format", required_argument, NULL, 'f'},
 	{"arch", required_argument, NULL, 'a'},
 	{"elf", required_argument, NULL, 'e'},
@@ -76,7 +79,7 @@ struct trace_cmd {
 	const char *output, *sysroot, *qemu, *format, *campaign;
 	struct trace_import import;
 	long top;
-	int quiet;
+	int quiet, online;
 };
 
 static int parse(struct trace_cmd *t, int argc, char **argv, const char *sub)
@@ -90,6 +93,7 @@ static int parse(struct trace_cmd *t, int argc, char **argv, const char *sub)
 		case 'o': t->output = optarg; break;
 		case 'L': t->sysroot = optarg; break;
 		case 'Q': t->qemu = optarg; break;
+		case 'O': t->online = 1; break;
 		case 'f': t->format = optarg; break;
 		case 'a': t->import.arch = optarg; break;
 		case 'e': t->import.elf = optarg; break;
@@ -172,12 +176,14 @@ static int record(struct trace_cmd *t, char **argv)
 		return cmd_error("trace", "%s", err.msg);
 	if (t->output) {
 		snprintf(out, sizeof out, "%s", t->output);
+	} else if (t->online) {
+		snprintf(out, sizeof out, "%s", STORE_DEFAULT_PATH);
 	} else {
 		const char *base = strrchr(prog, '/');
 		snprintf(out, sizeof out, "%s.ztrace", base ? base + 1 : prog);
 	}
 	snprintf(qemu, sizeof qemu, "qemu-%s", arch);
-	snprintf(opt, sizeof opt, "%s,out=%s", find_plugin(), out);
+	snprintf(opt, sizeof opt, "%s,%s=%s", find_plugin(), t->online ? "online" : "out", out);
 	int argc = 0;
 	while (argv[argc])
 		argc++;
@@ -209,7 +215,7 @@ static int record(struct trace_cmd *t, char **argv)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	sigaction(SIGINT, &old_int, NULL);
-	if (!t->quiet)
+	if (!t->quiet && !t->online)
 		fprintf(stderr, "zond trace: trace written to %s\n", out);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
