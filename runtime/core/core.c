@@ -119,7 +119,9 @@ int zrt_process_start(const struct zrt_config *cfg)
 	h->ppid = cfg->ppid;
 	h->clock = cfg->clock;
 	h->arch = cfg->arch;
-	h->ticks_per_sec = cfg->ticks_per_sec;
+	/* copied as bytes: the audit collector builds this file general-register-only,
+	   where aarch64 compilers refuse floating-point operations */
+	__builtin_memcpy(&h->ticks_per_sec, &cfg->ticks_per_sec, sizeof h->ticks_per_sec);
 	h->start_ticks = port_clock();
 	h->start_realtime_ns = cfg->start_realtime_ns;
 	h->string_used = 1; /* offset 0 is the empty string */
