@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "raw.h"
+#include "symbols/symbols.h"
 
 /* What one file is, once checked. */
 struct raw {
@@ -289,8 +290,6 @@ static uint32_t function_node(struct zp_profile *p, const struct raw *r, uint64_
 	return profile_node(p, ZP_FUNCTION, unnamed, path, "", 0, link);
 }
 
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
 /*
  * A function the runtime named itself (a library function, by the symbol it
  * was bound by): that name, demangled, wins over whatever symbol covers the
@@ -302,11 +301,8 @@ static uint32_t named_node(struct zp_profile *p, const struct raw *r, const stru
 	const struct zr_module *m = module_of(r, f->addr);
 	const char *path = m ? string_at(r, m->path) : "";
 	uint64_t addr = m ? f->addr - m->bias : f->addr;
-	int status = -1;
-	char *cxx = name[0] == '_' && name[1] == 'Z' ? __cxa_demangle(name, NULL, NULL, &status)
-						    : NULL;
-	uint32_t node = profile_node(p, ZP_FUNCTION, status == 0 && cxx ? cxx : name, path, "", 0,
-				     addr);
+	char *cxx = symbols_demangle(name);
+	uint32_t node = profile_node(p, ZP_FUNCTION, cxx ? cxx : name, path, "", 0, addr);
 	free(cxx);
 	return node;
 }

@@ -315,17 +315,24 @@ void symbols_free(struct symbols *s)
 
 /* ---- lookups ------------------------------------------------------------- */
 
+char *symbols_demangle(const char *name)
+{
+	if (strncmp(name, "_Z", 2) != 0)
+		return NULL;
+	int status = -1;
+	char *cxx = __cxa_demangle(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(cxx);
+		return NULL;
+	}
+	return cxx;
+}
+
 static const char *sym_name(struct func_sym *s)
 {
 	if (!s->demangle_tried) {
-		int status = -1;
 		s->demangle_tried = 1;
-		if (strncmp(s->raw, "_Z", 2) == 0)
-			s->demangled = __cxa_demangle(s->raw, NULL, NULL, &status);
-		if (status != 0) {
-			free(s->demangled);
-			s->demangled = NULL;
-		}
+		s->demangled = symbols_demangle(s->raw);
 	}
 	return s->demangled ? s->demangled : s->raw;
 }

@@ -80,4 +80,10 @@ int symbols_each_function(struct symbols *s, const char *path,
 /* 1 if path is an ELF file zond can read, 0 if not (with the reason in err). */
 int symbols_is_elf(const char *path, struct zerr *err);
 
+/*
+ * The C++ (Itanium ABI) demangled form of a symbol name, malloc'ed, or NULL
+ * when name is not a mangled C++ name.  The one demangler of the tool.
+ */
+char *symbols_demangle(const char *name);
+
 #endif
