@@ -6,9 +6,12 @@
  * Each translated block is written once (address, instruction sizes and
  * bytes), then each execution of a block as its id: the trace is the exact
  * sequence of executed instructions at about one byte per block before
- * compression.  An inline counter before every instruction tells how many
- * instructions of a block really ran, so that a block left early (a fault,
- * a signal) is recorded as such.  File mappings are recorded when QEMU loads
+ * compression.  An inline counter tells how many instructions of a block
+ * really ran, so that a block left early (a fault) is recorded as such.
+ * It is only advanced before instructions that can raise an exception (and
+ * the last one), by the instructions since the previous such point: the
+ * others cannot stop a block, and a counter per instruction would cost
+ * more than the rest of the plugin.  File mappings are recorded when QEMU loads
  * the program and after each mmap/mprotect that makes code executable, so a
  * reader learns where a library is before it sees code from it.
  *
@@ -25,6 +28,7 @@
 #include <zstd.h>
 
 #include "../../tool/trace/format.h"
+#include "../../tool/trace/isa.h"
 #include "online.h"
 #include "qemu_api.h"
 
@@ -61,6 +65,7 @@ static struct {
 	int64_t mmap_num, mprotect_num;
 	int exec_prot;     /* the pending mmap/mprotect asked for PROT_EXEC */
 	const char *target; /* QEMU's name of the guest architecture */
+	const struct isa *isa; /* its decoder, NULL if zond has none */
 	int started;
 	char **maps;       /* mappings already written, as "start path" keys */
 	size_t nmaps;
@@ -218,6 +223,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		fail("a translated block with too many instructions");
 		return;
 	}
+	size_t counted = 0; /* instructions the inline counter has added so far */
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		size_t size = qemu_plugin_insn_size(insn);
@@ -225,10 +231,15 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			fail("a translated block too large to record");
 			return;
 		}
-		memcpy(bytes + nbytes, qemu_plugin_insn_data(insn), size);
+		const uint8_t *data = qemu_plugin_insn_data(insn);
+		memcpy(bytes + nbytes, data, size);
 		sizes[i] = (uint8_t)size;
 		nbytes += size;
-		qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &z.pos, 1);
+		if (i == n - 1 || !z.isa || z.isa->may_stop(data, size)) {
+			qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
+								   &z.pos, i + 1 - counted);
+			counted = i + 1;
+		}
 	}
 	uint32_t bid = block_id(qemu_plugin_tb_vaddr(tb), (uint32_t)n, sizes, bytes, (uint32_t)nbytes);
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_exec, QEMU_PLUGIN_CB_NO_REGS,
@@ -384,6 +395,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		return -1;
 	}
 	z.target = info->target_name;
+	z.isa = isa_find(z.target);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
 	qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);

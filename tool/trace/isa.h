@@ -40,6 +40,13 @@ struct isa {
 	size_t (*length)(const uint8_t *b, size_t n);
 	/* Classifies the instruction of len bytes at b, placed at pc. */
 	void (*classify)(const uint8_t *b, size_t len, uint64_t pc, struct zi_insn *out);
+	/*
+	 * 0 only if the instruction cannot raise an exception in user mode
+	 * (plain arithmetic, direct branches): a block cannot stop there part
+	 * way, so the plugin counts executed instructions only at the others.
+	 * When unsure, 1.
+	 */
+	int (*may_stop)(const uint8_t *b, size_t len);
 };
 
 /* The ISA of a trace's "arch" (QEMU's target names and their aliases), or NULL. */
@@ -52,5 +59,7 @@ void isa_aarch64_classify(const uint8_t *b, size_t len, uint64_t pc, struct zi_i
 void isa_riscv64_classify(const uint8_t *b, size_t len, uint64_t pc, struct zi_insn *out);
 void isa_riscv32_classify(const uint8_t *b, size_t len, uint64_t pc, struct zi_insn *out);
 size_t isa_riscv_length(const uint8_t *b, size_t n);
+int isa_aarch64_may_stop(const uint8_t *b, size_t len);
+int isa_riscv_may_stop(const uint8_t *b, size_t len);
 
 #endif

@@ -58,13 +58,15 @@ struct block {
 	uint32_t ninsns, first; /* insns[first .. first+ninsns) */
 	uint32_t nsegs, seg;    /* segs[seg .. seg+nsegs) */
 	uint64_t full;          /* executions that ran every instruction */
-	uint32_t cache_next, cache_edge; /* last successor (full run) and its transition */
+	/* The last two successors after full runs and their transitions: both ways of a branch. */
+	uint32_t cache_next[2], cache_edge[2];
 	int defined;
 };
 
 /* Control went from (block, instructions run) to block. */
 struct transition {
 	uint32_t from, n, to;
+	int quiet; /* stays in one function, no call or return: the stack does not move */
 	uint64_t count;
 };
 
@@ -510,7 +512,7 @@ int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t nins
 
 	r->insns = grow(r->insns, &r->insns_cap, r->ninsns + ninsns, sizeof *r->insns);
 	*b = (struct block){.vaddr = vaddr, .ninsns = ninsns, .first = (uint32_t)r->ninsns,
-			    .seg = (uint32_t)r->nsegs, .cache_next = NONE, .defined = 1};
+			    .seg = (uint32_t)r->nsegs, .cache_next = {NONE, NONE}, .defined = 1};
 	uint64_t addr = vaddr;
 	const uint8_t *p = bytes;
 	for (uint32_t i = 0; i < ninsns; i++) {
@@ -648,27 +650,36 @@ static void transfer(struct rebuild *r, const struct insn *src, uint64_t target,
 static uint32_t new_transition(struct rebuild *r, uint32_t from, uint32_t n, uint32_t to)
 {
 	r->trans = grow(r->trans, &r->trans_cap, r->ntrans + 1, sizeof *r->trans);
-	r->trans[r->ntrans] = (struct transition){from, n, to, 0};
+	const struct insn *src = &r->insns[r->blocks[from].first + n - 1];
+	int quiet = src->func == r->segs[r->blocks[to].seg].func && src->cls != ZI_CALL &&
+		    src->cls != ZI_RET;
+	r->trans[r->ntrans] = (struct transition){from, n, to, quiet, 0};
 	hmap_put(&r->trans_index, from | (uint64_t)n << 32, to, (uint32_t)r->ntrans);
 	return (uint32_t)r->ntrans++;
 }
 
-static void count_transition(struct rebuild *r, uint32_t to)
+/* Counts the transition from the previous execution to block to; whether it is quiet. */
+static int count_transition(struct rebuild *r, uint32_t to)
 {
 	struct block *p = &r->blocks[r->prev];
 	uint32_t t;
-	if (r->prev_n == p->ninsns && p->cache_next == to) {
-		t = p->cache_edge;
+	if (r->prev_n == p->ninsns && p->cache_next[0] == to) {
+		t = p->cache_edge[0];
+	} else if (r->prev_n == p->ninsns && p->cache_next[1] == to) {
+		t = p->cache_edge[1];
 	} else {
 		t = hmap_get(&r->trans_index, r->prev | (uint64_t)r->prev_n << 32, to);
 		if (t == NONE)
 			t = new_transition(r, r->prev, r->prev_n, to);
 		if (r->prev_n == p->ninsns) {
-			p->cache_next = to;
-			p->cache_edge = t;
+			p->cache_next[1] = p->cache_next[0];
+			p->cache_edge[1] = p->cache_edge[0];
+			p->cache_next[0] = to;
+			p->cache_edge[0] = t;
 		}
 	}
 	r->trans[t].count++;
+	return r->trans[t].quiet;
 }
 
 static void count_partial(struct rebuild *r, uint32_t id, uint32_t n)
@@ -694,12 +705,15 @@ int rebuild_exec(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err)
 				id, n, b->ninsns);
 	const struct seg *s = &r->segs[b->seg];
 	if (r->prev != NONE) {
-		count_transition(r, id);
-		const struct block *p = &r->blocks[r->prev];
-		const struct insn *src = &r->insns[p->first + r->prev_n - 1];
-		/* Staying inside one function is the common case: no stack work. */
-		if (src->cls != ZI_OTHER || src->func != s->func || b->vaddr != src->addr + src->size)
-			transfer(r, src, b->vaddr, s->func);
+		/*
+		 * Staying inside one function is the common case: no stack work.
+		 * The top frame is always the running function's, so only calls,
+		 * returns and changes of function can move the stack.
+		 */
+		if (!count_transition(r, id)) {
+			const struct block *p = &r->blocks[r->prev];
+			transfer(r, &r->insns[p->first + r->prev_n - 1], b->vaddr, s->func);
+		}
 	} else {
 		r->first_block = id;
 		push(r, s->func, 0, 0, 0);

@@ -55,3 +55,26 @@ void isa_aarch64_classify(const uint8_t *b, size_t len, uint64_t pc, struct zi_i
 	else if ((w & 0xffe0001f) == 0xd4000001)
 		set(out, ZI_SYSCALL, pc, 0, 0); /* SVC */
 }
+
+/*
+ * Data processing (immediate; register but for the one-source group, which
+ * holds the pointer-authentication checks that may fault), SIMD and FP
+ * data processing (FP exceptions do not trap in user mode), and direct
+ * branches cannot raise exceptions.  Loads, stores and system
+ * instructions can.
+ */
+int isa_aarch64_may_stop(const uint8_t *b, size_t len)
+{
+	if (len != 4)
+		return 1;
+	uint32_t w = word(b), op0 = (w >> 25) & 0xf;
+	if ((op0 & 0xe) == 0x8) /* 100x: data processing, immediate */
+		return 0;
+	if ((op0 & 0x7) == 0x5) /* x101: data processing, register */
+		return (w & 0x5fe00000) == 0x5ac00000; /* data processing, 1 source */
+	if ((op0 & 0x7) == 0x7) /* x111: SIMD and FP data processing */
+		return 0;
+	/* B, BL, B.cond, CBZ/CBNZ, TBZ/TBNZ */
+	return !((w & 0x7c000000) == 0x14000000 || (w & 0xff000010) == 0x54000000 ||
+		 (w & 0x7c000000) == 0x34000000);
+}

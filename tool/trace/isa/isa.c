@@ -11,9 +11,9 @@ static size_t fixed4(const uint8_t *b, size_t n)
 }
 
 static const struct isa isas[] = {
-	{"aarch64", EM_AARCH64, ELFCLASS64, fixed4, isa_aarch64_classify},
-	{"riscv64", EM_RISCV, ELFCLASS64, isa_riscv_length, isa_riscv64_classify},
-	{"riscv32", EM_RISCV, ELFCLASS32, isa_riscv_length, isa_riscv32_classify},
+	{"aarch64", EM_AARCH64, ELFCLASS64, fixed4, isa_aarch64_classify, isa_aarch64_may_stop},
+	{"riscv64", EM_RISCV, ELFCLASS64, isa_riscv_length, isa_riscv64_classify, isa_riscv_may_stop},
+	{"riscv32", EM_RISCV, ELFCLASS32, isa_riscv_length, isa_riscv32_classify, isa_riscv_may_stop},
 };
 
 const struct isa *isa_find(const char *name)

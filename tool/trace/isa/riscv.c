@@ -113,3 +113,30 @@ void isa_riscv32_classify(const uint8_t *b, size_t len, uint64_t pc, struct zi_i
 {
 	classify(b, len, pc, 1, out);
 }
+
+/*
+ * Integer arithmetic (OP, OP-IMM, their 32-bit forms, LUI, AUIPC), branches
+ * and JAL and their compressed forms cannot raise exceptions; loads,
+ * stores, AMOs, system and FP instructions (an invalid rounding mode is an
+ * illegal instruction) and reserved encodings can.  JALR may trap on a
+ * misaligned target only without the C extension: counted as may-stop.
+ */
+int isa_riscv_may_stop(const uint8_t *b, size_t len)
+{
+	if (len == 4) {
+		uint32_t op = b[0] & 0x7f;
+		return !(op == 0x13 || op == 0x33 || op == 0x37 || op == 0x17 || op == 0x1b ||
+			 op == 0x3b || op == 0x63 || op == 0x6f);
+	}
+	if (len != 2)
+		return 1;
+	uint32_t h = b[0] | (uint32_t)b[1] << 8, quadrant = h & 3, funct3 = bits(h, 15, 13);
+	if (h == 0)
+		return 1; /* the defined illegal instruction */
+	if (quadrant == 0) /* C.ADDI4SPN with a non-zero immediate; the rest load or store */
+		return !(funct3 == 0 && bits(h, 12, 5) != 0);
+	if (quadrant == 1) /* arithmetic, C.J, C.BEQZ/C.BNEZ; C.LUI/C.ADDI16SP may be reserved */
+		return funct3 == 3;
+	/* quadrant 2: C.SLLI, C.MV, C.ADD; loads and stores from sp, C.EBREAK, C.JR/C.JALR */
+	return !(funct3 == 0 || (funct3 == 4 && bits(h, 6, 2) != 0));
+}
