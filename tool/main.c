@@ -13,6 +13,7 @@ struct command {
 static const struct command commands[] = {
 	{"record", cmd_record, "run a -finstrument-functions program and store its profile"},
 	{"libcalls", cmd_libcalls, "time the calls of any dynamic program into shared libraries"},
+	{"info", cmd_info, "what zond libcalls can and cannot see of a program"},
 	{"report", cmd_report, "flat profile of a run: calls, total, self, min, max per function"},
 	{"graph", cmd_graph, "callers and callees of functions, or the call tree (--tree)"},
 	{"runs", cmd_runs, "list the runs in a profile store"},

@@ -18,6 +18,7 @@ typedef int (*cmd_fn)(int argc, char **argv);
 
 int cmd_record(int argc, char **argv);
 int cmd_libcalls(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
