@@ -372,6 +372,9 @@ static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee
 		e->caller = caller;
 		e->callee = callee;
 		e->site = site;
+		/* a port naming its functions (libcalls) shows root calls by calling module */
+		if (caller == ZR_NONE && site && zrt.function_name)
+			note_module(site);
 		t->edge_hash[h] = ++ti->n_edges;
 		return ti->n_edges - 1;
 	}

@@ -29,6 +29,8 @@ guest() {
 	qemu-aarch64 -L $sysroot "$@"
 }
 
+# callers named after the calling module, "[/path/prog]": by base name (build trees differ)
+by_base_name='s|\[/[^]]*/\([^]/]*\)\]|[\1]|g'
 rc=0
 # run_case NAME PROG [ZOND_ environment...]: runs $build/PROG
 run_case() {
@@ -49,7 +51,7 @@ run_case() {
 		echo "--- output"
 		cat "$dir/out"
 		echo "--- profile"
-		"$rawdump" -p "$dir/raw" || echo "rawdump failed"
+		{ "$rawdump" -p "$dir/raw" || echo "rawdump failed"; } | sed "$by_base_name"
 	} >"$dir/actual" 2>&1
 	expected=$src/expected/aarch64_$name.txt
 	[ "${ZOND_UPDATE_EXPECTED:-}" = 1 ] && cp "$dir/actual" "$expected"

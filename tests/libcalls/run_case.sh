@@ -28,6 +28,8 @@ status=$?
 raw=$(sed -n 's/^zond libcalls: raw data kept in //p' "$work/err")
 grep -v '^zond libcalls: raw data kept in ' "$work/err" >"$work/prog.err"
 
+# callers named after the calling module, "[/path/prog]": by base name (build trees differ)
+by_base_name='s|\[/[^]]*/\([^]/]*\)\]|[\1]|g'
 rc=0
 if [ "$status" != "$plain_status" ]; then
 	echo "exit status $status under zond, $plain_status alone"
@@ -48,7 +50,7 @@ fi
 	echo "--- output"
 	cat "$work/out"
 	echo "--- profile"
-	"$rawdump" -p "$raw" || echo "rawdump failed"
+	{ "$rawdump" -p "$raw" || echo "rawdump failed"; } | sed "$by_base_name"
 } >"$work/actual" 2>&1
 rm -rf "$raw"
 # ZOND_UPDATE_EXPECTED=1: write the expected file from this run (check it by eye!)

@@ -333,6 +333,27 @@ static uint64_t sum_to_ns(const struct raw *r, uint64_t sum)
 	return (int64_t)sum < 0 ? 0 : to_ns(r, sum);
 }
 
+/*
+ * The caller of a root call of a named function (a library call made from
+ * code that is not itself a profiled function): a node named after the
+ * module it was called from, "[/usr/bin/sort]", or ZP_NONE when unknown.
+ * The runtime keeps one site per edge: the module of its first call.
+ */
+static uint32_t calling_module(struct zp_profile *p, const struct raw *r,
+			       const struct raw_thread *t, const struct zr_edge *e)
+{
+	const struct zr_module *m = e->site ? module_of(r, e->site) : NULL;
+	if (!m || !(t->funcs[e->callee].flags & ZR_FUNC_NAMED))
+		return ZP_NONE;
+	const char *path = string_at(r, m->path);
+	size_t n = strlen(path) + 3;
+	char *name = zp_xmalloc(n);
+	snprintf(name, n, "[%s]", path);
+	uint32_t node = profile_node(p, ZP_FUNCTION, name, path, "", 0, 0);
+	free(name);
+	return node;
+}
+
 /* ---- into the profile -------------------------------------------------- */
 
 static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thread *t)
@@ -370,7 +391,8 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 	}
 	for (uint32_t i = 0; i < t->info.n_edges; i++) {
 		const struct zr_edge *e = &t->edges[i];
-		uint32_t caller = e->caller == ZR_NONE ? ZP_NONE : t->nodes[e->caller];
+		uint32_t caller = e->caller == ZR_NONE ? calling_module(p, r, t, e)
+						       : t->nodes[e->caller];
 		uint32_t callee = t->nodes[e->callee];
 		if (callee == ZP_NONE || (e->caller != ZR_NONE && caller == ZP_NONE))
 			continue;
