@@ -902,8 +902,16 @@ static void make_blocks(struct rebuild *r, struct zp_profile *p,
 			fs->bb_start = zp_xrealloc(fs->bb_start, (fs->nbbs + 1) * sizeof *fs->bb_start);
 			fs->bb_start[fs->nbbs] = s->addr;
 			struct func *f = &r->funcs[s->func];
+			/*
+			 * The entry block carries the function's own name: KCachegrind
+			 * opens a file on the function called "main", and finds it so
+			 * in the callgrind-bb export too.
+			 */
 			char name[512];
-			snprintf(name, sizeof name, "%s+0x%" PRIx64, f->name, s->addr - f->start);
+			if (s->addr == f->start)
+				snprintf(name, sizeof name, "%s", f->name);
+			else
+				snprintf(name, sizeof name, "%s+0x%" PRIx64, f->name, s->addr - f->start);
 			const char *file;
 			int line = line_of(r, s->func, s->addr, &file);
 			fs->bb_node[fs->nbbs++] = profile_node(p, ZP_BASIC_BLOCK, name,
