@@ -55,7 +55,6 @@ static struct object objects[MAX_OBJECTS];
 static uint32_t n_objects;
 static uint32_t objects_lock;
 
-static const char *out_dir;
 static struct link_map *program;  /* the main program's map: its scope is the start-up one */
 static int unwinder;              /* the program's libgcc_s is loaded */
 static char *lib_globs, *func_globs;
@@ -247,30 +246,7 @@ static uint64_t redirect(uint64_t real, const char *name, int hidden)
 	return code;
 }
 
-/* ---- the port: the raw file, modules ------------------------------------ */
-
-void *port_map_output(uint64_t bytes)
-{
-	char path[PATH_MAX];
-	int fd = -1;
-	for (int n = 0; n < 1000 && fd < 0; n++) {
-		snprintf(path, sizeof path, "%s/%d.%d.zraw", out_dir, (int)getpid(), n);
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST)
-			return NULL;
-	}
-	if (fd < 0)
-		return NULL;
-	void *map = MAP_FAILED;
-	if (ftruncate(fd, (off_t)bytes) == 0)
-		map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		unlink(path);
-		return NULL;
-	}
-	return map;
-}
+/* ---- the port: modules (the rest is the Linux port's, linux.h) -------- */
 
 /* From the wrapper's probes: plain loads, no libc. */
 int port_module_of(uint64_t addr, struct port_module *out)
@@ -286,52 +262,11 @@ int port_module_of(uint64_t addr, struct port_module *out)
 	return -1;
 }
 
-/* ---- start-up ---------------------------------------------------------- */
-
-static uint32_t env_count(const char *name, uint32_t fallback, uint32_t max)
-{
-	const char *s = getenv(name);
-	if (!s || !*s)
-		return fallback;
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-	return *end || v == 0 || v > max ? fallback : (uint32_t)v;
-}
-
-static int env_flag(const char *name)
-{
-	const char *s = getenv(name);
-	return s && *s && strcmp(s, "0") != 0;
-}
-
-static char *env_globs(const char *name)
-{
-	const char *s = getenv(name);
-	return s && *s ? strdup(s) : NULL;
-}
-
-static void read_config(struct zrt_config *cfg)
-{
-	cfg->max_threads = env_count("ZOND_THREADS", 64, 1u << 16);
-	cfg->max_funcs = env_count("ZOND_FUNCS", 16384, 1u << 24);
-	cfg->max_edges = env_count("ZOND_EDGES", 65536, 1u << 26);
-	cfg->max_depth = env_count("ZOND_DEPTH", 4096, 1u << 20);
-	cfg->max_modules = 512;
-	/* every bound name is kept once per process */
-	cfg->string_bytes = 1u << 20;
-	cfg->flags = env_flag("ZOND_NO_TIME") ? ZR_FLAG_NO_TIME : 0;
-	cfg->pid = (int32_t)getpid();
-	cfg->ppid = (int32_t)getppid();
-	lib_globs = env_globs("ZOND_LIBCALLS_LIBS");
-	func_globs = env_globs("ZOND_LIBCALLS_FUNCS");
-	redirect_dlsym = env_flag("ZOND_LIBCALLS_DLSYM");
-}
-
 /* ---- probe cost ------------------------------------------------------- */
 
-enum { CALIBRATION_CALLS = 2000, CALIBRATION_ROUNDS = 12 };
-
 static void (*calibration_leaf)(void);
+static struct za_target *calibration_targets[2]; /* the loop, its leaf */
+static uint64_t calibration_loop;
 
 __attribute__((noinline)) static void empty_leaf(void)
 {
@@ -340,84 +275,60 @@ __attribute__((noinline)) static void empty_leaf(void)
 
 __attribute__((noinline)) static void leaf_loop(void)
 {
-	for (int i = 0; i < CALIBRATION_CALLS; i++)
+	for (int i = 0; i < ZL_CALIBRATION_CALLS; i++)
 		calibration_leaf();
 }
 
-static uint64_t bare_loop_cost(void)
+static void bare_loop(void)
 {
-	uint64_t t0 = port_clock();
-	for (int i = 0; i < CALIBRATION_CALLS; i++)
+	for (int i = 0; i < ZL_CALIBRATION_CALLS; i++)
 		empty_leaf();
-	return port_clock() - t0;
 }
 
-/* Fake function addresses: below any mapping, so no module is recorded for them. */
-static uint64_t fake_fn(int round, int which)
+/* The loop called through a redirector, calling the empty leaf through another. */
+static void probed_loop(uint64_t outer, uint64_t leaf)
 {
-	return 0x100u + 0x20u * (uint64_t)(2 * round + which);
+	calibration_targets[0]->key = outer;
+	calibration_targets[1]->key = leaf;
+	((void (*)(void))calibration_loop)();
 }
 
-/*
- * Calls an empty function through its redirector from a loop that is
- * itself called through one, on a scratch thread slot with no correction:
- * the empty function's own time is the part of the wrapper inside a
- * measured call, the loop's time per call less a bare loop's the whole
- * wrapper.  The cheapest round wins.
- */
 static void calibrate(void)
 {
-	uint64_t bytes = zrt_thread_bytes(), leaf_code, loop_code;
-	struct za_target *leaf = za_new_target(&leaf_code), *loop = za_new_target(&loop_code);
-	void *scratch =
-		mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!leaf || !loop || scratch == MAP_FAILED || !za_thread_frames(&za_self))
+	uint64_t leaf_code;
+	struct za_target *leaf = za_new_target(&leaf_code);
+	struct za_target *loop = za_new_target(&calibration_loop);
+	if (!leaf || !loop || !za_thread_frames(&za_self))
 		return;
 	*leaf = (struct za_target){(uintptr_t)za_wrap_timed, (uintptr_t)empty_leaf, 0, 0, 0};
 	*loop = (struct za_target){(uintptr_t)za_wrap_timed, (uintptr_t)leaf_loop, 0, 0, 0};
 	calibration_leaf = (void (*)(void))leaf_code;
-	struct za_thread saved = za_self;
-	zrt_thread_bind(&za_self.core, scratch);
-	za_self.core.state = ZRT_THREAD_ON;
-	uint64_t inner = UINT64_MAX, pair = UINT64_MAX;
-	for (int r = 0; r < CALIBRATION_ROUNDS; r++) {
-		leaf->key = fake_fn(r, 1);
-		loop->key = fake_fn(r, 0);
-		((void (*)(void))loop_code)();
-		uint64_t base = bare_loop_cost();
-		uint64_t round_inner = 0, round_pair = 0;
-		for (uint32_t i = 0; i < za_self.core.info->n_funcs; i++) {
-			const struct zr_func *f = &za_self.core.funcs[i];
-			if (f->addr == leaf->key)
-				round_inner = f->self / CALIBRATION_CALLS;
-			if (f->addr == loop->key)
-				round_pair =
-					f->incl > base ? (f->incl - base) / CALIBRATION_CALLS : 0;
-		}
-		if (round_inner < inner)
-			inner = round_inner;
-		if (round_pair < pair)
-			pair = round_pair;
-	}
-	za_self = saved;
-	munmap(scratch, bytes);
-	if (pair < inner)
-		pair = inner;
-	zrt.inner = inner;
-	zrt.pair = pair;
-	zrt.hdr->overhead_inner_ticks = inner;
-	zrt.hdr->overhead_pair_ticks = pair;
+	calibration_targets[0] = loop;
+	calibration_targets[1] = leaf;
+	zl_calibrate(&za_self.core, probed_loop, bare_loop);
+}
+
+/* ---- start-up ---------------------------------------------------------- */
+
+static char *env_globs(const char *name)
+{
+	const char *s = getenv(name);
+	return s && *s ? strdup(s) : NULL;
 }
 
 static void start(void)
 {
-	out_dir = getenv("ZOND_DIR");
-	if (!out_dir || !*out_dir)
+	struct zrt_config cfg = {
+		.max_threads = 64, .max_funcs = 16384, .max_edges = 65536, .max_depth = 4096,
+		.max_modules = 512,
+		/* every bound name is kept once per process */
+		.string_bytes = 1u << 20,
+	};
+	if (zl_configure(&cfg) < 0)
 		return;
-	struct zrt_config cfg = {0};
-	read_config(&cfg);
-	zl_clock_setup(&cfg, !(cfg.flags & ZR_FLAG_NO_TIME));
-	cfg.start_realtime_ns = zl_realtime_ns();
+	lib_globs = env_globs("ZOND_LIBCALLS_LIBS");
+	func_globs = env_globs("ZOND_LIBCALLS_FUNCS");
+	redirect_dlsym = zl_env_flag("ZOND_LIBCALLS_DLSYM");
 	if (zrt_process_start(&cfg) != 0)
 		return;
 	zrt.function_name = function_name;
@@ -454,8 +365,8 @@ API unsigned int la_objclose(uintptr_t *cookie)
 	if (!o)
 		return 0;
 	/* the main program closes last, after the program's atexit handlers */
-	if (o == &objects[0] && zrt.hdr && zrt.hdr->pid == (int32_t)getpid())
-		zrt_process_end(0, 0, zl_realtime_ns());
+	if (o == &objects[0])
+		zl_process_end(0, 0);
 	else
 		o->live = 0;
 	return 0;

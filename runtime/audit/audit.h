@@ -111,14 +111,9 @@ void za_count(const struct za_target *target, uint64_t sp, uint64_t ret, uint64_
  */
 struct za_target *za_new_target(uint64_t *redirector);
 
-/* Raw syscalls: the probes call no libc (it may touch vector registers). */
-long za_syscall6(long nr, long a, long b, long c, long d, long e, long f);
-
-/* Cold paths the probes need: a thread's first call, fork, exit. */
+/* Cold paths the probes need: a thread's first call. */
 int za_thread_start(struct za_thread *t);
 /* Maps t's frames if it has none yet: 1 when it has them. */
 int za_thread_frames(struct za_thread *t);
-void za_forked(struct za_thread *t);
-void za_exiting(int status);
 
 #endif

@@ -6,7 +6,8 @@
  * Built with -mgeneral-regs-only and calling no libc function: the wrapper
  * keeps only the general registers, so nothing here may touch a vector or
  * x87 register while the callee's arguments or the caller's results are in
- * them.  System calls are made directly.
+ * them.  System calls are made directly (the shared Linux port, linux.h,
+ * which is built the same way).
  */
 #include <stddef.h>
 #include <sys/syscall.h>
@@ -14,38 +15,9 @@
 #include "audit.h"
 
 #include "../core/port.h"
+#include "../linux/linux.h"
 
 __thread struct za_thread za_self __attribute__((tls_model("initial-exec")));
-
-long za_syscall6(long nr, long a, long b, long c, long d, long e, long f)
-{
-#if defined(__x86_64__)
-	long ret;
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = nr;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	register long x4 __asm__("x4") = e;
-	register long x5 __asm__("x5") = f;
-	__asm__ volatile("svc 0"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-			 : "memory");
-	return x0;
-#else
-#error "zond's library-call collector knows x86-64 and aarch64"
-#endif
-}
 
 /*
  * The core copies with memcpy and clears with memset; libc's own may use
@@ -79,7 +51,7 @@ static inline uint64_t clock_now(void)
 int za_thread_frames(struct za_thread *t)
 {
 	if (!t->frames) {
-		long m = za_syscall6(SYS_mmap, 0, ZA_MAX_FRAMES * sizeof(struct za_frame),
+		long m = zl_syscall6(SYS_mmap, 0, ZA_MAX_FRAMES * sizeof(struct za_frame),
 				     3 /* PROT_READ | PROT_WRITE */,
 				     0x22 /* MAP_PRIVATE | MAP_ANONYMOUS */, -1, 0);
 		if (m < 0 && m > -4096)
@@ -103,52 +75,9 @@ int za_thread_start(struct za_thread *t)
 
 /* ---- the port, as far as the probes reach it ---------------------------- */
 
-int32_t port_thread_id(void)
-{
-	return (int32_t)za_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
-}
-
-void port_thread_name(char name[16])
-{
-	za_syscall6(SYS_prctl, 16 /* PR_GET_NAME */, (long)name, 0, 0, 0, 0);
-	name[15] = 0;
-}
-
 void port_thread_attached(void)
 {
 	/* a thread's end is not seen: its last call ends it (doc/libcalls.md) */
-}
-
-static int64_t realtime_ns(void)
-{
-	struct {
-		long sec, nsec;
-	} ts = {0, 0};
-	za_syscall6(SYS_clock_gettime, 0 /* CLOCK_REALTIME */, (long)&ts, 0, 0, 0, 0);
-	return (int64_t)ts.sec * 1000000000 + ts.nsec;
-}
-
-static int32_t current_pid(void)
-{
-	return (int32_t)za_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
-}
-
-/* A vfork child shares our memory: it must not end the parent's file. */
-void za_exiting(int status)
-{
-	if (zrt.hdr && zrt.hdr->pid == current_pid())
-		zrt_process_end(1, status, realtime_ns());
-}
-
-void za_forked(struct za_thread *t)
-{
-	if (!zrt.hdr)
-		return;
-	void *old = zrt.base;
-	uint64_t old_bytes = zrt.file_bytes;
-	zrt_process_forked(&t->core, current_pid(),
-			   (int32_t)za_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0), realtime_ns());
-	za_syscall6(SYS_munmap, (long)old, (long)old_bytes, 0, 0, 0, 0);
 }
 
 static int ready(struct za_thread *t)
@@ -243,7 +172,7 @@ struct za_ret za_exit(struct za_frame *fr, uint64_t result)
 	struct za_ret r = {fr->ret, fr->saved};
 	/* a forked child must not write into its parent's file */
 	if (zrt_unlikely(fr->target->kind & ZA_FORK) && result == 0)
-		za_forked(t);
+		zl_process_forked(&t->core);
 	if (fr->core && t->core.state == ZRT_THREAD_ON)
 		zrt_exit(&t->core, fr->target->key, fr->sp, now);
 	/* whatever is above this frame was abandoned */
@@ -259,5 +188,5 @@ void za_count(const struct za_target *target, uint64_t sp, uint64_t ret, uint64_
 	if (!(target->kind & ZA_HIDDEN))
 		zrt_count_call(&t->core, target->key, ret, sp);
 	if (target->kind & ZA_EXIT)
-		za_exiting((int)arg0);
+		zl_process_end(1, (int)arg0);
 }

@@ -9,7 +9,7 @@
  * statically linked C++ runtime's own definition.
  */
 #define _GNU_SOURCE
-#include "linux.h"
+#include "instrument.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>

@@ -22,13 +22,6 @@ uint64_t port_clock(void)
 	return zl_clock_exit();
 }
 
-int64_t zl_realtime_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 #if defined(__x86_64__)
 /* Only an invariant TSC ticks at one rate on every core and in every power state. */
 static int tsc_is_invariant(void)

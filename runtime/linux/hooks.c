@@ -7,7 +7,7 @@
  * same distance below the calling function's stack pointer, which is what
  * makes frames of different probes comparable (see core.h).
  */
-#include "linux.h"
+#include "instrument.h"
 
 #include "../../include/zond.h"
 

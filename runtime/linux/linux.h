@@ -1,9 +1,17 @@
 /*
- * linux.h - the Linux port's internal interface: the thread-local probe
- * state, the clock read inline by the hooks, and start-up.
+ * linux.h - the Linux port, shared by both collectors that run inside a
+ * program: libzond (the -finstrument-functions hooks, instrument.h) and
+ * libzond-audit (library calls through LD_AUDIT, runtime/audit).  It is what
+ * the core needs from Linux (core/port.h: the data file, thread ids, the
+ * clock) and the parts of a process's life both collectors handle alike:
+ * the environment, the clock, exit, fork and the probe-cost calibration.
  *
- * The hooks (hooks.c) read the clock and the thread state inline; every
- * other part of the port runs on cold paths.
+ * Everything here but the clock set-up is free of floating point and most
+ * of it of libc (raw system calls): the audit collector builds port.c with
+ * -mgeneral-regs-only and calls some of it between a library call's
+ * arguments and its callee, where no vector register may change.  What does
+ * call libc (zl_configure, port_map_output, zl_calibrate) runs at start-up
+ * or in a forked child.
  */
 #ifndef ZOND_LINUX_H
 #define ZOND_LINUX_H
@@ -13,8 +21,42 @@
 
 #include "../core/core.h"
 
-/* The calling thread's probe state (initial-exec TLS: one instruction away). */
-extern __thread struct zrt_thread zl_self __attribute__((tls_model("initial-exec")));
+/* ---- system calls without libc ----------------------------------------- */
+
+static inline long zl_syscall6(long nr, long a, long b, long c, long d, long e, long f)
+{
+#if defined(__x86_64__)
+	long ret;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
+	return x0;
+#else
+#error "zond's runtime knows x86-64 and aarch64"
+#endif
+}
+
+/* CLOCK_REALTIME in ns (a system call: cold paths only). */
+int64_t zl_realtime_ns(void);
+
+/* ---- the clock (clock.c) ------------------------------------------------ */
 
 /* Nonzero when zl_clock() reads the x86 time-stamp counter. */
 extern int zl_use_tsc;
@@ -51,13 +93,21 @@ static inline uint64_t zl_clock(void)
  */
 extern int zl_clock_fenced;
 
+/* lfence by hand: the builtin is an SSE2 one, refused under -mgeneral-regs-only */
+#if defined(__x86_64__)
+static inline void zl_lfence(void)
+{
+	__asm__ volatile("lfence");
+}
+#endif
+
 static inline uint64_t zl_clock_enter(void)
 {
 #if defined(__x86_64__)
 	if (zrt_likely(zl_use_tsc)) {
 		uint64_t t = __builtin_ia32_rdtsc();
 		if (zl_clock_fenced)
-			__builtin_ia32_lfence();
+			zl_lfence();
 		return t;
 	}
 #elif defined(__aarch64__)
@@ -75,7 +125,7 @@ static inline uint64_t zl_clock_exit(void)
 #if defined(__x86_64__)
 	if (zrt_likely(zl_use_tsc)) {
 		if (zl_clock_fenced)
-			__builtin_ia32_lfence();
+			zl_lfence();
 		return __builtin_ia32_rdtsc();
 	}
 #elif defined(__aarch64__)
@@ -88,30 +138,47 @@ static inline uint64_t zl_clock_exit(void)
 	return zl_monotonic_ns();
 }
 
-/* Picks and calibrates the clock: fills clock and ticks_per_sec of cfg. */
+/* Picks and calibrates the clock: fills clock, arch and ticks_per_sec of cfg. */
 void zl_clock_setup(struct zrt_config *cfg, int timed);
 
+/* ---- the process (port.c) ----------------------------------------------- */
+
 /*
- * Makes the calling thread ready to record: starts the runtime on the first
- * call of the process, attaches the thread on its first call.  1 when t is
- * ON afterwards.
+ * Reads the environment shared by both collectors (doc/architecture.md):
+ * ZOND_DIR (where port_map_output creates the data file), ZOND_NO_TIME,
+ * ZOND_FAST_CLOCK and the pool sizes, which replace those cfg already holds
+ * (the collector's defaults); sets up the clock and fills pid, ppid and the
+ * start time.  -1 when ZOND_DIR is unset: nothing is to be recorded.
  */
-int zl_thread_ready(struct zrt_thread *t);
+int zl_configure(struct zrt_config *cfg);
 
-/* Starts the runtime if nobody has yet (any entry point may be first). */
-void zl_start(void);
+/* An environment variable set to anything but "" or "0". */
+int zl_env_flag(const char *name);
 
-/* The path of the main program (/proc/self/exe, resolved). */
-extern char zl_exe_path[4096];
+/*
+ * The end of this process image: exited (status valid), or ended without
+ * saying how.  Ignored in a vfork child, which shares the parent's memory.
+ */
+void zl_process_end(int exited, int status);
 
-/* Resolves ZOND_TRIGGER and ZOND_FILTER against the loaded modules (cold). */
-uint64_t zl_find_trigger(const char *spec);
-int zl_load_filters(const char *path);
+/* In a forked child, on the thread t that forked: recording moves to a new file. */
+void zl_process_forked(struct zrt_thread *t);
 
-int64_t zl_realtime_ns(void);
+/* ---- probe cost (port.c) ------------------------------------------------ */
 
-/* The hooks gcc and clang call with -finstrument-functions. */
-void __cyg_profile_func_enter(void *fn, void *site);
-void __cyg_profile_func_exit(void *fn, void *site);
+enum { ZL_CALIBRATION_CALLS = 2000 };
+
+/*
+ * Measures the probes' own cost and stores it (zrt.inner, zrt.pair and the
+ * header).  t is the thread state the probes use; for the measurement it is
+ * bound to a scratch slot, with no correction, and restored afterwards.
+ * probed(outer, leaf) makes ZL_CALIBRATION_CALLS probed calls recorded as
+ * function leaf from inside one probed call recorded as outer; bare() runs
+ * the same loop without probes.  An empty leaf's own time is the inner part
+ * of a probe pair; its parent's time per call, less the bare loop's, the
+ * whole pair.  The cheapest of a few rounds wins.
+ */
+void zl_calibrate(struct zrt_thread *t, void (*probed)(uint64_t outer, uint64_t leaf),
+		  void (*bare)(void));
 
 #endif

@@ -4,7 +4,7 @@
  * link-time address.  Cold paths only.
  */
 #define _GNU_SOURCE
-#include "linux.h"
+#include "instrument.h"
 
 #include <limits.h>
 #include <link.h>

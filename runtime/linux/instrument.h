@@ -1,0 +1,38 @@
+/*
+ * instrument.h - libzond, the collector for code built with
+ * -finstrument-functions: its thread-local probe state, start-up, and the
+ * hooks.  It runs on the shared Linux port (linux.h).
+ *
+ * The hooks (hooks.c) read the clock and the thread state inline; every
+ * other part runs on cold paths.
+ */
+#ifndef ZOND_INSTRUMENT_H
+#define ZOND_INSTRUMENT_H
+
+#include "linux.h"
+
+/* The calling thread's probe state (initial-exec TLS: one instruction away). */
+extern __thread struct zrt_thread zl_self __attribute__((tls_model("initial-exec")));
+
+/*
+ * Makes the calling thread ready to record: starts the runtime on the first
+ * call of the process, attaches the thread on its first call.  1 when t is
+ * ON afterwards.
+ */
+int zl_thread_ready(struct zrt_thread *t);
+
+/* Starts the runtime if nobody has yet (any entry point may be first). */
+void zl_start(void);
+
+/* The path of the main program (/proc/self/exe, resolved). */
+extern char zl_exe_path[4096];
+
+/* Resolves ZOND_TRIGGER and ZOND_FILTER against the loaded modules (cold). */
+uint64_t zl_find_trigger(const char *spec);
+int zl_load_filters(const char *path);
+
+/* The hooks gcc and clang call with -finstrument-functions. */
+void __cyg_profile_func_enter(void *fn, void *site);
+void __cyg_profile_func_exit(void *fn, void *site);
+
+#endif
