@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd.h"
 #include "ingest/raw_reader.h"
 #include "report/report.h"
 #include "store/store.h"
@@ -24,6 +25,69 @@ static int64_t now_ns(clockid_t clock)
 	struct timespec ts;
 	clock_gettime(clock, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void launch_init(struct launch *l, const char *cmd)
+{
+	*l = (struct launch){.cmd = cmd, .opt = {.store = STORE_DEFAULT_PATH, .top = 10}};
+}
+
+static const char *const pool_vars[4] = {"ZOND_THREADS", "ZOND_FUNCS", "ZOND_EDGES",
+					 "ZOND_DEPTH"};
+static const char *const pool_options[4] = {"threads", "funcs", "edges", "depth"};
+
+/* Takes opt if it is a shared option: 0, else LAUNCH_NOT_MINE or a usage error's status. */
+static int shared_option(struct launch *l, int opt, const char *arg)
+{
+	long v;
+	switch (opt) {
+	case 'o': l->opt.store = arg; break;
+	case LAUNCH_OPT_NO_TIME: l->opt.no_time = 1; break;
+	case 'c': l->opt.campaign = arg; break;
+	case LAUNCH_OPT_THREADS:
+	case LAUNCH_OPT_FUNCS:
+	case LAUNCH_OPT_EDGES:
+	case LAUNCH_OPT_DEPTH:
+		if (parse_count(arg) < 1)
+			return cmd_usage_error(l->cmd, "--%s wants a positive number",
+					       pool_options[opt - LAUNCH_OPT_THREADS]);
+		l->opt.pool[opt - LAUNCH_OPT_THREADS] = arg;
+		break;
+	case 'n':
+		if ((v = parse_count(arg)) < 0)
+			return cmd_usage_error(l->cmd, "--top wants a number, not '%s'", arg);
+		l->opt.top = v;
+		break;
+	case 'q': l->opt.quiet = 1; break;
+	case LAUNCH_OPT_KEEP_RAW: l->keep_raw = 1; break;
+	default: return LAUNCH_NOT_MINE;
+	}
+	return 0;
+}
+
+int launch_parse(struct launch *l, int argc, char **argv, const char *short_options,
+		 const struct option *options, const char *usage,
+		 int (*own)(void *arg, int opt, const char *optarg), void *arg)
+{
+	int opt, status;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, short_options, options, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		}
+		status = shared_option(l, opt, optarg);
+		if (status == LAUNCH_NOT_MINE)
+			status = own(arg, opt, optarg);
+		if (status == LAUNCH_NOT_MINE)
+			return cmd_usage_error(l->cmd, "bad option");
+		if (status)
+			return status;
+	}
+	if (optind >= argc)
+		return cmd_usage_error(l->cmd, "no program to run (zond %s -- PROG ARGS)", l->cmd);
+	l->argv = argv + optind;
+	return -1;
 }
 
 int launch_join_path(char *out, size_t len, const char *dir, const char *name)
@@ -105,6 +169,11 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 		return zerr_set(err, "cannot start %s: %s", l->prog, strerror(errno));
 	if (pid == 0) {
 		setenv("ZOND_DIR", l->dir, 1);
+		if (l->opt.no_time)
+			setenv("ZOND_NO_TIME", "1", 1);
+		for (int i = 0; i < 4; i++)
+			if (l->opt.pool[i])
+				setenv(pool_vars[i], l->opt.pool[i], 1);
 		setup(arg);
 		execv(l->prog, l->argv);
 		fprintf(stderr, "zond %s: %s: cannot run: %s\n", l->cmd, l->prog, strerror(errno));
@@ -128,7 +197,9 @@ static int compare_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int launch_read_raw(struct launch *l, struct zp_profile *p, const char *none, struct zerr *err)
+/* Reads every raw file of l->dir into p, oldest process first (launch_collect). */
+static int launch_read_raw(struct launch *l, struct zp_profile *p, const char *none,
+			   struct zerr *err)
 {
 	DIR *d = opendir(l->dir);
 	if (!d)
@@ -177,15 +248,15 @@ static char *join_command(char **argv)
 	return s;
 }
 
-void launch_describe(const struct launch *l, struct zp_profile *p, const char *collector,
-		     const char *campaign)
+/* The run's command, collector, campaign, host, times and status. */
+static void launch_describe(const struct launch *l, struct zp_profile *p, const char *collector)
 {
 	struct utsname u;
 	char *cmd = join_command(l->argv);
 	profile_set_str(&p->run.command, cmd);
 	free(cmd);
 	profile_set_str(&p->run.collector, collector);
-	profile_set_str(&p->run.campaign, campaign);
+	profile_set_str(&p->run.campaign, l->opt.campaign);
 	if (uname(&u) == 0) {
 		profile_set_str(&p->run.host, u.nodename);
 		if (!p->run.arch)
@@ -197,7 +268,9 @@ void launch_describe(const struct launch *l, struct zp_profile *p, const char *c
 	p->run.term_signal = l->term_signal;
 }
 
-int launch_store(struct launch *l, struct zp_profile *p, const char *path, struct zerr *err)
+/* Stores p in the store at path; keeps the raw data when that fails. */
+static int launch_store(struct launch *l, struct zp_profile *p, const char *path,
+			struct zerr *err)
 {
 	struct store *s = store_open(path, STORE_CREATE, err);
 	if (!s || store_add_run(s, p, err) < 0) {
@@ -209,8 +282,9 @@ int launch_store(struct launch *l, struct zp_profile *p, const char *path, struc
 	return 0;
 }
 
-void launch_summary(const struct launch *l, const struct zp_profile *p, const char *store,
-		    long top)
+/* "zond CMD: run N stored in STORE: ..." and the top functions by self time, on stderr. */
+static void launch_summary(const struct launch *l, const struct zp_profile *p, const char *store,
+			   long top)
 {
 	uint64_t calls = 0;
 	for (size_t i = 0; i < p->nstats; i++)
@@ -224,7 +298,8 @@ void launch_summary(const struct launch *l, const struct zp_profile *p, const ch
 	}
 }
 
-int launch_finish(struct launch *l, int failed)
+/* Removes the raw data (or says where it was kept); zond's exit status. */
+static int launch_finish(struct launch *l, int failed)
 {
 	if (l->keep_raw)
 		fprintf(stderr, "zond %s: raw data kept in %s\n", l->cmd, l->dir);
@@ -234,4 +309,22 @@ int launch_finish(struct launch *l, int failed)
 		return 128 + l->term_signal;
 	/* The program's status is the user's; ours shows only when it had none. */
 	return failed && l->exit_status == 0 ? 1 : l->exit_status;
+}
+
+int launch_collect(struct launch *l, const char *collector, const char *none)
+{
+	struct zerr err;
+	struct zp_profile *p = profile_new();
+	int failed = launch_read_raw(l, p, none, &err) < 0;
+	if (failed)
+		cmd_error(l->cmd, "%s", err.msg);
+	if (p->nthreads) {
+		launch_describe(l, p, collector);
+		if (launch_store(l, p, l->opt.store, &err) < 0)
+			failed = cmd_error(l->cmd, "%s", err.msg);
+		else if (!l->opt.quiet)
+			launch_summary(l, p, l->opt.store, l->opt.top);
+	}
+	profile_free(p);
+	return launch_finish(l, failed);
 }

@@ -19,7 +19,6 @@
 
 #include "cmd.h"
 #include "launch.h"
-#include "store/store.h"
 #include "symbols/symbols.h"
 
 static const char usage_text[] =
@@ -35,49 +34,26 @@ static const char usage_text[] =
 	"  -f, --func GLOB       profile only functions matching GLOB (repeatable)\n"
 	"      --dlsym           also profile calls through pointers from dlsym() (these\n"
 	"                        pointers then differ from the functions' addresses)\n"
-	"  -c, --campaign NAME   file the run under campaign NAME\n"
-	"      --threads N       thread slots (default 64)\n"
-	"      --funcs N         functions per thread (default 16384)\n"
-	"      --edges N         call edges per thread (default 65536)\n"
-	"      --depth N         shadow stack depth (default 4096)\n"
-	"  -n, --top N           functions in the summary (default 10, 0: none)\n"
-	"  -q, --quiet           no summary\n"
-	"      --keep-raw        keep the raw data directory and print its path\n"
+	LAUNCH_OPTIONS_HELP
 	"  -h, --help            this help\n\n"
 	"Calls that never pass through the PLT are not seen: see doc/libcalls.md.\n"
 	"zond exits with PROG's exit status (128+N when PROG was killed by signal N).\n";
 
-enum { OPT_NO_TIME = 256, OPT_DLSYM, OPT_THREADS, OPT_FUNCS, OPT_EDGES, OPT_DEPTH, OPT_KEEP };
+enum { OPT_DLSYM = 256 };
 
 static const struct option options[] = {
-	{"output", required_argument, NULL, 'o'},
-	{"no-time", no_argument, NULL, OPT_NO_TIME},
+	LAUNCH_LONG_OPTIONS,
 	{"lib", required_argument, NULL, 'l'},
 	{"func", required_argument, NULL, 'f'},
 	{"dlsym", no_argument, NULL, OPT_DLSYM},
-	{"campaign", required_argument, NULL, 'c'},
-	{"threads", required_argument, NULL, OPT_THREADS},
-	{"funcs", required_argument, NULL, OPT_FUNCS},
-	{"edges", required_argument, NULL, OPT_EDGES},
-	{"depth", required_argument, NULL, OPT_DEPTH},
-	{"top", required_argument, NULL, 'n'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"keep-raw", no_argument, NULL, OPT_KEEP},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
-static const char *const pool_vars[4] = {"ZOND_THREADS", "ZOND_FUNCS", "ZOND_EDGES",
-					 "ZOND_DEPTH"};
-static const char *const pool_options[4] = {"threads", "funcs", "edges", "depth"};
-
 struct libcalls {
 	struct launch l;
-	const char *store, *campaign;
 	char *libs, *funcs; /* newline-separated globs, NULL: all */
-	int no_time, dlsym, quiet;
-	long top;
-	const char *pool[4];
+	int dlsym;
 	char audit[PATH_MAX];
 };
 
@@ -91,48 +67,20 @@ static void add_glob(char **list, const char *glob)
 	strcpy(*list + old, glob);
 }
 
-static int parse_args(struct libcalls *c, int argc, char **argv)
+/* The options of libcalls alone (launch_parse). */
+static int libcalls_option(void *arg, int opt, const char *optarg)
 {
-	int o;
-	long v;
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+o:l:f:c:n:qh", options, NULL)) != -1) {
-		switch (o) {
-		case 'o': c->store = optarg; break;
-		case OPT_NO_TIME: c->no_time = 1; break;
-		case 'l':
-		case 'f':
-			if (!*optarg || strchr(optarg, '\n'))
-				return cmd_usage_error("libcalls", "-%c wants a pattern", o);
-			add_glob(o == 'l' ? &c->libs : &c->funcs, optarg);
-			break;
-		case OPT_DLSYM: c->dlsym = 1; break;
-		case 'c': c->campaign = optarg; break;
-		case OPT_THREADS:
-		case OPT_FUNCS:
-		case OPT_EDGES:
-		case OPT_DEPTH:
-			if (parse_count(optarg) < 1)
-				return cmd_usage_error("libcalls", "--%s wants a positive number",
-						       pool_options[o - OPT_THREADS]);
-			c->pool[o - OPT_THREADS] = optarg;
-			break;
-		case 'n':
-			if ((v = parse_count(optarg)) < 0)
-				return cmd_usage_error("libcalls", "--top wants a number, not '%s'",
-						       optarg);
-			c->top = v;
-			break;
-		case 'q': c->quiet = 1; break;
-		case OPT_KEEP: c->l.keep_raw = 1; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: return cmd_usage_error("libcalls", "bad option");
-		}
+	struct libcalls *c = arg;
+	switch (opt) {
+	case 'l':
+	case 'f':
+		if (!*optarg || strchr(optarg, '\n'))
+			return cmd_usage_error("libcalls", "-%c wants a pattern", opt);
+		add_glob(opt == 'l' ? &c->libs : &c->funcs, optarg);
+		return 0;
+	case OPT_DLSYM: c->dlsym = 1; return 0;
+	default: return LAUNCH_NOT_MINE;
 	}
-	if (optind >= argc)
-		return cmd_usage_error("libcalls", "no program to run (zond libcalls -- PROG ARGS)");
-	c->l.argv = argv + optind;
-	return -1;
 }
 
 /* libzond-audit.so beside the runtime libzond.so: $ZOND_AUDIT, build tree, ../lib, installed. */
@@ -197,17 +145,12 @@ static void set_audit_env(void *arg)
 {
 	const struct libcalls *c = arg;
 	launch_prepend_env("LD_AUDIT", c->audit);
-	if (c->no_time)
-		setenv("ZOND_NO_TIME", "1", 1);
 	if (c->libs)
 		setenv("ZOND_LIBCALLS_LIBS", c->libs, 1);
 	if (c->funcs)
 		setenv("ZOND_LIBCALLS_FUNCS", c->funcs, 1);
 	if (c->dlsym)
 		setenv("ZOND_LIBCALLS_DLSYM", "1", 1);
-	for (int i = 0; i < 4; i++)
-		if (c->pool[i])
-			setenv(pool_vars[i], c->pool[i], 1);
 }
 
 static int run(struct libcalls *c)
@@ -225,28 +168,17 @@ static int run(struct libcalls *c)
 		launch_remove_dir(c->l.dir);
 		return cmd_error("libcalls", "%s", err.msg);
 	}
-	struct zp_profile *p = profile_new();
-	int failed = launch_read_raw(&c->l, p,
-				     "left no profile data: the loader did not run the audit "
-				     "library (static, setuid, or LD_AUDIT removed)?",
-				     &err) < 0;
-	if (failed)
-		cmd_error("libcalls", "%s", err.msg);
-	if (p->nthreads) {
-		launch_describe(&c->l, p, "libcalls", c->campaign);
-		if (launch_store(&c->l, p, c->store, &err) < 0)
-			failed = cmd_error("libcalls", "%s", err.msg);
-		else if (!c->quiet)
-			launch_summary(&c->l, p, c->store, c->top);
-	}
-	profile_free(p);
-	return launch_finish(&c->l, failed);
+	return launch_collect(&c->l, "libcalls",
+			      "left no profile data: the loader did not run the audit "
+			      "library (static, setuid, or LD_AUDIT removed)?");
 }
 
 int cmd_libcalls(int argc, char **argv)
 {
-	struct libcalls c = {.store = STORE_DEFAULT_PATH, .top = 10, .l.cmd = "libcalls"};
-	int status = parse_args(&c, argc, argv);
+	struct libcalls c = {0};
+	launch_init(&c.l, "libcalls");
+	int status = launch_parse(&c.l, argc, argv, "+" LAUNCH_SHORT_OPTIONS "l:f:h", options,
+				  usage_text, libcalls_option, &c);
 	if (status < 0)
 		status = run(&c);
 	free(c.libs);

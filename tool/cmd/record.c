@@ -19,9 +19,6 @@
 
 #include "cmd.h"
 #include "launch.h"
-#include "ingest/raw_reader.h"
-#include "report/report.h"
-#include "store/store.h"
 #include "symbols/symbols.h"
 
 static const char usage_text[] =
@@ -36,56 +33,32 @@ static const char usage_text[] =
 	"      --manual          record only between zond_start() and zond_stop()\n"
 	"  -F, --filter GLOB     record only functions matching GLOB (repeatable)\n"
 	"  -N, --exclude GLOB    do not record functions matching GLOB (repeatable)\n"
-	"  -c, --campaign NAME   file the run under campaign NAME\n"
-	"      --threads N       thread slots (default 64)\n"
-	"      --funcs N         functions per thread (default 16384)\n"
-	"      --edges N         call edges per thread (default 65536)\n"
-	"      --depth N         shadow stack depth (default 4096)\n"
-	"  -n, --top N           functions in the summary (default 10, 0: none)\n"
-	"  -q, --quiet           no summary\n"
-	"      --keep-raw        keep the raw data directory and print its path\n"
+	LAUNCH_OPTIONS_HELP
 	"  -h, --help            this help\n\n"
 	"zond exits with PROG's exit status (128+N when PROG was killed by signal N).\n";
 
-enum { OPT_NO_TIME = 256, OPT_FAST_CLOCK, OPT_MANUAL, OPT_THREADS, OPT_FUNCS, OPT_EDGES, OPT_DEPTH, OPT_KEEP };
+enum { OPT_FAST_CLOCK = 256, OPT_MANUAL };
 
 static const struct option options[] = {
-	{"output", required_argument, NULL, 'o'},
-	{"no-time", no_argument, NULL, OPT_NO_TIME},
+	LAUNCH_LONG_OPTIONS,
 	{"fast-clock", no_argument, NULL, OPT_FAST_CLOCK},
 	{"trigger", required_argument, NULL, 'T'},
 	{"manual", no_argument, NULL, OPT_MANUAL},
 	{"filter", required_argument, NULL, 'F'},
 	{"exclude", required_argument, NULL, 'N'},
-	{"campaign", required_argument, NULL, 'c'},
-	{"threads", required_argument, NULL, OPT_THREADS},
-	{"funcs", required_argument, NULL, OPT_FUNCS},
-	{"edges", required_argument, NULL, OPT_EDGES},
-	{"depth", required_argument, NULL, OPT_DEPTH},
-	{"top", required_argument, NULL, 'n'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"keep-raw", no_argument, NULL, OPT_KEEP},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
 struct record {
-	const char *store;
 	const char *trigger;
-	const char *campaign;
 	struct name_filter names;
-	int no_time, fast_clock, manual, quiet;
-	long top;
-	const char *pool[4]; /* ZOND_THREADS, ZOND_FUNCS, ZOND_EDGES, ZOND_DEPTH */
+	int fast_clock, manual;
 
 	struct launch l;
 	/* what set_runtime_env passes on */
 	const char *runtime, *trigger_env, *filter_file;
 };
-
-static const char *const pool_vars[4] = {"ZOND_THREADS", "ZOND_FUNCS", "ZOND_EDGES",
-					 "ZOND_DEPTH"};
-static const char *const pool_options[4] = {"threads", "funcs", "edges", "depth"};
 
 /* The runtime library: $ZOND_RUNTIME, the build tree, next to us, or installed. */
 static const char *find_runtime(void)
@@ -192,8 +165,6 @@ static void set_runtime_env(void *arg)
 	const struct record *r = arg;
 	if (r->runtime)
 		launch_prepend_env("LD_PRELOAD", r->runtime);
-	if (r->no_time)
-		setenv("ZOND_NO_TIME", "1", 1);
 	if (r->fast_clock)
 		setenv("ZOND_FAST_CLOCK", "1", 1);
 	if (r->manual)
@@ -202,69 +173,39 @@ static void set_runtime_env(void *arg)
 		setenv("ZOND_TRIGGER", r->trigger_env, 1);
 	if (r->filter_file)
 		setenv("ZOND_FILTER", r->filter_file, 1);
-	for (int i = 0; i < 4; i++)
-		if (r->pool[i])
-			setenv(pool_vars[i], r->pool[i], 1);
 }
 
-static int parse_args(struct record *r, int argc, char **argv)
+/* The options of record alone (launch_parse). */
+static int record_option(void *arg, int opt, const char *optarg)
 {
-	int c;
-	long v;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:T:F:N:c:n:qh", options, NULL)) != -1) {
-		switch (c) {
-		case 'o': r->store = optarg; break;
-		case OPT_NO_TIME: r->no_time = 1; break;
-		case OPT_FAST_CLOCK: r->fast_clock = 1; break;
-		case 'T': r->trigger = optarg; break;
-		case OPT_MANUAL: r->manual = 1; break;
-		case 'F':
-		case 'N':
-			if ((c == 'F' ? r->names.ninclude : r->names.nexclude) == NAME_FILTER_MAX)
-				return cmd_usage_error("record", "at most %d patterns",
-						       NAME_FILTER_MAX);
-			if (c == 'F')
-				r->names.include[r->names.ninclude++] = optarg;
-			else
-				r->names.exclude[r->names.nexclude++] = optarg;
-			break;
-		case 'c': r->campaign = optarg; break;
-		case OPT_THREADS:
-		case OPT_FUNCS:
-		case OPT_EDGES:
-		case OPT_DEPTH:
-			if (parse_count(optarg) < 1)
-				return cmd_usage_error("record", "--%s wants a positive number",
-						       pool_options[c - OPT_THREADS]);
-			r->pool[c - OPT_THREADS] = optarg;
-			break;
-		case 'n':
-			if ((v = parse_count(optarg)) < 0)
-				return cmd_usage_error("record", "--top wants a number, not '%s'",
-						       optarg);
-			r->top = v;
-			break;
-		case 'q': r->quiet = 1; break;
-		case OPT_KEEP: r->l.keep_raw = 1; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: return cmd_usage_error("record", "bad option");
-		}
+	struct record *r = arg;
+	switch (opt) {
+	case OPT_FAST_CLOCK: r->fast_clock = 1; return 0;
+	case 'T': r->trigger = optarg; return 0;
+	case OPT_MANUAL: r->manual = 1; return 0;
+	case 'F':
+	case 'N':
+		if ((opt == 'F' ? r->names.ninclude : r->names.nexclude) == NAME_FILTER_MAX)
+			return cmd_usage_error("record", "at most %d patterns", NAME_FILTER_MAX);
+		if (opt == 'F')
+			r->names.include[r->names.ninclude++] = optarg;
+		else
+			r->names.exclude[r->names.nexclude++] = optarg;
+		return 0;
+	default: return LAUNCH_NOT_MINE;
 	}
-	if (optind >= argc)
-		return cmd_usage_error("record", "no program to run (zond record -- PROG ARGS)");
-	if (r->trigger && r->manual)
-		return cmd_usage_error("record", "--trigger and --manual exclude each other");
-	r->l.argv = argv + optind;
-	return -1;
 }
 
 int cmd_record(int argc, char **argv)
 {
-	struct record r = {.store = STORE_DEFAULT_PATH, .top = 10, .l.cmd = "record"};
-	int status = parse_args(&r, argc, argv);
+	struct record r = {0};
+	launch_init(&r.l, "record");
+	int status = launch_parse(&r.l, argc, argv, "+" LAUNCH_SHORT_OPTIONS "T:F:N:h", options,
+				  usage_text, record_option, &r);
 	if (status >= 0)
 		return status;
+	if (r.trigger && r.manual)
+		return cmd_usage_error("record", "--trigger and --manual exclude each other");
 	if (launch_find_program(r.l.argv[0], r.l.prog) < 0)
 		return cmd_error("record", "%s: program not found", r.l.argv[0]);
 
@@ -292,20 +233,7 @@ int cmd_record(int argc, char **argv)
 		return cmd_error("record", "%s", err.msg);
 	}
 
-	struct zp_profile *p = profile_new();
-	int failed = launch_read_raw(&r.l, p,
-				     "left no profile data: was it built with "
-				     "-finstrument-functions (or is it static or setuid)?",
-				     &err) < 0;
-	if (failed)
-		cmd_error("record", "%s", err.msg);
-	if (p->nthreads) {
-		launch_describe(&r.l, p, "record", r.campaign);
-		if (launch_store(&r.l, p, r.store, &err) < 0)
-			failed = cmd_error("record", "%s", err.msg);
-		else if (!r.quiet)
-			launch_summary(&r.l, p, r.store, r.top);
-	}
-	profile_free(p);
-	return launch_finish(&r.l, failed);
+	return launch_collect(&r.l, "record",
+			      "left no profile data: was it built with "
+			      "-finstrument-functions (or is it static or setuid)?");
 }
