@@ -39,6 +39,7 @@ struct func {
 	uint64_t end;
 	uint64_t calls, incl, self;
 	uint32_t active;    /* frames of it on the stack */
+	int anonymous;      /* no symbol: all code of a section or page, many real functions */
 	uint32_t node;
 };
 
@@ -328,24 +329,43 @@ static int is_ignored(struct rebuild *r, const char *path)
 	return 0;
 }
 
-/*
- * QEMU's guest base: the program's host mapping minus its guest address,
- * which its entry point gives.  0 when the program's mapping is not known.
- */
-static uint64_t guest_base(struct rebuild *r)
+/* The basename of the program's interpreter (PT_INTERP), or 0 if it has none. */
+static int interpreter_name(Elf *elf, int fd, char *name, size_t size)
 {
-	char real[PATH_MAX];
-	if (!r->program || !realpath(r->program, real))
-		return 0;
+	size_t n = 0;
+	elf_getphdrnum(elf, &n);
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		char path[PATH_MAX];
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		size_t len = ph.p_filesz < sizeof path - 1 ? ph.p_filesz : sizeof path - 1;
+		if (pread(fd, path, len, (off_t)ph.p_offset) != (ssize_t)len)
+			return 0;
+		path[len] = 0;
+		const char *slash = strrchr(path, '/');
+		snprintf(name, size, "%s", slash ? slash + 1 : path);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The guest base from the file holding the entry point (path): its host
+ * mapping minus its guest address, which the entry point gives.  0 if the
+ * file is not mapped.
+ */
+static uint64_t base_from(struct rebuild *r, const char *path)
+{
 	struct elf_file f;
-	if (open_elf(real, &f) < 0)
-		return 0;
 	GElf_Ehdr eh;
 	uint64_t base = 0, vaddr;
+	if (open_elf(path, &f) < 0)
+		return 0;
 	if (gelf_getehdr(f.elf, &eh)) {
 		uint64_t bias = r->entry - eh.e_entry;
 		for (size_t i = 0; i < r->nhmaps; i++) {
-			if (strcmp(r->hmaps[i].path, real) == 0 &&
+			if (strcmp(r->hmaps[i].path, path) == 0 &&
 			    offset_to_vaddr(f.elf, r->hmaps[i].offset, &vaddr) == 0) {
 				base = r->hmaps[i].start - (vaddr + bias);
 				break;
@@ -354,6 +374,29 @@ static uint64_t guest_base(struct rebuild *r)
 	}
 	close_elf(&f);
 	return base;
+}
+
+/*
+ * QEMU's guest base.  QEMU's entry point is the program's, or for a
+ * dynamic program its interpreter's (ld.so, found among the mappings by
+ * its name): that file's mapping gives the base.
+ */
+static uint64_t guest_base(struct rebuild *r)
+{
+	char real[PATH_MAX], interp[PATH_MAX];
+	struct elf_file f;
+	if (!r->program || !realpath(r->program, real) || open_elf(real, &f) < 0)
+		return 0;
+	int dynamic = interpreter_name(f.elf, f.fd, interp, sizeof interp);
+	close_elf(&f);
+	if (!dynamic)
+		return base_from(r, real);
+	for (size_t i = 0; i < r->nhmaps; i++) {
+		const char *slash = strrchr(r->hmaps[i].path, '/');
+		if (slash && strcmp(slash + 1, interp) == 0)
+			return base_from(r, r->hmaps[i].path);
+	}
+	return 0;
 }
 
 /* Turns the host mappings read since the last call into modules. */
@@ -394,13 +437,17 @@ static uint32_t module_of(const struct rebuild *r, uint64_t addr)
 
 /* ---- functions ---------------------------------------------------------- */
 
+/* Keys of func_index: anonymous code apart, as a section may start where a symbol does. */
+#define ANON_KEY (1ull << 40)
+
 static uint32_t new_func(struct rebuild *r, const char *name, uint32_t mod, uint64_t start,
-			 uint64_t end)
+			 uint64_t end, int anonymous)
 {
 	r->funcs = zp_xrealloc(r->funcs, (r->nfuncs + 1) * sizeof *r->funcs);
 	r->funcs[r->nfuncs] = (struct func){.name = zp_xstrdup(name), .module = mod,
-					    .start = start, .end = end, .node = NONE};
-	hmap_put(&r->func_index, mod, start, (uint32_t)r->nfuncs);
+					    .start = start, .end = end, .node = NONE,
+					    .anonymous = anonymous};
+	hmap_put(&r->func_index, mod | (anonymous ? ANON_KEY : 0), start, (uint32_t)r->nfuncs);
 	return (uint32_t)r->nfuncs++;
 }
 
@@ -429,7 +476,7 @@ static uint32_t func_of(struct rebuild *r, uint64_t addr)
 				return f;
 			uint64_t size = sym.size ? sym.size : 1;
 			return new_func(r, sym.name, mod, sym.start + m->bias,
-					sym.start + size + m->bias);
+					sym.start + size + m->bias, 0);
 		}
 		start = link & ~(uint64_t)0xf;
 		end = start + 0x10;
@@ -445,8 +492,8 @@ static uint32_t func_of(struct rebuild *r, uint64_t addr)
 		start += m->bias;
 		end += m->bias;
 	}
-	uint32_t f = hmap_get(&r->func_index, mod, start);
-	return f != NONE ? f : new_func(r, name, mod, start, end);
+	uint32_t f = hmap_get(&r->func_index, mod | ANON_KEY, start);
+	return f != NONE ? f : new_func(r, name, mod, start, end, 1);
 }
 
 /* ---- blocks ------------------------------------------------------------- */
@@ -627,7 +674,13 @@ static void transfer(struct rebuild *r, const struct insn *src, uint64_t target,
 	struct frame *top = &r->stack[r->depth - 1];
 	if (top->func == func)
 		return;
-	int entry = target == r->funcs[func].start;
+	/*
+	 * Code without a symbol stands for many functions: a jump into it is
+	 * taken for a tail call wherever it lands (a PLT stub's jump to a
+	 * library's local function), never for an unwinding to some other
+	 * function's live frame there.
+	 */
+	int entry = target == r->funcs[func].start || r->funcs[func].anonymous;
 	int jump = src->cls != ZI_OTHER && src->cls != ZI_SYSCALL;
 	if (entry && (jump || target == fall) && src->cls != ZI_RET) {
 		push(r, func, top->ret, 1, src->addr); /* tail call or fall-through into it */

@@ -31,6 +31,7 @@ struct reader {
 	int have_pending;
 	rebuild_tap tap;
 	void *tap_ctx;
+	uint64_t ndefined; /* blocks defined so far: the next id (ids are dense) */
 };
 
 static int fail(struct reader *r, struct zerr *err, const char *fmt, const char *what)
@@ -141,6 +142,10 @@ static int read_define(struct reader *r, uint64_t id, struct zerr *err)
 	if (ninsns == 0 || ninsns > ZT_MAX_BLOCK_INSNS || nbytes > ZT_MAX_BLOCK_BYTES ||
 	    (size_t)(r->end - r->p) < ninsns + nbytes)
 		return fail(r, err, "corrupt block definition", NULL);
+	/* A damaged id would make the rebuild's tables as large as the id. */
+	if (id != r->ndefined)
+		return fail(r, err, "corrupt block definition (ids are not dense)", NULL);
+	r->ndefined++;
 	const uint8_t *sizes = r->p, *bytes = r->p + ninsns;
 	uint64_t total = 0;
 	for (uint64_t i = 0; i < ninsns; i++)
