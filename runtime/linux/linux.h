@@ -141,6 +141,12 @@ static inline uint64_t zl_clock_exit(void)
 /* Picks and calibrates the clock: fills clock, arch and ticks_per_sec of cfg. */
 void zl_clock_setup(struct zrt_config *cfg, int timed);
 
+/*
+ * At the process's end: the clock's rate measured again over the process's
+ * whole life (when long enough), into *ticks_per_sec.  Integer code only.
+ */
+void zl_clock_refine(double *ticks_per_sec);
+
 /* ---- the process (port.c) ----------------------------------------------- */
 
 /*
@@ -166,7 +172,7 @@ void zl_process_forked(struct zrt_thread *t);
 
 /* ---- probe cost (port.c) ------------------------------------------------ */
 
-enum { ZL_CALIBRATION_CALLS = 2000 };
+enum { ZL_CALIBRATION_CALLS = 500 };
 
 /*
  * Measures the probes' own cost and stores it (zrt.inner, zrt.pair and the
