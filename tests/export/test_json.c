@@ -46,7 +46,8 @@ static void put_stat(FILE *out, const struct zp_profile *p, const struct zp_stat
 static void put_edge(FILE *out, const struct zp_profile *p, const char *prefix,
 		     const struct zp_edge *e)
 {
-	fprintf(out, "%sedge %s ", prefix, e->kind == ZP_CALL ? "call" : "jump");
+	static const char *const kinds[] = {"call", "jump", "transfer"};
+	fprintf(out, "%sedge %s ", prefix, kinds[e->kind]);
 	e->caller == ZP_NONE ? fputs("-", out) : fprintf(out, "%" PRIu32, e->caller);
 	fprintf(out, " %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d", e->callee, e->calls,
 		e->taken, e->site, e->site_line);
@@ -149,6 +150,37 @@ static void check_round_trip(const struct zp_profile *p, uint32_t thread, const 
 	free(got);
 }
 
+/*
+ * A trace collector's profile: basic blocks with jump edges inside a
+ * function and transfer edges (calls, returns) between functions' blocks;
+ * each kind must keep its own name.
+ */
+static void check_edge_kinds(const char *dir, const char *script)
+{
+	struct zp_profile *p = fixture_profile(1);
+	uint32_t t0 = 0;
+	uint32_t head = profile_node(p, ZP_BASIC_BLOCK, "main", "/bin/app", "app.c", 10, 0x1000);
+	uint32_t loop = profile_node(p, ZP_BASIC_BLOCK, "main+0x8", "/bin/app", "app.c", 11, 0x1008);
+	uint32_t work = profile_node(p, ZP_BASIC_BLOCK, "work", "/bin/app", "app.c", 20, 0x2000);
+	struct zp_edge *e = profile_edge(p, t0, ZP_JUMP, head, loop);
+	e->calls = 5;
+	e->taken = 4;
+	e = profile_edge(p, t0, ZP_TRANSFER, loop, work);
+	e->calls = 5;
+	e->site = 0x100c;
+	e = profile_edge(p, t0, ZP_TRANSFER, work, loop);
+	e->calls = 5;
+	check_round_trip(p, ZP_NONE, dir, script);
+	char *got = parsed(p, ZP_NONE, dir, script);
+	char want[128];
+	snprintf(want, sizeof want, "edge transfer %" PRIu32 " %" PRIu32 " 5 0 4108 ", loop, work);
+	CHECK(got && strstr(got, want));
+	snprintf(want, sizeof want, "edge jump %" PRIu32 " %" PRIu32 " 5 4 ", head, loop);
+	CHECK(got && strstr(got, want));
+	free(got);
+	profile_free(p);
+}
+
 static void check_strings(const char *dir, const char *script)
 {
 	struct zp_profile *p = fixture_profile(1);
@@ -182,5 +214,6 @@ int main(int argc, char **argv)
 		profile_free(p);
 	}
 	check_strings(argv[1], argv[2]);
+	check_edge_kinds(argv[1], argv[2]);
 	return check_done();
 }

@@ -107,9 +107,19 @@ static void put_index(FILE *out, uint32_t n)
 		fprintf(out, "%" PRIu32, n);
 }
 
+/* Every edge kind has its own name: a reader must not take a trace's block transfers for calls. */
+static const char *edge_kind_name(enum zp_edge_kind kind)
+{
+	switch (kind) {
+	case ZP_JUMP: return "jump";
+	case ZP_TRANSFER: return "transfer";
+	default: return "call";
+	}
+}
+
 static void put_edge(FILE *out, const struct zp_profile *p, const struct zp_edge *e)
 {
-	fprintf(out, "{\"kind\": \"%s\", \"caller\": ", e->kind == ZP_JUMP ? "jump" : "call");
+	fprintf(out, "{\"kind\": \"%s\", \"caller\": ", edge_kind_name(e->kind));
 	put_index(out, e->caller);
 	fprintf(out,
 		", \"callee\": %" PRIu32 ", \"calls\": %" PRIu64 ", \"taken\": %" PRIu64
