@@ -51,7 +51,9 @@ done <gprof.txt
 [ $n -ge 7 ] || fail "gprof listed only $n functions"
 
 # KCachegrind loads both exports and opens them on main (it selects a function called
-# "main" after loading: in the basic-block export that is main's entry block).
+# "main" after loading: in the basic-block export that is main's entry block, which
+# KCachegrind may show as "main <cycle N>": returns from blocks shared by several callers close
+# cycles in that graph).  The two run at once, in subshells: failures go through a file.
 kcachegrind_loads() {
 	file=$1 log=kcachegrind-$1.log
 	QT_QPA_PLATFORM=offscreen timeout -k 5 60 dbus-run-session -- kcachegrind $file >$log 2>&1 &
@@ -61,12 +63,15 @@ kcachegrind_loads() {
 	session=$(pgrep -P "$runner")
 	[ -n "$session" ] && app=$(pgrep -x -P "$session" kcachegrind) && kill "$app"
 	wait "$runner"
-	grep -q '^Loading' $log && fail "kcachegrind $file: $(grep '^Loading' $log)"
-	grep -q '^Selected  "main"' $log || fail "kcachegrind did not open $file on main: $(cat $log)"
+	grep -q '^Loading' $log && echo "kcachegrind $file: $(grep '^Loading' $log)" >>kcachegrind.fail
+	grep -Eq '^Selected  "main( <cycle [0-9]+>)?"$' $log ||
+		echo "kcachegrind did not open $file on main: $(cat $log)" >>kcachegrind.fail
 }
+rm -f kcachegrind.fail
 kcachegrind_loads callgrind.out &
 kcachegrind_loads callgrind-bb.out &
 wait
+[ -s kcachegrind.fail ] && fail "$(cat kcachegrind.fail)"
 
 # Bad input: one line naming the file, exit status 1, never a crash.
 bad() {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # idioms.sh - the idiom corpus (tests/trace/idioms/): one small program per rule of the
 # rebuild (recursion, mutual recursion, tail calls, PLT stubs, longjmp, signal delivery and
-# sigreturn, start-up code that never returns, the end of the trace with frames open), built
+# sigreturn, start-up code that never returns and its typeless labels (__wrap_main, load_gp),
+# the end of the trace with frames open), built
 # at -O0 and -O2 and, on RISC-V, with and without compressed instructions and with
 # -msave-restore.  On each:
 #   - entry counts of the program's functions equal gprof's (-pg build, same arch), or the
@@ -100,6 +101,22 @@ for v in $variants; do
 			n=$((n + 1))
 		done <$prog.want
 		[ $n -ge 2 ] || fail "only $n functions to compare"
+		# Start-up runs once.  glibc's aarch64 _start symbol also covers __wrap_main (a
+		# typeless label), through which __libc_start_call_main calls main: a function of
+		# its own, not a second entry into _start.  RISC-V's load_gp runs from _start and
+		# from the static program's .preinit_array.
+		if [ "$link" = -static ]; then
+			case $arch in
+			aarch64) startup="_start 1 __wrap_main 1" ;;
+			*) startup="_start 1 load_gp 2" ;;
+			esac
+			set -- $startup
+			while [ $# -ge 2 ]; do
+				z=$(awk -v f="$1" '$1 == f { print $2 }' $prog.zond)
+				[ "$z" = "$2" ] || fail "$1: expected $2 entries, zond '$z'"
+				shift 2
+			done
+		fi
 		checked=$((checked + 1))
 	done
 done

@@ -24,12 +24,20 @@
 
 #define NONE UINT32_MAX
 
+/* A typeless symbol in code (an assembly entry point such as __wrap_main), link-time. */
+struct label {
+	uint64_t start, end; /* end: the next label, function symbol or section end */
+	char *name;
+};
+
 struct module {
 	char *path;
 	uint64_t start, end; /* run-time range of its executable segments */
 	uint64_t bias;
 	struct { uint64_t start, end; char *name; } *secs; /* executable sections, link-time */
 	size_t nsecs;
+	struct label *labels; /* sorted by start */
+	size_t nlabels;
 };
 
 struct func {
@@ -155,6 +163,9 @@ void rebuild_free(struct rebuild *r)
 		for (size_t j = 0; j < r->mods[i].nsecs; j++)
 			free(r->mods[i].secs[j].name);
 		free(r->mods[i].secs);
+		for (size_t j = 0; j < r->mods[i].nlabels; j++)
+			free(r->mods[i].labels[j].name);
+		free(r->mods[i].labels);
 	}
 	for (size_t i = 0; i < r->nhmaps; i++)
 		free(r->hmaps[i].path);
@@ -272,6 +283,116 @@ static void add_sections(struct module *m, Elf *elf)
 	}
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int compare_labels(const void *a, const void *b)
+{
+	return compare_u64(&((const struct label *)a)->start, &((const struct label *)b)->start);
+}
+
+/* The name of a typeless code symbol worth a function of its own, or NULL. */
+static const char *label_name(Elf *elf, const GElf_Shdr *symtab, const GElf_Sym *sym)
+{
+	if (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE || sym->st_shndx == SHN_UNDEF ||
+	    sym->st_shndx >= SHN_LORESERVE)
+		return NULL;
+	Elf_Scn *scn = elf_getscn(elf, sym->st_shndx);
+	GElf_Shdr sh;
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+		return NULL;
+	const char *name = elf_strptr(elf, symtab->sh_link, sym->st_name);
+	/* Mapping symbols ($x, $d) and assembler locals mark data and code, not entries. */
+	if (!name || !*name || name[0] == '$' || strncmp(name, ".L", 2) == 0)
+		return NULL;
+	return name;
+}
+
+/*
+ * Typeless symbols in code: glibc's aarch64 _start holds __wrap_main, through
+ * which main is called; RISC-V's load_gp follows _start.  Each is a function
+ * up to the next label, function symbol or section end, so that a call to it
+ * is not taken for a second entry into _start.
+ */
+static void add_labels(struct module *m, Elf *elf)
+{
+	uint64_t *bounds = NULL;
+	size_t nbounds = 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		size_t n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			int type = GELF_ST_TYPE(sym.st_info);
+			if (type == STT_FUNC || type == STT_GNU_IFUNC) {
+				bounds = zp_xrealloc(bounds, (nbounds + 2) * sizeof *bounds);
+				bounds[nbounds++] = sym.st_value;
+				bounds[nbounds++] = sym.st_value + sym.st_size;
+				continue;
+			}
+			const char *name = label_name(elf, &sh, &sym);
+			if (!name)
+				continue;
+			m->labels = zp_xrealloc(m->labels, (m->nlabels + 1) * sizeof *m->labels);
+			m->labels[m->nlabels++] = (struct label){sym.st_value, UINT64_MAX,
+								 zp_xstrdup(name)};
+		}
+	}
+	for (size_t i = 0; i < m->nlabels; i++) {
+		bounds = zp_xrealloc(bounds, (nbounds + 1) * sizeof *bounds);
+		bounds[nbounds++] = m->labels[i].start;
+	}
+	for (size_t j = 0; j < m->nsecs; j++) {
+		bounds = zp_xrealloc(bounds, (nbounds + 1) * sizeof *bounds);
+		bounds[nbounds++] = m->secs[j].end;
+	}
+	if (nbounds)
+		qsort(bounds, nbounds, sizeof *bounds, compare_u64);
+	for (size_t i = 0; i < m->nlabels; i++) {
+		struct label *l = &m->labels[i];
+		for (size_t k = 0; k < nbounds && l->end == UINT64_MAX; k++)
+			if (bounds[k] > l->start)
+				l->end = bounds[k];
+		if (l->end == UINT64_MAX)
+			l->end = l->start + 1;
+	}
+	if (m->nlabels)
+		qsort(m->labels, m->nlabels, sizeof *m->labels, compare_labels);
+	free(bounds);
+}
+
+/* The label whose range holds link-time address link, or NULL. */
+static const struct label *label_at(const struct module *m, uint64_t link)
+{
+	size_t lo = 0, hi = m->nlabels;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->labels[mid].start <= link)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && link < m->labels[lo - 1].end ? &m->labels[lo - 1] : NULL;
+}
+
+/* The first label in (start, end), as the end of a function symbol that holds it. */
+static uint64_t label_cut(const struct module *m, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < m->nlabels; i++)
+		if (m->labels[i].start > start && m->labels[i].start < end)
+			return m->labels[i].start;
+	return end;
+}
+
 static void add_module(struct rebuild *r, const char *path, uint64_t bias, Elf *elf)
 {
 	for (size_t i = 0; i < r->nmods; i++)
@@ -290,6 +411,7 @@ static void add_module(struct rebuild *r, const char *path, uint64_t bias, Elf *
 			m.end = ph.p_vaddr + ph.p_memsz + bias;
 	}
 	add_sections(&m, elf);
+	add_labels(&m, elf);
 	r->mods = zp_xrealloc(r->mods, (r->nmods + 1) * sizeof *r->mods);
 	r->mods[r->nmods++] = m;
 }
@@ -470,13 +592,22 @@ static uint32_t func_of(struct rebuild *r, uint64_t addr)
 		struct symbol sym;
 		struct zerr err;
 		uint64_t link = addr - m->bias;
-		if (symbols_lookup(r->syms, m->path, link, &sym, &err) == 0 && sym.name) {
+		const struct label *l = label_at(m, link);
+		int named = symbols_lookup(r->syms, m->path, link, &sym, &err) == 0 && sym.name;
+		if (l && (!named || l->start > sym.start)) {
+			uint32_t f = hmap_get(&r->func_index, mod, l->start + m->bias);
+			uint64_t end = named && sym.start + sym.size < l->end ? sym.start + sym.size
+									     : l->end;
+			return f != NONE ? f : new_func(r, l->name, mod, l->start + m->bias,
+							end + m->bias, 0);
+		}
+		if (named) {
 			uint32_t f = hmap_get(&r->func_index, mod, sym.start + m->bias);
 			if (f != NONE)
 				return f;
 			uint64_t size = sym.size ? sym.size : 1;
-			return new_func(r, sym.name, mod, sym.start + m->bias,
-					sym.start + size + m->bias, 0);
+			uint64_t end = label_cut(m, sym.start, sym.start + size);
+			return new_func(r, sym.name, mod, sym.start + m->bias, end + m->bias, 0);
 		}
 		start = link & ~(uint64_t)0xf;
 		end = start + 0x10;
