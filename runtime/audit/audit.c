@@ -151,31 +151,71 @@ static struct object *add_object(struct link_map *map)
 
 /* ---- functions --------------------------------------------------------- */
 
-/* Targets by real address: one per function, shared by every object bound to it. */
-enum { TARGET_HASH = 1 << 16 };
-static struct za_target *targets[TARGET_HASH];
-static uint64_t redirectors[TARGET_HASH];
+/*
+ * Targets by real address: one per function, shared by every object bound
+ * to it.  Open addressing, at most half full, grown by copying into a table
+ * twice the size (under targets_lock).  function_name() reads without the
+ * lock: a published table is only ever added to, and never freed.  Small at
+ * first: every page of it touched at start-up is a page fault.
+ */
+struct target_table {
+	uint32_t mask, used;
+	struct za_target *slot[];
+};
+
+enum { FIRST_TARGETS = 1024 };
+
+static struct target_table *table;
 static uint32_t targets_lock;
 
-static uint32_t target_slot(uint64_t real)
+static struct target_table *new_table(uint32_t size)
 {
-	uint32_t h = zrt_hash(real) & (TARGET_HASH - 1);
-	while (targets[h] && targets[h]->real != real)
-		h = (h + 1) & (TARGET_HASH - 1);
+	size_t bytes = sizeof(struct target_table) + size * sizeof(struct za_target *);
+	struct target_table *t =
+		mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return NULL;
+	t->mask = size - 1;
+	return t;
+}
+
+/* The slot of real in t: its target's, or the empty one where it goes. */
+static uint32_t target_slot(const struct target_table *t, uint64_t real)
+{
+	uint32_t h = zrt_hash(real) & t->mask;
+	while (t->slot[h] && t->slot[h]->real != real)
+		h = (h + 1) & t->mask;
 	return h;
+}
+
+/* Room for one more target (under targets_lock): 0, or -1 when memory ran out. */
+static int make_room(void)
+{
+	if (table && 2 * (table->used + 1) <= table->mask + 1)
+		return 0;
+	struct target_table *grown = new_table(table ? 2 * (table->mask + 1) : FIRST_TARGETS);
+	if (!grown)
+		return -1;
+	for (uint32_t i = 0; table && i <= table->mask; i++)
+		if (table->slot[i])
+			grown->slot[target_slot(grown, table->slot[i]->real)] = table->slot[i];
+	grown->used = table ? table->used : 0;
+	__atomic_store_n(&table, grown, __ATOMIC_RELEASE);
+	return 0;
 }
 
 /* The core asks on a function's first call on a thread: the name it was bound by. */
 static uint32_t function_name(uint64_t addr)
 {
-	uint32_t h = zrt_hash(addr) & (TARGET_HASH - 1);
-	for (;;) {
-		struct za_target *t = __atomic_load_n(&targets[h], __ATOMIC_ACQUIRE);
-		if (!t)
+	const struct target_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	if (!t)
+		return 0;
+	for (uint32_t h = zrt_hash(addr) & t->mask;; h = (h + 1) & t->mask) {
+		const struct za_target *x = __atomic_load_n(&t->slot[h], __ATOMIC_ACQUIRE);
+		if (!x)
 			return 0;
-		if (t->key == addr)
-			return t->name;
-		h = (h + 1) & (TARGET_HASH - 1);
+		if (x->key == addr)
+			return x->name;
 	}
 }
 
@@ -226,20 +266,23 @@ static uint64_t redirect(uint64_t real, const char *name, int hidden)
 {
 	while (__atomic_exchange_n(&targets_lock, 1, __ATOMIC_ACQUIRE))
 		;
-	uint32_t h = target_slot(real);
-	uint64_t code = redirectors[h];
-	if (!targets[h]) {
-		struct za_target *t = za_new_target(&code);
+	uint64_t code = 0;
+	if (make_room() == 0) {
+		uint32_t h = target_slot(table, real);
+		struct za_target *t = table->slot[h];
 		if (t) {
+			code = t->code;
+		} else if ((t = za_new_target(&code)) != NULL) {
 			t->real = real;
 			t->key = real;
+			t->code = code;
 			t->kind = kind_of(name) | (hidden ? ZA_HIDDEN : 0);
 			int timed = zrt.timed || t->kind == (ZA_FORK | ZA_HIDDEN);
 			t->wrapper = !timed || keep_frame(name) ? (uintptr_t)za_wrap_count
 								: (uintptr_t)za_wrap_timed;
 			t->name = zrt_keep_string(name);
-			redirectors[h] = code;
-			__atomic_store_n(&targets[h], t, __ATOMIC_RELEASE);
+			table->used++;
+			__atomic_store_n(&table->slot[h], t, __ATOMIC_RELEASE);
 		}
 	}
 	__atomic_store_n(&targets_lock, 0, __ATOMIC_RELEASE);
@@ -300,8 +343,8 @@ static void calibrate(void)
 	struct za_target *loop = za_new_target(&calibration_loop);
 	if (!leaf || !loop || !za_thread_frames(&za_self))
 		return;
-	*leaf = (struct za_target){(uintptr_t)za_wrap_timed, (uintptr_t)empty_leaf, 0, 0, 0};
-	*loop = (struct za_target){(uintptr_t)za_wrap_timed, (uintptr_t)leaf_loop, 0, 0, 0};
+	*leaf = (struct za_target){.wrapper = (uintptr_t)za_wrap_timed, .real = (uintptr_t)empty_leaf};
+	*loop = (struct za_target){.wrapper = (uintptr_t)za_wrap_timed, .real = (uintptr_t)leaf_loop};
 	calibration_leaf = (void (*)(void))leaf_code;
 	calibration_targets[0] = loop;
 	calibration_targets[1] = leaf;

@@ -46,6 +46,7 @@ struct za_target {
 	uint64_t key;     /* the address recorded for it (real, but for calibration) */
 	uint32_t name;    /* string offset of its symbol name in the raw file */
 	uint32_t kind;    /* enum za_kind */
+	uint64_t code;    /* its redirector */
 };
 
 enum za_kind {

@@ -73,10 +73,14 @@ static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
 
 	h->funcs_off = align_up(sizeof(struct zr_thread), 64);
 	h->edges_off = align_up(h->funcs_off + (uint64_t)h->max_funcs * sizeof(struct zr_func), 64);
-	h->func_hash_off =
-		align_up(h->edges_off + (uint64_t)h->max_edges * sizeof(struct zr_edge), 64);
-	h->edge_hash_off = align_up(h->func_hash_off + (uint64_t)h->func_hash_size * 4, 64);
-	h->stack_off = align_up(h->edge_hash_off + (uint64_t)h->edge_hash_size * 4, 64);
+	/*
+	 * The hash indexes are touched at random: in the file, each new page of
+	 * them cost a file-backed fault (several us on ext4) and readers never
+	 * look at them, so they live in the port's private memory (offsets 0).
+	 */
+	h->func_hash_off = 0;
+	h->edge_hash_off = 0;
+	h->stack_off = align_up(h->edges_off + (uint64_t)h->max_edges * sizeof(struct zr_edge), 64);
 	/* page-aligned slots: no two threads ever write the same cache line */
 	h->thread_bytes =
 		align_up(h->stack_off + (uint64_t)h->max_depth * sizeof(struct zr_frame), 4096);
@@ -99,6 +103,7 @@ static void use_mapping(void *base)
 	zrt.max_funcs = h->max_funcs;
 	zrt.max_edges = h->max_edges;
 	zrt.max_depth = h->max_depth;
+	zrt.index_bytes = align_up(((uint64_t)h->func_hash_size + h->edge_hash_size) * 4, 4096);
 	zrt.timed = !(h->flags & ZR_FLAG_NO_TIME);
 }
 
@@ -158,15 +163,20 @@ uint64_t zrt_thread_bytes(void)
 	return zrt.hdr ? zrt.hdr->thread_bytes : 0;
 }
 
-void zrt_thread_bind(struct zrt_thread *t, void *slot)
+uint64_t zrt_index_bytes(void)
+{
+	return zrt.hdr ? zrt.index_bytes : 0;
+}
+
+void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index)
 {
 	const struct zr_header *h = zrt.hdr;
 	uint8_t *s = slot;
 	t->info = slot;
 	t->funcs = (struct zr_func *)(s + h->funcs_off);
 	t->edges = (struct zr_edge *)(s + h->edges_off);
-	t->func_hash = (uint32_t *)(s + h->func_hash_off);
-	t->edge_hash = (uint32_t *)(s + h->edge_hash_off);
+	t->func_hash = index;
+	t->edge_hash = (uint32_t *)index + h->func_hash_size;
 	t->stack = (struct zr_frame *)(s + h->stack_off);
 	t->busy = 0;
 }
@@ -186,12 +196,13 @@ static uint32_t claim_slot(struct zr_header *h)
 static int bind_new_slot(struct zrt_thread *t)
 {
 	struct zr_header *h = zrt.hdr;
-	uint32_t slot = claim_slot(h);
+	void *index = port_map_index(zrt.index_bytes);
+	uint32_t slot = index ? claim_slot(h) : ZR_NONE;
 	if (slot == ZR_NONE) {
 		__atomic_fetch_add(&h->lost_threads, 1, __ATOMIC_RELAXED);
 		return -1;
 	}
-	zrt_thread_bind(t, zrt.base + h->threads_off + slot * h->thread_bytes);
+	zrt_thread_bind(t, zrt.base + h->threads_off + slot * h->thread_bytes, index);
 	struct zr_thread *ti = t->info;
 	ti->tid = port_thread_id();
 	port_thread_name(ti->name);

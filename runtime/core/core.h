@@ -71,6 +71,7 @@ struct zrt_process {
 	uint8_t *base;
 	uint64_t file_bytes;
 	uint32_t func_mask, edge_mask, max_funcs, max_edges, max_depth;
+	uint64_t index_bytes; /* a thread's hash indexes, outside the file */
 	uint32_t gate;        /* ZRT_GATE_*, changed atomically */
 	int timed;            /* !(flags & ZR_FLAG_NO_TIME) */
 	uint64_t inner, pair; /* probe cost in ticks (see top) */
@@ -124,9 +125,13 @@ void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t
 /* Gives the calling thread a slot (or marks it OFF when none is free). */
 void zrt_thread_attach(struct zrt_thread *t);
 
-/* Points t at a thread slot's tables in memory of thread_bytes (calibration scratch). */
-void zrt_thread_bind(struct zrt_thread *t, void *slot);
+/*
+ * Points t at a thread slot's tables (thread_bytes at slot) and its hash
+ * indexes (zeroed, index_bytes at index): calibration binds scratch memory.
+ */
+void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index);
 uint64_t zrt_thread_bytes(void);
+uint64_t zrt_index_bytes(void);
 
 /* Notes the calling thread's end. */
 void zrt_thread_end(struct zrt_thread *t);

@@ -27,6 +27,13 @@ uint64_t port_clock(void);
  */
 void *port_map_output(uint64_t bytes);
 
+/*
+ * Zero-filled private memory for one thread's hash indexes (not part of the
+ * file), bytes long; NULL on failure (the thread is then not recorded).
+ * Called on a thread's first call.
+ */
+void *port_map_index(uint64_t bytes);
+
 /* The calling thread's id and name (name: up to 15 chars + NUL). */
 int32_t port_thread_id(void);
 void port_thread_name(char name[16]);

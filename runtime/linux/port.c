@@ -54,6 +54,13 @@ void *port_map_output(uint64_t bytes)
 }
 
 /* A thread's first call may come from the audit wrapper: no libc. */
+void *port_map_index(uint64_t bytes)
+{
+	long m = zl_syscall6(SYS_mmap, 0, (long)bytes, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return m < 0 && m > -4096 ? NULL : (void *)m;
+}
+
 int32_t port_thread_id(void)
 {
 	return (int32_t)zl_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
@@ -148,13 +155,13 @@ static uint64_t fake_fn(int round, int which)
 void zl_calibrate(struct zrt_thread *t, void (*probed)(uint64_t outer, uint64_t leaf),
 		  void (*bare)(void))
 {
-	uint64_t bytes = zrt_thread_bytes();
-	void *scratch =
+	uint64_t slot_bytes = zrt_thread_bytes(), bytes = slot_bytes + zrt_index_bytes();
+	uint8_t *scratch =
 		mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (scratch == MAP_FAILED)
 		return;
 	struct zrt_thread saved = *t;
-	zrt_thread_bind(t, scratch);
+	zrt_thread_bind(t, scratch, scratch + slot_bytes);
 	t->state = ZRT_THREAD_ON;
 	uint64_t inner = UINT64_MAX, pair = UINT64_MAX;
 	for (int r = 0; r < CALIBRATION_ROUNDS; r++) {
