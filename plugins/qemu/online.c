@@ -21,6 +21,7 @@ static struct {
 	struct symbols *syms;
 	struct rebuild *rb;
 	int failed;
+	struct zerr err; /* not on the stack of the per-block callback: it is large */
 } o;
 
 static int failed(const struct zerr *err)
@@ -69,10 +70,9 @@ int online_define(uint32_t id, uint64_t vaddr, uint32_t ninsns, const uint8_t *s
 
 int online_exec(uint32_t id, uint32_t n)
 {
-	struct zerr err;
 	if (o.failed)
 		return -1;
-	return rebuild_exec(o.rb, id, n, &err) < 0 ? failed(&err) : 0;
+	return rebuild_exec(o.rb, id, n, &o.err) < 0 ? failed(&o.err) : 0;
 }
 
 /* What `zond trace report` records of a run, for the online one. */

@@ -128,10 +128,28 @@ static void on_exec(unsigned int vcpu, void *udata)
 	z.last = id;
 	z.pos = 0;
 	z.execs++;
-	if (!z.online) {
-		put((uint64_t)id << 2 | ZT_EXEC);
-		room();
+	put((uint64_t)id << 2 | ZT_EXEC);
+	room();
+}
+
+/*
+ * The online mode's callback, run once per executed block: the previous
+ * block's instructions go to the rebuild, whose fast path is inlined here.
+ * z.pos is 0 before the first block and after a block left before its
+ * first counted instruction: nothing ran that the rebuild must see.
+ */
+static void on_exec_online(unsigned int vcpu, void *udata)
+{
+	if (vcpu != 0) {
+		z.lost++;
+		return;
 	}
+	uint64_t n = z.pos;
+	z.pos = 0;
+	z.execs++;
+	if (n)
+		online_exec((uint32_t)z.last, (uint32_t)n);
+	z.last = (uint32_t)(uintptr_t)udata;
 }
 
 static uint64_t hash64(uint64_t v)
@@ -242,8 +260,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		}
 	}
 	uint32_t bid = block_id(qemu_plugin_tb_vaddr(tb), (uint32_t)n, sizes, bytes, (uint32_t)nbytes);
-	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_exec, QEMU_PLUGIN_CB_NO_REGS,
-					     (void *)(uintptr_t)bid);
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, z.online ? on_exec_online : on_exec,
+					     QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)bid);
 }
 
 /*

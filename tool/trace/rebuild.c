@@ -49,6 +49,7 @@ struct func {
 	uint32_t active;    /* frames of it on the stack */
 	int anonymous;      /* no symbol: all code of a section or page, many real functions */
 	uint32_t node;
+	uint32_t last_caller, last_edge; /* the call edge it was last entered by, without hashing */
 };
 
 struct insn {
@@ -62,14 +63,22 @@ struct seg {
 	uint32_t first, n, func;
 };
 
+/*
+ * A translated block.  The fields the per-execution fast path reads come
+ * first, in one cache line: the last two successors after full runs, their
+ * transitions and counts not yet added to those transitions (flush_cache).
+ */
 struct block {
-	uint64_t vaddr;
-	uint32_t ninsns, first; /* insns[first .. first+ninsns) */
-	uint32_t nsegs, seg;    /* segs[seg .. seg+nsegs) */
+	uint32_t ninsns;
+	uint32_t nsegs;         /* segs[seg .. seg+nsegs) */
 	uint64_t full;          /* executions that ran every instruction */
-	/* The last two successors after full runs and their transitions: both ways of a branch. */
 	uint32_t cache_next[2], cache_edge[2];
-	int defined;
+	uint64_t cache_count[2];
+	uint8_t cache_quiet[2]; /* that transition leaves the stack alone */
+	uint8_t defined;
+	uint32_t first;         /* insns[first .. first+ninsns) */
+	uint32_t seg;
+	uint64_t vaddr;
 };
 
 /* Control went from (block, instructions run) to block. */
@@ -568,6 +577,7 @@ static uint32_t new_func(struct rebuild *r, const char *name, uint32_t mod, uint
 	r->funcs = zp_xrealloc(r->funcs, (r->nfuncs + 1) * sizeof *r->funcs);
 	r->funcs[r->nfuncs] = (struct func){.name = zp_xstrdup(name), .module = mod,
 					    .start = start, .end = end, .node = NONE,
+					    .last_caller = NONE - 1,
 					    .anonymous = anonymous};
 	hmap_put(&r->func_index, mod | (anonymous ? ANON_KEY : 0), start, (uint32_t)r->nfuncs);
 	return (uint32_t)r->nfuncs++;
@@ -725,11 +735,24 @@ int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t nins
 
 /* ---- the call stack ----------------------------------------------------- */
 
+static uint32_t new_call_edge(struct rebuild *r, uint32_t caller, uint32_t callee,
+			      uint64_t site);
+
 static uint32_t call_edge(struct rebuild *r, uint32_t caller, uint32_t callee, uint64_t site)
 {
+	struct func *f = &r->funcs[callee];
+	if (f->last_caller == caller)
+		return f->last_edge;
 	uint32_t e = hmap_get(&r->call_index, caller, callee);
-	if (e != NONE)
-		return e;
+	if (e == NONE)
+		e = new_call_edge(r, caller, callee, site);
+	f->last_caller = caller;
+	f->last_edge = e;
+	return e;
+}
+
+static uint32_t new_call_edge(struct rebuild *r, uint32_t caller, uint32_t callee, uint64_t site)
+{
 	r->calls = grow(r->calls, &r->calls_cap, r->ncalls + 1, sizeof *r->calls);
 	r->calls[r->ncalls] = (struct call_edge){caller, callee, site, 0, 0};
 	hmap_put(&r->call_index, caller, callee, (uint32_t)r->ncalls);
@@ -842,27 +865,42 @@ static uint32_t new_transition(struct rebuild *r, uint32_t from, uint32_t n, uin
 	return (uint32_t)r->ntrans++;
 }
 
+/* Adds the counts kept in a block's successor cache to their transitions. */
+static void flush_cache(struct rebuild *r, struct block *b, int k)
+{
+	if (b->cache_next[k] != NONE)
+		r->trans[b->cache_edge[k]].count += b->cache_count[k];
+	b->cache_count[k] = 0;
+}
+
 /* Counts the transition from the previous execution to block to; whether it is quiet. */
 static int count_transition(struct rebuild *r, uint32_t to)
 {
 	struct block *p = &r->blocks[r->prev];
-	uint32_t t;
-	if (r->prev_n == p->ninsns && p->cache_next[0] == to) {
-		t = p->cache_edge[0];
-	} else if (r->prev_n == p->ninsns && p->cache_next[1] == to) {
-		t = p->cache_edge[1];
-	} else {
-		t = hmap_get(&r->trans_index, r->prev | (uint64_t)r->prev_n << 32, to);
-		if (t == NONE)
-			t = new_transition(r, r->prev, r->prev_n, to);
-		if (r->prev_n == p->ninsns) {
-			p->cache_next[1] = p->cache_next[0];
-			p->cache_edge[1] = p->cache_edge[0];
-			p->cache_next[0] = to;
-			p->cache_edge[0] = t;
+	int full = r->prev_n == p->ninsns;
+	for (int k = 0; full && k < 2; k++) {
+		if (p->cache_next[k] == to) {
+			p->cache_count[k]++;
+			return p->cache_quiet[k];
 		}
 	}
-	r->trans[t].count++;
+	uint32_t t = hmap_get(&r->trans_index, r->prev | (uint64_t)r->prev_n << 32, to);
+	if (t == NONE)
+		t = new_transition(r, r->prev, r->prev_n, to);
+	p = &r->blocks[r->prev];
+	if (!full) {
+		r->trans[t].count++;
+		return r->trans[t].quiet;
+	}
+	flush_cache(r, p, 1);
+	p->cache_next[1] = p->cache_next[0];
+	p->cache_edge[1] = p->cache_edge[0];
+	p->cache_count[1] = p->cache_count[0];
+	p->cache_quiet[1] = p->cache_quiet[0];
+	p->cache_next[0] = to;
+	p->cache_edge[0] = t;
+	p->cache_count[0] = 1;
+	p->cache_quiet[0] = (uint8_t)r->trans[t].quiet;
 	return r->trans[t].quiet;
 }
 
@@ -879,7 +917,9 @@ static void count_partial(struct rebuild *r, uint32_t id, uint32_t n)
 	r->partial_counts[i]++;
 }
 
-int rebuild_exec(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err)
+/* Every execution that rebuild_exec's fast path does not take. */
+static __attribute__((noinline)) int exec_slow(struct rebuild *r, uint32_t id, uint32_t n,
+					       struct zerr *err)
 {
 	if (id >= r->nblocks || !r->blocks[id].defined)
 		return zerr_set(err, "block %" PRIu32 " executed before it was defined", id);
@@ -923,6 +963,32 @@ int rebuild_exec(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err)
 			r->tap(r->tap_ctx, r->insns[b->first + i].addr, r->insns[b->first + i].word,
 			       r->insns[b->first + i].size);
 	return 0;
+}
+
+/*
+ * Most executions follow a cached, quiet transition (inside one function,
+ * no call or return) from a block that ran in full into a block of one
+ * function that runs in full: three counters and no stack work.  This part
+ * is small enough to be inlined into the plugin's callback (LTO).
+ */
+int rebuild_exec(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err)
+{
+	if (r->prev != NONE && !r->tap) {
+		struct block *p = &r->blocks[r->prev];
+		int k = p->cache_next[0] == id ? 0 : p->cache_next[1] == id ? 1 : -1;
+		if (k >= 0 && p->cache_quiet[k] && r->prev_n == p->ninsns) {
+			struct block *b = &r->blocks[id];
+			if (n == b->ninsns && b->nsegs == 1) {
+				p->cache_count[k]++;
+				b->full++;
+				r->icount += n;
+				r->prev = id;
+				r->prev_n = n;
+				return 0;
+			}
+		}
+	}
+	return exec_slow(r, id, n, err);
 }
 
 void rebuild_set_tap(struct rebuild *r, rebuild_tap tap, void *ctx)
@@ -1191,6 +1257,10 @@ int rebuild_finish(struct rebuild *r, struct zp_profile *p, struct zerr *err)
 	(void)err;
 	while (r->depth)
 		pop(r);
+	for (size_t id = 0; id < r->nblocks; id++) {
+		flush_cache(r, &r->blocks[id], 0);
+		flush_cache(r, &r->blocks[id], 1);
+	}
 	profile_event(p, "Ir", "instructions");
 	uint32_t thread = profile_thread(p, 0, 0, "");
 	struct finish fs = {0};
