@@ -259,6 +259,20 @@ static enum za_kind kind_of(const char *name)
 }
 
 /*
+ * fork is always called from the wrapper (the child's file starts when it
+ * returns 0); when only counting, every other plain function is counted by
+ * the wrapper alone.
+ */
+static uint64_t wrapper_of(const struct za_target *t, const char *name)
+{
+	if (zrt.timed || (t->kind & ZA_FORK))
+		return keep_frame(name) ? (uintptr_t)za_wrap_count : (uintptr_t)za_wrap_timed;
+	if (t->kind == ZA_PLAIN && t->fast != ZA_NO_FAST)
+		return (uintptr_t)za_wrap_fast;
+	return (uintptr_t)za_wrap_count;
+}
+
+/*
  * The redirector for the function at real bound by name; 0 to bind it as it
  * is.  hidden: the function is not profiled, only watched (fork, exit).
  */
@@ -277,9 +291,7 @@ static uint64_t redirect(uint64_t real, const char *name, int hidden)
 			t->key = real;
 			t->code = code;
 			t->kind = kind_of(name) | (hidden ? ZA_HIDDEN : 0);
-			int timed = zrt.timed || t->kind == (ZA_FORK | ZA_HIDDEN);
-			t->wrapper = !timed || keep_frame(name) ? (uintptr_t)za_wrap_count
-								: (uintptr_t)za_wrap_timed;
+			t->wrapper = wrapper_of(t, name);
 			t->name = zrt_keep_string(name);
 			table->used++;
 			__atomic_store_n(&table->slot[h], t, __ATOMIC_RELEASE);

@@ -19,8 +19,11 @@
  *   za_wrap_count   calls za_count() with the argument registers kept and
  *                   jumps to the real function: the caller's frame is never
  *                   touched.  For functions that look at their return
- *                   address or never return (setjmp, dlopen, exit...), and
- *                   for every function when only counts are kept.
+ *                   address or never return (setjmp, dlopen, exit...).
+ *   za_wrap_fast    when only counts are kept: adds 1 to the thread's
+ *                   counters of the function (struct za_fast) in a few
+ *                   instructions and jumps to it; a thread's first call of
+ *                   it goes on to za_wrap_count, which sets them up.
  *
  * The probes are C built with -mgeneral-regs-only and call no libc function
  * on the per-call path, so vector, x87 and flag state stay the program's.
@@ -41,13 +44,36 @@
 
 /* One bound function, as its redirectors see it.  Offsets are used by wrapper.S. */
 struct za_target {
-	uint64_t wrapper; /* +0: za_wrap_timed or za_wrap_count */
+	uint64_t wrapper; /* +0: za_wrap_timed, za_wrap_count or za_wrap_fast */
 	uint64_t real;    /* +8: the function's address */
 	uint64_t key;     /* the address recorded for it (real, but for calibration) */
 	uint32_t name;    /* string offset of its symbol name in the raw file */
 	uint32_t kind;    /* enum za_kind */
 	uint64_t code;    /* its redirector */
+	uint64_t fast;    /* +40: byte offset of its struct za_fast in a thread's table,
+			     ZA_NO_FAST when it has none */
 };
+
+/*
+ * Counting only (no times), every call is a root call: a thread counts a
+ * function's calls in its zr_func and in the one edge from the root.  Each
+ * thread has a table of these, indexed by target, that points at both, so
+ * that the wrapper can count without the core.  Only the thread writes
+ * them, so plain increments are exact; a signal handler's calls land
+ * between two whole increments.
+ */
+struct za_fast {
+	uint64_t *func_calls; /* +0: NULL until the thread's first call of it */
+	uint64_t *edge_calls; /* +8 */
+	uint64_t real;        /* +16: the function (x86-64 jumps through it) */
+	uint64_t pad;
+};
+
+#define ZA_MAX_FAST 65536u
+#define ZA_NO_FAST UINT64_MAX
+
+/* The calling thread's table (ZA_MAX_FAST entries), NULL until its first counted call. */
+extern __thread struct za_fast *za_fast __attribute__((tls_model("initial-exec")));
 
 enum za_kind {
 	ZA_PLAIN = 0,   /* nothing special */
@@ -82,6 +108,7 @@ extern __thread struct za_thread za_self __attribute__((tls_model("initial-exec"
 
 void za_wrap_timed(void);
 void za_wrap_count(void);
+void za_wrap_fast(void);
 /* The address the wrapper's call of the real function returns to. */
 extern const char za_return_point[];
 
@@ -106,9 +133,10 @@ void za_count(const struct za_target *target, uint64_t sp, uint64_t ret, uint64_
 /* ---- the rest of the runtime (audit.c, redirect.c) --------------------- */
 
 /*
- * A zeroed target that lives as long as the process, and in *redirector the
- * address of the code that jumps to its wrapper; NULL when memory ran out.
- * Fill the target before handing out the redirector.
+ * A zeroed target that lives as long as the process (its fast offset set),
+ * and in *redirector the address of the code that jumps to its wrapper;
+ * NULL when memory ran out.  Fill the target before handing out the
+ * redirector.
  */
 struct za_target *za_new_target(uint64_t *redirector);
 

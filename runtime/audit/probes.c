@@ -18,6 +18,7 @@
 #include "../linux/linux.h"
 
 __thread struct za_thread za_self __attribute__((tls_model("initial-exec")));
+__thread struct za_fast *za_fast __attribute__((tls_model("initial-exec")));
 
 /*
  * The core copies with memcpy and clears with memset; libc's own may use
@@ -45,6 +46,8 @@ static inline uint64_t clock_now(void)
 {
 	return port_clock();
 }
+
+static void drop_fast_table(void);
 
 /* ---- a thread's first call --------------------------------------------- */
 
@@ -158,7 +161,13 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 	fr->saved = saved;
 	fr->real = target->real;
 	fr->target = target;
-	fr->core = target->kind & ZA_HIDDEN ? NULL : zrt_enter(&t->core, target->key, ret, sp);
+	fr->core = NULL;
+	if (target->kind & ZA_HIDDEN)
+		; /* watched only */
+	else if (zrt_likely(zrt.timed))
+		fr->core = zrt_enter(&t->core, target->key, ret, sp);
+	else /* fork when only counting: every call stays a root call (za_fast) */
+		zrt_count_call(&t->core, target->key, ret, sp);
 	fr->sp = sp;
 	if (fr->core && zrt.timed)
 		fr->core->enter_ticks = clock_now();
@@ -171,8 +180,10 @@ struct za_ret za_exit(struct za_frame *fr, uint64_t result)
 	struct za_thread *t = &za_self;
 	struct za_ret r = {fr->ret, fr->saved};
 	/* a forked child must not write into its parent's file */
-	if (zrt_unlikely(fr->target->kind & ZA_FORK) && result == 0)
+	if (zrt_unlikely(fr->target->kind & ZA_FORK) && result == 0) {
 		zl_process_forked(&t->core);
+		drop_fast_table();
+	}
 	if (fr->core && t->core.state == ZRT_THREAD_ON)
 		zrt_exit(&t->core, fr->target->key, fr->sp, now);
 	/* whatever is above this frame was abandoned */
@@ -180,13 +191,53 @@ struct za_ret za_exit(struct za_frame *fr, uint64_t result)
 	return r;
 }
 
+/* The calling thread's fast table, mapped on its first counted call; NULL if none. */
+static struct za_fast *fast_table(void)
+{
+	if (!za_fast) {
+		long m = zl_syscall6(SYS_mmap, 0, ZA_MAX_FAST * sizeof(struct za_fast),
+				     3 /* PROT_READ | PROT_WRITE */,
+				     0x22 /* MAP_PRIVATE | MAP_ANONYMOUS */, -1, 0);
+		if (m < 0 && m > -4096)
+			return NULL;
+		za_fast = (struct za_fast *)m;
+	}
+	return za_fast;
+}
+
+/* In a forked child: the table points into the parent's file. */
+static void drop_fast_table(void)
+{
+	if (za_fast)
+		zl_syscall6(SYS_munmap, (long)za_fast, ZA_MAX_FAST * sizeof(struct za_fast), 0, 0,
+			    0, 0);
+	za_fast = NULL;
+}
+
+/* Sets up the wrapper's counters of target on this thread after its first call. */
+static void start_fast(struct za_thread *t, const struct za_target *target, uint32_t e)
+{
+	struct za_fast *table = fast_table();
+	if (!table || e == ZR_NONE || t->core.edges[e].caller != ZR_NONE)
+		return;
+	struct za_fast *f = (struct za_fast *)((uint8_t *)table + target->fast);
+	struct zr_edge *edge = &t->core.edges[e];
+	f->real = target->real;
+	f->edge_calls = &edge->calls;
+	zrt_signal_fence();
+	f->func_calls = &t->core.funcs[edge->callee].calls;
+}
+
 void za_count(const struct za_target *target, uint64_t sp, uint64_t ret, uint64_t arg0)
 {
 	struct za_thread *t = &za_self;
 	if (!ready(t))
 		return;
-	if (!(target->kind & ZA_HIDDEN))
-		zrt_count_call(&t->core, target->key, ret, sp);
+	if (!(target->kind & ZA_HIDDEN)) {
+		uint32_t e = zrt_count_call(&t->core, target->key, ret, sp);
+		if (target->wrapper == (uintptr_t)za_wrap_fast)
+			start_fast(t, target, e);
+	}
 	if (target->kind & ZA_EXIT)
 		zl_process_end(1, (int)arg0);
 }

@@ -32,6 +32,11 @@ struct chunk {
 
 static struct chunk current;
 static uint32_t pool_lock;
+static uint32_t n_targets;
+
+_Static_assert(offsetof(struct za_target, real) == 8, "wrapper.S: TARGET_REAL");
+_Static_assert(offsetof(struct za_target, fast) == 40, "wrapper.S: TARGET_FAST");
+_Static_assert(sizeof(struct za_fast) == 32, "wrapper.S: a fast entry is 32 bytes");
 
 #if defined(__x86_64__)
 /* endbr64; lea target(%rip), %r11; jmp *(%r11); int3 padding */
@@ -87,6 +92,8 @@ struct za_target *za_new_target(uint64_t *redirector)
 	if ((current.code && current.used < CHUNK_SLOTS) || new_chunk() == 0) {
 		*redirector = (uintptr_t)(current.code + current.used * SLOT_BYTES);
 		t = &current.targets[current.used++];
+		t->fast = n_targets < ZA_MAX_FAST ? n_targets * sizeof(struct za_fast) : ZA_NO_FAST;
+		n_targets++;
 	}
 	__atomic_store_n(&pool_lock, 0, __ATOMIC_RELEASE);
 	return t;

@@ -468,10 +468,11 @@ void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
 		zrt_pop(t, d, now);
 }
 
-void zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
+uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
 {
+	uint32_t e = ZR_NONE;
 	if (t->busy)
-		return;
+		return e;
 	t->busy = 1;
 	zrt_signal_fence();
 	uint32_t d = drop_stale(t, sp, 0);
@@ -480,13 +481,14 @@ void zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t s
 		if (i != ZR_NONE && !(t->funcs[i].flags & ZR_FUNC_FILTERED)) {
 			t->funcs[i].calls++;
 			uint32_t caller = d && d <= zrt.max_depth ? t->stack[d - 1].func : ZR_NONE;
-			uint32_t e = find_edge(t, caller, i, site);
+			e = find_edge(t, caller, i, site);
 			if (e != ZR_NONE)
 				t->edges[e].calls++;
 		}
 	}
 	zrt_signal_fence();
 	t->busy = 0;
+	return e;
 }
 
 void zrt_unwound(struct zrt_thread *t, uint64_t sp)

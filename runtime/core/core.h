@@ -154,9 +154,10 @@ void zrt_unwound(struct zrt_thread *t, uint64_t sp);
  * Counts a call of fn that opens no frame (its time is its caller's): a
  * function that must not be returned through, or any call when only counts
  * are kept.  Frames below sp are dropped first; the edge comes from the
- * caller on top of the shadow stack.
+ * caller on top of the shadow stack.  The edge's index, ZR_NONE when the
+ * call was not counted on one.
  */
-void zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp);
+uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp);
 
 /* Copies s into the raw file's string pool: its offset, 0 when the pool is full. */
 uint32_t zrt_keep_string(const char *s);

@@ -17,9 +17,13 @@
  */
 	.text
 
-/* struct za_target and struct za_frame offsets (audit.h) */
+/* struct za_target, struct za_frame and struct za_fast offsets (audit.h) */
 #define TARGET_REAL 8
+#define TARGET_FAST 40
 #define FRAME_REAL 16
+#define FAST_FUNC_CALLS 0
+#define FAST_EDGE_CALLS 8
+#define FAST_REAL 16
 
 /* Saves the argument registers and r11; leaves rsp 16-byte aligned, the return slot at 72(%rsp). */
 .macro SAVE_ARGS
@@ -146,5 +150,44 @@ za_wrap_count:
 	jmp *TARGET_REAL(%r11)
 	.cfi_endproc
 	.size za_wrap_count, .-za_wrap_count
+
+/*
+ * Counting only: the thread's two counters of the function (struct za_fast)
+ * go up by one and the function is jumped to, with nothing but rax (kept on
+ * the stack) and r11 used.  When the thread has no table yet, or no
+ * counters for it (its first call), za_wrap_count counts the call and sets
+ * them up.
+ */
+	.globl za_wrap_fast
+	.hidden za_wrap_fast
+	.type za_wrap_fast, @function
+	.p2align 4
+za_wrap_fast:
+	.cfi_startproc
+	endbr64
+	pushq %rax
+	.cfi_adjust_cfa_offset 8
+	movq za_fast@gottpoff(%rip), %rax
+	movq %fs:(%rax), %rax           /* the thread's table */
+	testq %rax, %rax
+	jz 1f
+	addq TARGET_FAST(%r11), %rax    /* the function's entry in it */
+	cmpq $0, FAST_FUNC_CALLS(%rax)
+	je 1f
+	movq FAST_FUNC_CALLS(%rax), %r11
+	incq (%r11)
+	movq FAST_EDGE_CALLS(%rax), %r11
+	incq (%r11)
+	movq FAST_REAL(%rax), %r11
+	popq %rax
+	.cfi_adjust_cfa_offset -8
+	jmp *%r11
+1:	/* r11 still holds the target */
+	.cfi_adjust_cfa_offset 8
+	popq %rax
+	.cfi_adjust_cfa_offset -8
+	jmp za_wrap_count
+	.cfi_endproc
+	.size za_wrap_fast, .-za_wrap_fast
 
 	.section .note.GNU-stack, "", @progbits
