@@ -41,12 +41,6 @@ __attribute__((visibility("hidden"))) void *memset(void *dst, int c, size_t n)
 	return dst;
 }
 
-/* The clock the core was set up with (the port's zl_clock, without its libc fallback). */
-static inline uint64_t clock_now(void)
-{
-	return port_clock();
-}
-
 static void drop_fast_table(void);
 
 /* ---- a thread's first call --------------------------------------------- */
@@ -170,13 +164,13 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 		zrt_count_call(&t->core, target->key, ret, sp);
 	fr->sp = sp;
 	if (fr->core && zrt.timed)
-		fr->core->enter_ticks = clock_now();
+		fr->core->enter_ticks = zl_clock_enter();
 	return fr;
 }
 
 struct za_ret za_exit(struct za_frame *fr, uint64_t result)
 {
-	uint64_t now = zrt.timed ? clock_now() : 0;
+	uint64_t now = zrt.timed ? zl_clock_exit() : 0;
 	struct za_thread *t = &za_self;
 	struct za_ret r = {fr->ret, fr->saved};
 	/* a forked child must not write into its parent's file */
