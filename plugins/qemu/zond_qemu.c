@@ -15,8 +15,11 @@
  * the program and after each mmap/mprotect that makes code executable, so a
  * reader learns where a library is before it sees code from it.
  *
- * One guest thread is recorded (vcpu 0); blocks that other threads ran are
- * counted and reported as lost in the trace's end.  doc/trace-format.md
+ * Single-threaded programs only: QEMU 7.2 runs guest threads in parallel,
+ * and its inline counters add to one address for all of them, so the
+ * counts of a second thread would corrupt the first one's.  When a second
+ * vCPU starts, recording stops with one error line (the trace is left
+ * without its end, the online profile is not stored).  doc/trace-format.md
  * describes the file.
  *
  * With online=STORE the same events go to the rebuild in-process instead
@@ -119,7 +122,7 @@ static inline void close_last(void)
 
 static void on_exec(unsigned int vcpu, void *udata)
 {
-	if (vcpu != 0) {
+	if (vcpu != 0 || z.failed) {
 		z.lost++;
 		return;
 	}
@@ -140,7 +143,7 @@ static void on_exec(unsigned int vcpu, void *udata)
  */
 static void on_exec_online(unsigned int vcpu, void *udata)
 {
-	if (vcpu != 0) {
+	if (vcpu != 0 || z.failed) {
 		z.lost++;
 		return;
 	}
@@ -232,6 +235,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	(void)id;
 	static uint8_t bytes[ZT_MAX_BLOCK_BYTES], sizes[ZT_MAX_BLOCK_INSNS];
 	size_t n = qemu_plugin_tb_n_insns(tb), nbytes = 0;
+	if (z.failed)
+		return;
 	if (!z.started) {
 		z.started = 1;
 		put_header();
@@ -335,9 +340,26 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
 	z.exec_prot = 0;
 }
 
+/* A second guest thread: see the top of this file. */
+static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
+{
+	(void)id;
+	if (vcpu == 0 || z.failed)
+		return;
+	char msg[512];
+	snprintf(msg, sizeof msg, "zond: %s: the program started a second thread; zond trace "
+		 "records single-threaded programs only\n", z.online ? z.online : z.path);
+	fputs(msg, stderr);
+	z.failed = 1;
+}
+
 static void on_guest_exit(qemu_plugin_id_t id, void *udata)
 {
 	(void)id, (void)udata;
+	if (z.online && z.failed) {
+		z.online = NULL;
+		return;
+	}
 	if (z.online) {
 		close_last();
 		z.last = -1;
@@ -414,6 +436,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	}
 	z.target = info->target_name;
 	z.isa = isa_find(z.target);
+	qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
 	qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);

@@ -6,6 +6,7 @@
 #     equals the trace length zond counted;
 #   - entry counts of every user function equal gprof's (-pg build, same arch);
 #   - KCachegrind loads the export without a Loading complaint;
+#   - a multi-threaded program is refused with one line, never a corrupt trace;
 #   - truncated, corrupt and mismatched traces and an unknown architecture
 #     give one error line naming the file (and offset), never a crash.
 #
@@ -99,5 +100,17 @@ cp calls calls.keep
 $cc -O0 -g -static -o calls "$src/progs/calls.c"
 bad "another build" calls.ztrace "does not match"
 mv calls.keep calls
+# A multi-threaded program: one clear line from the plugin, and neither a trace that reads
+# nor a stored online profile (a second thread's counts would corrupt the first one's).
+$cc -O2 -static -pthread -o threads "$src/progs/threads.c" || exit 1
+rm -f threads.ztrace threads.db
+"$zond" trace record -q -o threads.ztrace -- ./threads >/dev/null 2>err.txt
+grep -q "threads.ztrace: the program started a second thread" err.txt ||
+	fail "threads: no clear error: $(cat err.txt)"
+"$zond" trace report -q -o threads.db threads.ztrace 2>err.txt && fail "threads: trace read"
+"$zond" trace record --online -o threads.db -- ./threads >/dev/null 2>err.txt
+grep -q "threads.db: the program started a second thread" err.txt && [ ! -e threads.db ] ||
+	fail "threads online: $(cat err.txt)"
+
 [ $status -eq 0 ] && echo "ok ($arch): $insns instructions, gprof counts of $n functions match"
 exit $status
