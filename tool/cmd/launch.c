@@ -43,6 +43,7 @@ static int shared_option(struct launch *l, int opt, const char *arg)
 	switch (opt) {
 	case 'o': l->opt.store = arg; break;
 	case LAUNCH_OPT_NO_TIME: l->opt.no_time = 1; break;
+	case LAUNCH_OPT_FAST_CLOCK: l->opt.fast_clock = 1; break;
 	case 'c': l->opt.campaign = arg; break;
 	case LAUNCH_OPT_THREADS:
 	case LAUNCH_OPT_FUNCS:
@@ -171,6 +172,8 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 		setenv("ZOND_DIR", l->dir, 1);
 		if (l->opt.no_time)
 			setenv("ZOND_NO_TIME", "1", 1);
+		if (l->opt.fast_clock)
+			setenv("ZOND_FAST_CLOCK", "1", 1);
 		for (int i = 0; i < 4; i++)
 			if (l->opt.pool[i])
 				setenv(pool_vars[i], l->opt.pool[i], 1);

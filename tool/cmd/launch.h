@@ -28,7 +28,7 @@
 struct launch_options {
 	const char *store;    /* -o, default STORE_DEFAULT_PATH */
 	const char *campaign; /* -c */
-	int no_time, quiet;
+	int no_time, fast_clock, quiet;
 	long top;             /* -n, default 10 */
 	const char *pool[4];  /* ZOND_THREADS, ZOND_FUNCS, ZOND_EDGES, ZOND_DEPTH; NULL: default */
 };
@@ -40,12 +40,14 @@ enum {
 	LAUNCH_OPT_EDGES,
 	LAUNCH_OPT_DEPTH,
 	LAUNCH_OPT_KEEP_RAW,
+	LAUNCH_OPT_FAST_CLOCK,
 };
 
 #define LAUNCH_SHORT_OPTIONS "o:c:n:q"
 #define LAUNCH_LONG_OPTIONS                                                                       \
 	{"output", required_argument, NULL, 'o'},                                                 \
 	{"no-time", no_argument, NULL, LAUNCH_OPT_NO_TIME},                                       \
+	{"fast-clock", no_argument, NULL, LAUNCH_OPT_FAST_CLOCK},                                 \
 	{"campaign", required_argument, NULL, 'c'},                                               \
 	{"threads", required_argument, NULL, LAUNCH_OPT_THREADS},                                 \
 	{"funcs", required_argument, NULL, LAUNCH_OPT_FUNCS},                                     \
@@ -55,7 +57,7 @@ enum {
 	{"quiet", no_argument, NULL, 'q'},                                                        \
 	{"keep-raw", no_argument, NULL, LAUNCH_OPT_KEEP_RAW}
 
-/* From -c on; -o and --no-time, whose wording differs, are each command's own. */
+/* From -c on; -o, --no-time and --fast-clock, worded for each command, are its own. */
 #define LAUNCH_OPTIONS_HELP                                                                       \
 	"  -c, --campaign NAME   file the run under campaign NAME\n"                              \
 	"      --threads N       thread slots (default 64)\n"                                     \
@@ -109,7 +111,7 @@ void launch_prepend_env(const char *var, const char *value);
 
 /*
  * Runs l->argv with ZOND_DIR=l->dir, the shared options' variables
- * (ZOND_NO_TIME, the pool sizes) and whatever setup(arg) sets in the
+ * (ZOND_NO_TIME, ZOND_FAST_CLOCK, the pool sizes) and whatever setup(arg) sets in the
  * child's environment, waits for it and notes its status and times.
  */
 int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zerr *err);

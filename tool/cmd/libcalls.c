@@ -29,6 +29,8 @@ static const char usage_text[] =
 	"No root, no ptrace, no recompilation: the dynamic loader's audit interface.\n\n"
 	"  -o, --output FILE     profile store (default ./zond.db)\n"
 	"      --no-time         count calls only (cheapest)\n"
+	"      --fast-clock      unfenced clock reads: cheaper, but up to some tens of ns\n"
+	"                        of a function's time may land in its caller\n"
 	"  -l, --lib GLOB        profile only functions of libraries matching GLOB, by\n"
 	"                        file name or path (repeatable; e.g. 'libz.so*')\n"
 	"  -f, --func GLOB       profile only functions matching GLOB (repeatable)\n"

@@ -37,11 +37,10 @@ static const char usage_text[] =
 	"  -h, --help            this help\n\n"
 	"zond exits with PROG's exit status (128+N when PROG was killed by signal N).\n";
 
-enum { OPT_FAST_CLOCK = 256, OPT_MANUAL };
+enum { OPT_MANUAL = 256 };
 
 static const struct option options[] = {
 	LAUNCH_LONG_OPTIONS,
-	{"fast-clock", no_argument, NULL, OPT_FAST_CLOCK},
 	{"trigger", required_argument, NULL, 'T'},
 	{"manual", no_argument, NULL, OPT_MANUAL},
 	{"filter", required_argument, NULL, 'F'},
@@ -53,7 +52,7 @@ static const struct option options[] = {
 struct record {
 	const char *trigger;
 	struct name_filter names;
-	int fast_clock, manual;
+	int manual;
 
 	struct launch l;
 	/* what set_runtime_env passes on */
@@ -165,8 +164,6 @@ static void set_runtime_env(void *arg)
 	const struct record *r = arg;
 	if (r->runtime)
 		launch_prepend_env("LD_PRELOAD", r->runtime);
-	if (r->fast_clock)
-		setenv("ZOND_FAST_CLOCK", "1", 1);
 	if (r->manual)
 		setenv("ZOND_MANUAL", "1", 1);
 	if (r->trigger_env)
@@ -180,7 +177,6 @@ static int record_option(void *arg, int opt, const char *optarg)
 {
 	struct record *r = arg;
 	switch (opt) {
-	case OPT_FAST_CLOCK: r->fast_clock = 1; return 0;
 	case 'T': r->trigger = optarg; return 0;
 	case OPT_MANUAL: r->manual = 1; return 0;
 	case 'F':
