@@ -18,9 +18,11 @@
  *        struct zr_thread
  *        struct zr_func  funcs[max_funcs]
  *        struct zr_edge  edges[max_edges]
- *        uint32_t        func_hash[func_hash_size]  index + 1, 0 = empty
- *        uint32_t        edge_hash[edge_hash_size]
  *        struct zr_frame stack[max_depth]
+ *
+ * The runtime's hash indexes (func_hash_size, edge_hash_size entries) live
+ * in its private memory, not in the file: func_hash_off and edge_hash_off
+ * are 0.
  *
  * Per-thread tables are written only by their thread, so no update is ever
  * lost and no lock is taken on the per-call path.  Counters shared by all
@@ -117,7 +119,7 @@ struct zr_header {
 	uint64_t thread_bytes;   /* size of one thread slot */
 	uint64_t modules_off, strings_off, threads_off;
 	/* offsets inside one thread slot */
-	uint64_t funcs_off, edges_off, func_hash_off, edge_hash_off, stack_off;
+	uint64_t funcs_off, edges_off, func_hash_off, edge_hash_off, stack_off; /* hash: 0 */
 
 	/* shared counters (atomic) */
 	uint32_t n_modules, n_threads, string_used;
