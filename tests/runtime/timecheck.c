@@ -53,7 +53,11 @@ static const char *base_name(const char *path)
 static int about_ms(uint64_t ns, double ms)
 {
 	double got = (double)ns / 1e6;
-	if (got >= ms * 0.999 && got <= ms * 1.5 + 5)
+	/*
+	 * A sleep never ends early, so the lower bound checks the clock's rate;
+	 * on a loaded machine it may end very late, so the upper one is loose.
+	 */
+	if (got >= ms * 0.999 && got <= ms * 3 + 50)
 		return 1;
 	fprintf(stderr, "    %.3f ms, expected about %.0f ms\n", got, ms);
 	return 0;

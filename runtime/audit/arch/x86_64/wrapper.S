@@ -25,7 +25,10 @@
 #define FAST_EDGE_CALLS 8
 #define FAST_REAL 16
 
-/* Saves the argument registers and r11; leaves rsp 16-byte aligned, the return slot at 72(%rsp). */
+/*
+ * Saves the argument registers, r11 and r10 (a nested function's static
+ * chain); leaves rsp 16-byte aligned, the return slot at 72(%rsp).
+ */
 .macro SAVE_ARGS
 	pushq %rdi
 	.cfi_adjust_cfa_offset 8
@@ -43,12 +46,12 @@
 	.cfi_adjust_cfa_offset 8
 	pushq %r11
 	.cfi_adjust_cfa_offset 8
-	subq $8, %rsp
+	pushq %r10
 	.cfi_adjust_cfa_offset 8
 .endm
 
 .macro RESTORE_ARGS
-	addq $8, %rsp
+	popq %r10
 	.cfi_adjust_cfa_offset -8
 	popq %r11
 	.cfi_adjust_cfa_offset -8
