@@ -24,6 +24,10 @@
  *
  * With online=STORE the same events go to the rebuild in-process instead
  * (online.h) and the profile is stored at exit: no trace at all.
+ *
+ * With status=FILE the plugin writes "ok" there once the trace (or the
+ * online profile) is complete: QEMU's exit status is the guest's, so this
+ * is how `zond trace record` learns that recording failed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +54,7 @@ static struct {
 	FILE *out;
 	const char *path;
 	const char *online; /* the store of the online mode, NULL when writing a trace */
+	const char *status; /* where to say "ok" at a complete end, or NULL */
 	uint8_t *buf;
 	size_t len;
 	void *zbuf;
@@ -353,6 +358,16 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 	z.failed = 1;
 }
 
+/* Tells `zond trace record` that the trace or profile is complete (see the top). */
+static void say_ok(void)
+{
+	FILE *f = z.status ? fopen(z.status, "w") : NULL;
+	if (f) {
+		fputs("ok\n", f);
+		fclose(f);
+	}
+}
+
 static void on_guest_exit(qemu_plugin_id_t id, void *udata)
 {
 	(void)id, (void)udata;
@@ -363,7 +378,8 @@ static void on_guest_exit(qemu_plugin_id_t id, void *udata)
 	if (z.online) {
 		close_last();
 		z.last = -1;
-		online_finish(z.lost, z.execs);
+		if (online_finish(z.lost, z.execs) == 0)
+			say_ok();
 		z.online = NULL;
 		return;
 	}
@@ -382,6 +398,8 @@ static void on_guest_exit(qemu_plugin_id_t id, void *udata)
 	if (fclose(z.out) != 0)
 		fail("cannot write the trace");
 	z.out = NULL;
+	if (!z.failed)
+		say_ok();
 }
 
 /* Written at the first translation: QEMU knows the program only once a vCPU runs it. */
@@ -412,8 +430,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			z.path = argv[i] + 4;
 		} else if (strncmp(argv[i], "online=", 7) == 0) {
 			z.online = argv[i] + 7;
+		} else if (strncmp(argv[i], "status=", 7) == 0) {
+			z.status = argv[i] + 7;
 		} else {
-			fprintf(stderr, "zond plugin: unknown option '%s' (out=FILE or online=STORE)\n",
+			fprintf(stderr, "zond plugin: unknown option '%s' (out=FILE, online=STORE, "
+				"status=FILE)\n",
 				argv[i]);
 			return -1;
 		}

@@ -104,11 +104,15 @@ mv calls.keep calls
 # nor a stored online profile (a second thread's counts would corrupt the first one's).
 $cc -O2 -static -pthread -o threads "$src/progs/threads.c" || exit 1
 rm -f threads.ztrace threads.db
-"$zond" trace record -q -o threads.ztrace -- ./threads >/dev/null 2>err.txt
+"$zond" trace record -o threads.ztrace -- ./threads >/dev/null 2>err.txt
+rc=$?
+[ $rc -ne 0 ] || fail "threads: record exited 0"
+[ "$(wc -l <err.txt)" -eq 1 ] || fail "threads: not one line: $(cat err.txt)"
 grep -q "threads.ztrace: the program started a second thread" err.txt ||
 	fail "threads: no clear error: $(cat err.txt)"
 "$zond" trace report -q -o threads.db threads.ztrace 2>err.txt && fail "threads: trace read"
-"$zond" trace record --online -o threads.db -- ./threads >/dev/null 2>err.txt
+"$zond" trace record --online -o threads.db -- ./threads >/dev/null 2>err.txt &&
+	fail "threads online: record exited 0"
 grep -q "threads.db: the program started a second thread" err.txt && [ ! -e threads.db ] ||
 	fail "threads online: $(cat err.txt)"
 

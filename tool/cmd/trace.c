@@ -165,10 +165,34 @@ static const char *elf_arch(const char *path, struct zerr *err)
 			     "riscv64, riscv32", path, machine), NULL;
 }
 
+/*
+ * The file in which the plugin says "ok" once the trace or profile is
+ * complete: QEMU exits with the guest's status whatever the plugin did.
+ */
+static int status_file(char *path, size_t size)
+{
+	const char *dir = getenv("TMPDIR");
+	int usable = dir && *dir && strlen(dir) < 40 && !strchr(dir, ','); /* ',' splits options */
+	snprintf(path, size, "%s/zond-trace-XXXXXX", usable ? dir : "/tmp");
+	return mkstemp(path);
+}
+
+/* Whether the plugin completed its trace; removes the status file. */
+static int plugin_said_ok(const char *path)
+{
+	char buf[8] = "";
+	FILE *f = fopen(path, "r");
+	int ok = f && fgets(buf, sizeof buf, f) && strcmp(buf, "ok\n") == 0;
+	if (f)
+		fclose(f);
+	unlink(path);
+	return ok;
+}
+
 static int record(struct trace_cmd *t, char **argv)
 {
 	struct zerr err;
-	char prog[PATH_MAX], out[PATH_MAX + 16], qemu[64], opt[2 * PATH_MAX + 64];
+	char prog[PATH_MAX], out[PATH_MAX + 16], qemu[64], opt[2 * PATH_MAX + 160];
 	if (!realpath(argv[0], prog))
 		return cmd_error("trace", "%s: program not found", argv[0]);
 	const char *arch = elf_arch(prog, &err);
@@ -182,8 +206,14 @@ static int record(struct trace_cmd *t, char **argv)
 		const char *base = strrchr(prog, '/');
 		snprintf(out, sizeof out, "%s.ztrace", base ? base + 1 : prog);
 	}
+	char status[64];
+	int sfd = status_file(status, sizeof status);
+	if (sfd < 0)
+		return cmd_error("trace", "cannot create a temporary file: %s", strerror(errno));
+	close(sfd);
 	snprintf(qemu, sizeof qemu, "qemu-%s", arch);
-	snprintf(opt, sizeof opt, "%s,%s=%s", find_plugin(), t->online ? "online" : "out", out);
+	snprintf(opt, sizeof opt, "%s,%s=%s,status=%s", find_plugin(), t->online ? "online" : "out",
+		 out, status);
 	int argc = 0;
 	while (argv[argc])
 		argc++;
@@ -207,19 +237,24 @@ static int record(struct trace_cmd *t, char **argv)
 		_exit(127);
 	}
 	free(qargv);
-	if (pid < 0)
+	if (pid < 0) {
+		unlink(status);
 		return cmd_error("trace", "cannot start %s: %s", qemu, strerror(errno));
+	}
 	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int;
 	sigaction(SIGINT, &ign, &old_int);
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	int wstatus;
+	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
 		;
 	sigaction(SIGINT, &old_int, NULL);
-	if (!t->quiet && !t->online)
+	int ok = plugin_said_ok(status);
+	if (ok && !t->quiet && !t->online)
 		fprintf(stderr, "zond trace: trace written to %s\n", out);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	if (!ok)
+		return WEXITSTATUS(wstatus) == 127 ? 127 : 1; /* the plugin has said why */
+	return WEXITSTATUS(wstatus);
 }
 
 /* ---- report / import ---------------------------------------------------- */
