@@ -152,18 +152,24 @@ static struct object *add_object(struct link_map *map)
 /* ---- functions --------------------------------------------------------- */
 
 /*
- * Targets by real address: one per function, shared by every object bound
- * to it.  Open addressing, at most half full, grown by copying into a table
- * twice the size (under targets_lock).  function_name() reads without the
- * lock: a published table is only ever added to, and never freed.  Small at
- * first: every page of it touched at start-up is a page fault.
+ * Targets by real address and bound name: one per (function, name), shared
+ * by every object bound to it, so that aliases (memcpy and memmove bound to
+ * one IFUNC variant, a function exported under two names) are counted apart.
+ * The first name bound at an address is recorded at the address itself, the
+ * next ones at the address plus 1, 2... (the core tells functions apart by
+ * the address it is given; the reader finds the module from it), at most
+ * MAX_ALIASES per address, further names sharing the last.  Open addressing
+ * by real address, at most half full, grown by copying into a table twice
+ * the size (under targets_lock).  function_name() reads without the lock: a
+ * published table is only ever added to, and never freed.  Small at first:
+ * every page of it touched at start-up is a page fault.
  */
 struct target_table {
 	uint32_t mask, used;
 	struct za_target *slot[];
 };
 
-enum { FIRST_TARGETS = 1024 };
+enum { FIRST_TARGETS = 1024, MAX_ALIASES = 8 };
 
 static struct target_table *table;
 static uint32_t targets_lock;
@@ -179,12 +185,27 @@ static struct target_table *new_table(uint32_t size)
 	return t;
 }
 
-/* The slot of real in t: its target's, or the empty one where it goes. */
-static uint32_t target_slot(const struct target_table *t, uint64_t real)
+static const char *name_of(const struct za_target *x)
 {
-	uint32_t h = zrt_hash(real) & t->mask;
-	while (t->slot[h] && t->slot[h]->real != real)
-		h = (h + 1) & t->mask;
+	return (const char *)zrt.base + zrt.hdr->strings_off + x->name;
+}
+
+/*
+ * The slot of (real, name) in t: its target's, or the empty one where it
+ * goes; *aliases gets the number of other names bound at real.
+ */
+static uint32_t target_slot(const struct target_table *t, uint64_t real, const char *name,
+			    uint32_t *aliases)
+{
+	uint32_t h = zrt_hash(real) & t->mask, n = 0;
+	for (; t->slot[h]; h = (h + 1) & t->mask) {
+		if (t->slot[h]->real != real)
+			continue;
+		if (!strcmp(name_of(t->slot[h]), name) || t->slot[h]->alias == MAX_ALIASES - 1)
+			break;
+		n++;
+	}
+	*aliases = n;
 	return h;
 }
 
@@ -197,8 +218,12 @@ static int make_room(void)
 	if (!grown)
 		return -1;
 	for (uint32_t i = 0; table && i <= table->mask; i++)
-		if (table->slot[i])
-			grown->slot[target_slot(grown, table->slot[i]->real)] = table->slot[i];
+		if (table->slot[i]) {
+			uint32_t h = zrt_hash(table->slot[i]->real) & grown->mask;
+			while (grown->slot[h])
+				h = (h + 1) & grown->mask;
+			grown->slot[h] = table->slot[i];
+		}
 	grown->used = table ? table->used : 0;
 	__atomic_store_n(&table, grown, __ATOMIC_RELEASE);
 	return 0;
@@ -210,13 +235,16 @@ static uint32_t function_name(uint64_t addr)
 	const struct target_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	if (!t)
 		return 0;
-	for (uint32_t h = zrt_hash(addr) & t->mask;; h = (h + 1) & t->mask) {
-		const struct za_target *x = __atomic_load_n(&t->slot[h], __ATOMIC_ACQUIRE);
-		if (!x)
-			return 0;
-		if (x->key == addr)
-			return x->name;
-	}
+	/* an alias is recorded a few bytes above its function's address */
+	for (uint64_t n = 0; n < MAX_ALIASES && n <= addr; n++)
+		for (uint32_t h = zrt_hash(addr - n) & t->mask;; h = (h + 1) & t->mask) {
+			const struct za_target *x = __atomic_load_n(&t->slot[h], __ATOMIC_ACQUIRE);
+			if (!x)
+				break;
+			if (x->key == addr)
+				return x->name;
+		}
+	return 0;
 }
 
 static int starts_with(const char *s, const char *prefix)
@@ -282,13 +310,14 @@ static uint64_t redirect(uint64_t real, const char *name, int hidden)
 		;
 	uint64_t code = 0;
 	if (make_room() == 0) {
-		uint32_t h = target_slot(table, real);
+		uint32_t aliases, h = target_slot(table, real, name, &aliases);
 		struct za_target *t = table->slot[h];
 		if (t) {
 			code = t->code;
 		} else if ((t = za_new_target(&code)) != NULL) {
 			t->real = real;
-			t->key = real;
+			t->alias = aliases;
+			t->key = real + aliases;
 			t->code = code;
 			t->kind = kind_of(name) | (hidden ? ZA_HIDDEN : 0);
 			t->wrapper = wrapper_of(t, name);

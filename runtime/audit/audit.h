@@ -46,12 +46,13 @@
 struct za_target {
 	uint64_t wrapper; /* +0: za_wrap_timed, za_wrap_count or za_wrap_fast */
 	uint64_t real;    /* +8: the function's address */
-	uint64_t key;     /* the address recorded for it (real, but for calibration) */
+	uint64_t key;     /* the address recorded for it: real + alias (and for calibration) */
 	uint32_t name;    /* string offset of its symbol name in the raw file */
 	uint32_t kind;    /* enum za_kind */
 	uint64_t code;    /* its redirector */
 	uint64_t fast;    /* +40: byte offset of its struct za_fast in a thread's table,
 			     ZA_NO_FAST when it has none */
+	uint32_t alias;   /* how many other names were bound at real before this one */
 };
 
 /*

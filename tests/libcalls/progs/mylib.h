@@ -8,6 +8,7 @@ struct ml_big {
 	long v[8];
 };
 int ml_add(int a, int b);
+int ml_sum(int a, int b); /* an alias of ml_add */
 int ml_twice(int a);
 long ml_many(long a, long b, long c, long d, long e, long f, long g, long h);
 double ml_fsum(double a, double b, double c, double d, double e, double f, double g, double h,
