@@ -500,11 +500,39 @@ static void register_frames(void)
 		reg(eh_frame, object);
 }
 
+/*
+ * Threads' ends: a key of the program's libc (ours, in the audit namespace,
+ * never sees the program's threads end), set on a thread's first call
+ * (probes.c, port_thread_attached).  Only a key of the first block, whose
+ * pthread_setspecific allocates nothing.
+ */
+static void watch_thread_ends(void)
+{
+	if (!program)
+		return;
+	int (*create)(unsigned int *, void (*)(void *)) =
+		(int (*)(unsigned int *, void (*)(void *)))dlsym(program, "pthread_key_create");
+	int (*set)(unsigned int, const void *) =
+		(int (*)(unsigned int, const void *))dlsym(program, "pthread_setspecific");
+	unsigned int key;
+	if (!create || !set || create(&key, za_thread_gone) != 0)
+		return;
+	if (key >= 32)
+		return;
+	za_thread_key = key;
+	__atomic_store_n(&za_setspecific, set, __ATOMIC_RELEASE);
+}
+
 API void la_preinit(uintptr_t *cookie)
 {
 	(void)cookie;
 	int saved_errno = errno;
+	/* dlsym calls through the program's libc (_dl_catch_error): not the program's calls */
+	uint32_t state = za_self.core.state;
+	za_self.core.state = ZRT_THREAD_OFF;
 	register_frames();
+	watch_thread_ends();
+	za_self.core.state = state;
 	errno = saved_errno;
 }
 

@@ -141,6 +141,11 @@ void za_count(const struct za_target *target, uint64_t sp, uint64_t ret, uint64_
  */
 struct za_target *za_new_target(uint64_t *redirector);
 
+/* The program's pthread_setspecific and its key whose destructor is za_thread_gone. */
+extern int (*za_setspecific)(unsigned int key, const void *value);
+extern unsigned int za_thread_key;
+void za_thread_gone(void *arg);
+
 /* Cold paths the probes need: a thread's first call. */
 int za_thread_start(struct za_thread *t);
 /* Maps t's frames if it has none yet: 1 when it has them. */

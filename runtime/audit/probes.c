@@ -72,9 +72,30 @@ int za_thread_start(struct za_thread *t)
 
 /* ---- the port, as far as the probes reach it ---------------------------- */
 
+/*
+ * A thread's end is noted as libzond notes it, by the destructor of a
+ * thread-specific key, but the key is the program's (its libc runs the
+ * destructors of its threads, not ours): audit.c creates it once the
+ * program's libc is relocated and sets these.  Its pthread_setspecific for
+ * a key of the first block (below 32) stores two words and calls nothing,
+ * so it may be called from here, with the callee's arguments in the vector
+ * registers.
+ */
+int (*za_setspecific)(unsigned int key, const void *value);
+unsigned int za_thread_key;
+
 void port_thread_attached(void)
 {
-	/* a thread's end is not seen: its last call ends it (doc/libcalls.md) */
+	int (*set)(unsigned int, const void *) =
+		__atomic_load_n(&za_setspecific, __ATOMIC_ACQUIRE);
+	if (set && za_thread_key < 32)
+		set(za_thread_key, &za_self);
+}
+
+void za_thread_gone(void *arg)
+{
+	(void)arg;
+	zrt_thread_end(&za_self.core);
 }
 
 static int ready(struct za_thread *t)

@@ -16,7 +16,7 @@ int main(int argc, char **argv)
 		s = ml_add(s, i);
 	for (int i = 0; i < 5; i++)
 		s = ml_sum(s, i);
-	char a[64] = "aliases", b[64];
+	char a[64] = "aliases", b[64] = {0};
 	size_t n = strlen(a) + (size_t)argc; /* not a constant: a real call */
 	for (int i = 0; i < 2; i++)
 		memcpy(b, a, n);
