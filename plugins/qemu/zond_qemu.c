@@ -6,29 +6,34 @@
  * Each translated block is written once (address, instruction sizes and
  * bytes), then each execution of a block as its id: the trace is the exact
  * sequence of executed instructions at about one byte per block before
- * compression.  An inline counter tells how many instructions of a block
- * really ran, so that a block left early (a fault) is recorded as such.
- * It is only advanced before instructions that can raise an exception (and
- * the last one), by the instructions since the previous such point: the
- * others cannot stop a block, and a counter per instruction would cost
- * more than the rest of the plugin.  File mappings are recorded when QEMU loads
- * the program and after each mmap/mprotect that makes code executable, so a
- * reader learns where a library is before it sees code from it.
+ * compression.  File mappings are recorded when QEMU loads the program and
+ * after each mmap/mprotect that makes code executable, so a reader learns
+ * where a library is before it sees code from it.
  *
- * Single-threaded programs only: QEMU 7.2 runs guest threads in parallel,
- * and its inline counters add to one address for all of them, so the
- * counts of a second thread would corrupt the first one's.  When a second
- * vCPU starts, recording stops with one error line (the trace is left
- * without its end, the online profile is not stored).  doc/trace-format.md
- * describes the file.
+ * Threads: qemu-user runs each guest thread as its own vCPU, in parallel.
+ * Nothing that counts is shared between them: each vCPU (by vcpu_index,
+ * which the callbacks get) has its own buffer, written as chunks of its
+ * thread's stream, and its own record of how far its current block ran.
+ * That is set by a callback before each instruction that can stop a block
+ * early (an exception: isa.h's may_stop) and the last one; the others
+ * cannot stop a block.  QEMU 7.2's inline counters add to one address for
+ * all vCPUs, so they cannot count per thread.  Definitions and mappings go
+ * to the shared stream, under a lock, which is written before any thread's
+ * chunk: a block is always defined before a chunk that runs it.  A vCPU
+ * index freed by a thread that exited can be reused: a new thread is a new
+ * stream.
  *
  * With online=STORE the same events go to the rebuild in-process instead
- * (online.h) and the profile is stored at exit: no trace at all.
+ * (online.h) and the profile is stored at exit: no trace at all.  It counts
+ * with an inline counter and so records single-threaded programs only: when
+ * a second vCPU starts it stops with one error line (no profile stored).
  *
  * With status=FILE the plugin writes "ok" there once the trace (or the
  * online profile) is complete: QEMU's exit status is the guest's, so this
  * is how `zond trace record` learns that recording failed.
+ * doc/trace-format.md describes the file.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +49,23 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = ZOND_QEMU_PLUGIN_VERSION;
 #define BUF_SIZE (1u << 20)
 #define BUF_ROOM (BUF_SIZE - 2 * ZT_MAX_BLOCK_BYTES - 4096) /* flush when fuller */
 
+#define MAX_VCPUS 4096 /* guest threads alive at once */
+
+/* A chunk's worth of one stream: the shared one (thread 0) or a thread's. */
+struct sbuf {
+	uint8_t *buf;
+	size_t len;
+	uint32_t thread;
+};
+
+/* The state of one vCPU, i.e. of the guest thread running on it. */
+struct vcpu {
+	struct sbuf out;
+	uint32_t last, last_n; /* block executed last and its length; last_n 0 before the first */
+	uint32_t pos;          /* instructions of it that ran, set by on_insn */
+	uint64_t insns, execs;
+};
+
 struct block {
 	uint64_t vaddr;
 	uint32_t ninsns, nbytes, id;
@@ -55,8 +77,11 @@ static struct {
 	const char *path;
 	const char *online; /* the store of the online mode, NULL when writing a trace */
 	const char *status; /* where to say "ok" at a complete end, or NULL */
-	uint8_t *buf;
-	size_t len;
+	struct sbuf shared;  /* definitions and mappings (thread 0) */
+	pthread_mutex_t lock; /* the shared stream, the block table and the file */
+	struct vcpu *vcpus[MAX_VCPUS];
+	uint8_t exec_prot[MAX_VCPUS]; /* the pending mmap/mprotect asked for PROT_EXEC */
+	uint32_t nthreads;
 	void *zbuf;
 	size_t zcap;
 	ZSTD_CCtx *zctx;
@@ -64,20 +89,17 @@ static struct {
 
 	struct block *blocks; /* open addressing on vaddr, for dedup */
 	size_t cap, nblocks;
-	uint32_t *ninsns_of; /* by id */
-	size_t ids_cap;
 
-	uint64_t pos;      /* instructions of the current block executed so far (inline) */
-	int64_t last;      /* id of the block executed last, -1 before the first */
+	uint64_t pos;      /* online: instructions of the current block executed so far (inline) */
+	int64_t last;      /* online: id of the block executed last, -1 before the first */
 	uint64_t insns, execs, lost;
 	int64_t mmap_num, mprotect_num;
-	int exec_prot;     /* the pending mmap/mprotect asked for PROT_EXEC */
 	const char *target; /* QEMU's name of the guest architecture */
 	const struct isa *isa; /* its decoder, NULL if zond has none */
 	int started;
 	char **maps;       /* mappings already written, as "start path" keys */
 	size_t nmaps;
-} z = {.last = -1};
+} z = {.last = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void fail(const char *what)
 {
@@ -89,55 +111,115 @@ static void fail(const char *what)
 	z.failed = 1;
 }
 
-static void flush_chunk(void)
+/* Writes b as one chunk; the caller holds z.lock. */
+static void flush_chunk(struct sbuf *b)
 {
-	if (!z.len || z.failed)
+	if (!b->len || z.failed)
 		return;
-	size_t n = ZSTD_compressCCtx(z.zctx, z.zbuf, z.zcap, z.buf, z.len, 1);
-	uint8_t head[8];
-	zt_put_u32(head, (uint32_t)z.len);
+	size_t n = ZSTD_compressCCtx(z.zctx, z.zbuf, z.zcap, b->buf, b->len, 1);
+	uint8_t head[12];
+	zt_put_u32(head, (uint32_t)b->len);
 	zt_put_u32(head + 4, (uint32_t)n);
-	if (ZSTD_isError(n) || fwrite(head, 8, 1, z.out) != 1 || fwrite(z.zbuf, n, 1, z.out) != 1)
+	zt_put_u32(head + 8, b->thread);
+	if (ZSTD_isError(n) || fwrite(head, 12, 1, z.out) != 1 || fwrite(z.zbuf, n, 1, z.out) != 1)
 		fail("cannot write the trace");
-	z.len = 0;
+	b->len = 0;
 }
 
-static inline void put(uint64_t v)
+/* A thread's chunk, after the shared records its blocks may need (z.lock held). */
+static void flush_thread(struct vcpu *v)
 {
-	z.len = (size_t)(zt_put_uleb(z.buf + z.len, v) - z.buf);
+	flush_chunk(&z.shared);
+	flush_chunk(&v->out);
 }
 
+static inline void put(struct sbuf *b, uint64_t v)
+{
+	b->len = (size_t)(zt_put_uleb(b->buf + b->len, v) - b->buf);
+}
+
+/* Keeps room for the largest record in the shared stream (z.lock held). */
 static inline void room(void)
 {
-	if (z.len > BUF_ROOM)
-		flush_chunk();
+	if (z.shared.len > BUF_ROOM)
+		flush_chunk(&z.shared);
 }
 
-/* The record that closes the previous block: how far it really ran. */
+/* The online mode's record that closes the previous block: how far it really ran. */
 static inline void close_last(void)
 {
-	if (z.online) {
-		if (z.last >= 0 && z.pos)
-			online_exec((uint32_t)z.last, (uint32_t)z.pos);
-	} else if (z.last >= 0 && z.pos != z.ninsns_of[z.last]) {
-		put((uint64_t)z.pos << 2 | ZT_PARTIAL);
-	}
+	if (z.last >= 0 && z.pos)
+		online_exec((uint32_t)z.last, (uint32_t)z.pos);
 	z.insns += z.last >= 0 ? z.pos : 0;
 }
 
+/*
+ * The records of v's previous block, written once it is over: an EXEC if
+ * any of it ran, a PARTIAL if not all of it.
+ */
+static inline void close_vcpu_block(struct vcpu *v)
+{
+	if (!v->pos)
+		return;
+	put(&v->out, (uint64_t)v->last << 2 | ZT_EXEC);
+	if (v->pos != v->last_n)
+		put(&v->out, (uint64_t)v->pos << 2 | ZT_PARTIAL);
+	v->insns += v->pos;
+	v->execs++;
+	v->pos = 0;
+}
+
+/* A new guest thread on vCPU index i (z.lock held). */
+static struct vcpu *start_thread(unsigned int i)
+{
+	struct vcpu *v = calloc(1, sizeof *v);
+	if (!v || !(v->out.buf = malloc(BUF_SIZE)))
+		abort();
+	v->out.thread = ++z.nthreads;
+	z.vcpus[i] = v;
+	return v;
+}
+
+/* Its last block, its END and its last chunk (z.lock held). */
+static void end_thread(unsigned int i)
+{
+	struct vcpu *v = z.vcpus[i];
+	if (!v)
+		return;
+	close_vcpu_block(v);
+	put(&v->out, (uint64_t)ZT_END << 2 | ZT_CONTROL);
+	put(&v->out, v->insns);
+	put(&v->out, v->execs);
+	flush_thread(v);
+	z.insns += v->insns;
+	z.execs += v->execs;
+	free(v->out.buf);
+	free(v);
+	z.vcpus[i] = NULL;
+}
+
+/* Before each instruction that can stop a block, and the last: how far it ran. */
+static void on_insn(unsigned int vcpu, void *udata)
+{
+	struct vcpu *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
+	if (v)
+		v->pos = (uint32_t)(uintptr_t)udata;
+}
+
+/* udata: the block's id, and its length in the upper half. */
 static void on_exec(unsigned int vcpu, void *udata)
 {
-	if (vcpu != 0 || z.failed) {
-		z.lost++;
+	struct vcpu *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
+	if (!v || z.failed)
 		return;
+	close_vcpu_block(v);
+	v->last = (uint32_t)(uintptr_t)udata;
+	v->last_n = (uint32_t)((uintptr_t)udata >> 32);
+	if (v->out.len > BUF_SIZE - 64) {
+		pthread_mutex_lock(&z.lock);
+		flush_thread(v);
+		pthread_mutex_unlock(&z.lock);
 	}
-	uint32_t id = (uint32_t)(uintptr_t)udata;
-	close_last();
-	z.last = id;
-	z.pos = 0;
-	z.execs++;
-	put((uint64_t)id << 2 | ZT_EXEC);
-	room();
 }
 
 /*
@@ -209,35 +291,40 @@ static uint32_t block_id(uint64_t vaddr, uint32_t ninsns, const uint8_t *sizes,
 	if (!b->bytes)
 		abort();
 	memcpy(b->bytes, bytes, nbytes);
-	if (z.nblocks > z.ids_cap) {
-		z.ids_cap = z.ids_cap ? 2 * z.ids_cap : 4096;
-		z.ninsns_of = realloc(z.ninsns_of, z.ids_cap * sizeof *z.ninsns_of);
-		if (!z.ninsns_of)
-			abort();
-	}
-	z.ninsns_of[b->id] = ninsns;
 	if (z.online) {
 		online_define(b->id, vaddr, ninsns, sizes, bytes);
 		return b->id;
 	}
-	put((uint64_t)b->id << 2 | ZT_DEFINE);
-	put(vaddr);
-	put(ninsns);
-	put(nbytes);
-	memcpy(z.buf + z.len, sizes, ninsns);
-	z.len += ninsns;
-	memcpy(z.buf + z.len, bytes, nbytes);
-	z.len += nbytes;
+	struct sbuf *o = &z.shared;
+	put(o, (uint64_t)b->id << 2 | ZT_DEFINE);
+	put(o, vaddr);
+	put(o, ninsns);
+	put(o, nbytes);
+	memcpy(o->buf + o->len, sizes, ninsns);
+	o->len += ninsns;
+	memcpy(o->buf + o->len, bytes, nbytes);
+	o->len += nbytes;
 	room();
 	return b->id;
 }
 
 static void put_header(void);
 static void write_maps(void);
+static void refuse_thread(unsigned int vcpu);
+
+static void translate(struct qemu_plugin_tb *tb);
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
+	pthread_mutex_lock(&z.lock);
+	translate(tb);
+	pthread_mutex_unlock(&z.lock);
+}
+
+/* The block's definition and callbacks (z.lock held: the buffers below are shared). */
+static void translate(struct qemu_plugin_tb *tb)
+{
 	static uint8_t bytes[ZT_MAX_BLOCK_BYTES], sizes[ZT_MAX_BLOCK_INSNS];
 	size_t n = qemu_plugin_tb_n_insns(tb), nbytes = 0;
 	if (z.failed)
@@ -263,15 +350,23 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		memcpy(bytes + nbytes, data, size);
 		sizes[i] = (uint8_t)size;
 		nbytes += size;
-		if (i == n - 1 || !z.isa || z.isa->may_stop(data, size)) {
+		if (i < n - 1 && z.isa && !z.isa->may_stop(data, size))
+			continue;
+		if (z.online)
 			qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
 								   &z.pos, i + 1 - counted);
-			counted = i + 1;
-		}
+		else
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn, QEMU_PLUGIN_CB_NO_REGS,
+							       (void *)(uintptr_t)(i + 1));
+		counted = i + 1;
 	}
 	uint32_t bid = block_id(qemu_plugin_tb_vaddr(tb), (uint32_t)n, sizes, bytes, (uint32_t)nbytes);
-	qemu_plugin_register_vcpu_tb_exec_cb(tb, z.online ? on_exec_online : on_exec,
-					     QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)bid);
+	if (z.online)
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_exec_online, QEMU_PLUGIN_CB_NO_REGS,
+						     (void *)(uintptr_t)bid);
+	else
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_exec, QEMU_PLUGIN_CB_NO_REGS,
+						     (void *)((uintptr_t)n << 32 | bid));
 }
 
 /*
@@ -291,6 +386,7 @@ static int have_map(const char *key)
 	return 0;
 }
 
+/* z.lock held. */
 static void write_maps(void)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
@@ -316,13 +412,14 @@ static void write_maps(void)
 			online_map(start, end, off, path);
 			continue;
 		}
-		put((uint64_t)ZT_MAP << 2 | ZT_CONTROL);
-		put(start);
-		put(end);
-		put(off);
-		put(len);
-		memcpy(z.buf + z.len, path, len);
-		z.len += len;
+		struct sbuf *o = &z.shared;
+		put(o, (uint64_t)ZT_MAP << 2 | ZT_CONTROL);
+		put(o, start);
+		put(o, end);
+		put(o, off);
+		put(o, len);
+		memcpy(o->buf + o->len, path, len);
+		o->len += len;
 		room();
 	}
 	if (f)
@@ -333,27 +430,61 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
 		       uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
 		       uint64_t a8)
 {
-	(void)id, (void)vcpu, (void)a1, (void)a2, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
-	z.exec_prot = (num == z.mmap_num || num == z.mprotect_num) && (a3 & 4 /* PROT_EXEC */);
+	(void)id, (void)a1, (void)a2, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
+	if (vcpu < MAX_VCPUS)
+		z.exec_prot[vcpu] = (num == z.mmap_num || num == z.mprotect_num) &&
+				    (a3 & 4 /* PROT_EXEC */);
 }
 
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
 {
-	(void)id, (void)vcpu, (void)num;
-	if (z.exec_prot && ret >= 0 && !z.failed)
+	(void)id, (void)num;
+	if (vcpu >= MAX_VCPUS || !z.exec_prot[vcpu])
+		return;
+	z.exec_prot[vcpu] = 0;
+	pthread_mutex_lock(&z.lock);
+	if (ret >= 0 && !z.failed)
 		write_maps();
-	z.exec_prot = 0;
+	pthread_mutex_unlock(&z.lock);
 }
 
-/* A second guest thread: see the top of this file. */
+/* A new guest thread (the first one too): its own stream. */
 static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 {
 	(void)id;
+	if (z.online) {
+		refuse_thread(vcpu);
+		return;
+	}
+	pthread_mutex_lock(&z.lock);
+	if (vcpu >= MAX_VCPUS) {
+		fail("more guest threads at once than zond trace records (4096)");
+	} else {
+		end_thread(vcpu); /* an exited thread's, if QEMU did not say */
+		start_thread(vcpu);
+	}
+	pthread_mutex_unlock(&z.lock);
+}
+
+/* A guest thread exited, before its vCPU index can be reused. */
+static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
+{
+	(void)id;
+	if (z.online || vcpu >= MAX_VCPUS)
+		return;
+	pthread_mutex_lock(&z.lock);
+	end_thread(vcpu);
+	pthread_mutex_unlock(&z.lock);
+}
+
+/* The online mode counts with an inline counter, shared by all vCPUs: see the top. */
+static void refuse_thread(unsigned int vcpu)
+{
 	if (vcpu == 0 || z.failed)
 		return;
 	char msg[512];
-	snprintf(msg, sizeof msg, "zond: %s: the program started a second thread; zond trace "
-		 "records single-threaded programs only\n", z.online ? z.online : z.path);
+	snprintf(msg, sizeof msg, "zond: %s: the program started a second thread; the online mode "
+		 "records single-threaded programs only (record a trace instead)\n", z.online);
 	fputs(msg, stderr);
 	z.failed = 1;
 }
@@ -383,23 +514,23 @@ static void on_guest_exit(qemu_plugin_id_t id, void *udata)
 		z.online = NULL;
 		return;
 	}
-	if (!z.out)
+	pthread_mutex_lock(&z.lock);
+	if (!z.out) {
+		pthread_mutex_unlock(&z.lock);
 		return;
-	close_last();
-	z.last = -1;
-	if (z.lost) {
-		put((uint64_t)ZT_LOST << 2 | ZT_CONTROL);
-		put(z.lost);
 	}
-	put((uint64_t)ZT_END << 2 | ZT_CONTROL);
-	put(z.insns);
-	put(z.execs);
-	flush_chunk();
+	for (unsigned int i = 0; i < MAX_VCPUS; i++)
+		end_thread(i);
+	put(&z.shared, (uint64_t)ZT_END << 2 | ZT_CONTROL);
+	put(&z.shared, z.insns);
+	put(&z.shared, z.execs);
+	flush_chunk(&z.shared);
 	if (fclose(z.out) != 0)
 		fail("cannot write the trace");
 	z.out = NULL;
 	if (!z.failed)
 		say_ok();
+	pthread_mutex_unlock(&z.lock);
 }
 
 /* Written at the first translation: QEMU knows the program only once a vCPU runs it. */
@@ -447,17 +578,18 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	z.mmap_num = generic ? 222 : 9;
 	z.mprotect_num = generic ? 226 : 10;
 	z.out = z.online ? NULL : fopen(z.path, "wb");
-	z.buf = malloc(BUF_SIZE);
+	z.shared.buf = malloc(BUF_SIZE);
 	z.zcap = ZSTD_compressBound(BUF_SIZE);
 	z.zbuf = malloc(z.zcap);
 	z.zctx = ZSTD_createCCtx();
-	if ((!z.online && !z.out) || !z.buf || !z.zbuf || !z.zctx) {
+	if ((!z.online && !z.out) || !z.shared.buf || !z.zbuf || !z.zctx) {
 		fprintf(stderr, "zond plugin: %s: cannot create the trace\n", z.path);
 		return -1;
 	}
 	z.target = info->target_name;
 	z.isa = isa_find(z.target);
 	qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
+	qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
 	qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);

@@ -1,16 +1,20 @@
 /*
- * format.h - zond's instruction trace format (.ztrace), version 1.
+ * format.h - zond's instruction trace format (.ztrace), version 2.
  *
- * Shared by the writer (plugins/qemu) and the reader (trace_read.c); the
+ * Shared by the writer (plugins/qemu) and the reader (ztrace.c); the
  * byte-level description for other writers is doc/trace-format.md.
  *
  *   file   = header chunk*
  *   header = "ZONDTRC\n" u32 version u32 textlen text        (little endian)
- *            text: "key value\n" lines (arch, exe, entry, command)
- *   chunk  = u32 rawlen u32 zlen zstd-frame(zlen bytes -> rawlen bytes)
+ *            text: "key value\n" lines (arch, exe, entry)
+ *   chunk  = u32 rawlen u32 zlen u32 thread zstd-frame(zlen bytes -> rawlen bytes)
  *
- * The concatenated chunk contents are one stream of records, each starting
- * with an unsigned LEB128 number v whose low two bits are its kind:
+ * Records come in streams: thread 0 is the shared stream (DEFINE, MAP, and
+ * the final END), thread n >= 1 the executions of guest thread n (EXEC,
+ * PARTIAL, and its own END); thread 1 is the program's first thread.  Each
+ * stream is the concatenation of its chunks' contents, in file order.  A
+ * record starts with an unsigned LEB128 number v whose low two bits are
+ * its kind:
  *
  *   EXEC  (0): block v>>2 was executed (all its instructions, unless a
  *              PARTIAL record follows)
@@ -20,7 +24,8 @@
  *              bytes of instruction sizes, then nbytes bytes of code
  *   CONTROL (3): v>>2 is the control kind below
  *
- * Blocks are defined before their first EXEC; ids are dense from 0.
+ * A block is defined (in a chunk of the shared stream) before any chunk
+ * that executes it; ids are dense from 0.
  */
 #ifndef ZOND_TRACE_FORMAT_H
 #define ZOND_TRACE_FORMAT_H
@@ -29,7 +34,8 @@
 #include <stdint.h>
 
 #define ZT_MAGIC "ZONDTRC\n"
-#define ZT_VERSION 1
+#define ZT_VERSION 2
+#define ZT_MAX_THREADS 4096 /* threads of one trace; larger ids are corrupt */
 #define ZT_MAX_CHUNK (4u << 20)  /* largest raw chunk a reader must accept */
 #define ZT_MAX_HEADER (64u << 10)
 #define ZT_MAX_BLOCK_INSNS 4096  /* larger blocks are refused as corrupt */
@@ -43,7 +49,11 @@ enum zt_record {
 };
 
 enum zt_control {
-	/* end of trace: LEB128 instructions executed, LEB128 blocks executed */
+	/*
+	 * end of a thread's stream, and (in the shared stream, the last record
+	 * of the file) of the trace: LEB128 instructions executed, LEB128 blocks
+	 * executed, by the thread or by all of them
+	 */
 	ZT_END = 0,
 	/* a file mapping: LEB128 start, end, file offset, length, path bytes */
 	ZT_MAP = 1,

@@ -1254,6 +1254,12 @@ static void make_calls(struct rebuild *r, struct zp_profile *p, uint32_t thread)
 
 int rebuild_finish(struct rebuild *r, struct zp_profile *p, struct zerr *err)
 {
+	return rebuild_finish_thread(r, p, 0, err);
+}
+
+int rebuild_finish_thread(struct rebuild *r, struct zp_profile *p, int64_t tid,
+			  struct zerr *err)
+{
 	(void)err;
 	while (r->depth)
 		pop(r);
@@ -1262,7 +1268,7 @@ int rebuild_finish(struct rebuild *r, struct zp_profile *p, struct zerr *err)
 		flush_cache(r, &r->blocks[id], 1);
 	}
 	profile_event(p, "Ir", "instructions");
-	uint32_t thread = profile_thread(p, 0, 0, "");
+	uint32_t thread = profile_thread(p, 0, tid, "");
 	struct finish fs = {0};
 	fs.extra = partial_extra(r);
 	collect_sites(r, &fs);

@@ -85,4 +85,12 @@ uint32_t rebuild_block_length(const struct rebuild *r, uint32_t id);
 /* Closes every frame and writes the profile into p (event Ir, one thread). */
 int rebuild_finish(struct rebuild *r, struct zp_profile *p, struct zerr *err);
 
+/*
+ * The same as the thread with this tid of p (0 for rebuild_finish): one
+ * rebuild per guest thread, each with its own stack, finished into one
+ * profile whose nodes they share.
+ */
+int rebuild_finish_thread(struct rebuild *r, struct zp_profile *p, int64_t tid,
+			  struct zerr *err);
+
 #endif

@@ -2,6 +2,12 @@
  * ztrace.c - the reader of zond's .ztrace files (format.h,
  * doc/trace-format.md): one chunk in memory at a time, records handed to
  * the rebuild as they come, so memory does not grow with the trace.
+ *
+ * Each guest thread has its own rebuild (its own call stack and counts) and
+ * becomes a thread of the profile (tid 0 for the first).  Block definitions
+ * and mappings come in the shared stream and go to every thread's rebuild;
+ * they are also kept (code-sized, not trace-sized) for threads that start
+ * later.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,6 +21,20 @@
 #include "rebuild.h"
 #include "trace.h"
 
+/* The executions of one guest thread. */
+struct stream {
+	struct rebuild *rb;
+	uint32_t pending, pending_n; /* the EXEC waiting for a possible PARTIAL */
+	int have_pending, ended;
+};
+
+/* A shared record, kept for the threads that start after it. */
+struct shared {
+	int define;                    /* else a map */
+	uint64_t a, b, c;              /* define: vaddr, id, ninsns; map: start, end, offset */
+	size_t off, len;               /* in the blob: sizes and code, or the path */
+};
+
 struct reader {
 	const char *path;
 	FILE *f;
@@ -23,12 +43,18 @@ struct reader {
 	size_t rawlen;
 	const uint8_t *p, *end;
 	ZSTD_DCtx *dctx;
-	struct rebuild *rb;
+	const struct isa *isa;
+	uint64_t entry;
 	struct symbols *syms;
 	struct trace_info *info;
 	int ended;
-	uint32_t pending, pending_n; /* the EXEC waiting for a possible PARTIAL */
-	int have_pending;
+	struct stream **threads; /* by thread number, 1-based; NULL: not seen */
+	size_t nthreads;         /* entries of threads */
+	struct stream *cur;      /* the current chunk's thread, NULL for the shared stream */
+	struct shared *log;
+	size_t nlog;
+	uint8_t *blob;
+	size_t bloblen;
 	rebuild_tap tap;
 	void *tap_ctx;
 	uint64_t ndefined; /* blocks defined so far: the next id (ids are dense) */
@@ -85,25 +111,83 @@ static int read_header(struct reader *r, struct zerr *err)
 	}
 	free(text);
 	r->offset = 16 + len;
-	const struct isa *isa = isa_find(r->info->arch);
-	if (!isa)
+	r->entry = entry;
+	r->isa = isa_find(r->info->arch);
+	if (!r->isa)
 		return zerr_set(err, "%s: offset 16: unknown architecture '%s' (zond knows %s)",
 				r->path, r->info->arch, isa_names());
-	r->rb = rebuild_new(isa, r->syms);
-	rebuild_set_tap(r->rb, r->tap, r->tap_ctx);
-	if (*r->info->program)
-		rebuild_set_program(r->rb, r->info->program, entry);
 	return 0;
+}
+
+static int replay(struct rebuild *rb, const struct reader *r, const struct shared *s,
+		  struct zerr *err)
+{
+	const uint8_t *data = r->blob + s->off;
+	if (s->define)
+		return rebuild_define(rb, (uint32_t)s->b, s->a, (uint32_t)s->c, data, data + s->c,
+				      err);
+	char path[4097];
+	memcpy(path, data, s->len);
+	path[s->len] = 0;
+	rebuild_host_map(rb, s->a, s->b, s->c, path);
+	return 0;
+}
+
+/* Keeps a shared record and hands it to every thread's rebuild. */
+static int share(struct reader *r, const struct shared *s, const uint8_t *data, struct zerr *e)
+{
+	r->blob = zp_xrealloc(r->blob, r->bloblen + s->len + 1);
+	memcpy(r->blob + r->bloblen, data, s->len);
+	r->log = zp_xrealloc(r->log, (r->nlog + 1) * sizeof *r->log);
+	r->log[r->nlog] = *s;
+	r->log[r->nlog].off = r->bloblen;
+	r->bloblen += s->len;
+	const struct shared *kept = &r->log[r->nlog++];
+	for (size_t t = 0; t < r->nthreads; t++)
+		if (r->threads[t] && replay(r->threads[t]->rb, r, kept, e) < 0)
+			return -1;
+	return 0;
+}
+
+/* The stream of thread n (>= 1), started with everything shared so far. */
+static struct stream *thread_stream(struct reader *r, uint32_t n, struct zerr *err)
+{
+	if (n < r->nthreads && r->threads[n])
+		return r->threads[n];
+	if (r->tap && r->nthreads) {
+		zerr_set(err, "%s: offset %" PRIu64 ": a trace of several threads (a PC list has one)",
+			 r->path, r->offset);
+		return NULL;
+	}
+	if (n >= r->nthreads) {
+		r->threads = zp_xrealloc(r->threads, (n + 1) * sizeof *r->threads);
+		memset(r->threads + r->nthreads, 0, (n + 1 - r->nthreads) * sizeof *r->threads);
+		r->nthreads = n + 1;
+	}
+	struct stream *s = zp_xcalloc(1, sizeof *s);
+	s->rb = rebuild_new(r->isa, r->syms);
+	rebuild_set_tap(s->rb, r->tap, r->tap_ctx);
+	if (*r->info->program)
+		rebuild_set_program(s->rb, r->info->program, r->entry);
+	r->threads[n] = s;
+	struct zerr e;
+	for (size_t i = 0; i < r->nlog; i++) {
+		if (replay(s->rb, r, &r->log[i], &e) < 0) {
+			zerr_set(err, "%s: offset %" PRIu64 ": %s", r->path, r->offset, e.msg);
+			return NULL;
+		}
+	}
+	return s;
 }
 
 /* Reads and decompresses the next chunk; 0 at a clean end of file, 1 when one was read. */
 static int next_chunk(struct reader *r, struct zerr *err)
 {
-	uint8_t head[8];
-	size_t got = fread(head, 1, 8, r->f);
+	uint8_t head[12];
+	size_t got = fread(head, 1, 12, r->f);
 	if (got == 0 && feof(r->f))
 		return 0;
-	if (got != 8)
+	if (got != 12)
 		return zerr_set(err, "%s: offset %" PRIu64 ": truncated chunk header", r->path,
 				r->offset);
 	uint32_t rawlen = zt_get_u32(head), zlen = zt_get_u32(head + 4);
@@ -117,19 +201,26 @@ static int next_chunk(struct reader *r, struct zerr *err)
 	if (ZSTD_isError(n) || n != rawlen)
 		return zerr_set(err, "%s: offset %" PRIu64 ": corrupt chunk (%s)", r->path, r->offset,
 				ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong length");
+	uint32_t thread = zt_get_u32(head + 8);
+	if (thread > ZT_MAX_THREADS)
+		return zerr_set(err, "%s: offset %" PRIu64 ": corrupt chunk header (thread %" PRIu32
+				     ")", r->path, r->offset, thread);
+	r->cur = NULL;
+	if (thread && !(r->cur = thread_stream(r, thread, err)))
+		return -1;
 	r->rawlen = n;
 	r->p = r->raw;
 	r->end = r->raw + n;
 	return 1;
 }
 
-static int flush_pending(struct reader *r, struct zerr *err)
+static int flush_pending(struct reader *r, struct stream *s, struct zerr *err)
 {
-	if (!r->have_pending)
+	if (!s->have_pending)
 		return 0;
-	r->have_pending = 0;
+	s->have_pending = 0;
 	struct zerr e;
-	if (rebuild_exec(r->rb, r->pending, r->pending_n, &e) < 0)
+	if (rebuild_exec(s->rb, s->pending, s->pending_n, &e) < 0)
 		return fail(r, err, "", e.msg);
 	return 0;
 }
@@ -152,41 +243,71 @@ static int read_define(struct reader *r, uint64_t id, struct zerr *err)
 		total += sizes[i];
 	if (total != nbytes)
 		return fail(r, err, "corrupt block definition (sizes do not add up)", NULL);
+	(void)bytes;
 	struct zerr e;
-	if (rebuild_define(r->rb, (uint32_t)id, vaddr, (uint32_t)ninsns, sizes, bytes, &e) < 0)
+	struct shared sh = {1, vaddr, id, ninsns, 0, ninsns + nbytes};
+	if (share(r, &sh, sizes, &e) < 0)
 		return fail(r, err, "", e.msg);
 	r->p += ninsns + nbytes;
 	return 0;
 }
 
-static int read_control(struct reader *r, uint64_t kind, struct zerr *err)
+/* Instructions of every thread so far. */
+static uint64_t all_insns(const struct reader *r)
 {
-	uint64_t a, b, c, len;
-	switch (kind) {
-	case ZT_END:
-		if (get_uleb(r, &a) < 0 || get_uleb(r, &b) < 0)
-			return fail(r, err, "truncated end record", NULL);
-		if (flush_pending(r, err) < 0)
-			return -1;
-		if (a != rebuild_insns(r->rb)) {
-			char msg[128];
-			snprintf(msg, sizeof msg, "%" PRIu64 " instructions read, the writer counted %" PRIu64,
-				 rebuild_insns(r->rb), a);
-			return fail(r, err, "corrupt trace: ", msg);
-		}
+	uint64_t n = 0;
+	for (size_t t = 0; t < r->nthreads; t++)
+		n += r->threads[t] ? rebuild_insns(r->threads[t]->rb) : 0;
+	return n;
+}
+
+static int read_end(struct reader *r, struct zerr *err)
+{
+	uint64_t a, b;
+	struct stream *s = r->cur;
+	if (get_uleb(r, &a) < 0 || get_uleb(r, &b) < 0)
+		return fail(r, err, "truncated end record", NULL);
+	if (s && flush_pending(r, s, err) < 0)
+		return -1;
+	for (size_t t = 0; !s && t < r->nthreads; t++)
+		if (r->threads[t] && !r->threads[t]->ended)
+			return fail(r, err, "truncated trace: a thread has no end record", NULL);
+	uint64_t n = s ? rebuild_insns(s->rb) : all_insns(r);
+	if (a != n) {
+		char msg[128];
+		snprintf(msg, sizeof msg, "%" PRIu64 " instructions read, the writer counted %" PRIu64,
+			 n, a);
+		return fail(r, err, "corrupt trace: ", msg);
+	}
+	if (s) {
+		s->ended = 1;
+	} else {
 		r->info->blocks = b;
 		r->ended = 1;
-		return 0;
-	case ZT_MAP:
-		if (get_uleb(r, &a) < 0 || get_uleb(r, &b) < 0 || get_uleb(r, &c) < 0 ||
+	}
+	return 0;
+}
+
+static int read_control(struct reader *r, uint64_t kind, struct zerr *err)
+{
+	uint64_t a, len;
+	struct zerr e;
+	if (kind == ZT_END)
+		return read_end(r, err);
+	if (r->cur)
+		return fail(r, err, "corrupt trace: a shared record in a thread's stream", NULL);
+	switch (kind) {
+	case ZT_MAP: {
+		struct shared sh = {0};
+		if (get_uleb(r, &sh.a) < 0 || get_uleb(r, &sh.b) < 0 || get_uleb(r, &sh.c) < 0 ||
 		    get_uleb(r, &len) < 0 || len > 4096 || (size_t)(r->end - r->p) < len)
 			return fail(r, err, "corrupt map record", NULL);
-		char path[4097];
-		memcpy(path, r->p, len);
-		path[len] = 0;
+		sh.len = len;
+		if (share(r, &sh, r->p, &e) < 0)
+			return fail(r, err, "", e.msg);
 		r->p += len;
-		rebuild_host_map(r->rb, a, b, c, path);
 		return 0;
+	}
 	case ZT_EXIT:
 		return get_uleb(r, &a) < 0 ? fail(r, err, "truncated exit record", NULL) : 0;
 	case ZT_LOST:
@@ -199,33 +320,46 @@ static int read_control(struct reader *r, uint64_t kind, struct zerr *err)
 	}
 }
 
+static int read_exec(struct reader *r, struct stream *s, uint64_t arg, struct zerr *err)
+{
+	if (flush_pending(r, s, err) < 0)
+		return -1;
+	if (arg >= UINT32_MAX)
+		return fail(r, err, "corrupt block id", NULL);
+	s->pending = (uint32_t)arg;
+	s->pending_n = rebuild_block_length(s->rb, (uint32_t)arg);
+	if (!s->pending_n)
+		return fail(r, err, "block executed before it was defined", NULL);
+	s->have_pending = 1;
+	return 0;
+}
+
 static int read_records(struct reader *r, struct zerr *err)
 {
 	while (r->p < r->end) {
 		uint64_t v;
-		if (r->ended)
+		struct stream *s = r->cur;
+		if (r->ended || (s && s->ended))
 			return fail(r, err, "data after the end record", NULL);
 		if (get_uleb(r, &v) < 0)
 			return fail(r, err, "truncated record", NULL);
 		uint64_t arg = v >> 2;
+		if ((v & 3) < ZT_DEFINE && !s)
+			return fail(r, err, "corrupt trace: an execution in the shared stream", NULL);
 		switch (v & 3) {
 		case ZT_EXEC:
-			if (flush_pending(r, err) < 0)
+			if (read_exec(r, s, arg, err) < 0)
 				return -1;
-			if (arg >= UINT32_MAX)
-				return fail(r, err, "corrupt block id", NULL);
-			r->pending = (uint32_t)arg;
-			r->pending_n = rebuild_block_length(r->rb, (uint32_t)arg);
-			if (!r->pending_n)
-				return fail(r, err, "block executed before it was defined", NULL);
-			r->have_pending = 1;
 			break;
 		case ZT_PARTIAL:
-			if (!r->have_pending || arg == 0 || arg > r->pending_n)
+			if (!s->have_pending || arg == 0 || arg > s->pending_n)
 				return fail(r, err, "misplaced partial-block record", NULL);
-			r->pending_n = (uint32_t)arg;
+			s->pending_n = (uint32_t)arg;
 			break;
 		case ZT_DEFINE:
+			if (s)
+				return fail(r, err, "corrupt trace: a definition in a thread's stream",
+					    NULL);
 			if (read_define(r, arg, err) < 0)
 				return -1;
 			break;
@@ -234,6 +368,21 @@ static int read_records(struct reader *r, struct zerr *err)
 				return -1;
 		}
 	}
+	return 0;
+}
+
+/* Every thread's profile into p, the first thread as tid 0. */
+static int finish(struct reader *r, struct zp_profile *p, struct zerr *err)
+{
+	r->info->insns = all_insns(r);
+	for (size_t t = 0; t < r->nthreads; t++)
+		if (r->threads[t] && rebuild_finish_thread(r->threads[t]->rb, p, (int64_t)t - 1,
+							   err) < 0)
+			return -1;
+	profile_event(p, "Ir", "instructions");
+	profile_set_str(&p->run.collector, "trace");
+	profile_set_str(&p->run.arch, r->info->arch);
+	profile_set_str(&p->run.clock, "icount");
 	return 0;
 }
 
@@ -264,14 +413,16 @@ static int read_ztrace(const char *path, struct symbols *syms, struct zp_profile
 	if (rc == 0 && !r.ended)
 		rc = zerr_set(err, "%s: offset %" PRIu64 ": truncated trace (no end record)", path,
 			      r.offset);
-	if (rc == 0) {
-		info->insns = rebuild_insns(r.rb);
-		rc = rebuild_finish(r.rb, p, err);
-		profile_set_str(&p->run.collector, "trace");
-		profile_set_str(&p->run.arch, info->arch);
-		profile_set_str(&p->run.clock, "icount");
+	if (rc == 0)
+		rc = finish(&r, p, err);
+	for (size_t t = 0; t < r.nthreads; t++) {
+		if (r.threads[t])
+			rebuild_free(r.threads[t]->rb);
+		free(r.threads[t]);
 	}
-	rebuild_free(r.rb);
+	free(r.threads);
+	free(r.log);
+	free(r.blob);
 	ZSTD_freeDCtx(r.dctx);
 	free(r.raw);
 	free(r.z);

@@ -1,12 +1,14 @@
 /*
- * threads.c - four threads calling work(): zond trace must refuse it with one
- * clear line (QEMU 7.2's inline counters are shared by all vCPUs), never
- * write a corrupt trace or store a wrong profile.
+ * threads.c - four threads, each calling work() 2000 times with its own
+ * argument (thread k, created k-th, runs work(100 + k - 1)): zond trace
+ * must give each thread its own profile, with exact entry counts, and
+ * work's cost growing by the same step from one thread to the next.
  */
 #include <pthread.h>
 #include <stdio.h>
 
-static __attribute__((noinline)) unsigned work(unsigned n)
+/* noipa: not pure either, so that every call happens. */
+static __attribute__((noipa)) unsigned work(unsigned n)
 {
 	unsigned s = 0;
 	for (unsigned i = 0; i < n; i++)
