@@ -50,6 +50,16 @@ check_eq "folded total" "$(awk '{ n += $NF } END { print n }' shop.folded)" "$to
 "$ZOND" export -i shop.db --format dot -o shop.dot
 if dot -Tsvg shop.dot >shop.svg && grep -q "take_order" shop.svg; then pass; else fail "dot"; fi
 
+# A campaign: two runs filed together, combined by -C; another run stays apart.
+"$ZOND" record -q -o camp.db -c nightly -- "$SHOP" >/dev/null
+"$ZOND" record -q -o camp.db -- "$SHOP" >/dev/null
+"$ZOND" record -q -o camp.db -c nightly -- "$SHOP" >/dev/null
+"$ZOND" dump -i camp.db -C nightly >camp.txt
+check_eq "campaign: calls combined" "$(grep -c '^function write_order_line calls=120000$' camp.txt)" 1
+check_eq "campaign: threads of both runs" "$(head -1 camp.txt)" "threads 2"
+check_eq "campaign: runs listed" "$("$ZOND" runs -i camp.db | grep -c '\[nightly\]')" 2
+check_error "campaign: unknown" "no campaign 'weekly'" "$ZOND" report -i camp.db -C weekly
+
 "$ZOND" report -i shop.db >report.txt
 if grep -q "write_order_line" report.txt; then pass; else fail "report lacks write_order_line"; fi
 finish
