@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -211,65 +210,13 @@ static void print_module(const char *path, const struct module_info *m)
 		       m->protected_fns);
 }
 
-/*
- * The loader's list of the libraries prog loads: "name => path (addr)"
- * lines of `LOADER --list PROG`.  Calls fn(path) for each.  0, or -1.
- */
-static int each_library(const char *loader, const char *prog, void (*fn)(const char *path))
-{
-	int pipefd[2];
-	if (pipe(pipefd) < 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(pipefd[1], 1);
-		close(pipefd[0]);
-		close(pipefd[1]);
-		int null = open("/dev/null", O_WRONLY);
-		if (null >= 0)
-			dup2(null, 2);
-		unsetenv("LD_AUDIT");
-		unsetenv("LD_PRELOAD");
-		execl(loader, loader, "--list", prog, (char *)NULL);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	FILE *f = fdopen(pipefd[0], "r");
-	char line[PATH_MAX + 64];
-	while (f && fgets(line, sizeof line, f)) {
-		char *arrow = strstr(line, "=> "), *path = arrow ? arrow + 3 : line;
-		path += strspn(path, " \t");
-		if (*path != '/')
-			continue;
-		char *end = strstr(path, " (");
-		if (end)
-			*end = 0;
-		path[strcspn(path, "\n")] = 0;
-		fn(path);
-	}
-	if (f)
-		fclose(f);
-	else
-		close(pipefd[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
-static const char *program_path;
-static int libraries_shown;
-
-static void show_library(const char *path)
+static void show_library(void *program_path, const char *path)
 {
 	char real[PATH_MAX];
 	struct module_info m;
 	struct zerr err;
-	if (realpath(path, real) && program_path && !strcmp(real, program_path))
+	if (realpath(path, real) && !strcmp(real, program_path))
 		return;
-	libraries_shown++;
 	if (read_module(path, &m, &err) < 0) {
 		printf("%s\n  %s\n", path, err.msg);
 		return;
@@ -301,14 +248,14 @@ static int info(const char *arg)
 		printf("%s: setuid or setgid: the loader ignores LD_AUDIT unless the user running it "
 		       "is its owner (%s)\n",
 		       prog, getuid() == 0 ? "root is: seen here" : "not seen here");
-	program_path = realpath(prog, real) ? real : prog;
+	const char *program_path = realpath(prog, real) ? real : prog;
 	struct module_info m;
 	if (read_module(prog, &m, &err) < 0)
 		return cmd_error("info", "%s", err.msg);
 	print_module(prog, &m);
 	module_info_free(&m);
-	if (each_library(interp, prog, show_library) < 0 && !libraries_shown)
-		printf("(the loader %s could not list the libraries)\n", interp);
+	if (launch_each_library(prog, show_library, (void *)program_path, &err) < 0)
+		printf("(%s)\n", err.msg);
 	printf("never seen: calls through pointers from dlsym() (unless --dlsym), the loader's "
 	       "own functions, calls inside a library to its hidden functions\n");
 	return 0;

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
@@ -95,6 +96,85 @@ int launch_join_path(char *out, size_t len, const char *dir, const char *name)
 {
 	int n = snprintf(out, len, "%s/%s", dir, name);
 	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int launch_find_part(char out[PATH_MAX], const char *env_var, const char *build_path,
+		     const char *beside_bin, const char *install_path)
+{
+	const char *env = getenv(env_var);
+	if (env && *env)
+		return realpath(env, out) ? 0 : -1;
+	if (build_path && *build_path && access(build_path, R_OK) == 0)
+		return realpath(build_path, out) ? 0 : -1;
+	char self[PATH_MAX], cand[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0)
+		self[n] = 0;
+	char *slash = n > 0 ? strrchr(self, '/') : NULL;
+	if (slash) {
+		*slash = 0;
+		if (launch_join_path(cand, sizeof cand, self, beside_bin) == 0 &&
+		    access(cand, R_OK) == 0 && realpath(cand, out))
+			return 0;
+	}
+	snprintf(out, PATH_MAX, "%s", install_path);
+	return access(install_path, R_OK) == 0 ? 0 : -1;
+}
+
+/* "\tlibm.so.6 => /lib/.../libm.so.6 (0x...)" or "\t/lib64/ld-linux-x86-64.so.2 (0x...)" */
+static void each_listed_path(FILE *in, void (*fn)(void *arg, const char *path), void *arg)
+{
+	char line[PATH_MAX + 64];
+	while (fgets(line, sizeof line, in)) {
+		char *arrow = strstr(line, "=> "), *path = arrow ? arrow + 3 : line;
+		path += strspn(path, " \t");
+		if (*path != '/')
+			continue;
+		char *end = strstr(path, " (");
+		if (end)
+			*end = 0;
+		path[strcspn(path, "\n")] = 0;
+		fn(arg, path);
+	}
+}
+
+int launch_each_library(const char *prog, void (*fn)(void *arg, const char *path), void *arg,
+			struct zerr *err)
+{
+	char loader[PATH_MAX];
+	int rc = symbols_interpreter(prog, loader, sizeof loader, err);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	int fds[2];
+	if (pipe(fds) < 0)
+		return zerr_set(err, "cannot list the libraries of %s: %s", prog, strerror(errno));
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		unsetenv("LD_AUDIT");
+		unsetenv("LD_PRELOAD");
+		execl(loader, loader, "--list", prog, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	FILE *in = pid > 0 ? fdopen(fds[0], "r") : NULL;
+	if (in) {
+		each_listed_path(in, fn, arg);
+		fclose(in);
+	} else {
+		close(fds[0]);
+	}
+	int status = 0;
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return zerr_set(err, "%s: the loader %s could not list its libraries", prog, loader);
+	return 0;
 }
 
 int launch_find_program(const char *prog, char out[PATH_MAX])

@@ -102,6 +102,25 @@ int launch_find_program(const char *prog, char out[PATH_MAX]);
 /* dir/name into out; -1 if it does not fit. */
 int launch_join_path(char *out, size_t len, const char *dir, const char *name);
 
+/*
+ * Finds one of zond's own files (the runtime, the audit library, the QEMU
+ * plugin) into out: $env_var if set, else the build tree's copy, else
+ * beside_bin relative to the directory of the running zond (an installed
+ * tree), else the configured install path.  0 when a readable file was
+ * found, -1 (out holds the install path) when none was.
+ */
+int launch_find_part(char out[PATH_MAX], const char *env_var, const char *build_path,
+		     const char *beside_bin, const char *install_path);
+
+/*
+ * Calls fn(arg, path) for every library the dynamic loader maps for prog at
+ * start-up, asking the loader itself (`LOADER --list PROG`, which runs none
+ * of prog, with LD_PRELOAD and LD_AUDIT left out so that only the program's
+ * own libraries are listed).  A static program has none.  0, or -1 with err.
+ */
+int launch_each_library(const char *prog, void (*fn)(void *arg, const char *path), void *arg,
+			struct zerr *err);
+
 /* Creates l->dir under $TMPDIR (or /tmp). */
 int launch_make_dir(struct launch *l, struct zerr *err);
 void launch_remove_dir(const char *dir);

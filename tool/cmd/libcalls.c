@@ -85,38 +85,6 @@ static int libcalls_option(void *arg, int opt, const char *optarg)
 	}
 }
 
-/* libzond-audit.so beside the runtime libzond.so: $ZOND_AUDIT, build tree, ../lib, installed. */
-static int find_audit(char out[PATH_MAX])
-{
-	const char *env = getenv("ZOND_AUDIT");
-	if (env && *env)
-		return realpath(env, out) ? 0 : -1;
-	const char *beside_runtime[] = {ZOND_RUNTIME_BUILD_PATH, NULL, ZOND_RUNTIME_INSTALL_PATH};
-	char self[PATH_MAX], dir[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n > 0) {
-		self[n] = 0;
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			*slash = 0;
-			if (launch_join_path(dir, sizeof dir, self, "../lib/libzond.so") == 0)
-				beside_runtime[1] = dir;
-		}
-	}
-	for (int i = 0; i < 3; i++) {
-		char cand[PATH_MAX];
-		const char *lib = beside_runtime[i];
-		const char *slash = lib ? strrchr(lib, '/') : NULL;
-		if (!slash || (size_t)(slash - lib) + sizeof "/libzond-audit.so" > sizeof cand)
-			continue;
-		memcpy(cand, lib, (size_t)(slash - lib));
-		strcpy(cand + (slash - lib), "/libzond-audit.so");
-		if (access(cand, R_OK) == 0 && realpath(cand, out))
-			return 0;
-	}
-	return -1;
-}
-
 /*
  * The loader ignores LD_AUDIT for static programs (no loader) and for
  * setuid or setgid ones: say so rather than record nothing.  A script's
@@ -160,7 +128,8 @@ static int run(struct libcalls *c)
 	struct zerr err;
 	if (launch_find_program(c->l.argv[0], c->l.prog) < 0)
 		return cmd_error("libcalls", "%s: program not found", c->l.argv[0]);
-	if (find_audit(c->audit) < 0)
+	if (launch_find_part(c->audit, "ZOND_AUDIT", ZOND_AUDIT_BUILD_PATH, "../lib/libzond-audit.so",
+			     ZOND_AUDIT_INSTALL_PATH) < 0)
 		return cmd_error("libcalls", "libzond-audit.so not found (set ZOND_AUDIT to its path)");
 	if (check_program(c->l.prog, &err) < 0)
 		return cmd_error("libcalls", "%s", err.msg);

@@ -59,30 +59,6 @@ struct record {
 	const char *runtime, *trigger_env, *filter_file;
 };
 
-/* The runtime library: $ZOND_RUNTIME, the build tree, next to us, or installed. */
-static const char *find_runtime(void)
-{
-	static char beside[PATH_MAX];
-	const char *env = getenv("ZOND_RUNTIME");
-	if (env && *env)
-		return env;
-	if (access(ZOND_RUNTIME_BUILD_PATH, R_OK) == 0)
-		return ZOND_RUNTIME_BUILD_PATH;
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n > 0) {
-		self[n] = 0;
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			*slash = 0;
-			if (launch_join_path(beside, sizeof beside, self, "../lib/libzond.so") == 0 &&
-			    access(beside, R_OK) == 0)
-				return beside;
-		}
-	}
-	return ZOND_RUNTIME_INSTALL_PATH;
-}
-
 struct function_search {
 	const char *name;
 	uint64_t addr;
@@ -134,7 +110,10 @@ static int choose_runtime(struct record *r, struct symbols *syms, const char **r
 	struct zerr not_elf;
 	char interp[PATH_MAX];
 	uint64_t addr;
-	*runtime = find_runtime();
+	static char found[PATH_MAX];
+	launch_find_part(found, "ZOND_RUNTIME", ZOND_RUNTIME_BUILD_PATH, "../lib/libzond.so",
+			 ZOND_RUNTIME_INSTALL_PATH);
+	*runtime = found;
 	if (!symbols_is_elf(r->l.prog, &not_elf))
 		return 0;
 	int linked = find_function(syms, r->l.prog, "zond_start", &addr, err);
