@@ -51,11 +51,12 @@
 
 /* zr_header.state */
 enum zr_state {
-	ZR_RUNNING = 1, /* still running, or ended without saying (crash, kill, exec) */
+	ZR_RUNNING = 1, /* still running, or ended without saying (crash, kill, raw exec) */
 	ZR_EXITED = 2,  /* exit()/return from main/_exit: exit_status valid */
 	ZR_SIGNALED = 3,/* a fatal signal: term_signal valid (a runtime that installs
 			   no signal handler, like the Linux one, never writes it) */
-	ZR_EXECED = 4,  /* replaced by exec: the new image has its own file */
+	ZR_EXECED = 4,  /* replaced by exec: end_ticks is the exec, the new image has
+			   its own file */
 };
 
 /* zr_header.arch: the machine the addresses and ticks come from */

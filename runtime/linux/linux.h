@@ -167,6 +167,21 @@ int zl_env_flag(const char *name);
  */
 void zl_process_end(int exited, int status);
 
+/*
+ * exec: just before the real call, zl_process_exec notes the image's end
+ * (end time, state ZR_EXECED, and the last time of t, the calling thread,
+ * when it records) and what it replaced into *note; when the call returns
+ * (it failed), zl_process_exec_failed takes the notes back: state
+ * ZR_RUNNING, end fields 0.  Neither changes errno.  Nothing is noted in a
+ * vfork child, which shares the parent's memory.
+ */
+struct zl_exec_note {
+	int noted;
+	uint64_t last_ticks;  /* t's last time before the note */
+};
+void zl_process_exec(struct zrt_thread *t, struct zl_exec_note *note);
+void zl_process_exec_failed(struct zrt_thread *t, const struct zl_exec_note *note);
+
 /* In a forked child, on the thread t that forked: recording moves to a new file. */
 void zl_process_forked(struct zrt_thread *t);
 

@@ -131,6 +131,35 @@ void zl_process_end(int exited, int status)
 	}
 }
 
+void zl_process_exec(struct zrt_thread *t, struct zl_exec_note *note)
+{
+	struct zr_header *h = zrt.hdr;
+	note->noted = 0;
+	if (!h || h->pid != current_pid() || h->state != ZR_RUNNING)
+		return;
+	zl_clock_refine(&h->ticks_per_sec);
+	zrt_process_end(0, 0, zl_realtime_ns());
+	if (t && t->state == ZRT_THREAD_ON) {
+		note->last_ticks = t->info->last_ticks;
+		if (h->end_ticks > t->info->last_ticks)
+			t->info->last_ticks = h->end_ticks;
+	}
+	__atomic_store_n(&h->state, ZR_EXECED, __ATOMIC_RELEASE);
+	note->noted = 1;
+}
+
+void zl_process_exec_failed(struct zrt_thread *t, const struct zl_exec_note *note)
+{
+	struct zr_header *h = zrt.hdr;
+	if (!note->noted || !h)
+		return;
+	__atomic_store_n(&h->state, ZR_RUNNING, __ATOMIC_RELEASE);
+	h->end_ticks = 0;
+	h->end_realtime_ns = 0;
+	if (t && t->state == ZRT_THREAD_ON)
+		t->info->last_ticks = note->last_ticks;
+}
+
 void zl_process_forked(struct zrt_thread *t)
 {
 	if (!zrt.hdr)

@@ -6,6 +6,8 @@
  *   rawdump DIR          every *.zraw of DIR, as one run
  *   rawdump -p DIR       one dump per process, the dumps sorted
  *   rawdump -m DIR       also the run's overflow counts ("meta lost_... N")
+ *   rawdump -p -s DIR    each process's dump starts with its file's state
+ *                        ("state running|exited|signaled|execed")
  *
  * Exits 1 with the reader's message when a file cannot be read.
  */
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "ingest/raw_reader.h"
+#include "raw.h"
 
 static int compare_strings(const void *a, const void *b)
 {
@@ -112,6 +115,23 @@ static size_t list_raw_files(const char *dir, char ***out)
 	return n;
 }
 
+/* "state NAME\n" of the raw file at path, from its header. */
+static char *state_line(const char *path)
+{
+	static const char *const names[] = {"?", "running", "exited", "signaled", "execed"};
+	struct zr_header h;
+	FILE *f = fopen(path, "rb");
+	uint32_t state = 0;
+	if (f && fread(&h, sizeof h, 1, f) == 1 && h.state < 5)
+		state = h.state;
+	if (f)
+		fclose(f);
+	char *line;
+	if (asprintf(&line, "state %s\n", names[state]) < 0)
+		abort();
+	return line;
+}
+
 static void read_or_die(struct zp_profile *p, const char *path, struct symbols *syms)
 {
 	struct zerr err;
@@ -123,17 +143,19 @@ static void read_or_die(struct zp_profile *p, const char *path, struct symbols *
 
 int main(int argc, char **argv)
 {
-	int per_process = 0, with_meta = 0, c;
-	while ((c = getopt(argc, argv, "pm")) != -1) {
+	int per_process = 0, with_meta = 0, with_state = 0, c;
+	while ((c = getopt(argc, argv, "pms")) != -1) {
 		if (c == 'p')
 			per_process = 1;
+		else if (c == 's')
+			with_state = 1;
 		else if (c == 'm')
 			with_meta = 1;
 		else
 			return 2;
 	}
 	if (optind + 1 != argc) {
-		fputs("usage: rawdump [-p] [-m] DIR\n", stderr);
+		fputs("usage: rawdump [-p [-s]] [-m] DIR\n", stderr);
 		return 2;
 	}
 	char **files;
@@ -146,6 +168,14 @@ int main(int argc, char **argv)
 		read_or_die(p, files[i], syms);
 		if (per_process) {
 			dumps[i] = dump(p, with_meta);
+			if (with_state) {
+				char *state = state_line(files[i]), *both;
+				if (asprintf(&both, "%s%s", state, dumps[i]) < 0)
+					abort();
+				free(state);
+				free(dumps[i]);
+				dumps[i] = both;
+			}
 			profile_free(p);
 			p = profile_new();
 		}

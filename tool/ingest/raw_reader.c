@@ -215,7 +215,11 @@ static uint64_t sub_clamp(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* When the thread was last seen alive: its end, the process's end, or its last probe. */
+/*
+ * When the thread was last seen alive: its end, the process image's end (its
+ * exit, or for ZR_EXECED the exec, which ends every thread of the image), or
+ * its last probe.
+ */
 static uint64_t last_known_ticks(const struct raw *r, const struct raw_thread *t)
 {
 	uint64_t last = t->info.end_ticks ? t->info.end_ticks : r->h.end_ticks;
