@@ -338,6 +338,19 @@ static void translate(struct qemu_plugin_tb *tb)
 		fail("a translated block with too many instructions");
 		return;
 	}
+	/*
+	 * QEMU 7.2's x86 translator ends a block before an instruction that
+	 * crosses into the next page by abandoning it part way (it is the first
+	 * of the next block), but the plugin API still lists it, with the bytes
+	 * read so far and no callbacks: a last instruction shorter than its
+	 * encoding did not run here.
+	 */
+	if (n > 1 && z.isa) {
+		struct qemu_plugin_insn *last = qemu_plugin_tb_get_insn(tb, n - 1);
+		size_t size = qemu_plugin_insn_size(last);
+		if (z.isa->length(qemu_plugin_insn_data(last), size) != size)
+			n--;
+	}
 	size_t counted = 0; /* instructions the inline counter has added so far */
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);

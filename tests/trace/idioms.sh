@@ -3,7 +3,7 @@
 # rebuild (recursion, mutual recursion, tail calls, PLT stubs, longjmp, signal delivery and
 # sigreturn, start-up code that never returns and its typeless labels (__wrap_main, load_gp),
 # the end of the trace with frames open), built
-# at -O0 and -O2 and, on RISC-V, with and without compressed instructions and with
+# at -O0 and -O2 (x86-64: natively built, its libraries from /) and, on RISC-V, with and without compressed instructions and with
 # -msave-restore.  On each:
 #   - entry counts of the program's functions equal gprof's (-pg build, same arch), or the
 #     counts the source states ("expect:") where gprof cannot write its file (_exit);
@@ -16,13 +16,14 @@ set -u
 zond=$1 arch=$2 dir=$3/idioms-$2 src=$4/idioms
 cc=$arch-linux-gnu-gcc
 sysroot=/usr/$arch-linux-gnu
+[ $arch = x86_64 ] && sysroot=/
 command -v "$cc" >/dev/null && command -v "qemu-$arch" >/dev/null || exit 77
 mkdir -p "$dir" && cd "$dir" || exit 1
 status=0 checked=0
 fail() { echo "FAIL ($arch $variant $prog): $*"; status=1; }
 
 case $arch in
-aarch64) variants="O0:-O0 O2:-O2" ;;
+aarch64 | x86_64) variants="O0:-O0 O2:-O2" ;;
 *) variants="O0:-O0 O2:-O2 O2-rv64g:-O2_-march=rv64g O0-rv64g:-O0_-march=rv64g
 	O2-save-restore:-O2_-msave-restore" ;;
 esac
@@ -31,12 +32,15 @@ esac
 conservation() {
 	awk -v insns="$2" '
 	function id(s) { sub(/^[a-z]+=\(/, "", s); sub(/\).*/, "", s); return s }
-	# blocks are (object, name): "[.plt]+0x20" exists in several files
+	# blocks are (object, file, name), as for callgrind: "[.plt]+0x20" exists in several
+	# objects, ld.so has a static check_match in dl-lookup.c and in dl-lookup-direct.c
 	/^c?fn=\([0-9]+\) / { fname[id($0)] = $2 }
 	/^ob=/ { ob = id($0); next }
 	/^cob=/ { cob = id($0); next }
-	/^fn=/ { cur = ob ":" id($0); name[cur] = fname[id($0)]; first = 1; next }
-	/^cfn=/ { callee = cob ":" id($0); next }
+	/^fl=/ { fl = id($0); next }
+	/^cfl=/ { cfl = id($0); next }
+	/^fn=/ { cur = ob ":" fl ":" id($0); name[cur] = fname[id($0)]; first = 1; next }
+	/^cfn=/ { callee = cob ":" cfl ":" id($0); next }
 	/^calls=/ { split($0, a, /[= ]/); in_[callee] += a[2]; skip = 1; next }
 	/^(0x[0-9a-f]+|[0-9]+) / {
 		if (skip) { skip = 0; next }
@@ -108,6 +112,7 @@ for v in $variants; do
 		if [ "$link" = -static ]; then
 			case $arch in
 			aarch64) startup="_start 1 __wrap_main 1" ;;
+			x86_64) startup="_start 1" ;;
 			*) startup="_start 1 load_gp 2" ;;
 			esac
 			set -- $startup

@@ -3,7 +3,9 @@
  * instruction (isa_objdump.sh derives it from objdump's mnemonic and
  * operands).  Reads lines "ADDR WORD CLASS [TARGET]" (hex; CLASS one of
  * other call ret jump ijump cond syscall), classifies WORD at ADDR with the
- * decoder of ARCH and counts disagreements, printing the first few.
+ * decoder of ARCH and counts disagreements, printing the first few.  For
+ * x86_64 WORD is the bytes in memory order and their number must be the
+ * decoder's length too.
  *
  * Usage: isa_check ARCH < LINES      exit 0 when every instruction agrees
  */
@@ -13,6 +15,8 @@
 #include <string.h>
 
 #include "trace/isa.h"
+
+#define MAX_BYTES 16
 
 static const char *const names[] = {"other", "call", "ret", "jump", "ijump", "cond", "syscall"};
 
@@ -29,27 +33,40 @@ int main(int argc, char **argv)
 	const struct isa *isa = argc > 1 ? isa_find(argv[1]) : NULL;
 	if (!isa)
 		return 2;
+	/* x86-64: WORD is the instruction's bytes in memory order, as objdump shows them. */
+	int in_order = strcmp(isa->name, "x86_64") == 0;
 	char line[512], cls[32];
 	uint64_t counts[7] = {0}, n = 0, bad = 0;
 	while (fgets(line, sizeof line, stdin)) {
-		uint64_t addr, word, target = 0;
-		int k = sscanf(line, "%" SCNx64 " %" SCNx64 " %31s %" SCNx64, &addr, &word, cls, &target);
+		uint64_t addr, word = 0, target = 0;
+		char hex[64];
+		int k = sscanf(line, "%" SCNx64 " %63s %31s %" SCNx64, &addr, hex, cls, &target);
 		int want = k >= 3 ? class_of(cls) : -1;
-		if (want < 0) {
+		size_t nhex = k >= 2 ? strlen(hex) : 0;
+		if (want < 0 || nhex % 2 || nhex > 2 * MAX_BYTES || strspn(hex, "0123456789abcdef") != nhex) {
 			fprintf(stderr, "isa_check: bad line: %s", line);
 			return 2;
 		}
-		uint8_t b[8];
-		for (int i = 0; i < 8; i++)
-			b[i] = (uint8_t)(word >> (8 * i));
-		size_t len = isa->length(b, 8);
+		uint8_t b[MAX_BYTES] = {0};
+		size_t len, nb = nhex / 2;
+		if (in_order) {
+			for (size_t i = 0; i < nb; i++)
+				sscanf(hex + 2 * i, "%2hhx", &b[i]);
+			len = isa->length(b, nb); /* must be all of objdump's bytes */
+		} else {
+			word = strtoull(hex, NULL, 16);
+			for (int i = 0; i < 8; i++)
+				b[i] = (uint8_t)(word >> (8 * i));
+			len = isa->length(b, 8);
+		}
 		struct zi_insn zi;
 		isa->classify(b, len, addr, &zi);
-		int ok = (int)zi.cls == want && (k < 4 || (zi.direct && zi.target == target));
+		int ok = (int)zi.cls == want && (k < 4 || (zi.direct && zi.target == target)) &&
+			 (!in_order || len == nb);
 		if (!ok && bad++ < 20)
-			fprintf(stderr, "%" PRIx64 ": %0*" PRIx64 " objdump says %s %" PRIx64
-				", zond %s %s%" PRIx64 "\n", addr, (int)(2 * len), word, cls, target,
-				names[zi.cls], zi.direct ? "" : "(indirect) ", zi.target);
+			fprintf(stderr, "%" PRIx64 ": %s objdump says %s %" PRIx64
+				", zond %s %s%" PRIx64 " (%zu bytes)\n", addr, hex, cls, target,
+				names[zi.cls], zi.direct ? "" : "(indirect) ", zi.target, len);
 		counts[want]++;
 		n++;
 	}

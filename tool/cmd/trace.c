@@ -31,6 +31,7 @@
 #include "report/report.h"
 #include "store/store.h"
 #include "symbols/symbols.h"
+#include "trace/isa.h"
 #include "trace/trace.h"
 
 static const char usage_text[] =
@@ -48,7 +49,7 @@ static const char usage_text[] =
 	"report: rebuild the profile of TRACE and store it as a run.\n"
 	"import: the same for traces zond did not write:\n"
 	"  -f, --format FORMAT   qemu-log (qemu -d in_asm,exec,nochain) or pcs (one PC a line)\n"
-	"  -a, --arch ARCH       aarch64, riscv64 or riscv32\n"
+	"  -a, --arch ARCH       aarch64, riscv64, riscv32 or x86_64 (built with Zydis)\n"
 	"  -e, --elf PROG        the traced program (for names and lines)\n"
 	"  -b, --bias ADDR       PROG's load bias (position-independent code)\n"
 	"convert: write the instructions TRACE executed as a pcs file (-o, default stdout)\n"
@@ -161,8 +162,10 @@ static const char *elf_arch(const char *path, struct zerr *err)
 		return "aarch64";
 	if (machine == EM_RISCV)
 		return h[EI_CLASS] == ELFCLASS32 ? "riscv32" : "riscv64";
-	return zerr_set(err, "%s: unknown architecture (ELF machine %u); zond trace knows aarch64, "
-			     "riscv64, riscv32", path, machine), NULL;
+	if (machine == EM_X86_64 && isa_find("x86_64"))
+		return "x86_64";
+	return zerr_set(err, "%s: unknown architecture (ELF machine %u); zond trace knows %s",
+			path, machine, isa_names()), NULL;
 }
 
 /*

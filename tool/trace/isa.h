@@ -18,11 +18,11 @@
 
 enum zi_class {
 	ZI_OTHER = 0,   /* falls through */
-	ZI_CALL,        /* links a return address: BL/BLR, JAL/JALR with rd = x1/x5, C.JAL(R) */
-	ZI_RET,         /* RET, jalr x0, 0(ra|t0), C.JR ra|t0 */
-	ZI_JUMP,        /* direct unconditional jump (B, J, C.J) */
-	ZI_IJUMP,       /* indirect jump (BR, JR rs1 other than ra/t0) */
-	ZI_COND,        /* conditional branch: taken to target, else falls through */
+	ZI_CALL,        /* links a return address: BL/BLR, JAL/JALR with rd = x1/x5, C.JAL(R), CALL */
+	ZI_RET,         /* RET, jalr x0, 0(ra|t0), C.JR ra|t0, x86 RET */
+	ZI_JUMP,        /* direct unconditional jump (B, J, C.J, JMP rel) */
+	ZI_IJUMP,       /* indirect jump (BR, JR rs1 other than ra/t0, JMP r/m) */
+	ZI_COND,        /* conditional branch (Jcc, JRCXZ, LOOP*): taken to target, else falls through */
 	ZI_SYSCALL,     /* SVC, ECALL, SYSCALL: may not come back (exit, sigreturn) */
 };
 
@@ -61,5 +61,9 @@ void isa_riscv32_classify(const uint8_t *b, size_t len, uint64_t pc, struct zi_i
 size_t isa_riscv_length(const uint8_t *b, size_t n);
 int isa_aarch64_may_stop(const uint8_t *b, size_t len);
 int isa_riscv_may_stop(const uint8_t *b, size_t len);
+/* x86-64 through Zydis (isa/x86_64.c), present when built with it (ZOND_HAVE_ZYDIS). */
+void isa_x86_64_classify(const uint8_t *b, size_t len, uint64_t pc, struct zi_insn *out);
+size_t isa_x86_64_length(const uint8_t *b, size_t n);
+int isa_x86_64_may_stop(const uint8_t *b, size_t len);
 
 #endif
