@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "launch.h"
 #include "report/report.h"
 #include "store/store.h"
 #include "symbols/symbols.h"
@@ -124,25 +125,10 @@ static int parse(struct trace_cmd *t, int argc, char **argv, const char *sub)
 /* The plugin: $ZOND_QEMU_PLUGIN, the build tree, beside us, or installed. */
 static const char *find_plugin(void)
 {
-	static char beside[PATH_MAX + 32];
-	const char *env = getenv("ZOND_QEMU_PLUGIN");
-	if (env && *env)
-		return env;
-	if (access(ZOND_QEMU_PLUGIN_BUILD_PATH, R_OK) == 0)
-		return ZOND_QEMU_PLUGIN_BUILD_PATH;
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n > 0) {
-		self[n] = 0;
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			*slash = 0;
-			snprintf(beside, sizeof beside, "%s/../lib/zond/libzond_qemu.so", self);
-			if (access(beside, R_OK) == 0)
-				return beside;
-		}
-	}
-	return ZOND_QEMU_PLUGIN_INSTALL_PATH;
+	static char found[PATH_MAX];
+	launch_find_part(found, "ZOND_QEMU_PLUGIN", ZOND_QEMU_PLUGIN_BUILD_PATH,
+			 "../lib/zond/libzond_qemu.so", ZOND_QEMU_PLUGIN_INSTALL_PATH);
+	return found;
 }
 
 /* QEMU's name of PROG's architecture, from its ELF header. */
