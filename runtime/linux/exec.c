@@ -164,12 +164,13 @@ static int count_args(va_list ap, ptrdiff_t *argc)
 	return 0;
 }
 
-#define BUILD_ARGV(arg0, argv, argc, ap)                                                   \
-	do {                                                                               \
-		argv[0] = (char *)arg0;                                                    \
-		for (ptrdiff_t i_ = 1; i_ <= argc; i_++)                                   \
-			argv[i_] = va_arg(ap, char *);                                     \
-	} while (0)
+/* argv[0..argc] from arg0 and the arguments after it (the last one NULL). */
+static void copy_args(const char *arg0, char **argv, ptrdiff_t argc, va_list *ap)
+{
+	argv[0] = (char *)arg0;
+	for (ptrdiff_t i = 1; i <= argc; i++)
+		argv[i] = va_arg(*ap, char *);
+}
 
 API int execl(const char *path, const char *arg0, ...)
 {
@@ -182,7 +183,7 @@ API int execl(const char *path, const char *arg0, ...)
 		return -1;
 	char *argv[argc + 1];
 	va_start(ap, arg0);
-	BUILD_ARGV(arg0, argv, argc, ap);
+	copy_args(arg0, argv, argc, &ap);
 	va_end(ap);
 	return execv(path, argv);
 }
@@ -198,7 +199,7 @@ API int execlp(const char *file, const char *arg0, ...)
 		return -1;
 	char *argv[argc + 1];
 	va_start(ap, arg0);
-	BUILD_ARGV(arg0, argv, argc, ap);
+	copy_args(arg0, argv, argc, &ap);
 	va_end(ap);
 	return execvp(file, argv);
 }
@@ -214,7 +215,7 @@ API int execle(const char *path, const char *arg0, ...)
 		return -1;
 	char *argv[argc + 1];
 	va_start(ap, arg0);
-	BUILD_ARGV(arg0, argv, argc, ap);
+	copy_args(arg0, argv, argc, &ap);
 	char *const *envp = va_arg(ap, char *const *);
 	va_end(ap);
 	return execve(path, argv, envp);
