@@ -291,10 +291,12 @@ static enum za_kind kind_of(const char *name)
  * returns 0); when only counting, every other plain function is counted by
  * the wrapper alone.
  */
+static uint64_t timed_wrapper = (uintptr_t)za_wrap_timed;
+
 static uint64_t wrapper_of(const struct za_target *t, const char *name)
 {
 	if (zrt.timed || (t->kind & ZA_FORK))
-		return keep_frame(name) ? (uintptr_t)za_wrap_count : (uintptr_t)za_wrap_timed;
+		return keep_frame(name) ? (uintptr_t)za_wrap_count : timed_wrapper;
 	if (t->kind == ZA_PLAIN && t->fast != ZA_NO_FAST)
 		return (uintptr_t)za_wrap_fast;
 	return (uintptr_t)za_wrap_count;
@@ -384,8 +386,8 @@ static void calibrate(void)
 	struct za_target *loop = za_new_target(&calibration_loop);
 	if (!leaf || !loop || !za_thread_frames(&za_self))
 		return;
-	*leaf = (struct za_target){.wrapper = (uintptr_t)za_wrap_timed, .real = (uintptr_t)empty_leaf};
-	*loop = (struct za_target){.wrapper = (uintptr_t)za_wrap_timed, .real = (uintptr_t)leaf_loop};
+	*leaf = (struct za_target){.wrapper = timed_wrapper, .real = (uintptr_t)empty_leaf};
+	*loop = (struct za_target){.wrapper = timed_wrapper, .real = (uintptr_t)leaf_loop};
 	calibration_leaf = (void (*)(void))leaf_code;
 	calibration_targets[0] = loop;
 	calibration_targets[1] = leaf;
@@ -413,6 +415,12 @@ static void start(void)
 	lib_globs = env_globs("ZOND_LIBCALLS_LIBS");
 	func_globs = env_globs("ZOND_LIBCALLS_FUNCS");
 	redirect_dlsym = zl_env_flag("ZOND_LIBCALLS_DLSYM");
+#if defined(__x86_64__)
+	/* the other wrapper design, for measurement (doc/libcalls.md) */
+	const char *w = getenv("ZOND_WRAPPER");
+	if (w && !strcmp(w, "overwrite"))
+		timed_wrapper = (uintptr_t)za_wrap_timed_ow;
+#endif
 	if (zrt_process_start(&cfg) != 0)
 		return;
 	zrt.function_name = function_name;

@@ -108,6 +108,8 @@ extern __thread struct za_thread za_self __attribute__((tls_model("initial-exec"
 /* ---- the wrapper (wrapper.S) and its probes (probes.c) ------------------ */
 
 void za_wrap_timed(void);
+/* x86-64: za_wrap_timed overwriting the return slot (ZOND_WRAPPER=overwrite, for measurement) */
+void za_wrap_timed_ow(void);
 void za_wrap_count(void);
 void za_wrap_fast(void);
 /* The address the wrapper's call of the real function returns to. */

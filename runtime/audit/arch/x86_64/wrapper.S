@@ -136,6 +136,48 @@ za_return_point:
 	.cfi_endproc
 	.size za_wrap_timed, .-za_wrap_timed
 
+/*
+ * za_wrap_timed_ow: the other design, kept for measurement (ZOND_WRAPPER=
+ * overwrite, x86-64 only; doc/libcalls.md "Two wrapper designs").  Entry as
+ * za_wrap_timed, but instead of calling the real function it overwrites the
+ * return slot with za_return_point and jumps: the callee returns into
+ * za_wrap_timed's exit path with the stack and the frame exactly as a call
+ * would have left them (so the exit, the dead-frame rules and the unwind
+ * rules are shared), only the CPU's return predictor is not told.
+ */
+	.globl za_wrap_timed_ow
+	.hidden za_wrap_timed_ow
+	.type za_wrap_timed_ow, @function
+	.p2align 4
+za_wrap_timed_ow:
+	.cfi_startproc
+	endbr64
+	SAVE_ARGS
+	movq %r11, %rdi                 /* target */
+	leaq 72(%rsp), %rsi             /* the return slot */
+	movq 72(%rsp), %rdx             /* the return address */
+	movq %rbx, %rcx                 /* the caller's rbx, kept in the frame */
+	call za_enter
+	testq %rax, %rax
+	jz 1f
+	.cfi_remember_state
+	movq %rax, %rbx
+	.cfi_escape 0x10, 0x10, 0x02, 0x73, 0x00   /* DW_CFA_expression rip: *(rbx + 0) */
+	.cfi_escape 0x10, 0x03, 0x02, 0x73, 0x08   /* DW_CFA_expression rbx: *(rbx + 8) */
+	RESTORE_ARGS
+	leaq za_return_point(%rip), %r11
+	movq %r11, (%rsp)               /* the return slot now returns into the exit path */
+	/* the rules of za_wrap_timed's call (an unwinder looks up ip - 1 of a return point) */
+	.cfi_def_cfa_offset 8
+	.cfi_val_offset %rsp, -8
+	jmp *FRAME_REAL(%rbx)
+1:	/* no frame: pass the call through unseen */
+	.cfi_restore_state
+	RESTORE_ARGS
+	jmp *TARGET_REAL(%r11)
+	.cfi_endproc
+	.size za_wrap_timed_ow, .-za_wrap_timed_ow
+
 	.globl za_wrap_count
 	.hidden za_wrap_count
 	.type za_wrap_count, @function
