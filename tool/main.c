@@ -26,8 +26,11 @@ static const struct command commands[] = {
 static void usage(FILE *out)
 {
 	fputs("usage: zond [--version] [--help] COMMAND [ARGS]\n\n"
-	      "zond profiles programs: exact per-function calls and times from\n"
-	      "-finstrument-functions builds, kept in a profile store (./zond.db).\n\n"
+	      "zond profiles programs where the usual tools do not reach: exact calls and\n"
+	      "times of -finstrument-functions builds (record), calls into shared libraries\n"
+	      "of any program (libcalls), instruction counts of AArch64, RISC-V and x86-64\n"
+	      "programs from QEMU traces (trace); all kept in one profile store (./zond.db)\n"
+	      "with the same reports and exports.\n\n"
 	      "commands:\n",
 	      out);
 	for (size_t i = 0; i < NCOMMANDS; i++)
