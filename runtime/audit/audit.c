@@ -424,6 +424,7 @@ static void start(void)
 	if (zrt_process_start(&cfg) != 0)
 		return;
 	zrt.function_name = function_name;
+	zrt.root_modules = 1; /* root calls kept per calling module */
 	if (zrt.timed)
 		calibrate();
 }

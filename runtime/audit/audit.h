@@ -57,17 +57,23 @@ struct za_target {
 
 /*
  * Counting only (no times), every call is a root call: a thread counts a
- * function's calls in its zr_func and in the one edge from the root.  Each
- * thread has a table of these, indexed by target, that points at both, so
- * that the wrapper can count without the core.  Only the thread writes
- * them, so plain increments are exact; a signal handler's calls land
+ * function's calls in its zr_func and in the edge from the calling module
+ * (the core keeps root edges per calling module).  Each thread has a table
+ * of these, indexed by target, that points at both for the module of the
+ * last call counted by the core, so that the wrapper can count a call from
+ * that module, [lo, lo + len), without the core; a call from elsewhere goes
+ * to the core, which points the entry at its module.  Only the thread
+ * writes them, so plain increments are exact; a signal handler's calls land
  * between two whole increments.
  */
 struct za_fast {
-	uint64_t *func_calls; /* +0: NULL until the thread's first call of it */
+	uint64_t *func_calls; /* +0: NULL until the thread's first call of it (and while
+				 the entry is being changed) */
 	uint64_t *edge_calls; /* +8 */
 	uint64_t real;        /* +16: the function (x86-64 jumps through it) */
-	uint64_t pad;
+	uint64_t target;      /* +24: its struct za_target */
+	uint64_t lo, len;     /* +32, +40: the calling module of edge_calls */
+	uint64_t pad[2];
 };
 
 #define ZA_MAX_FAST 65536u
@@ -99,6 +105,7 @@ struct za_thread {
 	struct za_frame *frames; /* ZA_MAX_FRAMES, mapped on the thread's first call */
 	uint32_t depth;
 	uint32_t lost;           /* calls passed through unseen: no frame free */
+	uint32_t fast_busy;      /* changing a fast entry (a signal handler leaves it be) */
 };
 
 #define ZA_MAX_FRAMES 4096

@@ -229,18 +229,34 @@ static void drop_fast_table(void)
 	za_fast = NULL;
 }
 
-/* Sets up the wrapper's counters of target on this thread after its first call. */
+/*
+ * Points the wrapper's counters of target on this thread at edge e, just
+ * counted by the core: a root edge, from the module [lo, lo + len).
+ */
 static void start_fast(struct za_thread *t, const struct za_target *target, uint32_t e)
 {
 	struct za_fast *table = fast_table();
-	if (!table || e == ZR_NONE || t->core.edges[e].caller != ZR_NONE)
+	if (!table || e == ZR_NONE || t->fast_busy)
+		return;
+	struct zr_edge *edge = &t->core.edges[e];
+	if (edge->caller == ZR_NONE || !(t->core.funcs[edge->caller].flags & ZR_FUNC_MODULE) ||
+	    t->core.root_func != edge->caller)
 		return;
 	struct za_fast *f = (struct za_fast *)((uint8_t *)table + target->fast);
-	struct zr_edge *edge = &t->core.edges[e];
+	if (f->func_calls && f->edge_calls == &edge->calls)
+		return;
+	t->fast_busy = 1;
+	f->func_calls = NULL; /* the wrapper leaves the entry alone meanwhile */
+	zrt_signal_fence();
 	f->real = target->real;
+	f->target = (uintptr_t)target;
+	f->lo = t->core.root_lo;
+	f->len = t->core.root_len;
 	f->edge_calls = &edge->calls;
 	zrt_signal_fence();
 	f->func_calls = &t->core.funcs[edge->callee].calls;
+	zrt_signal_fence();
+	t->fast_busy = 0;
 }
 
 void za_count(const struct za_target *target, uint64_t sp, uint64_t ret, uint64_t arg0)

@@ -179,6 +179,8 @@ void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index)
 	t->edge_hash = (uint32_t *)index + h->func_hash_size;
 	t->stack = (struct zr_frame *)(s + h->stack_off);
 	t->busy = 0;
+	t->root_lo = t->root_len = 0;
+	t->root_func = ZR_NONE;
 }
 
 /* Claims the next free thread slot; ZR_NONE when all are taken. */
@@ -338,12 +340,17 @@ static uint32_t add_func(struct zrt_thread *t, uint64_t addr, uint32_t slot)
 	struct zr_func *f = &t->funcs[i];
 	f->addr = addr;
 	f->min = UINT64_MAX;
-	if (addr & ZR_BLOCK_BIT)
+	if (addr & ZR_BLOCK_BIT) {
 		f->flags = ZR_FUNC_BLOCK;
-	else if (is_filtered(addr, note_module(addr)))
+	} else if (addr & ZR_MODULE_BIT) {
+		const struct zr_module *m = find_module(addr & ~ZR_MODULE_BIT);
+		f->flags = ZR_FUNC_MODULE;
+		f->name = m ? m->path : 0;
+	} else if (is_filtered(addr, note_module(addr))) {
 		f->flags = ZR_FUNC_FILTERED;
-	else if (zrt.function_name && (f->name = zrt.function_name(addr)) != 0)
+	} else if (zrt.function_name && (f->name = zrt.function_name(addr)) != 0) {
 		f->flags = ZR_FUNC_NAMED;
+	}
 	ti->n_funcs = i + 1;
 	t->func_hash[slot] = i + 1;
 	return i;
@@ -360,6 +367,24 @@ static uint32_t find_func(struct zrt_thread *t, uint64_t addr)
 		if (t->funcs[x - 1].addr == addr)
 			return x - 1;
 	}
+}
+
+uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
+{
+	if (!zrt.root_modules || !site)
+		return ZR_NONE;
+	if (site - t->root_lo < t->root_len)
+		return t->root_func;
+	const struct zr_module *m = note_module(site);
+	if (!m)
+		return ZR_NONE;
+	uint32_t i = find_func(t, m->start | ZR_MODULE_BIT);
+	if (i == ZR_NONE)
+		return ZR_NONE;
+	t->root_lo = m->start;
+	t->root_len = m->end - m->start;
+	t->root_func = i;
+	return i;
 }
 
 /* The edge from caller to callee, added on first sight with its call site. */
@@ -432,7 +457,7 @@ static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, u
 		ti->depth++;
 		return NULL;
 	}
-	uint32_t e = find_edge(t, d ? t->stack[d - 1].func : ZR_NONE, i, site);
+	uint32_t e = find_edge(t, d ? t->stack[d - 1].func : zrt_root_caller(t, site), i, site);
 	if (e != ZR_NONE)
 		t->edges[e].calls++;
 	return zrt_open_frame(t, d, fn, sp, i, e);
@@ -480,7 +505,8 @@ uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64
 		uint32_t i = find_func(t, fn);
 		if (i != ZR_NONE && !(t->funcs[i].flags & ZR_FUNC_FILTERED)) {
 			t->funcs[i].calls++;
-			uint32_t caller = d && d <= zrt.max_depth ? t->stack[d - 1].func : ZR_NONE;
+			uint32_t caller = !d ? zrt_root_caller(t, site)
+					  : d <= zrt.max_depth ? t->stack[d - 1].func : ZR_NONE;
 			e = find_edge(t, caller, i, site);
 			if (e != ZR_NONE)
 				t->edges[e].calls++;
@@ -565,7 +591,7 @@ static void carry_frame(struct zrt_thread *t, const struct zr_frame *old,
 	f->file = old_func->file;
 	f->line = old_func->line;
 	f->calls++;
-	uint32_t e = find_edge(t, d ? t->stack[d - 1].func : ZR_NONE, i, site);
+	uint32_t e = find_edge(t, d ? t->stack[d - 1].func : zrt_root_caller(t, site), i, site);
 	if (e != ZR_NONE)
 		t->edges[e].calls++;
 	zrt_open_frame(t, d, old->addr, old->sp, i, e)->enter_ticks = now;

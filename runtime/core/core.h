@@ -86,6 +86,12 @@ struct zrt_process {
 	 * thread.
 	 */
 	uint32_t (*function_name)(uint64_t addr);
+	/*
+	 * Set by the same port: a root call's caller is a ZR_FUNC_MODULE record
+	 * of the module its return address is in, so that root edges are kept
+	 * per (calling module, callee).
+	 */
+	int root_modules;
 };
 
 extern struct zrt_process zrt;
@@ -105,6 +111,13 @@ struct zrt_thread {
 	struct zr_edge *edges;
 	uint32_t *func_hash, *edge_hash;
 	struct zr_frame *stack;
+	/*
+	 * Ports that key root calls by calling module (zrt.root_modules): the
+	 * module of the last root call, [root_lo, root_lo + root_len), and its
+	 * ZR_FUNC_MODULE record, the caller of root calls from it.
+	 */
+	uint64_t root_lo, root_len;
+	uint32_t root_func;
 };
 
 /* ---- cold paths (core.c) ----------------------------------------------- */
@@ -158,6 +171,13 @@ void zrt_unwound(struct zrt_thread *t, uint64_t sp);
  * call was not counted on one.
  */
 uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp);
+
+/*
+ * The caller index of a root call made from site: ZR_NONE, or with
+ * zrt.root_modules the ZR_FUNC_MODULE record of site's module (added on
+ * first sight; ZR_NONE when the module is unknown or the table full).
+ */
+uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site);
 
 /* Copies s into the raw file's string pool: its offset, 0 when the pool is full. */
 uint32_t zrt_keep_string(const char *s);
@@ -253,6 +273,11 @@ static inline struct zr_frame *zrt_enter(struct zrt_thread *t, uint64_t fn, uint
 		if (zrt_unlikely(d >= zrt.max_depth || top->sp < sp))
 			goto slow;
 		caller = top->func;
+	} else if (zrt.root_modules) {
+		/* a root call: its caller is the calling module's record */
+		if (zrt_unlikely(site - t->root_lo >= t->root_len))
+			goto slow;
+		caller = t->root_func;
 	}
 	if (zrt_unlikely(zrt.gate))
 		goto slow;

@@ -81,12 +81,16 @@ enum zr_clock {
 #define ZR_FUNC_FILTERED 2u /* excluded by a filter: never counted */
 #define ZR_FUNC_NAMED 4u    /* a function the collector named (name is set): e.g. the
 			       dynamic symbol a library call was bound by */
+#define ZR_FUNC_MODULE 8u   /* a calling module (libcalls): not a function but the caller
+                               of the root calls made from that module's code; name is its
+                               path, addr its start | ZR_MODULE_BIT; never on a stack */
 
 /*
  * A block's zr_func.addr is the run-time address its begin was called from
  * with this bit set, so that it can never equal a function's entry address.
  */
 #define ZR_BLOCK_BIT (1ull << 63)
+#define ZR_MODULE_BIT (1ull << 62) /* key of a ZR_FUNC_MODULE record */
 
 struct zr_header {
 	char magic[8];

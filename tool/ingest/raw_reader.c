@@ -171,7 +171,7 @@ static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *
 		if ((f->flags & ZR_FUNC_BLOCK) &&
 		    (!string_at(r, f->name) || !string_at(r, f->file)))
 			return bad(r, off, "block names a string outside the pool", err);
-		if ((f->flags & ZR_FUNC_NAMED) && !string_at(r, f->name))
+		if ((f->flags & (ZR_FUNC_NAMED | ZR_FUNC_MODULE)) && !string_at(r, f->name))
 			return bad(r, off, "function names a string outside the pool", err);
 		if (f->calls && f->min != UINT64_MAX && f->min > f->max)
 			return bad(r, off, "function's shortest call is longer than its longest",
@@ -337,11 +337,24 @@ static uint64_t sum_to_ns(const struct raw *r, uint64_t sum)
 	return (int64_t)sum < 0 ? 0 : to_ns(r, sum);
 }
 
+/* The node of a calling module: "[/usr/bin/sort]". */
+static uint32_t module_node(struct zp_profile *p, const char *path)
+{
+	size_t n = strlen(path) + 3;
+	char *name = zp_xmalloc(n);
+	snprintf(name, n, "[%s]", path);
+	uint32_t node = profile_node(p, ZP_FUNCTION, name, path, "", 0, 0);
+	free(name);
+	return node;
+}
+
 /*
  * The caller of a root call of a named function (a library call made from
  * code that is not itself a profiled function): a node named after the
- * module it was called from, "[/usr/bin/sort]", or ZP_NONE when unknown.
- * The runtime keeps one site per edge: the module of its first call.
+ * module it was called from, or ZP_NONE when unknown.  The library-call
+ * collector keys root edges by calling module (a ZR_FUNC_MODULE record is
+ * their caller); an edge from no caller is from an older file or from a
+ * module not known, and is shown under the module of its call site.
  */
 static uint32_t calling_module(struct zp_profile *p, const struct raw *r,
 			       const struct raw_thread *t, const struct zr_edge *e)
@@ -349,13 +362,7 @@ static uint32_t calling_module(struct zp_profile *p, const struct raw *r,
 	const struct zr_module *m = e->site ? module_of(r, e->site) : NULL;
 	if (!m || !(t->funcs[e->callee].flags & ZR_FUNC_NAMED))
 		return ZP_NONE;
-	const char *path = string_at(r, m->path);
-	size_t n = strlen(path) + 3;
-	char *name = zp_xmalloc(n);
-	snprintf(name, n, "[%s]", path);
-	uint32_t node = profile_node(p, ZP_FUNCTION, name, path, "", 0, 0);
-	free(name);
-	return node;
+	return module_node(p, string_at(r, m->path));
 }
 
 /* ---- into the profile -------------------------------------------------- */
@@ -374,6 +381,10 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 		t->nodes[i] = ZP_NONE;
 		if (f->flags & ZR_FUNC_FILTERED)
 			continue;
+		if (f->flags & ZR_FUNC_MODULE) { /* a caller only, no statistics */
+			t->nodes[i] = module_node(p, string_at(r, f->name));
+			continue;
+		}
 		if (f->flags & ZR_FUNC_BLOCK)
 			t->nodes[i] = block_node(p, r, f);
 		else if (f->flags & ZR_FUNC_NAMED)
