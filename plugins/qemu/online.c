@@ -5,7 +5,10 @@
 #include "online.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
 
@@ -14,65 +17,194 @@
 #include "symbols/symbols.h"
 #include "trace/rebuild.h"
 
+/* A mapping (path set) or a block definition (sizes then bytes in data), as logged. */
+struct rec {
+	uint64_t a, b, c; /* map: start, end, offset; define: vaddr */
+	uint32_t id, ninsns;
+	char *path;
+	uint8_t *data;
+};
+
+#define REC_CHUNK 4096
+#define REC_CHUNKS 65536 /* 2^28 records: more blocks than any program translates */
+
+struct online_thread {
+	struct rebuild *rb;
+	size_t seen;      /* records of the log its rebuild has */
+	struct zerr err;  /* not on the stack of the per-block callback: it is large */
+};
+
 static struct {
 	const char *store;
 	char arch[32];
 	char exe[4096];
-	struct symbols *syms;
-	struct rebuild *rb;
+	const struct isa *isa;
+	uint64_t entry;
+	struct symbols *syms; /* shared by the threads' rebuilds: used under lock only */
 	int failed;
-	struct zerr err; /* not on the stack of the per-block callback: it is large */
-} o;
+	pthread_mutex_t lock; /* the log's writers, the threads' list, every use of syms */
+	struct rec *chunks[REC_CHUNKS];
+	size_t nrec; /* published with release: records below it are complete and immutable */
+	struct online_thread **threads;
+	size_t nthreads;
+} o = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int failed(const struct zerr *err)
 {
-	if (!o.failed) {
+	if (!__atomic_exchange_n(&o.failed, 1, __ATOMIC_RELAXED)) {
 		char msg[1200];
 		snprintf(msg, sizeof msg, "zond: online profile lost: %s\n", err->msg);
 		fputs(msg, stderr);
 	}
-	o.failed = 1;
 	return -1;
+}
+
+static int lost(void)
+{
+	return __atomic_load_n(&o.failed, __ATOMIC_RELAXED);
 }
 
 int online_start(const char *store, const char *arch, const char *exe, uint64_t entry)
 {
 	struct zerr err;
-	const struct isa *isa = isa_find(arch);
+	o.isa = isa_find(arch);
 	o.store = store;
-	if (!isa) {
+	if (!o.isa) {
 		zerr_set(&err, "unknown architecture '%s' (zond knows %s)", arch, isa_names());
 		return failed(&err);
 	}
-	snprintf(o.arch, sizeof o.arch, "%s", isa->name);
+	snprintf(o.arch, sizeof o.arch, "%s", o.isa->name);
 	snprintf(o.exe, sizeof o.exe, "%s", exe ? exe : "");
+	o.entry = exe ? entry : 0;
 	o.syms = symbols_new();
-	o.rb = rebuild_new(isa, o.syms);
-	if (exe)
-		rebuild_set_program(o.rb, exe, entry);
 	return 0;
+}
+
+/* The next record of the log, to fill and publish (o.lock held); NULL when full. */
+static struct rec *new_rec(void)
+{
+	size_t n = o.nrec, c = n / REC_CHUNK;
+	if (c >= REC_CHUNKS)
+		return NULL;
+	if (!o.chunks[c] && !(o.chunks[c] = calloc(REC_CHUNK, sizeof(struct rec))))
+		abort();
+	return &o.chunks[c][n % REC_CHUNK];
+}
+
+static struct rec *rec_at(size_t i)
+{
+	return &o.chunks[i / REC_CHUNK][i % REC_CHUNK];
+}
+
+static void publish(void)
+{
+	__atomic_store_n(&o.nrec, o.nrec + 1, __ATOMIC_RELEASE);
+}
+
+static void *copy(const void *p, size_t n)
+{
+	void *c = malloc(n ? n : 1);
+	if (!c)
+		abort();
+	memcpy(c, p, n);
+	return c;
 }
 
 void online_map(uint64_t start, uint64_t end, uint64_t offset, const char *path)
 {
-	if (o.rb && !o.failed)
-		rebuild_host_map(o.rb, start, end, offset, path);
+	struct zerr err;
+	if (!o.syms || lost())
+		return;
+	pthread_mutex_lock(&o.lock);
+	struct rec *r = new_rec();
+	if (r) {
+		*r = (struct rec){.a = start, .b = end, .c = offset,
+				  .path = copy(path, strlen(path) + 1)};
+		publish();
+	}
+	pthread_mutex_unlock(&o.lock);
+	if (!r) {
+		zerr_set(&err, "more mappings and blocks than the online mode keeps");
+		failed(&err);
+	}
 }
 
 int online_define(uint32_t id, uint64_t vaddr, uint32_t ninsns, const uint8_t *sizes,
 		  const uint8_t *bytes)
 {
 	struct zerr err;
-	if (!o.rb || o.failed)
+	if (!o.syms || lost())
 		return -1;
-	return rebuild_define(o.rb, id, vaddr, ninsns, sizes, bytes, &err) < 0 ? failed(&err) : 0;
+	size_t nbytes = 0;
+	for (uint32_t i = 0; i < ninsns; i++)
+		nbytes += sizes[i];
+	uint8_t *data = malloc(ninsns + nbytes + 1);
+	if (!data)
+		abort();
+	memcpy(data, sizes, ninsns);
+	memcpy(data + ninsns, bytes, nbytes);
+	pthread_mutex_lock(&o.lock);
+	struct rec *r = new_rec();
+	if (r) {
+		*r = (struct rec){.a = vaddr, .id = id, .ninsns = ninsns, .data = data};
+		publish();
+	}
+	pthread_mutex_unlock(&o.lock);
+	if (!r) {
+		free(data);
+		zerr_set(&err, "more mappings and blocks than the online mode keeps");
+		return failed(&err);
+	}
+	return 0;
 }
 
-int online_exec(uint32_t id, uint32_t n)
+/* Its rebuild is made at its first catch_up: the first vCPU starts before online_start. */
+struct online_thread *online_thread(void)
 {
-	if (o.failed)
+	if (lost())
+		return NULL;
+	struct online_thread *t = calloc(1, sizeof *t);
+	if (!t)
+		abort();
+	pthread_mutex_lock(&o.lock);
+	o.threads = realloc(o.threads, (o.nthreads + 1) * sizeof *o.threads);
+	if (!o.threads)
+		abort();
+	o.threads[o.nthreads++] = t;
+	pthread_mutex_unlock(&o.lock);
+	return t;
+}
+
+/* The records t's rebuild has not seen, on t's own thread (its definitions use syms). */
+static __attribute__((noinline)) int catch_up(struct online_thread *t)
+{
+	int rc = 0;
+	pthread_mutex_lock(&o.lock);
+	if (!t->rb) {
+		t->rb = rebuild_new(o.isa, o.syms);
+		if (o.exe[0])
+			rebuild_set_program(t->rb, o.exe, o.entry);
+	}
+	size_t n = o.nrec;
+	for (; t->seen < n && rc == 0; t->seen++) {
+		const struct rec *r = rec_at(t->seen);
+		if (r->path)
+			rebuild_host_map(t->rb, r->a, r->b, r->c, r->path);
+		else
+			rc = rebuild_define(t->rb, r->id, r->a, r->ninsns, r->data,
+					    r->data + r->ninsns, &t->err);
+	}
+	pthread_mutex_unlock(&o.lock);
+	return rc < 0 ? failed(&t->err) : 0;
+}
+
+int online_exec(struct online_thread *t, uint32_t id, uint32_t n)
+{
+	if (!t || lost())
 		return -1;
-	return rebuild_exec(o.rb, id, n, &o.err) < 0 ? failed(&o.err) : 0;
+	if ((!t->rb || t->seen != __atomic_load_n(&o.nrec, __ATOMIC_ACQUIRE)) && catch_up(t) < 0)
+		return -1;
+	return rebuild_exec(t->rb, id, n, &t->err) < 0 ? failed(&t->err) : 0;
 }
 
 /* What `zond trace report` records of a run, for the online one. */
@@ -94,15 +226,49 @@ static void describe(struct zp_profile *p, uint64_t insns)
 	profile_add_meta(p, "trace", "online");
 }
 
-int online_finish(uint64_t lost, uint64_t execs)
+static void free_all(void)
+{
+	for (size_t i = 0; i < o.nthreads; i++) {
+		if (o.threads[i]->rb)
+			rebuild_free(o.threads[i]->rb);
+		free(o.threads[i]);
+	}
+	free(o.threads);
+	o.threads = NULL;
+	o.nthreads = 0;
+	for (size_t i = 0; i < o.nrec; i++) {
+		free(rec_at(i)->path);
+		free(rec_at(i)->data);
+	}
+	for (size_t c = 0; c < REC_CHUNKS && o.chunks[c]; c++) {
+		free(o.chunks[c]);
+		o.chunks[c] = NULL;
+	}
+	o.nrec = 0;
+	symbols_free(o.syms);
+	o.syms = NULL;
+}
+
+/* Every thread's profile into one run, the first thread as tid 0 (called once, at exit). */
+int online_finish(uint64_t execs)
 {
 	struct zerr err;
 	int rc = -1;
-	if (!o.rb || o.failed)
+	if (!o.syms || lost()) {
+		free_all();
 		return -1;
+	}
 	struct zp_profile *p = profile_new();
-	uint64_t insns = rebuild_insns(o.rb);
-	if (rebuild_finish(o.rb, p, &err) == 0) {
+	uint64_t insns = 0;
+	rc = 0;
+	for (size_t i = 0; i < o.nthreads && rc == 0; i++) {
+		struct online_thread *t = o.threads[i];
+		if (catch_up(t) < 0)
+			return free_all(), profile_free(p), -1;
+		insns += rebuild_insns(t->rb);
+		rc = rebuild_finish_thread(t->rb, p, (int64_t)i, &err);
+	}
+	if (rc == 0) {
 		describe(p, insns);
 		struct store *s = store_open(o.store, STORE_CREATE, &err);
 		rc = !s || store_add_run(s, p, &err) < 0 ? -1 : 0;
@@ -113,14 +279,11 @@ int online_finish(uint64_t lost, uint64_t execs)
 	} else {
 		char msg[512];
 		snprintf(msg, sizeof msg, "zond: online profile stored in %s: %" PRIu64
-			 " instructions, %" PRIu64 " block executions%s\n", o.store, insns, execs,
-			 lost ? " (other threads not traced)" : "");
+			 " instructions, %" PRIu64 " block executions, %zu thread%s\n", o.store, insns,
+			 execs, o.nthreads, o.nthreads == 1 ? "" : "s");
 		fputs(msg, stderr);
 	}
 	profile_free(p);
-	rebuild_free(o.rb);
-	symbols_free(o.syms);
-	o.rb = NULL;
-	o.syms = NULL;
+	free_all();
 	return rc;
 }

@@ -7,20 +7,33 @@
  * to the same one-pass rebuild (tool/trace/rebuild.h) that `zond trace
  * report` runs: the profile equals the offline one of the same run.
  * Failures print one line through QEMU and stop the profile, not the guest.
+ *
+ * Threads: each guest thread has its own rebuild (its own shadow stack and
+ * counts), as the offline reader gives it, and is a thread of the profile
+ * (tid 0 the first, then in order of creation).  Mappings and definitions
+ * go to one shared, append-only log (online_map and online_define may run
+ * on any thread); each thread's rebuild takes the records it has not seen
+ * yet itself, in online_exec, on its own thread, before the block it is
+ * given: a block is defined at its translation, before any thread runs it.
+ * So no thread's rebuild is ever touched by another thread while it runs.
  */
 #ifndef ZOND_QEMU_ONLINE_H
 #define ZOND_QEMU_ONLINE_H
 
 #include <stdint.h>
 
+struct online_thread;
+
 /* Starts the rebuild for QEMU's target arch; the store is written at the end. */
 int online_start(const char *store, const char *arch, const char *exe, uint64_t entry);
 void online_map(uint64_t start, uint64_t end, uint64_t offset, const char *path);
 int online_define(uint32_t id, uint64_t vaddr, uint32_t ninsns, const uint8_t *sizes,
 		  const uint8_t *bytes);
-/* Block id ran its first n instructions. */
-int online_exec(uint32_t id, uint32_t n);
-/* Builds the profile and adds it to the store as a run; lost: blocks of other threads. */
-int online_finish(uint64_t lost, uint64_t execs);
+/* A new guest thread (the next tid); NULL once the profile is lost. */
+struct online_thread *online_thread(void);
+/* Block id ran its first n instructions, on thread t (called from t's own thread only). */
+int online_exec(struct online_thread *t, uint32_t id, uint32_t n);
+/* Builds the profile of every thread and adds it to the store as a run. */
+int online_finish(uint64_t execs);
 
 #endif

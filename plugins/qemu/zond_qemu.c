@@ -24,9 +24,17 @@
  * stream.
  *
  * With online=STORE the same events go to the rebuild in-process instead
- * (online.h) and the profile is stored at exit: no trace at all.  It counts
- * with an inline counter and so records single-threaded programs only: when
- * a second vCPU starts it stops with one error line (no profile stored).
+ * (online.h) and the profile is stored at exit: no trace at all.  While the
+ * program has one thread it counts with an inline counter (the fastest way,
+ * but one address for all vCPUs).  When a second vCPU starts (its init
+ * callback runs in the parent's clone, before either runs guest code again),
+ * the plugin switches to the trace mode's per-vCPU callbacks: the parent's
+ * current block carries over to its vCPU state, and every block translated
+ * after the switch counts per vCPU.  QEMU 7.2 itself sets CF_PARALLEL on
+ * the parent before that callback and flushes the code cache: translations
+ * are looked up by their flags, so no block translated before the switch
+ * runs again (on_exec_online fails loudly if one did).  Each vCPU's thread
+ * has its own rebuild (online.h).
  *
  * With status=FILE the plugin writes "ok" there once the trace (or the
  * online profile) is complete: QEMU's exit status is the guest's, so this
@@ -64,6 +72,7 @@ struct vcpu {
 	uint32_t last, last_n; /* block executed last and its length; last_n 0 before the first */
 	uint32_t pos;          /* instructions of it that ran, set by on_insn */
 	uint64_t insns, execs;
+	struct online_thread *ot; /* online: its thread's rebuild */
 };
 
 struct block {
@@ -90,9 +99,11 @@ static struct {
 	struct block *blocks; /* open addressing on vaddr, for dedup */
 	size_t cap, nblocks;
 
-	uint64_t pos;      /* online: instructions of the current block executed so far (inline) */
-	int64_t last;      /* online: id of the block executed last, -1 before the first */
-	uint64_t insns, execs, lost;
+	uint64_t pos;      /* online, one thread: instructions of the current block so far (inline) */
+	int64_t last;      /* online, one thread: id of the block executed last, -1 before the first */
+	struct online_thread *ot; /* online, one thread: the first thread's rebuild */
+	int threaded;      /* online: a second vCPU started, counting is per vCPU (see the top) */
+	uint64_t insns, execs;
 	int64_t mmap_num, mprotect_num;
 	const char *target; /* QEMU's name of the guest architecture */
 	const struct isa *isa; /* its decoder, NULL if zond has none */
@@ -145,12 +156,12 @@ static inline void room(void)
 		flush_chunk(&z.shared);
 }
 
-/* The online mode's record that closes the previous block: how far it really ran. */
-static inline void close_last(void)
+/* The online mode's record that closes v's previous block (per vCPU): how far it ran. */
+static inline void close_online(struct vcpu *v)
 {
-	if (z.last >= 0 && z.pos)
-		online_exec((uint32_t)z.last, (uint32_t)z.pos);
-	z.insns += z.last >= 0 ? z.pos : 0;
+	if (v->pos)
+		online_exec(v->ot, v->last, v->pos);
+	v->pos = 0;
 }
 
 /*
@@ -173,9 +184,11 @@ static inline void close_vcpu_block(struct vcpu *v)
 static struct vcpu *start_thread(unsigned int i)
 {
 	struct vcpu *v = calloc(1, sizeof *v);
-	if (!v || !(v->out.buf = malloc(BUF_SIZE)))
+	if (!v || (!z.online && !(v->out.buf = malloc(BUF_SIZE))))
 		abort();
 	v->out.thread = ++z.nthreads;
+	if (z.online)
+		v->ot = online_thread();
 	z.vcpus[i] = v;
 	return v;
 }
@@ -186,6 +199,13 @@ static void end_thread(unsigned int i)
 	struct vcpu *v = z.vcpus[i];
 	if (!v)
 		return;
+	if (z.online) {
+		close_online(v);
+		z.execs += v->execs;
+		free(v);
+		z.vcpus[i] = NULL;
+		return;
+	}
 	close_vcpu_block(v);
 	put(&v->out, (uint64_t)ZT_END << 2 | ZT_CONTROL);
 	put(&v->out, v->insns);
@@ -223,23 +243,38 @@ static void on_exec(unsigned int vcpu, void *udata)
 }
 
 /*
- * The online mode's callback, run once per executed block: the previous
- * block's instructions go to the rebuild, whose fast path is inlined here.
- * z.pos is 0 before the first block and after a block left before its
- * first counted instruction: nothing ran that the rebuild must see.
+ * The online mode's callback while the program has one thread, run once per
+ * executed block: the previous block's instructions go to the rebuild,
+ * whose fast path is inlined here.  z.pos is 0 before the first block and
+ * after a block left before its first counted instruction: nothing ran that
+ * the rebuild must see.
  */
 static void on_exec_online(unsigned int vcpu, void *udata)
 {
-	if (vcpu != 0 || z.failed) {
-		z.lost++;
+	if (z.failed)
+		return;
+	if (z.threaded) { /* cannot happen (see the top): never count wrong silently */
+		fail("a block translated for one thread ran after the second one started");
 		return;
 	}
+	(void)vcpu;
 	uint64_t n = z.pos;
 	z.pos = 0;
 	z.execs++;
 	if (n)
-		online_exec((uint32_t)z.last, (uint32_t)n);
+		online_exec(z.ot, (uint32_t)z.last, (uint32_t)n);
 	z.last = (uint32_t)(uintptr_t)udata;
+}
+
+/* The same once there are threads: per vCPU, with the trace mode's on_insn. */
+static void on_exec_threaded(unsigned int vcpu, void *udata)
+{
+	struct vcpu *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
+	if (!v || z.failed)
+		return;
+	v->execs++;
+	close_online(v);
+	v->last = (uint32_t)(uintptr_t)udata;
 }
 
 static uint64_t hash64(uint64_t v)
@@ -310,7 +345,6 @@ static uint32_t block_id(uint64_t vaddr, uint32_t ninsns, const uint8_t *sizes,
 
 static void put_header(void);
 static void write_maps(void);
-static void refuse_thread(unsigned int vcpu);
 
 static void translate(struct qemu_plugin_tb *tb);
 
@@ -365,7 +399,7 @@ static void translate(struct qemu_plugin_tb *tb)
 		nbytes += size;
 		if (i < n - 1 && z.isa && !z.isa->may_stop(data, size))
 			continue;
-		if (z.online)
+		if (z.online && !z.threaded)
 			qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
 								   &z.pos, i + 1 - counted);
 		else
@@ -375,8 +409,8 @@ static void translate(struct qemu_plugin_tb *tb)
 	}
 	uint32_t bid = block_id(qemu_plugin_tb_vaddr(tb), (uint32_t)n, sizes, bytes, (uint32_t)nbytes);
 	if (z.online)
-		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_exec_online, QEMU_PLUGIN_CB_NO_REGS,
-						     (void *)(uintptr_t)bid);
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, z.threaded ? on_exec_threaded : on_exec_online,
+						     QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)bid);
 	else
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_exec, QEMU_PLUGIN_CB_NO_REGS,
 						     (void *)((uintptr_t)n << 32 | bid));
@@ -461,18 +495,36 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
 	pthread_mutex_unlock(&z.lock);
 }
 
+/*
+ * Online: the first thread's counting moves from the inline counter to its
+ * vCPU state, from its current block on (z.lock held; see the top).
+ */
+static void switch_to_threads(void)
+{
+	for (unsigned int i = 0; i < MAX_VCPUS; i++) {
+		struct vcpu *v = z.vcpus[i];
+		if (v && v->ot == z.ot) {
+			v->last = z.last >= 0 ? (uint32_t)z.last : 0;
+			v->pos = z.last >= 0 ? (uint32_t)z.pos : 0;
+		}
+	}
+	z.pos = 0;
+	z.last = -1;
+	z.threaded = 1;
+}
+
 /* A new guest thread (the first one too): its own stream. */
 static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 {
 	(void)id;
-	if (z.online) {
-		refuse_thread(vcpu);
-		return;
-	}
 	pthread_mutex_lock(&z.lock);
 	if (vcpu >= MAX_VCPUS) {
 		fail("more guest threads at once than zond trace records (4096)");
+	} else if (z.online && z.nthreads == 0) {
+		z.ot = start_thread(vcpu)->ot; /* counted by the inline counter until a second one */
 	} else {
+		if (z.online && !z.threaded)
+			switch_to_threads();
 		end_thread(vcpu); /* an exited thread's, if QEMU did not say */
 		start_thread(vcpu);
 	}
@@ -483,23 +535,11 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
 {
 	(void)id;
-	if (z.online || vcpu >= MAX_VCPUS)
+	if (vcpu >= MAX_VCPUS)
 		return;
 	pthread_mutex_lock(&z.lock);
 	end_thread(vcpu);
 	pthread_mutex_unlock(&z.lock);
-}
-
-/* The online mode counts with an inline counter, shared by all vCPUs: see the top. */
-static void refuse_thread(unsigned int vcpu)
-{
-	if (vcpu == 0 || z.failed)
-		return;
-	char msg[512];
-	snprintf(msg, sizeof msg, "zond: %s: the program started a second thread; the online mode "
-		 "records single-threaded programs only (record a trace instead)\n", z.online);
-	fputs(msg, stderr);
-	z.failed = 1;
 }
 
 /* Tells `zond trace record` that the trace or profile is complete (see the top). */
@@ -520,11 +560,16 @@ static void on_guest_exit(qemu_plugin_id_t id, void *udata)
 		return;
 	}
 	if (z.online) {
-		close_last();
+		pthread_mutex_lock(&z.lock);
+		if (!z.threaded && z.last >= 0 && z.pos)
+			online_exec(z.ot, (uint32_t)z.last, (uint32_t)z.pos);
 		z.last = -1;
-		if (online_finish(z.lost, z.execs) == 0)
+		for (unsigned int i = 0; i < MAX_VCPUS; i++)
+			end_thread(i);
+		if (online_finish(z.execs) == 0 && !z.failed)
 			say_ok();
 		z.online = NULL;
+		pthread_mutex_unlock(&z.lock);
 		return;
 	}
 	pthread_mutex_lock(&z.lock);
@@ -573,7 +618,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		if (strncmp(argv[i], "out=", 4) == 0) {
 			z.path = argv[i] + 4;
 		} else if (strncmp(argv[i], "online=", 7) == 0) {
-			z.online = argv[i] + 7;
+			z.online = z.path = argv[i] + 7;
 		} else if (strncmp(argv[i], "status=", 7) == 0) {
 			z.status = argv[i] + 7;
 		} else {
