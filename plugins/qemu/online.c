@@ -47,6 +47,7 @@ static struct {
 	size_t nrec; /* published with release: records below it are complete and immutable */
 	struct online_thread **threads;
 	size_t nthreads;
+	struct rebuild *one; /* the first thread's, while it is the only one (online_exec_one) */
 } o = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int failed(const struct zerr *err)
@@ -110,6 +111,33 @@ static void *copy(const void *p, size_t n)
 	return c;
 }
 
+static int catch_up(struct online_thread *t);
+
+/*
+ * While the program has one thread, every record is taken by its rebuild at
+ * once, here: the only thread is the one translating (and mapping), so this
+ * is its own thread, and online_exec_one needs no check for new records.
+ * From the second thread on, each thread catches up in online_exec.
+ */
+static int take_now(void)
+{
+	struct zerr err;
+	pthread_mutex_lock(&o.lock);
+	size_t n = o.nthreads;
+	struct online_thread *t = n == 1 ? o.threads[0] : NULL;
+	pthread_mutex_unlock(&o.lock);
+	if (n == 0) {
+		zerr_set(&err, "code was translated before the first thread started");
+		return failed(&err);
+	}
+	if (!t)
+		return 0;
+	if (catch_up(t) < 0)
+		return -1;
+	o.one = t->rb;
+	return 0;
+}
+
 void online_map(uint64_t start, uint64_t end, uint64_t offset, const char *path)
 {
 	struct zerr err;
@@ -126,7 +154,9 @@ void online_map(uint64_t start, uint64_t end, uint64_t offset, const char *path)
 	if (!r) {
 		zerr_set(&err, "more mappings and blocks than the online mode keeps");
 		failed(&err);
+		return;
 	}
+	take_now();
 }
 
 int online_define(uint32_t id, uint64_t vaddr, uint32_t ninsns, const uint8_t *sizes,
@@ -155,7 +185,7 @@ int online_define(uint32_t id, uint64_t vaddr, uint32_t ninsns, const uint8_t *s
 		zerr_set(&err, "more mappings and blocks than the online mode keeps");
 		return failed(&err);
 	}
-	return 0;
+	return take_now();
 }
 
 /* Its rebuild is made at its first catch_up: the first vCPU starts before online_start. */
@@ -171,6 +201,8 @@ struct online_thread *online_thread(void)
 	if (!o.threads)
 		abort();
 	o.threads[o.nthreads++] = t;
+	if (o.nthreads == 2)
+		o.one = NULL; /* the first thread catches up in online_exec from now on */
 	pthread_mutex_unlock(&o.lock);
 	return t;
 }
@@ -205,6 +237,13 @@ int online_exec(struct online_thread *t, uint32_t id, uint32_t n)
 	if ((!t->rb || t->seen != __atomic_load_n(&o.nrec, __ATOMIC_ACQUIRE)) && catch_up(t) < 0)
 		return -1;
 	return rebuild_exec(t->rb, id, n, &t->err) < 0 ? failed(&t->err) : 0;
+}
+
+/* No check at all: the caller stops calling once a call or online_define failed. */
+int online_exec_one(uint32_t id, uint32_t n)
+{
+	static struct zerr err; /* only the first thread calls, and only while it is alone */
+	return rebuild_exec(o.one, id, n, &err) < 0 ? failed(&err) : 0;
 }
 
 /* What `zond trace report` records of a run, for the online one. */

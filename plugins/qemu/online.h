@@ -16,6 +16,8 @@
  * yet itself, in online_exec, on its own thread, before the block it is
  * given: a block is defined at its translation, before any thread runs it.
  * So no thread's rebuild is ever touched by another thread while it runs.
+ * While there is one thread, it takes each record at once, as it is logged
+ * (it is the thread that translates), so its online_exec_one has no check.
  */
 #ifndef ZOND_QEMU_ONLINE_H
 #define ZOND_QEMU_ONLINE_H
@@ -33,6 +35,13 @@ int online_define(uint32_t id, uint64_t vaddr, uint32_t ninsns, const uint8_t *s
 struct online_thread *online_thread(void);
 /* Block id ran its first n instructions, on thread t (called from t's own thread only). */
 int online_exec(struct online_thread *t, uint32_t id, uint32_t n);
+/*
+ * The same for the first thread while it is the only one, without a check:
+ * its rebuild has every record already (online_define took it at once).
+ * Called from that thread only, and never again after this or online_define
+ * failed (returned -1), nor once a second thread started.
+ */
+int online_exec_one(uint32_t id, uint32_t n);
 /* Builds the profile of every thread and adds it to the store as a run. */
 int online_finish(uint64_t execs);
 

@@ -103,6 +103,7 @@ static struct {
 	int64_t last;      /* online, one thread: id of the block executed last, -1 before the first */
 	struct online_thread *ot; /* online, one thread: the first thread's rebuild */
 	int threaded;      /* online: a second vCPU started, counting is per vCPU (see the top) */
+	int slow;          /* online: failed or threaded, on_exec_online's one check */
 	uint64_t insns, execs;
 	int64_t mmap_num, mprotect_num;
 	const char *target; /* QEMU's name of the guest architecture */
@@ -120,6 +121,14 @@ static void fail(const char *what)
 		fputs(msg, stderr);
 	}
 	z.failed = 1;
+	z.slow = 1;
+}
+
+/* The online profile is lost: online.c said why. */
+static void lose(void)
+{
+	z.failed = 1;
+	z.slow = 1;
 }
 
 /* Writes b as one chunk; the caller holds z.lock. */
@@ -242,27 +251,34 @@ static void on_exec(unsigned int vcpu, void *udata)
 	}
 }
 
+/* on_exec_online after a failure, or once there are threads. */
+static __attribute__((noinline, cold)) void exec_online_slow(void)
+{
+	if (!z.failed) /* threaded: cannot happen (see the top): never count wrong silently */
+		fail("a block translated for one thread ran after the second one started");
+}
+
 /*
  * The online mode's callback while the program has one thread, run once per
  * executed block: the previous block's instructions go to the rebuild,
- * whose fast path is inlined here.  z.pos is 0 before the first block and
- * after a block left before its first counted instruction: nothing ran that
- * the rebuild must see.
+ * whose fast path is inlined here.  One check (z.slow: failed or threaded),
+ * never taken while the profile is fine and there is one thread; the rebuild
+ * took every definition at the block's translation (online_exec_one).  z.pos
+ * is 0 before the first block and after a block left before its first
+ * counted instruction: nothing ran that the rebuild must see.
  */
 static void on_exec_online(unsigned int vcpu, void *udata)
 {
-	if (z.failed)
-		return;
-	if (z.threaded) { /* cannot happen (see the top): never count wrong silently */
-		fail("a block translated for one thread ran after the second one started");
+	(void)vcpu;
+	if (__builtin_expect(z.slow, 0)) {
+		exec_online_slow();
 		return;
 	}
-	(void)vcpu;
 	uint64_t n = z.pos;
 	z.pos = 0;
 	z.execs++;
-	if (n)
-		online_exec(z.ot, (uint32_t)z.last, (uint32_t)n);
+	if (n && online_exec_one((uint32_t)z.last, (uint32_t)n) < 0)
+		lose();
 	z.last = (uint32_t)(uintptr_t)udata;
 }
 
@@ -327,7 +343,8 @@ static uint32_t block_id(uint64_t vaddr, uint32_t ninsns, const uint8_t *sizes,
 		abort();
 	memcpy(b->bytes, bytes, nbytes);
 	if (z.online) {
-		online_define(b->id, vaddr, ninsns, sizes, bytes);
+		if (online_define(b->id, vaddr, ninsns, sizes, bytes) < 0)
+			lose();
 		return b->id;
 	}
 	struct sbuf *o = &z.shared;
@@ -511,6 +528,7 @@ static void switch_to_threads(void)
 	z.pos = 0;
 	z.last = -1;
 	z.threaded = 1;
+	z.slow = 1;
 }
 
 /* A new guest thread (the first one too): its own stream. */
@@ -597,7 +615,8 @@ static void put_header(void)
 	char text[8192];
 	const char *exe = qemu_plugin_path_to_binary();
 	if (z.online) {
-		online_start(z.online, z.target, exe, qemu_plugin_entry_code());
+		if (online_start(z.online, z.target, exe, qemu_plugin_entry_code()) < 0)
+			lose();
 		return;
 	}
 	int n = snprintf(text, sizeof text, "arch %s\nexe %s\nentry 0x%llx\n", z.target,
