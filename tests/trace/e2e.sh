@@ -58,6 +58,7 @@ done <gprof.txt
 # cycles in that graph).  The two run at once, in subshells: failures go through a file.
 kcachegrind_loads() {
 	file=$1 log=kcachegrind-$1.log
+	: >$log # before the background start: a stale log's "Selected" must not end the wait
 	QT_QPA_PLATFORM=offscreen timeout -k 5 60 dbus-run-session -- kcachegrind $file >$log 2>&1 &
 	runner=$!
 	i=0
