@@ -47,8 +47,9 @@ static struct {
 	size_t nrec; /* published with release: records below it are complete and immutable */
 	struct online_thread **threads;
 	size_t nthreads;
-	struct rebuild *one; /* the first thread's, while it is the only one (online_exec_one) */
 } o = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+struct rebuild *online_one; /* online.h */
 
 static int failed(const struct zerr *err)
 {
@@ -134,7 +135,7 @@ static int take_now(void)
 		return 0;
 	if (catch_up(t) < 0)
 		return -1;
-	o.one = t->rb;
+	online_one = t->rb;
 	return 0;
 }
 
@@ -202,7 +203,7 @@ struct online_thread *online_thread(void)
 		abort();
 	o.threads[o.nthreads++] = t;
 	if (o.nthreads == 2)
-		o.one = NULL; /* the first thread catches up in online_exec from now on */
+		online_one = NULL; /* the first thread catches up in online_exec from now on */
 	pthread_mutex_unlock(&o.lock);
 	return t;
 }
@@ -239,11 +240,11 @@ int online_exec(struct online_thread *t, uint32_t id, uint32_t n)
 	return rebuild_exec(t->rb, id, n, &t->err) < 0 ? failed(&t->err) : 0;
 }
 
-/* No check at all: the caller stops calling once a call or online_define failed. */
-int online_exec_one(uint32_t id, uint32_t n)
+/* online_exec_one's rest: no check, the caller stops calling once this or online_define failed. */
+int online_exec_one_slow(uint32_t id, uint32_t n)
 {
 	static struct zerr err; /* only the first thread calls, and only while it is alone */
-	return rebuild_exec(o.one, id, n, &err) < 0 ? failed(&err) : 0;
+	return rebuild_exec_slow(online_one, id, n, &err) < 0 ? failed(&err) : 0;
 }
 
 /* What `zond trace report` records of a run, for the online one. */

@@ -24,6 +24,8 @@
 
 #include <stdint.h>
 
+#include "trace/rebuild.h"
+
 struct online_thread;
 
 /* Starts the rebuild for QEMU's target arch; the store is written at the end. */
@@ -39,9 +41,16 @@ int online_exec(struct online_thread *t, uint32_t id, uint32_t n);
  * The same for the first thread while it is the only one, without a check:
  * its rebuild has every record already (online_define took it at once).
  * Called from that thread only, and never again after this or online_define
- * failed (returned -1), nor once a second thread started.
+ * failed (returned -1), nor once a second thread started.  Inline: the
+ * rebuild's fast path runs in the plugin's per-block callback, without a
+ * call; online_exec_one_slow does the rest.
  */
-int online_exec_one(uint32_t id, uint32_t n);
+extern struct rebuild *online_one; /* the first thread's rebuild, while it is alone */
+int online_exec_one_slow(uint32_t id, uint32_t n);
+static inline int online_exec_one(uint32_t id, uint32_t n)
+{
+	return rebuild_exec_fast(online_one, id, n) ? 0 : online_exec_one_slow(id, n);
+}
 /* Builds the profile of every thread and adds it to the store as a run. */
 int online_finish(uint64_t execs);
 

@@ -63,24 +63,6 @@ struct seg {
 	uint32_t first, n, func;
 };
 
-/*
- * A translated block.  The fields the per-execution fast path reads come
- * first, in one cache line: the last two successors after full runs, their
- * transitions and counts not yet added to those transitions (flush_cache).
- */
-struct block {
-	uint32_t ninsns;
-	uint32_t nsegs;         /* segs[seg .. seg+nsegs) */
-	uint64_t full;          /* executions that ran every instruction */
-	uint32_t cache_next[2], cache_edge[2];
-	uint64_t cache_count[2];
-	uint8_t cache_quiet[2]; /* that transition leaves the stack alone */
-	uint8_t defined;
-	uint32_t first;         /* insns[first .. first+ninsns) */
-	uint32_t seg;
-	uint64_t vaddr;
-};
-
 /* Control went from (block, instructions run) to block. */
 struct transition {
 	uint32_t from, n, to;
@@ -106,6 +88,7 @@ struct host_map {
 };
 
 struct rebuild {
+	struct rebuild_hot h; /* first: rebuild_exec_fast (rebuild.h) reads it through the pointer */
 	const struct isa *isa;
 	struct symbols *syms;
 	char *program;
@@ -123,8 +106,7 @@ struct rebuild {
 	size_t nfuncs;
 	struct hmap func_index; /* (module, link start) -> func */
 
-	struct block *blocks;
-	size_t nblocks;
+	size_t nblocks; /* of h.blocks */
 	struct insn *insns;
 	size_t ninsns, insns_cap;
 	struct seg *segs;
@@ -144,11 +126,7 @@ struct rebuild {
 	struct frame *stack;
 	size_t depth, stack_cap;
 
-	rebuild_tap tap;
-	void *tap_ctx;
-
-	uint64_t icount;
-	uint32_t prev, prev_n; /* the previous execution; prev NONE at the start */
+	void *tap_ctx; /* tap: h.tap */
 	uint32_t first_block;
 };
 
@@ -157,7 +135,7 @@ struct rebuild *rebuild_new(const struct isa *isa, struct symbols *syms)
 	struct rebuild *r = zp_xcalloc(1, sizeof *r);
 	r->isa = isa;
 	r->syms = syms;
-	r->prev = NONE;
+	r->h.prev = NONE;
 	r->first_block = NONE;
 	elf_version(EV_CURRENT);
 	return r;
@@ -187,7 +165,7 @@ void rebuild_free(struct rebuild *r)
 	free(r->hmaps);
 	free(r->ignored);
 	free(r->funcs);
-	free(r->blocks);
+	free(r->h.blocks);
 	free(r->insns);
 	free(r->segs);
 	free(r->trans);
@@ -203,12 +181,12 @@ void rebuild_free(struct rebuild *r)
 
 uint64_t rebuild_insns(const struct rebuild *r)
 {
-	return r->icount;
+	return r->h.icount;
 }
 
 uint32_t rebuild_block_length(const struct rebuild *r, uint32_t id)
 {
-	return id < r->nblocks && r->blocks[id].defined ? r->blocks[id].ninsns : 0;
+	return id < r->nblocks && r->h.blocks[id].defined ? r->h.blocks[id].ninsns : 0;
 }
 
 static void *grow(void *arr, size_t *cap, size_t need, size_t elem)
@@ -684,11 +662,11 @@ int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t nins
 		size_t n = r->nblocks ? r->nblocks : 256;
 		while (n <= id)
 			n *= 2;
-		r->blocks = zp_xrealloc(r->blocks, n * sizeof *r->blocks);
-		memset(r->blocks + r->nblocks, 0, (n - r->nblocks) * sizeof *r->blocks);
+		r->h.blocks = zp_xrealloc(r->h.blocks, n * sizeof *r->h.blocks);
+		memset(r->h.blocks + r->nblocks, 0, (n - r->nblocks) * sizeof *r->h.blocks);
 		r->nblocks = n;
 	}
-	struct block *b = &r->blocks[id];
+	struct rebuild_block *b = &r->h.blocks[id];
 	if (b->defined)
 		return zerr_set(err, "block %" PRIu32 " is defined twice", id);
 	resolve_maps(r);
@@ -699,7 +677,7 @@ int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t nins
 		return -1;
 
 	r->insns = grow(r->insns, &r->insns_cap, r->ninsns + ninsns, sizeof *r->insns);
-	*b = (struct block){.vaddr = vaddr, .ninsns = ninsns, .first = (uint32_t)r->ninsns,
+	*b = (struct rebuild_block){.vaddr = vaddr, .ninsns = ninsns, .first = (uint32_t)r->ninsns,
 			    .seg = (uint32_t)r->nsegs, .cache_next = {NONE, NONE}, .defined = 1};
 	uint64_t addr = vaddr;
 	const uint8_t *p = bytes;
@@ -764,7 +742,7 @@ static void push(struct rebuild *r, uint32_t func, uint64_t ret, int tail, uint6
 	uint32_t caller = r->depth ? r->stack[r->depth - 1].func : NONE;
 	uint32_t e = call_edge(r, caller, func, site);
 	r->stack = grow(r->stack, &r->stack_cap, r->depth + 1, sizeof *r->stack);
-	r->stack[r->depth++] = (struct frame){func, e, ret, r->icount, tail};
+	r->stack[r->depth++] = (struct frame){func, e, ret, r->h.icount, tail};
 	r->calls[e].calls++;
 	r->funcs[func].calls++;
 	r->funcs[func].active++;
@@ -773,7 +751,7 @@ static void push(struct rebuild *r, uint32_t func, uint64_t ret, int tail, uint6
 static void pop(struct rebuild *r)
 {
 	struct frame *f = &r->stack[--r->depth];
-	uint64_t incl = r->icount - f->start;
+	uint64_t incl = r->h.icount - f->start;
 	r->calls[f->edge].incl += incl;
 	if (--r->funcs[f->func].active == 0)
 		r->funcs[f->func].incl += incl;
@@ -857,8 +835,8 @@ static void transfer(struct rebuild *r, const struct insn *src, uint64_t target,
 static uint32_t new_transition(struct rebuild *r, uint32_t from, uint32_t n, uint32_t to)
 {
 	r->trans = grow(r->trans, &r->trans_cap, r->ntrans + 1, sizeof *r->trans);
-	const struct insn *src = &r->insns[r->blocks[from].first + n - 1];
-	int quiet = src->func == r->segs[r->blocks[to].seg].func && src->cls != ZI_CALL &&
+	const struct insn *src = &r->insns[r->h.blocks[from].first + n - 1];
+	int quiet = src->func == r->segs[r->h.blocks[to].seg].func && src->cls != ZI_CALL &&
 		    src->cls != ZI_RET;
 	r->trans[r->ntrans] = (struct transition){from, n, to, quiet, 0};
 	hmap_put(&r->trans_index, from | (uint64_t)n << 32, to, (uint32_t)r->ntrans);
@@ -866,7 +844,7 @@ static uint32_t new_transition(struct rebuild *r, uint32_t from, uint32_t n, uin
 }
 
 /* Adds the counts kept in a block's successor cache to their transitions. */
-static void flush_cache(struct rebuild *r, struct block *b, int k)
+static void flush_cache(struct rebuild *r, struct rebuild_block *b, int k)
 {
 	if (b->cache_next[k] != NONE)
 		r->trans[b->cache_edge[k]].count += b->cache_count[k];
@@ -876,18 +854,18 @@ static void flush_cache(struct rebuild *r, struct block *b, int k)
 /* Counts the transition from the previous execution to block to; whether it is quiet. */
 static int count_transition(struct rebuild *r, uint32_t to)
 {
-	struct block *p = &r->blocks[r->prev];
-	int full = r->prev_n == p->ninsns;
+	struct rebuild_block *p = &r->h.blocks[r->h.prev];
+	int full = r->h.prev_n == p->ninsns;
 	for (int k = 0; full && k < 2; k++) {
 		if (p->cache_next[k] == to) {
 			p->cache_count[k]++;
 			return p->cache_quiet[k];
 		}
 	}
-	uint32_t t = hmap_get(&r->trans_index, r->prev | (uint64_t)r->prev_n << 32, to);
+	uint32_t t = hmap_get(&r->trans_index, r->h.prev | (uint64_t)r->h.prev_n << 32, to);
 	if (t == NONE)
-		t = new_transition(r, r->prev, r->prev_n, to);
-	p = &r->blocks[r->prev];
+		t = new_transition(r, r->h.prev, r->h.prev_n, to);
+	p = &r->h.blocks[r->h.prev];
 	if (!full) {
 		r->trans[t].count++;
 		return r->trans[t].quiet;
@@ -917,26 +895,25 @@ static void count_partial(struct rebuild *r, uint32_t id, uint32_t n)
 	r->partial_counts[i]++;
 }
 
-/* Every execution that rebuild_exec's fast path does not take. */
-static __attribute__((noinline)) int exec_slow(struct rebuild *r, uint32_t id, uint32_t n,
-					       struct zerr *err)
+/* Every execution that rebuild_exec_fast (rebuild.h) does not take. */
+int rebuild_exec_slow(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err)
 {
-	if (id >= r->nblocks || !r->blocks[id].defined)
+	if (id >= r->nblocks || !r->h.blocks[id].defined)
 		return zerr_set(err, "block %" PRIu32 " executed before it was defined", id);
-	struct block *b = &r->blocks[id];
+	struct rebuild_block *b = &r->h.blocks[id];
 	if (n > b->ninsns || n == 0)
 		return zerr_set(err, "block %" PRIu32 " ran %" PRIu32 " instructions of its %" PRIu32,
 				id, n, b->ninsns);
 	const struct seg *s = &r->segs[b->seg];
-	if (r->prev != NONE) {
+	if (r->h.prev != NONE) {
 		/*
 		 * Staying inside one function is the common case: no stack work.
 		 * The top frame is always the running function's, so only calls,
 		 * returns and changes of function can move the stack.
 		 */
 		if (!count_transition(r, id)) {
-			const struct block *p = &r->blocks[r->prev];
-			transfer(r, &r->insns[p->first + r->prev_n - 1], b->vaddr, s->func);
+			const struct rebuild_block *p = &r->h.blocks[r->h.prev];
+			transfer(r, &r->insns[p->first + r->h.prev_n - 1], b->vaddr, s->func);
 		}
 	} else {
 		r->first_block = id;
@@ -947,53 +924,27 @@ static __attribute__((noinline)) int exec_slow(struct rebuild *r, uint32_t id, u
 	else
 		count_partial(r, id, n);
 	if (b->nsegs == 1) {
-		r->icount += n;
+		r->h.icount += n;
 	} else {
 		for (uint32_t k = 0; k < b->nsegs && s[k].first < n; k++) {
 			if (k)
 				transfer(r, &r->insns[b->first + s[k].first - 1],
 					 r->insns[b->first + s[k].first].addr, s[k].func);
-			r->icount += n - s[k].first < s[k].n ? n - s[k].first : s[k].n;
+			r->h.icount += n - s[k].first < s[k].n ? n - s[k].first : s[k].n;
 		}
 	}
-	r->prev = id;
-	r->prev_n = n;
-	if (r->tap)
+	r->h.prev = id;
+	r->h.prev_n = n;
+	if (r->h.tap)
 		for (uint32_t i = 0; i < n; i++)
-			r->tap(r->tap_ctx, r->insns[b->first + i].addr, r->insns[b->first + i].word,
+			r->h.tap(r->tap_ctx, r->insns[b->first + i].addr, r->insns[b->first + i].word,
 			       r->insns[b->first + i].size);
 	return 0;
 }
 
-/*
- * Most executions follow a cached, quiet transition (inside one function,
- * no call or return) from a block that ran in full into a block of one
- * function that runs in full: three counters and no stack work.  This part
- * is small enough to be inlined into the plugin's callback (LTO).
- */
-int rebuild_exec(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err)
-{
-	if (r->prev != NONE && !r->tap) {
-		struct block *p = &r->blocks[r->prev];
-		int k = p->cache_next[0] == id ? 0 : p->cache_next[1] == id ? 1 : -1;
-		if (k >= 0 && p->cache_quiet[k] && r->prev_n == p->ninsns) {
-			struct block *b = &r->blocks[id];
-			if (n == b->ninsns && b->nsegs == 1) {
-				p->cache_count[k]++;
-				b->full++;
-				r->icount += n;
-				r->prev = id;
-				r->prev_n = n;
-				return 0;
-			}
-		}
-	}
-	return exec_slow(r, id, n, err);
-}
-
 void rebuild_set_tap(struct rebuild *r, rebuild_tap tap, void *ctx)
 {
-	r->tap = tap;
+	r->h.tap = tap;
 	r->tap_ctx = ctx;
 }
 
@@ -1031,7 +982,7 @@ static struct site *site_at(struct finish *fs, uint64_t addr)
 /* Executions of block id that ran its instruction i. */
 static uint64_t runs_through(const struct rebuild *r, const uint64_t *extra, uint32_t id, uint32_t i)
 {
-	return r->blocks[id].full + extra[r->blocks[id].first + i];
+	return r->h.blocks[id].full + extra[r->h.blocks[id].first + i];
 }
 
 /* Per instruction, the partial executions that ran it. */
@@ -1042,7 +993,7 @@ static uint64_t *partial_extra(const struct rebuild *r)
 		const struct hmap_slot *s = &r->partial.slots[k];
 		if (s->value == NONE)
 			continue;
-		const struct block *b = &r->blocks[s->a];
+		const struct rebuild_block *b = &r->h.blocks[s->a];
 		for (uint64_t i = 0; i < s->b; i++)
 			extra[b->first + i] += r->partial_counts[s->value];
 	}
@@ -1053,7 +1004,7 @@ static void collect_sites(struct rebuild *r, struct finish *fs)
 {
 	struct hmap seen = {0};
 	for (uint32_t id = 0; id < r->nblocks; id++) {
-		struct block *b = &r->blocks[id];
+		struct rebuild_block *b = &r->h.blocks[id];
 		if (!b->defined)
 			continue;
 		for (uint32_t i = 0; i < b->ninsns; i++) {
@@ -1086,9 +1037,9 @@ static void mark_leaders(struct rebuild *r, struct finish *fs)
 {
 	for (size_t t = 0; t < r->ntrans; t++) {
 		struct transition *tr = &r->trans[t];
-		struct block *from = &r->blocks[tr->from];
+		struct rebuild_block *from = &r->h.blocks[tr->from];
 		const struct insn *src = &r->insns[from->first + tr->n - 1];
-		uint64_t to = r->blocks[tr->to].vaddr;
+		uint64_t to = r->h.blocks[tr->to].vaddr;
 		struct site *s = site_at(fs, to);
 		if (s && (src->cls != ZI_OTHER || to != src->addr + src->size))
 			s->leader = 1;
@@ -1196,19 +1147,19 @@ static void make_jumps(struct rebuild *r, struct zp_profile *p, uint32_t thread,
 {
 	for (size_t t = 0; t < r->ntrans; t++) {
 		struct transition *tr = &r->trans[t];
-		struct block *from = &r->blocks[tr->from];
+		struct rebuild_block *from = &r->h.blocks[tr->from];
 		const struct site *src = site_at(fs, r->insns[from->first + tr->n - 1].addr);
-		const struct site *dst = site_at(fs, r->blocks[tr->to].vaddr);
+		const struct site *dst = site_at(fs, r->h.blocks[tr->to].vaddr);
 		/*
 		 * QEMU also ends blocks where control just falls through (page
 		 * ends, size limits, some system instructions): not an edge.
 		 */
 		if (src && dst && fs->bb_start[dst->bb] == dst->addr)
-			add_jump(p, thread, r, fs, src, r->blocks[tr->to].vaddr, tr->count);
+			add_jump(p, thread, r, fs, src, r->h.blocks[tr->to].vaddr, tr->count);
 	}
 	/* Fall-through into a basic block that starts inside a translated block. */
 	for (uint32_t id = 0; id < r->nblocks; id++) {
-		struct block *b = &r->blocks[id];
+		struct rebuild_block *b = &r->h.blocks[id];
 		for (uint32_t i = 1; b->defined && i < b->ninsns; i++) {
 			const struct insn *in = &r->insns[b->first + i];
 			struct site *s = site_at(fs, in->addr);
@@ -1264,8 +1215,8 @@ int rebuild_finish_thread(struct rebuild *r, struct zp_profile *p, int64_t tid,
 	while (r->depth)
 		pop(r);
 	for (size_t id = 0; id < r->nblocks; id++) {
-		flush_cache(r, &r->blocks[id], 0);
-		flush_cache(r, &r->blocks[id], 1);
+		flush_cache(r, &r->h.blocks[id], 0);
+		flush_cache(r, &r->h.blocks[id], 1);
 	}
 	profile_event(p, "Ir", "instructions");
 	uint32_t thread = profile_thread(p, 0, tid, "");

@@ -66,15 +66,78 @@ int rebuild_add_module(struct rebuild *r, const char *path, uint64_t bias, struc
 int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t ninsns,
 		   const uint8_t *sizes, const uint8_t *bytes, struct zerr *err);
 
-/* Block id ran its first n instructions (all of them when n is its length). */
-int rebuild_exec(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err);
-
 /*
  * Calls tap with every executed instruction, in trace order (its address,
  * first bytes as a little-endian number, and length): for converters.
  */
 typedef void (*rebuild_tap)(void *ctx, uint64_t pc, uint64_t word, unsigned len);
 void rebuild_set_tap(struct rebuild *r, rebuild_tap tap, void *ctx);
+
+/*
+ * Shown here only for rebuild_exec_fast, which runs once per executed block
+ * and is inlined into every reader (zond trace report's, QEMU log import,
+ * the QEMU plugin's callback); rebuild.c owns them.
+ *
+ * A translated block.  The fields the per-execution fast path reads come
+ * first: the last two successors after full runs, their transitions and
+ * counts not yet added to those transitions (rebuild.c: flush_cache).
+ */
+struct rebuild_block {
+	uint32_t ninsns;
+	uint32_t nsegs;         /* segs[seg .. seg+nsegs): functions it spans */
+	uint64_t full;          /* executions that ran every instruction */
+	uint32_t cache_next[2], cache_edge[2];
+	uint64_t cache_count[2];
+	uint8_t cache_quiet[2]; /* that transition leaves the stack alone */
+	uint8_t defined;
+	uint32_t first;         /* insns[first .. first+ninsns) */
+	uint32_t seg;
+	uint64_t vaddr;
+};
+
+/* The first member of struct rebuild: what the fast path reads and counts. */
+struct rebuild_hot {
+	struct rebuild_block *blocks;
+	uint64_t icount;       /* instructions executed */
+	uint32_t prev, prev_n; /* the previous execution; prev UINT32_MAX at the start */
+	rebuild_tap tap;
+};
+
+/*
+ * Block id ran its first n instructions: the common case only, 1 when it
+ * counted it, 0 (and nothing changed) when rebuild_exec_slow must.  Most
+ * executions follow a cached, quiet transition (inside one function, no
+ * call or return) from a block that ran in full into a block of one
+ * function that runs in full: three counters and no stack work.
+ */
+static inline int rebuild_exec_fast(struct rebuild *r, uint32_t id, uint32_t n)
+{
+	struct rebuild_hot *h = (struct rebuild_hot *)r;
+	if (__builtin_expect(h->prev == UINT32_MAX || h->tap, 0))
+		return 0;
+	struct rebuild_block *p = &h->blocks[h->prev];
+	int k = p->cache_next[0] == id ? 0 : p->cache_next[1] == id ? 1 : -1;
+	if (k < 0 || !p->cache_quiet[k] || h->prev_n != p->ninsns)
+		return 0;
+	struct rebuild_block *b = &h->blocks[id];
+	if (n != b->ninsns || b->nsegs != 1)
+		return 0;
+	p->cache_count[k]++;
+	b->full++;
+	h->icount += n;
+	h->prev = id;
+	h->prev_n = n;
+	return 1;
+}
+
+/* Every execution: the checks (errors below), the transition, the stack. */
+int rebuild_exec_slow(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err);
+
+/* Block id ran its first n instructions (all of them when n is its length). */
+static inline int rebuild_exec(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err)
+{
+	return rebuild_exec_fast(r, id, n) ? 0 : rebuild_exec_slow(r, id, n, err);
+}
 
 /* Instructions executed so far. */
 uint64_t rebuild_insns(const struct rebuild *r);
