@@ -74,12 +74,12 @@
 	.cfi_adjust_cfa_offset -8
 .endm
 
-	.globl za_wrap_timed
-	.hidden za_wrap_timed
-	.type za_wrap_timed, @function
-	.p2align 4
-za_wrap_timed:
-	.cfi_startproc
+/*
+ * The timed entry of both designs: za_enter opens the frame (rbx from here
+ * on) and keeps the caller's return address and rbx in it; no frame (label
+ * 1 of the caller) means the call passes through unseen.
+ */
+.macro ENTER_FRAME
 	endbr64
 	SAVE_ARGS
 	movq %r11, %rdi                 /* target */
@@ -95,6 +95,15 @@ za_wrap_timed:
 	.cfi_escape 0x10, 0x10, 0x02, 0x73, 0x00   /* DW_CFA_expression rip: *(rbx + 0) */
 	.cfi_escape 0x10, 0x03, 0x02, 0x73, 0x08   /* DW_CFA_expression rbx: *(rbx + 8) */
 	RESTORE_ARGS
+.endm
+
+	.globl za_wrap_timed
+	.hidden za_wrap_timed
+	.type za_wrap_timed, @function
+	.p2align 4
+za_wrap_timed:
+	.cfi_startproc
+	ENTER_FRAME
 	/*
 	 * The return slot: the call below fills it again.  The callee's
 	 * canonical frame address is then rsp, which would also be ours: an
@@ -154,20 +163,7 @@ za_return_point:
 	.p2align 4
 za_wrap_timed_ow:
 	.cfi_startproc
-	endbr64
-	SAVE_ARGS
-	movq %r11, %rdi                 /* target */
-	leaq 72(%rsp), %rsi             /* the return slot */
-	movq 72(%rsp), %rdx             /* the return address */
-	movq %rbx, %rcx                 /* the caller's rbx, kept in the frame */
-	call za_enter
-	testq %rax, %rax
-	jz 1f
-	.cfi_remember_state
-	movq %rax, %rbx
-	.cfi_escape 0x10, 0x10, 0x02, 0x73, 0x00   /* DW_CFA_expression rip: *(rbx + 0) */
-	.cfi_escape 0x10, 0x03, 0x02, 0x73, 0x08   /* DW_CFA_expression rbx: *(rbx + 8) */
-	RESTORE_ARGS
+	ENTER_FRAME
 	leaq za_return_point(%rip), %r11
 	movq %r11, (%rsp)               /* the return slot now returns into the exit path */
 	/* the rules of za_wrap_timed's call (an unwinder looks up ip - 1 of a return point) */
