@@ -129,8 +129,69 @@ static void test_merge_combines_runs(void)
 	profile_free(b);
 }
 
+/*
+ * Two threads: main -> a -> c and main -> b -> c on one, main -> a -> c on
+ * the other.  Contexts keep c under a apart from c under b; the all-thread
+ * view folds the two main -> a -> c paths into one; merging keeps paths.
+ */
+static void test_contexts_fold_by_path(void)
+{
+	struct zp_profile *p = profile_new();
+	unsigned ev = profile_event(p, "time", "ns");
+	uint32_t t0 = profile_thread(p, 1, 1, "main"), t1 = profile_thread(p, 1, 2, "w");
+	uint32_t m = profile_node(p, ZP_FUNCTION, "main", "", NULL, 0, 1);
+	uint32_t a = profile_node(p, ZP_FUNCTION, "a", "", NULL, 0, 2);
+	uint32_t b = profile_node(p, ZP_FUNCTION, "b", "", NULL, 0, 3);
+	uint32_t c = profile_node(p, ZP_FUNCTION, "c", "", NULL, 0, 4);
+	uint32_t m0 = profile_context(p, t0, ZP_NONE, m);
+	uint32_t ac0 = profile_context(p, t0, profile_context(p, t0, m0, a), c);
+	uint32_t bc0 = profile_context(p, t0, profile_context(p, t0, m0, b), c);
+	CHECK(ac0 != bc0);
+	CHECK_EQ_U64(profile_context(p, t0, m0, a), 1);
+	uint32_t m1 = profile_context(p, t1, ZP_NONE, m);
+	CHECK(m1 != m0);
+	uint32_t ac1 = profile_context(p, t1, profile_context(p, t1, m1, a), c);
+	CHECK_EQ_U64(p->contexts[ac0].min[ev], UINT64_MAX);
+	p->contexts[ac0].calls = 2, p->contexts[ac0].incl[ev] = 10, p->contexts[ac0].min[ev] = 4;
+	p->contexts[ac1].calls = 3, p->contexts[ac1].incl[ev] = 9, p->contexts[ac1].min[ev] = 3;
+	p->contexts[bc0].calls = 7;
+
+	struct zp_context_view *v = profile_context_view(p, ZP_NONE);
+	CHECK_EQ_U64(v->ncontexts, 5); /* main, main/a, main/a/c, main/b, main/b/c */
+	uint64_t ac_calls = 0, bc_calls = 0, ac_min = 0;
+	for (size_t i = 0; i < v->ncontexts; i++) {
+		const struct zp_context *x = &v->contexts[i];
+		CHECK(x->parent == ZP_NONE || x->parent < i);
+		if (x->node != c)
+			continue;
+		if (v->contexts[x->parent].node == a)
+			ac_calls = x->calls, ac_min = x->min[ev];
+		else
+			bc_calls = x->calls;
+	}
+	CHECK_EQ_U64(ac_calls, 5);
+	CHECK_EQ_U64(ac_min, 3);
+	CHECK_EQ_U64(bc_calls, 7);
+	profile_context_view_free(v);
+
+	v = profile_context_view(p, t1);
+	CHECK_EQ_U64(v->ncontexts, 3);
+	CHECK_EQ_U64(v->contexts[2].calls, 3);
+	profile_context_view_free(v);
+
+	struct zp_profile *d = profile_new();
+	profile_merge(d, p);
+	profile_merge(d, p);
+	CHECK_EQ_U64(d->ncontexts, p->ncontexts);
+	CHECK_EQ_U64(d->contexts[ac1].calls, 6);
+	CHECK_EQ_U64(d->contexts[bc0].calls, 14);
+	profile_free(d);
+	profile_free(p);
+}
+
 int main(void)
 {
+	test_contexts_fold_by_path();
 	test_merge_combines_runs();
 	test_nodes_are_unique_by_kind_module_name_addr();
 	test_view_sums_threads();

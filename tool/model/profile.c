@@ -55,8 +55,8 @@ struct table {
 };
 
 struct zp_index {
-	struct table nodes, stats, edges;
-	size_t cap_threads, cap_nodes, cap_stats, cap_edges;
+	struct table nodes, stats, edges, contexts;
+	size_t cap_threads, cap_nodes, cap_stats, cap_edges, cap_contexts;
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -89,6 +89,11 @@ static uint64_t edge_hash(uint32_t thread, enum zp_edge_kind kind, uint32_t call
 	return mix(mix(mix(thread, kind), caller), callee);
 }
 
+static uint64_t context_hash(uint32_t thread, uint32_t parent, uint32_t node)
+{
+	return mix(mix(mix(thread, parent), node), 0x636f6e74);
+}
+
 typedef uint64_t (*rehash_fn)(const struct zp_profile *p, uint32_t i);
 
 static uint64_t rehash_node(const struct zp_profile *p, uint32_t i)
@@ -106,6 +111,12 @@ static uint64_t rehash_edge(const struct zp_profile *p, uint32_t i)
 {
 	const struct zp_edge *e = &p->edges[i];
 	return edge_hash(e->thread, e->kind, e->caller, e->callee);
+}
+
+static uint64_t rehash_context(const struct zp_profile *p, uint32_t i)
+{
+	const struct zp_context *c = &p->contexts[i];
+	return context_hash(c->thread, c->parent, c->node);
 }
 
 /* Grows t when it is over half full, re-inserting every element. */
@@ -185,6 +196,8 @@ void profile_free(struct zp_profile *p)
 	free(p->stats);
 	free(p->edges);
 	free(p->instrs);
+	free(p->contexts);
+	free(p->index->contexts.slot);
 	free(p->index->nodes.slot);
 	free(p->index->stats.slot);
 	free(p->index->edges.slot);
@@ -334,6 +347,47 @@ struct zp_edge *profile_edge(struct zp_profile *p, uint32_t thread, enum zp_edge
 	return e;
 }
 
+uint32_t profile_context(struct zp_profile *p, uint32_t thread, uint32_t parent, uint32_t node)
+{
+	struct table *t = &p->index->contexts;
+	table_reserve(p, t, rehash_context);
+	size_t j = context_hash(thread, parent, node) & (t->size - 1);
+	for (; t->slot[j]; j = (j + 1) & (t->size - 1)) {
+		const struct zp_context *c = &p->contexts[t->slot[j] - 1];
+		if (c->thread == thread && c->parent == parent && c->node == node)
+			return t->slot[j] - 1;
+	}
+	grow((void **)&p->contexts, &p->index->cap_contexts, p->ncontexts + 1,
+	     sizeof *p->contexts);
+	struct zp_context *c = &p->contexts[p->ncontexts];
+	memset(c, 0, sizeof *c);
+	c->thread = thread;
+	c->parent = parent;
+	c->node = node;
+	for (int e = 0; e < ZP_MAX_EVENTS; e++)
+		c->min[e] = UINT64_MAX;
+	t->slot[j] = (uint32_t)++p->ncontexts;
+	t->used++;
+	return (uint32_t)(p->ncontexts - 1);
+}
+
+void profile_context_add(struct zp_context *dst, const struct zp_context *src, size_t nevents)
+{
+	dst->calls += src->calls;
+	if (!dst->site) {
+		dst->site = src->site;
+		dst->site_line = src->site_line;
+	}
+	for (size_t e = 0; e < nevents; e++) {
+		dst->self[e] += src->self[e];
+		dst->incl[e] += src->incl[e];
+		if (src->min[e] < dst->min[e])
+			dst->min[e] = src->min[e];
+		if (src->max[e] > dst->max[e])
+			dst->max[e] = src->max[e];
+	}
+}
+
 struct zp_instr *profile_add_instr(struct zp_profile *p, uint32_t thread, uint32_t node,
 				   uint64_t addr, int line)
 {
@@ -371,6 +425,41 @@ static void merge_costs(uint64_t *dst, const uint64_t *src, const unsigned *even
 		dst[event_map[e]] += src[e];
 }
 
+static void merge_extremes(uint64_t *dmin, uint64_t *dmax, const uint64_t *smin,
+			   const uint64_t *smax, const unsigned *event_map, size_t nevents)
+{
+	for (size_t e = 0; e < nevents; e++) {
+		unsigned k = event_map[e];
+		if (smin[e] < dmin[k])
+			dmin[k] = smin[e];
+		if (smax[e] > dmax[k])
+			dmax[k] = smax[e];
+	}
+}
+
+/* Parents come first in src, so each parent is mapped before its children. */
+static void merge_contexts(struct zp_profile *dst, const struct zp_profile *src,
+			   const uint32_t *thread_map, const uint32_t *node_map,
+			   const unsigned *event_map)
+{
+	uint32_t *map = zp_xcalloc(src->ncontexts, sizeof *map);
+	for (size_t i = 0; i < src->ncontexts; i++) {
+		const struct zp_context *c = &src->contexts[i];
+		uint32_t parent = c->parent == ZP_NONE ? ZP_NONE : map[c->parent];
+		map[i] = profile_context(dst, thread_map[c->thread], parent, node_map[c->node]);
+		struct zp_context *d = &dst->contexts[map[i]];
+		d->calls += c->calls;
+		if (!d->site) {
+			d->site = c->site;
+			d->site_line = c->site_line;
+		}
+		merge_costs(d->self, c->self, event_map, src->nevents);
+		merge_costs(d->incl, c->incl, event_map, src->nevents);
+		merge_extremes(d->min, d->max, c->min, c->max, event_map, src->nevents);
+	}
+	free(map);
+}
+
 void profile_merge(struct zp_profile *dst, const struct zp_profile *src)
 {
 	unsigned event_map[ZP_MAX_EVENTS];
@@ -398,13 +487,7 @@ void profile_merge(struct zp_profile *dst, const struct zp_profile *src)
 		d->calls += s->calls;
 		merge_costs(d->self, s->self, event_map, src->nevents);
 		merge_costs(d->incl, s->incl, event_map, src->nevents);
-		for (size_t e = 0; e < src->nevents; e++) {
-			unsigned k = event_map[e];
-			if (s->min[e] < d->min[k])
-				d->min[k] = s->min[e];
-			if (s->max[e] > d->max[k])
-				d->max[k] = s->max[e];
-		}
+		merge_extremes(d->min, d->max, s->min, s->max, event_map, src->nevents);
 	}
 	for (size_t i = 0; i < src->nedges; i++) {
 		const struct zp_edge *e = &src->edges[i];
@@ -425,6 +508,7 @@ void profile_merge(struct zp_profile *dst, const struct zp_profile *src)
 						       node_map[in->node], in->addr, in->line);
 		merge_costs(d->cost, in->cost, event_map, src->nevents);
 	}
+	merge_contexts(dst, src, thread_map, node_map, event_map);
 	free(thread_map);
 	free(node_map);
 }
@@ -477,5 +561,37 @@ void profile_view_free(struct zp_view *v)
 		return;
 	free(v->nodes);
 	free(v->edges);
+	free(v);
+}
+
+struct zp_context_view *profile_context_view(const struct zp_profile *p, uint32_t thread)
+{
+	struct zp_profile *tmp = profile_new();
+	uint32_t *map = zp_xcalloc(p->ncontexts, sizeof *map);
+	for (size_t i = 0; i < p->ncontexts; i++) {
+		const struct zp_context *c = &p->contexts[i];
+		map[i] = ZP_NONE;
+		if (thread != ZP_NONE && c->thread != thread)
+			continue;
+		uint32_t parent = c->parent == ZP_NONE ? ZP_NONE : map[c->parent];
+		map[i] = profile_context(tmp, thread, parent, c->node);
+		profile_context_add(&tmp->contexts[map[i]], c, p->nevents);
+	}
+	free(map);
+	struct zp_context_view *v = zp_xcalloc(1, sizeof *v);
+	v->p = p;
+	v->ncontexts = tmp->ncontexts;
+	v->contexts = tmp->contexts;
+	tmp->contexts = NULL;
+	tmp->ncontexts = 0;
+	profile_free(tmp);
+	return v;
+}
+
+void profile_context_view_free(struct zp_context_view *v)
+{
+	if (!v)
+		return;
+	free(v->contexts);
 	free(v);
 }

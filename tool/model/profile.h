@@ -19,6 +19,11 @@
  *  - Inclusive cost of a recursive function counts its outermost activation
  *    only; self cost is exact at any depth.  Edge inclusive cost is the sum
  *    over every call along that edge (as callgrind does).
+ *  - Calling contexts (struct zp_context), where a collector records them,
+ *    are the truth the stats and call edges sum up: a context is one node
+ *    reached along one path of calls from its thread's root, so stacks,
+ *    trees and flame graphs are read from contexts, never rebuilt from
+ *    edges.  A context's parent always has a smaller id than the context.
  *  - Allocation failure aborts: the tool, not the profiled program, runs this.
  */
 #ifndef ZOND_PROFILE_H
@@ -128,6 +133,26 @@ struct zp_instr {
 	uint64_t cost[ZP_MAX_EVENTS];
 };
 
+/*
+ * A calling context: node called along one path from a thread's root (the
+ * path is the chain of parents).  Costs as in zp_stat, over the activations
+ * of node on exactly this path; a context is never active twice at once, so
+ * its inclusive cost needs no recursion rule.  Recursion keeps the full path:
+ * f called from f is a child context of f's.
+ */
+struct zp_context {
+	uint32_t thread;
+	uint32_t parent; /* context id of the caller, ZP_NONE for a root call */
+	uint32_t node;
+	int site_line;   /* source line of site, 0 if unknown */
+	uint64_t site;   /* address of the first call seen (caller's module), 0 if unknown */
+	uint64_t calls;
+	uint64_t self[ZP_MAX_EVENTS];
+	uint64_t incl[ZP_MAX_EVENTS];
+	uint64_t min[ZP_MAX_EVENTS]; /* inclusive cost of the cheapest call */
+	uint64_t max[ZP_MAX_EVENTS]; /* inclusive cost of the dearest call */
+};
+
 struct zp_profile {
 	struct zp_run run;
 	size_t nevents;
@@ -140,6 +165,8 @@ struct zp_profile {
 	struct zp_index *index; /* private lookup tables */
 	size_t ninstrs;
 	struct zp_instr *instrs; /* in the order added; empty for most collectors */
+	size_t ncontexts;
+	struct zp_context *contexts; /* empty when the collector kept none (store v1) */
 };
 
 struct zp_profile *profile_new(void);
@@ -172,6 +199,16 @@ struct zp_stat *profile_stat(struct zp_profile *p, uint32_t thread, uint32_t nod
 struct zp_edge *profile_edge(struct zp_profile *p, uint32_t thread, enum zp_edge_kind kind,
 			     uint32_t caller, uint32_t callee);
 
+/*
+ * The context of node called from context parent (ZP_NONE: a root call of
+ * thread), created zeroed (min = UINT64_MAX) if new.  parent must be a
+ * context of the same thread.  Its id is the index into p->contexts.
+ */
+uint32_t profile_context(struct zp_profile *p, uint32_t thread, uint32_t parent, uint32_t node);
+
+/* Adds one context's costs into another's (calls, self, incl, min, max; site if unset). */
+void profile_context_add(struct zp_context *dst, const struct zp_context *src, size_t nevents);
+
 /* Appends an instruction's costs (zeroed); instructions are not merged by address. */
 struct zp_instr *profile_add_instr(struct zp_profile *p, uint32_t thread, uint32_t node,
 				   uint64_t addr, int line);
@@ -201,6 +238,21 @@ struct zp_view {
 };
 struct zp_view *profile_view(const struct zp_profile *p, uint32_t thread);
 void profile_view_free(struct zp_view *v);
+
+/*
+ * The calling contexts of one thread (thread != ZP_NONE), or of all threads
+ * folded by path (ZP_NONE: roots of every thread with the same node merge,
+ * and so on down).  Node ids are p's; parents come before their children;
+ * the contexts' thread field is the thread asked for.  Free with
+ * profile_context_view_free().
+ */
+struct zp_context_view {
+	const struct zp_profile *p;
+	size_t ncontexts;
+	struct zp_context *contexts;
+};
+struct zp_context_view *profile_context_view(const struct zp_profile *p, uint32_t thread);
+void profile_context_view_free(struct zp_context_view *v);
 
 /* Checked allocation helpers for the tool; they abort on failure. */
 void *zp_xmalloc(size_t n);
