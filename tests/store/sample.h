@@ -3,7 +3,8 @@
  *
  * sample_profile() uses every field of profile.h with values that are easy
  * to lose on the way through SQLite: NULL strings, ZP_NONE callers and
- * parents, min = UINT64_MAX, costs above INT64_MAX, negative ints.
+ * parents, min = UINT64_MAX, costs above INT64_MAX, negative ints, and
+ * calling contexts with recursion in two threads.
  */
 #ifndef ZOND_TEST_SAMPLE_H
 #define ZOND_TEST_SAMPLE_H
@@ -15,7 +16,7 @@
 /* A small profile of every kind of data; campaign may be NULL. */
 struct zp_profile *sample_profile(const char *campaign);
 
-/* A profile of nthreads * nfuncs stats rows, one event, a call chain of edges. */
+/* A profile of nthreads * nfuncs stats rows, one event, a call chain of edges and contexts. */
 struct zp_profile *sample_big_profile(size_t nthreads, size_t nfuncs);
 
 /* The fields (all but run.id) in which b differs from a, each printed to stderr. */

@@ -93,7 +93,7 @@ static void test_open_errors(const char *dir)
 	store_close(store_with_runs(newer, 1, NULL));
 	run_sql(newer, "UPDATE zond_meta SET value = '3' WHERE key = 'schema_version'");
 	check_open_error(newer, STORE_READ,
-			 ": written by a newer zond (schema 3, this zond reads 1)");
+			 ": written by a newer zond (schema 3, this zond reads 2)");
 	run_sql(newer, "UPDATE zond_meta SET value = 'x' WHERE key = 'schema_version'");
 	check_open_error(newer, STORE_READ, ": damaged zond profile store (bad schema_version)");
 
@@ -196,8 +196,9 @@ static int64_t count_rows(const char *path, const char *table, int64_t run)
 
 static void test_delete(const char *dir)
 {
-	static const char *const tables[] = {"run_meta", "events",     "threads", "nodes",
-					     "stats",    "stat_costs", "edges",   "edge_costs"};
+	static const char *const tables[] = {"run_meta", "events",       "threads", "nodes",
+					     "stats",    "stat_costs",   "edges",   "edge_costs",
+					     "contexts", "context_costs"};
 	char *path = sample_path(dir, "delete.db");
 	struct store *s = store_with_runs(path, 3, NULL);
 	struct zerr err = {{0}};
@@ -300,6 +301,16 @@ static void test_damaged_rows(const char *dir)
 		"INSERT INTO events VALUES (1, 2, 'a', 'u'), (1, 3, 'b', 'u'), (1, 4, 'c', 'u'), "
 		"(1, 5, 'd', 'u'), (1, 6, 'e', 'u'), (1, 7, 'f', 'u'), (1, 8, 'g', 'u')",
 		"UPDATE run_meta SET key = 'note' WHERE idx = 0",
+		/* contexts 0 main (t0), 1 checkout (t1), 2 main->f (t0), 3 main->f->f (t0) */
+		"UPDATE contexts SET parent = 3 WHERE id = 2",
+		"UPDATE contexts SET parent = 1 WHERE id = 2",
+		"UPDATE contexts SET parent = -1 WHERE id = 2",
+		"UPDATE contexts SET node = 5 WHERE id = 3",
+		"UPDATE contexts SET thread = 2 WHERE id = 1",
+		"UPDATE contexts SET parent = NULL, node = 0 WHERE id = 2",
+		"UPDATE contexts SET id = 7 WHERE id = 3",
+		"UPDATE context_costs SET event = 2 WHERE context = 0 AND event = 1",
+		"UPDATE context_costs SET context = 4 WHERE context = 3 AND event = 1",
 	};
 	for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
 		char name[32];

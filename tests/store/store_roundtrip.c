@@ -104,7 +104,11 @@ static void test_round_trip(const char *dir)
 				   "e.run = c.run AND e.idx = c.event WHERE c.run = 1 AND "
 				   "e.name = 'time'"),
 		     1007);
-	CHECK_EQ_U64(sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"), 1);
+	CHECK_EQ_U64(sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"), 2);
+	CHECK_EQ_U64(
+		sql_int(path, "SELECT count(*) FROM contexts WHERE run = 1 AND parent IS NULL"), 2);
+	CHECK_EQ_U64(sql_int(path, "SELECT calls FROM contexts WHERE run = 1 AND id = 3"),
+		     (uint64_t)-1);
 	profile_free(a);
 	profile_free(b);
 	profile_free(a2);
@@ -169,7 +173,8 @@ static char *first_row(sqlite3 *db, const char *sql, int *rows)
 /* The example queries of doc/store-schema.md work on a real store, with the results shown. */
 static void test_documented_queries(const char *dir, const char *doc_path)
 {
-	static const char *const want[] = {"main|1000|1", "main|ns::f(int)|3", NULL};
+	static const char *const want[] = {"main|1000|1", "main|ns::f(int)|3", NULL, "checkout|2"};
+	static const int want_rows[] = {-1, -1, 2, 4};
 	char *path = sample_path(dir, "rt.db"); /* from test_round_trip: newest run is 2 */
 	FILE *doc = fopen(doc_path, "r");
 	CHECK(doc != NULL);
@@ -187,10 +192,10 @@ static void test_documented_queries(const char *dir, const char *doc_path)
 			int rows;
 			char *row = first_row(db, sql, &rows);
 			CHECK(rows > 0);
-			if (nqueries < 2)
+			if (nqueries < 4 && want[nqueries])
 				CHECK_EQ_STR(row, want[nqueries]);
-			else
-				CHECK_EQ_U64(rows, 2);
+			if (nqueries < 4 && want_rows[nqueries] >= 0)
+				CHECK_EQ_U64(rows, want_rows[nqueries]);
 			nqueries++;
 			free(row);
 			free(sql);
@@ -198,7 +203,7 @@ static void test_documented_queries(const char *dir, const char *doc_path)
 			fputs(line, q);
 		}
 	}
-	CHECK_EQ_U64(nqueries, 3);
+	CHECK_EQ_U64(nqueries, 4);
 	free(line);
 	if (doc)
 		fclose(doc);
