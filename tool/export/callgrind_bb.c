@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/callgraph.h"
+
 #ifndef ZOND_VERSION
 #define ZOND_VERSION "unknown"
 #endif
@@ -114,7 +116,8 @@ static void group(struct writer *w, int by_block)
 	for (size_t n = 0; n < p->nnodes; n++) {
 		for (size_t i = w->first[n] + 1; i < w->first[n + 1]; i++) {
 			size_t v = w->idx[i], j = i;
-			while (j > w->first[n] && p->instrs[w->idx[j - 1]].addr > p->instrs[v].addr) {
+			while (j > w->first[n] &&
+			       p->instrs[w->idx[j - 1]].addr > p->instrs[v].addr) {
 				w->idx[j] = w->idx[j - 1];
 				j--;
 			}
@@ -200,7 +203,8 @@ static void put_function(struct writer *w, uint32_t f, const struct zp_view *v)
 		entry_of(w, e->callee, &addr, &line);
 		put_owner(w, e->callee, "c");
 		fprintf(w->out, "calls=%" PRIu64 " 0x%" PRIx64 " %d\n", e->calls, addr, line);
-		fprintf(w->out, "0x%" PRIx64 " %d %" PRIu64 "\n", e->site, e->site_line, e->incl[0]);
+		fprintf(w->out, "0x%" PRIx64 " %d %" PRIu64 "\n", e->site, e->site_line,
+			e->incl[0]);
 	}
 	for (size_t i = 0; i < v->nedges; i++) {
 		const struct zp_edge *e = &v->edges[i];
@@ -213,7 +217,8 @@ static void put_function(struct writer *w, uint32_t f, const struct zp_view *v)
 			fprintf(w->out, "jcnd=%" PRIu64 "/%" PRIu64 " 0x%" PRIx64 " %d\n", e->taken,
 				executions(w, f, e->site), to, to_line);
 		else if (to != next_addr(w, f, e->site))
-			fprintf(w->out, "jump=%" PRIu64 " 0x%" PRIx64 " %d\n", e->calls, to, to_line);
+			fprintf(w->out, "jump=%" PRIu64 " 0x%" PRIx64 " %d\n", e->calls, to,
+				to_line);
 		else
 			continue;
 		fprintf(w->out, "0x%" PRIx64 " %d\n", e->site, e->site_line);
@@ -253,7 +258,7 @@ static int write_instrs(const struct zp_profile *p, const struct export_options 
 	if (export_check_options(p, o, err) < 0)
 		return -1;
 	struct writer w = {.p = p, .o = o, .out = out};
-	struct zp_view *v = profile_view(p, o->thread);
+	struct zp_view *v = callgraph_view(p, o->thread);
 	group(&w, by_block);
 	put_header(&w);
 	for (uint32_t n = 0; n < p->nnodes; n++) {

@@ -9,15 +9,17 @@
  *              cost, name compression, one event column per model event.
  *   dot        Graphviz digraph of functions and call edges.
  *   folded     "a;b;c value" lines (flamegraph.pl, speedscope), value = self
- *              cost of the path's last frame in the first event.
+ *              cost of the path's last frame in the event (calls: its calls
+ *              along that path); the real stacks when the run has calling
+ *              contexts, else rebuilt from call edges.
  *   json       zond's JSON document, schema in doc/json-schema.md.
  *
  * doc/reports.md tells how each format maps the model (event column names,
  * counts-only runs, how folded stacks are made from call edges).
  *
  * Options (o must not be NULL): thread is a thread index or ZP_NONE; event
- * is an event index, ignored by a run with no event (counts-only: dot and
- * folded then show calls); an export of a thread or event the run lacks
+ * is an event index, or METRIC_CALLS (report/format.h) for calls, ignored by
+ * a run with no event (counts-only: dot and folded then show calls); an export of a thread or event the run lacks
  * fails with a message before anything is written.
  */
 #ifndef ZOND_EXPORT_H
@@ -31,7 +33,7 @@
 
 struct export_options {
 	uint32_t thread;  /* ZP_NONE: all threads summed */
-	int event;        /* event index for single-valued formats (dot, folded) */
+	int event;        /* event index for single-valued formats (dot, folded), or METRIC_CALLS */
 	double min_share; /* dot: leave out nodes below this share of the total (0..1) */
 };
 

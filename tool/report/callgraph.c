@@ -1,4 +1,7 @@
-/* callgraph.c - call edges of a view indexed by caller and by callee. */
+/*
+ * callgraph.c - call edges of a view indexed by caller and by callee, and
+ * the call edges summed from calling contexts (callgraph.h says the rule).
+ */
 #include "callgraph.h"
 
 #include <stdlib.h>
@@ -50,4 +53,140 @@ int callgraph_is_root_call(const struct callgraph *g, uint32_t n)
 		if (g->v->edges[g->in[i]].caller == ZP_NONE)
 			return 1;
 	return 0;
+}
+
+void context_children_build(struct context_children *k, const struct zp_context_view *cv)
+{
+	size_t n = cv->ncontexts;
+	size_t *at = zp_xcalloc(n + 1, sizeof *at);
+	k->first = zp_xcalloc(n + 2, sizeof *k->first);
+	k->child = zp_xcalloc(n ? n : 1, sizeof *k->child);
+	for (size_t c = 0; c < n; c++) {
+		uint32_t parent = cv->contexts[c].parent;
+		k->first[(parent == ZP_NONE ? n : parent) + 1]++;
+	}
+	for (size_t c = 0; c <= n; c++) {
+		k->first[c + 1] += k->first[c];
+		at[c] = k->first[c];
+	}
+	for (size_t c = 0; c < n; c++) {
+		uint32_t parent = cv->contexts[c].parent;
+		k->child[at[parent == ZP_NONE ? n : parent]++] = (uint32_t)c;
+	}
+	free(at);
+}
+
+void context_children_free(struct context_children *k)
+{
+	free(k->first);
+	free(k->child);
+}
+
+/*
+ * own[d] starts as d's inclusive cost; a walk down the contexts takes off it
+ * the inclusive cost of each context e of F (d's caller's function) nearest
+ * below d: on entering e, the innermost context of e's node already on the
+ * path is that F, and d is the path's next context after it.  Iterative:
+ * recursion in the profiled program makes deep paths.
+ */
+static void discount_reentries(const struct zp_context_view *cv, uint64_t (*own)[ZP_MAX_EVENTS])
+{
+	size_t n = cv->ncontexts, nevents = cv->p->nevents;
+	struct context_children k;
+	context_children_build(&k, cv);
+	uint32_t *path = zp_xcalloc(n + 1, sizeof *path), *saved = zp_xcalloc(n, sizeof *saved);
+	uint32_t *top = zp_xcalloc(cv->p->nnodes, sizeof *top); /* per node: depth on path */
+	size_t *next = zp_xcalloc(n + 1, sizeof *next);
+	for (size_t i = 0; i < cv->p->nnodes; i++)
+		top[i] = ZP_NONE;
+	size_t d = 0;
+	path[0] = (uint32_t)n;
+	next[0] = k.first[n];
+	for (;;) {
+		uint32_t at = path[d];
+		if (next[d] == k.first[at + 1]) {
+			if (d-- == 0)
+				break;
+			top[cv->contexts[at].node] = saved[at];
+			continue;
+		}
+		uint32_t c = k.child[next[d]++];
+		const struct zp_context *e = &cv->contexts[c];
+		path[++d] = c;
+		next[d] = k.first[c];
+		saved[c] = top[e->node];
+		if (saved[c] != ZP_NONE) {
+			uint64_t *a = own[path[saved[c] + 1]];
+			for (size_t ev = 0; ev < nevents; ev++)
+				a[ev] = a[ev] > e->incl[ev] ? a[ev] - e->incl[ev] : 0;
+		}
+		top[e->node] = (uint32_t)d;
+	}
+	free(path);
+	free(saved);
+	free(top);
+	free(next);
+	context_children_free(&k);
+}
+
+/* Replaces the view's call edges by the sums over the contexts of cv. */
+static void sum_context_edges(struct zp_view *v, const struct zp_context_view *cv, uint32_t thread)
+{
+	size_t nevents = v->p->nevents;
+	uint64_t(*own)[ZP_MAX_EVENTS] = zp_xcalloc(cv->ncontexts ? cv->ncontexts : 1, sizeof *own);
+	for (size_t c = 0; c < cv->ncontexts; c++)
+		for (size_t ev = 0; ev < nevents; ev++)
+			own[c][ev] = cv->contexts[c].incl[ev];
+	discount_reentries(cv, own);
+
+	/* The model's edges first: their sites, and the jumps, stay. */
+	struct zp_profile *tmp = profile_new();
+	for (size_t i = 0; i < v->nedges; i++) {
+		const struct zp_edge *e = &v->edges[i];
+		struct zp_edge *d = profile_edge(tmp, thread, e->kind, e->caller, e->callee);
+		if (e->kind == ZP_CALL) {
+			d->site = e->site;
+			d->site_line = e->site_line;
+		} else {
+			*d = *e;
+		}
+	}
+	unsigned char *summed = zp_xcalloc(tmp->nedges + cv->ncontexts + 1, 1);
+	for (size_t c = 0; c < cv->ncontexts; c++) {
+		const struct zp_context *x = &cv->contexts[c];
+		uint32_t caller = x->parent == ZP_NONE ? ZP_NONE : cv->contexts[x->parent].node;
+		struct zp_edge *d = profile_edge(tmp, thread, ZP_CALL, caller, x->node);
+		summed[d - tmp->edges] = 1;
+		d->calls += x->calls;
+		if (!d->site) {
+			d->site = x->site;
+			d->site_line = x->site_line;
+		}
+		for (size_t ev = 0; ev < nevents; ev++)
+			d->incl[ev] += own[c][ev];
+	}
+	/* A call edge no context went along is not a call that happened. */
+	size_t kept = 0;
+	for (size_t i = 0; i < tmp->nedges; i++)
+		if (tmp->edges[i].kind != ZP_CALL || summed[i])
+			tmp->edges[kept++] = tmp->edges[i];
+	free(v->edges);
+	v->edges = tmp->edges;
+	v->nedges = kept;
+	tmp->edges = NULL;
+	tmp->nedges = 0;
+	profile_free(tmp);
+	free(summed);
+	free(own);
+}
+
+struct zp_view *callgraph_view(const struct zp_profile *p, uint32_t thread)
+{
+	struct zp_view *v = profile_view(p, thread);
+	if (p->ncontexts) {
+		struct zp_context_view *cv = profile_context_view(p, thread);
+		sum_context_edges(v, cv, thread);
+		profile_context_view_free(cv);
+	}
+	return v;
 }
