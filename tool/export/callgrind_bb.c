@@ -116,8 +116,7 @@ static void group(struct writer *w, int by_block)
 	for (size_t n = 0; n < p->nnodes; n++) {
 		for (size_t i = w->first[n] + 1; i < w->first[n + 1]; i++) {
 			size_t v = w->idx[i], j = i;
-			while (j > w->first[n] &&
-			       p->instrs[w->idx[j - 1]].addr > p->instrs[v].addr) {
+			while (j > w->first[n] && p->instrs[w->idx[j - 1]].addr > p->instrs[v].addr) {
 				w->idx[j] = w->idx[j - 1];
 				j--;
 			}
@@ -203,8 +202,7 @@ static void put_function(struct writer *w, uint32_t f, const struct zp_view *v)
 		entry_of(w, e->callee, &addr, &line);
 		put_owner(w, e->callee, "c");
 		fprintf(w->out, "calls=%" PRIu64 " 0x%" PRIx64 " %d\n", e->calls, addr, line);
-		fprintf(w->out, "0x%" PRIx64 " %d %" PRIu64 "\n", e->site, e->site_line,
-			e->incl[0]);
+		fprintf(w->out, "0x%" PRIx64 " %d %" PRIu64 "\n", e->site, e->site_line, e->incl[0]);
 	}
 	for (size_t i = 0; i < v->nedges; i++) {
 		const struct zp_edge *e = &v->edges[i];
@@ -217,8 +215,7 @@ static void put_function(struct writer *w, uint32_t f, const struct zp_view *v)
 			fprintf(w->out, "jcnd=%" PRIu64 "/%" PRIu64 " 0x%" PRIx64 " %d\n", e->taken,
 				executions(w, f, e->site), to, to_line);
 		else if (to != next_addr(w, f, e->site))
-			fprintf(w->out, "jump=%" PRIu64 " 0x%" PRIx64 " %d\n", e->calls, to,
-				to_line);
+			fprintf(w->out, "jump=%" PRIu64 " 0x%" PRIx64 " %d\n", e->calls, to, to_line);
 		else
 			continue;
 		fprintf(w->out, "0x%" PRIx64 " %d\n", e->site, e->site_line);
