@@ -129,6 +129,36 @@ static void put_edge(FILE *out, const struct zp_profile *p, const struct zp_edge
 	putc('}', out);
 }
 
+static void put_context(FILE *out, const struct zp_profile *p, uint32_t id,
+			const struct zp_context *c)
+{
+	fprintf(out, "{\"id\": %" PRIu32 ", \"parent\": ", id);
+	put_index(out, c->parent);
+	fprintf(out,
+		", \"node\": %" PRIu32 ", \"site\": %" PRIu64 ", \"site_line\": %d"
+		", \"calls\": %" PRIu64,
+		c->node, c->site, c->site_line, c->calls);
+	put_costs(out, p, "self", c->self);
+	put_costs(out, p, "incl", c->incl);
+	put_costs(out, p, "min", c->min);
+	put_costs(out, p, "max", c->max);
+	putc('}', out);
+}
+
+/* The calling contexts of thread (ZP_NONE: all threads folded by path), ids local to the list. */
+static void put_contexts(FILE *out, const struct zp_profile *p, uint32_t thread,
+			 const char *indent)
+{
+	struct zp_context_view *cv = profile_context_view(p, thread);
+	fputs("[", out);
+	for (uint32_t c = 0; c < cv->ncontexts; c++) {
+		fprintf(out, "%s\n%s", c ? "," : "", indent);
+		put_context(out, p, c, &cv->contexts[c]);
+	}
+	fputs("]", out);
+	profile_context_view_free(cv);
+}
+
 static const char *kind_name(enum zp_node_kind kind)
 {
 	switch (kind) {
@@ -198,7 +228,7 @@ static void put_events(FILE *out, const struct zp_profile *p)
 	fputs("],\n", out);
 }
 
-/* A thread with the statistics and edges it recorded itself. */
+/* A thread with the statistics, edges and contexts it recorded itself. */
 static void put_thread(FILE *out, const struct zp_profile *p, uint32_t t)
 {
 	const struct zp_thread *th = &p->threads[t];
@@ -226,7 +256,9 @@ static void put_thread(FILE *out, const struct zp_profile *p, uint32_t t)
 		put_edge(out, p, &p->edges[i]);
 		sep = ",\n   ";
 	}
-	fputs("]}", out);
+	fputs("],\n  \"contexts\": ", out);
+	put_contexts(out, p, t, "   ");
+	fputs("}", out);
 }
 
 int export_json(const struct zp_profile *p, const struct export_options *o, FILE *out,
@@ -254,7 +286,9 @@ int export_json(const struct zp_profile *p, const struct export_options *o, FILE
 		fputs(i ? ",\n " : "\n ", out);
 		put_edge(out, p, &v->edges[i]);
 	}
-	fputs("],\n\"threads\": [", out);
+	fputs("],\n\"contexts\": ", out);
+	put_contexts(out, p, o->thread, " ");
+	fputs(",\n\"threads\": [", out);
 	for (uint32_t t = 0; t < p->nthreads; t++) {
 		if (o->thread != ZP_NONE && t != o->thread)
 			continue;

@@ -83,22 +83,19 @@ void context_children_free(struct context_children *k)
 }
 
 /*
- * own[d] starts as d's inclusive cost; a walk down the contexts takes off it
- * the inclusive cost of each context e of F (d's caller's function) nearest
- * below d: on entering e, the innermost context of e's node already on the
- * path is that F, and d is the path's next context after it.  Iterative:
+ * Sets nested[c] for every context c whose node is already active above it
+ * (a context of the same node among its ancestors).  A walk down the
+ * contexts keeps per node whether it is on the path; iterative, since
  * recursion in the profiled program makes deep paths.
  */
-static void discount_reentries(const struct zp_context_view *cv, uint64_t (*own)[ZP_MAX_EVENTS])
+static void mark_nested(const struct zp_context_view *cv, unsigned char *nested)
 {
-	size_t n = cv->ncontexts, nevents = cv->p->nevents;
+	size_t n = cv->ncontexts;
 	struct context_children k;
 	context_children_build(&k, cv);
-	uint32_t *path = zp_xcalloc(n + 1, sizeof *path), *saved = zp_xcalloc(n, sizeof *saved);
-	uint32_t *top = zp_xcalloc(cv->p->nnodes, sizeof *top); /* per node: depth on path */
+	uint32_t *path = zp_xcalloc(n + 1, sizeof *path);
+	uint32_t *active = zp_xcalloc(cv->p->nnodes, sizeof *active); /* per node: on the path */
 	size_t *next = zp_xcalloc(n + 1, sizeof *next);
-	for (size_t i = 0; i < cv->p->nnodes; i++)
-		top[i] = ZP_NONE;
 	size_t d = 0;
 	path[0] = (uint32_t)n;
 	next[0] = k.first[n];
@@ -107,24 +104,16 @@ static void discount_reentries(const struct zp_context_view *cv, uint64_t (*own)
 		if (next[d] == k.first[at + 1]) {
 			if (d-- == 0)
 				break;
-			top[cv->contexts[at].node] = saved[at];
+			active[cv->contexts[at].node]--;
 			continue;
 		}
 		uint32_t c = k.child[next[d]++];
-		const struct zp_context *e = &cv->contexts[c];
 		path[++d] = c;
 		next[d] = k.first[c];
-		saved[c] = top[e->node];
-		if (saved[c] != ZP_NONE) {
-			uint64_t *a = own[path[saved[c] + 1]];
-			for (size_t ev = 0; ev < nevents; ev++)
-				a[ev] = a[ev] > e->incl[ev] ? a[ev] - e->incl[ev] : 0;
-		}
-		top[e->node] = (uint32_t)d;
+		nested[c] = active[cv->contexts[c].node]++ > 0;
 	}
 	free(path);
-	free(saved);
-	free(top);
+	free(active);
 	free(next);
 	context_children_free(&k);
 }
@@ -133,11 +122,8 @@ static void discount_reentries(const struct zp_context_view *cv, uint64_t (*own)
 static void sum_context_edges(struct zp_view *v, const struct zp_context_view *cv, uint32_t thread)
 {
 	size_t nevents = v->p->nevents;
-	uint64_t(*own)[ZP_MAX_EVENTS] = zp_xcalloc(cv->ncontexts ? cv->ncontexts : 1, sizeof *own);
-	for (size_t c = 0; c < cv->ncontexts; c++)
-		for (size_t ev = 0; ev < nevents; ev++)
-			own[c][ev] = cv->contexts[c].incl[ev];
-	discount_reentries(cv, own);
+	unsigned char *nested = zp_xcalloc(cv->ncontexts + 1, 1);
+	mark_nested(cv, nested);
 
 	/* The model's edges first: their sites, and the jumps, stay. */
 	struct zp_profile *tmp = profile_new();
@@ -162,8 +148,8 @@ static void sum_context_edges(struct zp_view *v, const struct zp_context_view *c
 			d->site = x->site;
 			d->site_line = x->site_line;
 		}
-		for (size_t ev = 0; ev < nevents; ev++)
-			d->incl[ev] += own[c][ev];
+		for (size_t ev = 0; ev < nevents && !nested[c]; ev++)
+			d->incl[ev] += x->incl[ev];
 	}
 	/* A call edge no context went along is not a call that happened. */
 	size_t kept = 0;
@@ -177,7 +163,7 @@ static void sum_context_edges(struct zp_view *v, const struct zp_context_view *c
 	tmp->nedges = 0;
 	profile_free(tmp);
 	free(summed);
-	free(own);
+	free(nested);
 }
 
 struct zp_view *callgraph_view(const struct zp_profile *p, uint32_t thread)

@@ -16,12 +16,13 @@
  * callee function G), over every context d of G whose parent is a context
  * of F (thread roots: caller ZP_NONE):
  *  - calls = the sum of d's calls;
- *  - incl = the sum of d's inclusive cost, less the inclusive cost of the
- *    contexts of F nearest below d (where F is entered again).
- * So an edge's cost is what G costs F until F runs again: a function's self
- * cost plus the costs of its outgoing edges is exactly its inclusive cost
- * (outermost activations), even through direct or mutual recursion, and a
- * call from F to F itself costs 0 (its calls still count).  Without
+ *  - incl = the sum of d's inclusive cost over those d where G is not
+ *    already active (no context of G above d): outermost activations.
+ * So the costs of the calls into a function add up to exactly its inclusive
+ * cost (as callgrind_annotate --inclusive=yes and gprof's caller lines
+ * read them), even through direct or mutual recursion, and never exceed
+ * the run's total; a call into a function already active (f -> f, or
+ * f -> g -> f) counts its calls but costs 0.  Without
  * contexts, the view's edges are the model's edges.
  */
 #ifndef ZOND_CALLGRAPH_H
