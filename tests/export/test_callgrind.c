@@ -249,9 +249,9 @@ static const struct {
 	const char *name;
 	uint64_t incl[3];
 } real_incl[] = {
-	{"main", {1000, 1000, 0}}, {"A", {350, 350, 0}}, {"B", {450, 450, 0}},
+	{"main", {1000, 1000, 0}}, {"A", {350, 350, 0}},   {"B", {450, 450, 0}},
 	{"C", {840, 700, 140}},    {"X", {300, 200, 100}}, {"Y", {300, 300, 0}},
-	{"f", {100, 100, 0}},      {"g", {90, 90, 0}},   {"worker", {200, 0, 200}},
+	{"f", {100, 100, 0}},      {"g", {90, 90, 0}},     {"worker", {200, 0, 200}},
 };
 
 static void check_contexts(const char *dir)
@@ -270,7 +270,8 @@ static void check_contexts(const char *dir)
 		size_t active = 0;
 		for (size_t i = 0; i < sizeof real_incl / sizeof real_incl[0]; i++) {
 			char name[64];
-			snprintf(name, sizeof name, "paths.c:%s [/usr/bin/paths]", real_incl[i].name);
+			snprintf(name, sizeof name, "paths.c:%s [/usr/bin/paths]",
+				 real_incl[i].name);
 			const uint64_t *got = find(&incl, name);
 			if (!real_incl[i].incl[t])
 				continue;

@@ -188,7 +188,7 @@ static const struct {
 	const char *path;
 	uint64_t calls, self;
 } real_stacks[] = {
-	{0, "main", 1, 100},      {0, "main;A", 2, 50},       {0, "main;A;C", 2, 100},
+	{0, "main", 1, 100},       {0, "main;A", 2, 50},       {0, "main;A;C", 2, 100},
 	{0, "main;A;C;X", 4, 200}, {0, "main;B", 1, 50},       {0, "main;B;C", 3, 100},
 	{0, "main;B;C;Y", 3, 300}, {0, "main;f", 1, 10},       {0, "main;f;g", 1, 20},
 	{0, "main;f;g;f", 1, 30},  {0, "main;f;g;f;g", 1, 40}, {1, "worker", 1, 60},

@@ -146,8 +146,7 @@ static void put_context(FILE *out, const struct zp_profile *p, uint32_t id,
 }
 
 /* The calling contexts of thread (ZP_NONE: all threads folded by path), ids local to the list. */
-static void put_contexts(FILE *out, const struct zp_profile *p, uint32_t thread,
-			 const char *indent)
+static void put_contexts(FILE *out, const struct zp_profile *p, uint32_t thread, const char *indent)
 {
 	struct zp_context_view *cv = profile_context_view(p, thread);
 	fputs("[", out);
