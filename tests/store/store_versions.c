@@ -1,13 +1,14 @@
 /*
  * store_versions.c - stores of other schema versions.
  *
- * A schema 1 store (made here with schema 1's own SQL, as zond 1 wrote it:
- * no instrs, no contexts) opens and reads without a byte of the file
+ * A schema 1 store (made here with schema 1's own SQL, tests/store/v1.sql,
+ * as zond wrote it then: no instrs, no contexts) opens and reads without a byte of the file
  * changing, its run loads without contexts, and writing a run upgrades it to
  * schema 2 in the run's transaction (a failed write leaves it at schema 1).
  * A store of a newer schema is refused with one line naming the file, for
  * reading and for writing, and is left as it was.
  */
+#define _GNU_SOURCE /* getdelim */
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -16,56 +17,6 @@
 #include "../check.h"
 #include "sample.h"
 #include "store/store.h"
-
-/* Schema 1 as zond wrote it before calling contexts (and before instrs). */
-static const char v1_schema[] =
-	"CREATE TABLE zond_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;"
-	"CREATE TABLE campaigns (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE) STRICT;"
-	"CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, campaign INTEGER REFERENCES "
-	"campaigns(id), collector TEXT, command TEXT, host TEXT, arch TEXT, clock TEXT, "
-	"start_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL, pid INTEGER NOT NULL, "
-	"exit_status INTEGER NOT NULL, term_signal INTEGER NOT NULL, overhead_ns REAL NOT NULL) "
-	"STRICT;"
-	"CREATE INDEX runs_by_campaign ON runs(campaign);"
-	"CREATE TABLE run_meta (run INTEGER NOT NULL REFERENCES runs(id), idx INTEGER NOT NULL, "
-	"key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run, idx)) WITHOUT ROWID, STRICT;"
-	"CREATE TABLE events (run INTEGER NOT NULL REFERENCES runs(id), idx INTEGER NOT NULL, "
-	"name TEXT NOT NULL, unit TEXT NOT NULL, PRIMARY KEY (run, idx)) WITHOUT ROWID, STRICT;"
-	"CREATE TABLE threads (run INTEGER NOT NULL REFERENCES runs(id), idx INTEGER NOT NULL, "
-	"pid INTEGER NOT NULL, tid INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY (run, idx)) "
-	"WITHOUT ROWID, STRICT;"
-	"CREATE TABLE nodes (run INTEGER NOT NULL REFERENCES runs(id), id INTEGER NOT NULL, "
-	"kind INTEGER NOT NULL, name TEXT NOT NULL, module TEXT NOT NULL, file TEXT NOT NULL, "
-	"line INTEGER NOT NULL, addr INTEGER NOT NULL, parent INTEGER, PRIMARY KEY (run, id)) "
-	"WITHOUT ROWID, STRICT;"
-	"CREATE TABLE stats (run INTEGER NOT NULL REFERENCES runs(id), idx INTEGER NOT NULL, "
-	"thread INTEGER NOT NULL, node INTEGER NOT NULL, calls INTEGER NOT NULL, "
-	"PRIMARY KEY (run, idx)) WITHOUT ROWID, STRICT;"
-	"CREATE TABLE stat_costs (run INTEGER NOT NULL REFERENCES runs(id), stat INTEGER NOT "
-	"NULL, event INTEGER NOT NULL, self INTEGER NOT NULL, incl INTEGER NOT NULL, min INTEGER "
-	"NOT NULL, max INTEGER NOT NULL, PRIMARY KEY (run, stat, event)) WITHOUT ROWID, STRICT;"
-	"CREATE TABLE edges (run INTEGER NOT NULL REFERENCES runs(id), idx INTEGER NOT NULL, "
-	"thread INTEGER NOT NULL, kind INTEGER NOT NULL, caller INTEGER, callee INTEGER NOT NULL, "
-	"calls INTEGER NOT NULL, taken INTEGER NOT NULL, site INTEGER NOT NULL, site_line INTEGER "
-	"NOT NULL, PRIMARY KEY (run, idx)) WITHOUT ROWID, STRICT;"
-	"CREATE TABLE edge_costs (run INTEGER NOT NULL REFERENCES runs(id), edge INTEGER NOT "
-	"NULL, event INTEGER NOT NULL, incl INTEGER NOT NULL, PRIMARY KEY (run, edge, event)) "
-	"WITHOUT ROWID, STRICT;"
-	"INSERT INTO zond_meta VALUES ('format', 'zond profile store'), ('schema_version', '1');";
-
-/* One run: main (self 10, incl 40) calls f 3 times (30 ns) on one thread. */
-static const char v1_run[] =
-	"INSERT INTO runs VALUES (1, NULL, 'record', './a.out', 'h', 'x86_64', 'tsc', 5, 50, "
-	"77, 0, 0, 0.0);"
-	"INSERT INTO events VALUES (1, 0, 'time', 'ns');"
-	"INSERT INTO threads VALUES (1, 0, 77, 77, 'main');"
-	"INSERT INTO nodes VALUES (1, 0, 0, 'main', '/a.out', 'a.c', 3, 4096, NULL),"
-	" (1, 1, 0, 'f', '/a.out', 'a.c', 9, 4200, NULL);"
-	"INSERT INTO stats VALUES (1, 0, 0, 0, 1), (1, 1, 0, 1, 3);"
-	"INSERT INTO stat_costs VALUES (1, 0, 0, 10, 40, 40, 40), (1, 1, 0, 30, 30, 9, 11);"
-	"INSERT INTO edges VALUES (1, 0, 0, 0, NULL, 0, 1, 0, 0, 0), (1, 1, 0, 0, 0, 1, 3, 0, "
-	"4100, 4);"
-	"INSERT INTO edge_costs VALUES (1, 0, 0, 40), (1, 1, 0, 30);";
 
 static void run_sql(const char *path, const char *sql)
 {
@@ -92,6 +43,19 @@ static int64_t sql_int(const char *path, const char *sql)
 	}
 	sqlite3_close(db);
 	return v;
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0;
+	if (!f || getdelim(&text, &len, '\0', f) < 0) {
+		perror(path);
+		exit(2);
+	}
+	fclose(f);
+	return text;
 }
 
 /* FNV-1a over the file's bytes: any change to the file changes it. */
@@ -160,11 +124,12 @@ static void check_v1_run(struct store *s)
 	profile_free(p);
 }
 
-static void test_v1_store(const char *dir)
+static void test_v1_store(const char *dir, const char *v1_sql)
 {
 	char *path = sample_path(dir, "v1.db");
-	run_sql(path, v1_schema);
-	run_sql(path, v1_run);
+	char *sql = read_text(v1_sql);
+	run_sql(path, sql);
+	free(sql);
 	uint64_t before = checksum(path);
 
 	/* Reading (also through a handle that could write) leaves the file as it was. */
@@ -250,10 +215,14 @@ static void test_newer_store(const char *dir)
 	free(path);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc != 2) {
+		fprintf(stderr, "usage: store_versions tests/store/v1.sql\n");
+		return 2;
+	}
 	char *dir = sample_tmpdir();
-	test_v1_store(dir);
+	test_v1_store(dir, argv[1]);
 	test_newer_store(dir);
 	sample_rmdir(dir);
 	return check_done();
