@@ -1,14 +1,30 @@
 /*
  * write_fixture.c - writes the fixture profile (fixture.h) in one export
- * format, for tests that hand the file to another program.
+ * format, for tests that hand the file to another program; or, with
+ * "contexts-store", adds the contexts fixture (fixture_context_profile) as a
+ * run to the profile store OUTFILE, for tests of the zond command.
  *
- * Usage: write_fixture callgrind|dot|folded|json NEVENTS OUTFILE
+ * Usage: write_fixture callgrind|dot|folded|json|contexts-store NEVENTS OUTFILE
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "export/export.h"
 #include "fixture.h"
+#include "store/store.h"
+
+static int write_store(unsigned nevents, const char *path)
+{
+	struct zerr err;
+	struct zp_profile *p = fixture_context_profile(nevents);
+	struct store *s = store_open(path, STORE_CREATE, &err);
+	int rc = s ? store_add_run(s, p, &err) : -1;
+	store_close(s);
+	profile_free(p);
+	if (rc < 0)
+		fprintf(stderr, "write_fixture: %s\n", err.msg);
+	return rc < 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -26,6 +42,8 @@ int main(int argc, char **argv)
 		fputs("usage: write_fixture FORMAT NEVENTS OUTFILE\n", stderr);
 		return 2;
 	}
+	if (strcmp(argv[1], "contexts-store") == 0)
+		return write_store((unsigned)atoi(argv[2]), argv[3]);
 	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
 		if (strcmp(formats[i].name, argv[1]) != 0)
 			continue;
