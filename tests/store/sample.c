@@ -3,6 +3,7 @@
 #include "sample.h"
 
 #include <inttypes.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +276,35 @@ int sample_mismatches(const struct zp_profile *a, const struct zp_profile *b)
 	same_edges(a, b);
 	same_contexts(a, b);
 	return mismatches;
+}
+
+void sample_run_sql(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	char *msg = NULL;
+	if (sqlite3_open(path, &db) != SQLITE_OK ||
+	    sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		fprintf(stderr, "%s: %s: %s\n", path, sql, msg ? msg : sqlite3_errmsg(db));
+		exit(2);
+	}
+	sqlite3_close(db);
+}
+
+int64_t sample_sql_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v = -12345;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	} else {
+		fprintf(stderr, "    %s: %s\n", sql, sqlite3_errmsg(db));
+	}
+	sqlite3_close(db);
+	return v;
 }
 
 char *sample_tmpdir(void)

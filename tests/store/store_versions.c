@@ -10,40 +10,12 @@
  */
 #define _GNU_SOURCE /* getdelim */
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "../check.h"
 #include "sample.h"
 #include "store/store.h"
-
-static void run_sql(const char *path, const char *sql)
-{
-	sqlite3 *db;
-	char *msg = NULL;
-	if (sqlite3_open(path, &db) != SQLITE_OK ||
-	    sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		fprintf(stderr, "%s: %s\n", path, msg ? msg : sqlite3_errmsg(db));
-		exit(2);
-	}
-	sqlite3_close(db);
-}
-
-static int64_t sql_int(const char *path, const char *sql)
-{
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	int64_t v = -12345;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			v = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
-	sqlite3_close(db);
-	return v;
-}
 
 static char *read_text(const char *path)
 {
@@ -128,7 +100,7 @@ static void test_v1_store(const char *dir, const char *v1_sql)
 {
 	char *path = sample_path(dir, "v1.db");
 	char *sql = read_text(v1_sql);
-	run_sql(path, sql);
+	sample_run_sql(path, sql);
 	free(sql);
 	uint64_t before = checksum(path);
 
@@ -142,30 +114,36 @@ static void test_v1_store(const char *dir, const char *v1_sql)
 		check_v1_run(s);
 	store_close(s);
 	CHECK_EQ_U64(checksum(path), before);
-	CHECK_EQ_U64(sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name LIKE "
-				   "'context%' OR name LIKE 'instr%'"),
+	CHECK_EQ_U64(sample_sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name LIKE "
+					  "'context%' OR name LIKE 'instr%'"),
 		     0);
 
 	/* A write that fails takes the upgrade back with it. */
-	run_sql(path, "CREATE TRIGGER full BEFORE INSERT ON nodes BEGIN "
-		      "SELECT RAISE(ABORT, 'disk full'); END");
+	sample_run_sql(path, "CREATE TRIGGER full BEFORE INSERT ON nodes BEGIN "
+			     "SELECT RAISE(ABORT, 'disk full'); END");
 	s = store_open(path, STORE_CREATE, &err);
 	struct zp_profile *p = sample_profile(NULL);
 	CHECK(s && store_add_run(s, p, &err) < 0);
 	CHECK(strstr(err.msg, "disk full") != NULL);
 	store_close(s);
-	CHECK_EQ_U64(sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"), 1);
-	CHECK_EQ_U64(sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'contexts'"),
-		     0);
-	run_sql(path, "DROP TRIGGER full");
+	CHECK_EQ_U64(
+		sample_sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"),
+		1);
+	CHECK_EQ_U64(
+		sample_sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'contexts'"),
+		0);
+	sample_run_sql(path, "DROP TRIGGER full");
 
 	/* Writing upgrades the store; the old run still loads, the new one exactly. */
 	s = store_open(path, STORE_CREATE, &err);
 	CHECK(s && store_add_run(s, p, &err) == 0);
 	CHECK_EQ_U64(p->run.id, 2);
 	store_close(s);
-	CHECK_EQ_U64(sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"), 2);
-	CHECK_EQ_U64(sql_int(path, "SELECT count(*) FROM contexts WHERE run = 2"), p->ncontexts);
+	CHECK_EQ_U64(
+		sample_sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"),
+		2);
+	CHECK_EQ_U64(sample_sql_int(path, "SELECT count(*) FROM contexts WHERE run = 2"),
+		     p->ncontexts);
 	s = store_open(path, STORE_READ, &err);
 	CHECK(s != NULL);
 	if (s) {
@@ -196,7 +174,7 @@ static void test_newer_store(const char *dir)
 	struct zp_profile *p = sample_profile(NULL);
 	CHECK(s && store_add_run(s, p, &err) == 0);
 	store_close(s);
-	run_sql(path, "UPDATE zond_meta SET value = '3' WHERE key = 'schema_version'");
+	sample_run_sql(path, "UPDATE zond_meta SET value = '3' WHERE key = 'schema_version'");
 	uint64_t before = checksum(path);
 	char want[1100];
 	snprintf(want, sizeof want, "%s: written by a newer zond (schema 3, this zond reads 2)",

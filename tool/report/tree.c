@@ -163,10 +163,11 @@ static void put_contexts(struct tree *t, const uint32_t *list, size_t n, unsigne
 
 /*
  * The contexts below (and at) the outermost contexts of the functions
- * matching o->match, merged by path from there: the tree of each match.
+ * matching o->match, merged by path from there: the tree of each match,
+ * held in a scratch profile's contexts.
  */
-static struct zp_context_view *matching_contexts(const struct zp_context_view *cv,
-						 const struct report_options *o)
+static struct zp_profile *matching_contexts(const struct zp_context_view *cv,
+					    const struct report_options *o)
 {
 	const struct zp_profile *p = cv->p;
 	struct zp_profile *tmp = profile_new();
@@ -181,31 +182,26 @@ static struct zp_context_view *matching_contexts(const struct zp_context_view *c
 			profile_context_add(&tmp->contexts[map[i]], c, p->nevents);
 	}
 	free(map);
-	struct zp_context_view *v = zp_xcalloc(1, sizeof *v);
-	v->p = p;
-	v->ncontexts = tmp->ncontexts;
-	v->contexts = tmp->contexts;
-	tmp->contexts = NULL;
-	tmp->ncontexts = 0;
-	profile_free(tmp);
-	return v;
+	return tmp;
 }
 
 static void put_context_tree(struct tree *t, const struct report_options *o)
 {
 	struct zp_context_view *all = profile_context_view(t->v->p, o->thread);
-	struct zp_context_view *cv = all;
-	if (o->match) {
-		cv = matching_contexts(all, o);
-		profile_context_view_free(all);
+	struct zp_context_view shown = *all;
+	struct zp_profile *matches = o->match ? matching_contexts(all, o) : NULL;
+	if (matches) {
+		shown.ncontexts = matches->ncontexts;
+		shown.contexts = matches->contexts;
 	}
-	t->cv = cv;
-	context_children_build(&t->k, cv);
-	size_t roots = cv->ncontexts;
+	t->cv = &shown;
+	context_children_build(&t->k, &shown);
+	size_t roots = shown.ncontexts;
 	put_contexts(t, t->k.child + t->k.first[roots], t->k.first[roots + 1] - t->k.first[roots],
 		     0);
 	context_children_free(&t->k);
-	profile_context_view_free(cv);
+	profile_free(matches);
+	profile_context_view_free(all);
 }
 
 /* ---- rebuilt from call edges -------------------------------------------- */
