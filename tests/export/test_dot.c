@@ -6,7 +6,8 @@
  * names with quotes, <, > and backslashes as they are, and --min-share must
  * drop exactly the nodes under the share with their edges.  With calling
  * contexts, the edges and their labels are the sums over the contexts
- * (fixture.h): the calls per pair and the callee's outermost cost.
+ * (fixture.h): the calls per pair and the callee's outermost cost; an edge
+ * no context went along keeps the model's numbers.
  *
  * Usage: test_export_dot WORKDIR
  */
@@ -134,6 +135,20 @@ static void check_contexts(const char *dir)
 				    __FILE__, __LINE__, "edge label"))
 				fprintf(stderr, "    n%d -> n%d %s %s\n", edges[i].from,
 					edges[i].to, edges[i].calls, edges[i].cost);
+	}
+	free(svg);
+	/* A call edge along which no context went (contexts lost) keeps its own numbers. */
+	struct zp_edge *lost = profile_edge(p, 0, ZP_CALL, CX_A, CX_Y);
+	lost->calls = 5;
+	lost->incl[0] = 7;
+	svg = render(p, &o, dir, "contexts-lost");
+	CHECK(svg != NULL);
+	if (svg) {
+		CHECK_EQ_U64(count(svg, "class=\"edge\""), 11);
+		CHECK(edge_has(svg, CX_A, CX_Y, ">5 calls<") &&
+		      edge_has(svg, CX_A, CX_Y, ">7 ns<"));
+		CHECK(edge_has(svg, CX_F, CX_G, ">2 calls<") &&
+		      edge_has(svg, CX_F, CX_G, ">90 ns<"));
 	}
 	free(svg);
 	/* One thread: only its pairs. */

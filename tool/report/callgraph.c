@@ -5,6 +5,7 @@
 #include "callgraph.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Counting sort of the call edges on one end (caller or callee). */
 static void list_by(const struct zp_view *v, int by_callee, size_t **first, uint32_t **list)
@@ -125,24 +126,27 @@ static void sum_context_edges(struct zp_view *v, const struct zp_context_view *c
 	unsigned char *nested = zp_xcalloc(cv->ncontexts + 1, 1);
 	mark_nested(cv, nested);
 
-	/* The model's edges first: their sites, and the jumps, stay. */
+	/*
+	 * The model's edges first, in their order: jumps stay as they are, and
+	 * a call edge keeps its site.  A call edge along which no context went
+	 * (a collector that lost contexts, e.g. to a full pool) keeps its own
+	 * numbers: they are the best there are.
+	 */
 	struct zp_profile *tmp = profile_new();
 	for (size_t i = 0; i < v->nedges; i++) {
 		const struct zp_edge *e = &v->edges[i];
-		struct zp_edge *d = profile_edge(tmp, thread, e->kind, e->caller, e->callee);
-		if (e->kind == ZP_CALL) {
-			d->site = e->site;
-			d->site_line = e->site_line;
-		} else {
-			*d = *e;
-		}
+		*profile_edge(tmp, thread, e->kind, e->caller, e->callee) = *e;
 	}
 	unsigned char *summed = zp_xcalloc(tmp->nedges + cv->ncontexts + 1, 1);
 	for (size_t c = 0; c < cv->ncontexts; c++) {
 		const struct zp_context *x = &cv->contexts[c];
 		uint32_t caller = x->parent == ZP_NONE ? ZP_NONE : cv->contexts[x->parent].node;
 		struct zp_edge *d = profile_edge(tmp, thread, ZP_CALL, caller, x->node);
-		summed[d - tmp->edges] = 1;
+		if (!summed[d - tmp->edges]) {
+			summed[d - tmp->edges] = 1;
+			d->calls = 0;
+			memset(d->incl, 0, sizeof d->incl);
+		}
 		d->calls += x->calls;
 		if (!d->site) {
 			d->site = x->site;
@@ -151,14 +155,9 @@ static void sum_context_edges(struct zp_view *v, const struct zp_context_view *c
 		for (size_t ev = 0; ev < nevents && !nested[c]; ev++)
 			d->incl[ev] += x->incl[ev];
 	}
-	/* A call edge no context went along is not a call that happened. */
-	size_t kept = 0;
-	for (size_t i = 0; i < tmp->nedges; i++)
-		if (tmp->edges[i].kind != ZP_CALL || summed[i])
-			tmp->edges[kept++] = tmp->edges[i];
 	free(v->edges);
 	v->edges = tmp->edges;
-	v->nedges = kept;
+	v->nedges = tmp->nedges;
 	tmp->edges = NULL;
 	tmp->nedges = 0;
 	profile_free(tmp);

@@ -22,7 +22,9 @@
  * cost (as callgrind_annotate --inclusive=yes and gprof's caller lines
  * read them), even through direct or mutual recursion, and never exceed
  * the run's total; a call into a function already active (f -> f, or
- * f -> g -> f) counts its calls but costs 0.  Without
+ * f -> g -> f) counts its calls but costs 0.  A call edge of the model
+ * along which no context went (a collector that lost contexts) keeps its
+ * own numbers.  Without
  * contexts, the view's edges are the model's edges.
  */
 #ifndef ZOND_CALLGRAPH_H

@@ -5,7 +5,7 @@
  * index being the element's position in the profile's array, so a run is
  * written in array order (appends to each b-tree: fast) and read back by one
  * range scan per table in the same order.  Per-event costs live in their own
- * tables (stat_costs, edge_costs), one row per event: the schema does not
+ * tables (stat_costs, edge_costs, context_costs), one row per event: the schema does not
  * depend on ZP_MAX_EVENTS and SQL can select one event by name.
  *
  * uint64 values (costs, counts, addresses) are stored bit-cast to SQLite's
