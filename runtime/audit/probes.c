@@ -115,11 +115,14 @@ static int frame_dead(const struct za_frame *fr, uint64_t sp, uint64_t ret)
 	return fr->sp < sp || (fr->sp == sp && ret != (uint64_t)za_return_point);
 }
 
+static int may_be_live(const struct za_frame *fr);
+
 static uint32_t drop_dead_frames(struct za_thread *t, uint64_t sp, uint64_t ret)
 {
 	uint32_t d = t->depth, was = d;
-	while (d && frame_dead(&t->frames[d - 1], sp, ret))
-		d--;
+	for (; d && frame_dead(&t->frames[d - 1], sp, ret); d--)
+		if (!may_be_live(&t->frames[d - 1]))
+			t->frames[d - 1].sp = 0; /* closed (see za_exit) */
 	if (d != was) {
 		t->depth = d;
 		/* the core's frames of those calls, by the same rule */
@@ -159,7 +162,10 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 	while (zrt_unlikely(d < ZA_MAX_FRAMES && may_be_live(&t->frames[d])))
 		d++;
 	if (zrt_unlikely(d >= ZA_MAX_FRAMES)) {
+		/* counted, not timed: what the core's own stack overflow reports */
 		t->lost++;
+		if (t->core.state == ZRT_THREAD_ON)
+			t->core.info->lost_frames++;
 		zrt_count_call(&t->core, target->key, ret, sp);
 		return NULL;
 	}
@@ -201,6 +207,12 @@ struct za_ret za_exit(struct za_frame *fr, uint64_t result)
 	}
 	if (fr->core && t->core.state == ZRT_THREAD_ON)
 		zrt_exit(&t->core, fr->target->key, fr->sp, now);
+	/*
+	 * Closed: its return slot may still hold the return point (a tail call
+	 * out of a profiled function shares its caller's slot), and a stale
+	 * frame that looked live would be stepped over by every later entry.
+	 */
+	fr->sp = 0;
 	/* whatever is above this frame was abandoned */
 	t->depth = (uint32_t)(fr - t->frames);
 	return r;
