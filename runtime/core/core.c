@@ -577,7 +577,11 @@ void zrt_block_end(struct zrt_thread *t, const char *name, uint64_t now)
 
 /* ---- fork -------------------------------------------------------------- */
 
-/* Pushes a frame carried over from the parent: counted once, timed from now. */
+/*
+ * Pushes a frame carried over from the parent, timed from now.  The call was
+ * counted in the parent's file: the child continues it (one run, one call),
+ * so its function and edge are found or added but not counted again.
+ */
 static void carry_frame(struct zrt_thread *t, const struct zr_frame *old,
 			const struct zr_func *old_func, uint64_t site, uint64_t now)
 {
@@ -590,10 +594,7 @@ static void carry_frame(struct zrt_thread *t, const struct zr_frame *old,
 	f->name = old_func->name;
 	f->file = old_func->file;
 	f->line = old_func->line;
-	f->calls++;
 	uint32_t e = find_edge(t, d ? t->stack[d - 1].func : zrt_root_caller(t, site), i, site);
-	if (e != ZR_NONE)
-		t->edges[e].calls++;
 	zrt_open_frame(t, d, old->addr, old->sp, i, e)->enter_ticks = now;
 }
 

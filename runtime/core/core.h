@@ -131,7 +131,8 @@ void zrt_process_end(int exited, int status, int64_t realtime_ns);
 /*
  * In a forked child, on the thread that forked: moves recording to a fresh
  * file (modules and strings are kept, statistics start from zero) and
- * carries t's open frames over, each counted once.
+ * carries t's open frames over: continued, not called again (their calls
+ * were counted in the parent's file).
  */
 void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t realtime_ns);
 
