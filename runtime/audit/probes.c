@@ -96,6 +96,9 @@ void za_thread_gone(void *arg)
 {
 	(void)arg;
 	zrt_thread_end(&za_self.core);
+	/* its counters point into a slot that a new thread may take over */
+	if (za_self.core.state != ZRT_THREAD_ON)
+		drop_fast_table();
 }
 
 static int ready(struct za_thread *t)

@@ -195,16 +195,27 @@ static uint32_t claim_slot(struct zr_header *h)
 	return n;
 }
 
+static uint8_t *slot_at(uint32_t slot)
+{
+	return zrt.base + zrt.hdr->threads_off + slot * zrt.hdr->thread_bytes;
+}
+
+static uint32_t reuse_slot(void);
+
 static int bind_new_slot(struct zrt_thread *t)
 {
 	struct zr_header *h = zrt.hdr;
 	void *index = port_map_index(zrt.index_bytes);
 	uint32_t slot = index ? claim_slot(h) : ZR_NONE;
+	if (slot == ZR_NONE && index)
+		slot = reuse_slot();
 	if (slot == ZR_NONE) {
+		if (index)
+			port_unmap_index(index, zrt.index_bytes);
 		__atomic_fetch_add(&h->lost_threads, 1, __ATOMIC_RELAXED);
 		return -1;
 	}
-	zrt_thread_bind(t, zrt.base + h->threads_off + slot * h->thread_bytes, index);
+	zrt_thread_bind(t, slot_at(slot), index);
 	struct zr_thread *ti = t->info;
 	ti->tid = port_thread_id();
 	port_thread_name(ti->name);
@@ -227,8 +238,175 @@ void zrt_thread_attach(struct zrt_thread *t)
 
 void zrt_thread_end(struct zrt_thread *t)
 {
-	if (t->state == ZRT_THREAD_ON)
-		t->info->end_ticks = port_clock();
+	if (t->state != ZRT_THREAD_ON || t->busy)
+		return;
+	/* what the thread still runs (later key destructors) is not recorded */
+	t->state = ZRT_THREAD_OFF;
+	port_unmap_index(t->func_hash, zrt.index_bytes);
+	uint64_t now = port_clock();
+	/* nonzero: the slot may now be merged and handed on (reuse_slot) */
+	__atomic_store_n(&t->info->end_ticks, now ? now : 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Ended threads.  A slot outlives its thread; when every slot is taken, the
+ * next new thread merges the slots of all ended threads into one of them,
+ * the "ended threads" summary (tid 0), and takes one of the slots freed so:
+ * a program that starts many short threads keeps every call, only their
+ * split between ended threads is lost.  Cold path (a thread's first call),
+ * under a spin lock; no ended slot is written by its thread any more.
+ */
+static struct {
+	uint32_t lock;
+	uint32_t summary;   /* its slot, ZR_NONE until there is one */
+	struct zrt_thread sum;
+	uint32_t *map;      /* an ended thread's function index -> the summary's */
+	uint32_t *free;     /* slots freed by merging, n_free of them */
+	uint32_t n_free;
+} ended = {.summary = ZR_NONE};
+
+static uint32_t find_func(struct zrt_thread *t, uint64_t addr);
+static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee, uint64_t site);
+
+static void zero_bytes(void *p, uint64_t n)
+{
+	/* volatile: a loop the compiler would turn into a call of the program's memset */
+	volatile uint8_t *b = p;
+	while (n--)
+		*b++ = 0;
+}
+
+/* Rebuilds the hash indexes of the tables t is bound to (the summary's index is private). */
+static void index_tables(struct zrt_thread *t)
+{
+	for (uint32_t i = 0; i < t->info->n_funcs; i++) {
+		uint32_t h = zrt_hash(t->funcs[i].addr) & zrt.func_mask;
+		while (t->func_hash[h])
+			h = (h + 1) & zrt.func_mask;
+		t->func_hash[h] = i + 1;
+	}
+	for (uint32_t i = 0; i < t->info->n_edges; i++) {
+		const struct zr_edge *e = &t->edges[i];
+		uint32_t h = zrt_edge_hash(e->caller, t->funcs[e->callee].addr) & zrt.edge_mask;
+		while (t->edge_hash[h])
+			h = (h + 1) & zrt.edge_mask;
+		t->edge_hash[h] = i + 1;
+	}
+}
+
+/* Makes the ended thread in slot the summary of ended threads: 0, or -1 (no memory). */
+static int start_summary(uint32_t slot)
+{
+	uint64_t map_bytes = (uint64_t)zrt.max_funcs * sizeof *ended.map;
+	uint64_t free_bytes = (uint64_t)zrt.hdr->max_threads * sizeof *ended.free;
+	void *index = port_map_index(zrt.index_bytes + map_bytes + free_bytes);
+	if (!index)
+		return -1;
+	zrt_thread_bind(&ended.sum, slot_at(slot), index);
+	ended.map = (uint32_t *)((uint8_t *)index + zrt.index_bytes);
+	ended.free = ended.map + zrt.max_funcs;
+	index_tables(&ended.sum);
+	struct zr_thread *ti = ended.sum.info;
+	ti->tid = 0;
+	const char name[16] = "(ended threads)";
+	copy_bytes(ti->name, name, sizeof ti->name);
+	ti->depth = 0; /* frames left open by pthread_exit are not carried */
+	ended.summary = slot;
+	return 0;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Adds the ended thread d's calls and times into the summary. */
+static void merge_thread(const struct zrt_thread *d)
+{
+	struct zrt_thread *s = &ended.sum;
+	struct zr_thread *si = s->info;
+	const struct zr_thread *di = d->info;
+	for (uint32_t i = 0; i < di->n_funcs; i++) {
+		const struct zr_func *f = &d->funcs[i];
+		uint32_t j = ended.map[i] = find_func(s, f->addr);
+		if (j == ZR_NONE) {
+			si->lost_funcs += (uint32_t)f->calls;
+			continue;
+		}
+		struct zr_func *g = &s->funcs[j];
+		g->flags = f->flags;
+		g->name = f->name;
+		g->file = f->file;
+		g->line = f->line;
+		g->calls += f->calls;
+		g->incl += f->incl;
+		g->self += f->self;
+		g->min = min_u64(g->min, f->min);
+		g->max = g->max > f->max ? g->max : f->max;
+	}
+	for (uint32_t i = 0; i < di->n_edges; i++) {
+		const struct zr_edge *e = &d->edges[i];
+		uint32_t caller = e->caller == ZR_NONE ? ZR_NONE : ended.map[e->caller];
+		uint32_t callee = ended.map[e->callee];
+		uint32_t k = callee == ZR_NONE || (e->caller != ZR_NONE && caller == ZR_NONE)
+				     ? ZR_NONE
+				     : find_edge(s, caller, callee, e->site);
+		if (k == ZR_NONE) {
+			si->lost_edges += (uint32_t)e->calls;
+			continue;
+		}
+		s->edges[k].calls += e->calls;
+		s->edges[k].incl += e->incl;
+	}
+	si->lost_funcs += di->lost_funcs;
+	si->lost_edges += di->lost_edges;
+	si->lost_frames += di->lost_frames;
+	si->start_ticks = min_u64(si->start_ticks, di->start_ticks);
+	if (di->last_ticks > si->last_ticks)
+		si->last_ticks = di->last_ticks;
+	if (di->end_ticks > si->end_ticks)
+		si->end_ticks = di->end_ticks;
+}
+
+/* Merges every ended thread's slot but the summary's into the summary and frees it. */
+static void merge_ended(void)
+{
+	struct zr_header *h = zrt.hdr;
+	for (uint32_t slot = 0; slot < h->max_threads; slot++) {
+		struct zr_thread *ti = (struct zr_thread *)slot_at(slot);
+		if (slot == ended.summary || !__atomic_load_n(&ti->used, __ATOMIC_ACQUIRE) ||
+		    !__atomic_load_n(&ti->end_ticks, __ATOMIC_ACQUIRE))
+			continue;
+		if (ended.summary == ZR_NONE) {
+			if (start_summary(slot) < 0)
+				return;
+			continue;
+		}
+		struct zrt_thread d = {
+			.info = ti,
+			.funcs = (struct zr_func *)(slot_at(slot) + h->funcs_off),
+			.edges = (struct zr_edge *)(slot_at(slot) + h->edges_off),
+		};
+		merge_thread(&d);
+		/* the reader skips it from here on; cleared for its next thread */
+		__atomic_store_n(&ti->used, 0, __ATOMIC_RELEASE);
+		zero_bytes(d.funcs, (uint64_t)ti->n_funcs * sizeof *d.funcs);
+		zero_bytes(d.edges, (uint64_t)ti->n_edges * sizeof *d.edges);
+		zero_bytes(ti, sizeof *ti);
+		ended.free[ended.n_free++] = slot;
+	}
+}
+
+/* A slot freed from an ended thread, for a new thread; ZR_NONE when there is none. */
+static uint32_t reuse_slot(void)
+{
+	while (__atomic_exchange_n(&ended.lock, 1, __ATOMIC_ACQUIRE))
+		;
+	if (!ended.n_free)
+		merge_ended();
+	uint32_t slot = ended.n_free ? ended.free[--ended.n_free] : ZR_NONE;
+	__atomic_store_n(&ended.lock, 0, __ATOMIC_RELEASE);
+	return slot;
 }
 
 /* ---- strings and modules ----------------------------------------------- */
@@ -623,6 +801,9 @@ void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t
 	h->n_threads = 0;
 	h->lost_threads = 0;
 	zrt.module_lock = 0;
+	ended.lock = 0;
+	ended.summary = ZR_NONE;
+	ended.n_free = 0;
 
 	struct zrt_thread parent = *t;
 	use_mapping(h);

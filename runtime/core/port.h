@@ -34,6 +34,9 @@ void *port_map_output(uint64_t bytes);
  */
 void *port_map_index(uint64_t bytes);
 
+/* Gives back memory from port_map_index (a thread's end). */
+void port_unmap_index(void *p, uint64_t bytes);
+
 /* The calling thread's id and name (name: up to 15 chars + NUL). */
 int32_t port_thread_id(void);
 void port_thread_name(char name[16]);

@@ -61,6 +61,11 @@ void *port_map_index(uint64_t bytes)
 	return m < 0 && m > -4096 ? NULL : (void *)m;
 }
 
+void port_unmap_index(void *p, uint64_t bytes)
+{
+	zl_syscall6(SYS_munmap, (long)p, (long)bytes, 0, 0, 0, 0);
+}
+
 int32_t port_thread_id(void)
 {
 	return (int32_t)zl_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
