@@ -20,27 +20,6 @@
 __thread struct za_thread za_self __attribute__((tls_model("initial-exec")));
 __thread struct za_fast *za_fast __attribute__((tls_model("initial-exec")));
 
-/*
- * The core copies with memcpy and clears with memset; libc's own may use
- * vector registers.  These stay inside this library (hidden).
- */
-__attribute__((visibility("hidden"))) void *memcpy(void *dst, const void *src, size_t n)
-{
-	uint8_t *d = dst;
-	const uint8_t *s = src;
-	while (n--)
-		*d++ = *s++;
-	return dst;
-}
-
-__attribute__((visibility("hidden"))) void *memset(void *dst, int c, size_t n)
-{
-	uint8_t *d = dst;
-	while (n--)
-		*d++ = (uint8_t)c;
-	return dst;
-}
-
 static void drop_fast_table(void);
 
 /* ---- a thread's first call --------------------------------------------- */
