@@ -458,10 +458,13 @@ API unsigned int la_objclose(uintptr_t *cookie)
 	if (!o)
 		return 0;
 	/* the main program closes last, after the program's atexit handlers */
-	if (o == &objects[0])
+	if (o == &objects[0]) {
 		zl_process_end(0, 0);
-	else
+	} else {
 		o->live = 0;
+		/* an object loaded there later has functions of its own */
+		zrt_module_closed(o->start, o->end);
+	}
 	return 0;
 }
 

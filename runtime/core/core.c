@@ -338,6 +338,7 @@ static void merge_thread(const struct zrt_thread *d)
 		g->name = f->name;
 		g->file = f->file;
 		g->line = f->line;
+		g->module = f->module;
 		g->calls += f->calls;
 		g->incl += f->incl;
 		g->self += f->self;
@@ -447,9 +448,16 @@ static const struct zr_module *find_module(uint64_t addr)
 	const struct zr_module *m = module_table();
 	uint32_t n = __atomic_load_n(&zrt.hdr->n_modules, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < n; i++)
-		if (addr >= m[i].start && addr < m[i].end)
+		if (addr >= m[i].start && addr < m[i].end &&
+		    !(__atomic_load_n(&m[i].flags, __ATOMIC_RELAXED) & ZR_MODULE_CLOSED))
 			return &m[i];
 	return NULL;
+}
+
+/* zr_func.module of the module record m: its index + 1, 0 for none. */
+static uint32_t module_number(const struct zr_module *m)
+{
+	return m ? (uint32_t)(m - module_table()) + 1 : 0;
 }
 
 static void lock_modules(void)
@@ -505,6 +513,46 @@ static int is_filtered(uint64_t addr, const struct zr_module *m)
 	return 0;
 }
 
+/* The part of a function's key that is an address in its module. */
+static uint64_t key_address(uint64_t key)
+{
+	return key & ~(ZR_BLOCK_BIT | ZR_MODULE_BIT | ZR_CLOSED_BIT);
+}
+
+/* Retires every thread's functions, blocks and module records keyed in [start, end). */
+static void retire_functions(uint64_t start, uint64_t end)
+{
+	struct zr_header *h = zrt.hdr;
+	uint32_t n = __atomic_load_n(&h->n_threads, __ATOMIC_ACQUIRE);
+	for (uint32_t slot = 0; slot < n; slot++) {
+		const struct zr_thread *ti = (const struct zr_thread *)slot_at(slot);
+		if (!__atomic_load_n(&ti->used, __ATOMIC_ACQUIRE))
+			continue;
+		struct zr_func *f = (struct zr_func *)((uint8_t *)ti + h->funcs_off);
+		uint32_t nf = __atomic_load_n(&ti->n_funcs, __ATOMIC_ACQUIRE);
+		for (uint32_t i = 0; i < nf; i++) {
+			uint64_t key = __atomic_load_n(&f[i].addr, __ATOMIC_RELAXED);
+			uint64_t a = key_address(key);
+			if (!(key & ZR_CLOSED_BIT) && a >= start && a < end)
+				__atomic_store_n(&f[i].addr, key | ZR_CLOSED_BIT, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+void zrt_module_closed(uint64_t start, uint64_t end)
+{
+	if (!zrt.hdr || start >= end)
+		return;
+	lock_modules();
+	struct zr_module *m = module_table();
+	uint32_t n = zrt.hdr->n_modules;
+	for (uint32_t i = 0; i < n; i++)
+		if (m[i].start < end && start < m[i].end && !(m[i].flags & ZR_MODULE_CLOSED))
+			__atomic_or_fetch(&m[i].flags, ZR_MODULE_CLOSED, __ATOMIC_RELAXED);
+	retire_functions(start, end);
+	unlock_modules();
+}
+
 /* ---- functions and edges ----------------------------------------------- */
 
 static uint32_t add_func(struct zrt_thread *t, uint64_t addr, uint32_t slot)
@@ -524,10 +572,14 @@ static uint32_t add_func(struct zrt_thread *t, uint64_t addr, uint32_t slot)
 		const struct zr_module *m = find_module(addr & ~ZR_MODULE_BIT);
 		f->flags = ZR_FUNC_MODULE;
 		f->name = m ? m->path : 0;
-	} else if (is_filtered(addr, note_module(addr))) {
-		f->flags = ZR_FUNC_FILTERED;
-	} else if (zrt.function_name && (f->name = zrt.function_name(addr)) != 0) {
-		f->flags = ZR_FUNC_NAMED;
+		f->module = module_number(m);
+	} else {
+		const struct zr_module *m = note_module(addr);
+		f->module = module_number(m);
+		if (is_filtered(addr, m))
+			f->flags = ZR_FUNC_FILTERED;
+		else if (zrt.function_name && (f->name = zrt.function_name(addr)) != 0)
+			f->flags = ZR_FUNC_NAMED;
 	}
 	ti->n_funcs = i + 1;
 	t->func_hash[slot] = i + 1;
@@ -772,6 +824,7 @@ static void carry_frame(struct zrt_thread *t, const struct zr_frame *old,
 	f->name = old_func->name;
 	f->file = old_func->file;
 	f->line = old_func->line;
+	f->module = old_func->module;
 	uint32_t e = find_edge(t, d ? t->stack[d - 1].func : zrt_root_caller(t, site), i, site);
 	zrt_open_frame(t, d, old->addr, old->sp, i, e)->enter_ticks = now;
 }

@@ -180,6 +180,16 @@ uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64
  */
 uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site);
 
+/*
+ * The object at [start, end) was unloaded (dlclose): its module record is
+ * closed and every thread's functions, blocks and calling-module records
+ * keyed inside it are retired (ZR_CLOSED_BIT on their addr), so that an
+ * object loaded later at the same addresses gets functions of its own.  No
+ * thread may run the object's code any more; a thread's cached calling
+ * module of root calls (libcalls) is not reset.
+ */
+void zrt_module_closed(uint64_t start, uint64_t end);
+
 /* Copies s into the raw file's string pool: its offset, 0 when the pool is full. */
 uint32_t zrt_keep_string(const char *s);
 

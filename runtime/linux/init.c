@@ -95,6 +95,21 @@ __attribute__((visibility("default"), noreturn)) void _Exit(int status)
 	_exit(status);
 }
 
+/* dlclose: the objects it unloaded are closed in the raw file (zl_note_unloaded). */
+__attribute__((visibility("default"))) int dlclose(void *handle)
+{
+	static int (*real_dlclose)(void *);
+	if (!real_dlclose)
+		real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	if (!real_dlclose)
+		return -1;
+	int rc = real_dlclose(handle);
+	int saved_errno = errno;
+	zl_note_unloaded();
+	errno = saved_errno;
+	return rc;
+}
+
 static void in_forked_child(void)
 {
 	zl_process_forked(&zl_self);

@@ -75,6 +75,40 @@ int port_module_of(uint64_t addr, struct port_module *out)
 	return s.found ? 0 : -1;
 }
 
+/* Sets *found when an object loaded now starts at (module) m's start with its bias. */
+static int still_loaded(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	const struct zr_module *m = ((void **)arg)[0];
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && info->dlpi_addr == m->bias &&
+		    info->dlpi_addr + ph->p_vaddr == m->start) {
+			*(int *)((void **)arg)[1] = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void zl_note_unloaded(void)
+{
+	struct zr_header *h = zrt.hdr;
+	if (!h)
+		return;
+	const struct zr_module *m = (const struct zr_module *)(zrt.base + h->modules_off);
+	uint32_t n = __atomic_load_n(&h->n_modules, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++) {
+		if (m[i].flags & ZR_MODULE_CLOSED)
+			continue;
+		int found = 0;
+		void *arg[2] = {(void *)&m[i], &found};
+		dl_iterate_phdr(still_loaded, arg);
+		if (!found)
+			zrt_module_closed(m[i].start, m[i].end);
+	}
+}
+
 /* "<hex link-time address>:<module path>" -> run-time address, 0 when not loaded. */
 uint64_t zl_find_trigger(const char *spec)
 {
