@@ -107,11 +107,58 @@ static void use_mapping(void *base)
 	zrt.timed = !(h->flags & ZR_FLAG_NO_TIME);
 }
 
+/*
+ * The raw file for layout, with the blocks of everything but the thread
+ * slots reserved (each slot is reserved when a thread takes it); NULL when
+ * there is no room.
+ */
+static struct zr_header *map_file(const struct zr_header *layout)
+{
+	struct zr_header *h = port_map_output(layout->file_bytes);
+	if (h && port_reserve_output(0, layout->threads_off) < 0) {
+		port_drop_output(h, layout->file_bytes);
+		h = NULL;
+	}
+	return h;
+}
+
+/*
+ * Room for data: as many thread slots as RLIMIT_FSIZE allows, and when the
+ * file system has no room for the file, one with none (the run still says
+ * which process could not be recorded, and why: ZR_FLAG_NO_ROOM).
+ */
+static struct zr_header *map_file_with_room(struct zr_header *layout,
+					     const struct zrt_config *cfg)
+{
+	uint64_t limit = port_output_limit();
+	if (layout->file_bytes > limit) {
+		uint64_t fit = limit > layout->threads_off
+				       ? (limit - layout->threads_off) / layout->thread_bytes
+				       : 0;
+		layout->max_threads = (uint32_t)fit;
+		layout->file_bytes = layout->threads_off + fit * layout->thread_bytes;
+		layout->flags |= ZR_FLAG_NO_ROOM;
+	}
+	struct zr_header *h = layout->file_bytes <= limit ? map_file(layout) : NULL;
+	if (!h) {
+		/* a header alone, a few KiB: the run still has the process */
+		struct zrt_config none = *cfg;
+		none.max_threads = none.max_modules = 0;
+		none.string_bytes = 64;
+		*layout = (struct zr_header){0};
+		lay_out(layout, &none);
+		layout->flags = cfg->flags | ZR_FLAG_NO_ROOM;
+		h = layout->file_bytes <= limit ? map_file(layout) : NULL;
+	}
+	return h;
+}
+
 int zrt_process_start(const struct zrt_config *cfg)
 {
 	struct zr_header layout = {0};
 	lay_out(&layout, cfg);
-	struct zr_header *h = port_map_output(layout.file_bytes);
+	layout.flags = cfg->flags;
+	struct zr_header *h = map_file_with_room(&layout, cfg);
 	if (!h)
 		return -1;
 	*h = layout;
@@ -119,7 +166,6 @@ int zrt_process_start(const struct zrt_config *cfg)
 	h->version = ZR_VERSION;
 	h->header_bytes = sizeof *h;
 	h->state = ZR_RUNNING;
-	h->flags = cfg->flags;
 	h->pid = cfg->pid;
 	h->ppid = cfg->ppid;
 	h->clock = cfg->clock;
@@ -207,8 +253,14 @@ static int bind_new_slot(struct zrt_thread *t)
 	struct zr_header *h = zrt.hdr;
 	void *index = port_map_index(zrt.index_bytes);
 	uint32_t slot = index ? claim_slot(h) : ZR_NONE;
-	if (slot == ZR_NONE && index)
+	if (slot != ZR_NONE &&
+	    port_reserve_output(h->threads_off + slot * h->thread_bytes, h->thread_bytes) < 0) {
+		/* no room for its tables: the slot stays unused (the reader skips it) */
+		__atomic_fetch_or(&h->flags, ZR_FLAG_NO_ROOM, __ATOMIC_RELAXED);
+		slot = ZR_NONE;
+	} else if (slot == ZR_NONE && index) {
 		slot = reuse_slot();
+	}
 	if (slot == ZR_NONE) {
 		if (index)
 			port_unmap_index(index, zrt.index_bytes);
@@ -834,7 +886,7 @@ void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t
 	struct zr_header *old = zrt.hdr;
 	if (!old)
 		return;
-	struct zr_header *h = port_map_output(old->file_bytes);
+	struct zr_header *h = map_file(old);
 	if (!h) {
 		zrt.hdr = NULL;
 		t->state = ZRT_THREAD_OFF;

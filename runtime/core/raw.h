@@ -75,6 +75,9 @@ enum zr_clock {
 /* zr_header.flags */
 #define ZR_FLAG_NO_TIME 1u    /* counts and edges only: no times at all */
 #define ZR_FLAG_FAST_CLOCK 2u /* clock reads not fenced (ZOND_FAST_CLOCK=1) */
+#define ZR_FLAG_NO_ROOM 4u    /* the file system or RLIMIT_FSIZE left no room for some of
+				 the data: fewer thread slots than asked (threads beyond:
+				 lost_threads), none at all when even one had no room */
 
 /* zr_func.flags */
 #define ZR_FUNC_BLOCK 1u    /* a hand-marked block: name/file/line are set */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -24,12 +25,15 @@ static const char *out_dir;
 
 /* ---- the core's port interface ------------------------------------------ */
 
+/* The raw file of this process image, for port_reserve_output and port_drop_output. */
+static char out_path[PATH_MAX];
+
 void *port_map_output(uint64_t bytes)
 {
-	char path[PATH_MAX];
+	char *path = out_path;
 	int fd = -1;
 	for (int n = 0; n < 1000 && fd < 0; n++) {
-		snprintf(path, sizeof path, "%s/%d.%d.zraw", out_dir, (int)getpid(), n);
+		snprintf(path, sizeof out_path, "%s/%d.%d.zraw", out_dir, (int)getpid(), n);
 		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0 && errno != EEXIST)
 			return NULL;
@@ -51,6 +55,39 @@ void *port_map_output(uint64_t bytes)
 	 */
 	madvise(map, bytes, MADV_RANDOM);
 	return map;
+}
+
+uint64_t port_output_limit(void)
+{
+	struct {
+		uint64_t cur, max;
+	} lim;
+	if (zl_syscall6(SYS_prlimit64, 0, RLIMIT_FSIZE, 0, (long)&lim, 0, 0) != 0)
+		return UINT64_MAX;
+	return lim.cur; /* RLIM_INFINITY is UINT64_MAX */
+}
+
+/*
+ * A thread's first call may come from the audit wrapper: system calls only.
+ * The file is opened again by its path: an fd kept open would be one more
+ * fd in the program (and a program closing fds it does not know would close it).
+ */
+int port_reserve_output(uint64_t offset, uint64_t bytes)
+{
+	int fd = (int)zl_syscall6(SYS_openat, AT_FDCWD, (long)out_path, O_RDWR | O_CLOEXEC, 0, 0,
+				  0);
+	if (fd < 0)
+		return -1;
+	long rc = zl_syscall6(SYS_fallocate, fd, 0, (long)offset, (long)bytes, 0, 0);
+	zl_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	/* a file system that cannot preallocate: the pages stay holes, as before */
+	return rc == 0 || rc == -EOPNOTSUPP ? 0 : -1;
+}
+
+void port_drop_output(void *map, uint64_t bytes)
+{
+	zl_syscall6(SYS_munmap, (long)map, (long)bytes, 0, 0, 0, 0);
+	zl_syscall6(SYS_unlinkat, AT_FDCWD, (long)out_path, 0, 0, 0, 0);
 }
 
 /* A thread's first call may come from the audit wrapper: no libc. */

@@ -509,6 +509,8 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	}
 	add_count(p, "processes", 1);
 	add_count(p, "lost_threads", h->lost_threads);
+	/* processes whose raw file had no room for every thread slot (raw.h) */
+	add_count(p, "lost_room", (h->flags & ZR_FLAG_NO_ROOM) != 0);
 	add_count(p, "lost_modules", h->lost_modules);
 	add_count(p, "lost_strings", h->lost_strings);
 	add_count(p, "lost_funcs", lost[0]);
