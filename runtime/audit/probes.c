@@ -177,16 +177,28 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 	return fr;
 }
 
+/*
+ * In a forked child, from the program's libc (its fork handlers) or from
+ * the wrapper of fork: moves the child to a file of its own, once.  A fork
+ * made inside a library, never through a PLT (daemon()), is seen only by
+ * the handler.
+ */
+void za_forked_child(void)
+{
+	if (!zrt.hdr || zrt.hdr->pid == (int32_t)zl_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0))
+		return;
+	zl_process_forked(&za_self.core);
+	drop_fast_table();
+}
+
 struct za_ret za_exit(struct za_frame *fr, uint64_t result)
 {
 	uint64_t now = zrt.timed ? zl_clock_exit() : 0;
 	struct za_thread *t = &za_self;
 	struct za_ret r = {fr->ret, fr->saved};
 	/* a forked child must not write into its parent's file */
-	if (zrt_unlikely(fr->target->kind & ZA_FORK) && result == 0) {
-		zl_process_forked(&t->core);
-		drop_fast_table();
-	}
+	if (zrt_unlikely(fr->target->kind & ZA_FORK) && result == 0)
+		za_forked_child();
 	if (fr->core && t->core.state == ZRT_THREAD_ON)
 		zrt_exit(&t->core, fr->target->key, fr->sp, now);
 	/*
