@@ -320,6 +320,25 @@ static struct {
 static uint32_t find_func(struct zrt_thread *t, uint64_t addr);
 static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee, uint64_t site);
 
+/*
+ * The index of the function keyed by f's address in t, with f's identity
+ * (flags, names, module) copied over: a function of another table (an ended
+ * thread's, a parent's across fork) is the same function here.
+ */
+static uint32_t adopt_func(struct zrt_thread *t, const struct zr_func *f)
+{
+	uint32_t i = find_func(t, f->addr);
+	if (i != ZR_NONE) {
+		struct zr_func *g = &t->funcs[i];
+		g->flags = f->flags;
+		g->name = f->name;
+		g->file = f->file;
+		g->line = f->line;
+		g->module = f->module;
+	}
+	return i;
+}
+
 static void zero_bytes(void *p, uint64_t n)
 {
 	/* volatile: a loop the compiler would turn into a call of the program's memset */
@@ -380,17 +399,12 @@ static void merge_thread(const struct zrt_thread *d)
 	const struct zr_thread *di = d->info;
 	for (uint32_t i = 0; i < di->n_funcs; i++) {
 		const struct zr_func *f = &d->funcs[i];
-		uint32_t j = ended.map[i] = find_func(s, f->addr);
+		uint32_t j = ended.map[i] = adopt_func(s, f);
 		if (j == ZR_NONE) {
 			si->lost_funcs += (uint32_t)f->calls;
 			continue;
 		}
 		struct zr_func *g = &s->funcs[j];
-		g->flags = f->flags;
-		g->name = f->name;
-		g->file = f->file;
-		g->line = f->line;
-		g->module = f->module;
 		g->calls += f->calls;
 		g->incl += f->incl;
 		g->self += f->self;
@@ -868,15 +882,9 @@ static void carry_frame(struct zrt_thread *t, const struct zr_frame *old,
 			const struct zr_func *old_func, uint64_t site, uint64_t now)
 {
 	uint32_t d = t->info->depth;
-	uint32_t i = find_func(t, old->addr);
+	uint32_t i = adopt_func(t, old_func);
 	if (i == ZR_NONE)
 		return;
-	struct zr_func *f = &t->funcs[i];
-	f->flags = old_func->flags;
-	f->name = old_func->name;
-	f->file = old_func->file;
-	f->line = old_func->line;
-	f->module = old_func->module;
 	uint32_t e = find_edge(t, d ? t->stack[d - 1].func : zrt_root_caller(t, site), i, site);
 	zrt_open_frame(t, d, old->addr, old->sp, i, e)->enter_ticks = now;
 }

@@ -2,8 +2,8 @@
 # daemon.sh ZOND COLLECTOR PROG WORKDIR [collector options]
 #
 # A program that daemon()s: zond waits for the daemon, which outlives its
-# parent, and the run has what it did: its work() calls (record) or library
-# calls (libcalls, ml_add) exactly as many as it counted itself, plus the
+# parent, and the run has what it did: its scen_probe calls exactly as many
+# as it counted itself, plus the
 # parent's one, in a thread of its own process (not written into its
 # parent's file), and the parent's output and status are a plain run's.
 set -u
@@ -30,8 +30,7 @@ note=$(cat "$work/zond.note" 2>/dev/null)
 [ "$note" = "$(cat "$work/plain.note")" ] || { echo "daemon note '$note' under zond"; rc=1; }
 calls=${note##* }
 "$zond" dump -i "$work/db" >"$work/dump" 2>&1
-name=work
-[ "$collector" = libcalls ] && name=ml_add
+name=scen_probe
 grep -qx "function $name calls=$((calls + 1))" "$work/dump" && grep -qx "threads 2" "$work/dump" ||
 	{ echo "expected 2 threads, function $name calls=$((calls + 1)) (the daemon's own count + 1) in:"
 	  cat "$work/dump"; rc=1; }
