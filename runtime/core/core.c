@@ -537,8 +537,27 @@ static void unlock_modules(void)
 	__atomic_store_n(&zrt.module_lock, 0, __ATOMIC_RELEASE);
 }
 
-/* The module holding addr, recorded now if this is its first function. */
-static const struct zr_module *note_module(uint64_t addr)
+static void revive_functions(uint32_t module);
+
+/* A closed record of the very object pm (path, addresses, bias): it was loaded again. */
+static struct zr_module *closed_record(const struct port_module *pm)
+{
+	struct zr_module *m = module_table();
+	for (uint32_t i = zrt.hdr->n_modules; i-- > 0;)
+		if ((m[i].flags & ZR_MODULE_CLOSED) && m[i].start == pm->start &&
+		    m[i].end == pm->end && m[i].bias == pm->bias &&
+		    same_string(string_at(m[i].path), pm->path))
+			return &m[i];
+	return NULL;
+}
+
+/*
+ * The module holding addr, recorded now if this is its first function.  An
+ * object unloaded and loaded again at the same addresses (a plugin reloaded)
+ * gets its record and functions back, so that reloading in a loop fills no
+ * table; *revived is then set.
+ */
+static const struct zr_module *note_module(uint64_t addr, int *revived)
 {
 	const struct zr_module *found = find_module(addr);
 	if (found)
@@ -547,7 +566,15 @@ static const struct zr_module *note_module(uint64_t addr)
 	lock_modules();
 	found = find_module(addr);
 	struct port_module pm;
-	if (!found && port_module_of(addr, &pm) == 0) {
+	int known = !found && port_module_of(addr, &pm) == 0;
+	struct zr_module *again = known ? closed_record(&pm) : NULL;
+	if (again) {
+		__atomic_and_fetch(&again->flags, ~ZR_MODULE_CLOSED, __ATOMIC_RELAXED);
+		revive_functions(module_number(again));
+		found = again;
+		if (revived)
+			*revived = 1;
+	} else if (known) {
 		uint32_t n = h->n_modules;
 		if (n < h->max_modules) {
 			struct zr_module *m = &module_table()[n];
@@ -585,8 +612,11 @@ static uint64_t key_address(uint64_t key)
 	return key & ~(ZR_BLOCK_BIT | ZR_MODULE_BIT | ZR_CLOSED_BIT);
 }
 
-/* Retires every thread's functions, blocks and module records keyed in [start, end). */
-static void retire_functions(uint64_t start, uint64_t end)
+/*
+ * Every thread's functions, blocks and module records: retired when keyed
+ * in [start, end) (module 0), or brought back when retired and of module.
+ */
+static void mark_functions(uint64_t start, uint64_t end, uint32_t module)
 {
 	struct zr_header *h = zrt.hdr;
 	uint32_t n = __atomic_load_n(&h->n_threads, __ATOMIC_ACQUIRE);
@@ -599,10 +629,22 @@ static void retire_functions(uint64_t start, uint64_t end)
 		for (uint32_t i = 0; i < nf; i++) {
 			uint64_t key = __atomic_load_n(&f[i].addr, __ATOMIC_RELAXED);
 			uint64_t a = key_address(key);
-			if (!(key & ZR_CLOSED_BIT) && a >= start && a < end)
+			if (module && (key & ZR_CLOSED_BIT) && f[i].module == module)
+				__atomic_store_n(&f[i].addr, key & ~ZR_CLOSED_BIT, __ATOMIC_RELAXED);
+			else if (!module && !(key & ZR_CLOSED_BIT) && a >= start && a < end)
 				__atomic_store_n(&f[i].addr, key | ZR_CLOSED_BIT, __ATOMIC_RELAXED);
 		}
 	}
+}
+
+static void retire_functions(uint64_t start, uint64_t end)
+{
+	mark_functions(start, end, 0);
+}
+
+static void revive_functions(uint32_t module)
+{
+	mark_functions(0, 0, module);
 }
 
 void zrt_module_closed(uint64_t start, uint64_t end)
@@ -620,6 +662,8 @@ void zrt_module_closed(uint64_t start, uint64_t end)
 }
 
 /* ---- functions and edges ----------------------------------------------- */
+
+static uint32_t probe_func(struct zrt_thread *t, uint64_t addr, uint32_t *slot);
 
 static uint32_t add_func(struct zrt_thread *t, uint64_t addr, uint32_t slot)
 {
@@ -640,7 +684,12 @@ static uint32_t add_func(struct zrt_thread *t, uint64_t addr, uint32_t slot)
 		f->name = m ? m->path : 0;
 		f->module = module_number(m);
 	} else {
-		const struct zr_module *m = note_module(addr);
+		int revived = 0;
+		const struct zr_module *m = note_module(addr, &revived);
+		uint32_t j;
+		/* this thread's entry of it, from the object's last load, is live again */
+		if (revived && (j = probe_func(t, addr, &slot)) != ZR_NONE)
+			return j;
 		f->module = module_number(m);
 		if (is_filtered(addr, m))
 			f->flags = ZR_FUNC_FILTERED;
@@ -652,17 +701,27 @@ static uint32_t add_func(struct zrt_thread *t, uint64_t addr, uint32_t slot)
 	return i;
 }
 
-/* The index of the function at addr, added on first sight; ZR_NONE when the table is full. */
-static uint32_t find_func(struct zrt_thread *t, uint64_t addr)
+/* The index of the function at addr, ZR_NONE with *slot the empty hash slot for it. */
+static uint32_t probe_func(struct zrt_thread *t, uint64_t addr, uint32_t *slot)
 {
 	uint32_t h = zrt_hash(addr) & zrt.func_mask;
 	for (;; h = (h + 1) & zrt.func_mask) {
 		uint32_t x = t->func_hash[h];
-		if (!x)
-			return add_func(t, addr, h);
+		if (!x) {
+			*slot = h;
+			return ZR_NONE;
+		}
 		if (t->funcs[x - 1].addr == addr)
 			return x - 1;
 	}
+}
+
+/* The index of the function at addr, added on first sight; ZR_NONE when the table is full. */
+static uint32_t find_func(struct zrt_thread *t, uint64_t addr)
+{
+	uint32_t slot;
+	uint32_t i = probe_func(t, addr, &slot);
+	return i != ZR_NONE ? i : add_func(t, addr, slot);
 }
 
 uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
@@ -671,7 +730,7 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
 		return ZR_NONE;
 	if (site - t->root_lo < t->root_len)
 		return t->root_func;
-	const struct zr_module *m = note_module(site);
+	const struct zr_module *m = note_module(site, NULL);
 	if (!m)
 		return ZR_NONE;
 	uint32_t i = find_func(t, m->start | ZR_MODULE_BIT);
@@ -706,7 +765,7 @@ static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee
 		e->site = site;
 		/* a port naming its functions (libcalls) shows root calls by calling module */
 		if (caller == ZR_NONE && site && zrt.function_name)
-			note_module(site);
+			note_module(site, NULL);
 		t->edge_hash[h] = ++ti->n_edges;
 		return ti->n_edges - 1;
 	}
