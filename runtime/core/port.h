@@ -28,8 +28,9 @@ uint64_t port_clock(void);
 void *port_map_output(uint64_t bytes);
 
 /*
- * Room for data: the largest raw file this process may write (RLIMIT_FSIZE;
- * UINT64_MAX when unlimited), and the file system's blocks for bytes of the
+ * Room for data: the largest raw file this process may write and map
+ * (RLIMIT_FSIZE, a share of RLIMIT_AS; UINT64_MAX when unlimited), and the
+ * file system's blocks for bytes of the
  * file at offset, reserved before they are first written (fallocate), so
  * that a full file system costs zond's data, never a SIGBUS in the program.
  * 0, or -1 when there is no room.  A file system that cannot reserve is

@@ -57,14 +57,27 @@ void *port_map_output(uint64_t bytes)
 	return map;
 }
 
-uint64_t port_output_limit(void)
+/* The soft limit of resource (RLIM_INFINITY is UINT64_MAX); UINT64_MAX when unknown. */
+static uint64_t soft_limit(int resource)
 {
 	struct {
 		uint64_t cur, max;
 	} lim;
-	if (zl_syscall6(SYS_prlimit64, 0, RLIMIT_FSIZE, 0, (long)&lim, 0, 0) != 0)
+	if (zl_syscall6(SYS_prlimit64, 0, resource, 0, (long)&lim, 0, 0) != 0)
 		return UINT64_MAX;
-	return lim.cur; /* RLIM_INFINITY is UINT64_MAX */
+	return lim.cur;
+}
+
+/*
+ * RLIMIT_FSIZE, and under an address-space limit (ulimit -v) a quarter of
+ * it: the mapping comes out of the program's own budget.
+ */
+uint64_t port_output_limit(void)
+{
+	uint64_t file = soft_limit(RLIMIT_FSIZE), space = soft_limit(RLIMIT_AS);
+	if (space != UINT64_MAX && space / 4 < file)
+		return space / 4;
+	return file;
 }
 
 /*

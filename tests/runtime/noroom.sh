@@ -18,14 +18,16 @@ fail() {
 	rc=1
 }
 
-# run NAME DIR LIMIT PROG: runs PROG with the runtime into DIR under ulimit -f LIMIT
-# and compares its output and status with a plain run under the same limit (the
-# limit is set in a subshell: the runtime is preloaded into PROG alone)
+# run NAME DIR LIMIT PROG: runs PROG with the runtime into DIR under `ulimit LIMIT`
+# (-f N, -v N) and compares its output and status with a plain run under the same
+# limit (set in a subshell: the runtime is preloaded into PROG alone)
 run() {
 	name=$1 dir=$2 limit=$3 prog=$4
 	mkdir -p "$dir"
-	plain=$( (ulimit -f "$limit" && exec "$prog") 2>&1; echo "status $?")
-	got=$( (ulimit -f "$limit" && ZOND_DIR=$dir LD_PRELOAD=$runtime exec "$prog") 2>&1
+	# shellcheck disable=SC2086
+	plain=$( (ulimit $limit && exec "$prog") 2>&1; echo "status $?")
+	# shellcheck disable=SC2086
+	got=$( (ulimit $limit && ZOND_DIR=$dir LD_PRELOAD=$runtime exec "$prog") 2>&1
 		echo "status $?")
 	[ "$got" = "$plain" ] || fail "$name: the program changed: got '$got', plain '$plain'"
 }
@@ -41,10 +43,13 @@ expect() {
 }
 
 # a file size limit: 10000 KiB leaves room for a few thread slots, 100 KiB for none
-run limit-10000 "$work/l1" 10000 "$fib"
+run limit-10000 "$work/l1" "-f 10000" "$fib"
 expect limit-10000 "$work/l1" "threads 1" "function fib calls=21891" "meta lost_room 1"
-run limit-100 "$work/l2" 100 "$fib"
+run limit-100 "$work/l2" "-f 100" "$fib"
 expect limit-100 "$work/l2" "threads 0" "meta lost_room 1" "meta lost_threads 1"
+# an address-space limit: the raw file takes a quarter of it, not more
+run limit-v "$work/l3" "-v 200000" "$fib"
+expect limit-v "$work/l3" "threads 1" "function fib calls=21891" "meta lost_room 1"
 
 # a full file system
 mnt=$work/mnt
@@ -55,11 +60,11 @@ if ! mount -t tmpfs -o size=2m zondtest "$mnt" 2>/dev/null; then
 fi
 trap 'umount "$mnt"' EXIT
 # room for the file's fixed part, none for a thread slot: every thread is lost
-run tmpfs-2m "$mnt/a" unlimited "$threads"
+run tmpfs-2m "$mnt/a" "-f unlimited" "$threads"
 expect tmpfs-2m "$mnt/a" "threads 0" "meta lost_room 1" "meta lost_threads 9"
 rm -rf "$mnt/a"
 # filled up: room for nothing but a header
 head -c 1900k /dev/zero >"$mnt/fill" 2>/dev/null
-run tmpfs-full "$mnt/b" unlimited "$fib"
+run tmpfs-full "$mnt/b" "-f unlimited" "$fib"
 expect tmpfs-full "$mnt/b" "threads 0" "meta lost_room 1" "meta lost_threads 1"
 exit $rc
