@@ -207,8 +207,11 @@ struct za_ret za_exit(struct za_frame *fr, uint64_t result)
 	 * frame that looked live would be stepped over by every later entry.
 	 */
 	fr->sp = 0;
-	/* whatever is above this frame was abandoned */
-	t->depth = (uint32_t)(fr - t->frames);
+	/* whatever is above this frame was abandoned (a longjmp out of a callback): closed too */
+	uint32_t d = (uint32_t)(fr - t->frames);
+	for (uint32_t k = t->depth; k > d + 1; k--)
+		t->frames[k - 1].sp = 0;
+	t->depth = d;
 	return r;
 }
 
