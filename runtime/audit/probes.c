@@ -75,9 +75,16 @@ void za_thread_gone(void *arg)
 {
 	(void)arg;
 	zrt_thread_end(&za_self.core);
+	if (za_self.core.state == ZRT_THREAD_ON)
+		return;
 	/* its counters point into a slot that a new thread may take over */
-	if (za_self.core.state != ZRT_THREAD_ON)
-		drop_fast_table();
+	drop_fast_table();
+	/* no call is timed any more (za_enter stops at the thread's state) */
+	if (za_self.frames)
+		zl_syscall6(SYS_munmap, (long)za_self.frames,
+			    ZA_MAX_FRAMES * sizeof(struct za_frame), 0, 0, 0, 0);
+	za_self.frames = NULL;
+	za_self.depth = 0;
 }
 
 static int ready(struct za_thread *t)
