@@ -127,8 +127,7 @@ static struct zr_header *map_file(const struct zr_header *layout)
  * file system has no room for the file, one with none (the run still says
  * which process could not be recorded, and why: ZR_FLAG_NO_ROOM).
  */
-static struct zr_header *map_file_with_room(struct zr_header *layout,
-					     const struct zrt_config *cfg)
+static struct zr_header *map_file_with_room(struct zr_header *layout, const struct zrt_config *cfg)
 {
 	uint64_t limit = port_output_limit();
 	if (layout->file_bytes > limit) {
@@ -310,10 +309,10 @@ void zrt_thread_end(struct zrt_thread *t)
  */
 static struct {
 	uint32_t lock;
-	uint32_t summary;   /* its slot, ZR_NONE until there is one */
+	uint32_t summary; /* its slot, ZR_NONE until there is one */
 	struct zrt_thread sum;
-	uint32_t *map;      /* an ended thread's function index -> the summary's */
-	uint32_t *free;     /* slots freed by merging, n_free of them */
+	uint32_t *map;  /* an ended thread's function index -> the summary's */
+	uint32_t *free; /* slots freed by merging, n_free of them */
 	uint32_t n_free;
 } ended = {.summary = ZR_NONE};
 
@@ -630,7 +629,8 @@ static void mark_functions(uint64_t start, uint64_t end, uint32_t module)
 			uint64_t key = __atomic_load_n(&f[i].addr, __ATOMIC_RELAXED);
 			uint64_t a = key_address(key);
 			if (module && (key & ZR_CLOSED_BIT) && f[i].module == module)
-				__atomic_store_n(&f[i].addr, key & ~ZR_CLOSED_BIT, __ATOMIC_RELAXED);
+				__atomic_store_n(&f[i].addr, key & ~ZR_CLOSED_BIT,
+						 __ATOMIC_RELAXED);
 			else if (!module && !(key & ZR_CLOSED_BIT) && a >= start && a < end)
 				__atomic_store_n(&f[i].addr, key | ZR_CLOSED_BIT, __ATOMIC_RELAXED);
 		}

@@ -75,9 +75,12 @@ enum zr_clock {
 /* zr_header.flags */
 #define ZR_FLAG_NO_TIME 1u    /* counts and edges only: no times at all */
 #define ZR_FLAG_FAST_CLOCK 2u /* clock reads not fenced (ZOND_FAST_CLOCK=1) */
-#define ZR_FLAG_NO_ROOM 4u    /* the file system or RLIMIT_FSIZE left no room for some of
-				 the data: fewer thread slots than asked (threads beyond:
-				 lost_threads), none at all when even one had no room */
+/*
+ * The file system or a limit (RLIMIT_FSIZE, RLIMIT_AS) left no room for some
+ * of the data: fewer thread slots than asked (threads beyond: lost_threads),
+ * none at all when not even the fixed part had room.
+ */
+#define ZR_FLAG_NO_ROOM 4u
 
 /* zr_func.flags */
 #define ZR_FUNC_BLOCK 1u    /* a hand-marked block: name/file/line are set */
@@ -151,8 +154,8 @@ struct zr_module {
 };
 
 /* zr_module.flags */
-#define ZR_MODULE_CLOSED 1u /* unloaded (dlclose): a later object at its addresses has a
-			       record of its own */
+/* unloaded (dlclose): a later object at its addresses has a record of its own */
+#define ZR_MODULE_CLOSED 1u
 
 struct zr_thread {
 	int32_t tid;

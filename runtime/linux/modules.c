@@ -143,8 +143,8 @@ static char *read_whole_file(const char *path, size_t *len)
 		text = map_zeroed((size_t)st.st_size + 1);
 	size_t n = 0;
 	while (text && n < (size_t)st.st_size) {
-		long got = zl_syscall6(SYS_read, fd, (long)(text + n), (long)st.st_size - (long)n, 0,
-				       0, 0);
+		long got = zl_syscall6(SYS_read, fd, (long)(text + n), (long)st.st_size - (long)n,
+				       0, 0, 0);
 		if (got <= 0)
 			break;
 		n += (size_t)got;

@@ -132,8 +132,8 @@ uint64_t port_output_limit(void)
  */
 int port_reserve_output(uint64_t offset, uint64_t bytes)
 {
-	int fd = (int)zl_syscall6(SYS_openat, AT_FDCWD, (long)out_path, O_RDWR | O_CLOEXEC, 0, 0,
-				  0);
+	int fd =
+		(int)zl_syscall6(SYS_openat, AT_FDCWD, (long)out_path, O_RDWR | O_CLOEXEC, 0, 0, 0);
 	if (fd < 0)
 		return -1;
 	long rc = zl_syscall6(SYS_fallocate, fd, 0, (long)offset, (long)bytes, 0, 0);

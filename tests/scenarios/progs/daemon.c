@@ -1,9 +1,9 @@
 /*
  * daemon: the program daemon()s (a fork made inside libc, the parent exits
  * at once) and the daemon goes on working after its parent has ended: what
- * it does is part of the run.  It calls probe() 500 times, then writes its
- * own count to the file named by argv[1] (the parent made one call before) (its stdout is the parent's no
- * more) and exits.
+ * it does is part of the run.  The parent calls probe() once; the daemon
+ * calls it 500 times, then writes its own count to the file named by
+ * argv[1] (its stdout is the parent's no more) and exits.
  */
 #include <stdlib.h>
 

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(how, "spawn")) {
 		pid_t pid;
 		got = posix_spawn(&pid, argv[0], NULL, NULL, child, environ) == 0 ? wait_child(pid)
-										    : -1;
+										  : -1;
 	} else if (!strcmp(how, "exec")) {
 		scen_report("before exec");
 		execv(argv[0], child);

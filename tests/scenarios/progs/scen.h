@@ -13,9 +13,12 @@
 #include <unistd.h>
 
 #ifdef __cplusplus
-extern "C"
+extern "C" {
 #endif
 int scen_probe(int x);
+#ifdef __cplusplus
+}
+#endif
 
 static unsigned long scen_calls; /* this process image's calls of scen_probe */
 
