@@ -75,6 +75,12 @@ enum zr_clock {
 /* zr_header.flags */
 #define ZR_FLAG_NO_TIME 1u    /* counts and edges only: no times at all */
 #define ZR_FLAG_FAST_CLOCK 2u /* clock reads not fenced (ZOND_FAST_CLOCK=1) */
+/*
+ * The file system or a limit (RLIMIT_FSIZE, RLIMIT_AS) left no room for some
+ * of the data: fewer thread slots than asked (threads beyond: lost_threads),
+ * none at all when not even the fixed part had room.
+ */
+#define ZR_FLAG_NO_ROOM 4u
 
 /* zr_func.flags */
 #define ZR_FUNC_BLOCK 1u    /* a hand-marked block: name/file/line are set */
@@ -91,6 +97,12 @@ enum zr_clock {
  */
 #define ZR_BLOCK_BIT (1ull << 63)
 #define ZR_MODULE_BIT (1ull << 62) /* key of a ZR_FUNC_MODULE record */
+/*
+ * Set on the addr of a function (or block, or calling module) whose module
+ * was unloaded: the same address in an object loaded later is a different
+ * function.  The address is addr without it, in the module zr_func.module.
+ */
+#define ZR_CLOSED_BIT (1ull << 61)
 
 struct zr_header {
 	char magic[8];
@@ -138,8 +150,12 @@ struct zr_module {
 	uint64_t start, end;     /* run-time address range of its PT_LOAD segments */
 	uint64_t bias;           /* load bias: link-time address = address - bias */
 	uint32_t path;           /* string offset of its path (absolute when known) */
-	uint32_t pad;
+	uint32_t flags;          /* ZR_MODULE_*; was padding (0) */
 };
+
+/* zr_module.flags */
+/* unloaded (dlclose): a later object at its addresses has a record of its own */
+#define ZR_MODULE_CLOSED 1u
 
 struct zr_thread {
 	int32_t tid;
@@ -169,7 +185,8 @@ struct zr_func {
 	uint32_t name, file;     /* blocks: string offsets; named functions: name;
 				    other functions: 0 */
 	uint32_t line;           /* blocks: source line */
-	uint32_t pad;
+	uint32_t module;         /* its zr_module's index + 1, 0 when not known (older
+				    writers: the module whose range holds addr) */
 };
 
 /* Calls from one function to another, as seen by one thread. */

@@ -160,6 +160,8 @@ int zl_configure(struct zrt_config *cfg);
 
 /* An environment variable set to anything but "" or "0". */
 int zl_env_flag(const char *name);
+/* getenv without calling a function the program may define: environ read directly. */
+const char *zl_getenv(const char *name);
 
 /*
  * The end of this process image: exited (status valid), or ended without

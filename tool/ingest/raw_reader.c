@@ -253,6 +253,14 @@ static const struct zr_module *module_of(const struct raw *r, uint64_t addr)
 	return NULL;
 }
 
+/* A function's module: the record it names (zr_func.module), or the one holding its address. */
+static const struct zr_module *func_module(const struct raw *r, const struct zr_func *f)
+{
+	if (f->module && f->module <= r->h.n_modules)
+		return &r->modules[f->module - 1];
+	return module_of(r, f->addr & ~ZR_CLOSED_BIT);
+}
+
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -270,9 +278,10 @@ static uint32_t block_node(struct zp_profile *p, const struct raw *r, const stru
  * A function is named by its symbol; code no symbol covers gets a name that
  * stays the same from run to run: its link-time address and module.
  */
-static uint32_t function_node(struct zp_profile *p, const struct raw *r, uint64_t addr)
+static uint32_t function_node(struct zp_profile *p, const struct raw *r, const struct zr_func *f)
 {
-	const struct zr_module *m = module_of(r, addr);
+	const struct zr_module *m = func_module(r, f);
+	uint64_t addr = f->addr & ~ZR_CLOSED_BIT;
 	char name[64];
 	if (!m) {
 		snprintf(name, sizeof name, "0x%" PRIx64 "@?", addr);
@@ -302,9 +311,10 @@ static uint32_t function_node(struct zp_profile *p, const struct raw *r, uint64_
 static uint32_t named_node(struct zp_profile *p, const struct raw *r, const struct zr_func *f)
 {
 	const char *name = string_at(r, f->name);
-	const struct zr_module *m = module_of(r, f->addr);
+	const struct zr_module *m = func_module(r, f);
+	uint64_t addr = f->addr & ~ZR_CLOSED_BIT;
 	const char *path = m ? string_at(r, m->path) : "";
-	uint64_t addr = m ? f->addr - m->bias : f->addr;
+	addr = m ? addr - m->bias : addr;
 	char *cxx = symbols_demangle(name);
 	uint32_t node = profile_node(p, ZP_FUNCTION, cxx ? cxx : name, path, "", 0, addr);
 	free(cxx);
@@ -390,7 +400,7 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 		else if (f->flags & ZR_FUNC_NAMED)
 			t->nodes[i] = named_node(p, r, f);
 		else
-			t->nodes[i] = function_node(p, r, f->addr);
+			t->nodes[i] = function_node(p, r, f);
 		struct zp_stat s = {.calls = f->calls};
 		for (int e = 0; e < ZP_MAX_EVENTS; e++)
 			s.min[e] = UINT64_MAX;
@@ -499,6 +509,8 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	}
 	add_count(p, "processes", 1);
 	add_count(p, "lost_threads", h->lost_threads);
+	/* processes whose raw file had no room for every thread slot (raw.h) */
+	add_count(p, "lost_room", (h->flags & ZR_FLAG_NO_ROOM) != 0);
 	add_count(p, "lost_modules", h->lost_modules);
 	add_count(p, "lost_strings", h->lost_strings);
 	add_count(p, "lost_funcs", lost[0]);
