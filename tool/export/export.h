@@ -13,6 +13,10 @@
  *              along that path); the real stacks when the run has calling
  *              contexts, else rebuilt from call edges.
  *   json       zond's JSON document, schema in doc/json-schema.md.
+ *   pprof      pprof's profile.proto, gzipped (go tool pprof, Pyroscope,
+ *              Parca): one sample per calling context (its stack, its calls
+ *              and self cost per event), one sample type per event; without
+ *              contexts one one-frame sample per (thread, function).
  *
  * doc/reports.md tells how each format maps the model (event column names,
  * counts-only runs, how folded stacks are made from call edges).
@@ -58,5 +62,7 @@ int export_folded(const struct zp_profile *p, const struct export_options *o, FI
 		  struct zerr *err);
 int export_json(const struct zp_profile *p, const struct export_options *o, FILE *out,
 		struct zerr *err);
+int export_pprof(const struct zp_profile *p, const struct export_options *o, FILE *out,
+		 struct zerr *err);
 
 #endif
