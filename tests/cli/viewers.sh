@@ -2,7 +2,8 @@
 # A real recording (the bundled example) in the viewers' formats, read by
 # the viewers themselves: go tool pprof's per-function calls, self times and
 # totals equal zond report's, and the mapping carries the program's build id
-# as readelf prints it.
+# as readelf prints it; speedscope's importer sees one profile of the run's
+# total and every function's self time as zond report prints them.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 work=$1
@@ -39,5 +40,21 @@ if command -v go >/dev/null 2>&1; then
 		"$(go tool pprof -raw shop.pb.gz 2>/dev/null | grep -c " $SHOP $build_id ")" 1
 else
 	echo "SKIP: pprof checks: go is not installed (scripts/install-deps installs golang-go)"
+fi
+
+if [ -d "$NPM_DIR/node_modules/speedscope" ]; then
+	"$ZOND" export -i shop.db -f speedscope -o shop.json 2>err.txt
+	check_eq "speedscope: no contexts said once" "$(grep -c 'no calling contexts' err.txt)" 1
+	node "$SPEEDSCOPE_LOAD" "$NPM_DIR/node_modules/speedscope/dist/release" shop.json >loaded.txt 2>&1
+	total=$("$ZOND" report -i shop.db --raw | sed -n 's/^flat profile: time (ns), total //p')
+	check_eq "speedscope: one profile, nanoseconds, the run's total" "$(grep '^profile' loaded.txt |
+		sed 's/.* unit //')" "nanoseconds total $total"
+	# "name|self" of every function of nonzero self time, as zond report has it
+	awk -F '|' '$3 != 0 { print $1 "|" $3 }' report.txt >report_self.txt
+	sed -n 's/^frame \(.*\) self \([0-9]*\) total [0-9]*$/\1|\2/p' loaded.txt |
+		sort -t '|' -k1,1 >speedscope_self.txt
+	check_same "speedscope: self time per function = zond report" speedscope_self.txt report_self.txt
+else
+	echo "SKIP: speedscope checks: speedscope is not installed (tests/export/speedscope_install.sh)"
 fi
 finish

@@ -40,6 +40,7 @@ int main(int argc, char **argv)
 		{"folded", export_folded},
 		{"json", export_json},
 		{"pprof", export_pprof},
+		{"speedscope", export_speedscope},
 	};
 	if (argc != 4) {
 		fputs("usage: write_fixture FORMAT NEVENTS OUTFILE\n", stderr);
