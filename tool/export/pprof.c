@@ -37,6 +37,7 @@
 #include "profile.pb-c.h"
 #include "report/format.h"
 #include "symbols/symbols.h"
+#include "util/strtab.h"
 
 typedef Perftools__Profiles__Profile PProfile;
 typedef Perftools__Profiles__ValueType PValueType;
@@ -49,58 +50,16 @@ typedef Perftools__Profiles__Function PFunction;
 
 enum { LABEL_THREAD, LABEL_PID, LABEL_TID, NLABELS };
 
-/* The string table: strings[i] is index i; equal strings share an index. */
-struct strings {
-	char **s;
-	size_t n, cap;
-	uint32_t *slots; /* open addressing: index + 1, 0 = empty */
-	size_t nslots;
-};
-
-static uint64_t hash_string(const char *s)
+/* The string table: string i is w->str.s[i]; equal strings share an index. */
+static int64_t intern(struct strtab *t, const char *s)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-static void strings_rehash(struct strings *t)
-{
-	free(t->slots);
-	t->nslots = t->nslots ? t->nslots * 2 : 256;
-	t->slots = zp_xcalloc(t->nslots, sizeof *t->slots);
-	for (size_t i = 0; i < t->n; i++) {
-		size_t at = hash_string(t->s[i]) & (t->nslots - 1);
-		while (t->slots[at])
-			at = (at + 1) & (t->nslots - 1);
-		t->slots[at] = (uint32_t)i + 1;
-	}
-}
-
-static int64_t intern(struct strings *t, const char *s)
-{
-	if (!s)
-		s = "";
-	if (2 * (t->n + 1) > t->nslots)
-		strings_rehash(t);
-	size_t at = hash_string(s) & (t->nslots - 1);
-	for (; t->slots[at]; at = (at + 1) & (t->nslots - 1))
-		if (strcmp(t->s[t->slots[at] - 1], s) == 0)
-			return t->slots[at] - 1;
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 256;
-		t->s = zp_xrealloc(t->s, t->cap * sizeof *t->s);
-	}
-	t->s[t->n] = zp_xstrdup(s);
-	t->slots[at] = (uint32_t)++t->n;
-	return (int64_t)t->n - 1;
+	return (int64_t)strtab_intern(t, s);
 }
 
 struct pprof {
 	const struct zp_profile *p;
 	PProfile msg;
-	struct strings str;
+	struct strtab str;
 	PValueType *types;
 	PValueType **type_ptrs;
 	/* per node: location and function (id node + 1), 0 until sampled */
@@ -350,10 +309,7 @@ static int write_gzipped(const PProfile *msg, FILE *out, struct zerr *err)
 
 static void pprof_free(struct pprof *w)
 {
-	for (size_t i = 0; i < w->str.n; i++)
-		free(w->str.s[i]);
-	free(w->str.s);
-	free(w->str.slots);
+	strtab_free(&w->str);
 	for (size_t i = 0; i < w->nsamples; i++)
 		free(w->samples[i]);
 	free(w->samples);
