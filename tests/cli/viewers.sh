@@ -38,6 +38,15 @@ if command -v go >/dev/null 2>&1; then
 	build_id=$(readelf -n "$SHOP" | sed -n 's/^ *Build ID: //p')
 	check_eq "pprof: the program's mapping and build id" \
 		"$(go tool pprof -raw shop.pb.gz 2>/dev/null | grep -c " $SHOP $build_id ")" 1
+	# A run with contexts through the store: one thread, another default event.
+	"$WRITE_FIXTURE" contexts-store 2 ctx.db || exit 1
+	"$ZOND" export -i ctx.db -f pprof --tid 201 -e cycles -o ctx.pb.gz 2>err.txt
+	check_eq "pprof --tid: nothing on stderr" "$(cat err.txt)" ""
+	check_eq "pprof --tid -e cycles: that thread, cycles by default" \
+		"$(go tool pprof -top ctx.pb.gz 2>/dev/null | sed -n 's/^Showing nodes accounting for .* of \(.*\) total$/\1/p')" \
+		600cycles
+	check_eq "pprof --tid: the thread's label" \
+		"$(go tool pprof -tags ctx.pb.gz 2>/dev/null | grep -c 'worker')" 1
 else
 	echo "SKIP: pprof checks: go is not installed (scripts/install-deps installs golang-go)"
 fi
@@ -54,6 +63,12 @@ if [ -d "$NPM_DIR/node_modules/speedscope" ]; then
 	sed -n 's/^frame \(.*\) self \([0-9]*\) total [0-9]*$/\1|\2/p' loaded.txt |
 		sort -t '|' -k1,1 >speedscope_self.txt
 	check_same "speedscope: self time per function = zond report" speedscope_self.txt report_self.txt
+	"$WRITE_FIXTURE" contexts-store 2 ctx2.db || exit 1
+	"$ZOND" export -i ctx2.db -f speedscope --tid 201 -e cycles -o ctx.json
+	check_eq "speedscope --tid -e cycles: one profile, unit none" \
+		"$(node "$SPEEDSCOPE_LOAD" "$NPM_DIR/node_modules/speedscope/dist/release" ctx.json 2>&1 |
+			grep -v '^frame' | tr '\n' '|')" \
+		"group zond run 1: ./paths|profile worker (pid 200, tid 201) unit none total 600|stack worker 180|stack worker;C 120|stack worker;C;X 300|"
 else
 	echo "SKIP: speedscope checks: speedscope is not installed (tests/export/speedscope_install.sh)"
 fi
