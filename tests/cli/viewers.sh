@@ -38,6 +38,11 @@ if command -v go >/dev/null 2>&1; then
 	build_id=$(readelf -n "$SHOP" | sed -n 's/^ *Build ID: //p')
 	check_eq "pprof: the program's mapping and build id" \
 		"$(go tool pprof -raw shop.pb.gz 2>/dev/null | grep -c " $SHOP $build_id ")" 1
+	# Binary on a terminal: refused (script(1) gives the command a terminal).
+	if command -v script >/dev/null 2>&1; then
+		script -qec "\"$ZOND\" export -i shop.db -f pprof" /dev/null >tty.txt 2>&1
+		check_eq "pprof to a terminal: refused" "$?|$(grep -c 'pprof is gzipped binary' tty.txt)" "2|1"
+	fi
 	# A run with contexts through the store: one thread, another default event.
 	"$WRITE_FIXTURE" contexts-store 2 ctx.db || exit 1
 	"$ZOND" export -i ctx.db -f pprof --tid 201 -e cycles -o ctx.pb.gz 2>err.txt

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "export/export.h"
@@ -123,6 +124,10 @@ int cmd_export(int argc, char **argv)
 	export_fn fn = find_format(format);
 	if (!fn)
 		return cmd_usage_error("export", "unknown format '%s'", format);
+	if (fn == export_pprof && !output && isatty(STDOUT_FILENO))
+		return cmd_usage_error("export",
+				       "pprof is gzipped binary: give -o FILE or redirect "
+				       "standard output");
 
 	struct zerr err;
 	struct zp_profile *p = run_choice_load(&rc, &o.thread, &err);
