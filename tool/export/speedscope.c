@@ -30,7 +30,31 @@ struct speedscope {
 	FILE *out;
 	uint32_t *frame_of; /* per node: frame index + 1, 0 when not written */
 	uint32_t *path;     /* room for the deepest stack */
+	/* the samples (contexts, or stats without contexts) of thread t:
+	 * by_thread[first[t] .. first[t + 1]), in id order */
+	size_t *first;
+	uint32_t *by_thread;
 };
+
+static uint32_t sample_thread(const struct zp_profile *p, size_t i)
+{
+	return p->ncontexts ? p->contexts[i].thread : p->stats[i].thread;
+}
+
+/* Lists the samples per thread (a counting sort: one pass, not one per thread). */
+static void group_by_thread(struct speedscope *w)
+{
+	const struct zp_profile *p = w->p;
+	size_t n = p->ncontexts ? p->ncontexts : p->nstats;
+	w->first = zp_xcalloc(p->nthreads + 2, sizeof *w->first);
+	w->by_thread = zp_xcalloc(n ? n : 1, sizeof *w->by_thread);
+	for (size_t i = 0; i < n; i++)
+		w->first[sample_thread(p, i) + 2]++;
+	for (size_t t = 0; t < p->nthreads; t++)
+		w->first[t + 2] += w->first[t + 1];
+	for (size_t i = 0; i < n; i++)
+		w->by_thread[w->first[sample_thread(p, i) + 1]++] = (uint32_t)i;
+}
 
 /* Marks the nodes that will appear as frames and numbers them in node order. */
 static void number_frames(struct speedscope *w, uint32_t thread)
@@ -84,34 +108,32 @@ static void put_context_stack(struct speedscope *w, uint32_t c)
 	putc(']', w->out);
 }
 
-/* The weight of sample i of thread (context or stat), 0 when it has none. */
-static uint64_t sample_weight(const struct speedscope *w, uint32_t thread, size_t i)
+/* The weight of sample i (context or stat). */
+static uint64_t sample_weight(const struct speedscope *w, size_t i)
 {
 	const struct zp_profile *p = w->p;
 	if (p->ncontexts)
-		return p->contexts[i].thread == thread
-			       ? metric_context_self(&p->contexts[i], w->metric)
-			       : 0;
-	return p->stats[i].thread == thread ? metric_self(&p->stats[i], w->metric) : 0;
+		return metric_context_self(&p->contexts[i], w->metric);
+	return metric_self(&p->stats[i], w->metric);
 }
 
 /* "samples" (stacks) or, with weights set, "weights" of one thread. */
 static uint64_t put_samples(struct speedscope *w, uint32_t thread, int weights)
 {
 	const struct zp_profile *p = w->p;
-	size_t n = p->ncontexts ? p->ncontexts : p->nstats;
 	uint64_t total = 0;
 	const char *sep = "";
 	fprintf(w->out, "\"%s\": [", weights ? "weights" : "samples");
-	for (size_t i = 0; i < n; i++) {
-		uint64_t weight = sample_weight(w, thread, i);
+	for (size_t k = w->first[thread]; k < w->first[thread + 1]; k++) {
+		uint32_t i = w->by_thread[k];
+		uint64_t weight = sample_weight(w, i);
 		if (!weight)
 			continue;
 		fputs(sep, w->out);
 		if (weights)
 			fprintf(w->out, "%" PRIu64, weight);
 		else if (p->ncontexts)
-			put_context_stack(w, (uint32_t)i);
+			put_context_stack(w, i);
 		else
 			fprintf(w->out, "[%" PRIu32 "]", w->frame_of[p->stats[i].node] - 1);
 		sep = ",";
@@ -147,6 +169,7 @@ int export_speedscope(const struct zp_profile *p, const struct export_options *o
 	w.frame_of = zp_xcalloc(p->nnodes ? p->nnodes : 1, sizeof *w.frame_of);
 	w.path = zp_xcalloc(p->ncontexts ? p->ncontexts : 1, sizeof *w.path);
 	number_frames(&w, o->thread);
+	group_by_thread(&w);
 
 	char title[64];
 	snprintf(title, sizeof title, "zond run %" PRId64 ": ", p->run.id);
@@ -171,6 +194,8 @@ int export_speedscope(const struct zp_profile *p, const struct export_options *o
 	fputs("\n]}\n", out);
 	free(w.frame_of);
 	free(w.path);
+	free(w.first);
+	free(w.by_thread);
 	if (ferror(out))
 		return zerr_set(err, "cannot write the speedscope profile");
 	return 0;
