@@ -13,6 +13,15 @@
  *              along that path); the real stacks when the run has calling
  *              contexts, else rebuilt from call edges.
  *   json       zond's JSON document, schema in doc/json-schema.md.
+ *   speedscope speedscope's JSON file format: one "sampled" profile per
+ *              thread, its samples the stacks of the calling contexts
+ *              weighted by their self cost in the event (nanoseconds, or
+ *              "none" for counts), frames shared; without contexts one-frame
+ *              samples per function.
+ *   pprof      pprof's profile.proto, gzipped (go tool pprof, Pyroscope,
+ *              Parca): one sample per calling context (its stack, its calls
+ *              and self cost per event), one sample type per event; without
+ *              contexts one one-frame sample per (thread, function).
  *
  * doc/reports.md tells how each format maps the model (event column names,
  * counts-only runs, how folded stacks are made from call edges).
@@ -58,5 +67,15 @@ int export_folded(const struct zp_profile *p, const struct export_options *o, FI
 		  struct zerr *err);
 int export_json(const struct zp_profile *p, const struct export_options *o, FILE *out,
 		struct zerr *err);
+int export_speedscope(const struct zp_profile *p, const struct export_options *o, FILE *out,
+		      struct zerr *err);
+int export_pprof(const struct zp_profile *p, const struct export_options *o, FILE *out,
+		 struct zerr *err);
+
+/*
+ * Writes str as a JSON string: UTF-8, quotes, backslashes and control
+ * characters escaped, bytes that are not valid UTF-8 as U+FFFD; NULL as null.
+ */
+void json_put_string(FILE *out, const char *str);
 
 #endif

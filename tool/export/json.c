@@ -41,7 +41,7 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-static void put_string(FILE *out, const char *str)
+void json_put_string(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	if (!s) {
@@ -70,7 +70,7 @@ static void put_string(FILE *out, const char *str)
 
 static void put_key(FILE *out, const char *key)
 {
-	put_string(out, key);
+	json_put_string(out, key);
 	fputs(": ", out);
 }
 
@@ -171,11 +171,11 @@ static void put_node(FILE *out, const struct zp_profile *p, uint32_t id, const s
 {
 	const struct zp_node *n = &p->nodes[id];
 	fprintf(out, "{\"id\": %" PRIu32 ", \"kind\": \"%s\", \"name\": ", id, kind_name(n->kind));
-	put_string(out, n->name);
+	json_put_string(out, n->name);
 	fputs(", \"module\": ", out);
-	put_string(out, n->module);
+	json_put_string(out, n->module);
 	fputs(", \"file\": ", out);
-	put_string(out, n->file);
+	json_put_string(out, n->file);
 	fprintf(out, ", \"line\": %d, \"addr\": %" PRIu64 ", \"parent\": ", n->line, n->addr);
 	put_index(out, n->parent);
 	fputs(", ", out);
@@ -195,7 +195,7 @@ static void put_run(FILE *out, const struct zp_profile *p)
 	fprintf(out, "\"run\": {\"id\": %" PRId64, r->id);
 	for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
 		fprintf(out, ", \"%s\": ", strings[i].key);
-		put_string(out, strings[i].value);
+		json_put_string(out, strings[i].value);
 	}
 	fprintf(out,
 		", \"start_ns\": %" PRId64 ", \"duration_ns\": %" PRId64 ", \"pid\": %" PRId64
@@ -209,7 +209,7 @@ static void put_run(FILE *out, const struct zp_profile *p)
 	for (size_t i = 0; i < r->nmeta; i++) {
 		fputs(i ? ", " : "", out);
 		put_key(out, r->meta[i].key);
-		put_string(out, r->meta[i].value);
+		json_put_string(out, r->meta[i].value);
 	}
 	fputs("}},\n", out);
 }
@@ -219,9 +219,9 @@ static void put_events(FILE *out, const struct zp_profile *p)
 	fputs("\"events\": [", out);
 	for (size_t i = 0; i < p->nevents; i++) {
 		fputs(i ? ", {\"name\": " : "{\"name\": ", out);
-		put_string(out, p->events[i].name);
+		json_put_string(out, p->events[i].name);
 		fputs(", \"unit\": ", out);
-		put_string(out, p->events[i].unit);
+		json_put_string(out, p->events[i].unit);
 		putc('}', out);
 	}
 	fputs("],\n", out);
@@ -234,7 +234,7 @@ static void put_thread(FILE *out, const struct zp_profile *p, uint32_t t)
 	fprintf(out,
 		"{\"index\": %" PRIu32 ", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"name\": ",
 		t, th->pid, th->tid);
-	put_string(out, th->name);
+	json_put_string(out, th->name);
 	fputs(",\n  \"nodes\": [", out);
 	const char *sep = "\n   ";
 	for (size_t i = 0; i < p->nstats; i++) {
