@@ -407,8 +407,12 @@ static void start_forwarding(struct sigaction old[NFORWARDED])
 {
 	struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO};
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < NFORWARDED; i++)
-		sigaction(forwarded[i], &sa, &old[i]);
+	for (size_t i = 0; i < NFORWARDED; i++) {
+		sigaction(forwarded[i], NULL, &old[i]);
+		/* ignored (nohup, a background job's ^C): the program inherits that */
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(forwarded[i], &sa, NULL);
+	}
 }
 
 static void stop_forwarding(const struct sigaction old[NFORWARDED])

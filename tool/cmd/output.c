@@ -166,18 +166,21 @@ int output_open(struct output *o, const char *path, struct zerr *err)
 int output_close(struct output *o, int ok, struct zerr *err)
 {
 	const char *name = *o->path ? o->path : "standard output";
-	int bad = fflush(o->f) != 0 || ferror(o->f);
-	int e = errno;
+	int e = errno; /* a writer that failed to write stopped there */
+	int bad = ferror(o->f);
+	if (fflush(o->f) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
 	if (*o->path && fclose(o->f) != 0 && !bad) {
 		bad = 1;
 		e = errno;
 	}
 	o->f = NULL;
-	if (!*o->tmp)
-		return ok && bad ? zerr_set(err, "%s: write failed: %s", name, strerror(e)) : 0;
-	if (!ok || bad) {
+	if (*o->tmp && (!ok || bad))
 		unlink(o->tmp);
-		return ok ? zerr_set(err, "%s: write failed: %s", name, strerror(e)) : 0;
-	}
-	return output_commit(o->tmp, o->path, err);
+	/* a failed write is the reason, whatever the writer said */
+	if (bad)
+		return zerr_set(err, "%s: write failed: %s", name, strerror(e));
+	return ok && *o->tmp ? output_commit(o->tmp, o->path, err) : 0;
 }

@@ -51,7 +51,8 @@ int output_open(struct output *o, const char *path, struct zerr *err);
 /*
  * Closes o: when ok and every write succeeded, renames the temporary file
  * into place; else removes it (the old file, if any, is left as it was).
- * 0 when the file is complete in place, or -1 with err set (when ok).
+ * 0 when the file is complete in place (or !ok and nothing failed here), or
+ * -1 with err set: a failed write names the file, whatever the writer said.
  */
 int output_close(struct output *o, int ok, struct zerr *err);
 
