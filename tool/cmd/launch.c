@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -633,21 +634,61 @@ static uint64_t pool_bytes(const struct launch *l, uint64_t *per_thread)
 }
 
 /*
- * Why a program left no raw data when zond knows better than the collector's
- * guess: the tables did not fit under the address-space limit.  NULL if not.
+ * Whether a file of bytes can be made and mapped as the runtime does
+ * (runtime/linux/port.c: ftruncate, then a shared mapping); 0, or the
+ * errno of the step that failed, named in *step.
+ */
+static int probe_mapping(const char *dir, uint64_t bytes, const char **step)
+{
+	char path[PATH_MAX];
+	int e = 0;
+	*step = "create";
+	if (launch_join_path(path, sizeof path, dir, "probe.zraw") < 0)
+		return ENAMETOOLONG;
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		return errno;
+	void *map = MAP_FAILED;
+	*step = "ftruncate";
+	if (bytes > INT64_MAX || ftruncate(fd, (off_t)bytes) != 0) {
+		e = bytes > INT64_MAX ? EFBIG : errno;
+	} else {
+		*step = "mmap";
+		map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		e = map == MAP_FAILED ? errno : 0;
+	}
+	if (map != MAP_FAILED)
+		munmap(map, bytes);
+	close(fd);
+	unlink(path);
+	return e;
+}
+
+/*
+ * Why a program left no raw data at all when zond can tell: the runtime's
+ * tables, as the pool options size them, cannot be made or mapped (too
+ * large for the file system, the address space or ulimit -v).  NULL if not.
  */
 static const char *no_room(const struct launch *l, char *buf, size_t len)
 {
 	struct rlimit as;
+	const char *step;
 	uint64_t per_thread, need = pool_bytes(l, &per_thread);
-	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY ||
-	    need + (64 << 20) < as.rlim_cur)
+	int e = probe_mapping(l->dir, need + (16 << 20), &step);
+	if (!e)
 		return NULL;
-	snprintf(buf, len, "the runtime's tables need about %llu MB per process (%s threads x "
-			   "%.1f MB), more than the address-space limit (ulimit -v) of %llu MB "
-			   "allows: lower --threads, --funcs, --edges or --depth",
-		 (unsigned long long)(need >> 20), l->opt.pool[0] ? l->opt.pool[0] : "64",
-		 (double)per_thread / (1 << 20), (unsigned long long)(as.rlim_cur >> 20));
+	int n = snprintf(buf, len, "the runtime's tables need about %llu MB per process (%s "
+				   "threads x %.1f MB) and cannot be made (%s: %s)",
+			 (unsigned long long)(need >> 20), l->opt.pool[0] ? l->opt.pool[0] : "64",
+			 (double)per_thread / (1 << 20), step, strerror(e));
+	if (n > 0 && (size_t)n < len && getrlimit(RLIMIT_AS, &as) == 0 &&
+	    as.rlim_cur != RLIM_INFINITY && need + (64 << 20) >= as.rlim_cur)
+		n += snprintf(buf + n, len - (size_t)n,
+			      ", more than the address-space limit (ulimit -v) of %llu MB allows",
+			      (unsigned long long)(as.rlim_cur >> 20));
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n,
+			 ": lower --threads, --funcs, --edges or --depth");
 	return buf;
 }
 

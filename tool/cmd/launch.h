@@ -68,6 +68,12 @@ enum {
 	"  -q, --quiet           no summary\n"                                                    \
 	"      --keep-raw        keep the raw data directory and print its path\n"
 
+/* The end of the --help of a command that runs a program. */
+#define LAUNCH_EXIT_HELP                                                                          \
+	"zond ends as PROG did: its exit status, or killed by the same signal (once the\n"       \
+	"run is stored).  HUP, INT, QUIT, TERM, USR1, USR2 and ALRM sent to zond are passed\n"  \
+	"on to PROG.  If zond is killed, 'zond recover DIR' stores the raw data it left.\n"
+
 struct launch {
 	const char *cmd;     /* the subcommand, for messages: "record" */
 	char prog[PATH_MAX]; /* the program's resolved path */

@@ -39,7 +39,7 @@ static const char usage_text[] =
 	LAUNCH_OPTIONS_HELP
 	"  -h, --help            this help\n\n"
 	"Calls that never pass through the PLT are not seen: see doc/libcalls.md.\n"
-	"zond exits with PROG's exit status (128+N when PROG was killed by signal N).\n";
+	LAUNCH_EXIT_HELP;
 
 enum { OPT_DLSYM = 256 };
 

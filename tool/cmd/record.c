@@ -35,7 +35,7 @@ static const char usage_text[] =
 	"  -N, --exclude GLOB    do not record functions matching GLOB (repeatable)\n"
 	LAUNCH_OPTIONS_HELP
 	"  -h, --help            this help\n\n"
-	"zond exits with PROG's exit status (128+N when PROG was killed by signal N).\n";
+	LAUNCH_EXIT_HELP;
 
 enum { OPT_MANUAL = 256 };
 
