@@ -38,11 +38,16 @@ check_eq "libcalls -f nosuch: status" $? 5
 check_eq "libcalls -f nosuch: says so" "$(cat err.txt)" \
 	"zond libcalls: $PLAIN: no run stored: no library call was recorded: none matched -l/-f"
 
-# Tables too large for the address space: which and how much.
-(ulimit -v 300000; "$ZOND" record --threads 1000 -- "$SHOP" >/dev/null 2>err.txt)
-check_eq "ulimit -v: one line" "$(wc -l <err.txt)" 1
-check_eq "ulimit -v: says so" \
-	"$(grep -c 'about [0-9]* MB per process (1000 threads x .*(ulimit -v) of 292 MB' err.txt)" 1
+# Tables too large for the address space: which and how much.  (A zond built with
+# AddressSanitizer cannot run under ulimit -v at all.)
+if (ulimit -v 300000; "$ZOND" --version >/dev/null 2>&1); then
+	(ulimit -v 300000; "$ZOND" record --threads 1000 -- "$SHOP" >/dev/null 2>err.txt)
+	check_eq "ulimit -v: one line" "$(wc -l <err.txt)" 1
+	check_eq "ulimit -v: says so" \
+		"$(grep -c 'about [0-9]* MB per process (1000 threads x .*(ulimit -v) of 292 MB' err.txt)" 1
+else
+	echo "note: zond does not run under ulimit -v (a sanitizer build): not checked"
+fi
 
 # Tables larger than any file or address space (the step that fails depends on the file system).
 "$ZOND" record --threads 65536 --funcs 16777216 -- "$SHOP" >/dev/null 2>err.txt

@@ -501,7 +501,8 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *
 		}
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, compare_names);
+	if (n)
+		qsort(names, n, sizeof *names, compare_names);
 
 	struct symbols *syms = symbols_new();
 	int rc = 0;
