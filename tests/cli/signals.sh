@@ -54,6 +54,27 @@ for s in TERM:15 HUP:1 INT:2 QUIT:3 USR1:10; do
 	check_eq "$sig: no raw data left" "$(ls tmp)" ""
 done
 
+# The program's signal dispositions are its own: ignored ones (nohup, a background job's ^C)
+# stay ignored, the others are the default, as when it runs alone.
+dispositions() {
+	grep -E '^Sig(Ign|Cgt)' "/proc/$1/status" | tr '\n' ' '
+}
+for how in plain zond; do
+	rm -f pid
+	if [ $how = plain ]; then
+		(trap '' INT HUP; exec "$WAITER" wait pid) >/dev/null &
+	else
+		(trap '' INT HUP; exec "$ZOND" record -q -o d.db -- "$WAITER" wait pid) >/dev/null &
+	fi
+	p=$(program_pid)
+	dispositions "$p" >$how.sig
+	kill -TERM "$p"
+	wait
+done
+check_same "dispositions under zond" zond.sig plain.sig
+ign=$(sed -n 's/^SigIgn:[[:space:]]*\([0-9a-f]*\).*/\1/p' plain.sig)
+check_eq "INT and HUP ignored" $((0x$ign & 3)) 3
+
 # A program that catches SIGTERM ends as it decides: exit 7, and its later calls count.
 rm -f pid s.db
 ended "$ZOND" record -q -o s.db -- "$WAITER" catch pid >out.txt 2>err.txt &

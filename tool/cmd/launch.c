@@ -424,7 +424,7 @@ static void stop_forwarding(const struct sigaction old[NFORWARDED])
 }
 
 static void run_child(struct launch *l, void (*setup)(void *arg), void *arg,
-		      const sigset_t *mask)
+		      const struct sigaction old[NFORWARDED], const sigset_t *mask)
 {
 	setenv("ZOND_DIR", l->dir, 1);
 	if (l->opt.no_time)
@@ -435,7 +435,10 @@ static void run_child(struct launch *l, void (*setup)(void *arg), void *arg,
 		if (l->opt.pool[i])
 			setenv(pool_vars[i], l->opt.pool[i], 1);
 	setup(arg);
-	sigprocmask(SIG_SETMASK, mask, NULL); /* execv resets the handlers, not the mask */
+	/* the program's own dispositions before anything pending is delivered */
+	for (size_t i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded[i], &old[i], NULL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
 	execv(l->prog, l->argv);
 	fprintf(stderr, "zond %s: %s: cannot run: %s\n", l->cmd, l->prog, strerror(errno));
 	_exit(127);
@@ -456,7 +459,7 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 	start_forwarding(old);
 	pid_t pid = fork();
 	if (pid == 0)
-		run_child(l, setup, arg, &mask);
+		run_child(l, setup, arg, old, &mask);
 	running_child = pid;
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	if (pid < 0) {
