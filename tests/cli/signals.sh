@@ -54,6 +54,15 @@ for s in TERM:15 HUP:1 INT:2 QUIT:3 USR1:10; do
 	check_eq "$sig: no raw data left" "$(ls tmp)" ""
 done
 
+# libcalls runs programs the same way.
+rm -f pid l.db
+ended "$ZOND" libcalls -q -o l.db -- "$WAITER" wait pid >out.txt 2>err.txt &
+kill -TERM "$(zond_of "$(program_pid)")"
+wait
+check_eq "libcalls: zond dies of the program's signal" "$(tail -n 1 out.txt)" "signal 15"
+check_eq "libcalls: the run is stored" "$("$ZOND" dump -i l.db | grep -c '^function printf')" 1
+check_eq "libcalls: no raw data left" "$(ls tmp)" ""
+
 # The program's signal dispositions are its own: ignored ones (nohup, a background job's ^C)
 # stay ignored, the others are the default, as when it runs alone.
 dispositions() {

@@ -25,7 +25,7 @@ sed -i '/^Segmentation fault/d' "$work/plain.err"
 # shellcheck disable=SC2086
 "$zond" libcalls -q --keep-raw -o "$work/db" $opts -- "$@" >"$work/out" 2>"$work/err"
 status=$?
-raw=$(sed -n 's/^zond libcalls: raw data kept in //p' "$work/err")
+raw=$(sed -n 's/^zond libcalls: raw data kept in \([^ ]*\).*/\1/p' "$work/err")
 grep -v '^zond libcalls: raw data kept in ' "$work/err" |
 	sed '/^Segmentation fault/d' >"$work/prog.err"
 

@@ -717,7 +717,10 @@ static void die_as(int sig)
 /* Removes the raw data (or says where it was kept); zond's exit status. */
 static int launch_finish(struct launch *l, int failed)
 {
-	if (l->keep_raw)
+	if (l->keep_raw && failed && !l->recovering)
+		fprintf(stderr, "zond %s: raw data kept in %s ('zond recover %s' stores it)\n",
+			l->cmd, l->dir, l->dir);
+	else if (l->keep_raw)
 		fprintf(stderr, "zond %s: raw data kept in %s\n", l->cmd, l->dir);
 	else
 		launch_remove_dir(l->dir);
