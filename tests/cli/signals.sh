@@ -63,6 +63,22 @@ check_eq "libcalls: zond dies of the program's signal" "$(tail -n 1 out.txt)" "s
 check_eq "libcalls: the run is stored" "$("$ZOND" dump -i l.db | grep -c '^function printf')" 1
 check_eq "libcalls: no raw data left" "$(ls tmp)" ""
 
+# The store cannot be written once the program ran (its folder became a file meanwhile):
+# the raw data is kept, zond says how to store it, and recover stores it elsewhere.
+rm -f pid
+mkdir gone
+"$ZOND" record -q -o gone/s.db -- "$WAITER" wait pid >/dev/null 2>err.txt &
+waiter_pid=$(program_pid)
+rmdir gone && echo "a file now" >gone
+kill -TERM "$waiter_pid"
+wait
+dir=$(sed -n "s/^zond record: raw data kept in \([^ ]*\) ('zond recover .* stores it)\$/\1/p" err.txt)
+check_eq "store failed: one error and the kept data" "$(wc -l <err.txt)" 2
+"$ZOND" recover -q -o later.db "$dir" && pass || fail "recover -o later.db $dir"
+check_eq "recovered elsewhere" "$("$ZOND" dump -i later.db | grep 'function work')" \
+	"function work calls=50"
+check_eq "recovered: killed by TERM" "$("$ZOND" runs -i later.db | grep -c 'signal 15')" 1
+
 # The program's signal dispositions are its own: ignored ones (nohup, a background job's ^C)
 # stay ignored, the others are the default, as when it runs alone.
 dispositions() {
