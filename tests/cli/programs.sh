@@ -20,6 +20,8 @@ for c in record libcalls; do
 	check_error "$c --threads too many" "--threads wants a number from 1 to 65536" \
 		"$ZOND" $c --threads 100000 -- "$SHOP"
 done
+check_error "info of a directory" "/tmp: is a directory" "$ZOND" info /tmp
+check_error "info of an aarch64 program" "a64: an aarch64 program" "$ZOND" info ./a64
 check_eq "no store made" "$(ls zond.db 2>/dev/null)" ""
 
 # A run that records nothing: the program's output and status, one line, no run.
