@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{"diff", cmd_diff, "what changed per function between two runs or campaigns (CI gate)"},
 	{"export", cmd_export, "write a run as callgrind, dot, folded stacks or json"},
 	{"trace", cmd_trace, "profiles of AArch64/RISC-V programs from instruction traces (QEMU)"},
+	{"recover", cmd_recover, "store the raw data of an interrupted run (raw data kept in DIR)"},
 	{"dump", cmd_dump, "print a run as stable, sorted text (for tests and diffs)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -35,7 +35,7 @@ check_error "export to a bad path" "/nonexistent/x.out" \
 	"$ZOND" export -i good.db --format json -o /nonexistent/x.out
 
 # Every command answers --help with exit 0.
-for c in record report graph runs export dump; do
+for c in record report graph runs export dump recover; do
 	if "$ZOND" "$c" --help | grep -q "usage: zond $c"; then pass; else fail "$c --help"; fi
 	if "$ZOND" help "$c" | grep -q "usage: zond $c"; then pass; else fail "help $c"; fi
 done

@@ -26,8 +26,9 @@ sed -i '/^Segmentation fault/d' "$work/plain.err"
 # shellcheck disable=SC2086
 "$zond" libcalls -q --keep-raw -o "$work/db" $opts -- "$@" >"$work/out" 2>"$work/err"
 status=$?
-raw=$(sed -n 's/^zond libcalls: raw data kept in //p' "$work/err")
-grep -v '^zond libcalls: raw data kept in ' "$work/err" >"$work/prog.err"
+raw=$(sed -n 's/^zond libcalls: raw data kept in \([^ ]*\).*/\1/p' "$work/err")
+grep -v '^zond libcalls: raw data kept in ' "$work/err" |
+	sed '/^Segmentation fault/d' >"$work/prog.err"
 
 # callers named after the calling module, "[/path/prog]": by base name (build trees differ)
 by_base_name='s|\[/[^]]*/\([^]/]*\)\]|[\1]|g'

@@ -15,6 +15,7 @@
 static const char usage_text[] =
 	"usage: zond dump [options]\n"
 	"Print a run as sorted text without times: the number of threads, a line\n"
+	"'lost_X N' per table the collector found full (the run is then incomplete), a line\n"
 	"per function 'function NAME calls=N' (blocks: 'block NAME FILE:LINE calls=N')\n"
 	"and a line per call edge 'call CALLER -> CALLEE calls=N' (CALLER '-' for a\n"
 	"thread's root).\n\n"
@@ -109,6 +110,10 @@ static void dump(const struct zp_profile *p, uint32_t thread, int times, FILE *o
 	qsort(l.line, l.n, sizeof *l.line, compare_lines);
 
 	fprintf(out, "threads %zu\n", thread == ZP_NONE ? p->nthreads : (size_t)1);
+	/* what the collector dropped: a dump without these lines is complete */
+	for (size_t i = 0; i < p->run.nmeta; i++)
+		if (strncmp(p->run.meta[i].key, "lost_", 5) == 0)
+			fprintf(out, "%s %s\n", p->run.meta[i].key, p->run.meta[i].value);
 	for (size_t i = 0; i < l.n; i++) {
 		fprintf(out, "%s\n", l.line[i]);
 		free(l.line[i]);

@@ -1,5 +1,4 @@
 /* export.c - `zond export`: a run in the formats other tools read. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,8 @@
 #include "cmd.h"
 #include "export/export.h"
 #include "report/format.h"
+#include "output.h"
+#include "store/store.h"
 
 static const char usage_text[] =
 	"usage: zond export --format FORMAT [options]\n"
@@ -77,17 +78,14 @@ static export_fn find_format(const char *name)
 static int write_export(export_fn fn, const struct zp_profile *p, const struct export_options *o,
 			const char *path)
 {
-	FILE *out = path ? fopen(path, "w") : stdout;
+	struct output out;
 	struct zerr err;
-	if (!out)
-		return cmd_error("export", "%s: cannot create: %s", path, strerror(errno));
-	int rc = fn(p, o, out, &err);
-	if (rc == 0 && (fflush(out) != 0 || ferror(out)))
-		rc = zerr_set(&err, "%s: write failed: %s", path ? path : "standard output",
-			      strerror(errno));
-	if (path && fclose(out) != 0 && rc == 0)
-		rc = zerr_set(&err, "%s: write failed: %s", path, strerror(errno));
-	return rc < 0 ? cmd_error("export", "%s", err.msg) : 0;
+	if (output_open(&out, path, &err) < 0)
+		return cmd_error("export", "%s", err.msg);
+	int ok = fn(p, o, out.f, &err) == 0;
+	if (output_close(&out, ok, &err) < 0 || !ok)
+		return cmd_error("export", "%s", err.msg);
+	return 0;
 }
 
 int cmd_export(int argc, char **argv)
@@ -130,6 +128,9 @@ int cmd_export(int argc, char **argv)
 				       "standard output");
 
 	struct zerr err;
+	const char *inputs[] = {rc.store ? rc.store : STORE_DEFAULT_PATH, NULL};
+	if (output && output_check(output, OUTPUT_FILE, inputs, &err) < 0)
+		return cmd_error("export", "%s", err.msg);
 	struct zp_profile *p = run_choice_load(&rc, &o.thread, &err);
 	if (!p)
 		return cmd_error("export", "%s", err.msg);

@@ -229,8 +229,8 @@ static int info(const char *arg)
 {
 	char prog[PATH_MAX], interp[PATH_MAX], real[PATH_MAX];
 	struct zerr err;
-	if (launch_find_program(arg, prog) < 0)
-		return cmd_error("info", "%s: program not found", arg);
+	if (launch_find_program(arg, prog, &err) < 0)
+		return cmd_error("info", "%s", err.msg);
 	if (!symbols_is_elf(prog, &err))
 		return cmd_error("info", "%s", err.msg);
 	int dynamic = symbols_interpreter(prog, interp, sizeof interp, &err);

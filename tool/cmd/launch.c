@@ -2,6 +2,7 @@
 #include "launch.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -9,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -17,7 +20,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "output.h"
 #include "ingest/raw_reader.h"
+#include "raw.h"
 #include "report/report.h"
 #include "store/store.h"
 #include "symbols/symbols.h"
@@ -37,6 +42,9 @@ void launch_init(struct launch *l, const char *cmd)
 static const char *const pool_vars[4] = {"ZOND_THREADS", "ZOND_FUNCS", "ZOND_EDGES",
 					 "ZOND_DEPTH"};
 static const char *const pool_options[4] = {"threads", "funcs", "edges", "depth"};
+/* The runtime's limits (runtime/linux/port.c): above them it would use its default. */
+static const long pool_max[4] = {1L << 16, 1L << 24, 1L << 26, 1L << 20};
+static const long pool_default[4] = {64, 16384, 65536, 4096};
 
 /* Takes opt if it is a shared option: 0, else LAUNCH_NOT_MINE or a usage error's status. */
 static int shared_option(struct launch *l, int opt, const char *arg)
@@ -51,9 +59,11 @@ static int shared_option(struct launch *l, int opt, const char *arg)
 	case LAUNCH_OPT_FUNCS:
 	case LAUNCH_OPT_EDGES:
 	case LAUNCH_OPT_DEPTH:
-		if (parse_count(arg) < 1)
-			return cmd_usage_error(l->cmd, "--%s wants a positive number",
-					       pool_options[opt - LAUNCH_OPT_THREADS]);
+		v = parse_count(arg);
+		if (v < 1 || v > pool_max[opt - LAUNCH_OPT_THREADS])
+			return cmd_usage_error(l->cmd, "--%s wants a number from 1 to %ld, not '%s'",
+					       pool_options[opt - LAUNCH_OPT_THREADS],
+					       pool_max[opt - LAUNCH_OPT_THREADS], arg);
 		l->opt.pool[opt - LAUNCH_OPT_THREADS] = arg;
 		break;
 	case 'n':
@@ -178,36 +188,171 @@ int launch_each_library(const char *prog, void (*fn)(void *arg, const char *path
 	return 0;
 }
 
-int launch_find_program(const char *prog, char out[PATH_MAX])
+/* The ELF machines zond may meet, by name. */
+static const char *machine_name(unsigned machine)
 {
-	if (strchr(prog, '/')) {
-		if (access(prog, X_OK) != 0)
-			return -1;
-		return realpath(prog, out) ? 0 : -1;
+	switch (machine) {
+	case EM_386: return "i386";
+	case EM_X86_64: return "x86_64";
+	case EM_ARM: return "arm";
+	case EM_AARCH64: return "aarch64";
+	case EM_RISCV: return "riscv";
+	case EM_PPC64: return "ppc64";
+	case EM_S390: return "s390x";
+	case EM_MIPS: return "mips";
+	default: return NULL;
 	}
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-		char dir[PATH_MAX], cand[PATH_MAX];
-		snprintf(dir, sizeof dir, "%.*s", (int)(n ? n : 1), n ? path : ".");
-		struct stat st;
-		if (launch_join_path(cand, sizeof cand, dir, prog) == 0 && stat(cand, &st) == 0 &&
-		    S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
-			return realpath(cand, out) ? 0 : -1;
-		path += n + (path[n] == ':');
-	}
-	return -1;
 }
 
-int launch_make_dir(struct launch *l, struct zerr *err)
+#if defined(__x86_64__)
+#define HOST_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define HOST_MACHINE EM_AARCH64
+#elif defined(__riscv)
+#define HOST_MACHINE EM_RISCV
+#else
+#define HOST_MACHINE EM_NONE
+#endif
+
+/*
+ * Whether the file at path is a program this machine runs natively: an ELF
+ * file of our architecture and class, or a script (#!).  0, or -1 with err.
+ */
+static int check_runnable(const char *path, struct zerr *err)
 {
+	Elf64_Ehdr h = {0};
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return zerr_set(err, "%s: cannot read: %s", path, strerror(errno));
+	ssize_t n = read(fd, &h, sizeof h);
+	close(fd);
+	if (n >= 2 && memcmp(h.e_ident, "#!", 2) == 0)
+		return 0;
+	if (n < (ssize_t)sizeof(Elf32_Ehdr) || memcmp(h.e_ident, ELFMAG, SELFMAG) != 0)
+		return zerr_set(err, "%s: not a program: neither an ELF file nor a script (#!)",
+				path);
+	if (h.e_type != ET_EXEC && h.e_type != ET_DYN)
+		return zerr_set(err, "%s: an ELF file but not a program (ELF type %u)", path,
+				(unsigned)h.e_type);
+	const char *name = machine_name(h.e_machine);
+	if (HOST_MACHINE != EM_NONE && h.e_machine != HOST_MACHINE) {
+		if (name)
+			return zerr_set(err, "%s: an %s program; this machine runs %s (zond trace "
+					     "record runs other architectures under QEMU)",
+					path, name, machine_name(HOST_MACHINE));
+		return zerr_set(err, "%s: a program for another architecture (ELF machine %u)",
+				path, (unsigned)h.e_machine);
+	}
+	if (h.e_ident[EI_CLASS] != ELFCLASS64)
+		return zerr_set(err, "%s: a 32-bit program; zond's runtime is 64-bit", path);
+	return 0;
+}
+
+/* A file found for prog: a regular, executable file. */
+static int check_program_file(const char *path, struct zerr *err)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return zerr_set(err, "%s: %s", path,
+				errno == ENOENT ? "program not found" : strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return zerr_set(err, "%s: is a directory, not a program", path);
+	if (!S_ISREG(st.st_mode))
+		return zerr_set(err, "%s: not a regular file, not a program", path);
+	if (access(path, X_OK) != 0 || !(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
+		return zerr_set(err, "%s: not executable (no execute permission)", path);
+	return 0;
+}
+
+int launch_find_program(const char *prog, char out[PATH_MAX], struct zerr *err)
+{
+	char found[PATH_MAX] = "";
+	if (strchr(prog, '/')) {
+		snprintf(found, sizeof found, "%s", prog);
+	} else {
+		const char *path = getenv("PATH");
+		if (!path)
+			path = "/usr/local/bin:/usr/bin:/bin";
+		/* execvp's choice: the first executable regular file along PATH */
+		while (*path) {
+			size_t n = strcspn(path, ":");
+			char dir[PATH_MAX], cand[PATH_MAX];
+			snprintf(dir, sizeof dir, "%.*s", (int)(n ? n : 1), n ? path : ".");
+			struct stat st;
+			if (launch_join_path(cand, sizeof cand, dir, prog) == 0 &&
+			    stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
+				snprintf(found, sizeof found, "%s", cand);
+				break;
+			}
+			path += n + (path[n] == ':');
+		}
+		if (!*found)
+			return zerr_set(err, "%s: program not found in PATH", prog);
+	}
+	if (check_program_file(found, err) < 0 || check_runnable(found, err) < 0)
+		return -1;
+	if (!realpath(found, out))
+		return zerr_set(err, "%s: %s", found, strerror(errno));
+	return 0;
+}
+
+/*
+ * What is known of the run before it ends, in dir/run.info ("key value"
+ * lines), so that `zond recover DIR` can store an interrupted run as it was
+ * meant to be stored.  Written before the program starts; the end is
+ * appended once it ended.
+ */
+#define RUN_INFO "run.info"
+
+static FILE *open_run_info(const struct launch *l, const char *mode)
+{
+	char path[PATH_MAX];
+	return launch_join_path(path, sizeof path, l->dir, RUN_INFO) < 0 ? NULL
+									  : fopen(path, mode);
+}
+
+static char *join_command(char **argv);
+
+static int write_run_info(const struct launch *l, const char *collector, struct zerr *err)
+{
+	char store[PATH_MAX];
+	FILE *f = open_run_info(l, "w");
+	if (!f)
+		return zerr_set(err, "%s/%s: cannot create: %s", l->dir, RUN_INFO, strerror(errno));
+	char *cmd = join_command(l->argv);
+	for (char *c = cmd; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	/* the store as the user meant it, whatever directory recover runs in */
+	if (l->opt.store[0] == '/' || !getcwd(store, sizeof store) ||
+	    strlen(store) + strlen(l->opt.store) + 2 > sizeof store)
+		snprintf(store, sizeof store, "%s", l->opt.store);
+	else
+		strcat(strcat(store, "/"), l->opt.store);
+	fprintf(f, "collector %s\nprogram %s\ncommand %s\nstore %s\n", collector, l->prog, cmd,
+		store);
+	if (l->opt.campaign)
+		fprintf(f, "campaign %s\n", l->opt.campaign);
+	free(cmd);
+	return fclose(f) == 0 ? 0
+			      : zerr_set(err, "%s/%s: cannot write: %s", l->dir, RUN_INFO,
+					 strerror(errno));
+}
+
+int launch_prepare(struct launch *l, const char *collector, struct zerr *err)
+{
+	const char *inputs[] = {l->prog, NULL};
+	if (output_check(l->opt.store, OUTPUT_STORE, inputs, err) < 0)
+		return -1;
 	const char *tmp = getenv("TMPDIR");
 	snprintf(l->dir, sizeof l->dir, "%s/zond-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(l->dir))
 		return zerr_set(err, "%s: cannot create a directory for raw data: %s", l->dir,
 				strerror(errno));
+	if (write_run_info(l, collector, err) < 0) {
+		launch_remove_dir(l->dir);
+		return -1;
+	}
 	return 0;
 }
 
@@ -217,7 +362,9 @@ void launch_remove_dir(const char *dir)
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
 		char path[PATH_MAX];
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+		/* only what zond puts there: a directory given to recover may hold more */
+		if (fnmatch("*.zraw", e->d_name, 0) && strcmp(e->d_name, RUN_INFO) &&
+		    strcmp(e->d_name, LAUNCH_FILTER_FILE))
 			continue;
 		if (launch_join_path(path, sizeof path, dir, e->d_name) == 0)
 			unlink(path);
@@ -277,42 +424,103 @@ static void wait_descendants(const struct launch *l)
 		sigaction(SIGINT, &old, NULL);
 }
 
+/*
+ * The signals someone may send zond to stop or poke the program (timeout(1),
+ * kill, a closing terminal): while the program runs they are passed on to
+ * it, and zond waits for it to end.  A terminal's ^C and ^\ reach the whole
+ * foreground process group, the program too: those are not sent twice.
+ */
+static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM};
+#define NFORWARDED (sizeof forwarded / sizeof forwarded[0])
+static volatile pid_t running_child;
+
+static void forward_signal(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	pid_t child = running_child;
+	if (child > 0 && si->si_code != SI_KERNEL && si->si_pid != child)
+		kill(child, sig);
+}
+
+static void start_forwarding(struct sigaction old[NFORWARDED])
+{
+	struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO};
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NFORWARDED; i++) {
+		sigaction(forwarded[i], NULL, &old[i]);
+		/* ignored (nohup, a background job's ^C): the program inherits that */
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(forwarded[i], &sa, NULL);
+	}
+}
+
+static void stop_forwarding(const struct sigaction old[NFORWARDED])
+{
+	running_child = 0;
+	for (size_t i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded[i], &old[i], NULL);
+}
+
+static void run_child(struct launch *l, void (*setup)(void *arg), void *arg,
+		      const struct sigaction old[NFORWARDED], const sigset_t *mask)
+{
+	setenv("ZOND_DIR", l->dir, 1);
+	if (l->opt.no_time)
+		setenv("ZOND_NO_TIME", "1", 1);
+	if (l->opt.fast_clock)
+		setenv("ZOND_FAST_CLOCK", "1", 1);
+	for (int i = 0; i < 4; i++)
+		if (l->opt.pool[i])
+			setenv(pool_vars[i], l->opt.pool[i], 1);
+	setup(arg);
+	/* the program's own dispositions before anything pending is delivered */
+	for (size_t i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded[i], &old[i], NULL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	execv(l->prog, l->argv);
+	fprintf(stderr, "zond %s: %s: cannot run: %s\n", l->cmd, l->prog, strerror(errno));
+	_exit(127);
+}
+
 int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zerr *err)
 {
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
+	struct sigaction old[NFORWARDED];
+	sigset_t block, mask;
+	sigemptyset(&block);
+	for (size_t i = 0; i < NFORWARDED; i++)
+		sigaddset(&block, forwarded[i]);
 	l->start_ns = now_ns(CLOCK_REALTIME);
 	int64_t t0 = now_ns(CLOCK_MONOTONIC);
 	fflush(NULL);
 	/* what the program leaves running is reparented to zond, not lost (wait_descendants) */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* blocked until running_child is set: none is lost between fork and wait */
+	sigprocmask(SIG_BLOCK, &block, &mask);
+	start_forwarding(old);
 	pid_t pid = fork();
-	if (pid < 0)
+	if (pid == 0)
+		run_child(l, setup, arg, old, &mask);
+	running_child = pid;
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	if (pid < 0) {
+		stop_forwarding(old);
 		return zerr_set(err, "cannot start %s: %s", l->prog, strerror(errno));
-	if (pid == 0) {
-		setenv("ZOND_DIR", l->dir, 1);
-		if (l->opt.no_time)
-			setenv("ZOND_NO_TIME", "1", 1);
-		if (l->opt.fast_clock)
-			setenv("ZOND_FAST_CLOCK", "1", 1);
-		for (int i = 0; i < 4; i++)
-			if (l->opt.pool[i])
-				setenv(pool_vars[i], l->opt.pool[i], 1);
-		setup(arg);
-		execv(l->prog, l->argv);
-		fprintf(stderr, "zond %s: %s: cannot run: %s\n", l->cmd, l->prog, strerror(errno));
-		_exit(127);
 	}
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
 	int status;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	stop_forwarding(old);
 	wait_descendants(l);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
 	l->duration_ns = now_ns(CLOCK_MONOTONIC) - t0;
 	l->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	l->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	FILE *f = open_run_info(l, "a");
+	if (f) {
+		fprintf(f, "start_ns %lld\nduration_ns %lld\nexit_status %d\nterm_signal %d\n",
+			(long long)l->start_ns, (long long)l->duration_ns, l->exit_status,
+			l->term_signal);
+		fclose(f);
+	}
 	return 0;
 }
 
@@ -322,8 +530,7 @@ static int compare_names(const void *a, const void *b)
 }
 
 /* Reads every raw file of l->dir into p, oldest process first (launch_collect). */
-static int launch_read_raw(struct launch *l, struct zp_profile *p, const char *none,
-			   struct zerr *err)
+static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *err)
 {
 	DIR *d = opendir(l->dir);
 	if (!d)
@@ -338,10 +545,11 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, const char *n
 		}
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, compare_names);
+	if (n)
+		qsort(names, n, sizeof *names, compare_names);
 
 	struct symbols *syms = symbols_new();
-	int rc = n ? 0 : zerr_set(err, "%s %s", l->prog, none);
+	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		char path[PATH_MAX];
 		struct zerr one;
@@ -386,7 +594,8 @@ static void launch_describe(const struct launch *l, struct zp_profile *p, const 
 		if (!p->run.arch)
 			profile_set_str(&p->run.arch, u.machine);
 	}
-	p->run.start_ns = l->start_ns;
+	if (l->start_ns)
+		p->run.start_ns = l->start_ns;
 	p->run.duration_ns = l->duration_ns;
 	p->run.exit_status = l->exit_status;
 	p->run.term_signal = l->term_signal;
@@ -406,48 +615,231 @@ static int launch_store(struct launch *l, struct zp_profile *p, const char *path
 	return 0;
 }
 
-/* "zond CMD: run N stored in STORE: ..." and the top functions by self time, on stderr. */
-static void launch_summary(const struct launch *l, const struct zp_profile *p, const char *store,
-			   long top)
+uint64_t launch_total_calls(const struct zp_profile *p)
 {
 	uint64_t calls = 0;
 	for (size_t i = 0; i < p->nstats; i++)
 		calls += p->stats[i].calls;
+	return calls;
+}
+
+/* The option that sizes the table whose overflow a lost_* fact counts, if any. */
+static const char *lost_option(const char *key)
+{
+	static const char *const keys[4] = {"lost_threads", "lost_funcs", "lost_edges",
+					    "lost_frames"};
+	for (int i = 0; i < 4; i++)
+		if (strcmp(key, keys[i]) == 0)
+			return pool_options[i];
+	return NULL;
+}
+
+/* One line per lost_* fact: the profile is incomplete, and what to raise. */
+static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
+{
+	for (size_t i = 0; i < p->run.nmeta; i++) {
+		const char *key = p->run.meta[i].key, *opt = lost_option(key);
+		if (strncmp(key, "lost_", 5) != 0)
+			continue;
+		/* lost_room: the raw file was cut to what the file size, address space or
+		 * disk allowed (fewer thread slots, or none) */
+		const char *why = strcmp(key, "lost_room") == 0
+					  ? "the raw file had to be made smaller than the pools asked "
+					    "(ulimit -f, ulimit -v or a full disk)"
+					  : "a table was full";
+		fprintf(stderr, "zond %s: warning: %s = %s: %s, the profile may be incomplete", l->cmd,
+			key, p->run.meta[i].value, why);
+		if (opt)
+			fprintf(stderr, " (raise --%s)", opt);
+		fputc('\n', stderr);
+	}
+}
+
+/* "zond CMD: run N stored in STORE: ..." and the top functions by self time, on stderr. */
+static void launch_summary(const struct launch *l, const struct zp_profile *p, const char *store,
+			   long top)
+{
 	fprintf(stderr, "zond %s: run %lld stored in %s: %zu functions, %llu calls, %zu threads\n",
-		l->cmd, (long long)p->run.id, store, p->nnodes, (unsigned long long)calls,
-		p->nthreads);
+		l->cmd, (long long)p->run.id, store, p->nnodes,
+		(unsigned long long)launch_total_calls(p), p->nthreads);
 	if (top > 0) {
 		struct report_options o = {.thread = ZP_NONE, .sort = SORT_SELF, .limit = (int)top};
 		report_flat(p, &o, stderr);
 	}
 }
+/*
+ * About how much address space the runtime's tables take in each process
+ * (runtime/core/core.c lays them out): every thread slot of the raw file,
+ * and one thread's private hash indexes.
+ */
+static uint64_t pool_bytes(const struct launch *l, uint64_t *per_thread)
+{
+	long v[4];
+	for (int i = 0; i < 4; i++)
+		v[i] = l->opt.pool[i] ? parse_count(l->opt.pool[i]) : pool_default[i];
+	*per_thread = (uint64_t)v[1] * sizeof(struct zr_func) +
+		      (uint64_t)v[2] * sizeof(struct zr_edge) +
+		      (uint64_t)v[3] * sizeof(struct zr_frame);
+	return (uint64_t)v[0] * *per_thread + 8 * ((uint64_t)v[1] + (uint64_t)v[2]);
+}
+
+/*
+ * Whether a file of bytes can be made and mapped as the runtime does
+ * (runtime/linux/port.c: ftruncate, then a shared mapping); 0, or the
+ * errno of the step that failed, named in *step.
+ */
+static int probe_mapping(const char *dir, uint64_t bytes, const char **step)
+{
+	char path[PATH_MAX];
+	int e = 0;
+	*step = "create";
+	if (launch_join_path(path, sizeof path, dir, "probe.zraw") < 0)
+		return ENAMETOOLONG;
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		return errno;
+	void *map = MAP_FAILED;
+	*step = "ftruncate";
+	if (bytes > INT64_MAX || ftruncate(fd, (off_t)bytes) != 0) {
+		e = bytes > INT64_MAX ? EFBIG : errno;
+	} else {
+		*step = "mmap";
+		map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		e = map == MAP_FAILED ? errno : 0;
+	}
+	if (map != MAP_FAILED)
+		munmap(map, bytes);
+	close(fd);
+	unlink(path);
+	return e;
+}
+
+/*
+ * Why a program left no raw data at all when zond can tell: the runtime's
+ * tables, as the pool options size them, cannot be made or mapped (too
+ * large for the file system, the address space or ulimit -v).  NULL if not.
+ */
+static const char *no_room(const struct launch *l, char *buf, size_t len)
+{
+	struct rlimit as;
+	const char *step;
+	uint64_t per_thread, need = pool_bytes(l, &per_thread);
+	int e = probe_mapping(l->dir, need + (16 << 20), &step);
+	if (!e)
+		return NULL;
+	int n = snprintf(buf, len, "the runtime's tables need about %llu MB per process (%s "
+				   "threads x %.1f MB) and cannot be made (%s: %s)",
+			 (unsigned long long)(need >> 20), l->opt.pool[0] ? l->opt.pool[0] : "64",
+			 (double)per_thread / (1 << 20), step, strerror(e));
+	if (n > 0 && (size_t)n < len && getrlimit(RLIMIT_AS, &as) == 0 &&
+	    as.rlim_cur != RLIM_INFINITY && need + (64 << 20) >= as.rlim_cur)
+		n += snprintf(buf + n, len - (size_t)n,
+			      ", more than the address-space limit (ulimit -v) of %llu MB allows",
+			      (unsigned long long)(as.rlim_cur >> 20));
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n,
+			 ": lower --threads, --funcs, --edges or --depth");
+	return buf;
+}
+
+/*
+ * Dies of sig as the program did, so that shells, parents and wait(2) see
+ * what they would have seen without zond; no core of zond's own (it would
+ * take the name of the program's).  Returns only if sig did not kill us.
+ */
+static void die_as(int sig)
+{
+	struct rlimit none = {0, 0};
+	sigset_t set;
+	fflush(NULL);
+	setrlimit(RLIMIT_CORE, &none);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+}
 
 /* Removes the raw data (or says where it was kept); zond's exit status. */
 static int launch_finish(struct launch *l, int failed)
 {
-	if (l->keep_raw)
+	if (l->keep_raw && failed && !l->recovering)
+		fprintf(stderr, "zond %s: raw data kept in %s ('zond recover %s' stores it)\n",
+			l->cmd, l->dir, l->dir);
+	else if (l->keep_raw)
 		fprintf(stderr, "zond %s: raw data kept in %s\n", l->cmd, l->dir);
 	else
 		launch_remove_dir(l->dir);
-	if (l->term_signal)
+	if (l->recovering)
+		return failed;
+	if (l->term_signal) {
+		die_as(l->term_signal);
 		return 128 + l->term_signal;
+	}
 	/* The program's status is the user's; ours shows only when it had none. */
 	return failed && l->exit_status == 0 ? 1 : l->exit_status;
+}
+
+int launch_read_info(struct launch *l, struct launch_info *info, struct zerr *err)
+{
+	char line[8192];
+	*info = (struct launch_info){.collector = "record"};
+	FILE *f = open_run_info(l, "r");
+	if (!f)
+		return errno == ENOENT ? 0
+				       : zerr_set(err, "%s/%s: %s", l->dir, RUN_INFO,
+						  strerror(errno));
+	while (fgets(line, sizeof line, f)) {
+		char *value = strchr(line, ' ');
+		if (!value)
+			continue;
+		*value++ = 0;
+		value[strcspn(value, "\n")] = 0;
+		if (!strcmp(line, "collector"))
+			snprintf(info->collector, sizeof info->collector, "%s", value);
+		else if (!strcmp(line, "program"))
+			snprintf(l->prog, sizeof l->prog, "%s", value);
+		else if (!strcmp(line, "command"))
+			snprintf(info->command, sizeof info->command, "%s", value);
+		else if (!strcmp(line, "store"))
+			snprintf(info->store, sizeof info->store, "%s", value);
+		else if (!strcmp(line, "campaign"))
+			snprintf(info->campaign, sizeof info->campaign, "%s", value);
+		else if (!strcmp(line, "start_ns"))
+			l->start_ns = strtoll(value, NULL, 10);
+		else if (!strcmp(line, "duration_ns"))
+			l->duration_ns = strtoll(value, NULL, 10);
+		else if (!strcmp(line, "exit_status"))
+			l->exit_status = (int)strtol(value, NULL, 10);
+		else if (!strcmp(line, "term_signal"))
+			l->term_signal = (int)strtol(value, NULL, 10);
+	}
+	fclose(f);
+	info->found = 1;
+	return 0;
 }
 
 int launch_collect(struct launch *l, const char *collector, const char *none)
 {
 	struct zerr err;
+	char why[512];
 	struct zp_profile *p = profile_new();
-	int failed = launch_read_raw(l, p, none, &err) < 0;
+	int failed = launch_read_raw(l, p, &err) < 0;
 	if (failed)
 		cmd_error(l->cmd, "%s", err.msg);
-	if (p->nthreads) {
+	if (p->nthreads && launch_total_calls(p)) {
 		launch_describe(l, p, collector);
 		if (launch_store(l, p, l->opt.store, &err) < 0)
 			failed = cmd_error(l->cmd, "%s", err.msg);
 		else if (!l->opt.quiet)
 			launch_summary(l, p, l->opt.store, l->opt.top);
+		launch_warn_lost(l, p);
+	} else if (!failed) {
+		/* nothing to store: say why; the status stays the program's */
+		const char *room = p->nthreads ? NULL : no_room(l, why, sizeof why);
+		fprintf(stderr, "zond %s: %s: no run stored: %s\n", l->cmd, l->prog,
+			room ? room : none);
+		failed = l->recovering;
 	}
 	profile_free(p);
 	return launch_finish(l, failed);

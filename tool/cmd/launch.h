@@ -68,6 +68,12 @@ enum {
 	"  -q, --quiet           no summary\n"                                                    \
 	"      --keep-raw        keep the raw data directory and print its path\n"
 
+/* The end of the --help of a command that runs a program. */
+#define LAUNCH_EXIT_HELP                                                                          \
+	"zond ends as PROG did: its exit status, or killed by the same signal (once the\n"       \
+	"run is stored).  HUP, INT, QUIT, TERM, USR1, USR2 and ALRM sent to zond are passed\n"  \
+	"on to PROG.  If zond is killed, 'zond recover DIR' stores the raw data it left.\n"
+
 struct launch {
 	const char *cmd;     /* the subcommand, for messages: "record" */
 	char prog[PATH_MAX]; /* the program's resolved path */
@@ -75,7 +81,8 @@ struct launch {
 	char **argv;         /* the program and its arguments */
 	struct launch_options opt;
 	int keep_raw;        /* keep dir (--keep-raw, set on errors too) */
-	int exit_status, term_signal;
+	int recovering;      /* zond recover: no program ran, nothing to die of */
+	int exit_status, term_signal; /* -1 and 0 when unknown */
 	int64_t start_ns, duration_ns;
 };
 
@@ -96,8 +103,14 @@ int launch_parse(struct launch *l, int argc, char **argv, const char *short_opti
 		 const struct option *options, const char *usage,
 		 int (*own)(void *arg, int opt, const char *optarg), void *arg);
 
-/* Finds prog the way execvp will: a name with a slash as is, else along PATH.  0 or -1. */
-int launch_find_program(const char *prog, char out[PATH_MAX]);
+/*
+ * Finds prog the way execvp will (a name with a slash as is, else along PATH)
+ * and checks that this machine can run it natively: not a directory, a
+ * regular executable file, an ELF program of our architecture and class or
+ * a script (#!).  0 with its real path in out, or -1 with err saying what
+ * the file is instead.
+ */
+int launch_find_program(const char *prog, char out[PATH_MAX], struct zerr *err);
 
 /* dir/name into out; -1 if it does not fit. */
 int launch_join_path(char *out, size_t len, const char *dir, const char *name);
@@ -121,9 +134,37 @@ int launch_find_part(char out[PATH_MAX], const char *env_var, const char *build_
 int launch_each_library(const char *prog, void (*fn)(void *arg, const char *path), void *arg,
 			struct zerr *err);
 
-/* Creates l->dir under $TMPDIR (or /tmp). */
-int launch_make_dir(struct launch *l, struct zerr *err);
+/*
+ * Before the program runs: checks that l->opt.store can be written (a bad -o
+ * must not cost a run), creates l->dir under $TMPDIR (or /tmp) and writes
+ * what is known of the run into it (run.info: collector, program, command,
+ * store, campaign; launch_run appends times and status), for `zond recover`.
+ */
+int launch_prepare(struct launch *l, const char *collector, struct zerr *err);
+
+/* The runtime's filter file in l->dir (record -F/-N). */
+#define LAUNCH_FILTER_FILE "filter"
+
+/* Removes the files zond put in dir (raw files, run.info, filter) and dir if then empty. */
 void launch_remove_dir(const char *dir);
+
+/* What run.info in l->dir says (launch_read_info). */
+struct launch_info {
+	int found;            /* 0: there was no run.info */
+	char collector[32];   /* default "record" */
+	char command[4096];
+	char store[PATH_MAX];
+	char campaign[256];
+};
+
+/*
+ * Reads l->dir/run.info into l (prog, times, status) and info.  A missing
+ * file is no error (info->found 0).  0, or -1 with err.
+ */
+int launch_read_info(struct launch *l, struct launch_info *info, struct zerr *err);
+
+/* All calls of a profile (the sum of its stats). */
+uint64_t launch_total_calls(const struct zp_profile *p);
 
 /* Sets var to "value:old value" (or value). */
 void launch_prepend_env(const char *var, const char *value);
@@ -134,14 +175,23 @@ void launch_prepend_env(const char *var, const char *value);
  * child's environment, waits for it and notes its status and times.
  */
 int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zerr *err);
+/*
+ * While it runs, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 and
+ * SIGALRM sent to zond are passed on to the program (not those a terminal
+ * sends its whole process group, which the program gets anyway), and zond
+ * waits for it: what it recorded is still stored.
+ */
 
 /*
- * After launch_run: reads every raw file of l->dir into one profile (none:
- * the message when there is none), stores it as a run of collector in
- * l->opt.store, prints the summary unless quiet, removes the raw data (or
- * says where it was kept) and gives zond's exit status: the program's
- * (128+N when killed by signal N); 1 when we failed and it had exited
- * with 0.
+ * After launch_run: reads every raw file of l->dir into one profile, stores
+ * it as a run of collector in l->opt.store, prints the summary unless quiet
+ * and one warning per overflowed table (lost_*), removes the raw data (or
+ * says where it was kept) and gives zond's exit status: the program's; 1
+ * when we failed and it had exited with 0.  A program killed by signal N is
+ * died of again: zond raises N (128+N is returned only if that returns).
+ * When nothing was recorded, no run is stored and one line says so: "PROG:
+ * no run stored: " and none (or the address-space limit that kept the
+ * runtime's tables out).  When recovering, 0 or 1.
  */
 int launch_collect(struct launch *l, const char *collector, const char *none);
 

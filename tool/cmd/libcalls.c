@@ -39,7 +39,7 @@ static const char usage_text[] =
 	LAUNCH_OPTIONS_HELP
 	"  -h, --help            this help\n\n"
 	"Calls that never pass through the PLT are not seen: see doc/libcalls.md.\n"
-	"zond exits with PROG's exit status (128+N when PROG was killed by signal N).\n";
+	LAUNCH_EXIT_HELP;
 
 enum { OPT_DLSYM = 256 };
 
@@ -126,22 +126,23 @@ static void set_audit_env(void *arg)
 static int run(struct libcalls *c)
 {
 	struct zerr err;
-	if (launch_find_program(c->l.argv[0], c->l.prog) < 0)
-		return cmd_error("libcalls", "%s: program not found", c->l.argv[0]);
+	if (launch_find_program(c->l.argv[0], c->l.prog, &err) < 0)
+		return cmd_error("libcalls", "%s", err.msg);
 	if (launch_find_part(c->audit, "ZOND_AUDIT", ZOND_AUDIT_BUILD_PATH, "../lib/libzond-audit.so",
 			     ZOND_AUDIT_INSTALL_PATH) < 0)
 		return cmd_error("libcalls", "libzond-audit.so not found (set ZOND_AUDIT to its path)");
 	if (check_program(c->l.prog, &err) < 0)
 		return cmd_error("libcalls", "%s", err.msg);
-	if (launch_make_dir(&c->l, &err) < 0)
+	if (launch_prepare(&c->l, "libcalls", &err) < 0)
 		return cmd_error("libcalls", "%s", err.msg);
 	if (launch_run(&c->l, set_audit_env, c, &err) < 0) {
 		launch_remove_dir(c->l.dir);
 		return cmd_error("libcalls", "%s", err.msg);
 	}
 	return launch_collect(&c->l, "libcalls",
-			      "left no profile data: the loader did not run the audit "
-			      "library (static, setuid, or LD_AUDIT removed)?");
+			      c->libs || c->funcs
+				      ? "no library call was recorded: none matched -l/-f"
+				      : "no call into a shared library was recorded");
 }
 
 int cmd_libcalls(int argc, char **argv)

@@ -35,7 +35,7 @@ static const char usage_text[] =
 	"  -N, --exclude GLOB    do not record functions matching GLOB (repeatable)\n"
 	LAUNCH_OPTIONS_HELP
 	"  -h, --help            this help\n\n"
-	"zond exits with PROG's exit status (128+N when PROG was killed by signal N).\n";
+	LAUNCH_EXIT_HELP;
 
 enum { OPT_MANUAL = 256 };
 
@@ -171,6 +171,18 @@ static int record_option(void *arg, int opt, const char *optarg)
 	}
 }
 
+/* Why a run recorded no call, as far as we can tell. */
+static const char *record_none(const struct record *r)
+{
+	if (r->names.ninclude || r->names.nexclude)
+		return "no function was recorded: did -F/-N leave any out?";
+	if (r->trigger)
+		return "no function was recorded: the --trigger function never ran";
+	if (r->manual)
+		return "no function was recorded: the program never called zond_start()";
+	return "no function was recorded: was it built with -finstrument-functions?";
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record r = {0};
@@ -181,13 +193,13 @@ int cmd_record(int argc, char **argv)
 		return status;
 	if (r.trigger && r.manual)
 		return cmd_usage_error("record", "--trigger and --manual exclude each other");
-	if (launch_find_program(r.l.argv[0], r.l.prog) < 0)
-		return cmd_error("record", "%s: program not found", r.l.argv[0]);
-
 	struct zerr err;
+	if (launch_find_program(r.l.argv[0], r.l.prog, &err) < 0)
+		return cmd_error("record", "%s", err.msg);
+
 	char trigger[PATH_MAX + 32], filter_file[PATH_MAX];
 	int filtered = r.names.ninclude || r.names.nexclude;
-	if (launch_make_dir(&r.l, &err) < 0)
+	if (launch_prepare(&r.l, "record", &err) < 0)
 		return cmd_error("record", "%s", err.msg);
 	struct symbols *syms = symbols_new();
 	status = choose_runtime(&r, syms, &r.runtime, &err);
@@ -195,7 +207,7 @@ int cmd_record(int argc, char **argv)
 		status = trigger_env(&r, syms, trigger, sizeof trigger, &err);
 	symbols_free(syms);
 	if (status == 0 && filtered) {
-		status = launch_join_path(filter_file, sizeof filter_file, r.l.dir, "filter") < 0
+		status = launch_join_path(filter_file, sizeof filter_file, r.l.dir, LAUNCH_FILTER_FILE) < 0
 				 ? zerr_set(&err, "%s: path too long", r.l.dir)
 				 : name_filter_write(&r.names, r.l.prog, filter_file, &err);
 	}
@@ -208,7 +220,5 @@ int cmd_record(int argc, char **argv)
 		return cmd_error("record", "%s", err.msg);
 	}
 
-	return launch_collect(&r.l, "record",
-			      "left no profile data: was it built with "
-			      "-finstrument-functions (or is it static or setuid)?");
+	return launch_collect(&r.l, "record", record_none(&r));
 }

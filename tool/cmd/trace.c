@@ -29,6 +29,7 @@
 
 #include "cmd.h"
 #include "launch.h"
+#include "output.h"
 #include "report/report.h"
 #include "store/store.h"
 #include "symbols/symbols.h"
@@ -195,14 +196,22 @@ static int record(struct trace_cmd *t, char **argv)
 		const char *base = strrchr(prog, '/');
 		snprintf(out, sizeof out, "%s.ztrace", base ? base + 1 : prog);
 	}
+	const char *inputs[] = {prog, t->sysroot, NULL};
+	char tmp[PATH_MAX];
+	if (output_check(out, t->online ? OUTPUT_STORE : OUTPUT_FILE, inputs, &err) < 0 ||
+	    (!t->online && output_temp(out, tmp, &err) < 0))
+		return cmd_error("trace", "%s", err.msg);
 	char status[64];
 	int sfd = status_file(status, sizeof status);
-	if (sfd < 0)
+	if (sfd < 0) {
+		if (!t->online)
+			unlink(tmp);
 		return cmd_error("trace", "cannot create a temporary file: %s", strerror(errno));
+	}
 	close(sfd);
 	snprintf(qemu, sizeof qemu, "qemu-%s", arch);
 	snprintf(opt, sizeof opt, "%s,%s=%s,status=%s", find_plugin(), t->online ? "online" : "out",
-		 out, status);
+		 t->online ? out : tmp, status);
 	int argc = 0;
 	while (argv[argc])
 		argc++;
@@ -237,6 +246,10 @@ static int record(struct trace_cmd *t, char **argv)
 		;
 	sigaction(SIGINT, &old_int, NULL);
 	int ok = plugin_said_ok(status);
+	if (!t->online && ok && output_commit(tmp, out, &err) < 0)
+		ok = !cmd_error("trace", "%s", err.msg);
+	else if (!t->online && !ok)
+		unlink(tmp);
 	if (ok && !t->quiet && !t->online)
 		fprintf(stderr, "zond trace: trace written to %s\n", out);
 	if (WIFSIGNALED(wstatus))
@@ -268,6 +281,9 @@ static int store_trace(struct trace_cmd *t, const char *path, int import)
 {
 	struct zerr err;
 	struct trace_info info;
+	const char *inputs[] = {path, t->import.elf, NULL};
+	if (output_check(t->output, OUTPUT_STORE, inputs, &err) < 0)
+		return cmd_error("trace", "%s", err.msg);
 	struct symbols *syms = symbols_new();
 	struct zp_profile *p = profile_new();
 	int rc;
@@ -308,15 +324,17 @@ static int convert(struct trace_cmd *t, const char *path)
 {
 	struct zerr err;
 	struct trace_info info;
-	FILE *out = t->output ? fopen(t->output, "w") : stdout;
-	if (!out)
-		return cmd_error("trace", "%s: cannot create: %s", t->output, strerror(errno));
+	struct output out;
+	const char *inputs[] = {path, NULL};
+	if ((t->output && output_check(t->output, OUTPUT_FILE, inputs, &err) < 0) ||
+	    output_open(&out, t->output, &err) < 0)
+		return cmd_error("trace", "%s", err.msg);
 	struct symbols *syms = symbols_new();
-	int rc = trace_ztrace_to_pcs(path, syms, out, &info, &err);
+	int ok = trace_ztrace_to_pcs(path, syms, out.f, &info, &err) == 0;
 	symbols_free(syms);
-	if ((t->output ? fclose(out) : fflush(out)) != 0 && rc == 0)
-		rc = zerr_set(&err, "%s: cannot write", t->output ? t->output : "stdout");
-	return rc < 0 ? cmd_error("trace", "%s", err.msg) : 0;
+	if (output_close(&out, ok, &err) < 0 || !ok)
+		return cmd_error("trace", "%s", err.msg);
+	return 0;
 }
 
 int cmd_trace(int argc, char **argv)

@@ -123,6 +123,11 @@ static void put_header(FILE *out, const struct zp_profile *p, const struct expor
 	fprintf(out, "pid: %" PRId64 "\ncmd: ", p->run.pid);
 	put_text(out, p->run.command ? p->run.command : "");
 	putc('\n', out);
+	/* tables that overflowed in the collector: the numbers below are incomplete */
+	for (size_t i = 0; i < p->run.nmeta; i++)
+		if (strncmp(p->run.meta[i].key, "lost_", 5) == 0)
+			fprintf(out, "desc: Warning: %s = %s (the profile is incomplete)\n",
+				p->run.meta[i].key, p->run.meta[i].value);
 	if (o->thread != ZP_NONE)
 		fprintf(out, "thread: %" PRId64 "\n", p->threads[o->thread].tid);
 	fputs("positions: line\n", out);

@@ -338,7 +338,8 @@ static uint64_t to_ns(const struct raw *r, uint64_t ticks)
 {
 	if (r->h.clock == ZR_CLOCK_MONOTONIC)
 		return ticks;
-	return (uint64_t)((long double)ticks * 1e9L / r->h.ticks_per_sec + 0.5L);
+	long double ns = (long double)ticks * 1e9L / r->h.ticks_per_sec + 0.5L;
+	return ns < 18446744073709551615.0L ? (uint64_t)ns : UINT64_MAX; /* a damaged rate */
 }
 
 /* A signed sum of ticks (raw.h) in ns; below zero counts as nothing. */
@@ -479,17 +480,28 @@ static const char *clock_name(const struct zr_header *h)
 	}
 }
 
+/* a + b and a - b of times that a damaged file may make absurd: wrapped, never undefined */
+static int64_t add_ns(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static int64_t sub_ns(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
 static void describe_run(struct zp_profile *p, const struct raw *r, const uint64_t lost[3])
 {
 	const struct zr_header *h = &r->h;
 	uint64_t ticks = sub_clamp(h->end_ticks, h->start_ticks);
 	int64_t end_ns = h->end_realtime_ns ? h->end_realtime_ns
-					    : h->start_realtime_ns + (int64_t)to_ns(r, ticks);
+					    : add_ns(h->start_realtime_ns, (int64_t)to_ns(r, ticks));
 	if (!p->run.pid || h->start_realtime_ns < p->run.start_ns) {
-		int64_t old_end = p->run.pid ? p->run.start_ns + p->run.duration_ns : end_ns;
+		int64_t old_end = p->run.pid ? add_ns(p->run.start_ns, p->run.duration_ns) : end_ns;
 		p->run.pid = h->pid;
 		p->run.start_ns = h->start_realtime_ns;
-		p->run.duration_ns = (old_end > end_ns ? old_end : end_ns) - h->start_realtime_ns;
+		p->run.duration_ns = sub_ns(old_end > end_ns ? old_end : end_ns, h->start_realtime_ns);
 		p->run.exit_status = h->state == ZR_EXITED ? h->exit_status : -1;
 		p->run.term_signal = h->state == ZR_SIGNALED ? h->term_signal : 0;
 		p->run.overhead_ns =
@@ -504,8 +516,8 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 			snprintf(buf, sizeof buf, "%.3f", p->run.overhead_ns);
 			profile_add_meta(p, "overhead_pair_ns", buf);
 		}
-	} else if (end_ns - p->run.start_ns > p->run.duration_ns) {
-		p->run.duration_ns = end_ns - p->run.start_ns;
+	} else if (sub_ns(end_ns, p->run.start_ns) > p->run.duration_ns) {
+		p->run.duration_ns = sub_ns(end_ns, p->run.start_ns);
 	}
 	add_count(p, "processes", 1);
 	add_count(p, "lost_threads", h->lost_threads);

@@ -846,7 +846,8 @@ static uint32_t new_transition(struct rebuild *r, uint32_t from, uint32_t n, uin
 /* Adds the counts kept in a block's successor cache to their transitions. */
 static void flush_cache(struct rebuild *r, struct rebuild_block *b, int k)
 {
-	if (b->cache_next[k] != NONE)
+	/* blocks[] has zeroed slots for ids no trace defined: no cache there */
+	if (b->defined && b->cache_next[k] != NONE)
 		r->trans[b->cache_edge[k]].count += b->cache_count[k];
 	b->cache_count[k] = 0;
 }

@@ -1,0 +1,77 @@
+#!/bin/sh
+# Outputs: no command writes over a profile store, a program, a directory or
+# a file it reads, and an output that cannot be written completely leaves the
+# old file as it was (written through a temporary file renamed into place).
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+work=$1
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+"$ZOND" record -q -- "$SHOP" >/dev/null 2>&1 || fail "record"
+cp zond.db before.db
+for f in folded json callgrind dot; do
+	check_error "export -f $f over its store" "zond.db: is an input of this command" \
+		"$ZOND" export -f $f -o zond.db
+done
+check_same "the store is untouched" zond.db before.db
+check_error "export over another store" "before.db: is a profile store" \
+	"$ZOND" export -f json -o before.db
+ln -s zond.db link.db
+check_error "export over a link to its store" "link.db: is the same file as zond.db" \
+	"$ZOND" export -f json -o link.db
+cp "$SHOP" victim
+check_error "export over a program" "victim: is an ELF file" "$ZOND" export -f json -o victim
+check_same "the program is untouched" victim "$SHOP"
+printf '#!/bin/sh\necho hi\n' >script.sh && chmod +x script.sh
+check_error "export over a script" "script.sh: is an executable file" \
+	"$ZOND" export -f json -o script.sh
+mkdir adir
+check_error "export into a directory" "adir: is a directory" "$ZOND" export -f json -o adir
+check_error "export to /proc/version" "/proc/version" "$ZOND" export -f json -o /proc/version
+"$ZOND" export -f json -o /dev/null && pass || fail "export to /dev/null"
+
+# A good export replaces an old one; one that fails half way leaves it whole.
+echo old >out.json
+"$ZOND" export -f json -o out.json && pass || fail "export -o out.json"
+python3 -c 'import json; json.load(open("out.json"))' && pass || fail "out.json is not json"
+cp out.json good.json
+(trap '' XFSZ; ulimit -f 8; "$ZOND" export -f json -o out.json) 2>err.txt
+check_eq "a failed export: one line" "$(grep -c 'out.json: write failed' err.txt)" 1
+check_same "a failed export leaves the old file" out.json good.json
+check_eq "no temporary file left" "$(ls -A | grep -c zond-)" 0
+
+# record and libcalls: the store is checked before the program runs.
+check_error "record -o a program" "victim: exists and is an ELF file, not a profile store" \
+	"$ZOND" record -o victim -- "$SHOP"
+check_error "record -o the program itself" "is an input of this command" \
+	"$ZOND" record -o "$SHOP" -- "$SHOP"
+check_error "record -o a directory" "adir: is a directory" "$ZOND" record -o adir -- "$SHOP"
+check_error "record -o a text file" "good.json: exists and is some other file" \
+	"$ZOND" record -o good.json -- "$SHOP"
+check_error "record -o nowhere" "/nonexistent/x.db: cannot create" \
+	"$ZOND" record -o /nonexistent/x.db -- "$SHOP"
+check_eq "the program did not run" "$(cat out.txt)" ""
+check_error "libcalls -o nowhere" "/nonexistent/x.db: cannot create" \
+	"$ZOND" libcalls -o /nonexistent/x.db -- "$SHOP"
+
+# trace: record, convert and report outputs.
+cp "$SHOP" a64
+printf '\267\000' | dd of=a64 bs=1 seek=18 conv=notrunc 2>/dev/null # e_machine: EM_AARCH64
+check_error "trace record -o a store" "zond.db: is a profile store" \
+	"$ZOND" trace record -o zond.db -- ./a64
+check_error "trace record -o the program" "a64: is the same file as" \
+	"$ZOND" trace record -o a64 -- ./a64
+check_error "trace record --online -o a program" "victim: exists and is an ELF file" \
+	"$ZOND" trace record --online -o victim -- ./a64
+echo "not a trace" >in.ztrace
+check_error "trace convert -o a store" "zond.db: is a profile store" \
+	"$ZOND" trace convert -o zond.db in.ztrace
+check_error "trace convert -o its input" "in.ztrace: is an input of this command" \
+	"$ZOND" trace convert -o in.ztrace in.ztrace
+check_error "trace report -o its input" "in.ztrace: is an input of this command" \
+	"$ZOND" trace report -o in.ztrace in.ztrace
+check_error "trace report -o a program" "victim: exists and is an ELF file" \
+	"$ZOND" trace report -o victim in.ztrace
+check_same "the store is still untouched" zond.db before.db
+check_same "the program is still untouched" victim "$SHOP"
+finish

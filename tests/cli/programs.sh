@@ -1,0 +1,73 @@
+#!/bin/sh
+# Programs: what record and libcalls say of a file that is no program they
+# can run, of a run that recorded nothing, and of tables that overflowed.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+work=$1
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+for c in record libcalls; do
+	check_error "$c of a text file" "/etc/passwd: not executable" "$ZOND" $c -- /etc/passwd
+	check_error "$c of a directory" "/tmp: is a directory" "$ZOND" $c -- /tmp
+	check_error "$c of a name not in PATH" "no-such-prog: program not found in PATH" \
+		"$ZOND" $c -- no-such-prog
+	check_error "$c of a missing file" "./gone: program not found" "$ZOND" $c -- ./gone
+	echo "just text" >text && chmod +x text
+	check_error "$c of a file that is no program" "text: not a program" "$ZOND" $c -- ./text
+	cp "$SHOP" a64
+	printf '\267\000' | dd of=a64 bs=1 seek=18 conv=notrunc 2>/dev/null # EM_AARCH64
+	check_error "$c of an aarch64 program" "a64: an aarch64 program" "$ZOND" $c -- ./a64
+	check_error "$c --threads too many" "--threads wants a number from 1 to 65536" \
+		"$ZOND" $c --threads 100000 -- "$SHOP"
+done
+check_error "info of a directory" "/tmp: is a directory" "$ZOND" info /tmp
+check_error "info of an aarch64 program" "a64: an aarch64 program" "$ZOND" info ./a64
+check_eq "no store made" "$(ls zond.db 2>/dev/null)" ""
+
+# A run that records nothing: the program's output and status, one line, no run.
+"$ZOND" record -- "$PLAIN" >out.txt 2>err.txt
+check_eq "plain: status" $? 5
+check_eq "plain: output" "$(cat out.txt)" plain
+check_eq "plain: one line" "$(wc -l <err.txt)" 1
+check_eq "plain: says why" "$(grep -c 'no run stored: .*built with -finstrument-functions' err.txt)" 1
+check_eq "plain: no run" "$(ls zond.db 2>/dev/null)" ""
+"$ZOND" libcalls -- "$NOLIB" >out.txt 2>err.txt
+check_eq "nolib: status" $? 4
+check_eq "nolib: says so" "$(cat err.txt)" \
+	"zond libcalls: $NOLIB: no run stored: no call into a shared library was recorded"
+"$ZOND" libcalls -f no_such_function -- "$PLAIN" >out.txt 2>err.txt
+check_eq "libcalls -f nosuch: status" $? 5
+check_eq "libcalls -f nosuch: says so" "$(cat err.txt)" \
+	"zond libcalls: $PLAIN: no run stored: no library call was recorded: none matched -l/-f"
+
+# Tables too large for the address space: which and how much.  (A zond built with
+# AddressSanitizer cannot run under ulimit -v at all.)
+if (ulimit -v 300000; "$ZOND" --version >/dev/null 2>&1); then
+	# the runtime fits the raw file into a quarter of the address space (fewer
+	# thread slots): the run is stored and the cut is said
+	(ulimit -v 300000; "$ZOND" record -n 0 -o ulimit.db --threads 1000 -- "$SHOP" >/dev/null 2>err.txt)
+	check_eq "ulimit -v: status" $? 0
+	check_eq "ulimit -v: says so" \
+		"$(grep -c 'warning: lost_room = 1: the raw file had to be made smaller .*ulimit -v' err.txt)" 1
+	check_eq "ulimit -v: run stored" "$("$ZOND" runs -i ulimit.db | grep -c record)" 1
+else
+	echo "note: zond does not run under ulimit -v (a sanitizer build): not checked"
+fi
+
+# Tables larger than any file or address space (the step that fails depends on the file system).
+"$ZOND" record --threads 65536 --funcs 16777216 -- "$SHOP" >/dev/null 2>err.txt
+check_eq "huge pools: status" $? 0
+check_eq "huge pools: says so" "$(grep -c 'about [0-9]* MB per process (65536 threads x [0-9.]* MB) and cannot be made (' err.txt)" 1
+
+# A full function table: the summary, dump and callgrind say what was lost.
+"$ZOND" record -n 0 --funcs 2 -o lost.db -- "$SHOP" >/dev/null 2>err.txt
+lost=$("$ZOND" dump -i lost.db | sed -n 's/^lost_funcs \([0-9]*\)$/\1/p')
+[ "${lost:-0}" -gt 0 ] && pass || fail "dump: no lost_funcs line"
+check_eq "summary warns" "$(grep -c "warning: lost_funcs = $lost: .*(raise --funcs)" err.txt)" 1
+"$ZOND" export -i lost.db -f callgrind -o lost.cg
+check_eq "callgrind_annotate shows it" \
+	"$(callgrind_annotate lost.cg | grep -c "lost_funcs = $lost (the profile is incomplete)")" 1
+"$ZOND" record -n 0 -o full.db -- "$SHOP" >/dev/null 2>err.txt
+check_eq "no warning when nothing was lost" "$(grep -c warning err.txt)" 0
+check_eq "no lost line when nothing was lost" "$("$ZOND" dump -i full.db | grep -c lost_)" 0
+finish

@@ -1,0 +1,141 @@
+#!/bin/sh
+# Signals: zond record passes the signals sent to it on to the program, waits
+# for it and stores what it recorded; zond dies of the program's signal as the
+# program did; `zond recover` stores the raw data of a run whose zond was
+# killed.  The counts are the program's own (waiter.c counts its calls).
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+work=$1
+rm -rf "$work" && mkdir -p "$work/tmp" && cd "$work" || exit 1
+TMPDIR=$work/tmp
+export TMPDIR
+
+# how a command ended, as its parent sees it: "exit N" or "signal N"
+ended() {
+	python3 -c 'import signal, subprocess, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)  # not ignored as in a background job
+signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+r = subprocess.run(sys.argv[1:])
+print("signal %d" % -r.returncode if r.returncode < 0 else "exit %d" % r.returncode)' "$@"
+}
+
+# wait_for FILE: until the program has written it (no time limit but ctest's)
+wait_for() {
+	while [ ! -s "$1" ]; do sleep 0.05; done
+}
+
+# pid of the running program, once it is ready
+program_pid() {
+	wait_for pid
+	cat pid
+}
+
+# zond_of PID: the zond that runs the program PID (its parent)
+zond_of() {
+	ps -o ppid= -p "$1" | tr -d ' '
+}
+
+# signal SIG: zond record of `waiter wait` gets SIG once the program is ready.
+for s in TERM:15 HUP:1 INT:2 QUIT:3 USR1:10; do
+	sig=${s%:*} num=${s#*:}
+	rm -f pid s.db
+	ended "$ZOND" record -q -o s.db -- "$WAITER" wait pid >out.txt 2>err.txt &
+	waiter_pid=$(program_pid)
+	kill -$sig "$(zond_of "$waiter_pid")"
+	wait
+	check_eq "$sig: zond dies of the program's signal" "$(tail -n 1 out.txt)" \
+		"signal $num"
+	check_eq "$sig: the program's output" "$(head -n 1 out.txt)" "work 50"
+	check_eq "$sig: nothing on stderr" "$(cat err.txt)" ""
+	check_eq "$sig: the run is stored" "$("$ZOND" dump -i s.db | grep 'function work')" \
+		"function work calls=50"
+	check_eq "$sig: its status" "$("$ZOND" runs -i s.db | grep -c "signal $num")" 1
+	if kill -0 "$waiter_pid" 2>/dev/null; then fail "$sig: the program still runs"; else pass; fi
+	check_eq "$sig: no raw data left" "$(ls tmp)" ""
+done
+
+# libcalls runs programs the same way.
+rm -f pid l.db
+ended "$ZOND" libcalls -q -o l.db -- "$WAITER" wait pid >out.txt 2>err.txt &
+kill -TERM "$(zond_of "$(program_pid)")"
+wait
+check_eq "libcalls: zond dies of the program's signal" "$(tail -n 1 out.txt)" "signal 15"
+check_eq "libcalls: the run is stored" "$("$ZOND" dump -i l.db | grep -c '^function printf')" 1
+check_eq "libcalls: no raw data left" "$(ls tmp)" ""
+
+# The store cannot be written once the program ran (its folder became a file meanwhile):
+# the raw data is kept, zond says how to store it, and recover stores it elsewhere.
+rm -f pid
+mkdir gone
+"$ZOND" record -q -o gone/s.db -- "$WAITER" wait pid >/dev/null 2>err.txt &
+waiter_pid=$(program_pid)
+rmdir gone && echo "a file now" >gone
+kill -TERM "$waiter_pid"
+wait
+dir=$(sed -n "s/^zond record: raw data kept in \([^ ]*\) ('zond recover .* stores it)\$/\1/p" err.txt)
+check_eq "store failed: one error and the kept data" "$(wc -l <err.txt)" 2
+"$ZOND" recover -q -o later.db "$dir" && pass || fail "recover -o later.db $dir"
+check_eq "recovered elsewhere" "$("$ZOND" dump -i later.db | grep 'function work')" \
+	"function work calls=50"
+check_eq "recovered: killed by TERM" "$("$ZOND" runs -i later.db | grep -c 'signal 15')" 1
+
+# The program's signal dispositions are its own: ignored ones (nohup, a background job's ^C)
+# stay ignored, the others are the default, as when it runs alone.
+dispositions() {
+	grep -E '^Sig(Ign|Cgt)' "/proc/$1/status" | tr '\n' ' '
+}
+for how in plain zond; do
+	rm -f pid
+	if [ $how = plain ]; then
+		(trap '' INT HUP; exec "$WAITER" wait pid) >/dev/null &
+	else
+		(trap '' INT HUP; exec "$ZOND" record -q -o d.db -- "$WAITER" wait pid) >/dev/null &
+	fi
+	p=$(program_pid)
+	dispositions "$p" >$how.sig
+	kill -TERM "$p"
+	wait
+done
+check_same "dispositions under zond" zond.sig plain.sig
+ign=$(sed -n 's/^SigIgn:[[:space:]]*\([0-9a-f]*\).*/\1/p' plain.sig)
+check_eq "INT and HUP ignored" $((0x$ign & 3)) 3
+
+# A program that catches SIGTERM ends as it decides: exit 7, and its later calls count.
+rm -f pid s.db
+ended "$ZOND" record -q -o s.db -- "$WAITER" catch pid >out.txt 2>err.txt &
+kill -TERM "$(zond_of "$(program_pid)")"
+wait
+check_eq "catch: exit status" "$(tail -n 1 out.txt)" "exit 7"
+check_eq "catch: output" "$(sed -n 2p out.txt)" "caught, work 57"
+check_eq "catch: calls" "$("$ZOND" dump -i s.db | grep 'function work')" "function work calls=57"
+
+# Death by a signal the program raised itself: the same as without zond.
+ended "$WAITER" abort pid >plain.txt 2>/dev/null
+ended "$ZOND" record -q -o s.db -- "$WAITER" abort pid >out.txt 2>/dev/null
+check_eq "abort: zond ends as the program alone" "$(tail -n 1 out.txt)" "$(tail -n 1 plain.txt)"
+check_eq "abort: as SIGABRT" "$(tail -n 1 out.txt)" "signal 6"
+check_eq "abort: stored" "$("$ZOND" dump -i s.db | grep 'function work')" "function work calls=50"
+
+# zond killed outright (SIGKILL): the raw data stays; recover stores it as the run it was.
+rm -f pid r.db
+"$ZOND" record -q -o r.db -c nightly -- "$WAITER" wait pid >/dev/null 2>&1 &
+zond_pid=$!
+waiter_pid=$(program_pid)
+kill -KILL $zond_pid
+wait
+kill -TERM "$waiter_pid"
+while kill -0 "$waiter_pid" 2>/dev/null; do sleep 0.05; done
+dir=$(ls -d tmp/zond-*)
+check_eq "kill -9: one raw data directory" "$(echo "$dir" | wc -w)" 1
+(cd / && "$ZOND" recover -q "$work/$dir") 2>err.txt
+check_eq "recover: exit status" $? 0
+check_eq "recover: stored in the run's store" "$("$ZOND" dump -i r.db | grep 'function work')" \
+	"function work calls=50"
+check_eq "recover: the command" "$("$ZOND" runs -i r.db | grep -c "$WAITER wait pid")" 1
+check_eq "recover: the campaign" "$("$ZOND" runs -i r.db | grep -c '\[nightly\]')" 1
+check_eq "recover: the directory is gone" "$(ls tmp)" ""
+mkdir other && echo keep >other/notes.txt
+check_error "recover of a directory zond did not make" "no run stored" "$ZOND" recover -o r.db other
+check_eq "recover leaves other files alone" "$(cat other/notes.txt)" keep
+check_error "recover of a file" "r.db: not a directory" "$ZOND" recover r.db
+finish

@@ -1,0 +1,186 @@
+/* output.c - checked, all-or-nothing output files (output.h). */
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char sqlite_magic[16] = "SQLite format 3";
+
+/* The directory of path ("." for a bare name) into dir. */
+static void dir_of(const char *path, char dir[PATH_MAX])
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, PATH_MAX, ".");
+	else if (slash == path)
+		snprintf(dir, PATH_MAX, "/");
+	else
+		snprintf(dir, PATH_MAX, "%.*s", (int)(slash - path), path);
+}
+
+/* What an existing file is, when zond must never write over it; NULL otherwise. */
+static const char *precious(const char *path, const struct stat *st)
+{
+	unsigned char head[16] = {0};
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
+	ssize_t n = fd >= 0 ? read(fd, head, sizeof head) : 0;
+	if (fd >= 0)
+		close(fd);
+	if (n == (ssize_t)sizeof head && memcmp(head, sqlite_magic, sizeof sqlite_magic) == 0)
+		return "a profile store (SQLite)";
+	if (n >= 4 && memcmp(head, "\177ELF", 4) == 0)
+		return "an ELF file";
+	if (st->st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))
+		return "an executable file";
+	return NULL;
+}
+
+static int same_file(const struct stat *a, const char *path)
+{
+	struct stat b;
+	return path && stat(path, &b) == 0 && a->st_dev == b.st_dev && a->st_ino == b.st_ino;
+}
+
+/* A path that does not exist yet: its directory must let us create it. */
+static int check_creatable(const char *path, struct zerr *err)
+{
+	char dir[PATH_MAX];
+	dir_of(path, dir);
+	struct stat st;
+	if (stat(dir, &st) != 0)
+		return zerr_set(err, "%s: cannot create: %s: %s", path, dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return zerr_set(err, "%s: cannot create: %s is not a directory", path, dir);
+	if (access(dir, W_OK | X_OK) != 0)
+		return zerr_set(err, "%s: cannot create: %s: %s", path, dir, strerror(errno));
+	return 0;
+}
+
+/* An existing store is added to: it must be one, and writable with its directory. */
+static int check_store(const char *path, const struct stat *st, const char *what,
+		       struct zerr *err)
+{
+	char dir[PATH_MAX];
+	if (!S_ISREG(st->st_mode))
+		return zerr_set(err, "%s: not a regular file, cannot be a profile store", path);
+	if (st->st_size > 0 && (!what || strcmp(what, "a profile store (SQLite)") != 0))
+		return zerr_set(err, "%s: exists and is %s, not a profile store; will not write "
+				     "over it",
+				path, what ? what : "some other file");
+	dir_of(path, dir);
+	if (access(path, W_OK) != 0 || access(dir, W_OK | X_OK) != 0)
+		return zerr_set(err, "%s: the profile store is not writable: %s", path,
+				strerror(errno));
+	return 0;
+}
+
+int output_check(const char *path, enum output_kind kind, const char *const *inputs,
+		 struct zerr *err)
+{
+	struct stat st;
+	if (!*path)
+		return zerr_set(err, "an empty output file name");
+	if (stat(path, &st) != 0)
+		return errno == ENOENT ? check_creatable(path, err)
+				       : zerr_set(err, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return zerr_set(err, "%s: is a directory", path);
+	for (size_t i = 0; inputs && inputs[i]; i++)
+		if (same_file(&st, inputs[i]))
+			return strcmp(path, inputs[i]) == 0
+				       ? zerr_set(err, "%s: is an input of this command; will not "
+						       "write over it",
+						  path)
+				       : zerr_set(err, "%s: is the same file as %s, an input of "
+						       "this command; will not write over it",
+						  path, inputs[i]);
+	if (!S_ISREG(st.st_mode))
+		return kind == OUTPUT_STORE ? check_store(path, &st, NULL, err) : 0;
+	const char *what = precious(path, &st);
+	if (kind == OUTPUT_STORE)
+		return check_store(path, &st, what, err);
+	if (what)
+		return zerr_set(err, "%s: is %s; will not write over it (choose another output "
+				     "file)",
+				path, what);
+	if (access(path, W_OK) != 0)
+		return zerr_set(err, "%s: not writable: %s", path, strerror(errno));
+	return 0;
+}
+
+int output_temp(const char *path, char tmp[PATH_MAX], struct zerr *err)
+{
+	char dir[PATH_MAX];
+	const char *base = strrchr(path, '/');
+	dir_of(path, dir);
+	base = base ? base + 1 : path;
+	int n = snprintf(tmp, PATH_MAX, "%s/.%s.zond-XXXXXX", dir, base);
+	if (n < 0 || n >= PATH_MAX)
+		return zerr_set(err, "%s: path too long", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return zerr_set(err, "%s: cannot create a file in %s: %s", path, dir,
+				strerror(errno));
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask); /* as fopen would have created it */
+	close(fd);
+	return 0;
+}
+
+int output_commit(const char *tmp, const char *path, struct zerr *err)
+{
+	if (rename(tmp, path) == 0)
+		return 0;
+	int e = errno;
+	unlink(tmp);
+	return zerr_set(err, "%s: cannot write: %s", path, strerror(e));
+}
+
+int output_open(struct output *o, const char *path, struct zerr *err)
+{
+	struct stat st;
+	*o = (struct output){.f = stdout};
+	if (!path)
+		return 0;
+	snprintf(o->path, sizeof o->path, "%s", path);
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		o->f = fopen(path, "w");
+		return o->f ? 0 : zerr_set(err, "%s: cannot write: %s", path, strerror(errno));
+	}
+	if (output_temp(path, o->tmp, err) < 0)
+		return -1;
+	o->f = fopen(o->tmp, "w");
+	if (!o->f) {
+		int e = errno;
+		unlink(o->tmp);
+		return zerr_set(err, "%s: cannot write: %s", path, strerror(e));
+	}
+	return 0;
+}
+
+int output_close(struct output *o, int ok, struct zerr *err)
+{
+	const char *name = *o->path ? o->path : "standard output";
+	int e = errno; /* a writer that failed to write stopped there */
+	int bad = ferror(o->f);
+	if (fflush(o->f) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	if (*o->path && fclose(o->f) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	o->f = NULL;
+	if (*o->tmp && (!ok || bad))
+		unlink(o->tmp);
+	/* a failed write is the reason, whatever the writer said */
+	if (bad)
+		return zerr_set(err, "%s: write failed: %s", name, strerror(e));
+	return ok && *o->tmp ? output_commit(o->tmp, o->path, err) : 0;
+}

@@ -1,0 +1,92 @@
+/*
+ * recover.c - `zond recover DIR`: store the raw data of a run that zond
+ * could not store itself (zond was killed, the store failed: "raw data kept
+ * in DIR").
+ *
+ * DIR is the directory `zond record` or `zond libcalls` made for the run;
+ * its run.info (launch.h) says what was known before and after the program
+ * ran: command, collector, store, campaign, times and status.  Without it
+ * the run is stored as a record run of unknown command and status.  The raw
+ * files are read as launch_collect reads them; once stored, the files zond
+ * put in DIR are removed (unless --keep-raw).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "launch.h"
+#include "output.h"
+#include "store/store.h"
+
+static const char usage_text[] =
+	"usage: zond recover [options] DIR\n"
+	"Store the raw data a run left in DIR (\"raw data kept in DIR\": zond was killed,\n"
+	"or the store could not be written) as a run, with what is known of it.\n\n"
+	"  -o, --output FILE     profile store (default: the run's own, else ./zond.db)\n"
+	"  -c, --campaign NAME   file the run under campaign NAME\n"
+	"  -n, --top N           functions in the summary (default 10, 0: none)\n"
+	"  -q, --quiet           no summary\n"
+	"      --keep-raw        keep DIR's raw files once stored\n"
+	"  -h, --help            this help\n";
+
+enum { OPT_KEEP_RAW = 256 };
+
+static const struct option options[] = {
+	{"output", required_argument, NULL, 'o'},
+	{"campaign", required_argument, NULL, 'c'},
+	{"top", required_argument, NULL, 'n'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"keep-raw", no_argument, NULL, OPT_KEEP_RAW},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+int cmd_recover(int argc, char **argv)
+{
+	struct launch l;
+	struct launch_info info;
+	struct zerr err;
+	const char *store = NULL, *campaign = NULL;
+	int c;
+	launch_init(&l, "recover");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:c:n:qh", options, NULL)) != -1) {
+		switch (c) {
+		case 'o': store = optarg; break;
+		case 'c': campaign = optarg; break;
+		case 'n':
+			if ((l.opt.top = parse_count(optarg)) < 0)
+				return cmd_usage_error("recover", "--top wants a number, not '%s'",
+						       optarg);
+			break;
+		case 'q': l.opt.quiet = 1; break;
+		case OPT_KEEP_RAW: l.keep_raw = 1; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: return cmd_usage_error("recover", "bad option");
+		}
+	}
+	if (optind != argc - 1)
+		return cmd_usage_error("recover", "wants one directory (zond recover DIR)");
+	struct stat st;
+	snprintf(l.dir, sizeof l.dir, "%s", argv[optind]);
+	if (stat(l.dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return cmd_error("recover", "%s: not a directory", l.dir);
+	l.recovering = 1;
+	l.exit_status = -1;
+	if (launch_read_info(&l, &info, &err) < 0)
+		return cmd_error("recover", "%s", err.msg);
+	if (!*l.prog)
+		snprintf(l.prog, sizeof l.prog, "%s", l.dir);
+	char *args[] = {*info.command ? info.command : "(unknown: recovered from raw data)", NULL};
+	l.argv = args;
+	l.opt.store = store ? store : *info.store ? info.store : STORE_DEFAULT_PATH;
+	l.opt.campaign = campaign ? campaign : *info.campaign ? info.campaign : NULL;
+	if (output_check(l.opt.store, OUTPUT_STORE, NULL, &err) < 0)
+		return cmd_error("recover", "%s", err.msg);
+	return launch_collect(&l, info.collector,
+			      info.found ? "its raw files hold no call"
+					 : "no run.info and no raw file with a call: is it a "
+					   "directory zond kept?");
+}
