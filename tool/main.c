@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"runs", cmd_runs, "list the runs in a profile store"},
 	{"export", cmd_export, "write a run as callgrind, dot, folded stacks or json"},
 	{"trace", cmd_trace, "profiles of AArch64/RISC-V programs from instruction traces (QEMU)"},
+	{"inject", cmd_inject, "counters injected into a running program from outside it (x86-64)"},
 	{"dump", cmd_dump, "print a run as stable, sorted text (for tests and diffs)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -1,0 +1,63 @@
+/*
+ * arch.h - what zond inject needs to know of one instruction set: where a
+ * function's entry can be overwritten by a jump, how the overwritten
+ * instructions are relocated to run elsewhere, and how a jump is written.
+ *
+ * The engine (scenarios, transports) knows none of this; each architecture
+ * (arch/<name>/) fills a struct inject_arch.  Addresses are those the code
+ * runs at: link-time addresses for --coverage, run-time ones when patching
+ * a process (the engine adds the load bias).
+ *
+ * Contract of plan(): code holds the function's bytes (size of them) and,
+ * after them, `padding` bytes of alignment fill that no other symbol
+ * claims (0 when unknown).  It either fills site and returns 0, or returns 1
+ * with one line in why saying why the entry cannot be patched ("too short:
+ * 3 bytes, the jump needs 5", "the body jumps to +2, inside the patched
+ * bytes", ...).  A site that uses padding says so in site->padding (the
+ * fallback for short functions).
+ *
+ * Contract of relocate(): writes to out (cap bytes) the site's overwritten
+ * instructions re-encoded to run at address `to`, followed by a jump back
+ * to the first byte after the overwritten ones (unless the last one never
+ * falls through); returns the length, or -1 with why set when an operand
+ * cannot reach its target from `to`.  site->map_from/map_to then give, per
+ * relocated instruction, its offset in the original and in the copy, so the
+ * engine can move a thread stopped inside the overwritten bytes.
+ */
+#ifndef ZOND_INJECT_ARCH_H
+#define ZOND_INJECT_ARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define INJECT_SITE_INSNS 16
+#define INJECT_WHY 160
+
+struct inject_site {
+	uint64_t addr;    /* the function's first byte */
+	uint32_t keep;    /* bytes left in place before the patch (x86-64: endbr64) */
+	uint32_t len;     /* bytes overwritten from addr + keep */
+	uint32_t padding; /* of those, bytes of alignment fill after the function */
+	uint32_t ninsn;   /* instructions relocated */
+	uint32_t map_from[INJECT_SITE_INSNS]; /* offset from addr + keep, in the original */
+	uint32_t map_to[INJECT_SITE_INSNS];   /* offset in the relocated copy */
+};
+
+struct inject_arch {
+	const char *name;     /* "x86_64" */
+	uint32_t jump_len;    /* bytes of the jump written at an entry */
+	uint32_t reloc_max;   /* largest relocated copy relocate() may write */
+	int (*plan)(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
+		    struct inject_site *site, char *why);
+	int (*relocate)(struct inject_site *site, const uint8_t *code, uint64_t to, uint8_t *out,
+			size_t cap, char *why);
+	/* How many of the n bytes at b are alignment fill (nops, int3, zeros). */
+	size_t (*fill)(const uint8_t *b, size_t n);
+	/* Writes the jump from `from` to `to` (within reach) and returns its length. */
+	size_t (*jump)(uint64_t from, uint64_t to, uint8_t *out);
+};
+
+/* The architecture called name ("x86_64"), or NULL when zond was built without it. */
+const struct inject_arch *inject_arch_find(const char *name);
+
+#endif
