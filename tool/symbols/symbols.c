@@ -522,3 +522,24 @@ int symbols_machine(const char *path, struct zerr *err)
 		close(fd);
 	return rc;
 }
+
+int symbols_load_start(struct symbols *s, const char *path, uint64_t *start, struct zerr *err)
+{
+	struct elf_file *f = get_file(s, path, err);
+	if (!f)
+		return -1;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(f->mod, &bias);
+	size_t nphdr = 0;
+	if (!elf || elf_getphdrnum(elf, &nphdr) != 0)
+		return zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
+	*start = UINT64_MAX;
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < *start)
+			*start = ph.p_vaddr & ~(uint64_t)0xfff;
+	}
+	if (*start == UINT64_MAX)
+		return zerr_set(err, "%s: no loadable segment", path);
+	return 0;
+}

@@ -87,6 +87,12 @@ int symbols_each_function(struct symbols *s, const char *path,
 long symbols_read(struct symbols *s, const char *path, uint64_t addr, uint8_t *buf, size_t len,
 		  struct zerr *err);
 
+/*
+ * The lowest link-time address of the file's loaded segments (PT_LOAD
+ * p_vaddr): where the mapping at file offset 0 starts, less the load bias.
+ */
+int symbols_load_start(struct symbols *s, const char *path, uint64_t *start, struct zerr *err);
+
 /* The ELF header's e_machine (EM_X86_64, EM_RISCV, ...) of path, or -1 with err set. */
 int symbols_machine(const char *path, struct zerr *err);
 
