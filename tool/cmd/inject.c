@@ -5,22 +5,42 @@
  * sets tool/inject/arch/.
  */
 #include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "inject/engine.h"
+#include "inject/scenario.h"
+#include "launch.h"
+#include "store/store.h"
 #include "symbols/symbols.h"
 
 static const char usage_text[] =
-	"usage: zond inject --coverage PROG\n"
-	"Counters and code injected at function entries from outside the program\n"
-	"(doc/inject.md).\n\n"
-	"  --coverage PROG   print \"N of M functions can be injected\", then each\n"
-	"                    function that cannot, with the reason, and each that needs\n"
-	"                    a fallback; PROG (a program or shared library) is read,\n"
-	"                    never run\n";
+	"usage: zond inject [-f GLOB]... [--per-run K] [-c NAME] [-o STORE] -- PROG [ARGS]\n"
+	"       zond inject --coverage PROG\n"
+	"Counters and code injected at function entries from outside the program, with\n"
+	"no recompilation (doc/inject.md); Linux x86-64.  The functions scenario: PROG\n"
+	"runs under ptrace until its entries are patched, then at full speed; each\n"
+	"measured function gets exact calls, inclusive and self time, min and max of\n"
+	"one call (rdtsc, the payload's own cost measured each run and subtracted).\n"
+	"At most K functions are measured per run: PROG is run again until all are,\n"
+	"and the runs form one campaign (zond report -C NAME).\n\n"
+	"  -f, --function GLOB   measure the functions of PROG matching GLOB (fnmatch;\n"
+	"                        repeatable; default: every one that can be injected)\n"
+	"      --per-run K       at most K functions per run (default: all in one run)\n"
+	"  -c, --campaign NAME   the campaign of the runs (default: one is made up and\n"
+	"                        printed)\n"
+	"  -o, --output STORE    the profile store (default ./zond.db)\n"
+	"  -q, --quiet           no summary\n"
+	"  --coverage PROG       print \"N of M functions can be injected\", then each\n"
+	"                        function that cannot, with the reason, and each that\n"
+	"                        needs a fallback; PROG (a program or shared library)\n"
+	"                        is read, never run\n";
 
 /* --coverage: the plan of every function of prog, printed. */
 static int coverage(const char *prog)
@@ -57,19 +77,198 @@ static int coverage(const char *prog)
 	return 0;
 }
 
+/* What the functions scenario was asked. */
+struct functions_job {
+	struct name_filter filter;
+	long per_run; /* 0: all in one run */
+	const char *store, *campaign;
+	int quiet;
+	char campaign_buf[128];
+};
+
+static uint64_t ticks_to_ns(uint64_t t, uint64_t hz)
+{
+	return hz ? (uint64_t)((unsigned __int128)t * 1000000000u / hz) : t;
+}
+
+static char *join_argv(char *const argv[])
+{
+	size_t len = 1;
+	for (char *const *a = argv; *a; a++)
+		len += strlen(*a) + 1;
+	char *s = zp_xcalloc(1, len);
+	for (char *const *a = argv; *a; a++) {
+		if (a != argv)
+			strcat(s, " ");
+		strcat(s, *a);
+	}
+	return s;
+}
+
+/* One run's results as a profile of the store: one node per measured function. */
+static struct zp_profile *run_profile(const struct functions_job *job, struct symbols *s,
+				      const struct inject_plan *plan, const size_t *which,
+				      const struct inject_result *r, char *const argv[])
+{
+	struct zp_profile *p = profile_new();
+	char *cmd = join_argv(argv);
+	struct utsname u;
+	profile_set_str(&p->run.command, cmd);
+	free(cmd);
+	profile_set_str(&p->run.collector, "inject");
+	profile_set_str(&p->run.campaign, job->campaign);
+	profile_set_str(&p->run.arch, plan->arch->name);
+	profile_set_str(&p->run.clock, plan->arch->counter);
+	if (uname(&u) == 0)
+		profile_set_str(&p->run.host, u.nodename);
+	p->run.pid = r->pid;
+	p->run.start_ns = r->start_ns;
+	p->run.duration_ns = r->duration_ns;
+	p->run.exit_status = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+	p->run.term_signal = WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
+	p->run.overhead_ns = (double)ticks_to_ns(r->cpair, r->hz);
+	char buf[64];
+	snprintf(buf, sizeof buf, "%zu", r->n);
+	profile_add_meta(p, "inject_functions", buf);
+	snprintf(buf, sizeof buf, "%.1f", (double)ticks_to_ns(r->c0 * 1000, r->hz) / 1000);
+	profile_add_meta(p, "inject_payload_inside_ns", buf);
+	if (r->deep || r->noslot) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)(r->deep + r->noslot));
+		profile_add_meta(p, "inject_calls_not_measured", buf);
+	}
+	unsigned ev = profile_event(p, "time", "ns");
+	uint32_t th = profile_thread(p, r->pid, r->pid, "all threads");
+	for (size_t k = 0; k < r->n; k++) {
+		const struct inject_func *f = &plan->funcs[which[k]];
+		const struct inject_stat *in = &r->stats[k];
+		const char *file = "";
+		int line = 0;
+		struct zerr ignored;
+		symbols_decl_line(s, plan->path, f->addr, &file, &line, &ignored);
+		uint32_t node = profile_node(p, ZP_FUNCTION, f->name, plan->path, file, line, f->addr);
+		struct zp_stat *st = profile_stat(p, th, node);
+		st->calls = in->calls;
+		st->incl[ev] = ticks_to_ns(in->incl, r->hz);
+		st->self[ev] = ticks_to_ns(in->self, r->hz);
+		st->min[ev] = in->calls ? ticks_to_ns(in->min, r->hz) : UINT64_MAX;
+		st->max[ev] = ticks_to_ns(in->max, r->hz);
+	}
+	return p;
+}
+
+static int store_run(const struct functions_job *job, struct zp_profile *p, struct zerr *err)
+{
+	struct store *st = store_open(job->store, STORE_CREATE, err);
+	int rc = st ? store_add_run(st, p, err) : -1;
+	store_close(st);
+	return rc;
+}
+
+/* The program's status as zond's exit status (128 + signal when killed). */
+static int program_status(int status)
+{
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+static int functions(struct functions_job *job, char **argv)
+{
+	struct zerr err;
+	char prog[PATH_MAX];
+	if (launch_find_program(argv[0], prog) < 0)
+		return cmd_error("inject", "%s: no such program", argv[0]);
+	const char *name = inject_elf_arch(prog, &err);
+	const struct inject_arch *arch = name ? inject_arch_find(name) : NULL;
+	if (!arch)
+		return cmd_error("inject", "%s", name ? "no relocator for this program" : err.msg);
+	struct symbols *s = symbols_new();
+	struct inject_plan plan;
+	if (inject_plan_file(s, prog, arch, &plan, &err) < 0) {
+		symbols_free(s);
+		return cmd_error("inject", "%s", err.msg);
+	}
+	size_t *which = zp_xcalloc(plan.nfuncs + 1, sizeof *which), n = 0;
+	for (size_t i = 0; i < plan.nfuncs; i++)
+		if (plan.funcs[i].ok && name_filter_wants(&job->filter, plan.funcs[i].name))
+			which[n++] = i;
+	if (!job->campaign) {
+		char base[PATH_MAX];
+		snprintf(base, sizeof base, "%s", prog);
+		snprintf(job->campaign_buf, sizeof job->campaign_buf, "inject-%s-%lld",
+			 basename(base), (long long)time(NULL));
+		job->campaign = job->campaign_buf;
+	}
+	size_t per = job->per_run > 0 ? (size_t)job->per_run : (n ? n : 1);
+	int rc = 0, runs = 0;
+	if (!job->quiet)
+		fprintf(stderr, "zond inject: %zu functions of %s, campaign %s\n", n, prog,
+			job->campaign);
+	for (size_t from = 0; from < n || (n == 0 && from == 0); from += per) {
+		size_t k = n - from < per ? n - from : per;
+		struct inject_result r;
+		if (inject_run(&plan, which + from, k, argv, &r, &err) < 0) {
+			rc = r.status ? program_status(r.status) : 1;
+			cmd_error("inject", "%s", err.msg);
+			break;
+		}
+		struct zp_profile *p = run_profile(job, s, &plan, which + from, &r, argv);
+		if (store_run(job, p, &err) < 0) {
+			rc = cmd_error("inject", "%s", err.msg);
+		} else {
+			runs++;
+			rc = program_status(r.status);
+			if (!job->quiet)
+				fprintf(stderr,
+					"zond inject: run %lld stored in %s: %zu functions, "
+					"payload %.1f ns per measured call subtracted\n",
+					(long long)p->run.id, job->store, k, p->run.overhead_ns);
+		}
+		profile_free(p);
+		inject_result_free(&r);
+		if (n == 0)
+			break;
+	}
+	if (!job->quiet && runs)
+		fprintf(stderr, "zond inject: campaign %s: %d runs (zond report -C %s)\n",
+			job->campaign, runs, job->campaign);
+	free(which);
+	inject_plan_free(&plan);
+	symbols_free(s);
+	return rc;
+}
+
 int cmd_inject(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"coverage", required_argument, NULL, 'C'},
+		{"function", required_argument, NULL, 'f'},
+		{"per-run", required_argument, NULL, 'K'},
+		{"campaign", required_argument, NULL, 'c'},
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
+	struct functions_job job = {.store = STORE_DEFAULT_PATH};
 	const char *cov = NULL;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hf:c:o:q", opts, NULL)) != -1) {
 		switch (c) {
 		case 'C': cov = optarg; break;
+		case 'f':
+			if (job.filter.ninclude == NAME_FILTER_MAX)
+				return cmd_usage_error("inject", "at most %d patterns",
+						       NAME_FILTER_MAX);
+			job.filter.include[job.filter.ninclude++] = optarg;
+			break;
+		case 'K':
+			job.per_run = parse_count(optarg);
+			if (job.per_run <= 0)
+				return cmd_usage_error("inject", "--per-run wants a positive number");
+			break;
+		case 'c': job.campaign = optarg; break;
+		case 'o': job.store = optarg; break;
+		case 'q': job.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return cmd_usage_error("inject", "unknown option");
 		}
@@ -79,5 +278,7 @@ int cmd_inject(int argc, char **argv)
 			return cmd_usage_error("inject", "--coverage takes one PROG and no more");
 		return coverage(cov);
 	}
-	return cmd_usage_error("inject", "say what to do: --coverage PROG");
+	if (optind >= argc)
+		return cmd_usage_error("inject", "no program to run (zond inject -- PROG ARGS)");
+	return functions(&job, argv + optind);
 }

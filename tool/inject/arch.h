@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/error.h"
+
 #define INJECT_SITE_INSNS 16
 #define INJECT_WHY 160
 
@@ -41,6 +43,12 @@ struct inject_site {
 	uint32_t ninsn;   /* instructions relocated */
 	uint32_t map_from[INJECT_SITE_INSNS]; /* offset from addr + keep, in the original */
 	uint32_t map_to[INJECT_SITE_INSNS];   /* offset in the relocated copy */
+};
+
+/* The target's addresses the payload needs (results.h has the layout). */
+struct inject_payload_args {
+	uint64_t shm, threads, slot_size, stats;
+	uint64_t c0, cpair; /* compensation, in counter ticks */
 };
 
 struct inject_arch {
@@ -55,6 +63,24 @@ struct inject_arch {
 	size_t (*fill)(const uint8_t *b, size_t n);
 	/* Writes the jump from `from` to `to` (within reach) and returns its length. */
 	size_t (*jump)(uint64_t from, uint64_t to, uint8_t *out);
+
+	/*
+	 * The payload: one blob per trampoline area, written to out (its
+	 * length returned; 0 if cap is too small), then one stub per function
+	 * (stub_len bytes at `at`, calling the blob at payload_at with id),
+	 * directly followed by the function's relocated copy.
+	 */
+	size_t (*payload)(uint8_t *out, size_t cap, const struct inject_payload_args *a);
+	uint32_t stub_len;
+	void (*stub)(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id);
+	/*
+	 * The payload's cost, measured here on this machine: c0 the part of it
+	 * inside a measured interval, cpair what one measured call adds to its
+	 * caller's, in ticks of the counter, and its ticks per second.
+	 * 0, or -1 with err.
+	 */
+	int (*calibrate)(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err);
+	const char *counter; /* "tsc" */
 };
 
 /* The architecture called name ("x86_64"), or NULL when zond was built without it. */

@@ -101,11 +101,23 @@ int inject_plan_file(struct symbols *s, const char *path, const struct inject_ar
 		if (c.f[i].addr + c.f[i].size > out->image_end)
 			out->image_end = c.f[i].addr + c.f[i].size;
 	out->image_end = (out->image_end + 4095) & ~(uint64_t)4095;
-	for (size_t i = 0; i < c.n; i++)
+	uint64_t entry = 0;
+	if (symbols_entry(path, &entry, err) < 0) {
+		inject_plan_free(out);
+		return -1;
+	}
+	for (size_t i = 0; i < c.n; i++) {
 		if (plan_one(s, out, i, err) < 0) {
 			inject_plan_free(out);
 			return -1;
 		}
+		/* the kernel jumps there: no return address to replace */
+		if (c.f[i].addr == entry && entry) {
+			c.f[i].ok = 0;
+			snprintf(c.f[i].why, sizeof c.f[i].why,
+				 "the program's entry point: entered with no return address");
+		}
+	}
 	return 0;
 }
 

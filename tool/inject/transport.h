@@ -24,6 +24,7 @@
  *   wait          (after release) waits for the target to end and gives
  *                 its wait status; only for a target the transport started
  *   close         frees the transport (the target keeps running)
+
  */
 #ifndef ZOND_INJECT_TRANSPORT_H
 #define ZOND_INJECT_TRANSPORT_H
@@ -35,6 +36,7 @@
 
 struct inject_transport {
 	const struct inject_transport_ops *ops;
+	int64_t pid; /* the target's process id, 0 when it has none */
 };
 
 struct inject_transport_ops {

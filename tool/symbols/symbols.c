@@ -507,20 +507,35 @@ long symbols_read(struct symbols *s, const char *path, uint64_t addr, uint8_t *b
 	return 0;
 }
 
-int symbols_machine(const char *path, struct zerr *err)
+/* The ELF header of path into eh; -1 with err set. */
+static int read_ehdr(const char *path, GElf_Ehdr *eh, struct zerr *err)
 {
 	if (!symbols_is_elf(path, err))
 		return -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	GElf_Ehdr eh;
-	int rc = elf && gelf_getehdr(elf, &eh) ? eh.e_machine
-					       : zerr_set(err, "%s: damaged ELF file (%s)", path,
-							  elf_errmsg(-1));
+	int rc = elf && gelf_getehdr(elf, eh)
+			 ? 0
+			 : zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
 	elf_end(elf);
 	if (fd >= 0)
 		close(fd);
 	return rc;
+}
+
+int symbols_machine(const char *path, struct zerr *err)
+{
+	GElf_Ehdr eh;
+	return read_ehdr(path, &eh, err) < 0 ? -1 : eh.e_machine;
+}
+
+int symbols_entry(const char *path, uint64_t *entry, struct zerr *err)
+{
+	GElf_Ehdr eh;
+	if (read_ehdr(path, &eh, err) < 0)
+		return -1;
+	*entry = eh.e_entry;
+	return 0;
 }
 
 int symbols_load_start(struct symbols *s, const char *path, uint64_t *start, struct zerr *err)

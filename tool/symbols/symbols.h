@@ -96,6 +96,9 @@ int symbols_load_start(struct symbols *s, const char *path, uint64_t *start, str
 /* The ELF header's e_machine (EM_X86_64, EM_RISCV, ...) of path, or -1 with err set. */
 int symbols_machine(const char *path, struct zerr *err);
 
+/* The ELF header's entry point (link-time), 0 when none; -1 with err set. */
+int symbols_entry(const char *path, uint64_t *entry, struct zerr *err);
+
 /* 1 if path is an ELF file zond can read, 0 if not (with the reason in err). */
 int symbols_is_elf(const char *path, struct zerr *err);
 

@@ -329,6 +329,7 @@ struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *er
 	struct ptrace_target *p = zp_xcalloc(1, sizeof *p);
 	p->t.ops = &ptrace_ops;
 	p->pid = pid;
+	p->t.pid = pid;
 	char name[64];
 	snprintf(name, sizeof name, "/proc/%d/mem", (int)pid);
 	p->mem = open(name, O_RDWR | O_CLOEXEC);

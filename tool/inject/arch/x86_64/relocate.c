@@ -360,7 +360,24 @@ static size_t jump(uint64_t from, uint64_t to, uint8_t *b)
 	return JUMP_LEN;
 }
 
-const struct inject_arch inject_arch_x86_64 = {"x86_64", JUMP_LEN, 256, plan, relocate, fill, jump};
+size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a);
+void inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id);
+int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err);
+
+const struct inject_arch inject_arch_x86_64 = {
+	.name = "x86_64",
+	.jump_len = JUMP_LEN,
+	.reloc_max = 256,
+	.plan = plan,
+	.relocate = relocate,
+	.fill = fill,
+	.jump = jump,
+	.payload = inject_x86_64_payload,
+	.stub_len = 9,
+	.stub = inject_x86_64_stub,
+	.calibrate = inject_x86_64_calibrate,
+	.counter = "tsc",
+};
 #else
 typedef int zond_no_zydis; /* ISO C: a translation unit is not empty */
 #endif

@@ -1,0 +1,190 @@
+#ifdef __x86_64__
+/*
+ * payload.S - the x86-64 code zond inject copies into its target, once per
+ * trampoline area, as one position-independent blob (za_blob..za_blob_end):
+ * a header the controller fills, the entry payload and the exit payload.
+ * Layout of the shared results: tool/inject/results.h.
+ *
+ * Each patched function gets a stub after the blob (payload.c):
+ *     .long id; call za_entry; <relocated entry>; jmp back
+ * so at za_entry (%rsp) is the relocated copy (the id 9 bytes before it)
+ * and 8(%rsp) the return address.  The entry takes a frame on the thread's
+ * shadow stack, saves the real return address there, puts za_exit in its
+ * place, reads the counter last (lfence; rdtsc) and returns into the copy.
+ * It keeps every register but rflags (not preserved across calls): the
+ * argument registers (rdi, rsi, rdx, rcx, r8, r9, rax for varargs, r10
+ * for a static chain) and all vector registers are untouched or restored.
+ * The exit reads the counter first, pops its frame (frames left above it
+ * by longjmp are dropped), accumulates, and returns to the real address;
+ * it keeps rax, rdx and every vector and x87 register (return values) and
+ * clobbers only caller-saved registers (rcx, rsi, rdi, r8-r11).
+ *
+ * The thread's slot is found by its thread pointer (%fs:0, the TCB's self
+ * pointer under glibc, set before any program code runs) in an
+ * open-addressed table claimed with lock cmpxchg.
+ */
+#include "../../results.h"
+
+#define ACTIVE (INJ_SLOT_HDR + INJ_DEPTH * INJ_FRAME)
+
+	.section .rodata.zond_payload, "a"
+	.globl za_blob, za_blob_end, za_entry, za_exit
+	.hidden za_blob, za_blob_end, za_entry, za_exit
+	.p2align 6
+za_blob:
+za_shm:		.quad 0	/* the target's address of the shared results */
+za_threads:	.quad 0	/* its thread slots */
+za_slotsize:	.quad 0
+za_stats:	.quad 0
+za_c0:		.quad 0	/* the payload's own part of a measured interval */
+za_cpair:	.quad 0	/* what one measured call adds to its caller's */
+	.quad 0, 0
+
+/* r11 = this thread's slot, or 0 when the table is full; clobbers rax, rcx, rdx. */
+za_slot:
+	mov %fs:0, %rcx
+	movabs $0x9e3779b97f4a7c15, %rax
+	imul %rcx, %rax
+	shr $56, %rax			/* INJ_THREADS == 256 */
+	mov $INJ_THREADS, %edx
+1:	mov %rax, %r11
+	imul za_slotsize(%rip), %r11
+	add za_threads(%rip), %r11
+	cmp %rcx, INJ_T_KEY(%r11)
+	je 3f
+	cmpq $0, INJ_T_KEY(%r11)
+	jne 2f
+	push %rax
+	xor %eax, %eax
+	lock cmpxchg %rcx, INJ_T_KEY(%r11)
+	pop %rax
+	je 3f
+	cmp %rcx, INJ_T_KEY(%r11)
+	je 3f
+2:	inc %rax
+	and $(INJ_THREADS - 1), %rax
+	dec %edx
+	jnz 1b
+	xor %r11d, %r11d
+3:	ret
+
+za_entry:
+	push %rax
+	push %rcx
+	push %rdx
+	push %r11			/* copy at 32(%rsp), return address at 40(%rsp) */
+	call za_slot
+	test %r11, %r11
+	jz .Lnoslot
+	mov INJ_T_DEPTH(%r11), %rax
+	cmp $INJ_DEPTH, %rax
+	jae .Ldeep
+	lea 1(%rax), %rcx
+	mov %rcx, INJ_T_DEPTH(%r11)
+	mov 32(%rsp), %rdx
+	mov -9(%rdx), %edx		/* the function's id */
+	incl ACTIVE(%r11, %rdx, 4)
+	shl $6, %rax			/* INJ_FRAME == 64 */
+	lea INJ_SLOT_HDR(%r11, %rax), %r11
+	mov %rdx, INJ_F_ID(%r11)
+	mov 40(%rsp), %rax
+	mov %rax, INJ_F_RET(%r11)
+	lea 40(%rsp), %rax
+	mov %rax, INJ_F_SLOT(%r11)
+	xor %eax, %eax
+	mov %rax, INJ_F_CHILD(%r11)
+	mov %rax, INJ_F_NDESC(%r11)
+	lea za_exit(%rip), %rax
+	mov %rax, 40(%rsp)
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, INJ_F_START(%r11)
+.Lgo:	pop %r11
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret				/* into the relocated copy */
+.Lnoslot:
+	mov za_shm(%rip), %rax
+	lock incq INJ_H_NOSLOT(%rax)
+	jmp .Lgo
+.Ldeep:
+	mov za_shm(%rip), %rax
+	lock incq INJ_H_DEEP(%rax)
+	jmp .Lgo
+
+za_exit:
+	push %rax			/* becomes the real return address */
+	push %rax
+	push %rdx
+	push %rcx
+	push %r11
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, %r8			/* now */
+	call za_slot
+	mov INJ_T_DEPTH(%r11), %rax
+	lea 32(%rsp), %rsi		/* where the entry found the return address */
+1:	dec %rax
+	mov %rax, %rcx
+	shl $6, %rcx
+	lea INJ_SLOT_HDR(%r11, %rcx), %rdi
+	cmp %rsi, INJ_F_SLOT(%rdi)
+	jae 2f
+	mov INJ_F_ID(%rdi), %rcx	/* a frame longjmp left behind */
+	decl ACTIVE(%r11, %rcx, 4)
+	test %rax, %rax
+	jnz 1b
+2:	mov %rax, INJ_T_DEPTH(%r11)
+	mov INJ_F_RET(%rdi), %rcx
+	mov %rcx, 32(%rsp)
+	mov %r8, %rsi			/* inclusive, compensated, at least 0 */
+	sub INJ_F_START(%rdi), %rsi
+	sub za_c0(%rip), %rsi
+	mov INJ_F_NDESC(%rdi), %r9
+	mov %r9, %rcx
+	imul za_cpair(%rip), %rcx
+	sub %rcx, %rsi
+	jns 3f
+	xor %esi, %esi
+3:	mov %rsi, %r10			/* self */
+	sub INJ_F_CHILD(%rdi), %r10
+	jns 4f
+	xor %r10d, %r10d
+4:	test %rax, %rax
+	jz 5f
+	add %rsi, INJ_F_CHILD - INJ_FRAME(%rdi)
+	lea 1(%r9), %rcx
+	add %rcx, INJ_F_NDESC - INJ_FRAME(%rdi)
+5:	mov INJ_F_ID(%rdi), %rcx
+	decl ACTIVE(%r11, %rcx, 4)
+	setz %r8b			/* the outermost activation */
+	shl $6, %rcx			/* INJ_STAT == 64 */
+	add za_stats(%rip), %rcx
+	lock incq INJ_S_CALLS(%rcx)
+	lock add %r10, INJ_S_SELF(%rcx)
+	test %r8b, %r8b
+	jz 6f
+	lock add %rsi, INJ_S_INCL(%rcx)
+6:	mov INJ_S_MIN(%rcx), %rax
+7:	cmp %rax, %rsi
+	jae 8f
+	lock cmpxchg %rsi, INJ_S_MIN(%rcx)
+	jnz 7b
+8:	mov INJ_S_MAX(%rcx), %rax
+9:	cmp %rax, %rsi
+	jbe 10f
+	lock cmpxchg %rsi, INJ_S_MAX(%rcx)
+	jnz 9b
+10:	pop %r11
+	pop %rcx
+	pop %rdx
+	pop %rax
+	ret				/* to the real return address */
+za_blob_end:
+	.section .note.GNU-stack, "", @progbits
+#endif

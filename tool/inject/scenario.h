@@ -1,0 +1,41 @@
+/*
+ * scenario.h - zond inject's runs: one run of the program with a set of
+ * functions measured (inject_run), and the functions scenario's split of
+ * the chosen functions into runs of at most K (inject_functions_plan).
+ *
+ * inject_run starts the program through the ptrace transport, stopped
+ * before any of its code ran; calibrates the payload on this machine;
+ * allocates the trampolines within 2 GiB of the program's code and the
+ * results in memory shared with it; writes the payload, one stub and
+ * relocated copy per function, then the jumps at the entries; lets the
+ * program run with no further stop and waits for it.  The results are read
+ * from the shared memory, so a crash or SIGKILL of the program loses only
+ * the calls still open.  Functions of the program's own ELF file only (the
+ * libraries are not mapped yet when it stops).  When preparing fails, the
+ * program still runs (every jump written leads to a complete stub) and is
+ * waited for: -1 with err set and out->status the program's.
+ */
+#ifndef ZOND_INJECT_SCENARIO_H
+#define ZOND_INJECT_SCENARIO_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "results.h"
+
+struct inject_result {
+	int status;             /* wait status of the program */
+	int64_t pid;
+	int64_t start_ns, duration_ns;
+	uint64_t c0, cpair, hz; /* compensation (ticks) and ticks per second */
+	uint64_t deep, noslot;  /* calls not measured, and why */
+	size_t n;
+	struct inject_stat *stats; /* n, in the order asked */
+};
+
+/* Runs argv with the plan's functions `which` (n indexes into plan->funcs) measured. */
+int inject_run(const struct inject_plan *plan, const size_t *which, size_t n, char *const argv[],
+	       struct inject_result *out, struct zerr *err);
+void inject_result_free(struct inject_result *r);
+
+#endif
