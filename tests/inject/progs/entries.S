@@ -4,6 +4,16 @@
  * is tests/inject/expected/entries.coverage).
  */
 	.text
+	/* The entry point: the kernel jumps there, no return address to replace. */
+	.globl _start
+	.type _start, @function
+_start:
+	xor %edi, %edi
+	mov $60, %eax
+	syscall
+	.size _start, .-_start
+
+	.p2align 4
 	.globl main
 	.type main, @function
 main:
