@@ -91,6 +91,12 @@ static uint64_t ticks_to_ns(uint64_t t, uint64_t hz)
 	return hz ? (uint64_t)((unsigned __int128)t * 1000000000u / hz) : t;
 }
 
+/* The payload's sums are signed (results.h): a compensation overshoot reads as 0. */
+static uint64_t at_least_0(uint64_t sum)
+{
+	return (int64_t)sum < 0 ? 0 : sum;
+}
+
 static char *join_argv(char *const argv[])
 {
 	size_t len = 1;
@@ -136,6 +142,10 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)(r->deep + r->noslot));
 		profile_add_meta(p, "inject_calls_not_measured", buf);
 	}
+	if (r->open) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->open);
+		profile_add_meta(p, "inject_calls_never_returned", buf);
+	}
 	unsigned ev = profile_event(p, "time", "ns");
 	uint32_t th = profile_thread(p, r->pid, r->pid, "all threads");
 	for (size_t k = 0; k < r->n; k++) {
@@ -148,9 +158,9 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		uint32_t node = profile_node(p, ZP_FUNCTION, f->name, plan->path, file, line, f->addr);
 		struct zp_stat *st = profile_stat(p, th, node);
 		st->calls = in->calls;
-		st->incl[ev] = ticks_to_ns(in->incl, r->hz);
-		st->self[ev] = ticks_to_ns(in->self, r->hz);
-		st->min[ev] = in->calls ? ticks_to_ns(in->min, r->hz) : UINT64_MAX;
+		st->incl[ev] = ticks_to_ns(at_least_0(in->incl), r->hz);
+		st->self[ev] = ticks_to_ns(at_least_0(in->self), r->hz);
+		st->min[ev] = in->min == UINT64_MAX ? UINT64_MAX : ticks_to_ns(in->min, r->hz);
 		st->max[ev] = ticks_to_ns(in->max, r->hz);
 	}
 	return p;

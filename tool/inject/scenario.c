@@ -128,6 +128,31 @@ out:
 	return rc;
 }
 
+/*
+ * Calls still on a shadow stack when the program ended: the functions it
+ * exited from (exit() called in main) or left by longjmp with no measured
+ * call after.  They count as calls; their time is unknown.
+ */
+static uint64_t count_open_frames(const uint8_t *shared, size_t n, struct inject_stat *stats)
+{
+	uint64_t open = 0;
+	for (size_t t = 0; t < INJ_THREADS; t++) {
+		const uint8_t *slot = shared + INJ_HDR + n * INJ_STAT + t * (size_t)INJ_SLOT(n);
+		uint64_t key, depth;
+		memcpy(&key, slot + INJ_T_KEY, 8);
+		memcpy(&depth, slot + INJ_T_DEPTH, 8);
+		for (uint64_t d = 0; key && d < depth && d < INJ_DEPTH; d++) {
+			uint64_t id;
+			memcpy(&id, slot + INJ_SLOT_HDR + d * INJ_FRAME + INJ_F_ID, 8);
+			if (id < n) {
+				stats[id].calls++;
+				open++;
+			}
+		}
+	}
+	return open;
+}
+
 int inject_run(const struct inject_plan *plan, const size_t *which, size_t n, char *const argv[],
 	       struct inject_result *out, struct zerr *err)
 {
@@ -167,6 +192,7 @@ int inject_run(const struct inject_plan *plan, const size_t *which, size_t n, ch
 	out->n = n;
 	out->stats = zp_xcalloc(n ? n : 1, sizeof *out->stats);
 	memcpy(out->stats, (uint8_t *)shared + INJ_HDR, n * sizeof *out->stats);
+	out->open = count_open_frames(shared, n, out->stats);
 	munmap(shared, shared_len);
 	return 0;
 }

@@ -29,6 +29,7 @@ struct inject_result {
 	int64_t start_ns, duration_ns;
 	uint64_t c0, cpair, hz; /* compensation (ticks) and ticks per second */
 	uint64_t deep, noslot;  /* calls not measured, and why */
+	uint64_t open;          /* calls never returned (counted, not timed) */
 	size_t n;
 	struct inject_stat *stats; /* n, in the order asked */
 };

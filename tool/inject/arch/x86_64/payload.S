@@ -15,9 +15,11 @@
  * argument registers (rdi, rsi, rdx, rcx, r8, r9, rax for varargs, r10
  * for a static chain) and all vector registers are untouched or restored.
  * The exit reads the counter first, pops its frame (frames left above it
- * by longjmp are dropped), accumulates, and returns to the real address;
- * it keeps rax, rdx and every vector and x87 register (return values) and
- * clobbers only caller-saved registers (rcx, rsi, rdi, r8-r11).
+ * by longjmp are dropped), accumulates, and returns to the real address.
+ * It keeps every register but rflags too, not only the return values (rax,
+ * rdx, vector and x87 registers): with -fipa-ra (GCC's default at -O2) a
+ * caller relies on a callee in its unit leaving the caller-saved registers
+ * it does not use untouched, so clobbering rcx or r8 there breaks it.
  *
  * The thread's slot is found by its thread pointer (%fs:0, the TCB's self
  * pointer under glibc, set before any program code runs) in an
@@ -68,6 +70,33 @@ za_slot:
 	xor %r11d, %r11d
 3:	ret
 
+/*
+ * Drops the frames longjmp (or a thread's exit through an unwinder) left
+ * on the shadow stack: those whose return-address slot lies below rdx,
+ * that is deeper in the stack than a live frame can be.  Their calls
+ * count; their time is not known.  r11 = the slot; clobbers rax, rcx.
+ */
+za_drop:
+	push %rdi
+	mov INJ_T_DEPTH(%r11), %rax
+1:	test %rax, %rax
+	jz 2f
+	lea -1(%rax), %rcx
+	shl $6, %rcx			/* INJ_FRAME == 64 */
+	lea INJ_SLOT_HDR(%r11, %rcx), %rdi
+	cmp %rdx, INJ_F_SLOT(%rdi)
+	jae 2f
+	mov INJ_F_ID(%rdi), %rcx
+	decl ACTIVE(%r11, %rcx, 4)
+	shl $6, %rcx			/* INJ_STAT == 64 */
+	add za_stats(%rip), %rcx
+	lock incq INJ_S_CALLS(%rcx)
+	dec %rax
+	jmp 1b
+2:	mov %rax, INJ_T_DEPTH(%r11)
+	pop %rdi
+	ret
+
 za_entry:
 	push %rax
 	push %rcx
@@ -76,6 +105,12 @@ za_entry:
 	call za_slot
 	test %r11, %r11
 	jz .Lnoslot
+	lea 40(%rsp), %rdx		/* frames below this call's slot are dead; */
+	lea za_exit(%rip), %rax		/* one at the slot too, unless the slot */
+	cmp %rax, (%rdx)		/* holds za_exit: a tail call from a */
+	je 1f				/* measured function, whose frame lives */
+	inc %rdx
+1:	call za_drop
 	mov INJ_T_DEPTH(%r11), %rax
 	cmp $INJ_DEPTH, %rax
 	jae .Ldeep
@@ -121,41 +156,37 @@ za_exit:
 	push %rdx
 	push %rcx
 	push %r11
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10			/* the return address slot at 72(%rsp) */
 	lfence
 	rdtsc
 	shl $32, %rdx
 	or %rdx, %rax
 	mov %rax, %r8			/* now */
 	call za_slot
-	mov INJ_T_DEPTH(%r11), %rax
-	lea 32(%rsp), %rsi		/* where the entry found the return address */
-1:	dec %rax
+	lea 72(%rsp), %rdx		/* where the entry found the return address */
+	call za_drop
+	mov INJ_T_DEPTH(%r11), %rax	/* the top frame is this call's */
+	dec %rax
 	mov %rax, %rcx
 	shl $6, %rcx
 	lea INJ_SLOT_HDR(%r11, %rcx), %rdi
-	cmp %rsi, INJ_F_SLOT(%rdi)
-	jae 2f
-	mov INJ_F_ID(%rdi), %rcx	/* a frame longjmp left behind */
-	decl ACTIVE(%r11, %rcx, 4)
-	test %rax, %rax
-	jnz 1b
-2:	mov %rax, INJ_T_DEPTH(%r11)
+	mov %rax, INJ_T_DEPTH(%r11)
 	mov INJ_F_RET(%rdi), %rcx
-	mov %rcx, 32(%rsp)
-	mov %r8, %rsi			/* inclusive, compensated, at least 0 */
-	sub INJ_F_START(%rdi), %rsi
-	sub za_c0(%rip), %rsi
+	mov %rcx, 72(%rsp)
+	mov %r8, %rsi			/* inclusive, compensated; signed, so that */
+	sub INJ_F_START(%rdi), %rsi	/* sums stay consistent where the */
+	sub za_c0(%rip), %rsi		/* compensation overshoots a short call */
 	mov INJ_F_NDESC(%rdi), %r9
 	mov %r9, %rcx
 	imul za_cpair(%rip), %rcx
 	sub %rcx, %rsi
-	jns 3f
-	xor %esi, %esi
-3:	mov %rsi, %r10			/* self */
+	mov %rsi, %r10			/* self */
 	sub INJ_F_CHILD(%rdi), %r10
-	jns 4f
-	xor %r10d, %r10d
-4:	test %rax, %rax
+	test %rax, %rax
 	jz 5f
 	add %rsi, INJ_F_CHILD - INJ_FRAME(%rdi)
 	lea 1(%r9), %rcx
@@ -170,7 +201,10 @@ za_exit:
 	test %r8b, %r8b
 	jz 6f
 	lock add %rsi, INJ_S_INCL(%rcx)
-6:	mov INJ_S_MIN(%rcx), %rax
+6:	test %rsi, %rsi			/* one call's cost is at least 0 */
+	jns 60f
+	xor %esi, %esi
+60:	mov INJ_S_MIN(%rcx), %rax
 7:	cmp %rax, %rsi
 	jae 8f
 	lock cmpxchg %rsi, INJ_S_MIN(%rcx)
@@ -180,7 +214,12 @@ za_exit:
 	jbe 10f
 	lock cmpxchg %rsi, INJ_S_MAX(%rcx)
 	jnz 9b
-10:	pop %r11
+10:	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %r11
 	pop %rcx
 	pop %rdx
 	pop %rax

@@ -1,0 +1,54 @@
+#!/bin/sh
+# inject.sh - zond inject's functions scenario on programs that keep their
+# own call counts ("count NAME N" lines): the program's output and status
+# are those of a plain run, and zond's calls per function equal the
+# program's counts (recursion, threads, longjmp, a signal handler on an
+# alternate stack); --per-run 1 measures one function per run and the
+# campaign's runs merged give the same counts; a program killed by SIGKILL
+# keeps every call measured before.
+#
+# Usage: inject.sh ZOND CALLS CRASH WORKDIR
+set -u
+zond=$1 calls=$2 crash=$3 dir=$4/inject
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+# compare_counts OUT DUMP: every "count NAME N" of OUT is "function NAME calls=N" in DUMP.
+compare_counts() {
+	grep '^count ' "$1" | while read -r _ name n; do
+		grep -qx "function $name calls=$n" "$2" ||
+			{ echo "FAIL: $name: program counted $n, zond: $(grep " $name " "$2")"; exit 1; }
+	done || status=1
+}
+
+"$calls" >plain.out
+plain=$?
+"$zond" inject -q -o one.db -- "$calls" >one.out
+rc=$?
+[ $rc -eq $plain ] || fail "exit status $rc under zond inject, $plain without"
+diff -u plain.out one.out || fail "output differs under zond inject"
+"$zond" dump -i one.db >one.dump || fail "zond dump"
+compare_counts one.out one.dump
+[ "$(grep -c '^count ' one.out)" -eq 8 ] || fail "the program printed no counts"
+
+# One function per run, every counted function; the campaign merges them.
+set -- $(grep '^count ' plain.out | awk '{ printf "-f %s ", $2 }')
+"$zond" inject -q -o per.db --per-run 1 -c percall "$@" -- "$calls" >per.out 2>per.err
+rc=$?
+[ $rc -eq $plain ] || fail "--per-run 1: exit status $rc"
+[ "$("$zond" runs -i per.db | grep -c '\[percall\]')" -eq 8 ] || fail "--per-run 1: not 8 runs"
+"$zond" dump -i per.db -C percall >per.dump || fail "zond dump -C"
+compare_counts plain.out per.dump
+[ "$(grep -c '^function ' per.dump)" -eq 8 ] || fail "--per-run 1: not the 8 functions asked"
+
+# A program killed by SIGKILL: its measured calls are stored, zond says 128+9.
+"$zond" inject -q -o crash.db -f count -- "$crash" x >crash.out
+rc=$?
+[ $rc -eq 137 ] || fail "killed program: zond exit status $rc, not 137"
+"$zond" dump -i crash.db >crash.dump || fail "zond dump (crash)"
+compare_counts crash.out crash.dump
+grep -q 'count count 302' crash.out || fail "crash program output: $(cat crash.out)"
+
+[ $status -eq 0 ] && echo "inject: ok"
+exit $status
