@@ -22,6 +22,7 @@
 
 static const char usage_text[] =
 	"usage: zond inject [-f GLOB]... [--per-run K] [-c NAME] [-o STORE] -- PROG [ARGS]\n"
+	"       zond inject [-f GLOB]... [-c NAME] [-o STORE] -p PID [--duration S]\n"
 	"       zond inject --coverage PROG\n"
 	"Counters and code injected at function entries from outside the program, with\n"
 	"no recompilation (doc/inject.md); Linux x86-64.  The functions scenario: PROG\n"
@@ -33,6 +34,9 @@ static const char usage_text[] =
 	"  -f, --function GLOB   measure the functions of PROG matching GLOB (fnmatch;\n"
 	"                        repeatable; default: every one that can be injected)\n"
 	"      --per-run K       at most K functions per run (default: all in one run)\n"
+	"  -p, --pid PID         attach to the running process PID instead (every thread),\n"
+	"                        measure, then put its code back and detach: it runs on\n"
+	"      --duration S      with -p: measure for S seconds (default: until ^C)\n"
 	"  -c, --campaign NAME   the campaign of the runs (default: one is made up and\n"
 	"                        printed)\n"
 	"  -o, --output STORE    the profile store (default ./zond.db)\n"
@@ -81,6 +85,8 @@ static int coverage(const char *prog)
 struct functions_job {
 	struct name_filter filter;
 	long per_run; /* 0: all in one run */
+	long pid;     /* -p: attach, 0: start argv */
+	double duration;
 	const char *store, *campaign;
 	int quiet;
 	char campaign_buf[128];
@@ -180,12 +186,51 @@ static int program_status(int status)
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
+/* The executable of process pid, into prog; -1 when there is none. */
+static int process_program(long pid, char prog[PATH_MAX])
+{
+	char link[64];
+	snprintf(link, sizeof link, "/proc/%ld/exe", pid);
+	return realpath(link, prog) ? 0 : -1;
+}
+
+/* The run of -p: one measurement of the running process. */
+static int attach_run(struct functions_job *job, struct symbols *s, const struct inject_plan *plan,
+		      const size_t *which, size_t n, const char *prog)
+{
+	struct zerr err;
+	struct inject_result r;
+	if (inject_attach(plan, which, n, job->pid, job->duration, &r, &err) < 0) {
+		inject_result_free(&r);
+		return cmd_error("inject", "%s", err.msg);
+	}
+	char pidtext[32];
+	snprintf(pidtext, sizeof pidtext, "(pid %ld)", job->pid);
+	char *argv[] = {(char *)prog, pidtext, NULL};
+	struct zp_profile *p = run_profile(job, s, plan, which, &r, argv);
+	int rc = 0;
+	if (store_run(job, p, &err) < 0)
+		rc = cmd_error("inject", "%s", err.msg);
+	else if (!job->quiet)
+		fprintf(stderr, "zond inject: run %lld stored in %s: %zu functions of process %ld, "
+				"payload %.1f ns per measured call subtracted\n",
+			(long long)p->run.id, job->store, n, job->pid, p->run.overhead_ns);
+	profile_free(p);
+	inject_result_free(&r);
+	return rc;
+}
+
 static int functions(struct functions_job *job, char **argv)
 {
 	struct zerr err;
 	char prog[PATH_MAX];
-	if (launch_find_program(argv[0], prog) < 0)
+	if (job->pid) {
+		if (process_program(job->pid, prog) < 0)
+			return cmd_error("inject", "process %ld: no such process (or not ours)",
+					 job->pid);
+	} else if (launch_find_program(argv[0], prog) < 0) {
 		return cmd_error("inject", "%s: no such program", argv[0]);
+	}
 	const char *name = inject_elf_arch(prog, &err);
 	const struct inject_arch *arch = name ? inject_arch_find(name) : NULL;
 	if (!arch)
@@ -212,7 +257,7 @@ static int functions(struct functions_job *job, char **argv)
 	if (!job->quiet)
 		fprintf(stderr, "zond inject: %zu functions of %s, campaign %s\n", n, prog,
 			job->campaign);
-	for (size_t from = 0; from < n || (n == 0 && from == 0); from += per) {
+	for (size_t from = 0; !job->pid && (from < n || (n == 0 && from == 0)); from += per) {
 		size_t k = n - from < per ? n - from : per;
 		struct inject_result r;
 		if (inject_run(&plan, which + from, k, argv, &r, &err) < 0) {
@@ -237,6 +282,8 @@ static int functions(struct functions_job *job, char **argv)
 		if (n == 0)
 			break;
 	}
+	if (job->pid)
+		rc = attach_run(job, s, &plan, which, n, prog);
 	if (!job->quiet && runs)
 		fprintf(stderr, "zond inject: campaign %s: %d runs (zond report -C %s)\n",
 			job->campaign, runs, job->campaign);
@@ -252,6 +299,8 @@ int cmd_inject(int argc, char **argv)
 		{"coverage", required_argument, NULL, 'C'},
 		{"function", required_argument, NULL, 'f'},
 		{"per-run", required_argument, NULL, 'K'},
+		{"pid", required_argument, NULL, 'p'},
+		{"duration", required_argument, NULL, 'D'},
 		{"campaign", required_argument, NULL, 'c'},
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -262,7 +311,7 @@ int cmd_inject(int argc, char **argv)
 	const char *cov = NULL;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hf:c:o:q", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hf:c:o:qp:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'C': cov = optarg; break;
 		case 'f':
@@ -276,6 +325,18 @@ int cmd_inject(int argc, char **argv)
 			if (job.per_run <= 0)
 				return cmd_usage_error("inject", "--per-run wants a positive number");
 			break;
+		case 'p':
+			job.pid = parse_count(optarg);
+			if (job.pid <= 0)
+				return cmd_usage_error("inject", "-p wants a process id");
+			break;
+		case 'D': {
+			char *end;
+			job.duration = strtod(optarg, &end);
+			if (*end || end == optarg || job.duration <= 0)
+				return cmd_usage_error("inject", "--duration wants seconds > 0");
+			break;
+		}
 		case 'c': job.campaign = optarg; break;
 		case 'o': job.store = optarg; break;
 		case 'q': job.quiet = 1; break;
@@ -288,6 +349,13 @@ int cmd_inject(int argc, char **argv)
 			return cmd_usage_error("inject", "--coverage takes one PROG and no more");
 		return coverage(cov);
 	}
+	if (job.pid) {
+		if (optind != argc || job.per_run)
+			return cmd_usage_error("inject", "-p takes no program and no --per-run");
+		return functions(&job, NULL);
+	}
+	if (job.duration)
+		return cmd_usage_error("inject", "--duration goes with -p");
 	if (optind >= argc)
 		return cmd_usage_error("inject", "no program to run (zond inject -- PROG ARGS)");
 	return functions(&job, argv + optind);

@@ -71,6 +71,9 @@ struct inject_arch {
 	 * directly followed by the function's relocated copy.
 	 */
 	size_t (*payload)(uint8_t *out, size_t cap, const struct inject_payload_args *a);
+	/* The exit payload's address (the return address the entry puts on the
+	 * stack) in a blob written at payload_at. */
+	uint64_t (*exit_addr)(uint64_t payload_at);
 	uint32_t stub_len;
 	void (*stub)(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id);
 	/*

@@ -1,6 +1,8 @@
-/* scenario.c - one run of a program with functions measured (scenario.h). */
+/* scenario.c - runs of a program with functions measured (scenario.h). */
 #include "scenario.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -9,6 +11,22 @@
 
 #include "model/profile.h"
 #include "transport.h"
+
+/* One target being measured: where everything went. */
+struct session {
+	struct inject_transport *t;
+	const struct inject_plan *plan;
+	const size_t *which;
+	size_t n;
+	struct symbols *s;
+	uint64_t bias, area;
+	size_t area_len;
+	void *shared; /* zond's view of the results */
+	size_t shared_len;
+	struct inject_site *sites; /* run-time sites, map_to filled */
+	uint64_t *copies;          /* where each relocated copy starts */
+	uint64_t *entries;         /* where each jump goes (the stub's call) */
+};
 
 static int64_t wall_ns(void)
 {
@@ -25,132 +43,206 @@ static size_t stub_room(const struct inject_arch *a)
 
 /*
  * The trampoline area, built here and written once: the payload, then per
- * function its stub and relocated copy.  *entries gets where each
- * function's jump must go.
+ * function its stub and relocated copy.
  */
-static uint8_t *build_area(struct symbols *s, const struct inject_plan *plan, const size_t *which,
-			   size_t n, uint64_t bias, uint64_t area, size_t size,
-			   const struct inject_payload_args *args, uint64_t *entries,
+static uint8_t *build_area(struct session *x, const struct inject_payload_args *args,
 			   struct zerr *err)
 {
+	const struct inject_plan *plan = x->plan;
 	const struct inject_arch *a = plan->arch;
-	uint8_t *buf = zp_xcalloc(1, size);
-	size_t off = a->payload(buf, size, args);
+	uint8_t *buf = zp_xcalloc(1, x->area_len);
+	size_t off = a->payload(buf, x->area_len, args);
 	if (!off) {
 		free(buf);
 		return zerr_set(err, "the payload does not fit its area"), NULL;
 	}
 	off = (off + 63) & ~(size_t)63;
-	for (size_t k = 0; k < n; k++, off += stub_room(a)) {
-		const struct inject_func *f = &plan->funcs[which[k]];
-		struct inject_site site = f->site;
-		site.addr += bias;
+	for (size_t k = 0; k < x->n; k++, off += stub_room(a)) {
+		const struct inject_func *f = &plan->funcs[x->which[k]];
+		struct inject_site *site = &x->sites[k];
+		*site = f->site;
+		site->addr += x->bias;
 		uint8_t code[512];
-		long got = symbols_read(s, plan->path, f->addr, code, sizeof code, err);
+		long got = symbols_read(x->s, plan->path, f->addr, code, sizeof code, err);
 		char why[INJECT_WHY];
 		if (got < (long)(f->site.keep + f->site.len)) {
 			free(buf);
-			return got < 0 ? NULL
-				       : (zerr_set(err, "%s: no code for %s", plan->path, f->name),
-					  NULL);
+			if (got >= 0)
+				zerr_set(err, "%s: no code for %s", plan->path, f->name);
+			return NULL;
 		}
-		uint64_t at = area + off;
-		a->stub(buf + off, at, area, (uint32_t)k);
-		if (a->relocate(&site, code, at + a->stub_len, buf + off + a->stub_len,
-				a->reloc_max, why) < 0) {
+		uint64_t at = x->area + off;
+		a->stub(buf + off, at, x->area, (uint32_t)k);
+		x->copies[k] = at + a->stub_len;
+		x->entries[k] = at + 4; /* the stub's call, after its id */
+		if (a->relocate(site, code, x->copies[k], buf + off + a->stub_len, a->reloc_max,
+				why) < 0) {
 			free(buf);
 			return zerr_set(err, "%s: %s: %s", plan->path, f->name, why), NULL;
 		}
-		entries[k] = at + 4; /* the stub's call, after its id */
 	}
 	return buf;
 }
 
-/* Writes the jumps at the entries, checking first that the bytes are the file's. */
-static int patch_entries(struct inject_transport *t, struct symbols *s,
-			 const struct inject_plan *plan, const size_t *which, size_t n, uint64_t bias,
-			 const uint64_t *entries, struct zerr *err)
+/* The file's bytes at function k's patch, jump_len of them. */
+static int original_bytes(struct session *x, size_t k, uint8_t *out, struct zerr *err)
 {
-	const struct inject_arch *a = plan->arch;
-	for (size_t k = 0; k < n; k++) {
-		const struct inject_func *f = &plan->funcs[which[k]];
+	const struct inject_func *f = &x->plan->funcs[x->which[k]];
+	return symbols_read(x->s, x->plan->path, f->addr + f->site.keep, out,
+			    x->plan->arch->jump_len, err) < 0
+		       ? -1
+		       : 0;
+}
+
+/* Writes the jumps at the entries, checking first that the bytes are the file's. */
+static int patch_entries(struct session *x, struct zerr *err)
+{
+	const struct inject_arch *a = x->plan->arch;
+	for (size_t k = 0; k < x->n; k++) {
 		uint8_t want[16], have[16], jump[16];
-		uint64_t at = f->addr + bias + f->site.keep;
-		if (symbols_read(s, plan->path, f->addr + f->site.keep, want, a->jump_len, err) < 0 ||
-		    t->ops->read(t, at, have, a->jump_len, err) < 0)
+		uint64_t at = x->sites[k].addr + x->sites[k].keep;
+		if (original_bytes(x, k, want, err) < 0 ||
+		    x->t->ops->read(x->t, at, have, a->jump_len, err) < 0)
 			return -1;
 		if (memcmp(want, have, a->jump_len) != 0)
-			return zerr_set(err, "%s: %s in memory is not as in the file", plan->path,
-					f->name);
-		a->jump(at, entries[k], jump);
-		if (t->ops->write(t, at, jump, a->jump_len, err) < 0)
+			return zerr_set(err, "%s: %s in memory is not as in the file", x->plan->path,
+					x->plan->funcs[x->which[k]].name);
+		a->jump(at, x->entries[k], jump);
+		if (x->t->ops->write(x->t, at, jump, a->jump_len, err) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* Prepares the stopped program: bias, area, results, payload, jumps. */
-static int prepare(struct inject_transport *t, const struct inject_plan *plan, const size_t *which,
-		   size_t n, struct inject_result *out, void **shared, size_t *shared_len,
-		   struct zerr *err)
+/*
+ * A thread of an attached process stopped inside the bytes a jump now
+ * covers (past the jump's first byte) continues at the same instruction in
+ * the relocated copy.
+ */
+static int move_threads(struct session *x, struct zerr *err)
 {
-	const struct inject_arch *a = plan->arch;
-	struct symbols *s = symbols_new();
-	uint64_t start, load, area, remote;
-	size_t size = (((size_t)4096 + n * stub_room(a)) + 4095) & ~(size_t)4095;
-	*shared_len = inject_results_size(n);
-	uint64_t *entries = zp_xcalloc(n ? n : 1, sizeof *entries);
-	uint8_t *buf = NULL;
-	int rc = -1;
-	if (t->ops->module_start(t, plan->path, &start, err) < 0 ||
-	    symbols_load_start(s, plan->path, &load, err) < 0)
-		goto out;
-	uint64_t bias = start - load;
-	if (t->ops->alloc_near(t, plan->image_end + bias, size, &area, err) < 0 ||
-	    t->ops->share(t, *shared_len, shared, &remote, err) < 0)
-		goto out;
-	struct inject_header *h = *shared;
+	struct inject_transport *t = x->t;
+	for (size_t i = 0; i < t->ops->threads(t); i++) {
+		uint64_t pc;
+		if (t->ops->pc(t, i, &pc, err) < 0)
+			return -1;
+		for (size_t k = 0; k < x->n; k++) {
+			const struct inject_site *site = &x->sites[k];
+			uint64_t lo = site->addr + site->keep;
+			if (pc <= lo || pc >= lo + x->plan->arch->jump_len)
+				continue;
+			for (uint32_t j = 0; j < site->ninsn; j++)
+				if (lo + site->map_from[j] == pc &&
+				    t->ops->set_pc(t, i, x->copies[k] + site->map_to[j], err) < 0)
+					return -1;
+		}
+	}
+	return 0;
+}
+
+/* Prepares the stopped target: bias, area, results, payload, jumps. */
+static int prepare(struct session *x, struct inject_result *out, struct zerr *err)
+{
+	const struct inject_arch *a = x->plan->arch;
+	struct inject_transport *t = x->t;
+	uint64_t start, load, remote;
+	x->area_len = (((size_t)4096 + x->n * stub_room(a)) + 4095) & ~(size_t)4095;
+	x->shared_len = inject_results_size(x->n);
+	if (t->ops->module_start(t, x->plan->path, &start, err) < 0 ||
+	    symbols_load_start(x->s, x->plan->path, &load, err) < 0)
+		return -1;
+	x->bias = start - load;
+	if (t->ops->alloc_near(t, x->plan->image_end + x->bias, x->area_len, &x->area, err) < 0 ||
+	    t->ops->share(t, x->shared_len, &x->shared, &remote, err) < 0)
+		return -1;
+	struct inject_header *h = x->shared;
 	h->magic = INJ_MAGIC;
-	h->nfuncs = n;
-	struct inject_stat *st = (struct inject_stat *)((uint8_t *)*shared + INJ_HDR);
-	for (size_t k = 0; k < n; k++)
+	h->nfuncs = x->n;
+	struct inject_stat *st = (struct inject_stat *)((uint8_t *)x->shared + INJ_HDR);
+	for (size_t k = 0; k < x->n; k++)
 		st[k].min = UINT64_MAX;
-	struct inject_payload_args args = {remote, remote + INJ_HDR + n * INJ_STAT, INJ_SLOT(n),
-					   remote + INJ_HDR, out->c0, out->cpair};
-	buf = build_area(s, plan, which, n, bias, area, size, &args, entries, err);
-	if (buf && t->ops->write(t, area, buf, size, err) == 0 &&
-	    patch_entries(t, s, plan, which, n, bias, entries, err) == 0)
-		rc = 0;
-out:
+	struct inject_payload_args args = {remote, remote + INJ_HDR + x->n * INJ_STAT,
+					   INJ_SLOT(x->n), remote + INJ_HDR, out->c0, out->cpair};
+	uint8_t *buf = build_area(x, &args, err);
+	int rc = buf && t->ops->write(t, x->area, buf, x->area_len, err) == 0 &&
+			 patch_entries(x, err) == 0 && move_threads(x, err) == 0
+		 ? 0
+		 : -1;
 	free(buf);
-	free(entries);
-	symbols_free(s);
 	return rc;
 }
 
 /*
- * Calls still on a shadow stack when the program ended: the functions it
- * exited from (exit() called in main) or left by longjmp with no measured
- * call after.  They count as calls; their time is unknown.
+ * Calls still on a shadow stack when the results are read: the functions
+ * the program exited from (exit() called in main), left by longjmp with no
+ * measured call after, or active at a detach.  They count as calls; their
+ * time is unknown.  fn, when set, is called for each such frame.
  */
-static uint64_t count_open_frames(const uint8_t *shared, size_t n, struct inject_stat *stats)
+static uint64_t each_open_frame(const struct session *x, struct inject_stat *stats,
+				int (*fn)(const struct session *x, uint64_t slot, uint64_t ret,
+					  struct zerr *err),
+				struct zerr *err)
 {
 	uint64_t open = 0;
+	const uint8_t *shared = x->shared;
 	for (size_t t = 0; t < INJ_THREADS; t++) {
-		const uint8_t *slot = shared + INJ_HDR + n * INJ_STAT + t * (size_t)INJ_SLOT(n);
+		const uint8_t *slot =
+			shared + INJ_HDR + x->n * INJ_STAT + t * (size_t)INJ_SLOT(x->n);
 		uint64_t key, depth;
 		memcpy(&key, slot + INJ_T_KEY, 8);
 		memcpy(&depth, slot + INJ_T_DEPTH, 8);
 		for (uint64_t d = 0; key && d < depth && d < INJ_DEPTH; d++) {
-			uint64_t id;
-			memcpy(&id, slot + INJ_SLOT_HDR + d * INJ_FRAME + INJ_F_ID, 8);
-			if (id < n) {
+			const uint8_t *f = slot + INJ_SLOT_HDR + d * INJ_FRAME;
+			uint64_t id, at, ret;
+			memcpy(&id, f + INJ_F_ID, 8);
+			memcpy(&at, f + INJ_F_SLOT, 8);
+			memcpy(&ret, f + INJ_F_RET, 8);
+			if (id < x->n && stats) {
 				stats[id].calls++;
 				open++;
 			}
+			if (fn)
+				fn(x, at, ret, err);
 		}
 	}
 	return open;
+}
+
+/* The results as they are now, into out. */
+static void read_results(const struct session *x, struct inject_result *out)
+{
+	const struct inject_header *h = x->shared;
+	out->deep = h->deep;
+	out->noslot = h->noslot;
+	out->n = x->n;
+	out->stats = zp_xcalloc(x->n ? x->n : 1, sizeof *out->stats);
+	memcpy(out->stats, (uint8_t *)x->shared + INJ_HDR, x->n * sizeof *out->stats);
+	out->open = each_open_frame(x, out->stats, NULL, NULL);
+}
+
+static void session_init(struct session *x, struct inject_transport *t,
+			 const struct inject_plan *plan, const size_t *which, size_t n)
+{
+	memset(x, 0, sizeof *x);
+	x->t = t;
+	x->plan = plan;
+	x->which = which;
+	x->n = n;
+	x->s = symbols_new();
+	x->sites = zp_xcalloc(n ? n : 1, sizeof *x->sites);
+	x->copies = zp_xcalloc(n ? n : 1, sizeof *x->copies);
+	x->entries = zp_xcalloc(n ? n : 1, sizeof *x->entries);
+}
+
+static void session_end(struct session *x)
+{
+	if (x->shared)
+		munmap(x->shared, x->shared_len);
+	symbols_free(x->s);
+	free(x->sites);
+	free(x->copies);
+	free(x->entries);
+	x->t->ops->close(x->t);
 }
 
 int inject_run(const struct inject_plan *plan, const size_t *which, size_t n, char *const argv[],
@@ -162,39 +254,118 @@ int inject_run(const struct inject_plan *plan, const size_t *which, size_t n, ch
 	struct inject_transport *t = inject_ptrace_start(argv, err);
 	if (!t)
 		return -1;
-	void *shared = NULL;
-	size_t shared_len = 0;
-	out->start_ns = wall_ns();
+	struct session x;
+	session_init(&x, t, plan, which, n);
 	out->pid = t->pid;
-	int status = 0;
-	if (prepare(t, plan, which, n, out, &shared, &shared_len, err) < 0) {
+	out->start_ns = wall_ns();
+	int status = 0, rc = 0;
+	if (prepare(&x, out, err) < 0) {
 		/* zond's trouble costs zond's data only: the program runs on (every
 		 * jump written so far leads to a complete stub) */
 		struct zerr ignored;
 		if (t->ops->release(t, &ignored) == 0 && t->ops->wait(t, &status, &ignored) == 0)
 			out->status = status;
-		t->ops->close(t);
-		if (shared)
-			munmap(shared, shared_len);
-		return -1;
+		rc = -1;
+	} else if (t->ops->release(t, err) < 0 || t->ops->wait(t, &status, err) < 0) {
+		rc = -1;
+	} else {
+		out->duration_ns = wall_ns() - out->start_ns;
+		out->status = status;
+		read_results(&x, out);
 	}
-	if (t->ops->release(t, err) < 0 || t->ops->wait(t, &status, err) < 0) {
-		t->ops->close(t);
-		munmap(shared, shared_len);
-		return -1;
+	session_end(&x);
+	return rc;
+}
+
+/* ---- attaching ------------------------------------------------------------ */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* Waits until seconds passed (0: for ever) or ^C / SIGTERM. */
+static void wait_duration(double seconds)
+{
+	struct sigaction sa, old_int, old_term;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_interrupt;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	interrupted = 0;
+	int64_t end = wall_ns() + (int64_t)(seconds * 1e9);
+	while (!interrupted && (seconds <= 0 || wall_ns() < end)) {
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
 	}
-	t->ops->close(t);
-	out->duration_ns = wall_ns() - out->start_ns;
-	out->status = status;
-	const struct inject_header *h = shared;
-	out->deep = h->deep;
-	out->noslot = h->noslot;
-	out->n = n;
-	out->stats = zp_xcalloc(n ? n : 1, sizeof *out->stats);
-	memcpy(out->stats, (uint8_t *)shared + INJ_HDR, n * sizeof *out->stats);
-	out->open = count_open_frames(shared, n, out->stats);
-	munmap(shared, shared_len);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+}
+
+/* A pending return through the exit payload gets its real address back. */
+static int give_back_return(const struct session *x, uint64_t slot, uint64_t ret,
+			    struct zerr *err)
+{
+	uint64_t now, exit_at = x->plan->arch->exit_addr(x->area);
+	if (x->t->ops->read(x->t, slot, &now, 8, err) < 0)
+		return -1;
+	return now == exit_at ? x->t->ops->write(x->t, slot, &ret, 8, err) : 0;
+}
+
+/* Reads the results and puts the entries and pending returns back (all stopped). */
+static int restore(struct session *x, struct inject_result *out, struct zerr *err)
+{
+	read_results(x, out);
+	for (size_t k = 0; k < x->n; k++) {
+		uint8_t orig[16];
+		if (original_bytes(x, k, orig, err) < 0 ||
+		    x->t->ops->write(x->t, x->sites[k].addr + x->sites[k].keep, orig,
+				     x->plan->arch->jump_len, err) < 0)
+			return -1;
+	}
+	each_open_frame(x, NULL, give_back_return, err);
+	/* the trampoline area and the results stay mapped: a thread inside a
+	 * relocated copy or the payload finishes there */
 	return 0;
+}
+
+int inject_attach(const struct inject_plan *plan, const size_t *which, size_t n, int64_t pid,
+		  double seconds, struct inject_result *out, struct zerr *err)
+{
+	memset(out, 0, sizeof *out);
+	out->status = -1;
+	if (plan->arch->calibrate(&out->c0, &out->cpair, &out->hz, err) < 0)
+		return -1;
+	struct inject_transport *t = inject_ptrace_attach(pid, err);
+	if (!t)
+		return -1;
+	struct session x;
+	session_init(&x, t, plan, which, n);
+	out->pid = pid;
+	out->start_ns = wall_ns();
+	int rc = prepare(&x, out, err);
+	struct zerr ignored;
+	if (rc < 0) {
+		if (x.shared && x.area) /* put back whatever was patched */
+			restore(&x, out, &ignored);
+		t->ops->release(t, &ignored);
+	} else if (t->ops->release(t, err) < 0) {
+		rc = -1;
+	} else {
+		wait_duration(seconds);
+		if (t->ops->stop(t, err) < 0)
+			rc = -1;
+		else if (restore(&x, out, err) < 0)
+			rc = -1;
+		if (t->ops->release(t, rc == 0 ? err : &ignored) < 0)
+			rc = -1;
+		out->duration_ns = wall_ns() - out->start_ns;
+	}
+	session_end(&x);
+	return rc;
 }
 
 void inject_result_free(struct inject_result *r)

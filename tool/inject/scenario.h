@@ -37,6 +37,19 @@ struct inject_result {
 /* Runs argv with the plan's functions `which` (n indexes into plan->funcs) measured. */
 int inject_run(const struct inject_plan *plan, const size_t *which, size_t n, char *const argv[],
 	       struct inject_result *out, struct zerr *err);
+/*
+ * Attaches to the running process pid (every thread stopped), patches as
+ * inject_run does, moving any thread stopped inside the overwritten bytes
+ * into the relocated copy, lets it run for seconds (0: until SIGINT or
+ * SIGTERM reach zond), stops it again, reads the results, writes the
+ * original bytes back, gives every pending return its real address back
+ * and detaches: the process runs on as before.  The trampolines and the
+ * results stay mapped in it (a thread may still be inside a copy).  The
+ * plan must be of the process's executable (/proc/PID/exe).  out->status
+ * is -1 (the process runs on).
+ */
+int inject_attach(const struct inject_plan *plan, const size_t *which, size_t n, int64_t pid,
+		  double seconds, struct inject_result *out, struct zerr *err);
 void inject_result_free(struct inject_result *r);
 
 #endif

@@ -20,7 +20,10 @@
  *   module_start  where the target mapped the start (file offset 0) of
  *                 the file `path`; with symbols_load_start that gives the
  *                 load bias
+ *   threads       the number of the target's threads (all stopped); pc and
+ *                 set_pc read and move the program counter of thread i
  *   release       lets the target run with no further stops
+ *   stop          (after release) stops every thread again
  *   wait          (after release) waits for the target to end and gives
  *                 its wait status; only for a target the transport started
  *   close         frees the transport (the target keeps running)
@@ -50,7 +53,11 @@ struct inject_transport_ops {
 		     struct zerr *err);
 	int (*module_start)(struct inject_transport *t, const char *path, uint64_t *start,
 			    struct zerr *err);
+	size_t (*threads)(struct inject_transport *t);
+	int (*pc)(struct inject_transport *t, size_t i, uint64_t *pc, struct zerr *err);
+	int (*set_pc)(struct inject_transport *t, size_t i, uint64_t pc, struct zerr *err);
 	int (*release)(struct inject_transport *t, struct zerr *err);
+	int (*stop)(struct inject_transport *t, struct zerr *err);
 	int (*wait)(struct inject_transport *t, int *status, struct zerr *err);
 	void (*close)(struct inject_transport *t);
 };
@@ -60,5 +67,14 @@ struct inject_transport_ops {
  * exec, before any of its code ran.  NULL with err set when it cannot run.
  */
 struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *err);
+
+/*
+ * Attaches to the running process pid: PTRACE_SEIZE and PTRACE_INTERRUPT
+ * every thread, again until /proc/PID/task shows no new one.  NULL with err
+ * set, saying what the user can do when ptrace is refused (Yama's
+ * ptrace_scope, another tracer, another user's process).  wait() is not
+ * available (the process is not zond's child).
+ */
+struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err);
 
 #endif

@@ -15,6 +15,7 @@
  * target's descriptors are as before.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -40,6 +41,9 @@ struct ptrace_target {
 	int mem;           /* /proc/PID/mem */
 	uint64_t syscall;  /* address of a `syscall` instruction in the target */
 	int released;
+	int attached;      /* seized (-p), not started */
+	pid_t *tids;       /* the stopped threads; system calls run on tids[0] */
+	size_t ntids;
 };
 
 static struct ptrace_target *as_target(struct inject_transport *t)
@@ -131,7 +135,8 @@ static int remote_syscall(struct ptrace_target *p, long nr, const uint64_t args[
 			  struct zerr *err)
 {
 	struct user_regs_struct saved, r;
-	if (ptrace(PTRACE_GETREGS, p->pid, 0, &saved) < 0)
+	pid_t tid = p->tids[0];
+	if (ptrace(PTRACE_GETREGS, tid, 0, &saved) < 0)
 		return zerr_set(err, "process %d: cannot read registers (%s)", p->pid,
 				strerror(errno));
 	r = saved;
@@ -140,14 +145,12 @@ static int remote_syscall(struct ptrace_target *p, long nr, const uint64_t args[
 	r.rdi = args[0], r.rsi = args[1], r.rdx = args[2];
 	r.r10 = args[3], r.r8 = args[4], r.r9 = args[5];
 	r.rip = p->syscall;
-	if (ptrace(PTRACE_SETREGS, p->pid, 0, &r) < 0 ||
-	    ptrace(PTRACE_SINGLESTEP, p->pid, 0, 0) < 0)
+	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0 || ptrace(PTRACE_SINGLESTEP, tid, 0, 0) < 0)
 		return zerr_set(err, "process %d: cannot run a system call (%s)", p->pid,
 				strerror(errno));
-	if (stopped(p->pid, err) < 0)
+	if (stopped(tid, err) < 0)
 		return -1;
-	if (ptrace(PTRACE_GETREGS, p->pid, 0, &r) < 0 ||
-	    ptrace(PTRACE_SETREGS, p->pid, 0, &saved) < 0)
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0 || ptrace(PTRACE_SETREGS, tid, 0, &saved) < 0)
 		return zerr_set(err, "process %d: cannot restore registers (%s)", p->pid,
 				strerror(errno));
 	*ret = (int64_t)r.rax;
@@ -185,7 +188,7 @@ static int pt_alloc_near(struct inject_transport *t, uint64_t addr, size_t len, 
 static int push_string(struct ptrace_target *p, const char *s, uint64_t *at, struct zerr *err)
 {
 	struct user_regs_struct r;
-	if (ptrace(PTRACE_GETREGS, p->pid, 0, &r) < 0)
+	if (ptrace(PTRACE_GETREGS, p->tids[0], 0, &r) < 0)
 		return zerr_set(err, "process %d: cannot read registers (%s)", p->pid,
 				strerror(errno));
 	*at = ((uint64_t)r.rsp - 1024 - strlen(s) - 1) & ~(uint64_t)15;
@@ -263,18 +266,107 @@ static int pt_module_start(struct inject_transport *t, const char *path, uint64_
 	return 0;
 }
 
+static size_t pt_threads(struct inject_transport *t)
+{
+	return as_target(t)->ntids;
+}
+
+static int pt_pc(struct inject_transport *t, size_t i, uint64_t *pc, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	struct user_regs_struct r;
+	if (i >= p->ntids || ptrace(PTRACE_GETREGS, p->tids[i], 0, &r) < 0)
+		return zerr_set(err, "process %d: cannot read the registers of a thread (%s)",
+				p->pid, strerror(errno));
+	*pc = r.rip;
+	return 0;
+}
+
+static int pt_set_pc(struct inject_transport *t, size_t i, uint64_t pc, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	struct user_regs_struct r;
+	if (i >= p->ntids || ptrace(PTRACE_GETREGS, p->tids[i], 0, &r) < 0)
+		return zerr_set(err, "process %d: cannot read the registers of a thread (%s)",
+				p->pid, strerror(errno));
+	r.rip = pc;
+	if (ptrace(PTRACE_SETREGS, p->tids[i], 0, &r) < 0)
+		return zerr_set(err, "process %d: cannot move a thread (%s)", p->pid,
+				strerror(errno));
+	return 0;
+}
+
 static int pt_release(struct inject_transport *t, struct zerr *err)
 {
 	struct ptrace_target *p = as_target(t);
-	if (ptrace(PTRACE_DETACH, p->pid, 0, 0) < 0)
-		return zerr_set(err, "process %d: cannot detach (%s)", p->pid, strerror(errno));
+	int rc = 0;
+	for (size_t i = 0; i < p->ntids; i++)
+		if (ptrace(PTRACE_DETACH, p->tids[i], 0, 0) < 0 && errno != ESRCH && rc == 0)
+			rc = zerr_set(err, "process %d: cannot detach (%s)", p->pid,
+				      strerror(errno));
+	p->ntids = 0;
 	p->released = 1;
+	return rc;
+}
+
+/* Seizes and stops every thread of p->pid, until a pass finds no new one. */
+static int seize_all(struct ptrace_target *p, struct zerr *err)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/%d/task", (int)p->pid);
+	for (int added = 1; added;) {
+		added = 0;
+		DIR *d = opendir(dir);
+		if (!d)
+			return zerr_set(err, "process %d: no such process", (int)p->pid);
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			pid_t tid = (pid_t)atoi(e->d_name);
+			int known = tid <= 0;
+			for (size_t i = 0; !known && i < p->ntids; i++)
+				known = p->tids[i] == tid;
+			if (known)
+				continue;
+			if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0) {
+				if (errno == ESRCH)
+					continue; /* it ended meanwhile */
+				int e2 = errno;
+				closedir(d);
+				return zerr_set(err,
+						"process %d: ptrace refused (%s): with Yama's "
+						"ptrace_scope 1 run zond as the process's parent or "
+						"with CAP_SYS_PTRACE (or set "
+						"/proc/sys/kernel/yama/ptrace_scope to 0); a process "
+						"already traced (gdb, strace) must be released first",
+						(int)p->pid, strerror(e2));
+			}
+			p->tids = zp_xrealloc(p->tids, (p->ntids + 1) * sizeof *p->tids);
+			p->tids[p->ntids++] = tid;
+			added = 1;
+			if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0 || stopped(tid, err) < 0) {
+				closedir(d);
+				return zerr_set(err, "process %d: cannot stop thread %d", (int)p->pid,
+						(int)tid);
+			}
+		}
+		closedir(d);
+	}
 	return 0;
+}
+
+static int pt_stop(struct inject_transport *t, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	p->released = 0;
+	return seize_all(p, err);
 }
 
 static int pt_wait(struct inject_transport *t, int *status, struct zerr *err)
 {
 	struct ptrace_target *p = as_target(t);
+	if (p->attached)
+		return zerr_set(err, "process %d is not zond's child: its end cannot be waited for",
+				p->pid);
 	while (waitpid(p->pid, status, 0) < 0)
 		if (errno != EINTR)
 			return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
@@ -284,16 +376,59 @@ static int pt_wait(struct inject_transport *t, int *status, struct zerr *err)
 static void pt_close(struct inject_transport *t)
 {
 	struct ptrace_target *p = as_target(t);
-	if (!p->released)
-		ptrace(PTRACE_DETACH, p->pid, 0, 0);
+	for (size_t i = 0; !p->released && i < p->ntids; i++)
+		ptrace(PTRACE_DETACH, p->tids[i], 0, 0);
 	if (p->mem >= 0)
 		close(p->mem);
+	free(p->tids);
 	free(p);
 }
 
 static const struct inject_transport_ops ptrace_ops = {
-	pt_read, pt_write, pt_alloc_near, pt_share, pt_module_start, pt_release, pt_wait, pt_close,
+	.read = pt_read,
+	.write = pt_write,
+	.alloc_near = pt_alloc_near,
+	.share = pt_share,
+	.module_start = pt_module_start,
+	.threads = pt_threads,
+	.pc = pt_pc,
+	.set_pc = pt_set_pc,
+	.release = pt_release,
+	.stop = pt_stop,
+	.wait = pt_wait,
+	.close = pt_close,
 };
+
+/* /proc/PID/mem and a syscall instruction of the stopped target; 0 or -1 with err. */
+static int open_target(struct ptrace_target *p, struct zerr *err)
+{
+	char name[64];
+	snprintf(name, sizeof name, "/proc/%d/mem", (int)p->pid);
+	p->mem = open(name, O_RDWR | O_CLOEXEC);
+	if (p->mem < 0)
+		return zerr_set(err, "%s: %s", name, strerror(errno));
+	struct find_syscall f = {p, 0};
+	each_mapping(p->pid, find_syscall_in, &f);
+	if (!f.found)
+		return zerr_set(err, "process %d: no syscall instruction in its code", (int)p->pid);
+	p->syscall = f.found;
+	return 0;
+}
+
+struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err)
+{
+	struct ptrace_target *p = zp_xcalloc(1, sizeof *p);
+	p->t.ops = &ptrace_ops;
+	p->pid = (pid_t)pid;
+	p->t.pid = pid;
+	p->mem = -1;
+	p->attached = 1;
+	if (seize_all(p, err) < 0 || open_target(p, err) < 0) {
+		pt_close(&p->t);
+		return NULL;
+	}
+	return &p->t;
+}
 
 struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *err)
 {
@@ -330,21 +465,15 @@ struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *er
 	p->t.ops = &ptrace_ops;
 	p->pid = pid;
 	p->t.pid = pid;
-	char name[64];
-	snprintf(name, sizeof name, "/proc/%d/mem", (int)pid);
-	p->mem = open(name, O_RDWR | O_CLOEXEC);
-	struct find_syscall f = {p, 0};
-	if (p->mem < 0)
-		zerr_set(err, "%s: %s", name, strerror(errno));
-	else if (each_mapping(pid, find_syscall_in, &f), !f.found)
-		zerr_set(err, "process %d: no syscall instruction in its code", (int)pid);
-	if (p->mem < 0 || !f.found) {
+	p->tids = zp_xcalloc(1, sizeof *p->tids);
+	p->tids[0] = pid;
+	p->ntids = 1;
+	if (open_target(p, err) < 0) {
 		kill(pid, SIGKILL);
 		pt_close(&p->t);
 		waitpid(pid, &status, 0);
 		return NULL;
 	}
-	p->syscall = f.found;
 	return &p->t;
 }
 
@@ -352,6 +481,13 @@ struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *er
 struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *err)
 {
 	(void)argv;
+	zerr_set(err, "zond inject: the ptrace transport knows x86-64 Linux only");
+	return NULL;
+}
+
+struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err)
+{
+	(void)pid;
 	zerr_set(err, "zond inject: the ptrace transport knows x86-64 Linux only");
 	return NULL;
 }

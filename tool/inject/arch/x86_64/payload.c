@@ -33,6 +33,11 @@ size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_paylo
 	return n;
 }
 
+uint64_t inject_x86_64_exit_addr(uint64_t payload_at)
+{
+	return payload_at + (uint64_t)(za_exit - za_blob);
+}
+
 void inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id)
 {
 	memcpy(out, &id, 4);

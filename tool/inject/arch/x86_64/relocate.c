@@ -360,6 +360,7 @@ static size_t jump(uint64_t from, uint64_t to, uint8_t *b)
 	return JUMP_LEN;
 }
 
+uint64_t inject_x86_64_exit_addr(uint64_t payload_at);
 size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a);
 void inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id);
 int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err);
@@ -373,6 +374,7 @@ const struct inject_arch inject_arch_x86_64 = {
 	.fill = fill,
 	.jump = jump,
 	.payload = inject_x86_64_payload,
+	.exit_addr = inject_x86_64_exit_addr,
 	.stub_len = 9,
 	.stub = inject_x86_64_stub,
 	.calibrate = inject_x86_64_calibrate,
