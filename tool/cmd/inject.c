@@ -22,6 +22,7 @@
 
 static const char usage_text[] =
 	"usage: zond inject [-f GLOB]... [--per-run K] [-c NAME] [-o STORE] -- PROG [ARGS]\n"
+	"       zond inject --region FROM,TO [-c NAME] [-o STORE] -- PROG [ARGS]\n"
 	"       zond inject [-f GLOB]... [-c NAME] [-o STORE] -p PID [--duration S]\n"
 	"       zond inject --coverage PROG\n"
 	"Counters and code injected at function entries from outside the program, with\n"
@@ -34,6 +35,9 @@ static const char usage_text[] =
 	"  -f, --function GLOB   measure the functions of PROG matching GLOB (fnmatch;\n"
 	"                        repeatable; default: every one that can be injected)\n"
 	"      --per-run K       at most K functions per run (default: all in one run)\n"
+	"      --region FROM,TO  the region scenario instead: counters on at FROM, off at\n"
+	"                        TO, every pass counted with its time, min and max; FROM\n"
+	"                        and TO are FUNC, FUNC+OFFSET or 0xADDR (link-time)\n"
 	"  -p, --pid PID         attach to the running process PID instead (every thread),\n"
 	"                        measure, then put its code back and detach: it runs on\n"
 	"      --duration S      with -p: measure for S seconds (default: until ^C)\n"
@@ -86,6 +90,7 @@ struct functions_job {
 	struct name_filter filter;
 	long per_run; /* 0: all in one run */
 	long pid;     /* -p: attach, 0: start argv */
+	const char *region; /* --region FROM,TO */
 	double duration;
 	const char *store, *campaign;
 	int quiet;
@@ -117,9 +122,17 @@ static char *join_argv(char *const argv[])
 	return s;
 }
 
-/* One run's results as a profile of the store: one node per measured function. */
+/* What one statistics record of a run is, for the store. */
+struct record_desc {
+	enum zp_node_kind kind;
+	const char *name;
+	uint64_t addr; /* link-time */
+};
+
+/* One run's results as a profile of the store: one node per record. */
 static struct zp_profile *run_profile(const struct functions_job *job, struct symbols *s,
-				      const struct inject_plan *plan, const size_t *which,
+				      const struct inject_plan *plan,
+				      const struct record_desc *recs,
 				      const struct inject_result *r, char *const argv[])
 {
 	struct zp_profile *p = profile_new();
@@ -136,12 +149,12 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 	p->run.pid = r->pid;
 	p->run.start_ns = r->start_ns;
 	p->run.duration_ns = r->duration_ns;
-	p->run.exit_status = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
-	p->run.term_signal = WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
+	p->run.exit_status = r->status >= 0 && WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+	p->run.term_signal = r->status >= 0 && WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
 	p->run.overhead_ns = (double)ticks_to_ns(r->cpair, r->hz);
 	char buf[64];
 	snprintf(buf, sizeof buf, "%zu", r->n);
-	profile_add_meta(p, "inject_functions", buf);
+	profile_add_meta(p, "inject_records", buf);
 	snprintf(buf, sizeof buf, "%.1f", (double)ticks_to_ns(r->c0 * 1000, r->hz) / 1000);
 	profile_add_meta(p, "inject_payload_inside_ns", buf);
 	if (r->deep || r->noslot) {
@@ -155,13 +168,16 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 	unsigned ev = profile_event(p, "time", "ns");
 	uint32_t th = profile_thread(p, r->pid, r->pid, "all threads");
 	for (size_t k = 0; k < r->n; k++) {
-		const struct inject_func *f = &plan->funcs[which[k]];
 		const struct inject_stat *in = &r->stats[k];
 		const char *file = "";
 		int line = 0;
 		struct zerr ignored;
-		symbols_decl_line(s, plan->path, f->addr, &file, &line, &ignored);
-		uint32_t node = profile_node(p, ZP_FUNCTION, f->name, plan->path, file, line, f->addr);
+		if (recs[k].kind == ZP_FUNCTION)
+			symbols_decl_line(s, plan->path, recs[k].addr, &file, &line, &ignored);
+		else
+			symbols_line(s, plan->path, recs[k].addr, &file, &line, &ignored);
+		uint32_t node = profile_node(p, recs[k].kind, recs[k].name, plan->path, file, line,
+					     recs[k].kind == ZP_FUNCTION ? recs[k].addr : 0);
 		struct zp_stat *st = profile_stat(p, th, node);
 		st->calls = in->calls;
 		st->incl[ev] = ticks_to_ns(at_least_0(in->incl), r->hz);
@@ -194,33 +210,120 @@ static int process_program(long pid, char prog[PATH_MAX])
 	return realpath(link, prog) ? 0 : -1;
 }
 
-/* The run of -p: one measurement of the running process. */
-static int attach_run(struct functions_job *job, struct symbols *s, const struct inject_plan *plan,
-		      const size_t *which, size_t n, const char *prog)
+/*
+ * One run (argv) or one attachment (job->pid) with ijob's patches, stored.
+ * *stored is set when the run was stored; the program's status is zond's.
+ */
+static int measure(const struct functions_job *job, struct symbols *s, const struct inject_job *ij,
+		   const struct record_desc *recs, char **argv, const char *prog, int *stored)
 {
 	struct zerr err;
 	struct inject_result r;
-	if (inject_attach(plan, which, n, job->pid, job->duration, &r, &err) < 0) {
-		inject_result_free(&r);
-		return cmd_error("inject", "%s", err.msg);
-	}
 	char pidtext[32];
-	snprintf(pidtext, sizeof pidtext, "(pid %ld)", job->pid);
-	char *argv[] = {(char *)prog, pidtext, NULL};
-	struct zp_profile *p = run_profile(job, s, plan, which, &r, argv);
-	int rc = 0;
-	if (store_run(job, p, &err) < 0)
+	char *pargv[] = {(char *)prog, pidtext, NULL};
+	int rc;
+	*stored = 0;
+	if (job->pid) {
+		snprintf(pidtext, sizeof pidtext, "(pid %ld)", job->pid);
+		rc = inject_attach(ij, job->pid, job->duration, &r, &err);
+		argv = pargv;
+	} else {
+		rc = inject_run(ij, argv, &r, &err);
+	}
+	if (rc < 0) {
+		rc = !job->pid && r.status ? program_status(r.status) : 1;
+		cmd_error("inject", "%s", err.msg);
+		inject_result_free(&r);
+		return rc;
+	}
+	struct zp_profile *p = run_profile(job, s, ij->plan, recs, &r, argv);
+	rc = job->pid ? 0 : program_status(r.status);
+	if (store_run(job, p, &err) < 0) {
 		rc = cmd_error("inject", "%s", err.msg);
-	else if (!job->quiet)
-		fprintf(stderr, "zond inject: run %lld stored in %s: %zu functions of process %ld, "
-				"payload %.1f ns per measured call subtracted\n",
-			(long long)p->run.id, job->store, n, job->pid, p->run.overhead_ns);
+	} else {
+		*stored = 1;
+		if (!job->quiet)
+			fprintf(stderr,
+				"zond inject: run %lld stored in %s: %zu %s, payload %.1f ns per "
+				"measured call subtracted\n",
+				(long long)p->run.id, job->store, r.n,
+				job->region ? "region" : "functions",
+				job->region ? ticks_to_ns(r.c0, r.hz) * 1.0 : p->run.overhead_ns);
+	}
 	profile_free(p);
 	inject_result_free(&r);
 	return rc;
 }
 
-static int functions(struct functions_job *job, char **argv)
+/* The functions scenario: the chosen functions, per_run of them a run. */
+static int functions(struct functions_job *job, struct symbols *s, const struct inject_plan *plan,
+		     char **argv, const char *prog, int *runs)
+{
+	size_t *which = zp_xcalloc(plan->nfuncs + 1, sizeof *which), n = 0;
+	for (size_t i = 0; i < plan->nfuncs; i++)
+		if (plan->funcs[i].ok && name_filter_wants(&job->filter, plan->funcs[i].name))
+			which[n++] = i;
+	struct inject_patch *patches = inject_function_patches(plan, which, n);
+	struct record_desc *recs = zp_xcalloc(n + 1, sizeof *recs);
+	for (size_t k = 0; k < n; k++)
+		recs[k] = (struct record_desc){ZP_FUNCTION, plan->funcs[which[k]].name,
+					       plan->funcs[which[k]].addr};
+	if (!job->quiet)
+		fprintf(stderr, "zond inject: %zu functions of %s, campaign %s\n", n, prog,
+			job->campaign);
+	size_t per = job->per_run > 0 && !job->pid ? (size_t)job->per_run : (n ? n : 1);
+	int rc = 0;
+	for (size_t from = 0; from < n || (n == 0 && from == 0); from += per) {
+		size_t k = n - from < per ? n - from : per;
+		for (size_t j = 0; j < k; j++)
+			patches[from + j].id = (uint32_t)j;
+		struct inject_job ij = {plan, patches + from, k, k};
+		int stored;
+		rc = measure(job, s, &ij, recs + from, argv, prog, &stored);
+		*runs += stored;
+		if (!stored || n == 0)
+			break;
+	}
+	free(recs);
+	free(patches);
+	free(which);
+	return rc;
+}
+
+/* The region scenario: passes from FROM to TO, one record. */
+static int region(struct functions_job *job, struct symbols *s, const struct inject_plan *plan,
+		  char **argv, const char *prog, int *runs)
+{
+	char from[256];
+	const char *comma = strchr(job->region, ',');
+	if (!comma || (size_t)(comma - job->region) >= sizeof from)
+		return cmd_usage_error("inject", "--region wants FROM,TO");
+	memcpy(from, job->region, (size_t)(comma - job->region));
+	from[comma - job->region] = 0;
+	struct inject_patch pt[2] = {{from, {0}, INJECT_REGION_FROM, 0},
+				     {comma + 1, {0}, INJECT_REGION_TO, 0}};
+	struct zerr err;
+	for (int i = 0; i < 2; i++)
+		if (inject_plan_point(s, plan, pt[i].name, &pt[i].site, &err) < 0)
+			return cmd_error("inject", "%s", err.msg);
+	uint64_t a0 = pt[0].site.addr + pt[0].site.keep, a1 = pt[1].site.addr + pt[1].site.keep;
+	if (a0 < a1 + plan->arch->jump_len && a1 < a0 + plan->arch->jump_len)
+		return cmd_error("inject", "--region %s: FROM and TO are too close (%u bytes each)",
+				 job->region, plan->arch->jump_len);
+	char name[600];
+	snprintf(name, sizeof name, "region %s", job->region);
+	struct record_desc rec = {ZP_BLOCK, name, pt[0].site.addr};
+	struct inject_job ij = {plan, pt, 2, 1};
+	if (!job->quiet)
+		fprintf(stderr, "zond inject: %s of %s, campaign %s\n", name, prog, job->campaign);
+	int stored;
+	int rc = measure(job, s, &ij, &rec, argv, prog, &stored);
+	*runs += stored;
+	return rc;
+}
+
+/* Finds the program, plans its functions and runs the scenario asked. */
+static int scenario(struct functions_job *job, char **argv)
 {
 	struct zerr err;
 	char prog[PATH_MAX];
@@ -241,10 +344,6 @@ static int functions(struct functions_job *job, char **argv)
 		symbols_free(s);
 		return cmd_error("inject", "%s", err.msg);
 	}
-	size_t *which = zp_xcalloc(plan.nfuncs + 1, sizeof *which), n = 0;
-	for (size_t i = 0; i < plan.nfuncs; i++)
-		if (plan.funcs[i].ok && name_filter_wants(&job->filter, plan.funcs[i].name))
-			which[n++] = i;
 	if (!job->campaign) {
 		char base[PATH_MAX];
 		snprintf(base, sizeof base, "%s", prog);
@@ -252,42 +351,12 @@ static int functions(struct functions_job *job, char **argv)
 			 basename(base), (long long)time(NULL));
 		job->campaign = job->campaign_buf;
 	}
-	size_t per = job->per_run > 0 ? (size_t)job->per_run : (n ? n : 1);
-	int rc = 0, runs = 0;
-	if (!job->quiet)
-		fprintf(stderr, "zond inject: %zu functions of %s, campaign %s\n", n, prog,
-			job->campaign);
-	for (size_t from = 0; !job->pid && (from < n || (n == 0 && from == 0)); from += per) {
-		size_t k = n - from < per ? n - from : per;
-		struct inject_result r;
-		if (inject_run(&plan, which + from, k, argv, &r, &err) < 0) {
-			rc = r.status ? program_status(r.status) : 1;
-			cmd_error("inject", "%s", err.msg);
-			break;
-		}
-		struct zp_profile *p = run_profile(job, s, &plan, which + from, &r, argv);
-		if (store_run(job, p, &err) < 0) {
-			rc = cmd_error("inject", "%s", err.msg);
-		} else {
-			runs++;
-			rc = program_status(r.status);
-			if (!job->quiet)
-				fprintf(stderr,
-					"zond inject: run %lld stored in %s: %zu functions, "
-					"payload %.1f ns per measured call subtracted\n",
-					(long long)p->run.id, job->store, k, p->run.overhead_ns);
-		}
-		profile_free(p);
-		inject_result_free(&r);
-		if (n == 0)
-			break;
-	}
-	if (job->pid)
-		rc = attach_run(job, s, &plan, which, n, prog);
+	int runs = 0;
+	int rc = job->region ? region(job, s, &plan, argv, prog, &runs)
+			     : functions(job, s, &plan, argv, prog, &runs);
 	if (!job->quiet && runs)
-		fprintf(stderr, "zond inject: campaign %s: %d runs (zond report -C %s)\n",
-			job->campaign, runs, job->campaign);
-	free(which);
+		fprintf(stderr, "zond inject: campaign %s: %d run%s (zond report -C %s)\n",
+			job->campaign, runs, runs == 1 ? "" : "s", job->campaign);
 	inject_plan_free(&plan);
 	symbols_free(s);
 	return rc;
@@ -301,6 +370,7 @@ int cmd_inject(int argc, char **argv)
 		{"per-run", required_argument, NULL, 'K'},
 		{"pid", required_argument, NULL, 'p'},
 		{"duration", required_argument, NULL, 'D'},
+		{"region", required_argument, NULL, 'R'},
 		{"campaign", required_argument, NULL, 'c'},
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -337,6 +407,7 @@ int cmd_inject(int argc, char **argv)
 				return cmd_usage_error("inject", "--duration wants seconds > 0");
 			break;
 		}
+		case 'R': job.region = optarg; break;
 		case 'c': job.campaign = optarg; break;
 		case 'o': job.store = optarg; break;
 		case 'q': job.quiet = 1; break;
@@ -352,11 +423,11 @@ int cmd_inject(int argc, char **argv)
 	if (job.pid) {
 		if (optind != argc || job.per_run)
 			return cmd_usage_error("inject", "-p takes no program and no --per-run");
-		return functions(&job, NULL);
+		return scenario(&job, NULL);
 	}
 	if (job.duration)
 		return cmd_usage_error("inject", "--duration goes with -p");
 	if (optind >= argc)
 		return cmd_usage_error("inject", "no program to run (zond inject -- PROG ARGS)");
-	return functions(&job, argv + optind);
+	return scenario(&job, argv + optind);
 }

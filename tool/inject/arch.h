@@ -10,7 +10,9 @@
  *
  * Contract of plan(): code holds the function's bytes (size of them) and,
  * after them, `padding` bytes of alignment fill that no other symbol
- * claims (0 when unknown).  It either fills site and returns 0, or returns 1
+ * claims (0 when unknown); the patch goes at `offset` into it: 0 for a
+ * function's entry (a loop back to it is refused), else a point inside
+ * (region probes: a jump to the point itself is fine, it is a pass).  It either fills site and returns 0, or returns 1
  * with one line in why saying why the entry cannot be patched ("too short:
  * 3 bytes, the jump needs 5", "the body jumps to +2, inside the patched
  * bytes", ...).  A site that uses padding says so in site->padding (the
@@ -31,6 +33,13 @@
 #include <stdint.h>
 
 #include "util/error.h"
+
+/* What a patch measures (the stub an architecture writes for it). */
+enum inject_probe {
+	INJECT_FUNCTION,    /* entry and, through the return address, exit of a function */
+	INJECT_REGION_FROM, /* a point where the region's counter starts */
+	INJECT_REGION_TO,   /* a point where it stops and one pass is accumulated */
+};
 
 #define INJECT_SITE_INSNS 16
 #define INJECT_WHY 160
@@ -55,7 +64,7 @@ struct inject_arch {
 	const char *name;     /* "x86_64" */
 	uint32_t jump_len;    /* bytes of the jump written at an entry */
 	uint32_t reloc_max;   /* largest relocated copy relocate() may write */
-	int (*plan)(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
+	int (*plan)(const uint8_t *code, size_t size, size_t padding, uint64_t addr, size_t offset,
 		    struct inject_site *site, char *why);
 	int (*relocate)(struct inject_site *site, const uint8_t *code, uint64_t to, uint8_t *out,
 			size_t cap, char *why);
@@ -66,16 +75,18 @@ struct inject_arch {
 
 	/*
 	 * The payload: one blob per trampoline area, written to out (its
-	 * length returned; 0 if cap is too small), then one stub per function
-	 * (stub_len bytes at `at`, calling the blob at payload_at with id),
-	 * directly followed by the function's relocated copy.
+	 * length returned; 0 if cap is too small), then one stub per patch
+	 * (its length returned, at most stub_len; it starts with the 4-byte
+	 * id, the patch's jump goes after it) calling the blob at payload_at
+	 * for a probe of that kind, directly followed by the relocated copy.
 	 */
 	size_t (*payload)(uint8_t *out, size_t cap, const struct inject_payload_args *a);
 	/* The exit payload's address (the return address the entry puts on the
 	 * stack) in a blob written at payload_at. */
 	uint64_t (*exit_addr)(uint64_t payload_at);
 	uint32_t stub_len;
-	void (*stub)(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id);
+	size_t (*stub)(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id,
+		       enum inject_probe kind);
 	/*
 	 * The payload's cost, measured here on this machine: c0 the part of it
 	 * inside a measured interval, cpair what one measured call adds to its
@@ -83,6 +94,8 @@ struct inject_arch {
 	 * 0, or -1 with err.
 	 */
 	int (*calibrate)(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err);
+	/* The region probes' part of a measured pass (FROM then TO at once), in ticks. */
+	int (*calibrate_region)(uint64_t *c0, uint64_t *hz, struct zerr *err);
 	const char *counter; /* "tsc" */
 };
 

@@ -76,7 +76,7 @@ static int plan_one(struct symbols *s, struct inject_plan *p, size_t i, struct z
 			 (unsigned long long)f->size);
 	} else {
 		size_t pad = fill_after(p, i, code, (size_t)got);
-		f->ok = p->arch->plan(code, (size_t)f->size, pad, f->addr, &f->site, f->why) == 0;
+		f->ok = p->arch->plan(code, (size_t)f->size, pad, f->addr, 0, &f->site, f->why) == 0;
 		uint8_t copy[512];
 		if (f->ok && p->arch->relocate(&f->site, code, p->image_end, copy, sizeof copy,
 					       f->why) < 0)
@@ -134,4 +134,62 @@ size_t inject_plan_count_ok(const struct inject_plan *p)
 	for (size_t i = 0; i < p->nfuncs; i++)
 		n += p->funcs[i].ok;
 	return n;
+}
+
+/* The index of the function named name or containing addr, or -1. */
+static ptrdiff_t find_func(const struct inject_plan *p, const char *name, uint64_t addr)
+{
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		const struct inject_func *f = &p->funcs[i];
+		if (name ? f->name && strcmp(f->name, name) == 0
+			 : addr >= f->addr && addr < f->addr + f->size)
+			return (ptrdiff_t)i;
+	}
+	return -1;
+}
+
+int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char *spec,
+		      struct inject_site *site, struct zerr *err)
+{
+	char name[256];
+	uint64_t off = 0, addr = 0;
+	char *end;
+	ptrdiff_t i;
+	if (strncmp(spec, "0x", 2) == 0) {
+		addr = strtoull(spec, &end, 16);
+		if (*end)
+			return zerr_set(err, "%s: not an address", spec);
+		if ((i = find_func(p, NULL, addr)) < 0)
+			return zerr_set(err, "%s: in no function of %s", spec, p->path);
+		off = addr - p->funcs[i].addr;
+	} else {
+		size_t len = strcspn(spec, "+");
+		if (len >= sizeof name)
+			return zerr_set(err, "%s: name too long", spec);
+		memcpy(name, spec, len);
+		name[len] = 0;
+		if (spec[len]) {
+			off = strtoull(spec + len + 1, &end, 0);
+			if (*end || end == spec + len + 1)
+				return zerr_set(err, "%s: not FUNC+OFFSET", spec);
+		}
+		if ((i = find_func(p, name, 0)) < 0)
+			return zerr_set(err, "%s: no function %s in %s", spec, name, p->path);
+		if (off >= p->funcs[i].size)
+			return zerr_set(err, "%s: past the end of %s (%llu bytes)", spec, name,
+					(unsigned long long)p->funcs[i].size);
+	}
+	const struct inject_func *f = &p->funcs[i];
+	size_t want = (size_t)f->size + FILL_MAX;
+	uint8_t *code = zp_xmalloc(want);
+	long got = symbols_read(s, p->path, f->addr, code, want, err);
+	char why[INJECT_WHY];
+	int rc = got < (long)f->size ? -1 : 0;
+	if (got >= 0 && rc < 0)
+		zerr_set(err, "%s: no code in %s", spec, p->path);
+	if (rc == 0 && p->arch->plan(code, (size_t)f->size, fill_after(p, (size_t)i, code, (size_t)got),
+				     f->addr, (size_t)off, site, why) != 0)
+		rc = zerr_set(err, "%s: %s", spec, why);
+	free(code);
+	return rc;
 }

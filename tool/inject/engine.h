@@ -42,6 +42,16 @@ int inject_plan_file(struct symbols *s, const char *path, const struct inject_ar
 		     struct inject_plan *out, struct zerr *err);
 void inject_plan_free(struct inject_plan *p);
 
+/*
+ * A point of the plan's file for a region probe: "FUNC", "FUNC+OFFSET"
+ * (decimal or 0x hex) or "0xADDR" (link-time); its site into *site (at
+ * least the arch's jump of the function's instructions from there, no
+ * jump of the function into them).  -1 with err set: "SPEC: no function
+ * FUNC", "SPEC: WHY".
+ */
+int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char *spec,
+		      struct inject_site *site, struct zerr *err);
+
 /* Functions the plan can patch. */
 size_t inject_plan_count_ok(const struct inject_plan *p);
 

@@ -48,6 +48,7 @@
 /* thread slot offsets */
 #define INJ_T_KEY 0
 #define INJ_T_DEPTH 8
+#define INJ_T_RSTART 16 /* the region's counter at FROM, 0 when off */
 
 /* frame offsets */
 #define INJ_F_RET 0   /* the real return address */

@@ -16,8 +16,8 @@
 struct session {
 	struct inject_transport *t;
 	const struct inject_plan *plan;
-	const size_t *which;
-	size_t n;
+	const struct inject_patch *patches;
+	size_t npatches, n; /* n: statistics records */
 	struct symbols *s;
 	uint64_t bias, area;
 	size_t area_len;
@@ -57,38 +57,37 @@ static uint8_t *build_area(struct session *x, const struct inject_payload_args *
 		return zerr_set(err, "the payload does not fit its area"), NULL;
 	}
 	off = (off + 63) & ~(size_t)63;
-	for (size_t k = 0; k < x->n; k++, off += stub_room(a)) {
-		const struct inject_func *f = &plan->funcs[x->which[k]];
+	for (size_t k = 0; k < x->npatches; k++, off += stub_room(a)) {
+		const struct inject_patch *pt = &x->patches[k];
 		struct inject_site *site = &x->sites[k];
-		*site = f->site;
+		*site = pt->site;
 		site->addr += x->bias;
 		uint8_t code[512];
-		long got = symbols_read(x->s, plan->path, f->addr, code, sizeof code, err);
+		long got = symbols_read(x->s, plan->path, pt->site.addr, code, sizeof code, err);
 		char why[INJECT_WHY];
-		if (got < (long)(f->site.keep + f->site.len)) {
+		if (got < (long)(pt->site.keep + pt->site.len)) {
 			free(buf);
 			if (got >= 0)
-				zerr_set(err, "%s: no code for %s", plan->path, f->name);
+				zerr_set(err, "%s: no code for %s", plan->path, pt->name);
 			return NULL;
 		}
 		uint64_t at = x->area + off;
-		a->stub(buf + off, at, x->area, (uint32_t)k);
-		x->copies[k] = at + a->stub_len;
-		x->entries[k] = at + 4; /* the stub's call, after its id */
-		if (a->relocate(site, code, x->copies[k], buf + off + a->stub_len, a->reloc_max,
-				why) < 0) {
+		size_t len = a->stub(buf + off, at, x->area, pt->id, pt->kind);
+		x->copies[k] = at + len;
+		x->entries[k] = at + 4; /* after the stub's id */
+		if (a->relocate(site, code, x->copies[k], buf + off + len, a->reloc_max, why) < 0) {
 			free(buf);
-			return zerr_set(err, "%s: %s: %s", plan->path, f->name, why), NULL;
+			return zerr_set(err, "%s: %s: %s", plan->path, pt->name, why), NULL;
 		}
 	}
 	return buf;
 }
 
-/* The file's bytes at function k's patch, jump_len of them. */
+/* The file's bytes at patch k, jump_len of them. */
 static int original_bytes(struct session *x, size_t k, uint8_t *out, struct zerr *err)
 {
-	const struct inject_func *f = &x->plan->funcs[x->which[k]];
-	return symbols_read(x->s, x->plan->path, f->addr + f->site.keep, out,
+	const struct inject_site *site = &x->patches[k].site;
+	return symbols_read(x->s, x->plan->path, site->addr + site->keep, out,
 			    x->plan->arch->jump_len, err) < 0
 		       ? -1
 		       : 0;
@@ -98,7 +97,7 @@ static int original_bytes(struct session *x, size_t k, uint8_t *out, struct zerr
 static int patch_entries(struct session *x, struct zerr *err)
 {
 	const struct inject_arch *a = x->plan->arch;
-	for (size_t k = 0; k < x->n; k++) {
+	for (size_t k = 0; k < x->npatches; k++) {
 		uint8_t want[16], have[16], jump[16];
 		uint64_t at = x->sites[k].addr + x->sites[k].keep;
 		if (original_bytes(x, k, want, err) < 0 ||
@@ -106,7 +105,7 @@ static int patch_entries(struct session *x, struct zerr *err)
 			return -1;
 		if (memcmp(want, have, a->jump_len) != 0)
 			return zerr_set(err, "%s: %s in memory is not as in the file", x->plan->path,
-					x->plan->funcs[x->which[k]].name);
+					x->patches[k].name);
 		a->jump(at, x->entries[k], jump);
 		if (x->t->ops->write(x->t, at, jump, a->jump_len, err) < 0)
 			return -1;
@@ -126,7 +125,7 @@ static int move_threads(struct session *x, struct zerr *err)
 		uint64_t pc;
 		if (t->ops->pc(t, i, &pc, err) < 0)
 			return -1;
-		for (size_t k = 0; k < x->n; k++) {
+		for (size_t k = 0; k < x->npatches; k++) {
 			const struct inject_site *site = &x->sites[k];
 			uint64_t lo = site->addr + site->keep;
 			if (pc <= lo || pc >= lo + x->plan->arch->jump_len)
@@ -146,7 +145,7 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 	const struct inject_arch *a = x->plan->arch;
 	struct inject_transport *t = x->t;
 	uint64_t start, load, remote;
-	x->area_len = (((size_t)4096 + x->n * stub_room(a)) + 4095) & ~(size_t)4095;
+	x->area_len = (((size_t)4096 + x->npatches * stub_room(a)) + 4095) & ~(size_t)4095;
 	x->shared_len = inject_results_size(x->n);
 	if (t->ops->module_start(t, x->plan->path, &start, err) < 0 ||
 	    symbols_load_start(x->s, x->plan->path, &load, err) < 0)
@@ -221,17 +220,39 @@ static void read_results(const struct session *x, struct inject_result *out)
 }
 
 static void session_init(struct session *x, struct inject_transport *t,
-			 const struct inject_plan *plan, const size_t *which, size_t n)
+			 const struct inject_job *job)
 {
 	memset(x, 0, sizeof *x);
 	x->t = t;
-	x->plan = plan;
-	x->which = which;
-	x->n = n;
+	x->plan = job->plan;
+	x->patches = job->patches;
+	x->npatches = job->npatches;
+	x->n = job->nstats;
 	x->s = symbols_new();
-	x->sites = zp_xcalloc(n ? n : 1, sizeof *x->sites);
-	x->copies = zp_xcalloc(n ? n : 1, sizeof *x->copies);
-	x->entries = zp_xcalloc(n ? n : 1, sizeof *x->entries);
+	size_t m = job->npatches ? job->npatches : 1;
+	x->sites = zp_xcalloc(m, sizeof *x->sites);
+	x->copies = zp_xcalloc(m, sizeof *x->copies);
+	x->entries = zp_xcalloc(m, sizeof *x->entries);
+}
+
+struct inject_patch *inject_function_patches(const struct inject_plan *plan, const size_t *which,
+					     size_t n)
+{
+	struct inject_patch *p = zp_xcalloc(n ? n : 1, sizeof *p);
+	for (size_t k = 0; k < n; k++) {
+		const struct inject_func *f = &plan->funcs[which[k]];
+		p[k] = (struct inject_patch){f->name, f->site, INJECT_FUNCTION, (uint32_t)k};
+	}
+	return p;
+}
+
+/* The payload's cost for this job's kind of probes. */
+static int calibrate(const struct inject_job *job, struct inject_result *out, struct zerr *err)
+{
+	const struct inject_arch *a = job->plan->arch;
+	int region = job->npatches && job->patches[0].kind != INJECT_FUNCTION;
+	return region ? a->calibrate_region(&out->c0, &out->hz, err)
+		      : a->calibrate(&out->c0, &out->cpair, &out->hz, err);
 }
 
 static void session_end(struct session *x)
@@ -245,17 +266,17 @@ static void session_end(struct session *x)
 	x->t->ops->close(x->t);
 }
 
-int inject_run(const struct inject_plan *plan, const size_t *which, size_t n, char *const argv[],
-	       struct inject_result *out, struct zerr *err)
+int inject_run(const struct inject_job *job, char *const argv[], struct inject_result *out,
+	       struct zerr *err)
 {
 	memset(out, 0, sizeof *out);
-	if (plan->arch->calibrate(&out->c0, &out->cpair, &out->hz, err) < 0)
+	if (calibrate(job, out, err) < 0)
 		return -1;
 	struct inject_transport *t = inject_ptrace_start(argv, err);
 	if (!t)
 		return -1;
 	struct session x;
-	session_init(&x, t, plan, which, n);
+	session_init(&x, t, job);
 	out->pid = t->pid;
 	out->start_ns = wall_ns();
 	int status = 0, rc = 0;
@@ -319,7 +340,7 @@ static int give_back_return(const struct session *x, uint64_t slot, uint64_t ret
 static int restore(struct session *x, struct inject_result *out, struct zerr *err)
 {
 	read_results(x, out);
-	for (size_t k = 0; k < x->n; k++) {
+	for (size_t k = 0; k < x->npatches; k++) {
 		uint8_t orig[16];
 		if (original_bytes(x, k, orig, err) < 0 ||
 		    x->t->ops->write(x->t, x->sites[k].addr + x->sites[k].keep, orig,
@@ -332,18 +353,18 @@ static int restore(struct session *x, struct inject_result *out, struct zerr *er
 	return 0;
 }
 
-int inject_attach(const struct inject_plan *plan, const size_t *which, size_t n, int64_t pid,
-		  double seconds, struct inject_result *out, struct zerr *err)
+int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
+		  struct inject_result *out, struct zerr *err)
 {
 	memset(out, 0, sizeof *out);
 	out->status = -1;
-	if (plan->arch->calibrate(&out->c0, &out->cpair, &out->hz, err) < 0)
+	if (calibrate(job, out, err) < 0)
 		return -1;
 	struct inject_transport *t = inject_ptrace_attach(pid, err);
 	if (!t)
 		return -1;
 	struct session x;
-	session_init(&x, t, plan, which, n);
+	session_init(&x, t, job);
 	out->pid = pid;
 	out->start_ns = wall_ns();
 	int rc = prepare(&x, out, err);

@@ -23,6 +23,24 @@
 #include "engine.h"
 #include "results.h"
 
+struct inject_patch {
+	const char *name;        /* for messages */
+	struct inject_site site; /* link-time, from the plan */
+	enum inject_probe kind;
+	uint32_t id;             /* the statistics record it accumulates into */
+};
+
+/* One run's measurement: patches into the plan's file, nstats records. */
+struct inject_job {
+	const struct inject_plan *plan;
+	const struct inject_patch *patches;
+	size_t npatches, nstats;
+};
+
+/* The functions scenario's patches: plan->funcs[which[k]] as record k (malloc'ed). */
+struct inject_patch *inject_function_patches(const struct inject_plan *plan, const size_t *which,
+					     size_t n);
+
 struct inject_result {
 	int status;             /* wait status of the program */
 	int64_t pid;
@@ -31,12 +49,12 @@ struct inject_result {
 	uint64_t deep, noslot;  /* calls not measured, and why */
 	uint64_t open;          /* calls never returned (counted, not timed) */
 	size_t n;
-	struct inject_stat *stats; /* n, in the order asked */
+	struct inject_stat *stats; /* n = the job's nstats, by record */
 };
 
-/* Runs argv with the plan's functions `which` (n indexes into plan->funcs) measured. */
-int inject_run(const struct inject_plan *plan, const size_t *which, size_t n, char *const argv[],
-	       struct inject_result *out, struct zerr *err);
+/* Runs argv with the job's patches. */
+int inject_run(const struct inject_job *job, char *const argv[], struct inject_result *out,
+	       struct zerr *err);
 /*
  * Attaches to the running process pid (every thread stopped), patches as
  * inject_run does, moving any thread stopped inside the overwritten bytes
@@ -48,8 +66,8 @@ int inject_run(const struct inject_plan *plan, const size_t *which, size_t n, ch
  * plan must be of the process's executable (/proc/PID/exe).  out->status
  * is -1 (the process runs on).
  */
-int inject_attach(const struct inject_plan *plan, const size_t *which, size_t n, int64_t pid,
-		  double seconds, struct inject_result *out, struct zerr *err);
+int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
+		  struct inject_result *out, struct zerr *err);
 void inject_result_free(struct inject_result *r);
 
 #endif

@@ -21,6 +21,12 @@
  * caller relies on a callee in its unit leaving the caller-saved registers
  * it does not use untouched, so clobbering rcx or r8 there breaks it.
  *
+ * Region probes (stub: .long id; lea -128(%rsp),%rsp; call za_from or
+ * za_to; lea 128(%rsp),%rsp; <relocated instructions>) stand anywhere in
+ * a function: the stub steps over the red zone, the probe keeps every
+ * register and rflags.  FROM notes the counter in the thread's slot unless
+ * the region is already on; TO, when it is on, accumulates the pass.
+ *
  * The thread's slot is found by its thread pointer (%fs:0, the TCB's self
  * pointer under glibc, set before any program code runs) in an
  * open-addressed table claimed with lock cmpxchg.
@@ -30,8 +36,8 @@
 #define ACTIVE (INJ_SLOT_HDR + INJ_DEPTH * INJ_FRAME)
 
 	.section .rodata.zond_payload, "a"
-	.globl za_blob, za_blob_end, za_entry, za_exit
-	.hidden za_blob, za_blob_end, za_entry, za_exit
+	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to
+	.hidden za_blob, za_blob_end, za_entry, za_exit, za_from, za_to
 	.p2align 6
 za_blob:
 za_shm:		.quad 0	/* the target's address of the shared results */
@@ -224,6 +230,76 @@ za_exit:
 	pop %rdx
 	pop %rax
 	ret				/* to the real return address */
+za_from:
+	pushfq
+	push %rax
+	push %rcx
+	push %rdx
+	push %r11
+	call za_slot
+	test %r11, %r11
+	jz 1f
+	cmpq $0, INJ_T_RSTART(%r11)
+	jne 1f				/* on already: the first FROM counts */
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, INJ_T_RSTART(%r11)
+1:	pop %r11
+	pop %rdx
+	pop %rcx
+	pop %rax
+	popfq
+	ret
+
+za_to:
+	pushfq
+	push %rax
+	push %rcx
+	push %rdx
+	push %r11
+	push %rsi			/* the stub's return address at 48(%rsp) */
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, %rsi
+	call za_slot
+	test %r11, %r11
+	jz 9f
+	mov INJ_T_RSTART(%r11), %rax
+	test %rax, %rax
+	jz 9f
+	movq $0, INJ_T_RSTART(%r11)
+	sub %rax, %rsi
+	sub za_c0(%rip), %rsi
+	jns 1f
+	xor %esi, %esi
+1:	mov 48(%rsp), %rcx
+	mov -14(%rcx), %ecx		/* the id, 14 bytes before the return address */
+	shl $6, %rcx			/* INJ_STAT == 64 */
+	add za_stats(%rip), %rcx
+	lock incq INJ_S_CALLS(%rcx)
+	lock add %rsi, INJ_S_INCL(%rcx)
+	lock add %rsi, INJ_S_SELF(%rcx)
+	mov INJ_S_MIN(%rcx), %rax
+2:	cmp %rax, %rsi
+	jae 3f
+	lock cmpxchg %rsi, INJ_S_MIN(%rcx)
+	jnz 2b
+3:	mov INJ_S_MAX(%rcx), %rax
+4:	cmp %rax, %rsi
+	jbe 9f
+	lock cmpxchg %rsi, INJ_S_MAX(%rcx)
+	jnz 4b
+9:	pop %rsi
+	pop %r11
+	pop %rdx
+	pop %rcx
+	pop %rax
+	popfq
+	ret
 za_blob_end:
 	.section .note.GNU-stack, "", @progbits
 #endif

@@ -18,9 +18,10 @@
 #include "../../arch.h"
 #include "../../results.h"
 
-extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[];
+extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[], za_to[];
 
-#define STUB_LEN 9 /* .long id; call rel32 */
+#define STUB_LEN 9         /* .long id; call rel32 */
+#define REGION_STUB_LEN 22 /* .long id; lea -128(%rsp),%rsp; call rel32; lea 128(%rsp),%rsp */
 
 size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a)
 {
@@ -38,12 +39,28 @@ uint64_t inject_x86_64_exit_addr(uint64_t payload_at)
 	return payload_at + (uint64_t)(za_exit - za_blob);
 }
 
-void inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id)
+/* call rel32 at out (address at) to the blob's routine fn, written at payload_at. */
+static void put_call(uint8_t *out, uint64_t at, uint64_t payload_at, const uint8_t *fn)
+{
+	out[0] = 0xe8;
+	int32_t rel = (int32_t)(payload_at + (uint64_t)(fn - za_blob) - (at + 5));
+	memcpy(out + 1, &rel, 4);
+}
+
+size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id,
+			  enum inject_probe kind)
 {
 	memcpy(out, &id, 4);
-	out[4] = 0xe8;
-	int32_t rel = (int32_t)(payload_at + (uint64_t)(za_entry - za_blob) - (at + STUB_LEN));
-	memcpy(out + 5, &rel, 4);
+	if (kind == INJECT_FUNCTION) {
+		put_call(out + 4, at + 4, payload_at, za_entry);
+		return STUB_LEN;
+	}
+	static const uint8_t below[] = {0x48, 0x8d, 0x64, 0x24, 0x80}; /* lea -128(%rsp),%rsp */
+	static const uint8_t back[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0}; /* lea 128(%rsp),%rsp */
+	memcpy(out + 4, below, sizeof below);
+	put_call(out + 9, at + 9, payload_at, kind == INJECT_REGION_FROM ? za_from : za_to);
+	memcpy(out + 14, back, sizeof back);
+	return REGION_STUB_LEN;
 }
 
 static uint64_t now_ns(void)
@@ -88,41 +105,99 @@ static uint64_t ticks_per_call(void (*fn)(void), const struct inject_stat *st, u
 	return best;
 }
 
-int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err)
+/* The payload running inside zond, on results of one record, for calibration. */
+struct bench {
+	uint8_t *res, *code, *free_at; /* free_at: first byte after the blob */
+	struct inject_stat *st;
+	size_t len;
+};
+
+static int bench_open(struct bench *b, struct zerr *err)
 {
-	size_t blob = (size_t)(za_blob_end - za_blob), page = 4096;
-	uint64_t size = inject_results_size(1);
-	uint8_t *res = aligned_alloc(64, (size + 63) & ~(uint64_t)63);
-	uint8_t *code = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			     -1, 0);
-	if (!res || code == MAP_FAILED) {
-		free(res);
+	size_t blob = (size_t)(za_blob_end - za_blob);
+	uint64_t size = (inject_results_size(1) + 63) & ~(uint64_t)63;
+	b->len = 2 * 4096;
+	b->res = aligned_alloc(64, size);
+	b->code = mmap(NULL, b->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!b->res || b->code == MAP_FAILED) {
+		free(b->res);
 		return zerr_set(err, "calibrating the payload: %s", strerror(errno));
 	}
-	memset(res, 0, size);
-	struct inject_stat *st = (struct inject_stat *)(res + INJ_HDR);
-	st->min = UINT64_MAX;
-	struct inject_payload_args a = {(uint64_t)res, (uint64_t)(res + INJ_HDR + INJ_STAT),
-					INJ_SLOT(1), (uint64_t)st, 0, 0};
-	inject_x86_64_payload(code, page, &a);
-	uint8_t *stub = code + ((blob + 63) & ~(size_t)63), *plain = code + page;
-	inject_x86_64_stub(stub, (uint64_t)stub, (uint64_t)code, 0);
+	memset(b->res, 0, size);
+	b->st = (struct inject_stat *)(b->res + INJ_HDR);
+	b->st->min = UINT64_MAX;
+	struct inject_payload_args a = {(uint64_t)b->res, (uint64_t)(b->res + INJ_HDR + INJ_STAT),
+					INJ_SLOT(1), (uint64_t)b->st, 0, 0};
+	inject_x86_64_payload(b->code, b->len, &a);
+	b->free_at = b->code + ((blob + 63) & ~(size_t)63);
+	return 0;
+}
+
+/* Makes the code executable; -1 with err set. */
+static int bench_ready(struct bench *b, struct zerr *err)
+{
+	if (mprotect(b->code, b->len, PROT_READ | PROT_EXEC) == 0)
+		return 0;
+	return zerr_set(err, "calibrating the payload: %s", strerror(errno));
+}
+
+static void bench_close(struct bench *b)
+{
+	munmap(b->code, b->len);
+	free(b->res);
+}
+
+int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err)
+{
+	struct bench b;
+	if (bench_open(&b, err) < 0)
+		return -1;
+	uint8_t *stub = b.free_at, *plain = b.code + 4096;
+	inject_x86_64_stub(stub, (uint64_t)stub, (uint64_t)b.code, 0, INJECT_FUNCTION);
 	stub[STUB_LEN] = 0xc3; /* the relocated copy of an empty function */
 	plain[0] = 0xc3;
-	if (mprotect(code, 2 * page, PROT_READ | PROT_EXEC) < 0) {
-		munmap(code, 2 * page);
-		free(res);
-		return zerr_set(err, "calibrating the payload: %s", strerror(errno));
+	if (bench_ready(&b, err) < 0) {
+		bench_close(&b);
+		return -1;
 	}
 	void (*measured)(void) = (void (*)(void))(uintptr_t)(stub + 4);
 	void (*bare)(void) = (void (*)(void))(uintptr_t)plain;
 	uint64_t inside = 0;
-	uint64_t with = ticks_per_call(measured, st, &inside), without = ticks_per_call(bare, NULL, NULL);
+	uint64_t with = ticks_per_call(measured, b.st, &inside);
+	uint64_t without = ticks_per_call(bare, NULL, NULL);
 	*c0 = inside; /* an empty body: its whole interval is the payload's */
 	*cpair = with > without ? with - without : 0;
 	*hz = tsc_hz();
-	munmap(code, 2 * page);
-	free(res);
+	bench_close(&b);
+	return 0;
+}
+
+/*
+ * The region probes' own part of a pass: a function whose body is the
+ * FROM stub, a jmp over the TO stub's id, the TO stub and ret.
+ */
+int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
+{
+	struct bench b;
+	if (bench_open(&b, err) < 0)
+		return -1;
+	uint8_t *from = b.free_at;
+	size_t n = inject_x86_64_stub(from, (uint64_t)from, (uint64_t)b.code, 0,
+				      INJECT_REGION_FROM);
+	from[n] = 0xeb; /* jmp .+6: over the TO stub's id */
+	from[n + 1] = 4;
+	uint8_t *to = from + n + 2;
+	n = inject_x86_64_stub(to, (uint64_t)to, (uint64_t)b.code, 0, INJECT_REGION_TO);
+	to[n] = 0xc3;
+	if (bench_ready(&b, err) < 0) {
+		bench_close(&b);
+		return -1;
+	}
+	uint64_t inside = 0;
+	ticks_per_call((void (*)(void))(uintptr_t)(from + 4), b.st, &inside);
+	*c0 = inside;
+	*hz = tsc_hz();
+	bench_close(&b);
 	return 0;
 }
 #else

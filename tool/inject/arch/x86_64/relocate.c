@@ -67,7 +67,7 @@ static int relative_target(const ZydisDecodedInstruction *in, uint64_t pc, uint6
  * entry payload again; one past lo lands in the middle of the jump.
  */
 static int body_jumps_in(const uint8_t *code, size_t size, uint64_t addr, uint64_t lo,
-			 uint64_t hi, char *why)
+			 uint64_t hi, int point, char *why)
 {
 	for (size_t off = 0; off < size;) {
 		ZydisDecodedInstruction in;
@@ -77,7 +77,7 @@ static int body_jumps_in(const uint8_t *code, size_t size, uint64_t addr, uint64
 		}
 		uint64_t t;
 		if (relative_target(&in, addr + off, &t) && t >= lo && t < hi &&
-		    !(t == lo && in.mnemonic == ZYDIS_MNEMONIC_CALL)) {
+		    !(t == lo && (point || in.mnemonic == ZYDIS_MNEMONIC_CALL))) {
 			if (t == lo)
 				snprintf(why, INJECT_WHY, "the body (+%zu) jumps back to the entry +%u",
 					 off, (unsigned)(t - addr));
@@ -93,19 +93,29 @@ static int body_jumps_in(const uint8_t *code, size_t size, uint64_t addr, uint64
 	return 0;
 }
 
-static int plan(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
+static int plan(const uint8_t *code, size_t size, size_t padding, uint64_t addr, size_t offset,
 		struct inject_site *site, char *why)
 {
 	memset(site, 0, sizeof *site);
-	site->addr = addr;
-	site->keep = is_endbr64(code, size) ? 4 : 0;
-	size_t avail = size + padding, off = site->keep;
-	if (size < site->keep + JUMP_LEN && avail < site->keep + JUMP_LEN) {
-		snprintf(why, INJECT_WHY, "too short: %zu bytes%s, the jump needs %u", size,
+	site->addr = addr + offset;
+	site->keep = is_endbr64(code + offset, size - offset) ? 4 : 0;
+	size_t avail = size + padding, off = offset + site->keep;
+	if (size < off + JUMP_LEN && avail < off + JUMP_LEN) {
+		snprintf(why, INJECT_WHY, "too short: %zu bytes%s, the jump needs %u", size - offset,
 			 site->keep ? " with endbr64" : "", site->keep + JUMP_LEN);
 		return 1;
 	}
-	while (off < site->keep + JUMP_LEN) {
+	for (size_t at = 0; at < offset;) { /* a point must start an instruction */
+		ZydisDecodedInstruction in;
+		if (decode(code + at, size - at, &in, NULL) < 0 ||
+		    (at + in.length > offset && at + in.length != offset)) {
+			snprintf(why, INJECT_WHY, "+%zu is not the start of an instruction", offset);
+			return 1;
+		}
+		at += in.length;
+	}
+	size_t first = off;
+	while (off < first + JUMP_LEN) {
 		ZydisDecodedInstruction in;
 		if (site->ninsn == INJECT_SITE_INSNS || decode(code + off, avail - off, &in, NULL) < 0) {
 			snprintf(why, INJECT_WHY, "bytes at +%zu do not decode", off);
@@ -115,14 +125,14 @@ static int plan(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
 			snprintf(why, INJECT_WHY, "xbegin at +%zu (its abort target)", off);
 			return 1;
 		}
-		site->map_from[site->ninsn++] = (uint32_t)(off - site->keep);
+		site->map_from[site->ninsn++] = (uint32_t)(off - first);
 		off += in.length;
 	}
-	site->len = (uint32_t)(off - site->keep);
+	site->len = (uint32_t)(off - first);
 	if (off > size)
 		site->padding = (uint32_t)(off - size);
-	uint64_t lo = addr + site->keep;
-	return body_jumps_in(code, size, addr, lo, lo + site->len, why);
+	uint64_t lo = addr + first;
+	return body_jumps_in(code, size, addr, lo, lo + site->len, offset != 0, why);
 }
 
 /* ---- re-encoding ------------------------------------------------------- */
@@ -362,8 +372,10 @@ static size_t jump(uint64_t from, uint64_t to, uint8_t *b)
 
 uint64_t inject_x86_64_exit_addr(uint64_t payload_at);
 size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a);
-void inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id);
+size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id,
+			  enum inject_probe kind);
 int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err);
+int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err);
 
 const struct inject_arch inject_arch_x86_64 = {
 	.name = "x86_64",
@@ -375,9 +387,10 @@ const struct inject_arch inject_arch_x86_64 = {
 	.jump = jump,
 	.payload = inject_x86_64_payload,
 	.exit_addr = inject_x86_64_exit_addr,
-	.stub_len = 9,
+	.stub_len = 22,
 	.stub = inject_x86_64_stub,
 	.calibrate = inject_x86_64_calibrate,
+	.calibrate_region = inject_x86_64_calibrate_region,
 	.counter = "tsc",
 };
 #else
