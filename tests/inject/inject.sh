@@ -7,9 +7,9 @@
 # campaign's runs merged give the same counts; a program killed by SIGKILL
 # keeps every call measured before.
 #
-# Usage: inject.sh ZOND CALLS CRASH WORKDIR
+# Usage: inject.sh ZOND CALLS CRASH THROWS WORKDIR
 set -u
-zond=$1 calls=$2 crash=$3 dir=$4/inject
+zond=$1 calls=$2 crash=$3 throws=$4 dir=$5/inject
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 status=0
 fail() { echo "FAIL: $*"; status=1; }
@@ -41,6 +41,18 @@ rc=$?
 "$zond" dump -i per.db -C percall >per.dump || fail "zond dump -C"
 compare_counts plain.out per.dump
 [ "$(grep -c '^function ' per.dump)" -eq 8 ] || fail "--per-run 1: not the 8 functions asked"
+
+# C++ exceptions through measured functions (without zond's probe at the
+# unwinder's entry the program would terminate: the unwinder cannot walk
+# through a replaced return address).
+"$throws" >throws.plain
+plain=$?
+"$zond" inject -q -o throws.db -f thrower -f middle -f catcher -f main -- "$throws" >throws.out
+rc=$?
+[ $rc -eq $plain ] || fail "C++ exceptions: exit status $rc under zond inject, $plain without"
+diff -u throws.plain throws.out || fail "C++ exceptions: output differs"
+"$zond" dump -i throws.db >throws.dump || fail "zond dump (throws)"
+compare_counts throws.out throws.dump
 
 # A program killed by SIGKILL: its measured calls are stored, zond says 128+9.
 "$zond" inject -q -o crash.db -f count -- "$crash" x >crash.out

@@ -300,8 +300,8 @@ static int region(struct functions_job *job, struct symbols *s, const struct inj
 		return cmd_usage_error("inject", "--region wants FROM,TO");
 	memcpy(from, job->region, (size_t)(comma - job->region));
 	from[comma - job->region] = 0;
-	struct inject_patch pt[2] = {{from, {0}, INJECT_REGION_FROM, 0},
-				     {comma + 1, {0}, INJECT_REGION_TO, 0}};
+	struct inject_patch pt[2] = {{from, NULL, {0}, INJECT_REGION_FROM, 0},
+				     {comma + 1, NULL, {0}, INJECT_REGION_TO, 0}};
 	struct zerr err;
 	for (int i = 0; i < 2; i++)
 		if (inject_plan_point(s, plan, pt[i].name, &pt[i].site, &err) < 0)

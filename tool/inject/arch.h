@@ -39,6 +39,8 @@ enum inject_probe {
 	INJECT_FUNCTION,    /* entry and, through the return address, exit of a function */
 	INJECT_REGION_FROM, /* a point where the region's counter starts */
 	INJECT_REGION_TO,   /* a point where it stops and one pass is accumulated */
+	INJECT_UNWIND,      /* an unwinder's entry: the thread's replaced return
+			     * addresses are given back before it walks the stack */
 };
 
 #define INJECT_SITE_INSNS 16
@@ -58,6 +60,7 @@ struct inject_site {
 struct inject_payload_args {
 	uint64_t shm, threads, slot_size, stats;
 	uint64_t c0, cpair; /* compensation, in counter ticks */
+	uint64_t exit;      /* the exit payload measured functions return through */
 };
 
 struct inject_arch {

@@ -12,20 +12,39 @@
 #include "model/profile.h"
 #include "transport.h"
 
+#define MAX_AREAS 8
+
+/* Trampolines near one ELF file of the target. */
+struct area {
+	const char *path;
+	uint64_t bias, addr, image_end;
+	size_t len;
+};
+
+/* The unwinders' entry points, where thrown exceptions start walking the stack. */
+static const char *const unwinders[] = {
+	"_Unwind_RaiseException", "_Unwind_Resume", "_Unwind_Resume_or_Rethrow",
+	"_Unwind_ForcedUnwind", "_Unwind_Backtrace",
+};
+#define NUNWINDERS (sizeof unwinders / sizeof unwinders[0])
+
 /* One target being measured: where everything went. */
 struct session {
 	struct inject_transport *t;
 	const struct inject_plan *plan;
-	const struct inject_patch *patches;
-	size_t npatches, n; /* n: statistics records */
+	struct inject_patch *patches; /* the job's, then the unwinders' */
+	size_t npatches, n;           /* n: statistics records */
 	struct symbols *s;
-	uint64_t bias, area;
-	size_t area_len;
-	void *shared; /* zond's view of the results */
+	struct area areas[MAX_AREAS];  /* areas[0]: the plan's file */
+	size_t nareas;
+	size_t *in_area;               /* per patch */
+	void *shared;                  /* zond's view of the results */
 	size_t shared_len;
 	struct inject_site *sites; /* run-time sites, map_to filled */
 	uint64_t *copies;          /* where each relocated copy starts */
 	uint64_t *entries;         /* where each jump goes (the stub's call) */
+	char **owned;              /* module paths of the unwinders' patches */
+	size_t nowned;
 };
 
 static int64_t wall_ns(void)
@@ -45,39 +64,43 @@ static size_t stub_room(const struct inject_arch *a)
  * The trampoline area, built here and written once: the payload, then per
  * function its stub and relocated copy.
  */
-static uint8_t *build_area(struct session *x, const struct inject_payload_args *args,
+static uint8_t *build_area(struct session *x, size_t ai, const struct inject_payload_args *args,
 			   struct zerr *err)
 {
-	const struct inject_plan *plan = x->plan;
-	const struct inject_arch *a = plan->arch;
-	uint8_t *buf = zp_xcalloc(1, x->area_len);
-	size_t off = a->payload(buf, x->area_len, args);
+	const struct inject_arch *a = x->plan->arch;
+	const struct area *ar = &x->areas[ai];
+	uint8_t *buf = zp_xcalloc(1, ar->len);
+	size_t off = a->payload(buf, ar->len, args);
 	if (!off) {
 		free(buf);
 		return zerr_set(err, "the payload does not fit its area"), NULL;
 	}
 	off = (off + 63) & ~(size_t)63;
-	for (size_t k = 0; k < x->npatches; k++, off += stub_room(a)) {
+	for (size_t k = 0; k < x->npatches; k++) {
+		if (x->in_area[k] != ai)
+			continue;
 		const struct inject_patch *pt = &x->patches[k];
 		struct inject_site *site = &x->sites[k];
 		*site = pt->site;
-		site->addr += x->bias;
+		site->addr += ar->bias;
 		uint8_t code[512];
-		long got = symbols_read(x->s, plan->path, pt->site.addr, code, sizeof code, err);
+		long got = symbols_read(x->s, ar->path, pt->site.addr, code, sizeof code, err);
 		char why[INJECT_WHY];
 		if (got < (long)(pt->site.keep + pt->site.len)) {
 			free(buf);
 			if (got >= 0)
-				zerr_set(err, "%s: no code for %s", plan->path, pt->name);
+				zerr_set(err, "%s: no code for %s", ar->path, pt->name);
 			return NULL;
 		}
-		uint64_t at = x->area + off;
-		size_t len = a->stub(buf + off, at, x->area, pt->id, pt->kind);
+		uint64_t at = ar->addr + off;
+		off += stub_room(a);
+		size_t len = a->stub(buf + off - stub_room(a), at, ar->addr, pt->id, pt->kind);
 		x->copies[k] = at + len;
 		x->entries[k] = at + 4; /* after the stub's id */
-		if (a->relocate(site, code, x->copies[k], buf + off + len, a->reloc_max, why) < 0) {
+		if (a->relocate(site, code, x->copies[k], buf + off - stub_room(a) + len, a->reloc_max,
+				why) < 0) {
 			free(buf);
-			return zerr_set(err, "%s: %s: %s", plan->path, pt->name, why), NULL;
+			return zerr_set(err, "%s: %s: %s", ar->path, pt->name, why), NULL;
 		}
 	}
 	return buf;
@@ -87,7 +110,7 @@ static uint8_t *build_area(struct session *x, const struct inject_payload_args *
 static int original_bytes(struct session *x, size_t k, uint8_t *out, struct zerr *err)
 {
 	const struct inject_site *site = &x->patches[k].site;
-	return symbols_read(x->s, x->plan->path, site->addr + site->keep, out,
+	return symbols_read(x->s, x->areas[x->in_area[k]].path, site->addr + site->keep, out,
 			    x->plan->arch->jump_len, err) < 0
 		       ? -1
 		       : 0;
@@ -104,8 +127,8 @@ static int patch_entries(struct session *x, struct zerr *err)
 		    x->t->ops->read(x->t, at, have, a->jump_len, err) < 0)
 			return -1;
 		if (memcmp(want, have, a->jump_len) != 0)
-			return zerr_set(err, "%s: %s in memory is not as in the file", x->plan->path,
-					x->patches[k].name);
+			return zerr_set(err, "%s: %s in memory is not as in the file",
+					x->areas[x->in_area[k]].path, x->patches[k].name);
 		a->jump(at, x->entries[k], jump);
 		if (x->t->ops->write(x->t, at, jump, a->jump_len, err) < 0)
 			return -1;
@@ -139,20 +162,112 @@ static int move_threads(struct session *x, struct zerr *err)
 	return 0;
 }
 
-/* Prepares the stopped target: bias, area, results, payload, jumps. */
+/* The area for the file at path (added if new), or -1 when there are too many. */
+static ptrdiff_t area_of(struct session *x, const char *path)
+{
+	for (size_t i = 0; i < x->nareas; i++)
+		if (strcmp(x->areas[i].path, path) == 0)
+			return (ptrdiff_t)i;
+	if (x->nareas == MAX_AREAS)
+		return -1;
+	x->areas[x->nareas].path = path;
+	return (ptrdiff_t)x->nareas++;
+}
+
+struct unwinder_search {
+	struct session *x;
+	const char *exe;
+};
+
+static int is_unwinder(const char *name)
+{
+	for (size_t i = 0; i < NUNWINDERS; i++) {
+		size_t n = strlen(unwinders[i]);
+		if (strncmp(name, unwinders[i], n) == 0 && (name[n] == 0 || name[n] == '@'))
+			return 1;
+	}
+	return 0;
+}
+
+static void has_unwinder(void *arg, const struct symbol *sym)
+{
+	*(int *)arg |= is_unwinder(sym->name);
+}
+
+/* Adds patches at the unwinders' entries of the file at path, if it has them. */
+static void add_unwinders(void *arg, const char *path, uint64_t start)
+{
+	(void)start;
+	struct session *x = arg;
+	struct zerr err;
+	int found = 0;
+	for (size_t i = 0; i < x->nowned; i++)
+		if (strcmp(x->owned[i], path) == 0)
+			return; /* mapped twice */
+	if (symbols_each_function(x->s, path, has_unwinder, &found, &err) < 0 || !found)
+		return;
+	struct inject_plan p;
+	if (inject_plan_file(x->s, path, x->plan->arch, &p, &err) < 0)
+		return;
+	x->owned = zp_xrealloc(x->owned, (x->nowned + 1) * sizeof *x->owned);
+	char *kept = x->owned[x->nowned++] = zp_xstrdup(path);
+	for (size_t i = 0; i < p.nfuncs; i++) {
+		if (!p.funcs[i].ok || !is_unwinder(p.funcs[i].name))
+			continue;
+		x->patches = zp_xrealloc(x->patches, (x->npatches + 1) * sizeof *x->patches);
+		x->patches[x->npatches++] =
+			(struct inject_patch){p.funcs[i].name, kept, p.funcs[i].site, INJECT_UNWIND, 0};
+	}
+	inject_plan_free(&p);
+}
+
+/* Groups the patches by file and places an area near each. */
+static int place_areas(struct session *x, struct zerr *err)
+{
+	const struct inject_arch *a = x->plan->arch;
+	struct inject_transport *t = x->t;
+	size_t count[MAX_AREAS] = {0};
+	area_of(x, x->plan->path);
+	x->areas[0].image_end = x->plan->image_end;
+	x->in_area = zp_xcalloc(x->npatches + 1, sizeof *x->in_area);
+	for (size_t k = 0; k < x->npatches; k++) {
+		ptrdiff_t ai = area_of(x, x->patches[k].module ? x->patches[k].module : x->plan->path);
+		if (ai < 0)
+			return zerr_set(err, "more than %d files to patch", MAX_AREAS);
+		x->in_area[k] = (size_t)ai;
+		count[ai]++;
+	}
+	for (size_t i = 0; i < x->nareas; i++) {
+		struct area *ar = &x->areas[i];
+		uint64_t start, load;
+		if (t->ops->module_start(t, ar->path, &start, err) < 0 ||
+		    symbols_load_start(x->s, ar->path, &load, err) < 0)
+			return -1;
+		ar->bias = start - load;
+		ar->len = (((size_t)4096 + count[i] * stub_room(a)) + 4095) & ~(size_t)4095;
+		uint64_t near = (ar->image_end ? ar->image_end : load) + ar->bias;
+		if (t->ops->alloc_near(t, near, ar->len, &ar->addr, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Prepares the stopped target: areas, results, payload, jumps. */
 static int prepare(struct session *x, struct inject_result *out, struct zerr *err)
 {
 	const struct inject_arch *a = x->plan->arch;
 	struct inject_transport *t = x->t;
-	uint64_t start, load, remote;
-	x->area_len = (((size_t)4096 + x->npatches * stub_room(a)) + 4095) & ~(size_t)4095;
+	uint64_t remote;
 	x->shared_len = inject_results_size(x->n);
-	if (t->ops->module_start(t, x->plan->path, &start, err) < 0 ||
-	    symbols_load_start(x->s, x->plan->path, &load, err) < 0)
-		return -1;
-	x->bias = start - load;
-	if (t->ops->alloc_near(t, x->plan->image_end + x->bias, x->area_len, &x->area, err) < 0 ||
-	    t->ops->share(t, x->shared_len, &x->shared, &remote, err) < 0)
+	struct zerr ignored;
+	t->ops->modules(t, add_unwinders, x, &ignored); /* none: nothing throws */
+	free(x->sites);
+	free(x->copies);
+	free(x->entries);
+	x->sites = zp_xcalloc(x->npatches + 1, sizeof *x->sites);
+	x->copies = zp_xcalloc(x->npatches + 1, sizeof *x->copies);
+	x->entries = zp_xcalloc(x->npatches + 1, sizeof *x->entries);
+	if (place_areas(x, err) < 0 || t->ops->share(t, x->shared_len, &x->shared, &remote, err) < 0)
 		return -1;
 	struct inject_header *h = x->shared;
 	h->magic = INJ_MAGIC;
@@ -160,15 +275,18 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 	struct inject_stat *st = (struct inject_stat *)((uint8_t *)x->shared + INJ_HDR);
 	for (size_t k = 0; k < x->n; k++)
 		st[k].min = UINT64_MAX;
-	struct inject_payload_args args = {remote, remote + INJ_HDR + x->n * INJ_STAT,
-					   INJ_SLOT(x->n), remote + INJ_HDR, out->c0, out->cpair};
-	uint8_t *buf = build_area(x, &args, err);
-	int rc = buf && t->ops->write(t, x->area, buf, x->area_len, err) == 0 &&
-			 patch_entries(x, err) == 0 && move_threads(x, err) == 0
-		 ? 0
-		 : -1;
-	free(buf);
-	return rc;
+	struct inject_payload_args args = {remote,	      remote + INJ_HDR + x->n * INJ_STAT,
+					   INJ_SLOT(x->n),    remote + INJ_HDR,
+					   out->c0,	      out->cpair,
+					   a->exit_addr(x->areas[0].addr)};
+	for (size_t i = 0; i < x->nareas; i++) {
+		uint8_t *buf = build_area(x, i, &args, err);
+		int rc = buf ? t->ops->write(t, x->areas[i].addr, buf, x->areas[i].len, err) : -1;
+		free(buf);
+		if (rc < 0)
+			return -1;
+	}
+	return patch_entries(x, err) == 0 && move_threads(x, err) == 0 ? 0 : -1;
 }
 
 /*
@@ -225,7 +343,8 @@ static void session_init(struct session *x, struct inject_transport *t,
 	memset(x, 0, sizeof *x);
 	x->t = t;
 	x->plan = job->plan;
-	x->patches = job->patches;
+	x->patches = zp_xcalloc(job->npatches + 1, sizeof *x->patches);
+	memcpy(x->patches, job->patches, job->npatches * sizeof *x->patches);
 	x->npatches = job->npatches;
 	x->n = job->nstats;
 	x->s = symbols_new();
@@ -241,7 +360,7 @@ struct inject_patch *inject_function_patches(const struct inject_plan *plan, con
 	struct inject_patch *p = zp_xcalloc(n ? n : 1, sizeof *p);
 	for (size_t k = 0; k < n; k++) {
 		const struct inject_func *f = &plan->funcs[which[k]];
-		p[k] = (struct inject_patch){f->name, f->site, INJECT_FUNCTION, (uint32_t)k};
+		p[k] = (struct inject_patch){f->name, NULL, f->site, INJECT_FUNCTION, (uint32_t)k};
 	}
 	return p;
 }
@@ -260,10 +379,29 @@ static void session_end(struct session *x)
 	if (x->shared)
 		munmap(x->shared, x->shared_len);
 	symbols_free(x->s);
+	for (size_t i = 0; i < x->nowned; i++)
+		free(x->owned[i]);
+	free(x->owned);
+	free(x->patches);
+	free(x->in_area);
 	free(x->sites);
 	free(x->copies);
 	free(x->entries);
 	x->t->ops->close(x->t);
+}
+
+/*
+ * Lets a started program run to its entry point: its libraries are mapped
+ * then (the unwinders among them), none of its own code has run.
+ */
+static int run_to_entry(struct session *x, struct zerr *err)
+{
+	uint64_t start, load, entry;
+	if (x->t->ops->module_start(x->t, x->plan->path, &start, err) < 0 ||
+	    symbols_load_start(x->s, x->plan->path, &load, err) < 0 ||
+	    symbols_entry(x->plan->path, &entry, err) < 0)
+		return -1;
+	return entry ? x->t->ops->run_to(x->t, entry + start - load, err) : 0;
 }
 
 int inject_run(const struct inject_job *job, char *const argv[], struct inject_result *out,
@@ -280,7 +418,7 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 	out->pid = t->pid;
 	out->start_ns = wall_ns();
 	int status = 0, rc = 0;
-	if (prepare(&x, out, err) < 0) {
+	if (run_to_entry(&x, err) < 0 || prepare(&x, out, err) < 0) {
 		/* zond's trouble costs zond's data only: the program runs on (every
 		 * jump written so far leads to a complete stub) */
 		struct zerr ignored;
@@ -330,7 +468,7 @@ static void wait_duration(double seconds)
 static int give_back_return(const struct session *x, uint64_t slot, uint64_t ret,
 			    struct zerr *err)
 {
-	uint64_t now, exit_at = x->plan->arch->exit_addr(x->area);
+	uint64_t now, exit_at = x->plan->arch->exit_addr(x->areas[0].addr);
 	if (x->t->ops->read(x->t, slot, &now, 8, err) < 0)
 		return -1;
 	return now == exit_at ? x->t->ops->write(x->t, slot, &ret, 8, err) : 0;
@@ -370,7 +508,7 @@ int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 	int rc = prepare(&x, out, err);
 	struct zerr ignored;
 	if (rc < 0) {
-		if (x.shared && x.area) /* put back whatever was patched */
+		if (x.shared && x.nareas) /* put back whatever was patched */
 			restore(&x, out, &ignored);
 		t->ops->release(t, &ignored);
 	} else if (t->ops->release(t, err) < 0) {

@@ -3,15 +3,18 @@
  * functions measured (inject_run), and the functions scenario's split of
  * the chosen functions into runs of at most K (inject_functions_plan).
  *
- * inject_run starts the program through the ptrace transport, stopped
- * before any of its code ran; calibrates the payload on this machine;
+ * inject_run starts the program through the ptrace transport and lets it
+ * run to its entry point (the loader has mapped its libraries, none of its
+ * own code ran); calibrates the payload on this machine;
  * allocates the trampolines within 2 GiB of the program's code and the
  * results in memory shared with it; writes the payload, one stub and
  * relocated copy per function, then the jumps at the entries; lets the
  * program run with no further stop and waits for it.  The results are read
  * from the shared memory, so a crash or SIGKILL of the program loses only
- * the calls still open.  Functions of the program's own ELF file only (the
- * libraries are not mapped yet when it stops).  When preparing fails, the
+ * the calls still open.  Measured: functions of the program's own ELF file.
+ * Besides, the entries of the C++ unwinders (_Unwind_RaiseException and
+ * kin, in libgcc_s or linked in) get a probe that gives the thread's
+ * replaced return addresses back before the stack is walked.  When preparing fails, the
  * program still runs (every jump written leads to a complete stub) and is
  * waited for: -1 with err set and out->status the program's.
  */
@@ -25,6 +28,7 @@
 
 struct inject_patch {
 	const char *name;        /* for messages */
+	const char *module;      /* the ELF file patched; NULL: the plan's */
 	struct inject_site site; /* link-time, from the plan */
 	enum inject_probe kind;
 	uint32_t id;             /* the statistics record it accumulates into */

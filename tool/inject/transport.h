@@ -20,6 +20,11 @@
  *   module_start  where the target mapped the start (file offset 0) of
  *                 the file `path`; with symbols_load_start that gives the
  *                 load bias
+ *   run_to        (a started target) lets it run until it reaches addr, and
+ *                 stops it there (the program's entry point: the loader has
+ *                 mapped the libraries by then)
+ *   modules       calls fn for every ELF file the target maps (its path and
+ *                 where file offset 0 is mapped)
  *   threads       the number of the target's threads (all stopped); pc and
  *                 set_pc read and move the program counter of thread i
  *   release       lets the target run with no further stops
@@ -53,6 +58,10 @@ struct inject_transport_ops {
 		     struct zerr *err);
 	int (*module_start)(struct inject_transport *t, const char *path, uint64_t *start,
 			    struct zerr *err);
+	int (*run_to)(struct inject_transport *t, uint64_t addr, struct zerr *err);
+	int (*modules)(struct inject_transport *t,
+		       void (*fn)(void *arg, const char *path, uint64_t start), void *arg,
+		       struct zerr *err);
 	size_t (*threads)(struct inject_transport *t);
 	int (*pc)(struct inject_transport *t, size_t i, uint64_t *pc, struct zerr *err);
 	int (*set_pc)(struct inject_transport *t, size_t i, uint64_t pc, struct zerr *err);

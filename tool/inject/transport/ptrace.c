@@ -266,6 +266,56 @@ static int pt_module_start(struct inject_transport *t, const char *path, uint64_
 	return 0;
 }
 
+static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	uint8_t orig, trap = 0xcc;
+	if (pt_read(t, addr, &orig, 1, err) < 0 || pt_write(t, addr, &trap, 1, err) < 0)
+		return -1;
+	int sig = 0, status;
+	for (;;) {
+		if (ptrace(PTRACE_CONT, p->pid, 0, sig) < 0 || waitpid(p->pid, &status, 0) != p->pid)
+			return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
+		if (!WIFSTOPPED(status))
+			return zerr_set(err, "process %d ended before its entry point", p->pid);
+		struct user_regs_struct r;
+		if (WSTOPSIG(status) == SIGTRAP && ptrace(PTRACE_GETREGS, p->pid, 0, &r) == 0 &&
+		    r.rip == addr + 1) {
+			r.rip = addr;
+			if (ptrace(PTRACE_SETREGS, p->pid, 0, &r) < 0)
+				return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
+			return pt_write(t, addr, &orig, 1, err);
+		}
+		sig = WSTOPSIG(status) == SIGTRAP ? 0 : WSTOPSIG(status); /* the program's own */
+	}
+}
+
+struct each_module {
+	void (*fn)(void *arg, const char *path, uint64_t start);
+	void *arg;
+};
+
+static int module_seen(void *arg, uint64_t lo, uint64_t hi, const char *perms, uint64_t off,
+		       const char *path)
+{
+	(void)hi, (void)perms;
+	struct each_module *m = arg;
+	if (off == 0 && path[0] == '/')
+		m->fn(m->arg, path, lo);
+	return 0;
+}
+
+static int pt_modules(struct inject_transport *t,
+		      void (*fn)(void *arg, const char *path, uint64_t start), void *arg,
+		      struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	struct each_module m = {fn, arg};
+	if (each_mapping(p->pid, module_seen, &m) < 0)
+		return zerr_set(err, "process %d: cannot read its mappings", p->pid);
+	return 0;
+}
+
 static size_t pt_threads(struct inject_transport *t)
 {
 	return as_target(t)->ntids;
@@ -390,6 +440,8 @@ static const struct inject_transport_ops ptrace_ops = {
 	.alloc_near = pt_alloc_near,
 	.share = pt_share,
 	.module_start = pt_module_start,
+	.run_to = pt_run_to,
+	.modules = pt_modules,
 	.threads = pt_threads,
 	.pc = pt_pc,
 	.set_pc = pt_set_pc,

@@ -36,8 +36,8 @@
 #define ACTIVE (INJ_SLOT_HDR + INJ_DEPTH * INJ_FRAME)
 
 	.section .rodata.zond_payload, "a"
-	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to
-	.hidden za_blob, za_blob_end, za_entry, za_exit, za_from, za_to
+	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind
+	.hidden za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind
 	.p2align 6
 za_blob:
 za_shm:		.quad 0	/* the target's address of the shared results */
@@ -46,7 +46,8 @@ za_slotsize:	.quad 0
 za_stats:	.quad 0
 za_c0:		.quad 0	/* the payload's own part of a measured interval */
 za_cpair:	.quad 0	/* what one measured call adds to its caller's */
-	.quad 0, 0
+za_fexit:	.quad 0	/* the za_exit measured functions return through */
+	.quad 0
 
 /* r11 = this thread's slot, or 0 when the table is full; clobbers rax, rcx, rdx. */
 za_slot:
@@ -300,6 +301,48 @@ za_to:
 	pop %rax
 	popfq
 	ret
+/*
+ * At the entry of an unwinder (_Unwind_RaiseException, _Unwind_Resume,
+ * ...; stub: .long id; call za_unwind): every live frame of this thread
+ * whose return-address slot still holds za_exit gets its real address
+ * back, so the unwinder walks the program's own frames.  Those frames are
+ * left on the shadow stack and dropped (counted, untimed) by a later entry
+ * or exit, or at the end.  Returns into the relocated copy.
+ */
+za_unwind:
+	push %rax
+	push %rcx
+	push %rdx
+	push %r11
+	push %rsi
+	push %rdi
+	call za_slot
+	test %r11, %r11
+	jz 9f
+	mov INJ_T_DEPTH(%r11), %rsi
+	lea 48(%rsp), %rdi		/* frames at or below this are dead */
+1:	test %rsi, %rsi
+	jz 9f
+	dec %rsi
+	mov %rsi, %rcx
+	shl $6, %rcx			/* INJ_FRAME == 64 */
+	lea INJ_SLOT_HDR(%r11, %rcx), %rcx
+	mov INJ_F_SLOT(%rcx), %rax
+	cmp %rdi, %rax
+	jbe 1b
+	mov za_fexit(%rip), %rdx
+	cmp %rdx, (%rax)
+	jne 1b
+	mov INJ_F_RET(%rcx), %rdx
+	mov %rdx, (%rax)
+	jmp 1b
+9:	pop %rdi
+	pop %rsi
+	pop %r11
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret				/* into the relocated copy */
 za_blob_end:
 	.section .note.GNU-stack, "", @progbits
 #endif

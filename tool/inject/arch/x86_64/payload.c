@@ -18,7 +18,8 @@
 #include "../../arch.h"
 #include "../../results.h"
 
-extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[], za_to[];
+extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[], za_to[],
+	za_unwind[];
 
 #define STUB_LEN 9         /* .long id; call rel32 */
 #define REGION_STUB_LEN 22 /* .long id; lea -128(%rsp),%rsp; call rel32; lea 128(%rsp),%rsp */
@@ -29,7 +30,7 @@ size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_paylo
 	if (n > cap)
 		return 0;
 	memcpy(out, za_blob, n);
-	uint64_t head[6] = {a->shm, a->threads, a->slot_size, a->stats, a->c0, a->cpair};
+	uint64_t head[7] = {a->shm, a->threads, a->slot_size, a->stats, a->c0, a->cpair, a->exit};
 	memcpy(out, head, sizeof head);
 	return n;
 }
@@ -51,8 +52,8 @@ size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32
 			  enum inject_probe kind)
 {
 	memcpy(out, &id, 4);
-	if (kind == INJECT_FUNCTION) {
-		put_call(out + 4, at + 4, payload_at, za_entry);
+	if (kind == INJECT_FUNCTION || kind == INJECT_UNWIND) {
+		put_call(out + 4, at + 4, payload_at, kind == INJECT_UNWIND ? za_unwind : za_entry);
 		return STUB_LEN;
 	}
 	static const uint8_t below[] = {0x48, 0x8d, 0x64, 0x24, 0x80}; /* lea -128(%rsp),%rsp */
@@ -127,7 +128,8 @@ static int bench_open(struct bench *b, struct zerr *err)
 	b->st = (struct inject_stat *)(b->res + INJ_HDR);
 	b->st->min = UINT64_MAX;
 	struct inject_payload_args a = {(uint64_t)b->res, (uint64_t)(b->res + INJ_HDR + INJ_STAT),
-					INJ_SLOT(1), (uint64_t)b->st, 0, 0};
+					INJ_SLOT(1), (uint64_t)b->st, 0, 0,
+					inject_x86_64_exit_addr((uint64_t)b->code)};
 	inject_x86_64_payload(b->code, b->len, &a);
 	b->free_at = b->code + ((blob + 63) & ~(size_t)63);
 	return 0;
