@@ -77,6 +77,20 @@ za_slot:
 	xor %r11d, %r11d
 3:	ret
 
+/* The stat at rcx takes the cost rsi into its min and max (other threads may too); clobbers rax. */
+za_minmax:
+	mov INJ_S_MIN(%rcx), %rax
+1:	cmp %rax, %rsi
+	jae 2f
+	lock cmpxchg %rsi, INJ_S_MIN(%rcx)
+	jnz 1b
+2:	mov INJ_S_MAX(%rcx), %rax
+3:	cmp %rax, %rsi
+	jbe 4f
+	lock cmpxchg %rsi, INJ_S_MAX(%rcx)
+	jnz 3b
+4:	ret
+
 /*
  * Drops the frames longjmp (or a thread's exit through an unwinder) left
  * on the shadow stack: those whose return-address slot lies below rdx,
@@ -211,17 +225,8 @@ za_exit:
 6:	test %rsi, %rsi			/* one call's cost is at least 0 */
 	jns 60f
 	xor %esi, %esi
-60:	mov INJ_S_MIN(%rcx), %rax
-7:	cmp %rax, %rsi
-	jae 8f
-	lock cmpxchg %rsi, INJ_S_MIN(%rcx)
-	jnz 7b
-8:	mov INJ_S_MAX(%rcx), %rax
-9:	cmp %rax, %rsi
-	jbe 10f
-	lock cmpxchg %rsi, INJ_S_MAX(%rcx)
-	jnz 9b
-10:	pop %r10
+60:	call za_minmax
+	pop %r10
 	pop %r9
 	pop %r8
 	pop %rdi
@@ -284,16 +289,7 @@ za_to:
 	lock incq INJ_S_CALLS(%rcx)
 	lock add %rsi, INJ_S_INCL(%rcx)
 	lock add %rsi, INJ_S_SELF(%rcx)
-	mov INJ_S_MIN(%rcx), %rax
-2:	cmp %rax, %rsi
-	jae 3f
-	lock cmpxchg %rsi, INJ_S_MIN(%rcx)
-	jnz 2b
-3:	mov INJ_S_MAX(%rcx), %rax
-4:	cmp %rax, %rsi
-	jbe 9f
-	lock cmpxchg %rsi, INJ_S_MAX(%rcx)
-	jnz 4b
+	call za_minmax
 9:	pop %rsi
 	pop %r11
 	pop %rdx
