@@ -7,9 +7,9 @@
 # campaign's runs merged give the same counts; a program killed by SIGKILL
 # keeps every call measured before.
 #
-# Usage: inject.sh ZOND CALLS CRASH THROWS WORKDIR
+# Usage: inject.sh ZOND CALLS CRASH THROWS FORKS WORKDIR
 set -u
-zond=$1 calls=$2 crash=$3 throws=$4 dir=$5/inject
+zond=$1 calls=$2 crash=$3 throws=$4 forks=$5 dir=$6/inject
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 status=0
 fail() { echo "FAIL: $*"; status=1; }
@@ -53,6 +53,17 @@ rc=$?
 diff -u throws.plain throws.out || fail "C++ exceptions: output differs"
 "$zond" dump -i throws.db >throws.dump || fail "zond dump (throws)"
 compare_counts throws.out throws.dump
+
+# fork inside a measured function: the child returns through its own copy
+# of the frames; its calls are counted with the parent's.
+"$forks" >forks.plain
+plain=$?
+"$zond" inject -q -o forks.db -f work -f in_fork -- "$forks" >forks.out
+rc=$?
+[ $rc -eq $plain ] || fail "fork: exit status $rc under zond inject, $plain without"
+diff -u forks.plain forks.out || fail "fork: output differs"
+"$zond" dump -i forks.db >forks.dump || fail "zond dump (forks)"
+compare_counts forks.out forks.dump
 
 # A program killed by SIGKILL: its measured calls are stored, zond says 128+9.
 "$zond" inject -q -o crash.db -f count -- "$crash" x >crash.out

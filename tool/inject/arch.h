@@ -58,9 +58,12 @@ struct inject_site {
 
 /* The target's addresses the payload needs (results.h has the layout). */
 struct inject_payload_args {
-	uint64_t shm, threads, slot_size, stats;
-	uint64_t c0, cpair; /* compensation, in counter ticks */
-	uint64_t exit;      /* the exit payload measured functions return through */
+	uint64_t shm;                /* the shared results */
+	uint64_t threads, slot_size; /* the private thread slots */
+	uint64_t stats;              /* offset of the statistics in a shared block */
+	uint64_t c0, cpair;          /* compensation, in counter ticks */
+	uint64_t exit;               /* the exit payload measured functions return through */
+	uint64_t blocks, block_size; /* the shared blocks, one per slot */
 };
 
 struct inject_arch {

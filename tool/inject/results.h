@@ -1,20 +1,33 @@
 /*
- * results.h - the memory zond inject shares with its target: what the
- * payloads write and the controller reads.  Included by C and by the
- * payloads' assembly (offsets are macros), so both sides agree.
+ * results.h - the memory zond inject's payloads use in the target: the
+ * results it shares with the controller, and the shadow stacks it keeps
+ * private.  Included by C and by the payloads' assembly (offsets are
+ * macros), so both sides agree.
  *
+ * Shared (a memfd mapped by both, so a crash or SIGKILL of the target
+ * leaves every completed call's numbers readable):
  *   header        INJ_HDR bytes: magic, sizes, counts of what was lost
- *   stats         one struct inject_stat per measured function (by id)
- *   threads       INJ_THREADS slots, each INJ_SLOT(nfuncs) bytes: the key
+ *   blocks        INJ_THREADS blocks of INJ_SBLOCK(nfuncs) bytes, one per
+ *                 thread slot: per function the calls now open (int32,
+ *                 counted as calls when the run ends with them open), then
+ *                 one struct inject_stat per function (by id); the
+ *                 controller sums the blocks
+ * Private (anonymous memory of the target, copied on fork, so that a
+ * forked child returns through its own copy of its parent's frames):
+ *   slots         INJ_THREADS slots of INJ_PSLOT(nfuncs) bytes: the key
  *                 (the thread pointer, %fs:0 on x86-64 glibc: the TCB's
- *                 self pointer, unique per live thread), the shadow stack's
- *                 depth, INJ_DEPTH frames, then one active count per
- *                 function (recursion: inclusive cost of the outermost
- *                 activation only, as the rest of zond counts it)
+ *                 self pointer, unique per live thread), the shadow
+ *                 stack's depth, the region's start, the address of its
+ *                 shared block, INJ_DEPTH frames, and per function the
+ *                 activations on this thread (recursion: inclusive cost of
+ *                 the outermost activation only, as the rest of zond
+ *                 counts it)
  *
- * Everything is updated by the target's threads with atomic instructions
- * (stats) or by one thread only (its slot), in place, so a crash or
- * SIGKILL of the target leaves every completed call's numbers readable.
+ * A slot and its block are written by their thread only (the slot claimed
+ * once with lock cmpxchg), so the per-call path has no locked instruction.
+ * A forked child keeps its parent thread's block: while both run, a few of
+ * their updates may be lost, never the memory corrupted.  A stat's min is
+ * stored inverted (~min), so that zeroed memory reads as "no call yet".
  * Costs are compensated in the payload: a call's inclusive cost is its
  * measured interval less the payload's own part (c0) and the full cost
  * (cpair) of each measured call below it; self cost is exact by the same
@@ -30,7 +43,11 @@
 #define INJ_FRAME 64
 #define INJ_STAT 64
 #define INJ_SLOT_HDR 64
-#define INJ_SLOT(nfuncs) (INJ_SLOT_HDR + INJ_DEPTH * INJ_FRAME + (((nfuncs) * 4 + 63) & ~63))
+#define INJ_ACTIVE (INJ_SLOT_HDR + INJ_DEPTH * INJ_FRAME)
+#define INJ_COUNTS(nfuncs) ((((nfuncs) * 4 + 63) & ~63))
+#define INJ_PSLOT(nfuncs) (INJ_ACTIVE + INJ_COUNTS(nfuncs))
+#define INJ_SB_STATS(nfuncs) INJ_COUNTS(nfuncs) /* after the open counts */
+#define INJ_SBLOCK(nfuncs) (INJ_SB_STATS(nfuncs) + (nfuncs) * INJ_STAT)
 
 /* header offsets */
 #define INJ_H_MAGIC 0
@@ -42,13 +59,14 @@
 #define INJ_S_CALLS 0
 #define INJ_S_INCL 8
 #define INJ_S_SELF 16
-#define INJ_S_MIN 24
+#define INJ_S_MIN 24 /* inverted: ~min */
 #define INJ_S_MAX 32
 
 /* thread slot offsets */
 #define INJ_T_KEY 0
 #define INJ_T_DEPTH 8
 #define INJ_T_RSTART 16 /* the region's counter at FROM, 0 when off */
+#define INJ_T_SHARED 24 /* the thread's shared block */
 
 /* frame offsets */
 #define INJ_F_RET 0   /* the real return address */
@@ -75,7 +93,13 @@ _Static_assert(sizeof(struct inject_header) == INJ_HDR, "header layout");
 /* Bytes of shared memory for nfuncs functions. */
 static inline uint64_t inject_results_size(uint64_t nfuncs)
 {
-	return INJ_HDR + nfuncs * INJ_STAT + (uint64_t)INJ_THREADS * INJ_SLOT(nfuncs);
+	return INJ_HDR + (uint64_t)INJ_THREADS * INJ_SBLOCK(nfuncs);
+}
+
+/* Bytes of the target's private memory (thread slots) for nfuncs functions. */
+static inline uint64_t inject_slots_size(uint64_t nfuncs)
+{
+	return (uint64_t)INJ_THREADS * INJ_PSLOT(nfuncs);
 }
 #endif
 

@@ -40,6 +40,7 @@ struct session {
 	size_t *in_area;               /* per patch */
 	void *shared;                  /* zond's view of the results */
 	size_t shared_len;
+	uint64_t slots;                /* the target's private thread slots */
 	struct inject_site *sites; /* run-time sites, map_to filled */
 	uint64_t *copies;          /* where each relocated copy starts */
 	uint64_t *entries;         /* where each jump goes (the stub's call) */
@@ -267,18 +268,21 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 	x->sites = zp_xcalloc(x->npatches + 1, sizeof *x->sites);
 	x->copies = zp_xcalloc(x->npatches + 1, sizeof *x->copies);
 	x->entries = zp_xcalloc(x->npatches + 1, sizeof *x->entries);
-	if (place_areas(x, err) < 0 || t->ops->share(t, x->shared_len, &x->shared, &remote, err) < 0)
+	if (place_areas(x, err) < 0 || t->ops->share(t, x->shared_len, &x->shared, &remote, err) < 0 ||
+	    t->ops->alloc(t, inject_slots_size(x->n), &x->slots, err) < 0)
 		return -1;
 	struct inject_header *h = x->shared;
 	h->magic = INJ_MAGIC;
 	h->nfuncs = x->n;
-	struct inject_stat *st = (struct inject_stat *)((uint8_t *)x->shared + INJ_HDR);
-	for (size_t k = 0; k < x->n; k++)
-		st[k].min = UINT64_MAX;
-	struct inject_payload_args args = {remote,	      remote + INJ_HDR + x->n * INJ_STAT,
-					   INJ_SLOT(x->n),    remote + INJ_HDR,
-					   out->c0,	      out->cpair,
-					   a->exit_addr(x->areas[0].addr)};
+	struct inject_payload_args args = {remote,
+					   x->slots,
+					   INJ_PSLOT(x->n),
+					   INJ_SB_STATS(x->n),
+					   out->c0,
+					   out->cpair,
+					   a->exit_addr(x->areas[0].addr),
+					   remote + INJ_HDR,
+					   INJ_SBLOCK(x->n)};
 	for (size_t i = 0; i < x->nareas; i++) {
 		uint8_t *buf = build_area(x, i, &args, err);
 		int rc = buf ? t->ops->write(t, x->areas[i].addr, buf, x->areas[i].len, err) : -1;
@@ -290,42 +294,40 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 }
 
 /*
- * Calls still on a shadow stack when the results are read: the functions
- * the program exited from (exit() called in main), left by longjmp with no
- * measured call after, or active at a detach.  They count as calls; their
- * time is unknown.  fn, when set, is called for each such frame.
+ * Calls fn for every frame on the shadow stacks of the stopped target (its
+ * private slots, read through the transport).
  */
-static uint64_t each_open_frame(const struct session *x, struct inject_stat *stats,
-				int (*fn)(const struct session *x, uint64_t slot, uint64_t ret,
-					  struct zerr *err),
-				struct zerr *err)
+static int each_frame(const struct session *x,
+		      int (*fn)(const struct session *x, uint64_t slot, uint64_t ret,
+				struct zerr *err),
+		      struct zerr *err)
 {
-	uint64_t open = 0;
-	const uint8_t *shared = x->shared;
-	for (size_t t = 0; t < INJ_THREADS; t++) {
-		const uint8_t *slot =
-			shared + INJ_HDR + x->n * INJ_STAT + t * (size_t)INJ_SLOT(x->n);
+	size_t len = INJ_PSLOT(x->n);
+	uint8_t *slot = zp_xmalloc(len);
+	int rc = 0;
+	for (size_t t = 0; t < INJ_THREADS && rc == 0; t++) {
 		uint64_t key, depth;
+		rc = x->t->ops->read(x->t, x->slots + t * len, slot, INJ_ACTIVE, err);
 		memcpy(&key, slot + INJ_T_KEY, 8);
 		memcpy(&depth, slot + INJ_T_DEPTH, 8);
-		for (uint64_t d = 0; key && d < depth && d < INJ_DEPTH; d++) {
+		for (uint64_t d = 0; rc == 0 && key && d < depth && d < INJ_DEPTH; d++) {
 			const uint8_t *f = slot + INJ_SLOT_HDR + d * INJ_FRAME;
-			uint64_t id, at, ret;
-			memcpy(&id, f + INJ_F_ID, 8);
+			uint64_t at, ret;
 			memcpy(&at, f + INJ_F_SLOT, 8);
 			memcpy(&ret, f + INJ_F_RET, 8);
-			if (id < x->n && stats) {
-				stats[id].calls++;
-				open++;
-			}
-			if (fn)
-				fn(x, at, ret, err);
+			rc = fn(x, at, ret, err);
 		}
 	}
-	return open;
+	free(slot);
+	return rc;
 }
 
-/* The results as they are now, into out. */
+/*
+ * The results as they are now, into out: every thread's block summed.
+ * Calls still open (the functions the program exited from, those left by
+ * longjmp with no measured call after, those active at a detach) count as
+ * calls; their time is unknown.
+ */
 static void read_results(const struct session *x, struct inject_result *out)
 {
 	const struct inject_header *h = x->shared;
@@ -333,8 +335,28 @@ static void read_results(const struct session *x, struct inject_result *out)
 	out->noslot = h->noslot;
 	out->n = x->n;
 	out->stats = zp_xcalloc(x->n ? x->n : 1, sizeof *out->stats);
-	memcpy(out->stats, (uint8_t *)x->shared + INJ_HDR, x->n * sizeof *out->stats);
-	out->open = each_open_frame(x, out->stats, NULL, NULL);
+	for (size_t k = 0; k < x->n; k++)
+		out->stats[k].min = UINT64_MAX;
+	for (size_t t = 0; t < INJ_THREADS; t++) {
+		const uint8_t *b = (const uint8_t *)x->shared + INJ_HDR + t * (size_t)INJ_SBLOCK(x->n);
+		for (size_t k = 0; k < x->n; k++) {
+			struct inject_stat st, *sum = &out->stats[k];
+			int32_t open;
+			memcpy(&open, b + k * 4, 4);
+			memcpy(&st, b + INJ_SB_STATS(x->n) + k * INJ_STAT, sizeof st);
+			if (open > 0) {
+				sum->calls += (uint64_t)open;
+				out->open += (uint64_t)open;
+			}
+			sum->calls += st.calls;
+			sum->incl += st.incl;
+			sum->self += st.self;
+			if (st.min && ~st.min < sum->min)
+				sum->min = ~st.min;
+			if (st.max > sum->max)
+				sum->max = st.max;
+		}
+	}
 }
 
 static void session_init(struct session *x, struct inject_transport *t,
@@ -485,7 +507,8 @@ static int restore(struct session *x, struct inject_result *out, struct zerr *er
 				     x->plan->arch->jump_len, err) < 0)
 			return -1;
 	}
-	each_open_frame(x, NULL, give_back_return, err);
+	if (each_frame(x, give_back_return, err) < 0)
+		return -1;
 	/* the trampoline area and the results stay mapped: a thread inside a
 	 * relocated copy or the payload finishes there */
 	return 0;

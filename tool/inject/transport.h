@@ -11,6 +11,7 @@
  *
  *   read, write   the target's memory, code pages included (write ignores
  *                 page protection, as a debugger does)
+ *   alloc         len bytes of private read-write memory of the target
  *   alloc_near    len bytes of executable memory within +-2 GiB of addr
  *                 (rel32 jumps from the code there and back reach)
  *   share         len bytes of memory the target and the controller both
@@ -52,6 +53,7 @@ struct inject_transport_ops {
 		    struct zerr *err);
 	int (*write)(struct inject_transport *t, uint64_t addr, const void *buf, size_t n,
 		     struct zerr *err);
+	int (*alloc)(struct inject_transport *t, size_t len, uint64_t *out, struct zerr *err);
 	int (*alloc_near)(struct inject_transport *t, uint64_t addr, size_t len, uint64_t *out,
 			  struct zerr *err);
 	int (*share)(struct inject_transport *t, size_t len, void **local, uint64_t *remote,

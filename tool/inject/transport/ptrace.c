@@ -157,6 +157,20 @@ static int remote_syscall(struct ptrace_target *p, long nr, const uint64_t args[
 	return 0;
 }
 
+static int pt_alloc(struct inject_transport *t, size_t len, uint64_t *out, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	uint64_t a[6] = {0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1, 0};
+	int64_t r;
+	if (remote_syscall(p, SYS_mmap, a, &r, err) < 0)
+		return -1;
+	if (r < 0 && r > -4096)
+		return zerr_set(err, "process %d: no memory for %zu bytes (%s)", p->pid, len,
+				strerror((int)-r));
+	*out = (uint64_t)r;
+	return 0;
+}
+
 static int pt_alloc_near(struct inject_transport *t, uint64_t addr, size_t len, uint64_t *out,
 			 struct zerr *err)
 {
@@ -437,6 +451,7 @@ static void pt_close(struct inject_transport *t)
 static const struct inject_transport_ops ptrace_ops = {
 	.read = pt_read,
 	.write = pt_write,
+	.alloc = pt_alloc,
 	.alloc_near = pt_alloc_near,
 	.share = pt_share,
 	.module_start = pt_module_start,

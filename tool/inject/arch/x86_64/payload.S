@@ -27,13 +27,14 @@
  * register and rflags.  FROM notes the counter in the thread's slot unless
  * the region is already on; TO, when it is on, accumulates the pass.
  *
- * The thread's slot is found by its thread pointer (%fs:0, the TCB's self
+ * The thread's slot (private memory: a forked child returns through its
+ * own copy of the frames) is found by its thread pointer (%fs:0, the TCB's self
  * pointer under glibc, set before any program code runs) in an
  * open-addressed table claimed with lock cmpxchg.
  */
 #include "../../results.h"
 
-#define ACTIVE (INJ_SLOT_HDR + INJ_DEPTH * INJ_FRAME)
+#define ACTIVE INJ_ACTIVE
 
 	.section .rodata.zond_payload, "a"
 	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind
@@ -41,13 +42,15 @@
 	.p2align 6
 za_blob:
 za_shm:		.quad 0	/* the target's address of the shared results */
-za_threads:	.quad 0	/* its thread slots */
+za_threads:	.quad 0	/* its private thread slots */
 za_slotsize:	.quad 0
-za_stats:	.quad 0
+za_stats:	.quad 0	/* where in a shared block its statistics start */
 za_c0:		.quad 0	/* the payload's own part of a measured interval */
 za_cpair:	.quad 0	/* what one measured call adds to its caller's */
 za_fexit:	.quad 0	/* the za_exit measured functions return through */
-	.quad 0
+za_blocks:	.quad 0	/* the shared blocks, one per thread slot */
+za_blocksize:	.quad 0
+	.quad 0, 0, 0, 0, 0, 0, 0
 
 /* r11 = this thread's slot, or 0 when the table is full; clobbers rax, rcx, rdx. */
 za_slot:
@@ -67,8 +70,13 @@ za_slot:
 	xor %eax, %eax
 	lock cmpxchg %rcx, INJ_T_KEY(%r11)
 	pop %rax
-	je 3f
-	cmp %rcx, INJ_T_KEY(%r11)
+	jne 4f
+	mov %rax, %rdx			/* claimed: its shared block */
+	imul za_blocksize(%rip), %rdx
+	add za_blocks(%rip), %rdx
+	mov %rdx, INJ_T_SHARED(%r11)
+	jmp 3f
+4:	cmp %rcx, INJ_T_KEY(%r11)
 	je 3f
 2:	inc %rax
 	and $(INJ_THREADS - 1), %rax
@@ -77,19 +85,17 @@ za_slot:
 	xor %r11d, %r11d
 3:	ret
 
-/* The stat at rcx takes the cost rsi into its min and max (other threads may too); clobbers rax. */
+/* The thread's stat at rcx takes the cost rsi into its min (kept inverted) and max; clobbers rax. */
 za_minmax:
-	mov INJ_S_MIN(%rcx), %rax
-1:	cmp %rax, %rsi
-	jae 2f
-	lock cmpxchg %rsi, INJ_S_MIN(%rcx)
-	jnz 1b
-2:	mov INJ_S_MAX(%rcx), %rax
-3:	cmp %rax, %rsi
-	jbe 4f
-	lock cmpxchg %rsi, INJ_S_MAX(%rcx)
-	jnz 3b
-4:	ret
+	mov %rsi, %rax
+	not %rax
+	cmp INJ_S_MIN(%rcx), %rax
+	jbe 1f
+	mov %rax, INJ_S_MIN(%rcx)
+1:	cmp INJ_S_MAX(%rcx), %rsi
+	jbe 2f
+	mov %rsi, INJ_S_MAX(%rcx)
+2:	ret
 
 /*
  * Drops the frames longjmp (or a thread's exit through an unwinder) left
@@ -109,9 +115,11 @@ za_drop:
 	jae 2f
 	mov INJ_F_ID(%rdi), %rcx
 	decl ACTIVE(%r11, %rcx, 4)
+	mov INJ_T_SHARED(%r11), %rdi
+	decl (%rdi, %rcx, 4)		/* no longer open: a call */
 	shl $6, %rcx			/* INJ_STAT == 64 */
 	add za_stats(%rip), %rcx
-	lock incq INJ_S_CALLS(%rcx)
+	incq INJ_S_CALLS(%rdi, %rcx)
 	dec %rax
 	jmp 1b
 2:	mov %rax, INJ_T_DEPTH(%r11)
@@ -140,6 +148,8 @@ za_entry:
 	mov 32(%rsp), %rdx
 	mov -9(%rdx), %edx		/* the function's id */
 	incl ACTIVE(%r11, %rdx, 4)
+	mov INJ_T_SHARED(%r11), %rcx
+	incl (%rcx, %rdx, 4)		/* open until it returns */
 	shl $6, %rax			/* INJ_FRAME == 64 */
 	lea INJ_SLOT_HDR(%r11, %rax), %r11
 	mov %rdx, INJ_F_ID(%r11)
@@ -215,13 +225,16 @@ za_exit:
 5:	mov INJ_F_ID(%rdi), %rcx
 	decl ACTIVE(%r11, %rcx, 4)
 	setz %r8b			/* the outermost activation */
+	mov INJ_T_SHARED(%r11), %r9
+	decl (%r9, %rcx, 4)		/* returned */
 	shl $6, %rcx			/* INJ_STAT == 64 */
 	add za_stats(%rip), %rcx
-	lock incq INJ_S_CALLS(%rcx)
-	lock add %r10, INJ_S_SELF(%rcx)
+	add %r9, %rcx			/* this thread's stat */
+	incq INJ_S_CALLS(%rcx)
+	add %r10, INJ_S_SELF(%rcx)
 	test %r8b, %r8b
 	jz 6f
-	lock add %rsi, INJ_S_INCL(%rcx)
+	add %rsi, INJ_S_INCL(%rcx)
 6:	test %rsi, %rsi			/* one call's cost is at least 0 */
 	jns 60f
 	xor %esi, %esi
@@ -286,9 +299,10 @@ za_to:
 	mov -14(%rcx), %ecx		/* the id, 14 bytes before the return address */
 	shl $6, %rcx			/* INJ_STAT == 64 */
 	add za_stats(%rip), %rcx
-	lock incq INJ_S_CALLS(%rcx)
-	lock add %rsi, INJ_S_INCL(%rcx)
-	lock add %rsi, INJ_S_SELF(%rcx)
+	add INJ_T_SHARED(%r11), %rcx	/* this thread's stat */
+	incq INJ_S_CALLS(%rcx)
+	add %rsi, INJ_S_INCL(%rcx)
+	add %rsi, INJ_S_SELF(%rcx)
 	call za_minmax
 9:	pop %rsi
 	pop %r11

@@ -30,7 +30,8 @@ size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_paylo
 	if (n > cap)
 		return 0;
 	memcpy(out, za_blob, n);
-	uint64_t head[7] = {a->shm, a->threads, a->slot_size, a->stats, a->c0, a->cpair, a->exit};
+	uint64_t head[9] = {a->shm,  a->threads, a->slot_size, a->stats,     a->c0,
+			    a->cpair, a->exit,  a->blocks,    a->block_size};
 	memcpy(out, head, sizeof head);
 	return n;
 }
@@ -82,15 +83,27 @@ static uint64_t tsc_hz(void)
 	return (uint64_t)((unsigned __int128)(t1 - t0) * 1000000000u / (n1 - n0));
 }
 
+/* The incl sum of record 0 over every block of the results at res. */
+static uint64_t incl_sum(const uint8_t *res)
+{
+	uint64_t sum = 0;
+	for (size_t t = 0; t < INJ_THREADS; t++) {
+		const struct inject_stat *st =
+			(const void *)(res + INJ_HDR + t * (size_t)INJ_SBLOCK(1) + INJ_SB_STATS(1));
+		sum += st->incl;
+	}
+	return sum;
+}
+
 /*
- * Ticks per call of fn, and the mean measured interval per call st saw,
- * from the round of 200 calls that took least time of 50.
+ * Ticks per call of fn, and the mean measured interval per call the
+ * results at res saw, from the round of 200 calls that took least time of 50.
  */
-static uint64_t ticks_per_call(void (*fn)(void), const struct inject_stat *st, uint64_t *inside)
+static uint64_t ticks_per_call(void (*fn)(void), const uint8_t *res, uint64_t *inside)
 {
 	uint64_t best = UINT64_MAX;
 	for (int r = 0; r < 50; r++) {
-		uint64_t incl0 = st ? st->incl : 0;
+		uint64_t incl0 = res ? incl_sum(res) : 0;
 		_mm_lfence();
 		uint64_t t0 = __rdtsc();
 		for (int i = 0; i < 200; i++)
@@ -99,8 +112,8 @@ static uint64_t ticks_per_call(void (*fn)(void), const struct inject_stat *st, u
 		uint64_t d = (__rdtsc() - t0) / 200;
 		if (d < best) {
 			best = d;
-			if (st)
-				*inside = (st->incl - incl0) / 200;
+			if (res)
+				*inside = (incl_sum(res) - incl0) / 200;
 		}
 	}
 	return best;
@@ -108,8 +121,7 @@ static uint64_t ticks_per_call(void (*fn)(void), const struct inject_stat *st, u
 
 /* The payload running inside zond, on results of one record, for calibration. */
 struct bench {
-	uint8_t *res, *code, *free_at; /* free_at: first byte after the blob */
-	struct inject_stat *st;
+	uint8_t *res, *slots, *code, *free_at; /* free_at: first byte after the blob */
 	size_t len;
 };
 
@@ -119,17 +131,23 @@ static int bench_open(struct bench *b, struct zerr *err)
 	uint64_t size = (inject_results_size(1) + 63) & ~(uint64_t)63;
 	b->len = 2 * 4096;
 	b->res = aligned_alloc(64, size);
+	b->slots = calloc(1, inject_slots_size(1));
 	b->code = mmap(NULL, b->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!b->res || b->code == MAP_FAILED) {
+	if (!b->res || !b->slots || b->code == MAP_FAILED) {
 		free(b->res);
+		free(b->slots);
 		return zerr_set(err, "calibrating the payload: %s", strerror(errno));
 	}
 	memset(b->res, 0, size);
-	b->st = (struct inject_stat *)(b->res + INJ_HDR);
-	b->st->min = UINT64_MAX;
-	struct inject_payload_args a = {(uint64_t)b->res, (uint64_t)(b->res + INJ_HDR + INJ_STAT),
-					INJ_SLOT(1), (uint64_t)b->st, 0, 0,
-					inject_x86_64_exit_addr((uint64_t)b->code)};
+	struct inject_payload_args a = {(uint64_t)b->res,
+					(uint64_t)b->slots,
+					INJ_PSLOT(1),
+					INJ_SB_STATS(1),
+					0,
+					0,
+					inject_x86_64_exit_addr((uint64_t)b->code),
+					(uint64_t)(b->res + INJ_HDR),
+					INJ_SBLOCK(1)};
 	inject_x86_64_payload(b->code, b->len, &a);
 	b->free_at = b->code + ((blob + 63) & ~(size_t)63);
 	return 0;
@@ -147,6 +165,7 @@ static void bench_close(struct bench *b)
 {
 	munmap(b->code, b->len);
 	free(b->res);
+	free(b->slots);
 }
 
 int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err)
@@ -165,7 +184,7 @@ int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct 
 	void (*measured)(void) = (void (*)(void))(uintptr_t)(stub + 4);
 	void (*bare)(void) = (void (*)(void))(uintptr_t)plain;
 	uint64_t inside = 0;
-	uint64_t with = ticks_per_call(measured, b.st, &inside);
+	uint64_t with = ticks_per_call(measured, b.res, &inside);
 	uint64_t without = ticks_per_call(bare, NULL, NULL);
 	*c0 = inside; /* an empty body: its whole interval is the payload's */
 	*cpair = with > without ? with - without : 0;
@@ -196,7 +215,7 @@ int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
 		return -1;
 	}
 	uint64_t inside = 0;
-	ticks_per_call((void (*)(void))(uintptr_t)(from + 4), b.st, &inside);
+	ticks_per_call((void (*)(void))(uintptr_t)(from + 4), b.res, &inside);
 	*c0 = inside;
 	*hz = tsc_hz();
 	bench_close(&b);
