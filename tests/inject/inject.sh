@@ -5,7 +5,7 @@
 # program's counts (recursion, threads, longjmp, a signal handler on an
 # alternate stack); --per-run 1 measures one function per run and the
 # campaign's runs merged give the same counts; a program killed by SIGKILL
-# keeps every call measured before.
+# keeps every call measured before.  Results are per thread (gettid).
 #
 # Usage: inject.sh ZOND CALLS CRASH THROWS FORKS WORKDIR
 set -u
@@ -31,6 +31,10 @@ diff -u plain.out one.out || fail "output differs under zond inject"
 "$zond" dump -i one.db >one.dump || fail "zond dump"
 compare_counts one.out one.dump
 [ "$(grep -c '^count ' one.out)" -eq 8 ] || fail "the program printed no counts"
+# Per thread: main and 4 workers, each worker 5000 calls of thread_leaf (PER_THREAD).
+grep -qx 'threads 5' one.dump || fail "not 5 threads: $(head -1 one.dump)"
+n=$("$zond" report -i one.db --per-thread | grep -c ' 5000 .* thread_leaf$')
+[ "$n" -eq 4 ] || fail "thread_leaf: $n threads with 5000 calls, not 4"
 
 # One function per run, every counted function; the campaign merges them.
 set -- $(grep '^count ' plain.out | awk '{ printf "-f %s ", $2 }')

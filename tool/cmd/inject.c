@@ -129,7 +129,35 @@ struct record_desc {
 	uint64_t addr; /* link-time */
 };
 
-/* One run's results as a profile of the store: one node per record. */
+/* Thread i of the results: its statistics per record. */
+static void add_thread(struct zp_profile *p, struct symbols *s, const struct inject_plan *plan,
+		       const struct record_desc *recs, const struct inject_result *r, size_t i,
+		       unsigned ev)
+{
+	uint32_t th = profile_thread(p, r->pid, r->tids[i], NULL);
+	for (size_t k = 0; k < r->n; k++) {
+		const struct inject_stat *in = &r->stats[i * r->n + k];
+		if (!in->calls)
+			continue;
+		const char *file = "";
+		int line = 0;
+		struct zerr ignored;
+		if (recs[k].kind == ZP_FUNCTION)
+			symbols_decl_line(s, plan->path, recs[k].addr, &file, &line, &ignored);
+		else
+			symbols_line(s, plan->path, recs[k].addr, &file, &line, &ignored);
+		uint32_t node = profile_node(p, recs[k].kind, recs[k].name, plan->path, file, line,
+					     recs[k].kind == ZP_FUNCTION ? recs[k].addr : 0);
+		struct zp_stat *st = profile_stat(p, th, node);
+		st->calls = in->calls;
+		st->incl[ev] = ticks_to_ns(at_least_0(in->incl), r->hz);
+		st->self[ev] = ticks_to_ns(at_least_0(in->self), r->hz);
+		st->min[ev] = in->min == UINT64_MAX ? UINT64_MAX : ticks_to_ns(in->min, r->hz);
+		st->max[ev] = ticks_to_ns(in->max, r->hz);
+	}
+}
+
+/* One run's results as a profile of the store: one node per record, per thread. */
 static struct zp_profile *run_profile(const struct functions_job *job, struct symbols *s,
 				      const struct inject_plan *plan,
 				      const struct record_desc *recs,
@@ -166,25 +194,8 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		profile_add_meta(p, "inject_calls_never_returned", buf);
 	}
 	unsigned ev = profile_event(p, "time", "ns");
-	uint32_t th = profile_thread(p, r->pid, r->pid, "all threads");
-	for (size_t k = 0; k < r->n; k++) {
-		const struct inject_stat *in = &r->stats[k];
-		const char *file = "";
-		int line = 0;
-		struct zerr ignored;
-		if (recs[k].kind == ZP_FUNCTION)
-			symbols_decl_line(s, plan->path, recs[k].addr, &file, &line, &ignored);
-		else
-			symbols_line(s, plan->path, recs[k].addr, &file, &line, &ignored);
-		uint32_t node = profile_node(p, recs[k].kind, recs[k].name, plan->path, file, line,
-					     recs[k].kind == ZP_FUNCTION ? recs[k].addr : 0);
-		struct zp_stat *st = profile_stat(p, th, node);
-		st->calls = in->calls;
-		st->incl[ev] = ticks_to_ns(at_least_0(in->incl), r->hz);
-		st->self[ev] = ticks_to_ns(at_least_0(in->self), r->hz);
-		st->min[ev] = in->min == UINT64_MAX ? UINT64_MAX : ticks_to_ns(in->min, r->hz);
-		st->max[ev] = ticks_to_ns(in->max, r->hz);
-	}
+	for (size_t i = 0; i < r->nthreads; i++)
+		add_thread(p, s, plan, recs, r, i, ev);
 	return p;
 }
 

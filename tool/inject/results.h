@@ -8,7 +8,8 @@
  * leaves every completed call's numbers readable):
  *   header        INJ_HDR bytes: magic, sizes, counts of what was lost
  *   blocks        INJ_THREADS blocks of INJ_SBLOCK(nfuncs) bytes, one per
- *                 thread slot: per function the calls now open (int32,
+ *                 thread slot: the thread's id (gettid, once, when the
+ *                 slot is claimed), per function the calls now open (int32,
  *                 counted as calls when the run ends with them open), then
  *                 one struct inject_stat per function (by id); the
  *                 controller sums the blocks
@@ -46,7 +47,9 @@
 #define INJ_ACTIVE (INJ_SLOT_HDR + INJ_DEPTH * INJ_FRAME)
 #define INJ_COUNTS(nfuncs) ((((nfuncs) * 4 + 63) & ~63))
 #define INJ_PSLOT(nfuncs) (INJ_ACTIVE + INJ_COUNTS(nfuncs))
-#define INJ_SB_STATS(nfuncs) INJ_COUNTS(nfuncs) /* after the open counts */
+#define INJ_SB_TID 0     /* the thread's id */
+#define INJ_SB_OPEN 64   /* then the open counts */
+#define INJ_SB_STATS(nfuncs) (INJ_SB_OPEN + INJ_COUNTS(nfuncs))
 #define INJ_SBLOCK(nfuncs) (INJ_SB_STATS(nfuncs) + (nfuncs) * INJ_STAT)
 
 /* header offsets */

@@ -334,27 +334,28 @@ static void read_results(const struct session *x, struct inject_result *out)
 	out->deep = h->deep;
 	out->noslot = h->noslot;
 	out->n = x->n;
-	out->stats = zp_xcalloc(x->n ? x->n : 1, sizeof *out->stats);
-	for (size_t k = 0; k < x->n; k++)
-		out->stats[k].min = UINT64_MAX;
+	out->nthreads = 0;
+	out->tids = zp_xcalloc(INJ_THREADS, sizeof *out->tids);
+	out->stats = zp_xcalloc(INJ_THREADS * (x->n ? x->n : 1), sizeof *out->stats);
 	for (size_t t = 0; t < INJ_THREADS; t++) {
 		const uint8_t *b = (const uint8_t *)x->shared + INJ_HDR + t * (size_t)INJ_SBLOCK(x->n);
+		uint64_t tid;
+		memcpy(&tid, b + INJ_SB_TID, 8);
+		if (!tid)
+			continue; /* a slot no thread claimed */
+		struct inject_stat *mine = &out->stats[out->nthreads * x->n];
+		out->tids[out->nthreads++] = (int64_t)tid;
 		for (size_t k = 0; k < x->n; k++) {
-			struct inject_stat st, *sum = &out->stats[k];
+			struct inject_stat st, *sum = &mine[k];
 			int32_t open;
-			memcpy(&open, b + k * 4, 4);
+			memcpy(&open, b + INJ_SB_OPEN + k * 4, 4);
 			memcpy(&st, b + INJ_SB_STATS(x->n) + k * INJ_STAT, sizeof st);
+			*sum = st;
+			sum->min = st.min ? ~st.min : UINT64_MAX;
 			if (open > 0) {
 				sum->calls += (uint64_t)open;
 				out->open += (uint64_t)open;
 			}
-			sum->calls += st.calls;
-			sum->incl += st.incl;
-			sum->self += st.self;
-			if (st.min && ~st.min < sum->min)
-				sum->min = ~st.min;
-			if (st.max > sum->max)
-				sum->max = st.max;
 		}
 	}
 }
@@ -552,6 +553,7 @@ int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 
 void inject_result_free(struct inject_result *r)
 {
+	free(r->tids);
 	free(r->stats);
 	memset(r, 0, sizeof *r);
 }

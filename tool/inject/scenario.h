@@ -52,8 +52,10 @@ struct inject_result {
 	uint64_t c0, cpair, hz; /* compensation (ticks) and ticks per second */
 	uint64_t deep, noslot;  /* calls not measured, and why */
 	uint64_t open;          /* calls never returned (counted, not timed) */
-	size_t n;
-	struct inject_stat *stats; /* n = the job's nstats, by record */
+	size_t n;                  /* the job's nstats */
+	size_t nthreads;           /* threads that ran measured code */
+	int64_t *tids;             /* nthreads */
+	struct inject_stat *stats; /* nthreads * n: thread t's record k at t * n + k */
 };
 
 /* Runs argv with the job's patches. */

@@ -52,7 +52,7 @@ za_blocks:	.quad 0	/* the shared blocks, one per thread slot */
 za_blocksize:	.quad 0
 	.quad 0, 0, 0, 0, 0, 0, 0
 
-/* r11 = this thread's slot, or 0 when the table is full; clobbers rax, rcx, rdx. */
+/* r11 = this thread's slot, or 0 when the table is full; clobbers rax, rcx, rdx (and flags). */
 za_slot:
 	mov %fs:0, %rcx
 	movabs $0x9e3779b97f4a7c15, %rax
@@ -75,6 +75,13 @@ za_slot:
 	imul za_blocksize(%rip), %rdx
 	add za_blocks(%rip), %rdx
 	mov %rdx, INJ_T_SHARED(%r11)
+	push %r11			/* and the thread's id, once */
+	push %rdx
+	mov $186, %eax			/* SYS_gettid; clobbers rcx, r11 */
+	syscall
+	pop %rdx
+	pop %r11
+	mov %rax, INJ_SB_TID(%rdx)
 	jmp 3f
 4:	cmp %rcx, INJ_T_KEY(%r11)
 	je 3f
@@ -116,7 +123,7 @@ za_drop:
 	mov INJ_F_ID(%rdi), %rcx
 	decl ACTIVE(%r11, %rcx, 4)
 	mov INJ_T_SHARED(%r11), %rdi
-	decl (%rdi, %rcx, 4)		/* no longer open: a call */
+	decl INJ_SB_OPEN(%rdi, %rcx, 4)	/* no longer open: a call */
 	shl $6, %rcx			/* INJ_STAT == 64 */
 	add za_stats(%rip), %rcx
 	incq INJ_S_CALLS(%rdi, %rcx)
@@ -149,7 +156,7 @@ za_entry:
 	mov -9(%rdx), %edx		/* the function's id */
 	incl ACTIVE(%r11, %rdx, 4)
 	mov INJ_T_SHARED(%r11), %rcx
-	incl (%rcx, %rdx, 4)		/* open until it returns */
+	incl INJ_SB_OPEN(%rcx, %rdx, 4)	/* open until it returns */
 	shl $6, %rax			/* INJ_FRAME == 64 */
 	lea INJ_SLOT_HDR(%r11, %rax), %r11
 	mov %rdx, INJ_F_ID(%r11)
@@ -226,7 +233,7 @@ za_exit:
 	decl ACTIVE(%r11, %rcx, 4)
 	setz %r8b			/* the outermost activation */
 	mov INJ_T_SHARED(%r11), %r9
-	decl (%r9, %rcx, 4)		/* returned */
+	decl INJ_SB_OPEN(%r9, %rcx, 4)	/* returned */
 	shl $6, %rcx			/* INJ_STAT == 64 */
 	add za_stats(%rip), %rcx
 	add %r9, %rcx			/* this thread's stat */
