@@ -31,6 +31,14 @@ diff -u plain.out one.out || fail "output differs under zond inject"
 "$zond" dump -i one.db >one.dump || fail "zond dump"
 compare_counts one.out one.dump
 [ "$(grep -c '^count ' one.out)" -eq 8 ] || fail "the program printed no counts"
+# Call edges, as calls.c makes them: leaf 1000 times from main's loop and once from
+# each of 7 interrupted(); fib once from main, the rest from itself; thread_leaf
+# from the 4 workers' loops; a handler's calls nest under the interrupted function.
+for e in 'main -> leaf calls=1000' 'interrupted -> leaf calls=7' 'main -> fib calls=1' \
+	'fib -> fib calls=1972' 'worker -> thread_leaf calls=20000' 'interrupted -> on_signal calls=7' \
+	'on_signal -> handler_work calls=7' 'main -> jumper calls=10'; do
+	grep -qx "call $e" one.dump || fail "no edge '$e': $(grep "^call .*${e%% *}" one.dump)"
+done
 # Per thread: main and 4 workers, each worker 5000 calls of thread_leaf (PER_THREAD).
 grep -qx 'threads 5' one.dump || fail "not 5 threads: $(head -1 one.dump)"
 n=$("$zond" report -i one.db --per-thread | grep -c ' 5000 .* thread_leaf$')

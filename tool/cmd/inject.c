@@ -132,7 +132,7 @@ struct record_desc {
 /* Thread i of the results: its statistics per record. */
 static void add_thread(struct zp_profile *p, struct symbols *s, const struct inject_plan *plan,
 		       const struct record_desc *recs, const struct inject_result *r, size_t i,
-		       unsigned ev)
+		       unsigned ev, uint32_t *nodes)
 {
 	uint32_t th = profile_thread(p, r->pid, r->tids[i], NULL);
 	for (size_t k = 0; k < r->n; k++) {
@@ -148,6 +148,7 @@ static void add_thread(struct zp_profile *p, struct symbols *s, const struct inj
 			symbols_line(s, plan->path, recs[k].addr, &file, &line, &ignored);
 		uint32_t node = profile_node(p, recs[k].kind, recs[k].name, plan->path, file, line,
 					     recs[k].kind == ZP_FUNCTION ? recs[k].addr : 0);
+		nodes[k] = node;
 		struct zp_stat *st = profile_stat(p, th, node);
 		st->calls = in->calls;
 		st->incl[ev] = ticks_to_ns(at_least_0(in->incl), r->hz);
@@ -194,8 +195,22 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		profile_add_meta(p, "inject_calls_never_returned", buf);
 	}
 	unsigned ev = profile_event(p, "time", "ns");
+	uint32_t *nodes = zp_xcalloc(r->n + 1, sizeof *nodes);
+	for (size_t k = 0; k < r->n; k++)
+		nodes[k] = ZP_NONE; /* a record no thread called */
 	for (size_t i = 0; i < r->nthreads; i++)
-		add_thread(p, s, plan, recs, r, i, ev);
+		add_thread(p, s, plan, recs, r, i, ev, nodes);
+	for (size_t i = 0; i < r->nedges; i++) {
+		const struct inject_edge *e = &r->edges[i];
+		uint32_t th = profile_thread(p, r->pid, r->tids[e->thread], NULL);
+		uint32_t caller = e->caller == INJECT_NO_CALLER ? ZP_NONE : nodes[e->caller];
+		if (nodes[e->callee] == ZP_NONE)
+			continue;
+		struct zp_edge *ze = profile_edge(p, th, ZP_CALL, caller, nodes[e->callee]);
+		ze->calls += e->calls;
+		ze->incl[ev] += ticks_to_ns(at_least_0(e->incl), r->hz);
+	}
+	free(nodes);
 	return p;
 }
 

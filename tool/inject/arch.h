@@ -64,6 +64,8 @@ struct inject_payload_args {
 	uint64_t c0, cpair;          /* compensation, in counter ticks */
 	uint64_t exit;               /* the exit payload measured functions return through */
 	uint64_t blocks, block_size; /* the shared blocks, one per slot */
+	uint64_t edges;              /* offset of the call edges in a block, 0: none */
+	uint64_t nfuncs;
 };
 
 struct inject_arch {

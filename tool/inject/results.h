@@ -11,8 +11,10 @@
  *                 thread slot: the thread's id (gettid, once, when the
  *                 slot is claimed), per function the calls now open (int32,
  *                 counted as calls when the run ends with them open), then
- *                 one struct inject_stat per function (by id); the
- *                 controller sums the blocks
+ *                 one struct inject_stat per function (by id), then (when
+ *                 a run measures at most INJ_EDGES_MAX functions) the call
+ *                 edges: calls and inclusive cost per (nearest measured
+ *                 caller or none, callee)
  * Private (anonymous memory of the target, copied on fork, so that a
  * forked child returns through its own copy of its parent's frames):
  *   slots         INJ_THREADS slots of INJ_PSLOT(nfuncs) bytes: the key
@@ -50,7 +52,16 @@
 #define INJ_SB_TID 0     /* the thread's id */
 #define INJ_SB_OPEN 64   /* then the open counts */
 #define INJ_SB_STATS(nfuncs) (INJ_SB_OPEN + INJ_COUNTS(nfuncs))
-#define INJ_SBLOCK(nfuncs) (INJ_SB_STATS(nfuncs) + (nfuncs) * INJ_STAT)
+#define INJ_SB_EDGES(nfuncs) (INJ_SB_STATS(nfuncs) + (nfuncs) * INJ_STAT)
+#define INJ_EDGE 16
+#define INJ_EDGES_MAX 512 /* more functions in one run: no call edges */
+#define INJ_SBLOCK(nfuncs)                                                                         \
+	(INJ_SB_EDGES(nfuncs) +                                                                    \
+	 ((nfuncs) <= INJ_EDGES_MAX ? ((nfuncs) + 1) * (nfuncs) * INJ_EDGE : 0))
+
+/* edge offsets: edge (caller, callee) at (caller * nfuncs + callee), caller nfuncs for a root */
+#define INJ_E_CALLS 0
+#define INJ_E_INCL 8
 
 /* header offsets */
 #define INJ_H_MAGIC 0

@@ -282,7 +282,9 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 					   out->cpair,
 					   a->exit_addr(x->areas[0].addr),
 					   remote + INJ_HDR,
-					   INJ_SBLOCK(x->n)};
+					   INJ_SBLOCK(x->n),
+					   x->n <= INJ_EDGES_MAX ? INJ_SB_EDGES(x->n) : 0,
+					   x->n};
 	for (size_t i = 0; i < x->nareas; i++) {
 		uint8_t *buf = build_area(x, i, &args, err);
 		int rc = buf ? t->ops->write(t, x->areas[i].addr, buf, x->areas[i].len, err) : -1;
@@ -328,6 +330,25 @@ static int each_frame(const struct session *x,
  * longjmp with no measured call after, those active at a detach) count as
  * calls; their time is unknown.
  */
+/* The call edges of one thread's block (thread out->nthreads) into out->edges. */
+static void read_edges(const struct session *x, const uint8_t *b, struct inject_result *out)
+{
+	const uint8_t *e = b + INJ_SB_EDGES(x->n);
+	for (size_t caller = 0; caller <= x->n; caller++)
+		for (size_t callee = 0; callee < x->n; callee++) {
+			const uint8_t *one = e + (caller * x->n + callee) * INJ_EDGE;
+			uint64_t calls, incl;
+			memcpy(&calls, one + INJ_E_CALLS, 8);
+			memcpy(&incl, one + INJ_E_INCL, 8);
+			if (!calls)
+				continue;
+			out->edges = zp_xrealloc(out->edges, (out->nedges + 1) * sizeof *out->edges);
+			out->edges[out->nedges++] = (struct inject_edge){
+				out->nthreads, caller == x->n ? INJECT_NO_CALLER : caller, callee,
+				calls, incl};
+		}
+}
+
 static void read_results(const struct session *x, struct inject_result *out)
 {
 	const struct inject_header *h = x->shared;
@@ -344,6 +365,8 @@ static void read_results(const struct session *x, struct inject_result *out)
 		if (!tid)
 			continue; /* a slot no thread claimed */
 		struct inject_stat *mine = &out->stats[out->nthreads * x->n];
+		if (x->n <= INJ_EDGES_MAX)
+			read_edges(x, b, out);
 		out->tids[out->nthreads++] = (int64_t)tid;
 		for (size_t k = 0; k < x->n; k++) {
 			struct inject_stat st, *sum = &mine[k];
@@ -555,5 +578,6 @@ void inject_result_free(struct inject_result *r)
 {
 	free(r->tids);
 	free(r->stats);
+	free(r->edges);
 	memset(r, 0, sizeof *r);
 }

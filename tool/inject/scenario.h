@@ -45,6 +45,17 @@ struct inject_job {
 struct inject_patch *inject_function_patches(const struct inject_plan *plan, const size_t *which,
 					     size_t n);
 
+#define INJECT_NO_CALLER SIZE_MAX
+
+/* Calls from the nearest measured caller (or none) to a record, on one thread. */
+struct inject_edge {
+	size_t thread; /* index into tids */
+	size_t caller; /* a record, or INJECT_NO_CALLER */
+	size_t callee;
+	uint64_t calls;
+	uint64_t incl; /* compensated ticks, signed like the stats' sums */
+};
+
 struct inject_result {
 	int status;             /* wait status of the program */
 	int64_t pid;
@@ -56,6 +67,8 @@ struct inject_result {
 	size_t nthreads;           /* threads that ran measured code */
 	int64_t *tids;             /* nthreads */
 	struct inject_stat *stats; /* nthreads * n: thread t's record k at t * n + k */
+	struct inject_edge *edges; /* none when more than INJ_EDGES_MAX records */
+	size_t nedges;
 };
 
 /* Runs argv with the job's patches. */

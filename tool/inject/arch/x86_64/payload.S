@@ -50,7 +50,9 @@ za_cpair:	.quad 0	/* what one measured call adds to its caller's */
 za_fexit:	.quad 0	/* the za_exit measured functions return through */
 za_blocks:	.quad 0	/* the shared blocks, one per thread slot */
 za_blocksize:	.quad 0
-	.quad 0, 0, 0, 0, 0, 0, 0
+za_edges:	.quad 0	/* where in a shared block its call edges start, 0: none */
+za_nfuncs:	.quad 0
+	.quad 0, 0, 0, 0, 0
 
 /* r11 = this thread's slot, or 0 when the table is full; clobbers rax, rcx, rdx (and flags). */
 za_slot:
@@ -242,7 +244,21 @@ za_exit:
 	test %r8b, %r8b
 	jz 6f
 	add %rsi, INJ_S_INCL(%rcx)
-6:	test %rsi, %rsi			/* one call's cost is at least 0 */
+6:	mov za_edges(%rip), %rdx	/* the call edge from the nearest measured */
+	test %rdx, %rdx			/* caller (none: a root call) */
+	jz 62f
+	mov za_nfuncs(%rip), %r8
+	test %rax, %rax
+	jz 61f
+	mov INJ_F_ID - INJ_FRAME(%rdi), %r8
+61:	imul za_nfuncs(%rip), %r8
+	add INJ_F_ID(%rdi), %r8
+	shl $4, %r8			/* INJ_EDGE == 16 */
+	add %rdx, %r8
+	add %r9, %r8
+	incq INJ_E_CALLS(%r8)
+	add %rsi, INJ_E_INCL(%r8)
+62:	test %rsi, %rsi			/* one call's cost is at least 0 */
 	jns 60f
 	xor %esi, %esi
 60:	call za_minmax

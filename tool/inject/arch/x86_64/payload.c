@@ -30,8 +30,8 @@ size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_paylo
 	if (n > cap)
 		return 0;
 	memcpy(out, za_blob, n);
-	uint64_t head[9] = {a->shm,  a->threads, a->slot_size, a->stats,     a->c0,
-			    a->cpair, a->exit,  a->blocks,    a->block_size};
+	uint64_t head[11] = {a->shm,  a->threads, a->slot_size,  a->stats, a->c0,	 a->cpair,
+			     a->exit, a->blocks,  a->block_size, a->edges, a->nfuncs};
 	memcpy(out, head, sizeof head);
 	return n;
 }
@@ -147,7 +147,9 @@ static int bench_open(struct bench *b, struct zerr *err)
 					0,
 					inject_x86_64_exit_addr((uint64_t)b->code),
 					(uint64_t)(b->res + INJ_HDR),
-					INJ_SBLOCK(1)};
+					INJ_SBLOCK(1),
+					0,
+					1};
 	inject_x86_64_payload(b->code, b->len, &a);
 	b->free_at = b->code + ((blob + 63) & ~(size_t)63);
 	return 0;
