@@ -53,7 +53,8 @@ int main(int argc, char **argv)
 		       at, n);
 		for (uint32_t k = 0; k < f->site.ninsn; k++)
 			printf("I %" PRIx64 " %" PRIx64 "\n",
-			       f->addr + f->site.keep + f->site.map_from[k], at + f->site.map_to[k]);
+			       f->addr + f->site.keep + f->site.map_from[k],
+			       at + f->site.map_to[k]);
 		fwrite(copy, 1, (size_t)n, blob);
 		at += (uint64_t)n;
 		for (; at % 16; at++)

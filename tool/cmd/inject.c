@@ -59,9 +59,9 @@ static int coverage(const char *prog)
 		return cmd_error("inject", "%s", err.msg);
 	const struct inject_arch *arch = inject_arch_find(name);
 	if (!arch)
-		return cmd_error("inject", "%s: %s code, and zond was built without its relocator%s",
-				 prog, name,
-				 strcmp(name, "x86_64") == 0 ? " (libzydis-dev)" : "");
+		return cmd_error("inject",
+				 "%s: %s code, and zond was built without its relocator%s", prog,
+				 name, strcmp(name, "x86_64") == 0 ? " (libzydis-dev)" : "");
 	struct symbols *s = symbols_new();
 	struct inject_plan p;
 	if (inject_plan_file(s, prog, arch, &p, &err) < 0) {
@@ -88,8 +88,8 @@ static int coverage(const char *prog)
 /* What the functions scenario was asked. */
 struct functions_job {
 	struct name_filter filter;
-	long per_run; /* 0: all in one run */
-	long pid;     /* -p: attach, 0: start argv */
+	long per_run;       /* 0: all in one run */
+	long pid;           /* -p: attach, 0: start argv */
 	const char *region; /* --region FROM,TO */
 	double duration;
 	const char *store, *campaign;
@@ -161,8 +161,8 @@ static void add_thread(struct zp_profile *p, struct symbols *s, const struct inj
 /* One run's results as a profile of the store: one node per record, per thread. */
 static struct zp_profile *run_profile(const struct functions_job *job, struct symbols *s,
 				      const struct inject_plan *plan,
-				      const struct record_desc *recs,
-				      const struct inject_result *r, char *const argv[])
+				      const struct record_desc *recs, const struct inject_result *r,
+				      char *const argv[])
 {
 	struct zp_profile *p = profile_new();
 	char *cmd = join_argv(argv);
@@ -419,7 +419,8 @@ int cmd_inject(int argc, char **argv)
 		case 'K':
 			job.per_run = parse_count(optarg);
 			if (job.per_run <= 0)
-				return cmd_usage_error("inject", "--per-run wants a positive number");
+				return cmd_usage_error("inject",
+						       "--per-run wants a positive number");
 			break;
 		case 'p':
 			job.pid = parse_count(optarg);

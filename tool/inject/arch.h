@@ -12,8 +12,8 @@
  * after them, `padding` bytes of alignment fill that no other symbol
  * claims (0 when unknown); the patch goes at `offset` into it: 0 for a
  * function's entry (a loop back to it is refused), else a point inside
- * (region probes: a jump to the point itself is fine, it is a pass).  It either fills site and returns 0, or returns 1
- * with one line in why saying why the entry cannot be patched ("too short:
+ * (region probes: a jump to the point itself is fine, it is a pass).  It either fills site and
+ * returns 0, or returns 1 with one line in why saying why the entry cannot be patched ("too short:
  * 3 bytes, the jump needs 5", "the body jumps to +2, inside the patched
  * bytes", ...).  A site that uses padding says so in site->padding (the
  * fallback for short functions).
@@ -44,7 +44,7 @@ enum inject_probe {
 };
 
 #define INJECT_SITE_INSNS 16
-#define INJECT_WHY 160
+#define INJECT_WHY        160
 
 struct inject_site {
 	uint64_t addr;    /* the function's first byte */
@@ -69,9 +69,9 @@ struct inject_payload_args {
 };
 
 struct inject_arch {
-	const char *name;     /* "x86_64" */
-	uint32_t jump_len;    /* bytes of the jump written at an entry */
-	uint32_t reloc_max;   /* largest relocated copy relocate() may write */
+	const char *name;   /* "x86_64" */
+	uint32_t jump_len;  /* bytes of the jump written at an entry */
+	uint32_t reloc_max; /* largest relocated copy relocate() may write */
 	int (*plan)(const uint8_t *code, size_t size, size_t padding, uint64_t addr, size_t offset,
 		    struct inject_site *site, char *why);
 	int (*relocate)(struct inject_site *site, const uint8_t *code, uint64_t to, uint8_t *out,

@@ -76,10 +76,11 @@ static int plan_one(struct symbols *s, struct inject_plan *p, size_t i, struct z
 			 (unsigned long long)f->size);
 	} else {
 		size_t pad = fill_after(p, i, code, (size_t)got);
-		f->ok = p->arch->plan(code, (size_t)f->size, pad, f->addr, 0, &f->site, f->why) == 0;
+		f->ok = p->arch->plan(code, (size_t)f->size, pad, f->addr, 0, &f->site, f->why) ==
+			0;
 		uint8_t copy[512];
-		if (f->ok && p->arch->relocate(&f->site, code, p->image_end, copy, sizeof copy,
-					       f->why) < 0)
+		if (f->ok &&
+		    p->arch->relocate(&f->site, code, p->image_end, copy, sizeof copy, f->why) < 0)
 			f->ok = 0;
 	}
 	free(code);
@@ -187,8 +188,9 @@ int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char
 	int rc = got < (long)f->size ? -1 : 0;
 	if (got >= 0 && rc < 0)
 		zerr_set(err, "%s: no code in %s", spec, p->path);
-	if (rc == 0 && p->arch->plan(code, (size_t)f->size, fill_after(p, (size_t)i, code, (size_t)got),
-				     f->addr, (size_t)off, site, why) != 0)
+	if (rc == 0 &&
+	    p->arch->plan(code, (size_t)f->size, fill_after(p, (size_t)i, code, (size_t)got),
+			  f->addr, (size_t)off, site, why) != 0)
 		rc = zerr_set(err, "%s: %s", spec, why);
 	free(code);
 	return rc;

@@ -21,10 +21,10 @@
 #include "util/error.h"
 
 struct inject_func {
-	const char *name;  /* owned by the struct symbols */
-	uint64_t addr;     /* link-time address */
+	const char *name; /* owned by the struct symbols */
+	uint64_t addr;    /* link-time address */
 	uint64_t size;
-	int ok;            /* 1: site is valid */
+	int ok; /* 1: site is valid */
 	struct inject_site site;
 	char why[INJECT_WHY]; /* when !ok: the reason */
 };

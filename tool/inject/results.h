@@ -39,55 +39,55 @@
 #ifndef ZOND_INJECT_RESULTS_H
 #define ZOND_INJECT_RESULTS_H
 
-#define INJ_MAGIC 0x7a6f6e64696e6a31 /* "zondinj1" */
-#define INJ_HDR 64
-#define INJ_DEPTH 256   /* frames per thread */
-#define INJ_THREADS 256 /* thread slots (a power of two) */
-#define INJ_FRAME 64
-#define INJ_STAT 64
-#define INJ_SLOT_HDR 64
-#define INJ_ACTIVE (INJ_SLOT_HDR + INJ_DEPTH * INJ_FRAME)
-#define INJ_COUNTS(nfuncs) ((((nfuncs) * 4 + 63) & ~63))
-#define INJ_PSLOT(nfuncs) (INJ_ACTIVE + INJ_COUNTS(nfuncs))
-#define INJ_SB_TID 0     /* the thread's id */
-#define INJ_SB_OPEN 64   /* then the open counts */
+#define INJ_MAGIC            0x7a6f6e64696e6a31 /* "zondinj1" */
+#define INJ_HDR              64
+#define INJ_DEPTH            256 /* frames per thread */
+#define INJ_THREADS          256 /* thread slots (a power of two) */
+#define INJ_FRAME            64
+#define INJ_STAT             64
+#define INJ_SLOT_HDR         64
+#define INJ_ACTIVE           (INJ_SLOT_HDR + INJ_DEPTH * INJ_FRAME)
+#define INJ_COUNTS(nfuncs)   ((((nfuncs)*4 + 63) & ~63))
+#define INJ_PSLOT(nfuncs)    (INJ_ACTIVE + INJ_COUNTS(nfuncs))
+#define INJ_SB_TID           0  /* the thread's id */
+#define INJ_SB_OPEN          64 /* then the open counts */
 #define INJ_SB_STATS(nfuncs) (INJ_SB_OPEN + INJ_COUNTS(nfuncs))
-#define INJ_SB_EDGES(nfuncs) (INJ_SB_STATS(nfuncs) + (nfuncs) * INJ_STAT)
-#define INJ_EDGE 16
-#define INJ_EDGES_MAX 512 /* more functions in one run: no call edges */
+#define INJ_SB_EDGES(nfuncs) (INJ_SB_STATS(nfuncs) + (nfuncs)*INJ_STAT)
+#define INJ_EDGE             16
+#define INJ_EDGES_MAX        512 /* more functions in one run: no call edges */
 #define INJ_SBLOCK(nfuncs)                                                                         \
 	(INJ_SB_EDGES(nfuncs) +                                                                    \
-	 ((nfuncs) <= INJ_EDGES_MAX ? ((nfuncs) + 1) * (nfuncs) * INJ_EDGE : 0))
+	 ((nfuncs) <= INJ_EDGES_MAX ? ((nfuncs) + 1) * (nfuncs)*INJ_EDGE : 0))
 
 /* edge offsets: edge (caller, callee) at (caller * nfuncs + callee), caller nfuncs for a root */
 #define INJ_E_CALLS 0
-#define INJ_E_INCL 8
+#define INJ_E_INCL  8
 
 /* header offsets */
-#define INJ_H_MAGIC 0
+#define INJ_H_MAGIC  0
 #define INJ_H_NFUNCS 8
-#define INJ_H_DEEP 16     /* calls not measured: the shadow stack was full */
-#define INJ_H_NOSLOT 24   /* calls not measured: no thread slot was free */
+#define INJ_H_DEEP   16 /* calls not measured: the shadow stack was full */
+#define INJ_H_NOSLOT 24 /* calls not measured: no thread slot was free */
 
 /* stat offsets */
 #define INJ_S_CALLS 0
-#define INJ_S_INCL 8
-#define INJ_S_SELF 16
-#define INJ_S_MIN 24 /* inverted: ~min */
-#define INJ_S_MAX 32
+#define INJ_S_INCL  8
+#define INJ_S_SELF  16
+#define INJ_S_MIN   24 /* inverted: ~min */
+#define INJ_S_MAX   32
 
 /* thread slot offsets */
-#define INJ_T_KEY 0
-#define INJ_T_DEPTH 8
+#define INJ_T_KEY    0
+#define INJ_T_DEPTH  8
 #define INJ_T_RSTART 16 /* the region's counter at FROM, 0 when off */
 #define INJ_T_SHARED 24 /* the thread's shared block */
 
 /* frame offsets */
-#define INJ_F_RET 0   /* the real return address */
-#define INJ_F_START 8 /* counter at entry */
+#define INJ_F_RET   0  /* the real return address */
+#define INJ_F_START 8  /* counter at entry */
 #define INJ_F_CHILD 16 /* compensated inclusive cost of measured children */
-#define INJ_F_SLOT 24  /* address of the return-address slot (longjmp check) */
-#define INJ_F_ID 32
+#define INJ_F_SLOT  24 /* address of the return-address slot (longjmp check) */
+#define INJ_F_ID    32
 #define INJ_F_NDESC 40 /* measured calls below this one */
 
 #ifndef __ASSEMBLER__

@@ -23,8 +23,8 @@ struct area {
 
 /* The unwinders' entry points, where thrown exceptions start walking the stack. */
 static const char *const unwinders[] = {
-	"_Unwind_RaiseException", "_Unwind_Resume", "_Unwind_Resume_or_Rethrow",
-	"_Unwind_ForcedUnwind", "_Unwind_Backtrace",
+	"_Unwind_RaiseException", "_Unwind_Resume",    "_Unwind_Resume_or_Rethrow",
+	"_Unwind_ForcedUnwind",   "_Unwind_Backtrace",
 };
 #define NUNWINDERS (sizeof unwinders / sizeof unwinders[0])
 
@@ -35,12 +35,12 @@ struct session {
 	struct inject_patch *patches; /* the job's, then the unwinders' */
 	size_t npatches, n;           /* n: statistics records */
 	struct symbols *s;
-	struct area areas[MAX_AREAS];  /* areas[0]: the plan's file */
+	struct area areas[MAX_AREAS]; /* areas[0]: the plan's file */
 	size_t nareas;
-	size_t *in_area;               /* per patch */
-	void *shared;                  /* zond's view of the results */
+	size_t *in_area; /* per patch */
+	void *shared;    /* zond's view of the results */
 	size_t shared_len;
-	uint64_t slots;                /* the target's private thread slots */
+	uint64_t slots;            /* the target's private thread slots */
 	struct inject_site *sites; /* run-time sites, map_to filled */
 	uint64_t *copies;          /* where each relocated copy starts */
 	uint64_t *entries;         /* where each jump goes (the stub's call) */
@@ -98,8 +98,8 @@ static uint8_t *build_area(struct session *x, size_t ai, const struct inject_pay
 		size_t len = a->stub(buf + off - stub_room(a), at, ar->addr, pt->id, pt->kind);
 		x->copies[k] = at + len;
 		x->entries[k] = at + 4; /* after the stub's id */
-		if (a->relocate(site, code, x->copies[k], buf + off - stub_room(a) + len, a->reloc_max,
-				why) < 0) {
+		if (a->relocate(site, code, x->copies[k], buf + off - stub_room(a) + len,
+				a->reloc_max, why) < 0) {
 			free(buf);
 			return zerr_set(err, "%s: %s: %s", ar->path, pt->name, why), NULL;
 		}
@@ -216,8 +216,8 @@ static void add_unwinders(void *arg, const char *path, uint64_t start)
 		if (!p.funcs[i].ok || !is_unwinder(p.funcs[i].name))
 			continue;
 		x->patches = zp_xrealloc(x->patches, (x->npatches + 1) * sizeof *x->patches);
-		x->patches[x->npatches++] =
-			(struct inject_patch){p.funcs[i].name, kept, p.funcs[i].site, INJECT_UNWIND, 0};
+		x->patches[x->npatches++] = (struct inject_patch){
+			p.funcs[i].name, kept, p.funcs[i].site, INJECT_UNWIND, 0};
 	}
 	inject_plan_free(&p);
 }
@@ -232,7 +232,8 @@ static int place_areas(struct session *x, struct zerr *err)
 	x->areas[0].image_end = x->plan->image_end;
 	x->in_area = zp_xcalloc(x->npatches + 1, sizeof *x->in_area);
 	for (size_t k = 0; k < x->npatches; k++) {
-		ptrdiff_t ai = area_of(x, x->patches[k].module ? x->patches[k].module : x->plan->path);
+		ptrdiff_t ai =
+			area_of(x, x->patches[k].module ? x->patches[k].module : x->plan->path);
 		if (ai < 0)
 			return zerr_set(err, "more than %d files to patch", MAX_AREAS);
 		x->in_area[k] = (size_t)ai;
@@ -268,7 +269,8 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 	x->sites = zp_xcalloc(x->npatches + 1, sizeof *x->sites);
 	x->copies = zp_xcalloc(x->npatches + 1, sizeof *x->copies);
 	x->entries = zp_xcalloc(x->npatches + 1, sizeof *x->entries);
-	if (place_areas(x, err) < 0 || t->ops->share(t, x->shared_len, &x->shared, &remote, err) < 0 ||
+	if (place_areas(x, err) < 0 ||
+	    t->ops->share(t, x->shared_len, &x->shared, &remote, err) < 0 ||
 	    t->ops->alloc(t, inject_slots_size(x->n), &x->slots, err) < 0)
 		return -1;
 	struct inject_header *h = x->shared;
@@ -342,7 +344,8 @@ static void read_edges(const struct session *x, const uint8_t *b, struct inject_
 			memcpy(&incl, one + INJ_E_INCL, 8);
 			if (!calls)
 				continue;
-			out->edges = zp_xrealloc(out->edges, (out->nedges + 1) * sizeof *out->edges);
+			out->edges =
+				zp_xrealloc(out->edges, (out->nedges + 1) * sizeof *out->edges);
 			out->edges[out->nedges++] = (struct inject_edge){
 				out->nthreads, caller == x->n ? INJECT_NO_CALLER : caller, callee,
 				calls, incl};
@@ -359,7 +362,8 @@ static void read_results(const struct session *x, struct inject_result *out)
 	out->tids = zp_xcalloc(INJ_THREADS, sizeof *out->tids);
 	out->stats = zp_xcalloc(INJ_THREADS * (x->n ? x->n : 1), sizeof *out->stats);
 	for (size_t t = 0; t < INJ_THREADS; t++) {
-		const uint8_t *b = (const uint8_t *)x->shared + INJ_HDR + t * (size_t)INJ_SBLOCK(x->n);
+		const uint8_t *b =
+			(const uint8_t *)x->shared + INJ_HDR + t * (size_t)INJ_SBLOCK(x->n);
 		uint64_t tid;
 		memcpy(&tid, b + INJ_SB_TID, 8);
 		if (!tid)
@@ -511,8 +515,7 @@ static void wait_duration(double seconds)
 }
 
 /* A pending return through the exit payload gets its real address back. */
-static int give_back_return(const struct session *x, uint64_t slot, uint64_t ret,
-			    struct zerr *err)
+static int give_back_return(const struct session *x, uint64_t slot, uint64_t ret, struct zerr *err)
 {
 	uint64_t now, exit_at = x->plan->arch->exit_addr(x->areas[0].addr);
 	if (x->t->ops->read(x->t, slot, &now, 8, err) < 0)

@@ -31,7 +31,7 @@ struct inject_patch {
 	const char *module;      /* the ELF file patched; NULL: the plan's */
 	struct inject_site site; /* link-time, from the plan */
 	enum inject_probe kind;
-	uint32_t id;             /* the statistics record it accumulates into */
+	uint32_t id; /* the statistics record it accumulates into */
 };
 
 /* One run's measurement: patches into the plan's file, nstats records. */
@@ -57,12 +57,12 @@ struct inject_edge {
 };
 
 struct inject_result {
-	int status;             /* wait status of the program */
+	int status; /* wait status of the program */
 	int64_t pid;
 	int64_t start_ns, duration_ns;
-	uint64_t c0, cpair, hz; /* compensation (ticks) and ticks per second */
-	uint64_t deep, noslot;  /* calls not measured, and why */
-	uint64_t open;          /* calls never returned (counted, not timed) */
+	uint64_t c0, cpair, hz;    /* compensation (ticks) and ticks per second */
+	uint64_t deep, noslot;     /* calls not measured, and why */
+	uint64_t open;             /* calls never returned (counted, not timed) */
 	size_t n;                  /* the job's nstats */
 	size_t nthreads;           /* threads that ran measured code */
 	int64_t *tids;             /* nthreads */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NTHREADS 4
+#define NTHREADS   4
 #define PER_THREAD 5000
 
 static unsigned long n_fib, n_leaf, n_deep, n_jumper, n_handler_work, n_interrupted, n_worker;

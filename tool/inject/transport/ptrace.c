@@ -38,11 +38,11 @@
 struct ptrace_target {
 	struct inject_transport t;
 	pid_t pid;
-	int mem;           /* /proc/PID/mem */
-	uint64_t syscall;  /* address of a `syscall` instruction in the target */
+	int mem;          /* /proc/PID/mem */
+	uint64_t syscall; /* address of a `syscall` instruction in the target */
 	int released;
-	int attached;      /* seized (-p), not started */
-	pid_t *tids;       /* the stopped threads; system calls run on tids[0] */
+	int attached; /* seized (-p), not started */
+	pid_t *tids;  /* the stopped threads; system calls run on tids[0] */
 	size_t ntids;
 };
 
@@ -51,8 +51,7 @@ static struct ptrace_target *as_target(struct inject_transport *t)
 	return (struct ptrace_target *)t;
 }
 
-static int pt_read(struct inject_transport *t, uint64_t addr, void *buf, size_t n,
-		   struct zerr *err)
+static int pt_read(struct inject_transport *t, uint64_t addr, void *buf, size_t n, struct zerr *err)
 {
 	struct ptrace_target *p = as_target(t);
 	if (pread(p->mem, buf, n, (off_t)addr) != (ssize_t)n)
@@ -66,8 +65,8 @@ static int pt_write(struct inject_transport *t, uint64_t addr, const void *buf, 
 {
 	struct ptrace_target *p = as_target(t);
 	if (pwrite(p->mem, buf, n, (off_t)addr) != (ssize_t)n)
-		return zerr_set(err, "process %d: cannot write %zu bytes at 0x%llx (%s)", p->pid,
-				n, (unsigned long long)addr, strerror(errno));
+		return zerr_set(err, "process %d: cannot write %zu bytes at 0x%llx (%s)", p->pid, n,
+				(unsigned long long)addr, strerror(errno));
 	return 0;
 }
 
@@ -160,7 +159,8 @@ static int remote_syscall(struct ptrace_target *p, long nr, const uint64_t args[
 static int pt_alloc(struct inject_transport *t, size_t len, uint64_t *out, struct zerr *err)
 {
 	struct ptrace_target *p = as_target(t);
-	uint64_t a[6] = {0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1, 0};
+	uint64_t a[6] = {0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1,
+			 0};
 	int64_t r;
 	if (remote_syscall(p, SYS_mmap, a, &r, err) < 0)
 		return -1;
@@ -182,9 +182,12 @@ static int pt_alloc_near(struct inject_transport *t, uint64_t addr, size_t len, 
 			uint64_t hint = side ? base - d : base + d;
 			if (side && d > base)
 				continue;
-			uint64_t a[6] = {hint, len, PROT_READ | PROT_EXEC,
+			uint64_t a[6] = {hint,
+					 len,
+					 PROT_READ | PROT_EXEC,
 					 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-					 (uint64_t)-1, 0};
+					 (uint64_t)-1,
+					 0};
 			int64_t r;
 			if (remote_syscall(p, SYS_mmap, a, &r, err) < 0)
 				return -1;
@@ -288,7 +291,8 @@ static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err
 		return -1;
 	int sig = 0, status;
 	for (;;) {
-		if (ptrace(PTRACE_CONT, p->pid, 0, sig) < 0 || waitpid(p->pid, &status, 0) != p->pid)
+		if (ptrace(PTRACE_CONT, p->pid, 0, sig) < 0 ||
+		    waitpid(p->pid, &status, 0) != p->pid)
 			return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
 		if (!WIFSTOPPED(status))
 			return zerr_set(err, "process %d ended before its entry point", p->pid);
@@ -396,21 +400,22 @@ static int seize_all(struct ptrace_target *p, struct zerr *err)
 					continue; /* it ended meanwhile */
 				int e2 = errno;
 				closedir(d);
-				return zerr_set(err,
-						"process %d: ptrace refused (%s): with Yama's "
-						"ptrace_scope 1 run zond as the process's parent or "
-						"with CAP_SYS_PTRACE (or set "
-						"/proc/sys/kernel/yama/ptrace_scope to 0); a process "
-						"already traced (gdb, strace) must be released first",
-						(int)p->pid, strerror(e2));
+				return zerr_set(
+					err,
+					"process %d: ptrace refused (%s): with Yama's "
+					"ptrace_scope 1 run zond as the process's parent or "
+					"with CAP_SYS_PTRACE (or set "
+					"/proc/sys/kernel/yama/ptrace_scope to 0); a process "
+					"already traced (gdb, strace) must be released first",
+					(int)p->pid, strerror(e2));
 			}
 			p->tids = zp_xrealloc(p->tids, (p->ntids + 1) * sizeof *p->tids);
 			p->tids[p->ntids++] = tid;
 			added = 1;
 			if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0 || stopped(tid, err) < 0) {
 				closedir(d);
-				return zerr_set(err, "process %d: cannot stop thread %d", (int)p->pid,
-						(int)tid);
+				return zerr_set(err, "process %d: cannot stop thread %d",
+						(int)p->pid, (int)tid);
 			}
 		}
 		closedir(d);

@@ -21,7 +21,7 @@
 extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[], za_to[],
 	za_unwind[];
 
-#define STUB_LEN 9         /* .long id; call rel32 */
+#define STUB_LEN        9  /* .long id; call rel32 */
 #define REGION_STUB_LEN 22 /* .long id; lea -128(%rsp),%rsp; call rel32; lea 128(%rsp),%rsp */
 
 size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a)
@@ -30,7 +30,7 @@ size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_paylo
 	if (n > cap)
 		return 0;
 	memcpy(out, za_blob, n);
-	uint64_t head[11] = {a->shm,  a->threads, a->slot_size,  a->stats, a->c0,	 a->cpair,
+	uint64_t head[11] = {a->shm,  a->threads, a->slot_size,  a->stats, a->c0,    a->cpair,
 			     a->exit, a->blocks,  a->block_size, a->edges, a->nfuncs};
 	memcpy(out, head, sizeof head);
 	return n;
@@ -58,7 +58,8 @@ size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32
 		return STUB_LEN;
 	}
 	static const uint8_t below[] = {0x48, 0x8d, 0x64, 0x24, 0x80}; /* lea -128(%rsp),%rsp */
-	static const uint8_t back[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0}; /* lea 128(%rsp),%rsp */
+	static const uint8_t back[] = {0x48, 0x8d, 0xa4, 0x24,
+				       0x80, 0,    0,    0}; /* lea 128(%rsp),%rsp */
 	memcpy(out + 4, below, sizeof below);
 	put_call(out + 9, at + 9, payload_at, kind == INJECT_REGION_FROM ? za_from : za_to);
 	memcpy(out + 14, back, sizeof back);
@@ -205,8 +206,8 @@ int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
 	if (bench_open(&b, err) < 0)
 		return -1;
 	uint8_t *from = b.free_at;
-	size_t n = inject_x86_64_stub(from, (uint64_t)from, (uint64_t)b.code, 0,
-				      INJECT_REGION_FROM);
+	size_t n =
+		inject_x86_64_stub(from, (uint64_t)from, (uint64_t)b.code, 0, INJECT_REGION_FROM);
 	from[n] = 0xeb; /* jmp .+6: over the TO stub's id */
 	from[n + 1] = 4;
 	uint8_t *to = from + n + 2;

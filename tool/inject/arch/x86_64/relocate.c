@@ -29,14 +29,13 @@
 
 #define JUMP_LEN 5
 
-static int decode(const uint8_t *b, size_t n, ZydisDecodedInstruction *in,
-		  ZydisDecodedOperand *ops)
+static int decode(const uint8_t *b, size_t n, ZydisDecodedInstruction *in, ZydisDecodedOperand *ops)
 {
 	static ZydisDecoder d;
 	static int ready;
 	if (!ready) {
-		if (!ZYAN_SUCCESS(ZydisDecoderInit(&d, ZYDIS_MACHINE_MODE_LONG_64,
-						   ZYDIS_STACK_WIDTH_64)))
+		if (!ZYAN_SUCCESS(
+			    ZydisDecoderInit(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
 			return -1;
 		ready = 1;
 	}
@@ -66,8 +65,8 @@ static int relative_target(const ZydisDecodedInstruction *in, uint64_t pc, uint6
  * [lo, hi): a jump to lo itself (a loop back to the entry) would run the
  * entry payload again; one past lo lands in the middle of the jump.
  */
-static int body_jumps_in(const uint8_t *code, size_t size, uint64_t addr, uint64_t lo,
-			 uint64_t hi, int point, char *why)
+static int body_jumps_in(const uint8_t *code, size_t size, uint64_t addr, uint64_t lo, uint64_t hi,
+			 int point, char *why)
 {
 	for (size_t off = 0; off < size;) {
 		ZydisDecodedInstruction in;
@@ -79,11 +78,13 @@ static int body_jumps_in(const uint8_t *code, size_t size, uint64_t addr, uint64
 		if (relative_target(&in, addr + off, &t) && t >= lo && t < hi &&
 		    !(t == lo && (point || in.mnemonic == ZYDIS_MNEMONIC_CALL))) {
 			if (t == lo)
-				snprintf(why, INJECT_WHY, "the body (+%zu) jumps back to the entry +%u",
-					 off, (unsigned)(t - addr));
+				snprintf(why, INJECT_WHY,
+					 "the body (+%zu) jumps back to the entry +%u", off,
+					 (unsigned)(t - addr));
 			else
 				snprintf(why, INJECT_WHY,
-					 "the body (+%zu) jumps to +%u, inside the %u bytes the jump "
+					 "the body (+%zu) jumps to +%u, inside the %u bytes the "
+					 "jump "
 					 "overwrites",
 					 off, (unsigned)(t - addr), (unsigned)(hi - lo));
 			return 1;
@@ -101,15 +102,16 @@ static int plan(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
 	site->keep = is_endbr64(code + offset, size - offset) ? 4 : 0;
 	size_t avail = size + padding, off = offset + site->keep;
 	if (size < off + JUMP_LEN && avail < off + JUMP_LEN) {
-		snprintf(why, INJECT_WHY, "too short: %zu bytes%s, the jump needs %u", size - offset,
-			 site->keep ? " with endbr64" : "", site->keep + JUMP_LEN);
+		snprintf(why, INJECT_WHY, "too short: %zu bytes%s, the jump needs %u",
+			 size - offset, site->keep ? " with endbr64" : "", site->keep + JUMP_LEN);
 		return 1;
 	}
 	for (size_t at = 0; at < offset;) { /* a point must start an instruction */
 		ZydisDecodedInstruction in;
 		if (decode(code + at, size - at, &in, NULL) < 0 ||
 		    (at + in.length > offset && at + in.length != offset)) {
-			snprintf(why, INJECT_WHY, "+%zu is not the start of an instruction", offset);
+			snprintf(why, INJECT_WHY, "+%zu is not the start of an instruction",
+				 offset);
 			return 1;
 		}
 		at += in.length;
@@ -117,7 +119,8 @@ static int plan(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
 	size_t first = off;
 	while (off < first + JUMP_LEN) {
 		ZydisDecodedInstruction in;
-		if (site->ninsn == INJECT_SITE_INSNS || decode(code + off, avail - off, &in, NULL) < 0) {
+		if (site->ninsn == INJECT_SITE_INSNS ||
+		    decode(code + off, avail - off, &in, NULL) < 0) {
 			snprintf(why, INJECT_WHY, "bytes at +%zu do not decode", off);
 			return 1;
 		}
@@ -154,11 +157,23 @@ static void put(struct out *o, const void *p, size_t n)
 	o->n += n;
 }
 
-static void put8(struct out *o, uint8_t v) { put(o, &v, 1); }
-static void put32(struct out *o, uint32_t v) { put(o, &v, 4); }
-static void put64(struct out *o, uint64_t v) { put(o, &v, 8); }
+static void put8(struct out *o, uint8_t v)
+{
+	put(o, &v, 1);
+}
+static void put32(struct out *o, uint32_t v)
+{
+	put(o, &v, 4);
+}
+static void put64(struct out *o, uint64_t v)
+{
+	put(o, &v, 8);
+}
 
-static int fits32(int64_t d) { return d >= INT32_MIN && d <= INT32_MAX; }
+static int fits32(int64_t d)
+{
+	return d >= INT32_MIN && d <= INT32_MAX;
+}
 
 /* rel32 from the end of an instruction of len bytes written next, to target. */
 static int64_t rel_from_here(const struct out *o, size_t len, uint64_t target)
@@ -200,7 +215,8 @@ static int put_moved(struct out *o, const uint8_t *b, const ZydisDecodedInstruct
 		uint64_t target = pc + in->length + (uint64_t)in->raw.disp.value;
 		int64_t d = rel_from_here(o, in->length, target);
 		if (!fits32(d)) {
-			snprintf(why, INJECT_WHY, "a rip-relative operand out of reach of the copy");
+			snprintf(why, INJECT_WHY,
+				 "a rip-relative operand out of reach of the copy");
 			return -1;
 		}
 		int32_t d32 = (int32_t)d;
@@ -321,8 +337,10 @@ static int relocate(struct inject_site *site, const uint8_t *code, uint64_t to, 
 		if (relative_target(&in, pc, &target)) {
 			if (in.mnemonic == ZYDIS_MNEMONIC_JMP)
 				put_jmp(&o, target);
-			else if (in.mnemonic == ZYDIS_MNEMONIC_JRCXZ || in.mnemonic == ZYDIS_MNEMONIC_JECXZ ||
-				 in.mnemonic == ZYDIS_MNEMONIC_LOOP || in.mnemonic == ZYDIS_MNEMONIC_LOOPE ||
+			else if (in.mnemonic == ZYDIS_MNEMONIC_JRCXZ ||
+				 in.mnemonic == ZYDIS_MNEMONIC_JECXZ ||
+				 in.mnemonic == ZYDIS_MNEMONIC_LOOP ||
+				 in.mnemonic == ZYDIS_MNEMONIC_LOOPE ||
 				 in.mnemonic == ZYDIS_MNEMONIC_LOOPNE)
 				put_rcx_branch(&o, b + off, &in, target);
 			else if (in.meta.category == ZYDIS_CATEGORY_COND_BR)
@@ -355,7 +373,8 @@ static size_t fill(const uint8_t *b, size_t n)
 			continue;
 		}
 		if (decode(b + off, n - off, &in, NULL) < 0 ||
-		    (in.meta.category != ZYDIS_CATEGORY_NOP && in.meta.category != ZYDIS_CATEGORY_WIDENOP))
+		    (in.meta.category != ZYDIS_CATEGORY_NOP &&
+		     in.meta.category != ZYDIS_CATEGORY_WIDENOP))
 			break;
 		off += in.length;
 	}
