@@ -54,6 +54,25 @@ rc=$?
 compare_counts plain.out per.dump
 [ "$(grep -c '^function ' per.dump)" -eq 8 ] || fail "--per-run 1: not the 8 functions asked"
 
+# The descend scenario with no pruning (--threshold 0): every function the
+# first pass's call graph reaches from the roots is measured, one a run, with
+# the program's own counts (deep is reached through no edge: longjmp drops
+# its frames before they return, so it has none and is never reached).
+"$zond" inject -q -o descend.db --descend --threshold 0 -c dsc -- "$calls" >descend.out
+rc=$?
+[ $rc -eq $plain ] || fail "--descend: exit status $rc"
+"$zond" dump -i descend.db -C dsc >descend.dump || fail "zond dump -C dsc"
+grep -v '^count deep ' one.out >descend.counts
+compare_counts descend.counts descend.dump
+grep -q '^function deep ' descend.dump && fail "--descend measured deep, which no edge reaches"
+runs=$("$zond" runs -i descend.db | grep -c '\[dsc\]')
+[ "$runs" -eq "$(grep -c '^function ' descend.dump)" ] || fail "--descend: $runs runs, not one per function"
+# --from fib: fib only (its one callee is itself).
+"$zond" inject -q -o from.db --descend --from fib -c fr -- "$calls" >/dev/null
+"$zond" dump -i from.db -C fr >from.dump
+[ "$(grep '^function ' from.dump)" = "function fib calls=1973" ] ||
+	fail "--descend --from fib: $(grep '^function ' from.dump | tr '\n' ' ')"
+
 # C++ exceptions through measured functions (without zond's probe at the
 # unwinder's entry the program would terminate: the unwinder cannot walk
 # through a replaced return address).

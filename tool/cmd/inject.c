@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "inject/descend.h"
 #include "inject/engine.h"
 #include "inject/scenario.h"
 #include "launch.h"
@@ -23,6 +24,7 @@
 static const char usage_text[] =
 	"usage: zond inject [-f GLOB]... [--per-run K] [-c NAME] [-o STORE] -- PROG [ARGS]\n"
 	"       zond inject --region FROM,TO [-c NAME] [-o STORE] -- PROG [ARGS]\n"
+	"       zond inject --descend [--from FUNC] [--threshold PCT] [-f GLOB]... -- PROG\n"
 	"       zond inject [-f GLOB]... [-c NAME] [-o STORE] -p PID [--duration S]\n"
 	"       zond inject --coverage PROG\n"
 	"Counters and code injected at function entries from outside the program, with\n"
@@ -35,6 +37,12 @@ static const char usage_text[] =
 	"  -f, --function GLOB   measure the functions of PROG matching GLOB (fnmatch;\n"
 	"                        repeatable; default: every one that can be injected)\n"
 	"      --per-run K       at most K functions per run (default: all in one run)\n"
+	"      --descend         the descend scenario instead: a first pass measuring every\n"
+	"                        chosen function gives the call graph (campaign NAME.graph),\n"
+	"                        then from the roots (or --from FUNC) breadth-first, K\n"
+	"                        (--per-run, default 1) a run, each callee whose bound (the\n"
+	"                        sum of its callers' times) is under --threshold PCT\n"
+	"                        (default 1) of the whole is pruned\n"
 	"      --region FROM,TO  the region scenario instead: counters on at FROM, off at\n"
 	"                        TO, every pass counted with its time, min and max; FROM\n"
 	"                        and TO are FUNC, FUNC+OFFSET or 0xADDR (link-time)\n"
@@ -91,6 +99,9 @@ struct functions_job {
 	long per_run;       /* 0: all in one run */
 	long pid;           /* -p: attach, 0: start argv */
 	const char *region; /* --region FROM,TO */
+	int descend;        /* --descend */
+	const char *from;   /* --from FUNC */
+	double threshold;   /* --threshold PCT */
 	double duration;
 	const char *store, *campaign;
 	int quiet;
@@ -241,7 +252,8 @@ static int process_program(long pid, char prog[PATH_MAX])
  * *stored is set when the run was stored; the program's status is zond's.
  */
 static int measure(const struct functions_job *job, struct symbols *s, const struct inject_job *ij,
-		   const struct record_desc *recs, char **argv, const char *prog, int *stored)
+		   const struct record_desc *recs, char **argv, const char *prog, int *stored,
+		   struct inject_result *keep)
 {
 	struct zerr err;
 	struct inject_result r;
@@ -277,7 +289,10 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				job->region ? ticks_to_ns(r.c0, r.hz) * 1.0 : p->run.overhead_ns);
 	}
 	profile_free(p);
-	inject_result_free(&r);
+	if (keep)
+		*keep = r;
+	else
+		inject_result_free(&r);
 	return rc;
 }
 
@@ -305,7 +320,7 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 			patches[from + j].id = (uint32_t)j;
 		struct inject_job ij = {plan, patches + from, k, k};
 		int stored;
-		rc = measure(job, s, &ij, recs + from, argv, prog, &stored);
+		rc = measure(job, s, &ij, recs + from, argv, prog, &stored, NULL);
 		*runs += stored;
 		if (!stored || n == 0)
 			break;
@@ -343,8 +358,115 @@ static int region(struct functions_job *job, struct symbols *s, const struct inj
 	if (!job->quiet)
 		fprintf(stderr, "zond inject: %s of %s, campaign %s\n", name, prog, job->campaign);
 	int stored;
-	int rc = measure(job, s, &ij, &rec, argv, prog, &stored);
+	int rc = measure(job, s, &ij, &rec, argv, prog, &stored, NULL);
 	*runs += stored;
+	return rc;
+}
+
+/* Inclusive time (ns) of record k summed over r's threads. */
+static uint64_t incl_of(const struct inject_result *r, size_t k)
+{
+	int64_t sum = 0;
+	for (size_t t = 0; t < r->nthreads; t++)
+		sum += (int64_t)r->stats[t * r->n + k].incl;
+	return ticks_to_ns(at_least_0((uint64_t)sum), r->hz);
+}
+
+/*
+ * The descend scenario: a first pass over every chosen function gives the
+ * call graph (stored as campaign NAME.graph), then the descent measures
+ * per_run functions a run (campaign NAME), pruning by bound (descend.h).
+ */
+static int descend(struct functions_job *job, struct symbols *s, const struct inject_plan *plan,
+		   char **argv, const char *prog, int *runs)
+{
+	size_t *which = zp_xcalloc(plan->nfuncs + 1, sizeof *which), n = 0;
+	ptrdiff_t from = -1;
+	for (size_t i = 0; i < plan->nfuncs; i++)
+		if (plan->funcs[i].ok && name_filter_wants(&job->filter, plan->funcs[i].name)) {
+			if (job->from && strcmp(plan->funcs[i].name, job->from) == 0)
+				from = (ptrdiff_t)n;
+			which[n++] = i;
+		}
+	if (n > INJ_EDGES_MAX || (job->from && from < 0)) {
+		free(which);
+		return job->from && from < 0
+			       ? cmd_error("inject", "--from %s: no such function to measure",
+					   job->from)
+			       : cmd_error("inject",
+					   "--descend: %zu functions; its first pass keeps call "
+					   "edges for at most %d (choose some with -f)",
+					   n, INJ_EDGES_MAX);
+	}
+	struct inject_patch *patches = inject_function_patches(plan, which, n);
+	struct record_desc *recs = zp_xcalloc(n + 1, sizeof *recs);
+	for (size_t k = 0; k < n; k++)
+		recs[k] = (struct record_desc){ZP_FUNCTION, plan->funcs[which[k]].name,
+					       plan->funcs[which[k]].addr};
+	char graph[sizeof job->campaign_buf + 8];
+	snprintf(graph, sizeof graph, "%s.graph", job->campaign);
+	struct functions_job first = *job;
+	first.campaign = graph;
+	struct inject_job ij = {plan, patches, n, n};
+	struct inject_result r;
+	int stored, rc = measure(&first, s, &ij, recs, argv, prog, &stored, &r);
+	if (!stored) {
+		free(recs);
+		free(patches);
+		free(which);
+		return rc;
+	}
+	uint64_t *est = zp_xcalloc(n + 1, sizeof *est);
+	for (size_t k = 0; k < n; k++)
+		est[k] = incl_of(&r, k);
+	struct descent *d = descent_new(n, r.edges, r.nedges, est, job->threshold, from);
+	inject_result_free(&r);
+	size_t per = job->per_run > 0 ? (size_t)job->per_run : 1,
+	       *batch = zp_xcalloc(per, sizeof *batch);
+	struct inject_patch *bp = zp_xcalloc(per, sizeof *bp);
+	struct record_desc *br = zp_xcalloc(per, sizeof *br);
+	size_t k, measured = 0;
+	while ((k = descent_next(d, batch, per)) > 0) {
+		for (size_t j = 0; j < k; j++) {
+			bp[j] = patches[batch[j]];
+			bp[j].id = (uint32_t)j;
+			br[j] = recs[batch[j]];
+		}
+		struct inject_job bj = {plan, bp, k, k};
+		rc = measure(job, s, &bj, br, argv, prog, &stored, &r);
+		if (!stored)
+			break;
+		*runs += 1;
+		for (size_t j = 0; j < k; j++)
+			descent_measured(d, batch[j], incl_of(&r, j));
+		measured += k;
+		inject_result_free(&r);
+	}
+	size_t pruned = 0;
+	for (size_t c = 0; c < n; c++) {
+		uint64_t b, whole;
+		if (!descent_pruned(d, c, &b, &whole))
+			continue;
+		pruned++;
+		if (!job->quiet)
+			fprintf(stderr,
+				"zond inject: pruned %s: bound %llu ns, under %g%% of %llu ns\n",
+				recs[c].name, (unsigned long long)b, job->threshold,
+				(unsigned long long)whole);
+	}
+	if (!job->quiet)
+		fprintf(stderr,
+			"zond inject: descent: %zu functions measured, %zu pruned, %zu never "
+			"reached (the call graph: campaign %s)\n",
+			measured, pruned, n - measured - pruned, graph);
+	descent_free(d);
+	free(est);
+	free(batch);
+	free(bp);
+	free(br);
+	free(recs);
+	free(patches);
+	free(which);
 	return rc;
 }
 
@@ -378,8 +500,9 @@ static int scenario(struct functions_job *job, char **argv)
 		job->campaign = job->campaign_buf;
 	}
 	int runs = 0;
-	int rc = job->region ? region(job, s, &plan, argv, prog, &runs)
-			     : functions(job, s, &plan, argv, prog, &runs);
+	int rc = job->region    ? region(job, s, &plan, argv, prog, &runs)
+		 : job->descend ? descend(job, s, &plan, argv, prog, &runs)
+				: functions(job, s, &plan, argv, prog, &runs);
 	if (!job->quiet && runs)
 		fprintf(stderr, "zond inject: campaign %s: %d run%s (zond report -C %s)\n",
 			job->campaign, runs, runs == 1 ? "" : "s", job->campaign);
@@ -397,13 +520,16 @@ int cmd_inject(int argc, char **argv)
 		{"pid", required_argument, NULL, 'p'},
 		{"duration", required_argument, NULL, 'D'},
 		{"region", required_argument, NULL, 'R'},
+		{"descend", no_argument, NULL, 'S'},
+		{"from", required_argument, NULL, 'F'},
+		{"threshold", required_argument, NULL, 'T'},
 		{"campaign", required_argument, NULL, 'c'},
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
-	struct functions_job job = {.store = STORE_DEFAULT_PATH};
+	struct functions_job job = {.store = STORE_DEFAULT_PATH, .threshold = 1};
 	const char *cov = NULL;
 	int c;
 	optind = 1;
@@ -435,6 +561,15 @@ int cmd_inject(int argc, char **argv)
 			break;
 		}
 		case 'R': job.region = optarg; break;
+		case 'S': job.descend = 1; break;
+		case 'F': job.from = optarg; break;
+		case 'T': {
+			char *end;
+			job.threshold = strtod(optarg, &end);
+			if (*end || end == optarg || job.threshold < 0 || job.threshold > 100)
+				return cmd_usage_error("inject", "--threshold wants a percentage");
+			break;
+		}
 		case 'c': job.campaign = optarg; break;
 		case 'o': job.store = optarg; break;
 		case 'q': job.quiet = 1; break;
@@ -447,6 +582,11 @@ int cmd_inject(int argc, char **argv)
 			return cmd_usage_error("inject", "--coverage takes one PROG and no more");
 		return coverage(cov);
 	}
+	if ((job.from || job.threshold != 1) && !job.descend)
+		return cmd_usage_error("inject", "--from and --threshold go with --descend");
+	if (job.descend && (job.region || job.pid))
+		return cmd_usage_error("inject",
+				       "--descend starts the program: no -p, no --region");
 	if (job.pid) {
 		if (optind != argc || job.per_run)
 			return cmd_usage_error("inject", "-p takes no program and no --per-run");
