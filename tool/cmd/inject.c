@@ -296,14 +296,35 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 	return rc;
 }
 
+/*
+ * The functions of the plan -f chooses that can be injected, as indexes
+ * into plan->funcs (*which, malloc'ed); -1 with the error printed when
+ * there is none.
+ */
+static int choose(const struct functions_job *job, const struct inject_plan *plan,
+		  const char *prog, size_t **which, size_t *n)
+{
+	*which = zp_xcalloc(plan->nfuncs + 1, sizeof **which);
+	*n = 0;
+	for (size_t i = 0; i < plan->nfuncs; i++)
+		if (plan->funcs[i].ok && name_filter_wants(&job->filter, plan->funcs[i].name))
+			(*which)[(*n)++] = i;
+	if (*n)
+		return 0;
+	free(*which);
+	cmd_error("inject", "%s: no function to measure (%s)", prog,
+		  job->filter.ninclude ? "-f matched none that can be injected"
+				       : "no function symbols: stripped?");
+	return -1;
+}
+
 /* The functions scenario: the chosen functions, per_run of them a run. */
 static int functions(struct functions_job *job, struct symbols *s, const struct inject_plan *plan,
 		     char **argv, const char *prog, int *runs)
 {
-	size_t *which = zp_xcalloc(plan->nfuncs + 1, sizeof *which), n = 0;
-	for (size_t i = 0; i < plan->nfuncs; i++)
-		if (plan->funcs[i].ok && name_filter_wants(&job->filter, plan->funcs[i].name))
-			which[n++] = i;
+	size_t *which, n;
+	if (choose(job, plan, prog, &which, &n) < 0)
+		return 1;
 	struct inject_patch *patches = inject_function_patches(plan, which, n);
 	struct record_desc *recs = zp_xcalloc(n + 1, sizeof *recs);
 	for (size_t k = 0; k < n; k++)
@@ -312,9 +333,9 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 	if (!job->quiet)
 		fprintf(stderr, "zond inject: %zu functions of %s, campaign %s\n", n, prog,
 			job->campaign);
-	size_t per = job->per_run > 0 && !job->pid ? (size_t)job->per_run : (n ? n : 1);
+	size_t per = job->per_run > 0 && !job->pid ? (size_t)job->per_run : n;
 	int rc = 0;
-	for (size_t from = 0; from < n || (n == 0 && from == 0); from += per) {
+	for (size_t from = 0; from < n; from += per) {
 		size_t k = n - from < per ? n - from : per;
 		for (size_t j = 0; j < k; j++)
 			patches[from + j].id = (uint32_t)j;
@@ -322,7 +343,7 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 		int stored;
 		rc = measure(job, s, &ij, recs + from, argv, prog, &stored, NULL);
 		*runs += stored;
-		if (!stored || n == 0)
+		if (!stored)
 			break;
 	}
 	free(recs);
@@ -380,14 +401,13 @@ static uint64_t incl_of(const struct inject_result *r, size_t k)
 static int descend(struct functions_job *job, struct symbols *s, const struct inject_plan *plan,
 		   char **argv, const char *prog, int *runs)
 {
-	size_t *which = zp_xcalloc(plan->nfuncs + 1, sizeof *which), n = 0;
+	size_t *which, n;
 	ptrdiff_t from = -1;
-	for (size_t i = 0; i < plan->nfuncs; i++)
-		if (plan->funcs[i].ok && name_filter_wants(&job->filter, plan->funcs[i].name)) {
-			if (job->from && strcmp(plan->funcs[i].name, job->from) == 0)
-				from = (ptrdiff_t)n;
-			which[n++] = i;
-		}
+	if (choose(job, plan, prog, &which, &n) < 0)
+		return 1;
+	for (size_t k = 0; job->from && k < n; k++)
+		if (strcmp(plan->funcs[which[k]].name, job->from) == 0)
+			from = (ptrdiff_t)k;
 	if (n > INJ_EDGES_MAX || (job->from && from < 0)) {
 		free(which);
 		return job->from && from < 0
