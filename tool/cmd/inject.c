@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "inject/descend.h"
@@ -519,6 +520,11 @@ static int scenario(struct functions_job *job, char **argv)
 			 basename(base), (long long)time(NULL));
 		job->campaign = job->campaign_buf;
 	}
+	if (!job->quiet)
+		fprintf(stderr, "zond inject: counter %s; %s\n", plan.arch->counter,
+			access("/sys/bus/event_source/devices/cpu", F_OK) == 0
+				? "hardware events through rdpmc are not implemented yet"
+				: "this machine has no PMU (no hardware events)");
 	int runs = 0;
 	int rc = job->region    ? region(job, s, &plan, argv, prog, &runs)
 		 : job->descend ? descend(job, s, &plan, argv, prog, &runs)
