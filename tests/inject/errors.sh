@@ -37,6 +37,17 @@ check 2 "zond inject: --per-run wants a positive number (see 'zond inject --help
 check 2 "zond inject: --duration goes with -p (see 'zond inject --help')" --duration 1 -- "$calls"
 check 2 "zond inject: --from and --threshold go with --descend (see 'zond inject --help')" --threshold 5 -- "$calls"
 check 2 "zond inject: no program to run (zond inject -- PROG ARGS) (see 'zond inject --help')"
+# A program whose library is missing ends in the loader before its entry
+# point: zond says so and exits with the program's status (127).
+echo 'int missing_fn(void) { return 0; }' >mlib.c
+printf 'int missing_fn(void);\nint main(void) { return missing_fn(); }\n' >needlib.c
+gcc -shared -fPIC -o libmissing.so mlib.c && gcc -o needlib needlib.c -L. -lmissing && rm libmissing.so
+./needlib 2>/dev/null
+plain=$?
+err=$("$zond" inject -q -o e.db -- ./needlib 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq $plain ] && echo "$err" | grep -q '^zond inject: process [0-9]* ended before its entry point$' ||
+	{ echo "FAIL: missing library: status $rc (plain $plain), '$err'"; status=1; }
 [ -e e.db ] && { echo "FAIL: a store was left behind"; status=1; }
 [ $status -eq 0 ] && echo "errors: ok"
 exit $status

@@ -42,6 +42,8 @@ struct ptrace_target {
 	uint64_t syscall; /* address of a `syscall` instruction in the target */
 	int released;
 	int attached; /* seized (-p), not started */
+	int ended;    /* the started target ended while zond held it */
+	int status;   /* then its wait status */
 	pid_t *tids;  /* the stopped threads; system calls run on tids[0] */
 	size_t ntids;
 };
@@ -294,8 +296,12 @@ static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err
 		if (ptrace(PTRACE_CONT, p->pid, 0, sig) < 0 ||
 		    waitpid(p->pid, &status, 0) != p->pid)
 			return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
-		if (!WIFSTOPPED(status))
+		if (!WIFSTOPPED(status)) {
+			p->ended = 1;
+			p->status = status;
+			p->ntids = 0;
 			return zerr_set(err, "process %d ended before its entry point", p->pid);
+		}
 		struct user_regs_struct r;
 		if (WSTOPSIG(status) == SIGTRAP && ptrace(PTRACE_GETREGS, p->pid, 0, &r) == 0 &&
 		    r.rip == addr + 1) {
@@ -436,6 +442,10 @@ static int pt_wait(struct inject_transport *t, int *status, struct zerr *err)
 	if (p->attached)
 		return zerr_set(err, "process %d is not zond's child: its end cannot be waited for",
 				p->pid);
+	if (p->ended) {
+		*status = p->status;
+		return 0;
+	}
 	while (waitpid(p->pid, status, 0) < 0)
 		if (errno != EINTR)
 			return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
