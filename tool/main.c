@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{"export", cmd_export, "write a run as callgrind, dot, folded stacks or json"},
 	{"trace", cmd_trace, "profiles of AArch64/RISC-V programs from instruction traces (QEMU)"},
 	{"recover", cmd_recover, "store the raw data of an interrupted run (raw data kept in DIR)"},
+	{"inject", cmd_inject, "functions of any x86-64 program measured by code injected from outside"},
 	{"dump", cmd_dump, "print a run as stable, sorted text (for tests and diffs)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -31,7 +32,8 @@ static void usage(FILE *out)
 	      "zond profiles programs where the usual tools do not reach: exact calls and\n"
 	      "times of -finstrument-functions builds (record), calls into shared libraries\n"
 	      "of any program (libcalls), instruction counts of AArch64, RISC-V and x86-64\n"
-	      "programs from QEMU traces (trace); all kept in one profile store (./zond.db)\n"
+	      "programs from QEMU traces (trace), functions of any x86-64 program through\n"
+	      "code injected from outside it (inject); all kept in one profile store (./zond.db)\n"
 	      "with the same reports and exports.\n\n"
 	      "commands:\n",
 	      out);

@@ -497,3 +497,86 @@ int symbols_each_function(struct symbols *s, const char *path,
 	}
 	return 0;
 }
+
+long symbols_read(struct symbols *s, const char *path, uint64_t addr, uint8_t *buf, size_t len,
+		  struct zerr *err)
+{
+	struct elf_file *f = get_file(s, path, err);
+	if (!f)
+		return -1;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(f->mod, &bias);
+	size_t nphdr = 0, size = 0;
+	const char *raw = elf ? elf_rawfile(elf, &size) : NULL;
+	if (!raw || elf_getphdrnum(elf, &nphdr) != 0)
+		return zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || addr < ph.p_vaddr ||
+		    addr - ph.p_vaddr >= ph.p_filesz)
+			continue;
+		uint64_t off = ph.p_offset + (addr - ph.p_vaddr);
+		uint64_t n = ph.p_filesz - (addr - ph.p_vaddr);
+		if (off > size)
+			return zerr_set(err, "%s: damaged ELF file (segment past the end)", path);
+		if (n > size - off)
+			n = size - off;
+		if (n > len)
+			n = len;
+		memcpy(buf, raw + off, n);
+		return (long)n;
+	}
+	return 0;
+}
+
+/* The ELF header of path into eh; -1 with err set. */
+static int read_ehdr(const char *path, GElf_Ehdr *eh, struct zerr *err)
+{
+	if (!symbols_is_elf(path, err))
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int rc = elf && gelf_getehdr(elf, eh)
+			 ? 0
+			 : zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int symbols_machine(const char *path, struct zerr *err)
+{
+	GElf_Ehdr eh;
+	return read_ehdr(path, &eh, err) < 0 ? -1 : eh.e_machine;
+}
+
+int symbols_entry(const char *path, uint64_t *entry, struct zerr *err)
+{
+	GElf_Ehdr eh;
+	if (read_ehdr(path, &eh, err) < 0)
+		return -1;
+	*entry = eh.e_entry;
+	return 0;
+}
+
+int symbols_load_start(struct symbols *s, const char *path, uint64_t *start, struct zerr *err)
+{
+	struct elf_file *f = get_file(s, path, err);
+	if (!f)
+		return -1;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(f->mod, &bias);
+	size_t nphdr = 0;
+	if (!elf || elf_getphdrnum(elf, &nphdr) != 0)
+		return zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
+	*start = UINT64_MAX;
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < *start)
+			*start = ph.p_vaddr & ~(uint64_t)0xfff;
+	}
+	if (*start == UINT64_MAX)
+		return zerr_set(err, "%s: no loadable segment", path);
+	return 0;
+}

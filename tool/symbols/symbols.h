@@ -85,6 +85,28 @@ int symbols_each_function(struct symbols *s, const char *path,
 			  void (*fn)(void *arg, const struct symbol *sym), void *arg,
 			  struct zerr *err);
 
+/*
+ * Copies up to len bytes of the file's loaded image from link-time address
+ * addr (a PT_LOAD segment's file bytes; zero-fill and gaps end the copy).
+ * Returns the number of bytes copied (0 when addr is not in the file's
+ * image), or -1 with err set when the file is unusable.  The code zond
+ * inject relocates is read here, so ELF stays in this one place.
+ */
+long symbols_read(struct symbols *s, const char *path, uint64_t addr, uint8_t *buf, size_t len,
+		  struct zerr *err);
+
+/*
+ * The lowest link-time address of the file's loaded segments (PT_LOAD
+ * p_vaddr): where the mapping at file offset 0 starts, less the load bias.
+ */
+int symbols_load_start(struct symbols *s, const char *path, uint64_t *start, struct zerr *err);
+
+/* The ELF header's e_machine (EM_X86_64, EM_RISCV, ...) of path, or -1 with err set. */
+int symbols_machine(const char *path, struct zerr *err);
+
+/* The ELF header's entry point (link-time), 0 when none; -1 with err set. */
+int symbols_entry(const char *path, uint64_t *entry, struct zerr *err);
+
 /* 1 if path is an ELF file zond can read, 0 if not (with the reason in err). */
 int symbols_is_elf(const char *path, struct zerr *err);
 

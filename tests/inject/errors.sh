@@ -1,0 +1,53 @@
+#!/bin/sh
+# errors.sh - zond inject on bad input: one line naming what is wrong, status
+# 1 (or 2 for usage), never a crash, and no store left behind.
+#
+# Usage: errors.sh ZOND CALLS WORKDIR
+set -u
+zond=$1 calls=$2 dir=$3/errors
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+status=0
+stripped=$dir/stripped
+strip -o "$stripped" "$calls"
+printf '#!/bin/sh\necho hi\n' >script.sh && chmod +x script.sh
+
+# check STATUS MESSAGE ARGS...: zond inject ARGS prints exactly MESSAGE on stderr.
+check() {
+	want_rc=$1 want=$2
+	shift 2
+	err=$("$zond" inject -q -o e.db "$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne "$want_rc" ] || [ "$err" != "$want" ]; then
+		echo "FAIL: zond inject $*: status $rc, '$err'"
+		echo "      wanted $want_rc, '$want'"
+		status=1
+	fi
+}
+check 1 "zond inject: /nonexistent/prog: program not found" -- /nonexistent/prog
+check 1 "zond inject: $dir/script.sh: not an ELF file" -- "$dir/script.sh"
+check 1 "zond inject: $stripped: no function to measure (no function symbols: stripped?)" -- "$stripped"
+check 1 "zond inject: $calls: no function to measure (-f matched none that can be injected)" -f nosuch -- "$calls"
+check 1 "zond inject: nosuch: no function nosuch in $calls" --region nosuch,main -- "$calls"
+check 1 "zond inject: main+100000: past the end of main ($(nm -S "$calls" | awk '$4 == "main" { printf "%d", "0x" $2 }') bytes)" \
+	--region main+100000,fib -- "$calls"
+check 1 "zond inject: --from nosuch: no such function to measure" --descend --from nosuch -- "$calls"
+check 1 "zond inject: process 999999999: no such process (or not ours)" -p 999999999
+check 2 "zond inject: --region wants FROM,TO (see 'zond inject --help')" --region main -- "$calls"
+check 2 "zond inject: --per-run wants a positive number (see 'zond inject --help')" --per-run 0 -- "$calls"
+check 2 "zond inject: --duration goes with -p (see 'zond inject --help')" --duration 1 -- "$calls"
+check 2 "zond inject: --from and --threshold go with --descend (see 'zond inject --help')" --threshold 5 -- "$calls"
+check 2 "zond inject: no program to run (zond inject -- PROG ARGS) (see 'zond inject --help')"
+# A program whose library is missing ends in the loader before its entry
+# point: zond says so and exits with the program's status (127).
+echo 'int missing_fn(void) { return 0; }' >mlib.c
+printf 'int missing_fn(void);\nint main(void) { return missing_fn(); }\n' >needlib.c
+gcc -shared -fPIC -o libmissing.so mlib.c && gcc -o needlib needlib.c -L. -lmissing && rm libmissing.so
+./needlib 2>/dev/null
+plain=$?
+err=$("$zond" inject -q -o e.db -- ./needlib 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq $plain ] && echo "$err" | grep -q '^zond inject: process [0-9]* ended before its entry point$' ||
+	{ echo "FAIL: missing library: status $rc (plain $plain), '$err'"; status=1; }
+[ -e e.db ] && { echo "FAIL: a store was left behind"; status=1; }
+[ $status -eq 0 ] && echo "errors: ok"
+exit $status

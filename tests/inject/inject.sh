@@ -1,0 +1,108 @@
+#!/bin/sh
+# inject.sh - zond inject's functions scenario on programs that keep their
+# own call counts ("count NAME N" lines): the program's output and status
+# are those of a plain run, and zond's calls per function equal the
+# program's counts (recursion, threads, longjmp, a signal handler on an
+# alternate stack); --per-run 1 measures one function per run and the
+# campaign's runs merged give the same counts; a program killed by SIGKILL
+# keeps every call measured before.  Results are per thread (gettid).
+#
+# Usage: inject.sh ZOND CALLS CRASH THROWS FORKS WORKDIR
+set -u
+zond=$1 calls=$2 crash=$3 throws=$4 forks=$5 dir=$6/inject
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+# compare_counts OUT DUMP: every "count NAME N" of OUT is "function NAME calls=N" in DUMP.
+compare_counts() {
+	grep '^count ' "$1" | while read -r _ name n; do
+		grep -qx "function $name calls=$n" "$2" ||
+			{ echo "FAIL: $name: program counted $n, zond: $(grep " $name " "$2")"; exit 1; }
+	done || status=1
+}
+
+"$calls" >plain.out
+plain=$?
+"$zond" inject -q -o one.db -- "$calls" >one.out
+rc=$?
+[ $rc -eq $plain ] || fail "exit status $rc under zond inject, $plain without"
+diff -u plain.out one.out || fail "output differs under zond inject"
+"$zond" dump -i one.db >one.dump || fail "zond dump"
+compare_counts one.out one.dump
+[ "$(grep -c '^count ' one.out)" -eq 8 ] || fail "the program printed no counts"
+# Call edges, as calls.c makes them: leaf 1000 times from main's loop and once from
+# each of 7 interrupted(); fib once from main, the rest from itself; thread_leaf
+# from the 4 workers' loops; a handler's calls nest under the interrupted function.
+for e in 'main -> leaf calls=1000' 'interrupted -> leaf calls=7' 'main -> fib calls=1' \
+	'fib -> fib calls=1972' 'worker -> thread_leaf calls=20000' 'interrupted -> on_signal calls=7' \
+	'on_signal -> handler_work calls=7' 'main -> jumper calls=10'; do
+	grep -qx "call $e" one.dump || fail "no edge '$e': $(grep "^call .*${e%% *}" one.dump)"
+done
+# Per thread: main and 4 workers, each worker 5000 calls of thread_leaf (PER_THREAD).
+grep -qx 'threads 5' one.dump || fail "not 5 threads: $(head -1 one.dump)"
+n=$("$zond" report -i one.db --per-thread | grep -c ' 5000 .* thread_leaf$')
+[ "$n" -eq 4 ] || fail "thread_leaf: $n threads with 5000 calls, not 4"
+
+# One function per run, every counted function; the campaign merges them.
+set -- $(grep '^count ' plain.out | awk '{ printf "-f %s ", $2 }')
+"$zond" inject -q -o per.db --per-run 1 -c percall "$@" -- "$calls" >per.out 2>per.err
+rc=$?
+[ $rc -eq $plain ] || fail "--per-run 1: exit status $rc"
+[ "$("$zond" runs -i per.db | grep -c '\[percall\]')" -eq 8 ] || fail "--per-run 1: not 8 runs"
+"$zond" dump -i per.db -C percall >per.dump || fail "zond dump -C"
+compare_counts plain.out per.dump
+[ "$(grep -c '^function ' per.dump)" -eq 8 ] || fail "--per-run 1: not the 8 functions asked"
+
+# The descend scenario with no pruning (--threshold 0): every function the
+# first pass's call graph reaches from the roots is measured, one a run, with
+# the program's own counts (deep is reached through no edge: longjmp drops
+# its frames before they return, so it has none and is never reached).
+"$zond" inject -q -o descend.db --descend --threshold 0 -c dsc -- "$calls" >descend.out
+rc=$?
+[ $rc -eq $plain ] || fail "--descend: exit status $rc"
+"$zond" dump -i descend.db -C dsc >descend.dump || fail "zond dump -C dsc"
+grep -v '^count deep ' one.out >descend.counts
+compare_counts descend.counts descend.dump
+grep -q '^function deep ' descend.dump && fail "--descend measured deep, which no edge reaches"
+runs=$("$zond" runs -i descend.db | grep -c '\[dsc\]')
+[ "$runs" -eq "$(grep -c '^function ' descend.dump)" ] || fail "--descend: $runs runs, not one per function"
+# --from fib: fib only (its one callee is itself).
+"$zond" inject -q -o from.db --descend --from fib -c fr -- "$calls" >/dev/null
+"$zond" dump -i from.db -C fr >from.dump
+[ "$(grep '^function ' from.dump)" = "function fib calls=1973" ] ||
+	fail "--descend --from fib: $(grep '^function ' from.dump | tr '\n' ' ')"
+
+# C++ exceptions through measured functions (without zond's probe at the
+# unwinder's entry the program would terminate: the unwinder cannot walk
+# through a replaced return address).
+"$throws" >throws.plain
+plain=$?
+"$zond" inject -q -o throws.db -f thrower -f middle -f catcher -f main -- "$throws" >throws.out
+rc=$?
+[ $rc -eq $plain ] || fail "C++ exceptions: exit status $rc under zond inject, $plain without"
+diff -u throws.plain throws.out || fail "C++ exceptions: output differs"
+"$zond" dump -i throws.db >throws.dump || fail "zond dump (throws)"
+compare_counts throws.out throws.dump
+
+# fork inside a measured function: the child returns through its own copy
+# of the frames; its calls are counted with the parent's.
+"$forks" >forks.plain
+plain=$?
+"$zond" inject -q -o forks.db -f work -f in_fork -- "$forks" >forks.out
+rc=$?
+[ $rc -eq $plain ] || fail "fork: exit status $rc under zond inject, $plain without"
+diff -u forks.plain forks.out || fail "fork: output differs"
+"$zond" dump -i forks.db >forks.dump || fail "zond dump (forks)"
+compare_counts forks.out forks.dump
+
+# A program killed by SIGKILL: its measured calls are stored, zond says 128+9.
+"$zond" inject -q -o crash.db -f count -- "$crash" x >crash.out
+rc=$?
+[ $rc -eq 137 ] || fail "killed program: zond exit status $rc, not 137"
+"$zond" dump -i crash.db >crash.dump || fail "zond dump (crash)"
+compare_counts crash.out crash.dump
+grep -q 'count count 302' crash.out || fail "crash program output: $(cat crash.out)"
+
+[ $status -eq 0 ] && echo "inject: ok"
+exit $status

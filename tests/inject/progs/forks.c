@@ -1,0 +1,49 @@
+/*
+ * forks.c - fork inside a measured function: the child returns from it
+ * too (through its own copy of the frames), calls work() 300 times and
+ * ends; the parent waits for it, then calls work() 200 more times.  Its
+ * counts: work 100 + 300 + 200 (the child's calls are in the run: one run,
+ * all processes, as with zond record), in_fork 2 (returned in both).
+ */
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static unsigned long n_work;
+
+__attribute__((noinline)) long work(long x)
+{
+	n_work++;
+	__asm__ volatile("" : "+r"(x));
+	return x + 1;
+}
+
+__attribute__((noinline)) int in_fork(void)
+{
+	fflush(stdout);
+	int pid = fork();
+	__asm__ volatile("");
+	return pid;
+}
+
+int main(void)
+{
+	long s = 0;
+	for (int i = 0; i < 100; i++)
+		s += work(i);
+	int pid = in_fork();
+	if (pid == 0) {
+		for (int i = 0; i < 300; i++)
+			s += work(i);
+		printf("child %ld\n", s);
+		fflush(stdout);
+		_exit(0);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	for (int i = 0; i < 200; i++)
+		s += work(i);
+	printf("parent %ld, child status %d\n", s, status);
+	printf("count work %lu\ncount in_fork 2\n", n_work + 300);
+	return 0;
+}

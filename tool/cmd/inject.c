@@ -1,0 +1,626 @@
+/*
+ * inject.c - `zond inject`: counters and code injected into a program from
+ * outside it (doc/inject.md).  This file parses the command line and prints;
+ * the plan of patchable functions is tool/inject/engine.h, the instruction
+ * sets tool/inject/arch/.
+ */
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "inject/descend.h"
+#include "inject/engine.h"
+#include "inject/scenario.h"
+#include "launch.h"
+#include "store/store.h"
+#include "symbols/symbols.h"
+
+static const char usage_text[] =
+	"usage: zond inject [-f GLOB]... [--per-run K] [-c NAME] [-o STORE] -- PROG [ARGS]\n"
+	"       zond inject --region FROM,TO [-c NAME] [-o STORE] -- PROG [ARGS]\n"
+	"       zond inject --descend [--from FUNC] [--threshold PCT] [-f GLOB]... -- PROG\n"
+	"       zond inject [-f GLOB]... [-c NAME] [-o STORE] -p PID [--duration S]\n"
+	"       zond inject --coverage PROG\n"
+	"Counters and code injected at function entries from outside the program, with\n"
+	"no recompilation (doc/inject.md); Linux x86-64.  The functions scenario: PROG\n"
+	"runs under ptrace until its entries are patched, then at full speed; each\n"
+	"measured function gets exact calls, inclusive and self time, min and max of\n"
+	"one call (rdtsc, the payload's own cost measured each run and subtracted).\n"
+	"At most K functions are measured per run: PROG is run again until all are,\n"
+	"and the runs form one campaign (zond report -C NAME).\n\n"
+	"  -f, --function GLOB   measure the functions of PROG matching GLOB (fnmatch;\n"
+	"                        repeatable; default: every one that can be injected)\n"
+	"      --per-run K       at most K functions per run (default: all in one run)\n"
+	"      --descend         the descend scenario instead: a first pass measuring every\n"
+	"                        chosen function gives the call graph (campaign NAME.graph),\n"
+	"                        then from the roots (or --from FUNC) breadth-first, K\n"
+	"                        (--per-run, default 1) a run, each callee whose bound (the\n"
+	"                        sum of its callers' times) is under --threshold PCT\n"
+	"                        (default 1) of the whole is pruned\n"
+	"      --region FROM,TO  the region scenario instead: counters on at FROM, off at\n"
+	"                        TO, every pass counted with its time, min and max; FROM\n"
+	"                        and TO are FUNC, FUNC+OFFSET or 0xADDR (link-time)\n"
+	"  -p, --pid PID         attach to the running process PID instead (every thread),\n"
+	"                        measure, then put its code back and detach: it runs on\n"
+	"      --duration S      with -p: measure for S seconds (default: until ^C)\n"
+	"  -c, --campaign NAME   the campaign of the runs (default: one is made up and\n"
+	"                        printed)\n"
+	"  -o, --output STORE    the profile store (default ./zond.db)\n"
+	"  -q, --quiet           no summary\n"
+	"  --coverage PROG       print \"N of M functions can be injected\", then each\n"
+	"                        function that cannot, with the reason, and each that\n"
+	"                        needs a fallback; PROG (a program or shared library)\n"
+	"                        is read, never run\n";
+
+/* --coverage: the plan of every function of prog, printed. */
+static int coverage(const char *prog)
+{
+	struct zerr err;
+	const char *name = inject_elf_arch(prog, &err);
+	if (!name)
+		return cmd_error("inject", "%s", err.msg);
+	const struct inject_arch *arch = inject_arch_find(name);
+	if (!arch)
+		return cmd_error("inject",
+				 "%s: %s code, and zond was built without its relocator%s", prog,
+				 name, strcmp(name, "x86_64") == 0 ? " (libzydis-dev)" : "");
+	struct symbols *s = symbols_new();
+	struct inject_plan p;
+	if (inject_plan_file(s, prog, arch, &p, &err) < 0) {
+		symbols_free(s);
+		return cmd_error("inject", "%s", err.msg);
+	}
+	printf("%zu of %zu functions can be injected\n", inject_plan_count_ok(&p), p.nfuncs);
+	for (size_t i = 0; i < p.nfuncs; i++) {
+		const struct inject_func *f = &p.funcs[i];
+		if (!f->ok)
+			printf("refused %s (0x%llx): %s\n", f->name, (unsigned long long)f->addr,
+			       f->why);
+		else if (f->site.padding)
+			printf("fallback %s (0x%llx): %llu bytes; the jump also overwrites %llu "
+			       "bytes of the alignment fill after it\n",
+			       f->name, (unsigned long long)f->addr, (unsigned long long)f->size,
+			       (unsigned long long)(f->site.keep + arch->jump_len - f->size));
+	}
+	inject_plan_free(&p);
+	symbols_free(s);
+	return 0;
+}
+
+/* What the functions scenario was asked. */
+struct functions_job {
+	struct name_filter filter;
+	long per_run;       /* 0: all in one run */
+	long pid;           /* -p: attach, 0: start argv */
+	const char *region; /* --region FROM,TO */
+	int descend;        /* --descend */
+	const char *from;   /* --from FUNC */
+	double threshold;   /* --threshold PCT */
+	double duration;
+	const char *store, *campaign;
+	int quiet;
+	char campaign_buf[128];
+};
+
+static uint64_t ticks_to_ns(uint64_t t, uint64_t hz)
+{
+	return hz ? (uint64_t)((unsigned __int128)t * 1000000000u / hz) : t;
+}
+
+/* The payload's sums are signed (results.h): a compensation overshoot reads as 0. */
+static uint64_t at_least_0(uint64_t sum)
+{
+	return (int64_t)sum < 0 ? 0 : sum;
+}
+
+static char *join_argv(char *const argv[])
+{
+	size_t len = 1;
+	for (char *const *a = argv; *a; a++)
+		len += strlen(*a) + 1;
+	char *s = zp_xcalloc(1, len);
+	for (char *const *a = argv; *a; a++) {
+		if (a != argv)
+			strcat(s, " ");
+		strcat(s, *a);
+	}
+	return s;
+}
+
+/* What one statistics record of a run is, for the store. */
+struct record_desc {
+	enum zp_node_kind kind;
+	const char *name;
+	uint64_t addr; /* link-time */
+};
+
+/* Thread i of the results: its statistics per record. */
+static void add_thread(struct zp_profile *p, struct symbols *s, const struct inject_plan *plan,
+		       const struct record_desc *recs, const struct inject_result *r, size_t i,
+		       unsigned ev, uint32_t *nodes)
+{
+	uint32_t th = profile_thread(p, r->pid, r->tids[i], NULL);
+	for (size_t k = 0; k < r->n; k++) {
+		const struct inject_stat *in = &r->stats[i * r->n + k];
+		if (!in->calls)
+			continue;
+		const char *file = "";
+		int line = 0;
+		struct zerr ignored;
+		if (recs[k].kind == ZP_FUNCTION)
+			symbols_decl_line(s, plan->path, recs[k].addr, &file, &line, &ignored);
+		else
+			symbols_line(s, plan->path, recs[k].addr, &file, &line, &ignored);
+		uint32_t node = profile_node(p, recs[k].kind, recs[k].name, plan->path, file, line,
+					     recs[k].kind == ZP_FUNCTION ? recs[k].addr : 0);
+		nodes[k] = node;
+		struct zp_stat *st = profile_stat(p, th, node);
+		st->calls = in->calls;
+		st->incl[ev] = ticks_to_ns(at_least_0(in->incl), r->hz);
+		st->self[ev] = ticks_to_ns(at_least_0(in->self), r->hz);
+		st->min[ev] = in->min == UINT64_MAX ? UINT64_MAX : ticks_to_ns(in->min, r->hz);
+		st->max[ev] = ticks_to_ns(in->max, r->hz);
+	}
+}
+
+/* One run's results as a profile of the store: one node per record, per thread. */
+static struct zp_profile *run_profile(const struct functions_job *job, struct symbols *s,
+				      const struct inject_plan *plan,
+				      const struct record_desc *recs, const struct inject_result *r,
+				      char *const argv[])
+{
+	struct zp_profile *p = profile_new();
+	char *cmd = join_argv(argv);
+	struct utsname u;
+	profile_set_str(&p->run.command, cmd);
+	free(cmd);
+	profile_set_str(&p->run.collector, "inject");
+	profile_set_str(&p->run.campaign, job->campaign);
+	profile_set_str(&p->run.arch, plan->arch->name);
+	profile_set_str(&p->run.clock, plan->arch->counter);
+	if (uname(&u) == 0)
+		profile_set_str(&p->run.host, u.nodename);
+	p->run.pid = r->pid;
+	p->run.start_ns = r->start_ns;
+	p->run.duration_ns = r->duration_ns;
+	p->run.exit_status = r->status >= 0 && WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+	p->run.term_signal = r->status >= 0 && WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
+	p->run.overhead_ns = (double)ticks_to_ns(r->cpair, r->hz);
+	char buf[64];
+	snprintf(buf, sizeof buf, "%zu", r->n);
+	profile_add_meta(p, "inject_records", buf);
+	snprintf(buf, sizeof buf, "%.1f", (double)ticks_to_ns(r->c0 * 1000, r->hz) / 1000);
+	profile_add_meta(p, "inject_payload_inside_ns", buf);
+	if (r->deep || r->noslot) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)(r->deep + r->noslot));
+		profile_add_meta(p, "inject_calls_not_measured", buf);
+	}
+	if (r->open) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->open);
+		profile_add_meta(p, "inject_calls_never_returned", buf);
+	}
+	unsigned ev = profile_event(p, "time", "ns");
+	uint32_t *nodes = zp_xcalloc(r->n + 1, sizeof *nodes);
+	for (size_t k = 0; k < r->n; k++)
+		nodes[k] = ZP_NONE; /* a record no thread called */
+	for (size_t i = 0; i < r->nthreads; i++)
+		add_thread(p, s, plan, recs, r, i, ev, nodes);
+	for (size_t i = 0; i < r->nedges; i++) {
+		const struct inject_edge *e = &r->edges[i];
+		uint32_t th = profile_thread(p, r->pid, r->tids[e->thread], NULL);
+		uint32_t caller = e->caller == INJECT_NO_CALLER ? ZP_NONE : nodes[e->caller];
+		if (nodes[e->callee] == ZP_NONE)
+			continue;
+		struct zp_edge *ze = profile_edge(p, th, ZP_CALL, caller, nodes[e->callee]);
+		ze->calls += e->calls;
+		ze->incl[ev] += ticks_to_ns(at_least_0(e->incl), r->hz);
+	}
+	free(nodes);
+	return p;
+}
+
+static int store_run(const struct functions_job *job, struct zp_profile *p, struct zerr *err)
+{
+	struct store *st = store_open(job->store, STORE_CREATE, err);
+	int rc = st ? store_add_run(st, p, err) : -1;
+	store_close(st);
+	return rc;
+}
+
+/* The program's status as zond's exit status (128 + signal when killed). */
+static int program_status(int status)
+{
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/* The executable of process pid, into prog; -1 when there is none. */
+static int process_program(long pid, char prog[PATH_MAX])
+{
+	char link[64];
+	snprintf(link, sizeof link, "/proc/%ld/exe", pid);
+	return realpath(link, prog) ? 0 : -1;
+}
+
+/*
+ * One run (argv) or one attachment (job->pid) with ijob's patches, stored.
+ * *stored is set when the run was stored; the program's status is zond's.
+ */
+static int measure(const struct functions_job *job, struct symbols *s, const struct inject_job *ij,
+		   const struct record_desc *recs, char **argv, const char *prog, int *stored,
+		   struct inject_result *keep)
+{
+	struct zerr err;
+	struct inject_result r;
+	char pidtext[32];
+	char *pargv[] = {(char *)prog, pidtext, NULL};
+	int rc;
+	*stored = 0;
+	if (job->pid) {
+		snprintf(pidtext, sizeof pidtext, "(pid %ld)", job->pid);
+		rc = inject_attach(ij, job->pid, job->duration, &r, &err);
+		argv = pargv;
+	} else {
+		rc = inject_run(ij, argv, &r, &err);
+	}
+	if (rc < 0) {
+		rc = !job->pid && r.status ? program_status(r.status) : 1;
+		cmd_error("inject", "%s", err.msg);
+		inject_result_free(&r);
+		return rc;
+	}
+	struct zp_profile *p = run_profile(job, s, ij->plan, recs, &r, argv);
+	rc = job->pid ? 0 : program_status(r.status);
+	if (store_run(job, p, &err) < 0) {
+		rc = cmd_error("inject", "%s", err.msg);
+	} else {
+		*stored = 1;
+		if (!job->quiet)
+			fprintf(stderr,
+				"zond inject: run %lld stored in %s: %zu %s, payload %.1f ns per "
+				"measured call subtracted\n",
+				(long long)p->run.id, job->store, r.n,
+				job->region ? "region" : "functions",
+				job->region ? ticks_to_ns(r.c0, r.hz) * 1.0 : p->run.overhead_ns);
+	}
+	profile_free(p);
+	if (keep)
+		*keep = r;
+	else
+		inject_result_free(&r);
+	return rc;
+}
+
+/*
+ * The functions of the plan -f chooses that can be injected, as indexes
+ * into plan->funcs (*which, malloc'ed); -1 with the error printed when
+ * there is none.
+ */
+static int choose(const struct functions_job *job, const struct inject_plan *plan,
+		  const char *prog, size_t **which, size_t *n)
+{
+	*which = zp_xcalloc(plan->nfuncs + 1, sizeof **which);
+	*n = 0;
+	for (size_t i = 0; i < plan->nfuncs; i++)
+		if (plan->funcs[i].ok && name_filter_wants(&job->filter, plan->funcs[i].name))
+			(*which)[(*n)++] = i;
+	if (*n)
+		return 0;
+	free(*which);
+	cmd_error("inject", "%s: no function to measure (%s)", prog,
+		  job->filter.ninclude ? "-f matched none that can be injected"
+				       : "no function symbols: stripped?");
+	return -1;
+}
+
+/* The functions scenario: the chosen functions, per_run of them a run. */
+static int functions(struct functions_job *job, struct symbols *s, const struct inject_plan *plan,
+		     char **argv, const char *prog, int *runs)
+{
+	size_t *which, n;
+	if (choose(job, plan, prog, &which, &n) < 0)
+		return 1;
+	struct inject_patch *patches = inject_function_patches(plan, which, n);
+	struct record_desc *recs = zp_xcalloc(n + 1, sizeof *recs);
+	for (size_t k = 0; k < n; k++)
+		recs[k] = (struct record_desc){ZP_FUNCTION, plan->funcs[which[k]].name,
+					       plan->funcs[which[k]].addr};
+	if (!job->quiet)
+		fprintf(stderr, "zond inject: %zu functions of %s, campaign %s\n", n, prog,
+			job->campaign);
+	size_t per = job->per_run > 0 && !job->pid ? (size_t)job->per_run : n;
+	int rc = 0;
+	for (size_t from = 0; from < n; from += per) {
+		size_t k = n - from < per ? n - from : per;
+		for (size_t j = 0; j < k; j++)
+			patches[from + j].id = (uint32_t)j;
+		struct inject_job ij = {plan, patches + from, k, k};
+		int stored;
+		rc = measure(job, s, &ij, recs + from, argv, prog, &stored, NULL);
+		*runs += stored;
+		if (!stored)
+			break;
+	}
+	free(recs);
+	free(patches);
+	free(which);
+	return rc;
+}
+
+/* The region scenario: passes from FROM to TO, one record. */
+static int region(struct functions_job *job, struct symbols *s, const struct inject_plan *plan,
+		  char **argv, const char *prog, int *runs)
+{
+	char from[256];
+	const char *comma = strchr(job->region, ',');
+	if (!comma || (size_t)(comma - job->region) >= sizeof from)
+		return cmd_usage_error("inject", "--region wants FROM,TO");
+	memcpy(from, job->region, (size_t)(comma - job->region));
+	from[comma - job->region] = 0;
+	struct inject_patch pt[2] = {{from, NULL, {0}, INJECT_REGION_FROM, 0},
+				     {comma + 1, NULL, {0}, INJECT_REGION_TO, 0}};
+	struct zerr err;
+	for (int i = 0; i < 2; i++)
+		if (inject_plan_point(s, plan, pt[i].name, &pt[i].site, &err) < 0)
+			return cmd_error("inject", "%s", err.msg);
+	uint64_t a0 = pt[0].site.addr + pt[0].site.keep, a1 = pt[1].site.addr + pt[1].site.keep;
+	if (a0 < a1 + plan->arch->jump_len && a1 < a0 + plan->arch->jump_len)
+		return cmd_error("inject", "--region %s: FROM and TO are too close (%u bytes each)",
+				 job->region, plan->arch->jump_len);
+	char name[600];
+	snprintf(name, sizeof name, "region %s", job->region);
+	struct record_desc rec = {ZP_BLOCK, name, pt[0].site.addr};
+	struct inject_job ij = {plan, pt, 2, 1};
+	if (!job->quiet)
+		fprintf(stderr, "zond inject: %s of %s, campaign %s\n", name, prog, job->campaign);
+	int stored;
+	int rc = measure(job, s, &ij, &rec, argv, prog, &stored, NULL);
+	*runs += stored;
+	return rc;
+}
+
+/* Inclusive time (ns) of record k summed over r's threads. */
+static uint64_t incl_of(const struct inject_result *r, size_t k)
+{
+	int64_t sum = 0;
+	for (size_t t = 0; t < r->nthreads; t++)
+		sum += (int64_t)r->stats[t * r->n + k].incl;
+	return ticks_to_ns(at_least_0((uint64_t)sum), r->hz);
+}
+
+/*
+ * The descend scenario: a first pass over every chosen function gives the
+ * call graph (stored as campaign NAME.graph), then the descent measures
+ * per_run functions a run (campaign NAME), pruning by bound (descend.h).
+ */
+static int descend(struct functions_job *job, struct symbols *s, const struct inject_plan *plan,
+		   char **argv, const char *prog, int *runs)
+{
+	size_t *which, n;
+	ptrdiff_t from = -1;
+	if (choose(job, plan, prog, &which, &n) < 0)
+		return 1;
+	for (size_t k = 0; job->from && k < n; k++)
+		if (strcmp(plan->funcs[which[k]].name, job->from) == 0)
+			from = (ptrdiff_t)k;
+	if (n > INJ_EDGES_MAX || (job->from && from < 0)) {
+		free(which);
+		return job->from && from < 0
+			       ? cmd_error("inject", "--from %s: no such function to measure",
+					   job->from)
+			       : cmd_error("inject",
+					   "--descend: %zu functions; its first pass keeps call "
+					   "edges for at most %d (choose some with -f)",
+					   n, INJ_EDGES_MAX);
+	}
+	struct inject_patch *patches = inject_function_patches(plan, which, n);
+	struct record_desc *recs = zp_xcalloc(n + 1, sizeof *recs);
+	for (size_t k = 0; k < n; k++)
+		recs[k] = (struct record_desc){ZP_FUNCTION, plan->funcs[which[k]].name,
+					       plan->funcs[which[k]].addr};
+	char graph[sizeof job->campaign_buf + 8];
+	snprintf(graph, sizeof graph, "%s.graph", job->campaign);
+	struct functions_job first = *job;
+	first.campaign = graph;
+	struct inject_job ij = {plan, patches, n, n};
+	struct inject_result r;
+	int stored, rc = measure(&first, s, &ij, recs, argv, prog, &stored, &r);
+	if (!stored) {
+		free(recs);
+		free(patches);
+		free(which);
+		return rc;
+	}
+	uint64_t *est = zp_xcalloc(n + 1, sizeof *est);
+	for (size_t k = 0; k < n; k++)
+		est[k] = incl_of(&r, k);
+	struct descent *d = descent_new(n, r.edges, r.nedges, est, job->threshold, from);
+	inject_result_free(&r);
+	size_t per = job->per_run > 0 ? (size_t)job->per_run : 1,
+	       *batch = zp_xcalloc(per, sizeof *batch);
+	struct inject_patch *bp = zp_xcalloc(per, sizeof *bp);
+	struct record_desc *br = zp_xcalloc(per, sizeof *br);
+	size_t k, measured = 0;
+	while ((k = descent_next(d, batch, per)) > 0) {
+		for (size_t j = 0; j < k; j++) {
+			bp[j] = patches[batch[j]];
+			bp[j].id = (uint32_t)j;
+			br[j] = recs[batch[j]];
+		}
+		struct inject_job bj = {plan, bp, k, k};
+		rc = measure(job, s, &bj, br, argv, prog, &stored, &r);
+		if (!stored)
+			break;
+		*runs += 1;
+		for (size_t j = 0; j < k; j++)
+			descent_measured(d, batch[j], incl_of(&r, j));
+		measured += k;
+		inject_result_free(&r);
+	}
+	size_t pruned = 0;
+	for (size_t c = 0; c < n; c++) {
+		uint64_t b, whole;
+		if (!descent_pruned(d, c, &b, &whole))
+			continue;
+		pruned++;
+		if (!job->quiet)
+			fprintf(stderr,
+				"zond inject: pruned %s: bound %llu ns, under %g%% of %llu ns\n",
+				recs[c].name, (unsigned long long)b, job->threshold,
+				(unsigned long long)whole);
+	}
+	if (!job->quiet)
+		fprintf(stderr,
+			"zond inject: descent: %zu functions measured, %zu pruned, %zu never "
+			"reached (the call graph: campaign %s)\n",
+			measured, pruned, n - measured - pruned, graph);
+	descent_free(d);
+	free(est);
+	free(batch);
+	free(bp);
+	free(br);
+	free(recs);
+	free(patches);
+	free(which);
+	return rc;
+}
+
+/* Finds the program, plans its functions and runs the scenario asked. */
+static int scenario(struct functions_job *job, char **argv)
+{
+	struct zerr err;
+	char prog[PATH_MAX];
+	if (job->pid) {
+		if (process_program(job->pid, prog) < 0)
+			return cmd_error("inject", "process %ld: no such process (or not ours)",
+					 job->pid);
+	} else if (launch_find_program(argv[0], prog, &err) < 0) {
+		return cmd_error("inject", "%s", err.msg);
+	}
+	const char *name = inject_elf_arch(prog, &err);
+	const struct inject_arch *arch = name ? inject_arch_find(name) : NULL;
+	if (!arch)
+		return cmd_error("inject", "%s", name ? "no relocator for this program" : err.msg);
+	struct symbols *s = symbols_new();
+	struct inject_plan plan;
+	if (inject_plan_file(s, prog, arch, &plan, &err) < 0) {
+		symbols_free(s);
+		return cmd_error("inject", "%s", err.msg);
+	}
+	if (!job->campaign) {
+		char base[PATH_MAX];
+		snprintf(base, sizeof base, "%s", prog);
+		snprintf(job->campaign_buf, sizeof job->campaign_buf, "inject-%s-%lld",
+			 basename(base), (long long)time(NULL));
+		job->campaign = job->campaign_buf;
+	}
+	if (!job->quiet)
+		fprintf(stderr, "zond inject: counter %s; %s\n", plan.arch->counter,
+			access("/sys/bus/event_source/devices/cpu", F_OK) == 0
+				? "hardware events through rdpmc are not implemented yet"
+				: "this machine has no PMU (no hardware events)");
+	int runs = 0;
+	int rc = job->region    ? region(job, s, &plan, argv, prog, &runs)
+		 : job->descend ? descend(job, s, &plan, argv, prog, &runs)
+				: functions(job, s, &plan, argv, prog, &runs);
+	if (!job->quiet && runs)
+		fprintf(stderr, "zond inject: campaign %s: %d run%s (zond report -C %s)\n",
+			job->campaign, runs, runs == 1 ? "" : "s", job->campaign);
+	inject_plan_free(&plan);
+	symbols_free(s);
+	return rc;
+}
+
+int cmd_inject(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"coverage", required_argument, NULL, 'C'},
+		{"function", required_argument, NULL, 'f'},
+		{"per-run", required_argument, NULL, 'K'},
+		{"pid", required_argument, NULL, 'p'},
+		{"duration", required_argument, NULL, 'D'},
+		{"region", required_argument, NULL, 'R'},
+		{"descend", no_argument, NULL, 'S'},
+		{"from", required_argument, NULL, 'F'},
+		{"threshold", required_argument, NULL, 'T'},
+		{"campaign", required_argument, NULL, 'c'},
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{0, 0, 0, 0},
+	};
+	struct functions_job job = {.store = STORE_DEFAULT_PATH, .threshold = 1};
+	const char *cov = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+hf:c:o:qp:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'C': cov = optarg; break;
+		case 'f':
+			if (job.filter.ninclude == NAME_FILTER_MAX)
+				return cmd_usage_error("inject", "at most %d patterns",
+						       NAME_FILTER_MAX);
+			job.filter.include[job.filter.ninclude++] = optarg;
+			break;
+		case 'K':
+			job.per_run = parse_count(optarg);
+			if (job.per_run <= 0)
+				return cmd_usage_error("inject",
+						       "--per-run wants a positive number");
+			break;
+		case 'p':
+			job.pid = parse_count(optarg);
+			if (job.pid <= 0)
+				return cmd_usage_error("inject", "-p wants a process id");
+			break;
+		case 'D': {
+			char *end;
+			job.duration = strtod(optarg, &end);
+			if (*end || end == optarg || job.duration <= 0)
+				return cmd_usage_error("inject", "--duration wants seconds > 0");
+			break;
+		}
+		case 'R': job.region = optarg; break;
+		case 'S': job.descend = 1; break;
+		case 'F': job.from = optarg; break;
+		case 'T': {
+			char *end;
+			job.threshold = strtod(optarg, &end);
+			if (*end || end == optarg || job.threshold < 0 || job.threshold > 100)
+				return cmd_usage_error("inject", "--threshold wants a percentage");
+			break;
+		}
+		case 'c': job.campaign = optarg; break;
+		case 'o': job.store = optarg; break;
+		case 'q': job.quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: return cmd_usage_error("inject", "unknown option");
+		}
+	}
+	if (cov) {
+		if (optind != argc)
+			return cmd_usage_error("inject", "--coverage takes one PROG and no more");
+		return coverage(cov);
+	}
+	if ((job.from || job.threshold != 1) && !job.descend)
+		return cmd_usage_error("inject", "--from and --threshold go with --descend");
+	if (job.descend && (job.region || job.pid))
+		return cmd_usage_error("inject",
+				       "--descend starts the program: no -p, no --region");
+	if (job.pid) {
+		if (optind != argc || job.per_run)
+			return cmd_usage_error("inject", "-p takes no program and no --per-run");
+		return scenario(&job, NULL);
+	}
+	if (job.duration)
+		return cmd_usage_error("inject", "--duration goes with -p");
+	if (optind >= argc)
+		return cmd_usage_error("inject", "no program to run (zond inject -- PROG ARGS)");
+	return scenario(&job, argv + optind);
+}

@@ -1,0 +1,113 @@
+/*
+ * arch.h - what zond inject needs to know of one instruction set: where a
+ * function's entry can be overwritten by a jump, how the overwritten
+ * instructions are relocated to run elsewhere, and how a jump is written.
+ *
+ * The engine (scenarios, transports) knows none of this; each architecture
+ * (arch/<name>/) fills a struct inject_arch.  Addresses are those the code
+ * runs at: link-time addresses for --coverage, run-time ones when patching
+ * a process (the engine adds the load bias).
+ *
+ * Contract of plan(): code holds the function's bytes (size of them) and,
+ * after them, `padding` bytes of alignment fill that no other symbol
+ * claims (0 when unknown); the patch goes at `offset` into it: 0 for a
+ * function's entry (a loop back to it is refused), else a point inside
+ * (region probes: a jump to the point itself is fine, it is a pass).  It either fills site and
+ * returns 0, or returns 1 with one line in why saying why the entry cannot be patched ("too short:
+ * 3 bytes, the jump needs 5", "the body jumps to +2, inside the patched
+ * bytes", ...).  A site that uses padding says so in site->padding (the
+ * fallback for short functions).
+ *
+ * Contract of relocate(): writes to out (cap bytes) the site's overwritten
+ * instructions re-encoded to run at address `to`, followed by a jump back
+ * to the first byte after the overwritten ones (unless the last one never
+ * falls through); returns the length, or -1 with why set when an operand
+ * cannot reach its target from `to`.  site->map_from/map_to then give, per
+ * relocated instruction, its offset in the original and in the copy, so the
+ * engine can move a thread stopped inside the overwritten bytes.
+ */
+#ifndef ZOND_INJECT_ARCH_H
+#define ZOND_INJECT_ARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+/* What a patch measures (the stub an architecture writes for it). */
+enum inject_probe {
+	INJECT_FUNCTION,    /* entry and, through the return address, exit of a function */
+	INJECT_REGION_FROM, /* a point where the region's counter starts */
+	INJECT_REGION_TO,   /* a point where it stops and one pass is accumulated */
+	INJECT_UNWIND,      /* an unwinder's entry: the thread's replaced return
+			     * addresses are given back before it walks the stack */
+};
+
+#define INJECT_SITE_INSNS 16
+#define INJECT_WHY        160
+
+struct inject_site {
+	uint64_t addr;    /* the function's first byte */
+	uint32_t keep;    /* bytes left in place before the patch (x86-64: endbr64) */
+	uint32_t len;     /* bytes overwritten from addr + keep */
+	uint32_t padding; /* of those, bytes of alignment fill after the function */
+	uint32_t ninsn;   /* instructions relocated */
+	uint32_t map_from[INJECT_SITE_INSNS]; /* offset from addr + keep, in the original */
+	uint32_t map_to[INJECT_SITE_INSNS];   /* offset in the relocated copy */
+};
+
+/* The target's addresses the payload needs (results.h has the layout). */
+struct inject_payload_args {
+	uint64_t shm;                /* the shared results */
+	uint64_t threads, slot_size; /* the private thread slots */
+	uint64_t stats;              /* offset of the statistics in a shared block */
+	uint64_t c0, cpair;          /* compensation, in counter ticks */
+	uint64_t exit;               /* the exit payload measured functions return through */
+	uint64_t blocks, block_size; /* the shared blocks, one per slot */
+	uint64_t edges;              /* offset of the call edges in a block, 0: none */
+	uint64_t nfuncs;
+};
+
+struct inject_arch {
+	const char *name;   /* "x86_64" */
+	uint32_t jump_len;  /* bytes of the jump written at an entry */
+	uint32_t reloc_max; /* largest relocated copy relocate() may write */
+	int (*plan)(const uint8_t *code, size_t size, size_t padding, uint64_t addr, size_t offset,
+		    struct inject_site *site, char *why);
+	int (*relocate)(struct inject_site *site, const uint8_t *code, uint64_t to, uint8_t *out,
+			size_t cap, char *why);
+	/* How many of the n bytes at b are alignment fill (nops, int3, zeros). */
+	size_t (*fill)(const uint8_t *b, size_t n);
+	/* Writes the jump from `from` to `to` (within reach) and returns its length. */
+	size_t (*jump)(uint64_t from, uint64_t to, uint8_t *out);
+
+	/*
+	 * The payload: one blob per trampoline area, written to out (its
+	 * length returned; 0 if cap is too small), then one stub per patch
+	 * (its length returned, at most stub_len; it starts with the 4-byte
+	 * id, the patch's jump goes after it) calling the blob at payload_at
+	 * for a probe of that kind, directly followed by the relocated copy.
+	 */
+	size_t (*payload)(uint8_t *out, size_t cap, const struct inject_payload_args *a);
+	/* The exit payload's address (the return address the entry puts on the
+	 * stack) in a blob written at payload_at. */
+	uint64_t (*exit_addr)(uint64_t payload_at);
+	uint32_t stub_len;
+	size_t (*stub)(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id,
+		       enum inject_probe kind);
+	/*
+	 * The payload's cost, measured here on this machine: c0 the part of it
+	 * inside a measured interval, cpair what one measured call adds to its
+	 * caller's, in ticks of the counter, and its ticks per second.
+	 * 0, or -1 with err.
+	 */
+	int (*calibrate)(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err);
+	/* The region probes' part of a measured pass (FROM then TO at once), in ticks. */
+	int (*calibrate_region)(uint64_t *c0, uint64_t *hz, struct zerr *err);
+	const char *counter; /* "tsc" */
+};
+
+/* The architecture called name ("x86_64"), or NULL when zond was built without it. */
+const struct inject_arch *inject_arch_find(const char *name);
+
+#endif

@@ -1,0 +1,381 @@
+#ifdef __x86_64__
+/*
+ * payload.S - the x86-64 code zond inject copies into its target, once per
+ * trampoline area, as one position-independent blob (za_blob..za_blob_end):
+ * a header the controller fills, the entry payload and the exit payload.
+ * Layout of the shared results: tool/inject/results.h.
+ *
+ * Each patched function gets a stub after the blob (payload.c):
+ *     .long id; call za_entry; <relocated entry>; jmp back
+ * so at za_entry (%rsp) is the relocated copy (the id 9 bytes before it)
+ * and 8(%rsp) the return address.  The entry takes a frame on the thread's
+ * shadow stack, saves the real return address there, puts za_exit in its
+ * place, reads the counter last (lfence; rdtsc) and returns into the copy.
+ * It keeps every register but rflags (not preserved across calls): the
+ * argument registers (rdi, rsi, rdx, rcx, r8, r9, rax for varargs, r10
+ * for a static chain) and all vector registers are untouched or restored.
+ * The exit reads the counter first, pops its frame (frames left above it
+ * by longjmp are dropped), accumulates, and returns to the real address.
+ * It keeps every register but rflags too, not only the return values (rax,
+ * rdx, vector and x87 registers): with -fipa-ra (GCC's default at -O2) a
+ * caller relies on a callee in its unit leaving the caller-saved registers
+ * it does not use untouched, so clobbering rcx or r8 there breaks it.
+ *
+ * Region probes (stub: .long id; lea -128(%rsp),%rsp; call za_from or
+ * za_to; lea 128(%rsp),%rsp; <relocated instructions>) stand anywhere in
+ * a function: the stub steps over the red zone, the probe keeps every
+ * register and rflags.  FROM notes the counter in the thread's slot unless
+ * the region is already on; TO, when it is on, accumulates the pass.
+ *
+ * The thread's slot (private memory: a forked child returns through its
+ * own copy of the frames) is found by its thread pointer (%fs:0, the TCB's self
+ * pointer under glibc, set before any program code runs) in an
+ * open-addressed table claimed with lock cmpxchg.
+ */
+#include "../../results.h"
+
+#define ACTIVE INJ_ACTIVE
+
+	.section .rodata.zond_payload, "a"
+	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind
+	.hidden za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind
+	.p2align 6
+za_blob:
+za_shm:		.quad 0	/* the target's address of the shared results */
+za_threads:	.quad 0	/* its private thread slots */
+za_slotsize:	.quad 0
+za_stats:	.quad 0	/* where in a shared block its statistics start */
+za_c0:		.quad 0	/* the payload's own part of a measured interval */
+za_cpair:	.quad 0	/* what one measured call adds to its caller's */
+za_fexit:	.quad 0	/* the za_exit measured functions return through */
+za_blocks:	.quad 0	/* the shared blocks, one per thread slot */
+za_blocksize:	.quad 0
+za_edges:	.quad 0	/* where in a shared block its call edges start, 0: none */
+za_nfuncs:	.quad 0
+	.quad 0, 0, 0, 0, 0
+
+/* r11 = this thread's slot, or 0 when the table is full; clobbers rax, rcx, rdx (and flags). */
+za_slot:
+	mov %fs:0, %rcx
+	movabs $0x9e3779b97f4a7c15, %rax
+	imul %rcx, %rax
+	shr $56, %rax			/* INJ_THREADS == 256 */
+	mov $INJ_THREADS, %edx
+1:	mov %rax, %r11
+	imul za_slotsize(%rip), %r11
+	add za_threads(%rip), %r11
+	cmp %rcx, INJ_T_KEY(%r11)
+	je 3f
+	cmpq $0, INJ_T_KEY(%r11)
+	jne 2f
+	push %rax
+	xor %eax, %eax
+	lock cmpxchg %rcx, INJ_T_KEY(%r11)
+	pop %rax
+	jne 4f
+	mov %rax, %rdx			/* claimed: its shared block */
+	imul za_blocksize(%rip), %rdx
+	add za_blocks(%rip), %rdx
+	mov %rdx, INJ_T_SHARED(%r11)
+	push %r11			/* and the thread's id, once */
+	push %rdx
+	mov $186, %eax			/* SYS_gettid; clobbers rcx, r11 */
+	syscall
+	pop %rdx
+	pop %r11
+	mov %rax, INJ_SB_TID(%rdx)
+	jmp 3f
+4:	cmp %rcx, INJ_T_KEY(%r11)
+	je 3f
+2:	inc %rax
+	and $(INJ_THREADS - 1), %rax
+	dec %edx
+	jnz 1b
+	xor %r11d, %r11d
+3:	ret
+
+/* The thread's stat at rcx takes the cost rsi into its min (kept inverted) and max; clobbers rax. */
+za_minmax:
+	mov %rsi, %rax
+	not %rax
+	cmp INJ_S_MIN(%rcx), %rax
+	jbe 1f
+	mov %rax, INJ_S_MIN(%rcx)
+1:	cmp INJ_S_MAX(%rcx), %rsi
+	jbe 2f
+	mov %rsi, INJ_S_MAX(%rcx)
+2:	ret
+
+/*
+ * Drops the frames longjmp (or a thread's exit through an unwinder) left
+ * on the shadow stack: those whose return-address slot lies below rdx,
+ * that is deeper in the stack than a live frame can be.  Their calls
+ * count; their time is not known.  r11 = the slot; clobbers rax, rcx.
+ */
+za_drop:
+	push %rdi
+	mov INJ_T_DEPTH(%r11), %rax
+1:	test %rax, %rax
+	jz 2f
+	lea -1(%rax), %rcx
+	shl $6, %rcx			/* INJ_FRAME == 64 */
+	lea INJ_SLOT_HDR(%r11, %rcx), %rdi
+	cmp %rdx, INJ_F_SLOT(%rdi)
+	jae 2f
+	mov INJ_F_ID(%rdi), %rcx
+	decl ACTIVE(%r11, %rcx, 4)
+	mov INJ_T_SHARED(%r11), %rdi
+	decl INJ_SB_OPEN(%rdi, %rcx, 4)	/* no longer open: a call */
+	shl $6, %rcx			/* INJ_STAT == 64 */
+	add za_stats(%rip), %rcx
+	incq INJ_S_CALLS(%rdi, %rcx)
+	dec %rax
+	jmp 1b
+2:	mov %rax, INJ_T_DEPTH(%r11)
+	pop %rdi
+	ret
+
+za_entry:
+	push %rax
+	push %rcx
+	push %rdx
+	push %r11			/* copy at 32(%rsp), return address at 40(%rsp) */
+	call za_slot
+	test %r11, %r11
+	jz .Lnoslot
+	lea 40(%rsp), %rdx		/* frames below this call's slot are dead; */
+	lea za_exit(%rip), %rax		/* one at the slot too, unless the slot */
+	cmp %rax, (%rdx)		/* holds za_exit: a tail call from a */
+	je 1f				/* measured function, whose frame lives */
+	inc %rdx
+1:	call za_drop
+	mov INJ_T_DEPTH(%r11), %rax
+	cmp $INJ_DEPTH, %rax
+	jae .Ldeep
+	lea 1(%rax), %rcx
+	mov %rcx, INJ_T_DEPTH(%r11)
+	mov 32(%rsp), %rdx
+	mov -9(%rdx), %edx		/* the function's id */
+	incl ACTIVE(%r11, %rdx, 4)
+	mov INJ_T_SHARED(%r11), %rcx
+	incl INJ_SB_OPEN(%rcx, %rdx, 4)	/* open until it returns */
+	shl $6, %rax			/* INJ_FRAME == 64 */
+	lea INJ_SLOT_HDR(%r11, %rax), %r11
+	mov %rdx, INJ_F_ID(%r11)
+	mov 40(%rsp), %rax
+	mov %rax, INJ_F_RET(%r11)
+	lea 40(%rsp), %rax
+	mov %rax, INJ_F_SLOT(%r11)
+	xor %eax, %eax
+	mov %rax, INJ_F_CHILD(%r11)
+	mov %rax, INJ_F_NDESC(%r11)
+	lea za_exit(%rip), %rax
+	mov %rax, 40(%rsp)
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, INJ_F_START(%r11)
+.Lgo:	pop %r11
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret				/* into the relocated copy */
+.Lnoslot:
+	mov za_shm(%rip), %rax
+	lock incq INJ_H_NOSLOT(%rax)
+	jmp .Lgo
+.Ldeep:
+	mov za_shm(%rip), %rax
+	lock incq INJ_H_DEEP(%rax)
+	jmp .Lgo
+
+za_exit:
+	push %rax			/* becomes the real return address */
+	push %rax
+	push %rdx
+	push %rcx
+	push %r11
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10			/* the return address slot at 72(%rsp) */
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, %r8			/* now */
+	call za_slot
+	lea 72(%rsp), %rdx		/* where the entry found the return address */
+	call za_drop
+	mov INJ_T_DEPTH(%r11), %rax	/* the top frame is this call's */
+	dec %rax
+	mov %rax, %rcx
+	shl $6, %rcx
+	lea INJ_SLOT_HDR(%r11, %rcx), %rdi
+	mov %rax, INJ_T_DEPTH(%r11)
+	mov INJ_F_RET(%rdi), %rcx
+	mov %rcx, 72(%rsp)
+	mov %r8, %rsi			/* inclusive, compensated; signed, so that */
+	sub INJ_F_START(%rdi), %rsi	/* sums stay consistent where the */
+	sub za_c0(%rip), %rsi		/* compensation overshoots a short call */
+	mov INJ_F_NDESC(%rdi), %r9
+	mov %r9, %rcx
+	imul za_cpair(%rip), %rcx
+	sub %rcx, %rsi
+	mov %rsi, %r10			/* self */
+	sub INJ_F_CHILD(%rdi), %r10
+	test %rax, %rax
+	jz 5f
+	add %rsi, INJ_F_CHILD - INJ_FRAME(%rdi)
+	lea 1(%r9), %rcx
+	add %rcx, INJ_F_NDESC - INJ_FRAME(%rdi)
+5:	mov INJ_F_ID(%rdi), %rcx
+	decl ACTIVE(%r11, %rcx, 4)
+	setz %r8b			/* the outermost activation */
+	mov INJ_T_SHARED(%r11), %r9
+	decl INJ_SB_OPEN(%r9, %rcx, 4)	/* returned */
+	shl $6, %rcx			/* INJ_STAT == 64 */
+	add za_stats(%rip), %rcx
+	add %r9, %rcx			/* this thread's stat */
+	incq INJ_S_CALLS(%rcx)
+	add %r10, INJ_S_SELF(%rcx)
+	test %r8b, %r8b
+	jz 6f
+	add %rsi, INJ_S_INCL(%rcx)
+6:	mov za_edges(%rip), %rdx	/* the call edge from the nearest measured */
+	test %rdx, %rdx			/* caller (none: a root call) */
+	jz 62f
+	mov za_nfuncs(%rip), %r8
+	test %rax, %rax
+	jz 61f
+	mov INJ_F_ID - INJ_FRAME(%rdi), %r8
+61:	imul za_nfuncs(%rip), %r8
+	add INJ_F_ID(%rdi), %r8
+	shl $4, %r8			/* INJ_EDGE == 16 */
+	add %rdx, %r8
+	add %r9, %r8
+	incq INJ_E_CALLS(%r8)
+	add %rsi, INJ_E_INCL(%r8)
+62:	test %rsi, %rsi			/* one call's cost is at least 0 */
+	jns 60f
+	xor %esi, %esi
+60:	call za_minmax
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %r11
+	pop %rcx
+	pop %rdx
+	pop %rax
+	ret				/* to the real return address */
+za_from:
+	pushfq
+	push %rax
+	push %rcx
+	push %rdx
+	push %r11
+	call za_slot
+	test %r11, %r11
+	jz 1f
+	cmpq $0, INJ_T_RSTART(%r11)
+	jne 1f				/* on already: the first FROM counts */
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, INJ_T_RSTART(%r11)
+1:	pop %r11
+	pop %rdx
+	pop %rcx
+	pop %rax
+	popfq
+	ret
+
+za_to:
+	pushfq
+	push %rax
+	push %rcx
+	push %rdx
+	push %r11
+	push %rsi			/* the stub's return address at 48(%rsp) */
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	mov %rax, %rsi
+	call za_slot
+	test %r11, %r11
+	jz 9f
+	mov INJ_T_RSTART(%r11), %rax
+	test %rax, %rax
+	jz 9f
+	movq $0, INJ_T_RSTART(%r11)
+	sub %rax, %rsi
+	sub za_c0(%rip), %rsi
+	jns 1f
+	xor %esi, %esi
+1:	mov 48(%rsp), %rcx
+	mov -14(%rcx), %ecx		/* the id, 14 bytes before the return address */
+	shl $6, %rcx			/* INJ_STAT == 64 */
+	add za_stats(%rip), %rcx
+	add INJ_T_SHARED(%r11), %rcx	/* this thread's stat */
+	incq INJ_S_CALLS(%rcx)
+	add %rsi, INJ_S_INCL(%rcx)
+	add %rsi, INJ_S_SELF(%rcx)
+	call za_minmax
+9:	pop %rsi
+	pop %r11
+	pop %rdx
+	pop %rcx
+	pop %rax
+	popfq
+	ret
+/*
+ * At the entry of an unwinder (_Unwind_RaiseException, _Unwind_Resume,
+ * ...; stub: .long id; call za_unwind): every live frame of this thread
+ * whose return-address slot still holds za_exit gets its real address
+ * back, so the unwinder walks the program's own frames.  Those frames are
+ * left on the shadow stack and dropped (counted, untimed) by a later entry
+ * or exit, or at the end.  Returns into the relocated copy.
+ */
+za_unwind:
+	push %rax
+	push %rcx
+	push %rdx
+	push %r11
+	push %rsi
+	push %rdi
+	call za_slot
+	test %r11, %r11
+	jz 9f
+	mov INJ_T_DEPTH(%r11), %rsi
+	lea 48(%rsp), %rdi		/* frames at or below this are dead */
+1:	test %rsi, %rsi
+	jz 9f
+	dec %rsi
+	mov %rsi, %rcx
+	shl $6, %rcx			/* INJ_FRAME == 64 */
+	lea INJ_SLOT_HDR(%r11, %rcx), %rcx
+	mov INJ_F_SLOT(%rcx), %rax
+	cmp %rdi, %rax
+	jbe 1b
+	mov za_fexit(%rip), %rdx
+	cmp %rdx, (%rax)
+	jne 1b
+	mov INJ_F_RET(%rcx), %rdx
+	mov %rdx, (%rax)
+	jmp 1b
+9:	pop %rdi
+	pop %rsi
+	pop %r11
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret				/* into the relocated copy */
+za_blob_end:
+	.section .note.GNU-stack, "", @progbits
+#endif

@@ -1,0 +1,229 @@
+/*
+ * payload.c - the x86-64 payload of zond inject (payload.S) as the engine
+ * uses it: the blob with its header filled, the per-function stubs, and
+ * the payload's cost measured by running the very same code here.
+ *
+ * Counter: rdtsc after lfence (the invariant TSC).  Hardware event counters
+ * (rdpmc) are not used: the development VM has no PMU, so rdtsc is the only
+ * counter zond inject reads today.
+ */
+#if defined(ZOND_HAVE_ZYDIS) && defined(__x86_64__)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <x86intrin.h>
+
+#include "../../arch.h"
+#include "../../results.h"
+
+extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[], za_to[],
+	za_unwind[];
+
+#define STUB_LEN        9  /* .long id; call rel32 */
+#define REGION_STUB_LEN 22 /* .long id; lea -128(%rsp),%rsp; call rel32; lea 128(%rsp),%rsp */
+
+size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a)
+{
+	size_t n = (size_t)(za_blob_end - za_blob);
+	if (n > cap)
+		return 0;
+	memcpy(out, za_blob, n);
+	uint64_t head[11] = {a->shm,  a->threads, a->slot_size,  a->stats, a->c0,    a->cpair,
+			     a->exit, a->blocks,  a->block_size, a->edges, a->nfuncs};
+	memcpy(out, head, sizeof head);
+	return n;
+}
+
+uint64_t inject_x86_64_exit_addr(uint64_t payload_at)
+{
+	return payload_at + (uint64_t)(za_exit - za_blob);
+}
+
+/* call rel32 at out (address at) to the blob's routine fn, written at payload_at. */
+static void put_call(uint8_t *out, uint64_t at, uint64_t payload_at, const uint8_t *fn)
+{
+	out[0] = 0xe8;
+	int32_t rel = (int32_t)(payload_at + (uint64_t)(fn - za_blob) - (at + 5));
+	memcpy(out + 1, &rel, 4);
+}
+
+size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id,
+			  enum inject_probe kind)
+{
+	memcpy(out, &id, 4);
+	if (kind == INJECT_FUNCTION || kind == INJECT_UNWIND) {
+		put_call(out + 4, at + 4, payload_at, kind == INJECT_UNWIND ? za_unwind : za_entry);
+		return STUB_LEN;
+	}
+	static const uint8_t below[] = {0x48, 0x8d, 0x64, 0x24, 0x80}; /* lea -128(%rsp),%rsp */
+	static const uint8_t back[] = {0x48, 0x8d, 0xa4, 0x24,
+				       0x80, 0,    0,    0}; /* lea 128(%rsp),%rsp */
+	memcpy(out + 4, below, sizeof below);
+	put_call(out + 9, at + 9, payload_at, kind == INJECT_REGION_FROM ? za_from : za_to);
+	memcpy(out + 14, back, sizeof back);
+	return REGION_STUB_LEN;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* TSC ticks per second over 20 ms of the monotonic clock. */
+static uint64_t tsc_hz(void)
+{
+	uint64_t n0 = now_ns(), t0 = __rdtsc(), n1, t1;
+	do {
+		n1 = now_ns();
+		t1 = __rdtsc();
+	} while (n1 - n0 < 20000000u);
+	return (uint64_t)((unsigned __int128)(t1 - t0) * 1000000000u / (n1 - n0));
+}
+
+/* The incl sum of record 0 over every block of the results at res. */
+static uint64_t incl_sum(const uint8_t *res)
+{
+	uint64_t sum = 0;
+	for (size_t t = 0; t < INJ_THREADS; t++) {
+		const struct inject_stat *st =
+			(const void *)(res + INJ_HDR + t * (size_t)INJ_SBLOCK(1) + INJ_SB_STATS(1));
+		sum += st->incl;
+	}
+	return sum;
+}
+
+/*
+ * Ticks per call of fn, and the mean measured interval per call the
+ * results at res saw, from the round of 200 calls that took least time of 50.
+ */
+static uint64_t ticks_per_call(void (*fn)(void), const uint8_t *res, uint64_t *inside)
+{
+	uint64_t best = UINT64_MAX;
+	for (int r = 0; r < 50; r++) {
+		uint64_t incl0 = res ? incl_sum(res) : 0;
+		_mm_lfence();
+		uint64_t t0 = __rdtsc();
+		for (int i = 0; i < 200; i++)
+			fn();
+		_mm_lfence();
+		uint64_t d = (__rdtsc() - t0) / 200;
+		if (d < best) {
+			best = d;
+			if (res)
+				*inside = (incl_sum(res) - incl0) / 200;
+		}
+	}
+	return best;
+}
+
+/* The payload running inside zond, on results of one record, for calibration. */
+struct bench {
+	uint8_t *res, *slots, *code, *free_at; /* free_at: first byte after the blob */
+	size_t len;
+};
+
+static int bench_open(struct bench *b, struct zerr *err)
+{
+	size_t blob = (size_t)(za_blob_end - za_blob);
+	uint64_t size = (inject_results_size(1) + 63) & ~(uint64_t)63;
+	b->len = 2 * 4096;
+	b->res = aligned_alloc(64, size);
+	b->slots = calloc(1, inject_slots_size(1));
+	b->code = mmap(NULL, b->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!b->res || !b->slots || b->code == MAP_FAILED) {
+		free(b->res);
+		free(b->slots);
+		return zerr_set(err, "calibrating the payload: %s", strerror(errno));
+	}
+	memset(b->res, 0, size);
+	struct inject_payload_args a = {(uint64_t)b->res,
+					(uint64_t)b->slots,
+					INJ_PSLOT(1),
+					INJ_SB_STATS(1),
+					0,
+					0,
+					inject_x86_64_exit_addr((uint64_t)b->code),
+					(uint64_t)(b->res + INJ_HDR),
+					INJ_SBLOCK(1),
+					0,
+					1};
+	inject_x86_64_payload(b->code, b->len, &a);
+	b->free_at = b->code + ((blob + 63) & ~(size_t)63);
+	return 0;
+}
+
+/* Makes the code executable; -1 with err set. */
+static int bench_ready(struct bench *b, struct zerr *err)
+{
+	if (mprotect(b->code, b->len, PROT_READ | PROT_EXEC) == 0)
+		return 0;
+	return zerr_set(err, "calibrating the payload: %s", strerror(errno));
+}
+
+static void bench_close(struct bench *b)
+{
+	munmap(b->code, b->len);
+	free(b->res);
+	free(b->slots);
+}
+
+int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err)
+{
+	struct bench b;
+	if (bench_open(&b, err) < 0)
+		return -1;
+	uint8_t *stub = b.free_at, *plain = b.code + 4096;
+	inject_x86_64_stub(stub, (uint64_t)stub, (uint64_t)b.code, 0, INJECT_FUNCTION);
+	stub[STUB_LEN] = 0xc3; /* the relocated copy of an empty function */
+	plain[0] = 0xc3;
+	if (bench_ready(&b, err) < 0) {
+		bench_close(&b);
+		return -1;
+	}
+	void (*measured)(void) = (void (*)(void))(uintptr_t)(stub + 4);
+	void (*bare)(void) = (void (*)(void))(uintptr_t)plain;
+	uint64_t inside = 0;
+	uint64_t with = ticks_per_call(measured, b.res, &inside);
+	uint64_t without = ticks_per_call(bare, NULL, NULL);
+	*c0 = inside; /* an empty body: its whole interval is the payload's */
+	*cpair = with > without ? with - without : 0;
+	*hz = tsc_hz();
+	bench_close(&b);
+	return 0;
+}
+
+/*
+ * The region probes' own part of a pass: a function whose body is the
+ * FROM stub, a jmp over the TO stub's id, the TO stub and ret.
+ */
+int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
+{
+	struct bench b;
+	if (bench_open(&b, err) < 0)
+		return -1;
+	uint8_t *from = b.free_at;
+	size_t n =
+		inject_x86_64_stub(from, (uint64_t)from, (uint64_t)b.code, 0, INJECT_REGION_FROM);
+	from[n] = 0xeb; /* jmp .+6: over the TO stub's id */
+	from[n + 1] = 4;
+	uint8_t *to = from + n + 2;
+	n = inject_x86_64_stub(to, (uint64_t)to, (uint64_t)b.code, 0, INJECT_REGION_TO);
+	to[n] = 0xc3;
+	if (bench_ready(&b, err) < 0) {
+		bench_close(&b);
+		return -1;
+	}
+	uint64_t inside = 0;
+	ticks_per_call((void (*)(void))(uintptr_t)(from + 4), b.res, &inside);
+	*c0 = inside;
+	*hz = tsc_hz();
+	bench_close(&b);
+	return 0;
+}
+#else
+typedef int zond_no_x86_64_payload; /* ISO C: a translation unit is not empty */
+#endif

@@ -1,0 +1,197 @@
+/* engine.c - which functions of an ELF file can be patched, and how (engine.h). */
+#include "engine.h"
+
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/profile.h"
+
+#define FILL_MAX 64 /* alignment fill looked at after a function */
+
+const char *inject_elf_arch(const char *path, struct zerr *err)
+{
+	int m = symbols_machine(path, err);
+	if (m < 0)
+		return NULL;
+	if (m == EM_X86_64)
+		return "x86_64";
+	if (m == EM_RISCV)
+		return "riscv";
+	zerr_set(err, "%s: ELF machine %d; zond inject knows x86-64", path, m);
+	return NULL;
+}
+
+struct collect {
+	struct inject_func *f;
+	size_t n, cap;
+};
+
+static void collect_one(void *arg, const struct symbol *sym)
+{
+	struct collect *c = arg;
+	if (c->n && c->f[c->n - 1].addr == sym->start)
+		return; /* an alias: the preferred name is looked up later */
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 256;
+		c->f = zp_xrealloc(c->f, c->cap * sizeof *c->f);
+	}
+	struct inject_func *f = &c->f[c->n++];
+	memset(f, 0, sizeof *f);
+	f->addr = sym->start;
+	f->size = sym->size;
+}
+
+/* Bytes of alignment fill after f that no function claims. */
+static size_t fill_after(const struct inject_plan *p, size_t i, const uint8_t *code, size_t got)
+{
+	const struct inject_func *f = &p->funcs[i];
+	uint64_t end = f->addr + f->size, limit = end + FILL_MAX;
+	if (i + 1 < p->nfuncs && p->funcs[i + 1].addr < limit)
+		limit = p->funcs[i + 1].addr;
+	if (limit <= end || got <= f->size)
+		return 0;
+	size_t room = (size_t)(limit - end);
+	if (room > got - f->size)
+		room = got - f->size;
+	return p->arch->fill(code + f->size, room);
+}
+
+static int plan_one(struct symbols *s, struct inject_plan *p, size_t i, struct zerr *err)
+{
+	struct inject_func *f = &p->funcs[i];
+	struct symbol sym;
+	if (symbols_lookup(s, p->path, f->addr, &sym, err) < 0)
+		return -1;
+	f->name = sym.name;
+	size_t want = (size_t)f->size + FILL_MAX;
+	uint8_t *code = zp_xmalloc(want);
+	long got = symbols_read(s, p->path, f->addr, code, want, err);
+	int rc = 0;
+	if (got < 0) {
+		rc = -1;
+	} else if ((size_t)got < f->size) {
+		snprintf(f->why, sizeof f->why, "no code in the file (%ld of %llu bytes)", got,
+			 (unsigned long long)f->size);
+	} else {
+		size_t pad = fill_after(p, i, code, (size_t)got);
+		f->ok = p->arch->plan(code, (size_t)f->size, pad, f->addr, 0, &f->site, f->why) ==
+			0;
+		uint8_t copy[512];
+		if (f->ok &&
+		    p->arch->relocate(&f->site, code, p->image_end, copy, sizeof copy, f->why) < 0)
+			f->ok = 0;
+	}
+	free(code);
+	return rc;
+}
+
+int inject_plan_file(struct symbols *s, const char *path, const struct inject_arch *arch,
+		     struct inject_plan *out, struct zerr *err)
+{
+	memset(out, 0, sizeof *out);
+	struct collect c = {0};
+	if (symbols_each_function(s, path, collect_one, &c, err) < 0)
+		return -1;
+	out->path = zp_xstrdup(path);
+	out->arch = arch;
+	out->funcs = c.f;
+	out->nfuncs = c.n;
+	for (size_t i = 0; i < c.n; i++)
+		if (c.f[i].addr + c.f[i].size > out->image_end)
+			out->image_end = c.f[i].addr + c.f[i].size;
+	out->image_end = (out->image_end + 4095) & ~(uint64_t)4095;
+	uint64_t entry = 0;
+	if (symbols_entry(path, &entry, err) < 0) {
+		inject_plan_free(out);
+		return -1;
+	}
+	for (size_t i = 0; i < c.n; i++) {
+		if (plan_one(s, out, i, err) < 0) {
+			inject_plan_free(out);
+			return -1;
+		}
+		/* the kernel jumps there: no return address to replace */
+		if (c.f[i].addr == entry && entry) {
+			c.f[i].ok = 0;
+			snprintf(c.f[i].why, sizeof c.f[i].why,
+				 "the program's entry point: entered with no return address");
+		}
+	}
+	return 0;
+}
+
+void inject_plan_free(struct inject_plan *p)
+{
+	free(p->funcs);
+	free(p->path);
+	memset(p, 0, sizeof *p);
+}
+
+size_t inject_plan_count_ok(const struct inject_plan *p)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->nfuncs; i++)
+		n += p->funcs[i].ok;
+	return n;
+}
+
+/* The index of the function named name or containing addr, or -1. */
+static ptrdiff_t find_func(const struct inject_plan *p, const char *name, uint64_t addr)
+{
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		const struct inject_func *f = &p->funcs[i];
+		if (name ? f->name && strcmp(f->name, name) == 0
+			 : addr >= f->addr && addr < f->addr + f->size)
+			return (ptrdiff_t)i;
+	}
+	return -1;
+}
+
+int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char *spec,
+		      struct inject_site *site, struct zerr *err)
+{
+	char name[256];
+	uint64_t off = 0, addr = 0;
+	char *end;
+	ptrdiff_t i;
+	if (strncmp(spec, "0x", 2) == 0) {
+		addr = strtoull(spec, &end, 16);
+		if (*end)
+			return zerr_set(err, "%s: not an address", spec);
+		if ((i = find_func(p, NULL, addr)) < 0)
+			return zerr_set(err, "%s: in no function of %s", spec, p->path);
+		off = addr - p->funcs[i].addr;
+	} else {
+		size_t len = strcspn(spec, "+");
+		if (len >= sizeof name)
+			return zerr_set(err, "%s: name too long", spec);
+		memcpy(name, spec, len);
+		name[len] = 0;
+		if (spec[len]) {
+			off = strtoull(spec + len + 1, &end, 0);
+			if (*end || end == spec + len + 1)
+				return zerr_set(err, "%s: not FUNC+OFFSET", spec);
+		}
+		if ((i = find_func(p, name, 0)) < 0)
+			return zerr_set(err, "%s: no function %s in %s", spec, name, p->path);
+		if (off >= p->funcs[i].size)
+			return zerr_set(err, "%s: past the end of %s (%llu bytes)", spec, name,
+					(unsigned long long)p->funcs[i].size);
+	}
+	const struct inject_func *f = &p->funcs[i];
+	size_t want = (size_t)f->size + FILL_MAX;
+	uint8_t *code = zp_xmalloc(want);
+	long got = symbols_read(s, p->path, f->addr, code, want, err);
+	char why[INJECT_WHY];
+	int rc = got < (long)f->size ? -1 : 0;
+	if (got >= 0 && rc < 0)
+		zerr_set(err, "%s: no code in %s", spec, p->path);
+	if (rc == 0 &&
+	    p->arch->plan(code, (size_t)f->size, fill_after(p, (size_t)i, code, (size_t)got),
+			  f->addr, (size_t)off, site, why) != 0)
+		rc = zerr_set(err, "%s: %s", spec, why);
+	free(code);
+	return rc;
+}

@@ -1,0 +1,61 @@
+/*
+ * engine.h - zond inject's plan of which functions of an ELF file can be
+ * patched, and how.  Transport- and architecture-neutral: the functions
+ * come from tool/symbols, the decisions from a struct inject_arch.
+ *
+ * inject_plan_file() takes every function symbol of the file (one entry per
+ * start address; of aliases, the name symbols_lookup prefers), reads its
+ * bytes and the alignment fill after it, and asks the architecture for a
+ * site; a site is also relocated once to the first page after the image,
+ * where the trampolines will be (within reach of a rel32 jump on x86-64),
+ * so a refusal for reach shows here too.
+ */
+#ifndef ZOND_INJECT_ENGINE_H
+#define ZOND_INJECT_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "symbols/symbols.h"
+#include "util/error.h"
+
+struct inject_func {
+	const char *name; /* owned by the struct symbols */
+	uint64_t addr;    /* link-time address */
+	uint64_t size;
+	int ok; /* 1: site is valid */
+	struct inject_site site;
+	char why[INJECT_WHY]; /* when !ok: the reason */
+};
+
+struct inject_plan {
+	char *path;
+	const struct inject_arch *arch;
+	struct inject_func *funcs; /* by address */
+	size_t nfuncs;
+	uint64_t image_end; /* first address after every function, page-aligned */
+};
+
+/* Plans every function of the ELF file at path; -1 with err set. */
+int inject_plan_file(struct symbols *s, const char *path, const struct inject_arch *arch,
+		     struct inject_plan *out, struct zerr *err);
+void inject_plan_free(struct inject_plan *p);
+
+/*
+ * A point of the plan's file for a region probe: "FUNC", "FUNC+OFFSET"
+ * (decimal or 0x hex) or "0xADDR" (link-time); its site into *site (at
+ * least the arch's jump of the function's instructions from there, no
+ * jump of the function into them).  -1 with err set: "SPEC: no function
+ * FUNC", "SPEC: WHY".
+ */
+int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char *spec,
+		      struct inject_site *site, struct zerr *err);
+
+/* Functions the plan can patch. */
+size_t inject_plan_count_ok(const struct inject_plan *p);
+
+/* The ELF machine of path as an architecture name ("x86_64"), or NULL with err set. */
+const char *inject_elf_arch(const char *path, struct zerr *err);
+
+#endif

@@ -1,0 +1,120 @@
+/*
+ * results.h - the memory zond inject's payloads use in the target: the
+ * results it shares with the controller, and the shadow stacks it keeps
+ * private.  Included by C and by the payloads' assembly (offsets are
+ * macros), so both sides agree.
+ *
+ * Shared (a memfd mapped by both, so a crash or SIGKILL of the target
+ * leaves every completed call's numbers readable):
+ *   header        INJ_HDR bytes: magic, sizes, counts of what was lost
+ *   blocks        INJ_THREADS blocks of INJ_SBLOCK(nfuncs) bytes, one per
+ *                 thread slot: the thread's id (gettid, once, when the
+ *                 slot is claimed), per function the calls now open (int32,
+ *                 counted as calls when the run ends with them open), then
+ *                 one struct inject_stat per function (by id), then (when
+ *                 a run measures at most INJ_EDGES_MAX functions) the call
+ *                 edges: calls and inclusive cost per (nearest measured
+ *                 caller or none, callee)
+ * Private (anonymous memory of the target, copied on fork, so that a
+ * forked child returns through its own copy of its parent's frames):
+ *   slots         INJ_THREADS slots of INJ_PSLOT(nfuncs) bytes: the key
+ *                 (the thread pointer, %fs:0 on x86-64 glibc: the TCB's
+ *                 self pointer, unique per live thread), the shadow
+ *                 stack's depth, the region's start, the address of its
+ *                 shared block, INJ_DEPTH frames, and per function the
+ *                 activations on this thread (recursion: inclusive cost of
+ *                 the outermost activation only, as the rest of zond
+ *                 counts it)
+ *
+ * A slot and its block are written by their thread only (the slot claimed
+ * once with lock cmpxchg), so the per-call path has no locked instruction.
+ * A forked child keeps its parent thread's block: while both run, a few of
+ * their updates may be lost, never the memory corrupted.  A stat's min is
+ * stored inverted (~min), so that zeroed memory reads as "no call yet".
+ * Costs are compensated in the payload: a call's inclusive cost is its
+ * measured interval less the payload's own part (c0) and the full cost
+ * (cpair) of each measured call below it; self cost is exact by the same
+ * token (doc/inject.md).
+ */
+#ifndef ZOND_INJECT_RESULTS_H
+#define ZOND_INJECT_RESULTS_H
+
+#define INJ_MAGIC            0x7a6f6e64696e6a31 /* "zondinj1" */
+#define INJ_HDR              64
+#define INJ_DEPTH            256 /* frames per thread */
+#define INJ_THREADS          256 /* thread slots (a power of two) */
+#define INJ_FRAME            64
+#define INJ_STAT             64
+#define INJ_SLOT_HDR         64
+#define INJ_ACTIVE           (INJ_SLOT_HDR + INJ_DEPTH * INJ_FRAME)
+#define INJ_COUNTS(nfuncs)   ((((nfuncs)*4 + 63) & ~63))
+#define INJ_PSLOT(nfuncs)    (INJ_ACTIVE + INJ_COUNTS(nfuncs))
+#define INJ_SB_TID           0  /* the thread's id */
+#define INJ_SB_OPEN          64 /* then the open counts */
+#define INJ_SB_STATS(nfuncs) (INJ_SB_OPEN + INJ_COUNTS(nfuncs))
+#define INJ_SB_EDGES(nfuncs) (INJ_SB_STATS(nfuncs) + (nfuncs)*INJ_STAT)
+#define INJ_EDGE             16
+#define INJ_EDGES_MAX        512 /* more functions in one run: no call edges */
+#define INJ_SBLOCK(nfuncs)                                                                         \
+	(INJ_SB_EDGES(nfuncs) +                                                                    \
+	 ((nfuncs) <= INJ_EDGES_MAX ? ((nfuncs) + 1) * (nfuncs)*INJ_EDGE : 0))
+
+/* edge offsets: edge (caller, callee) at (caller * nfuncs + callee), caller nfuncs for a root */
+#define INJ_E_CALLS 0
+#define INJ_E_INCL  8
+
+/* header offsets */
+#define INJ_H_MAGIC  0
+#define INJ_H_NFUNCS 8
+#define INJ_H_DEEP   16 /* calls not measured: the shadow stack was full */
+#define INJ_H_NOSLOT 24 /* calls not measured: no thread slot was free */
+
+/* stat offsets */
+#define INJ_S_CALLS 0
+#define INJ_S_INCL  8
+#define INJ_S_SELF  16
+#define INJ_S_MIN   24 /* inverted: ~min */
+#define INJ_S_MAX   32
+
+/* thread slot offsets */
+#define INJ_T_KEY    0
+#define INJ_T_DEPTH  8
+#define INJ_T_RSTART 16 /* the region's counter at FROM, 0 when off */
+#define INJ_T_SHARED 24 /* the thread's shared block */
+
+/* frame offsets */
+#define INJ_F_RET   0  /* the real return address */
+#define INJ_F_START 8  /* counter at entry */
+#define INJ_F_CHILD 16 /* compensated inclusive cost of measured children */
+#define INJ_F_SLOT  24 /* address of the return-address slot (longjmp check) */
+#define INJ_F_ID    32
+#define INJ_F_NDESC 40 /* measured calls below this one */
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+struct inject_stat {
+	uint64_t calls, incl, self, min, max, pad[3];
+};
+
+struct inject_header {
+	uint64_t magic, nfuncs, deep, noslot, pad[4];
+};
+
+_Static_assert(sizeof(struct inject_stat) == INJ_STAT, "stat layout");
+_Static_assert(sizeof(struct inject_header) == INJ_HDR, "header layout");
+
+/* Bytes of shared memory for nfuncs functions. */
+static inline uint64_t inject_results_size(uint64_t nfuncs)
+{
+	return INJ_HDR + (uint64_t)INJ_THREADS * INJ_SBLOCK(nfuncs);
+}
+
+/* Bytes of the target's private memory (thread slots) for nfuncs functions. */
+static inline uint64_t inject_slots_size(uint64_t nfuncs)
+{
+	return (uint64_t)INJ_THREADS * INJ_PSLOT(nfuncs);
+}
+#endif
+
+#endif

@@ -1,0 +1,586 @@
+/* scenario.c - runs of a program with functions measured (scenario.h). */
+#include "scenario.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "model/profile.h"
+#include "transport.h"
+
+#define MAX_AREAS 8
+
+/* Trampolines near one ELF file of the target. */
+struct area {
+	const char *path;
+	uint64_t bias, addr, image_end;
+	size_t len;
+};
+
+/* The unwinders' entry points, where thrown exceptions start walking the stack. */
+static const char *const unwinders[] = {
+	"_Unwind_RaiseException", "_Unwind_Resume",    "_Unwind_Resume_or_Rethrow",
+	"_Unwind_ForcedUnwind",   "_Unwind_Backtrace",
+};
+#define NUNWINDERS (sizeof unwinders / sizeof unwinders[0])
+
+/* One target being measured: where everything went. */
+struct session {
+	struct inject_transport *t;
+	const struct inject_plan *plan;
+	struct inject_patch *patches; /* the job's, then the unwinders' */
+	size_t npatches, n;           /* n: statistics records */
+	struct symbols *s;
+	struct area areas[MAX_AREAS]; /* areas[0]: the plan's file */
+	size_t nareas;
+	size_t *in_area; /* per patch */
+	void *shared;    /* zond's view of the results */
+	size_t shared_len;
+	uint64_t slots;            /* the target's private thread slots */
+	struct inject_site *sites; /* run-time sites, map_to filled */
+	uint64_t *copies;          /* where each relocated copy starts */
+	uint64_t *entries;         /* where each jump goes (the stub's call) */
+	char **owned;              /* module paths of the unwinders' patches */
+	size_t nowned;
+};
+
+static int64_t wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Bytes of one function's stub and relocated copy, 16-aligned. */
+static size_t stub_room(const struct inject_arch *a)
+{
+	return (a->stub_len + a->reloc_max + 15) & ~(size_t)15;
+}
+
+/*
+ * The trampoline area, built here and written once: the payload, then per
+ * function its stub and relocated copy.
+ */
+static uint8_t *build_area(struct session *x, size_t ai, const struct inject_payload_args *args,
+			   struct zerr *err)
+{
+	const struct inject_arch *a = x->plan->arch;
+	const struct area *ar = &x->areas[ai];
+	uint8_t *buf = zp_xcalloc(1, ar->len);
+	size_t off = a->payload(buf, ar->len, args);
+	if (!off) {
+		free(buf);
+		return zerr_set(err, "the payload does not fit its area"), NULL;
+	}
+	off = (off + 63) & ~(size_t)63;
+	for (size_t k = 0; k < x->npatches; k++) {
+		if (x->in_area[k] != ai)
+			continue;
+		const struct inject_patch *pt = &x->patches[k];
+		struct inject_site *site = &x->sites[k];
+		*site = pt->site;
+		site->addr += ar->bias;
+		uint8_t code[512];
+		long got = symbols_read(x->s, ar->path, pt->site.addr, code, sizeof code, err);
+		char why[INJECT_WHY];
+		if (got < (long)(pt->site.keep + pt->site.len)) {
+			free(buf);
+			if (got >= 0)
+				zerr_set(err, "%s: no code for %s", ar->path, pt->name);
+			return NULL;
+		}
+		uint64_t at = ar->addr + off;
+		off += stub_room(a);
+		size_t len = a->stub(buf + off - stub_room(a), at, ar->addr, pt->id, pt->kind);
+		x->copies[k] = at + len;
+		x->entries[k] = at + 4; /* after the stub's id */
+		if (a->relocate(site, code, x->copies[k], buf + off - stub_room(a) + len,
+				a->reloc_max, why) < 0) {
+			free(buf);
+			return zerr_set(err, "%s: %s: %s", ar->path, pt->name, why), NULL;
+		}
+	}
+	return buf;
+}
+
+/* The file's bytes at patch k, jump_len of them. */
+static int original_bytes(struct session *x, size_t k, uint8_t *out, struct zerr *err)
+{
+	const struct inject_site *site = &x->patches[k].site;
+	return symbols_read(x->s, x->areas[x->in_area[k]].path, site->addr + site->keep, out,
+			    x->plan->arch->jump_len, err) < 0
+		       ? -1
+		       : 0;
+}
+
+/* Writes the jumps at the entries, checking first that the bytes are the file's. */
+static int patch_entries(struct session *x, struct zerr *err)
+{
+	const struct inject_arch *a = x->plan->arch;
+	for (size_t k = 0; k < x->npatches; k++) {
+		uint8_t want[16], have[16], jump[16];
+		uint64_t at = x->sites[k].addr + x->sites[k].keep;
+		if (original_bytes(x, k, want, err) < 0 ||
+		    x->t->ops->read(x->t, at, have, a->jump_len, err) < 0)
+			return -1;
+		if (memcmp(want, have, a->jump_len) != 0)
+			return zerr_set(err, "%s: %s in memory is not as in the file",
+					x->areas[x->in_area[k]].path, x->patches[k].name);
+		a->jump(at, x->entries[k], jump);
+		if (x->t->ops->write(x->t, at, jump, a->jump_len, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * A thread of an attached process stopped inside the bytes a jump now
+ * covers (past the jump's first byte) continues at the same instruction in
+ * the relocated copy.
+ */
+static int move_threads(struct session *x, struct zerr *err)
+{
+	struct inject_transport *t = x->t;
+	for (size_t i = 0; i < t->ops->threads(t); i++) {
+		uint64_t pc;
+		if (t->ops->pc(t, i, &pc, err) < 0)
+			return -1;
+		for (size_t k = 0; k < x->npatches; k++) {
+			const struct inject_site *site = &x->sites[k];
+			uint64_t lo = site->addr + site->keep;
+			if (pc <= lo || pc >= lo + x->plan->arch->jump_len)
+				continue;
+			for (uint32_t j = 0; j < site->ninsn; j++)
+				if (lo + site->map_from[j] == pc &&
+				    t->ops->set_pc(t, i, x->copies[k] + site->map_to[j], err) < 0)
+					return -1;
+		}
+	}
+	return 0;
+}
+
+/* The area for the file at path (added if new), or -1 when there are too many. */
+static ptrdiff_t area_of(struct session *x, const char *path)
+{
+	for (size_t i = 0; i < x->nareas; i++)
+		if (strcmp(x->areas[i].path, path) == 0)
+			return (ptrdiff_t)i;
+	if (x->nareas == MAX_AREAS)
+		return -1;
+	x->areas[x->nareas].path = path;
+	return (ptrdiff_t)x->nareas++;
+}
+
+struct unwinder_search {
+	struct session *x;
+	const char *exe;
+};
+
+static int is_unwinder(const char *name)
+{
+	for (size_t i = 0; i < NUNWINDERS; i++) {
+		size_t n = strlen(unwinders[i]);
+		if (strncmp(name, unwinders[i], n) == 0 && (name[n] == 0 || name[n] == '@'))
+			return 1;
+	}
+	return 0;
+}
+
+static void has_unwinder(void *arg, const struct symbol *sym)
+{
+	*(int *)arg |= is_unwinder(sym->name);
+}
+
+/* Adds patches at the unwinders' entries of the file at path, if it has them. */
+static void add_unwinders(void *arg, const char *path, uint64_t start)
+{
+	(void)start;
+	struct session *x = arg;
+	struct zerr err;
+	int found = 0;
+	for (size_t i = 0; i < x->nowned; i++)
+		if (strcmp(x->owned[i], path) == 0)
+			return; /* mapped twice */
+	if (symbols_each_function(x->s, path, has_unwinder, &found, &err) < 0 || !found)
+		return;
+	struct inject_plan p;
+	if (inject_plan_file(x->s, path, x->plan->arch, &p, &err) < 0)
+		return;
+	x->owned = zp_xrealloc(x->owned, (x->nowned + 1) * sizeof *x->owned);
+	char *kept = x->owned[x->nowned++] = zp_xstrdup(path);
+	for (size_t i = 0; i < p.nfuncs; i++) {
+		if (!p.funcs[i].ok || !is_unwinder(p.funcs[i].name))
+			continue;
+		x->patches = zp_xrealloc(x->patches, (x->npatches + 1) * sizeof *x->patches);
+		x->patches[x->npatches++] = (struct inject_patch){
+			p.funcs[i].name, kept, p.funcs[i].site, INJECT_UNWIND, 0};
+	}
+	inject_plan_free(&p);
+}
+
+/* Groups the patches by file and places an area near each. */
+static int place_areas(struct session *x, struct zerr *err)
+{
+	const struct inject_arch *a = x->plan->arch;
+	struct inject_transport *t = x->t;
+	size_t count[MAX_AREAS] = {0};
+	area_of(x, x->plan->path);
+	x->areas[0].image_end = x->plan->image_end;
+	x->in_area = zp_xcalloc(x->npatches + 1, sizeof *x->in_area);
+	for (size_t k = 0; k < x->npatches; k++) {
+		ptrdiff_t ai =
+			area_of(x, x->patches[k].module ? x->patches[k].module : x->plan->path);
+		if (ai < 0)
+			return zerr_set(err, "more than %d files to patch", MAX_AREAS);
+		x->in_area[k] = (size_t)ai;
+		count[ai]++;
+	}
+	for (size_t i = 0; i < x->nareas; i++) {
+		struct area *ar = &x->areas[i];
+		uint64_t start, load;
+		if (t->ops->module_start(t, ar->path, &start, err) < 0 ||
+		    symbols_load_start(x->s, ar->path, &load, err) < 0)
+			return -1;
+		ar->bias = start - load;
+		ar->len = (((size_t)4096 + count[i] * stub_room(a)) + 4095) & ~(size_t)4095;
+		uint64_t near = (ar->image_end ? ar->image_end : load) + ar->bias;
+		if (t->ops->alloc_near(t, near, ar->len, &ar->addr, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Prepares the stopped target: areas, results, payload, jumps. */
+static int prepare(struct session *x, struct inject_result *out, struct zerr *err)
+{
+	const struct inject_arch *a = x->plan->arch;
+	struct inject_transport *t = x->t;
+	uint64_t remote;
+	x->shared_len = inject_results_size(x->n);
+	struct zerr ignored;
+	t->ops->modules(t, add_unwinders, x, &ignored); /* none: nothing throws */
+	free(x->sites);
+	free(x->copies);
+	free(x->entries);
+	x->sites = zp_xcalloc(x->npatches + 1, sizeof *x->sites);
+	x->copies = zp_xcalloc(x->npatches + 1, sizeof *x->copies);
+	x->entries = zp_xcalloc(x->npatches + 1, sizeof *x->entries);
+	if (place_areas(x, err) < 0 ||
+	    t->ops->share(t, x->shared_len, &x->shared, &remote, err) < 0 ||
+	    t->ops->alloc(t, inject_slots_size(x->n), &x->slots, err) < 0)
+		return -1;
+	struct inject_header *h = x->shared;
+	h->magic = INJ_MAGIC;
+	h->nfuncs = x->n;
+	struct inject_payload_args args = {remote,
+					   x->slots,
+					   INJ_PSLOT(x->n),
+					   INJ_SB_STATS(x->n),
+					   out->c0,
+					   out->cpair,
+					   a->exit_addr(x->areas[0].addr),
+					   remote + INJ_HDR,
+					   INJ_SBLOCK(x->n),
+					   x->n <= INJ_EDGES_MAX ? INJ_SB_EDGES(x->n) : 0,
+					   x->n};
+	for (size_t i = 0; i < x->nareas; i++) {
+		uint8_t *buf = build_area(x, i, &args, err);
+		int rc = buf ? t->ops->write(t, x->areas[i].addr, buf, x->areas[i].len, err) : -1;
+		free(buf);
+		if (rc < 0)
+			return -1;
+	}
+	return patch_entries(x, err) == 0 && move_threads(x, err) == 0 ? 0 : -1;
+}
+
+/*
+ * Calls fn for every frame on the shadow stacks of the stopped target (its
+ * private slots, read through the transport).
+ */
+static int each_frame(const struct session *x,
+		      int (*fn)(const struct session *x, uint64_t slot, uint64_t ret,
+				struct zerr *err),
+		      struct zerr *err)
+{
+	size_t len = INJ_PSLOT(x->n);
+	uint8_t *slot = zp_xmalloc(len);
+	int rc = 0;
+	for (size_t t = 0; t < INJ_THREADS && rc == 0; t++) {
+		uint64_t key, depth;
+		rc = x->t->ops->read(x->t, x->slots + t * len, slot, INJ_ACTIVE, err);
+		memcpy(&key, slot + INJ_T_KEY, 8);
+		memcpy(&depth, slot + INJ_T_DEPTH, 8);
+		for (uint64_t d = 0; rc == 0 && key && d < depth && d < INJ_DEPTH; d++) {
+			const uint8_t *f = slot + INJ_SLOT_HDR + d * INJ_FRAME;
+			uint64_t at, ret;
+			memcpy(&at, f + INJ_F_SLOT, 8);
+			memcpy(&ret, f + INJ_F_RET, 8);
+			rc = fn(x, at, ret, err);
+		}
+	}
+	free(slot);
+	return rc;
+}
+
+/*
+ * The results as they are now, into out: every thread's block summed.
+ * Calls still open (the functions the program exited from, those left by
+ * longjmp with no measured call after, those active at a detach) count as
+ * calls; their time is unknown.
+ */
+/* The call edges of one thread's block (thread out->nthreads) into out->edges. */
+static void read_edges(const struct session *x, const uint8_t *b, struct inject_result *out)
+{
+	const uint8_t *e = b + INJ_SB_EDGES(x->n);
+	for (size_t caller = 0; caller <= x->n; caller++)
+		for (size_t callee = 0; callee < x->n; callee++) {
+			const uint8_t *one = e + (caller * x->n + callee) * INJ_EDGE;
+			uint64_t calls, incl;
+			memcpy(&calls, one + INJ_E_CALLS, 8);
+			memcpy(&incl, one + INJ_E_INCL, 8);
+			if (!calls)
+				continue;
+			out->edges =
+				zp_xrealloc(out->edges, (out->nedges + 1) * sizeof *out->edges);
+			out->edges[out->nedges++] = (struct inject_edge){
+				out->nthreads, caller == x->n ? INJECT_NO_CALLER : caller, callee,
+				calls, incl};
+		}
+}
+
+static void read_results(const struct session *x, struct inject_result *out)
+{
+	const struct inject_header *h = x->shared;
+	out->deep = h->deep;
+	out->noslot = h->noslot;
+	out->n = x->n;
+	out->nthreads = 0;
+	out->tids = zp_xcalloc(INJ_THREADS, sizeof *out->tids);
+	out->stats = zp_xcalloc(INJ_THREADS * (x->n ? x->n : 1), sizeof *out->stats);
+	for (size_t t = 0; t < INJ_THREADS; t++) {
+		const uint8_t *b =
+			(const uint8_t *)x->shared + INJ_HDR + t * (size_t)INJ_SBLOCK(x->n);
+		uint64_t tid;
+		memcpy(&tid, b + INJ_SB_TID, 8);
+		if (!tid)
+			continue; /* a slot no thread claimed */
+		struct inject_stat *mine = &out->stats[out->nthreads * x->n];
+		if (x->n <= INJ_EDGES_MAX)
+			read_edges(x, b, out);
+		out->tids[out->nthreads++] = (int64_t)tid;
+		for (size_t k = 0; k < x->n; k++) {
+			struct inject_stat st, *sum = &mine[k];
+			int32_t open;
+			memcpy(&open, b + INJ_SB_OPEN + k * 4, 4);
+			memcpy(&st, b + INJ_SB_STATS(x->n) + k * INJ_STAT, sizeof st);
+			*sum = st;
+			sum->min = st.min ? ~st.min : UINT64_MAX;
+			if (open > 0) {
+				sum->calls += (uint64_t)open;
+				out->open += (uint64_t)open;
+			}
+		}
+	}
+}
+
+static void session_init(struct session *x, struct inject_transport *t,
+			 const struct inject_job *job)
+{
+	memset(x, 0, sizeof *x);
+	x->t = t;
+	x->plan = job->plan;
+	x->patches = zp_xcalloc(job->npatches + 1, sizeof *x->patches);
+	memcpy(x->patches, job->patches, job->npatches * sizeof *x->patches);
+	x->npatches = job->npatches;
+	x->n = job->nstats;
+	x->s = symbols_new();
+	size_t m = job->npatches ? job->npatches : 1;
+	x->sites = zp_xcalloc(m, sizeof *x->sites);
+	x->copies = zp_xcalloc(m, sizeof *x->copies);
+	x->entries = zp_xcalloc(m, sizeof *x->entries);
+}
+
+struct inject_patch *inject_function_patches(const struct inject_plan *plan, const size_t *which,
+					     size_t n)
+{
+	struct inject_patch *p = zp_xcalloc(n ? n : 1, sizeof *p);
+	for (size_t k = 0; k < n; k++) {
+		const struct inject_func *f = &plan->funcs[which[k]];
+		p[k] = (struct inject_patch){f->name, NULL, f->site, INJECT_FUNCTION, (uint32_t)k};
+	}
+	return p;
+}
+
+/* The payload's cost for this job's kind of probes. */
+static int calibrate(const struct inject_job *job, struct inject_result *out, struct zerr *err)
+{
+	const struct inject_arch *a = job->plan->arch;
+	int region = job->npatches && job->patches[0].kind != INJECT_FUNCTION;
+	return region ? a->calibrate_region(&out->c0, &out->hz, err)
+		      : a->calibrate(&out->c0, &out->cpair, &out->hz, err);
+}
+
+static void session_end(struct session *x)
+{
+	if (x->shared)
+		munmap(x->shared, x->shared_len);
+	symbols_free(x->s);
+	for (size_t i = 0; i < x->nowned; i++)
+		free(x->owned[i]);
+	free(x->owned);
+	free(x->patches);
+	free(x->in_area);
+	free(x->sites);
+	free(x->copies);
+	free(x->entries);
+	x->t->ops->close(x->t);
+}
+
+/*
+ * Lets a started program run to its entry point: its libraries are mapped
+ * then (the unwinders among them), none of its own code has run.
+ */
+static int run_to_entry(struct session *x, struct zerr *err)
+{
+	uint64_t start, load, entry;
+	if (x->t->ops->module_start(x->t, x->plan->path, &start, err) < 0 ||
+	    symbols_load_start(x->s, x->plan->path, &load, err) < 0 ||
+	    symbols_entry(x->plan->path, &entry, err) < 0)
+		return -1;
+	return entry ? x->t->ops->run_to(x->t, entry + start - load, err) : 0;
+}
+
+int inject_run(const struct inject_job *job, char *const argv[], struct inject_result *out,
+	       struct zerr *err)
+{
+	memset(out, 0, sizeof *out);
+	if (calibrate(job, out, err) < 0)
+		return -1;
+	struct inject_transport *t = inject_ptrace_start(argv, err);
+	if (!t)
+		return -1;
+	struct session x;
+	session_init(&x, t, job);
+	out->pid = t->pid;
+	out->start_ns = wall_ns();
+	int status = 0, rc = 0;
+	if (run_to_entry(&x, err) < 0 || prepare(&x, out, err) < 0) {
+		/* zond's trouble costs zond's data only: the program runs on (every
+		 * jump written so far leads to a complete stub) */
+		struct zerr ignored;
+		if (t->ops->release(t, &ignored) == 0 && t->ops->wait(t, &status, &ignored) == 0)
+			out->status = status;
+		rc = -1;
+	} else if (t->ops->release(t, err) < 0 || t->ops->wait(t, &status, err) < 0) {
+		rc = -1;
+	} else {
+		out->duration_ns = wall_ns() - out->start_ns;
+		out->status = status;
+		read_results(&x, out);
+	}
+	session_end(&x);
+	return rc;
+}
+
+/* ---- attaching ------------------------------------------------------------ */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* Waits until seconds passed (0: for ever) or ^C / SIGTERM. */
+static void wait_duration(double seconds)
+{
+	struct sigaction sa, old_int, old_term;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_interrupt;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	interrupted = 0;
+	int64_t end = wall_ns() + (int64_t)(seconds * 1e9);
+	while (!interrupted && (seconds <= 0 || wall_ns() < end)) {
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+}
+
+/* A pending return through the exit payload gets its real address back. */
+static int give_back_return(const struct session *x, uint64_t slot, uint64_t ret, struct zerr *err)
+{
+	uint64_t now, exit_at = x->plan->arch->exit_addr(x->areas[0].addr);
+	if (x->t->ops->read(x->t, slot, &now, 8, err) < 0)
+		return -1;
+	return now == exit_at ? x->t->ops->write(x->t, slot, &ret, 8, err) : 0;
+}
+
+/* Reads the results and puts the entries and pending returns back (all stopped). */
+static int restore(struct session *x, struct inject_result *out, struct zerr *err)
+{
+	read_results(x, out);
+	for (size_t k = 0; k < x->npatches; k++) {
+		uint8_t orig[16];
+		if (original_bytes(x, k, orig, err) < 0 ||
+		    x->t->ops->write(x->t, x->sites[k].addr + x->sites[k].keep, orig,
+				     x->plan->arch->jump_len, err) < 0)
+			return -1;
+	}
+	if (each_frame(x, give_back_return, err) < 0)
+		return -1;
+	/* the trampoline area and the results stay mapped: a thread inside a
+	 * relocated copy or the payload finishes there */
+	return 0;
+}
+
+int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
+		  struct inject_result *out, struct zerr *err)
+{
+	memset(out, 0, sizeof *out);
+	out->status = -1;
+	if (calibrate(job, out, err) < 0)
+		return -1;
+	struct inject_transport *t = inject_ptrace_attach(pid, err);
+	if (!t)
+		return -1;
+	struct session x;
+	session_init(&x, t, job);
+	out->pid = pid;
+	out->start_ns = wall_ns();
+	int rc = prepare(&x, out, err);
+	struct zerr ignored;
+	if (rc < 0) {
+		if (x.shared && x.nareas) /* put back whatever was patched */
+			restore(&x, out, &ignored);
+		t->ops->release(t, &ignored);
+	} else if (t->ops->release(t, err) < 0) {
+		rc = -1;
+	} else {
+		wait_duration(seconds);
+		if (t->ops->stop(t, err) < 0)
+			rc = -1;
+		else if (restore(&x, out, err) < 0)
+			rc = -1;
+		if (t->ops->release(t, rc == 0 ? err : &ignored) < 0)
+			rc = -1;
+		out->duration_ns = wall_ns() - out->start_ns;
+	}
+	session_end(&x);
+	return rc;
+}
+
+void inject_result_free(struct inject_result *r)
+{
+	free(r->tids);
+	free(r->stats);
+	free(r->edges);
+	memset(r, 0, sizeof *r);
+}

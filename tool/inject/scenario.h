@@ -1,0 +1,92 @@
+/*
+ * scenario.h - zond inject's runs: one run of the program with a set of
+ * functions measured (inject_run), and the functions scenario's split of
+ * the chosen functions into runs of at most K (inject_functions_plan).
+ *
+ * inject_run starts the program through the ptrace transport and lets it
+ * run to its entry point (the loader has mapped its libraries, none of its
+ * own code ran); calibrates the payload on this machine;
+ * allocates the trampolines within 2 GiB of the program's code and the
+ * results in memory shared with it; writes the payload, one stub and
+ * relocated copy per function, then the jumps at the entries; lets the
+ * program run with no further stop and waits for it.  The results are read
+ * from the shared memory, so a crash or SIGKILL of the program loses only
+ * the calls still open.  Measured: functions of the program's own ELF file.
+ * Besides, the entries of the C++ unwinders (_Unwind_RaiseException and
+ * kin, in libgcc_s or linked in) get a probe that gives the thread's
+ * replaced return addresses back before the stack is walked.  When preparing fails, the
+ * program still runs (every jump written leads to a complete stub) and is
+ * waited for: -1 with err set and out->status the program's.
+ */
+#ifndef ZOND_INJECT_SCENARIO_H
+#define ZOND_INJECT_SCENARIO_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "results.h"
+
+struct inject_patch {
+	const char *name;        /* for messages */
+	const char *module;      /* the ELF file patched; NULL: the plan's */
+	struct inject_site site; /* link-time, from the plan */
+	enum inject_probe kind;
+	uint32_t id; /* the statistics record it accumulates into */
+};
+
+/* One run's measurement: patches into the plan's file, nstats records. */
+struct inject_job {
+	const struct inject_plan *plan;
+	const struct inject_patch *patches;
+	size_t npatches, nstats;
+};
+
+/* The functions scenario's patches: plan->funcs[which[k]] as record k (malloc'ed). */
+struct inject_patch *inject_function_patches(const struct inject_plan *plan, const size_t *which,
+					     size_t n);
+
+#define INJECT_NO_CALLER SIZE_MAX
+
+/* Calls from the nearest measured caller (or none) to a record, on one thread. */
+struct inject_edge {
+	size_t thread; /* index into tids */
+	size_t caller; /* a record, or INJECT_NO_CALLER */
+	size_t callee;
+	uint64_t calls;
+	uint64_t incl; /* compensated ticks, signed like the stats' sums */
+};
+
+struct inject_result {
+	int status; /* wait status of the program */
+	int64_t pid;
+	int64_t start_ns, duration_ns;
+	uint64_t c0, cpair, hz;    /* compensation (ticks) and ticks per second */
+	uint64_t deep, noslot;     /* calls not measured, and why */
+	uint64_t open;             /* calls never returned (counted, not timed) */
+	size_t n;                  /* the job's nstats */
+	size_t nthreads;           /* threads that ran measured code */
+	int64_t *tids;             /* nthreads */
+	struct inject_stat *stats; /* nthreads * n: thread t's record k at t * n + k */
+	struct inject_edge *edges; /* none when more than INJ_EDGES_MAX records */
+	size_t nedges;
+};
+
+/* Runs argv with the job's patches. */
+int inject_run(const struct inject_job *job, char *const argv[], struct inject_result *out,
+	       struct zerr *err);
+/*
+ * Attaches to the running process pid (every thread stopped), patches as
+ * inject_run does, moving any thread stopped inside the overwritten bytes
+ * into the relocated copy, lets it run for seconds (0: until SIGINT or
+ * SIGTERM reach zond), stops it again, reads the results, writes the
+ * original bytes back, gives every pending return its real address back
+ * and detaches: the process runs on as before.  The trampolines and the
+ * results stay mapped in it (a thread may still be inside a copy).  The
+ * plan must be of the process's executable (/proc/PID/exe).  out->status
+ * is -1 (the process runs on).
+ */
+int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
+		  struct inject_result *out, struct zerr *err);
+void inject_result_free(struct inject_result *r);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * transport.h - how zond inject reaches a target: its memory, a place for
+ * trampolines near its code, memory shared with the controller, and letting
+ * it run.  One interface, several transports: ptrace for Linux processes
+ * (transport/ptrace.c); the GDB remote protocol for QEMU and debug probes
+ * is the next one (issue 10).  The engine and the scenarios use only this.
+ *
+ * Contract: every function returns 0, or -1 with one line in err naming
+ * the target and what failed; after a failure the target is left running
+ * or gone, never stopped for ever.  Addresses are the target's.
+ *
+ *   read, write   the target's memory, code pages included (write ignores
+ *                 page protection, as a debugger does)
+ *   alloc         len bytes of private read-write memory of the target
+ *   alloc_near    len bytes of executable memory within +-2 GiB of addr
+ *                 (rel32 jumps from the code there and back reach)
+ *   share         len bytes of memory the target and the controller both
+ *                 map: *local is the controller's view, *remote the
+ *                 target's.  What the target writes there survives its
+ *                 crash or SIGKILL (ptrace: a memfd).
+ *   module_start  where the target mapped the start (file offset 0) of
+ *                 the file `path`; with symbols_load_start that gives the
+ *                 load bias
+ *   run_to        (a started target) lets it run until it reaches addr, and
+ *                 stops it there (the program's entry point: the loader has
+ *                 mapped the libraries by then)
+ *   modules       calls fn for every ELF file the target maps (its path and
+ *                 where file offset 0 is mapped)
+ *   threads       the number of the target's threads (all stopped); pc and
+ *                 set_pc read and move the program counter of thread i
+ *   release       lets the target run with no further stops
+ *   stop          (after release) stops every thread again
+ *   wait          (after release) waits for the target to end and gives
+ *                 its wait status; only for a target the transport started
+ *   close         frees the transport (the target keeps running)
+
+ */
+#ifndef ZOND_INJECT_TRANSPORT_H
+#define ZOND_INJECT_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+struct inject_transport {
+	const struct inject_transport_ops *ops;
+	int64_t pid; /* the target's process id, 0 when it has none */
+};
+
+struct inject_transport_ops {
+	int (*read)(struct inject_transport *t, uint64_t addr, void *buf, size_t n,
+		    struct zerr *err);
+	int (*write)(struct inject_transport *t, uint64_t addr, const void *buf, size_t n,
+		     struct zerr *err);
+	int (*alloc)(struct inject_transport *t, size_t len, uint64_t *out, struct zerr *err);
+	int (*alloc_near)(struct inject_transport *t, uint64_t addr, size_t len, uint64_t *out,
+			  struct zerr *err);
+	int (*share)(struct inject_transport *t, size_t len, void **local, uint64_t *remote,
+		     struct zerr *err);
+	int (*module_start)(struct inject_transport *t, const char *path, uint64_t *start,
+			    struct zerr *err);
+	int (*run_to)(struct inject_transport *t, uint64_t addr, struct zerr *err);
+	int (*modules)(struct inject_transport *t,
+		       void (*fn)(void *arg, const char *path, uint64_t start), void *arg,
+		       struct zerr *err);
+	size_t (*threads)(struct inject_transport *t);
+	int (*pc)(struct inject_transport *t, size_t i, uint64_t *pc, struct zerr *err);
+	int (*set_pc)(struct inject_transport *t, size_t i, uint64_t pc, struct zerr *err);
+	int (*release)(struct inject_transport *t, struct zerr *err);
+	int (*stop)(struct inject_transport *t, struct zerr *err);
+	int (*wait)(struct inject_transport *t, int *status, struct zerr *err);
+	void (*close)(struct inject_transport *t);
+};
+
+/*
+ * Starts argv[0] (searched in PATH) under ptrace, stopped just after its
+ * exec, before any of its code ran.  NULL with err set when it cannot run.
+ */
+struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *err);
+
+/*
+ * Attaches to the running process pid: PTRACE_SEIZE and PTRACE_INTERRUPT
+ * every thread, again until /proc/PID/task shows no new one.  NULL with err
+ * set, saying what the user can do when ptrace is refused (Yama's
+ * ptrace_scope, another tracer, another user's process).  wait() is not
+ * available (the process is not zond's child).
+ */
+struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err);
+
+#endif

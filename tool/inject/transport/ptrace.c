@@ -1,0 +1,576 @@
+/*
+ * ptrace.c - the ptrace transport of zond inject (transport.h), Linux
+ * x86-64.
+ *
+ * The program is started with PTRACE_TRACEME and stops at its exec, before
+ * any of its code ran (with Yama's ptrace_scope 1 a child is ours to trace).
+ * Memory goes through /proc/PID/mem, which writes read-only code pages as a
+ * debugger does.  System calls the target must make (mmap near a module,
+ * opening the controller's memfd) run on the target's own `syscall`
+ * instruction, found in one of its executable mappings: its registers are
+ * saved, set for the call with the pc on that instruction and orig_rax -1
+ * (no restart of an interrupted call), single-stepped, and put back.
+ * Shared memory is a memfd of the controller, opened by the target through
+ * /proc/CONTROLLER/fd/N and mapped MAP_SHARED, then closed again, so the
+ * target's descriptors are as before.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../transport.h"
+#include "model/profile.h"
+
+#ifdef __x86_64__
+
+struct ptrace_target {
+	struct inject_transport t;
+	pid_t pid;
+	int mem;          /* /proc/PID/mem */
+	uint64_t syscall; /* address of a `syscall` instruction in the target */
+	int released;
+	int attached; /* seized (-p), not started */
+	int ended;    /* the started target ended while zond held it */
+	int status;   /* then its wait status */
+	pid_t *tids;  /* the stopped threads; system calls run on tids[0] */
+	size_t ntids;
+};
+
+static struct ptrace_target *as_target(struct inject_transport *t)
+{
+	return (struct ptrace_target *)t;
+}
+
+static int pt_read(struct inject_transport *t, uint64_t addr, void *buf, size_t n, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	if (pread(p->mem, buf, n, (off_t)addr) != (ssize_t)n)
+		return zerr_set(err, "process %d: cannot read %zu bytes at 0x%llx (%s)", p->pid, n,
+				(unsigned long long)addr, strerror(errno));
+	return 0;
+}
+
+static int pt_write(struct inject_transport *t, uint64_t addr, const void *buf, size_t n,
+		    struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	if (pwrite(p->mem, buf, n, (off_t)addr) != (ssize_t)n)
+		return zerr_set(err, "process %d: cannot write %zu bytes at 0x%llx (%s)", p->pid, n,
+				(unsigned long long)addr, strerror(errno));
+	return 0;
+}
+
+/* Calls fn for each line of /proc/PID/maps until it returns non-zero. */
+static int each_mapping(pid_t pid,
+			int (*fn)(void *arg, uint64_t lo, uint64_t hi, const char *perms,
+				  uint64_t off, const char *path),
+			void *arg)
+{
+	char name[64], line[PATH_MAX + 128];
+	snprintf(name, sizeof name, "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(name, "re");
+	if (!f)
+		return -1;
+	int rc = 0;
+	while (!rc && fgets(line, sizeof line, f)) {
+		unsigned long long lo, hi, off;
+		char perms[8];
+		int used = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off, &used) < 4)
+			continue;
+		char *path = line + used;
+		path[strcspn(path, "\n")] = 0;
+		rc = fn(arg, lo, hi, perms, off, path);
+	}
+	fclose(f);
+	return rc;
+}
+
+struct find_syscall {
+	struct ptrace_target *p;
+	uint64_t found;
+};
+
+static int find_syscall_in(void *arg, uint64_t lo, uint64_t hi, const char *perms, uint64_t off,
+			   const char *path)
+{
+	(void)off, (void)path;
+	struct find_syscall *f = arg;
+	if (perms[2] != 'x' || hi - lo > (64u << 20))
+		return 0;
+	uint8_t *buf = zp_xmalloc(hi - lo);
+	ssize_t got = pread(f->p->mem, buf, hi - lo, (off_t)lo);
+	for (ssize_t i = 0; i + 1 < got; i++)
+		if (buf[i] == 0x0f && buf[i + 1] == 0x05) {
+			f->found = lo + (uint64_t)i;
+			break;
+		}
+	free(buf);
+	return f->found != 0;
+}
+
+static int stopped(pid_t pid, struct zerr *err)
+{
+	int status;
+	if (waitpid(pid, &status, __WALL) != pid)
+		return zerr_set(err, "process %d: %s", (int)pid, strerror(errno));
+	if (!WIFSTOPPED(status))
+		return zerr_set(err, "process %d ended while zond inject prepared it", (int)pid);
+	return 0;
+}
+
+/* Runs syscall nr with args in the stopped target; its result in *ret. */
+static int remote_syscall(struct ptrace_target *p, long nr, const uint64_t args[6], int64_t *ret,
+			  struct zerr *err)
+{
+	struct user_regs_struct saved, r;
+	pid_t tid = p->tids[0];
+	if (ptrace(PTRACE_GETREGS, tid, 0, &saved) < 0)
+		return zerr_set(err, "process %d: cannot read registers (%s)", p->pid,
+				strerror(errno));
+	r = saved;
+	r.rax = (unsigned long long)nr;
+	r.orig_rax = (unsigned long long)-1;
+	r.rdi = args[0], r.rsi = args[1], r.rdx = args[2];
+	r.r10 = args[3], r.r8 = args[4], r.r9 = args[5];
+	r.rip = p->syscall;
+	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0 || ptrace(PTRACE_SINGLESTEP, tid, 0, 0) < 0)
+		return zerr_set(err, "process %d: cannot run a system call (%s)", p->pid,
+				strerror(errno));
+	if (stopped(tid, err) < 0)
+		return -1;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0 || ptrace(PTRACE_SETREGS, tid, 0, &saved) < 0)
+		return zerr_set(err, "process %d: cannot restore registers (%s)", p->pid,
+				strerror(errno));
+	*ret = (int64_t)r.rax;
+	return 0;
+}
+
+static int pt_alloc(struct inject_transport *t, size_t len, uint64_t *out, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	uint64_t a[6] = {0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1,
+			 0};
+	int64_t r;
+	if (remote_syscall(p, SYS_mmap, a, &r, err) < 0)
+		return -1;
+	if (r < 0 && r > -4096)
+		return zerr_set(err, "process %d: no memory for %zu bytes (%s)", p->pid, len,
+				strerror((int)-r));
+	*out = (uint64_t)r;
+	return 0;
+}
+
+static int pt_alloc_near(struct inject_transport *t, uint64_t addr, size_t len, uint64_t *out,
+			 struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	const uint64_t reach = 1ull << 31, step = 1ull << 24; /* try every 16 MiB */
+	uint64_t base = addr & ~(uint64_t)0xfff;
+	for (uint64_t d = step; d < reach - step; d += step) {
+		for (int side = 0; side < 2; side++) {
+			uint64_t hint = side ? base - d : base + d;
+			if (side && d > base)
+				continue;
+			uint64_t a[6] = {hint,
+					 len,
+					 PROT_READ | PROT_EXEC,
+					 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+					 (uint64_t)-1,
+					 0};
+			int64_t r;
+			if (remote_syscall(p, SYS_mmap, a, &r, err) < 0)
+				return -1;
+			if (r == (int64_t)hint) {
+				*out = (uint64_t)r;
+				return 0;
+			}
+		}
+	}
+	return zerr_set(err, "process %d: no free memory within 2 GiB of 0x%llx", p->pid,
+			(unsigned long long)addr);
+}
+
+/* Puts a string on the target's stack, well below its red zone; its address. */
+static int push_string(struct ptrace_target *p, const char *s, uint64_t *at, struct zerr *err)
+{
+	struct user_regs_struct r;
+	if (ptrace(PTRACE_GETREGS, p->tids[0], 0, &r) < 0)
+		return zerr_set(err, "process %d: cannot read registers (%s)", p->pid,
+				strerror(errno));
+	*at = ((uint64_t)r.rsp - 1024 - strlen(s) - 1) & ~(uint64_t)15;
+	return pt_write(&p->t, *at, s, strlen(s) + 1, err);
+}
+
+static int pt_share(struct inject_transport *t, size_t len, void **local, uint64_t *remote,
+		    struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	int fd = memfd_create("zond-inject", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)len) < 0)
+		return zerr_set(err, "memfd for the results: %s", strerror(errno));
+	void *mine = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), fd);
+	uint64_t at = 0;
+	int64_t rfd = -1, addr = -1;
+	int rc = mine == MAP_FAILED ? zerr_set(err, "memfd for the results: %s", strerror(errno))
+				    : push_string(p, path, &at, err);
+	if (rc == 0) {
+		uint64_t a[6] = {(uint64_t)AT_FDCWD, at, O_RDWR | O_CLOEXEC, 0, 0, 0};
+		rc = remote_syscall(p, SYS_openat, a, &rfd, err);
+	}
+	if (rc == 0 && rfd < 0)
+		rc = zerr_set(err, "process %d cannot open zond's memfd %s (%s)", p->pid, path,
+			      strerror((int)-rfd));
+	if (rc == 0) {
+		uint64_t a[6] = {0, len, PROT_READ | PROT_WRITE, MAP_SHARED, (uint64_t)rfd, 0};
+		rc = remote_syscall(p, SYS_mmap, a, &addr, err);
+		uint64_t c[6] = {(uint64_t)rfd, 0, 0, 0, 0, 0};
+		int64_t ignored;
+		if (rc == 0)
+			rc = remote_syscall(p, SYS_close, c, &ignored, err);
+	}
+	if (rc == 0 && addr < 0 && addr > -4096)
+		rc = zerr_set(err, "process %d cannot map zond's memfd (%s)", p->pid,
+			      strerror((int)-addr));
+	close(fd); /* the mappings keep the memory */
+	if (rc < 0) {
+		if (mine != MAP_FAILED)
+			munmap(mine, len);
+		return -1;
+	}
+	*local = mine;
+	*remote = (uint64_t)addr;
+	return 0;
+}
+
+struct find_module {
+	const char *path;
+	uint64_t start;
+};
+
+static int module_in(void *arg, uint64_t lo, uint64_t hi, const char *perms, uint64_t off,
+		     const char *path)
+{
+	(void)hi, (void)perms;
+	struct find_module *m = arg;
+	if (off != 0 || strcmp(path, m->path) != 0)
+		return 0;
+	m->start = lo;
+	return 1;
+}
+
+static int pt_module_start(struct inject_transport *t, const char *path, uint64_t *start,
+			   struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	char real[PATH_MAX];
+	struct find_module m = {realpath(path, real) ? real : path, 0};
+	if (each_mapping(p->pid, module_in, &m) <= 0)
+		return zerr_set(err, "process %d has not mapped %s", p->pid, path);
+	*start = m.start;
+	return 0;
+}
+
+static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	uint8_t orig, trap = 0xcc;
+	if (pt_read(t, addr, &orig, 1, err) < 0 || pt_write(t, addr, &trap, 1, err) < 0)
+		return -1;
+	int sig = 0, status;
+	for (;;) {
+		if (ptrace(PTRACE_CONT, p->pid, 0, sig) < 0 ||
+		    waitpid(p->pid, &status, 0) != p->pid)
+			return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
+		if (!WIFSTOPPED(status)) {
+			p->ended = 1;
+			p->status = status;
+			p->ntids = 0;
+			return zerr_set(err, "process %d ended before its entry point", p->pid);
+		}
+		struct user_regs_struct r;
+		if (WSTOPSIG(status) == SIGTRAP && ptrace(PTRACE_GETREGS, p->pid, 0, &r) == 0 &&
+		    r.rip == addr + 1) {
+			r.rip = addr;
+			if (ptrace(PTRACE_SETREGS, p->pid, 0, &r) < 0)
+				return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
+			return pt_write(t, addr, &orig, 1, err);
+		}
+		sig = WSTOPSIG(status) == SIGTRAP ? 0 : WSTOPSIG(status); /* the program's own */
+	}
+}
+
+struct each_module {
+	void (*fn)(void *arg, const char *path, uint64_t start);
+	void *arg;
+};
+
+static int module_seen(void *arg, uint64_t lo, uint64_t hi, const char *perms, uint64_t off,
+		       const char *path)
+{
+	(void)hi, (void)perms;
+	struct each_module *m = arg;
+	if (off == 0 && path[0] == '/')
+		m->fn(m->arg, path, lo);
+	return 0;
+}
+
+static int pt_modules(struct inject_transport *t,
+		      void (*fn)(void *arg, const char *path, uint64_t start), void *arg,
+		      struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	struct each_module m = {fn, arg};
+	if (each_mapping(p->pid, module_seen, &m) < 0)
+		return zerr_set(err, "process %d: cannot read its mappings", p->pid);
+	return 0;
+}
+
+static size_t pt_threads(struct inject_transport *t)
+{
+	return as_target(t)->ntids;
+}
+
+static int pt_pc(struct inject_transport *t, size_t i, uint64_t *pc, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	struct user_regs_struct r;
+	if (i >= p->ntids || ptrace(PTRACE_GETREGS, p->tids[i], 0, &r) < 0)
+		return zerr_set(err, "process %d: cannot read the registers of a thread (%s)",
+				p->pid, strerror(errno));
+	*pc = r.rip;
+	return 0;
+}
+
+static int pt_set_pc(struct inject_transport *t, size_t i, uint64_t pc, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	struct user_regs_struct r;
+	if (i >= p->ntids || ptrace(PTRACE_GETREGS, p->tids[i], 0, &r) < 0)
+		return zerr_set(err, "process %d: cannot read the registers of a thread (%s)",
+				p->pid, strerror(errno));
+	r.rip = pc;
+	if (ptrace(PTRACE_SETREGS, p->tids[i], 0, &r) < 0)
+		return zerr_set(err, "process %d: cannot move a thread (%s)", p->pid,
+				strerror(errno));
+	return 0;
+}
+
+static int pt_release(struct inject_transport *t, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	int rc = 0;
+	for (size_t i = 0; i < p->ntids; i++)
+		if (ptrace(PTRACE_DETACH, p->tids[i], 0, 0) < 0 && errno != ESRCH && rc == 0)
+			rc = zerr_set(err, "process %d: cannot detach (%s)", p->pid,
+				      strerror(errno));
+	p->ntids = 0;
+	p->released = 1;
+	return rc;
+}
+
+/* Seizes and stops every thread of p->pid, until a pass finds no new one. */
+static int seize_all(struct ptrace_target *p, struct zerr *err)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/%d/task", (int)p->pid);
+	for (int added = 1; added;) {
+		added = 0;
+		DIR *d = opendir(dir);
+		if (!d)
+			return zerr_set(err, "process %d: no such process", (int)p->pid);
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			pid_t tid = (pid_t)atoi(e->d_name);
+			int known = tid <= 0;
+			for (size_t i = 0; !known && i < p->ntids; i++)
+				known = p->tids[i] == tid;
+			if (known)
+				continue;
+			if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0) {
+				if (errno == ESRCH)
+					continue; /* it ended meanwhile */
+				int e2 = errno;
+				closedir(d);
+				return zerr_set(
+					err,
+					"process %d: ptrace refused (%s): with Yama's "
+					"ptrace_scope 1 run zond as the process's parent or "
+					"with CAP_SYS_PTRACE (or set "
+					"/proc/sys/kernel/yama/ptrace_scope to 0); a process "
+					"already traced (gdb, strace) must be released first",
+					(int)p->pid, strerror(e2));
+			}
+			p->tids = zp_xrealloc(p->tids, (p->ntids + 1) * sizeof *p->tids);
+			p->tids[p->ntids++] = tid;
+			added = 1;
+			if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0 || stopped(tid, err) < 0) {
+				closedir(d);
+				return zerr_set(err, "process %d: cannot stop thread %d",
+						(int)p->pid, (int)tid);
+			}
+		}
+		closedir(d);
+	}
+	return 0;
+}
+
+static int pt_stop(struct inject_transport *t, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	p->released = 0;
+	return seize_all(p, err);
+}
+
+static int pt_wait(struct inject_transport *t, int *status, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	if (p->attached)
+		return zerr_set(err, "process %d is not zond's child: its end cannot be waited for",
+				p->pid);
+	if (p->ended) {
+		*status = p->status;
+		return 0;
+	}
+	while (waitpid(p->pid, status, 0) < 0)
+		if (errno != EINTR)
+			return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
+	return 0;
+}
+
+static void pt_close(struct inject_transport *t)
+{
+	struct ptrace_target *p = as_target(t);
+	for (size_t i = 0; !p->released && i < p->ntids; i++)
+		ptrace(PTRACE_DETACH, p->tids[i], 0, 0);
+	if (p->mem >= 0)
+		close(p->mem);
+	free(p->tids);
+	free(p);
+}
+
+static const struct inject_transport_ops ptrace_ops = {
+	.read = pt_read,
+	.write = pt_write,
+	.alloc = pt_alloc,
+	.alloc_near = pt_alloc_near,
+	.share = pt_share,
+	.module_start = pt_module_start,
+	.run_to = pt_run_to,
+	.modules = pt_modules,
+	.threads = pt_threads,
+	.pc = pt_pc,
+	.set_pc = pt_set_pc,
+	.release = pt_release,
+	.stop = pt_stop,
+	.wait = pt_wait,
+	.close = pt_close,
+};
+
+/* /proc/PID/mem and a syscall instruction of the stopped target; 0 or -1 with err. */
+static int open_target(struct ptrace_target *p, struct zerr *err)
+{
+	char name[64];
+	snprintf(name, sizeof name, "/proc/%d/mem", (int)p->pid);
+	p->mem = open(name, O_RDWR | O_CLOEXEC);
+	if (p->mem < 0)
+		return zerr_set(err, "%s: %s", name, strerror(errno));
+	struct find_syscall f = {p, 0};
+	each_mapping(p->pid, find_syscall_in, &f);
+	if (!f.found)
+		return zerr_set(err, "process %d: no syscall instruction in its code", (int)p->pid);
+	p->syscall = f.found;
+	return 0;
+}
+
+struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err)
+{
+	struct ptrace_target *p = zp_xcalloc(1, sizeof *p);
+	p->t.ops = &ptrace_ops;
+	p->pid = (pid_t)pid;
+	p->t.pid = pid;
+	p->mem = -1;
+	p->attached = 1;
+	if (seize_all(p, err) < 0 || open_target(p, err) < 0) {
+		pt_close(&p->t);
+		return NULL;
+	}
+	return &p->t;
+}
+
+struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *err)
+{
+	int gate[2]; /* tells the parent why exec failed */
+	if (pipe2(gate, O_CLOEXEC) < 0)
+		return zerr_set(err, "pipe: %s", strerror(errno)), NULL;
+	pid_t pid = fork();
+	if (pid < 0)
+		return zerr_set(err, "fork: %s", strerror(errno)), NULL;
+	if (pid == 0) {
+		close(gate[0]);
+		ptrace(PTRACE_TRACEME, 0, 0, 0);
+		execvp(argv[0], argv);
+		int e = errno;
+		if (write(gate[1], &e, sizeof e) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(gate[1]);
+	int e = 0;
+	ssize_t got = read(gate[0], &e, sizeof e);
+	close(gate[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	if (got == (ssize_t)sizeof e) {
+		zerr_set(err, "%s: cannot run (%s)", argv[0], strerror(e));
+		return NULL;
+	}
+	if (!WIFSTOPPED(status)) {
+		zerr_set(err, "%s: ended before zond inject could stop it", argv[0]);
+		return NULL;
+	}
+	struct ptrace_target *p = zp_xcalloc(1, sizeof *p);
+	p->t.ops = &ptrace_ops;
+	p->pid = pid;
+	p->t.pid = pid;
+	p->tids = zp_xcalloc(1, sizeof *p->tids);
+	p->tids[0] = pid;
+	p->ntids = 1;
+	if (open_target(p, err) < 0) {
+		kill(pid, SIGKILL);
+		pt_close(&p->t);
+		waitpid(pid, &status, 0);
+		return NULL;
+	}
+	return &p->t;
+}
+
+#else
+struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *err)
+{
+	(void)argv;
+	zerr_set(err, "zond inject: the ptrace transport knows x86-64 Linux only");
+	return NULL;
+}
+
+struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err)
+{
+	(void)pid;
+	zerr_set(err, "zond inject: the ptrace transport knows x86-64 Linux only");
+	return NULL;
+}
+#endif
