@@ -16,9 +16,10 @@ static const struct command commands[] = {
 	{"info", cmd_info, "what zond libcalls can and cannot see of a program"},
 	{"report", cmd_report, "flat profile of a run: calls, total, self, min, max per function"},
 	{"graph", cmd_graph, "callers and callees of functions, or the call tree (--tree)"},
+	{"annotate", cmd_annotate, "a function's source with the cost of each line"},
 	{"runs", cmd_runs, "list the runs in a profile store"},
 	{"diff", cmd_diff, "what changed per function between two runs or campaigns (CI gate)"},
-	{"export", cmd_export, "write a run as callgrind, dot, folded stacks or json"},
+	{"export", cmd_export, "write a run as "},
 	{"trace", cmd_trace, "profiles of AArch64/RISC-V programs from instruction traces (QEMU)"},
 	{"dump", cmd_dump, "print a run as stable, sorted text (for tests and diffs)"},
 };
@@ -35,7 +36,8 @@ static void usage(FILE *out)
 	      "commands:\n",
 	      out);
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-8s %s%s\n", commands[i].name, commands[i].summary,
+			commands[i].run == cmd_export ? export_format_names() : "");
 	fputs("  help     show the help of a command: zond help COMMAND\n\n"
 	      "Start with: zond record -- ./app args; zond report\n",
 	      out);
@@ -53,6 +55,13 @@ static int help(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "help") == 0) {
+		fputs("usage: zond help [COMMAND]\n"
+		      "Show the help of COMMAND (the same as 'zond COMMAND --help'), or\n"
+		      "without COMMAND the list of commands (as 'zond --help').\n",
+		      stdout);
 		return 0;
 	}
 	const struct command *c = find_command(argv[1]);

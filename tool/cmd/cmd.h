@@ -9,7 +9,9 @@
 #ifndef ZOND_CMD_H
 #define ZOND_CMD_H
 
+#include <getopt.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "model/profile.h"
 #include "util/error.h"
@@ -26,6 +28,10 @@ int cmd_export(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
+
+/* The formats of 'zond export', "a, b or c", for summaries. */
+const char *export_format_names(void);
 
 /* Prints "zond CMD: message" to stderr and returns 1. */
 int cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -39,6 +45,74 @@ struct run_choice {
 	const char *campaign; /* all runs of this campaign combined, instead of one run */
 	const char *tid;      /* NULL: all threads */
 };
+
+/*
+ * The command line of the reading commands (report, graph, annotate,
+ * export, dump, runs, diff), parsed in one place (readopts.c) so that an
+ * option means the same everywhere.  The common options, each command
+ * taking the ones its `takes` bits name:
+ *   -i, --input FILE     the profile store read (default ./zond.db)
+ *   -r, --run RUN        the run: id, -N for the Nth newest, 'last'
+ *   -C, --campaign NAME  all runs of campaign NAME combined
+ *       --tid THREAD     one thread: TID, PID/TID or the thread's name, as
+ *                        'zond report --per-thread' prints them
+ *   -e, --event NAME     the event shown
+ *   -o, --output FILE    the file written (default: standard output)
+ *   -h, --help           the command's help
+ * Options go before or after positional arguments (GNU getopt permutes);
+ * "--" ends them.  doc/reports.md, "Common options", is the user's table.
+ */
+enum {
+	READ_INPUT = 1,
+	READ_RUN = 2,
+	READ_CAMPAIGN = 4,
+	READ_TID = 8,
+	READ_EVENT = 16,
+	READ_OUTPUT = 32,
+	READ_RUN_CHOICE = READ_INPUT | READ_RUN | READ_CAMPAIGN | READ_TID,
+};
+
+/* The long option value of --tid, shared; own options of commands start at 256. */
+enum { OPT_TID = 200 };
+
+struct read_options {
+	struct run_choice rc;
+	const char *event;  /* -e: NULL unless given */
+	const char *output; /* -o: NULL for standard output */
+};
+
+struct read_cmd {
+	const char *name;  /* "report" */
+	const char *usage; /* usage line, description and the command's own options */
+	const char *after; /* printed after the common options (exit status...), or NULL */
+	unsigned takes;    /* READ_* bits: the common options it accepts */
+	/* its own options, in getopt_long(3) syntax; own_short may start with '-'
+	 * (positional arguments come to `own` as option 1, in order) */
+	const char *own_short;
+	const struct option *own_long; /* NULL-terminated, or NULL */
+	/* takes one of its own options: 0, or an exit status to stop with */
+	int (*own)(void *arg, int c, const char *optarg);
+	void *arg;
+};
+
+/*
+ * Parses argv (argv[0] the command's name) into o and the command's own
+ * options; then argv[optind..argc) are the positional arguments.  Returns
+ * -1 to go on, else the exit status to return: 0 after --help (printed on
+ * stdout), 2 after a usage error (one line on stderr).
+ */
+int read_parse(const struct read_cmd *cmd, int argc, char **argv, struct read_options *o);
+
+/* 1 if arg is an option of cmd that takes its value from the next word. */
+int read_takes_value(const struct read_cmd *cmd, const char *arg);
+
+/*
+ * The output stream of o: o->output created, or stdout.  NULL after printing
+ * "zond CMD: FILE: cannot create: REASON".
+ */
+FILE *read_output_open(const char *cmd, const struct read_options *o);
+/* Closes what read_output_open gave; 0, or 1 after printing a write error. */
+int read_output_close(const char *cmd, const struct read_options *o, FILE *out);
 
 /*
  * Loads the chosen run, or the runs of the campaign combined into one profile

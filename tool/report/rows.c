@@ -113,6 +113,11 @@ void report_put_metric(FILE *out, const struct zp_view *v, int metric, int raw)
 		return;
 	}
 	const struct zp_event *ev = &v->p->events[metric];
-	fprintf(out, "%s (%s), total %s\n", ev->name, ev->unit,
-		format_cost(total, v->total[metric], ev, raw));
+	/* the unit named is the one the values are printed in */
+	if (raw || !format_is_time(ev))
+		fprintf(out, "%s (%s), total %s\n", ev->name, ev->unit,
+			format_cost(total, v->total[metric], ev, raw));
+	else
+		fprintf(out, "%s (each value with its unit), total %s\n", ev->name,
+			format_cost(total, v->total[metric], ev, raw));
 }
