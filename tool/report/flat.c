@@ -23,11 +23,6 @@ int report_parse_sort(const char *s)
 	return -1;
 }
 
-/* Column widths: the defaults, widened to the widest value of the table. */
-struct widths {
-	int calls, cost;
-};
-
 static const char *cost_text(char *buf, uint64_t v, const struct zp_event *ev, int raw)
 {
 	return v == UINT64_MAX ? "-" : format_cost(buf, v, ev, raw);
@@ -43,24 +38,8 @@ static void row_costs(const struct zp_stat *s, int metric, uint64_t c[5])
 	c[4] = s->calls ? s->max[metric] : UINT64_MAX;
 }
 
-static void widen(struct widths *w, const struct zp_view *v, int metric, uint32_t n, int raw)
-{
-	const struct zp_stat *s = &v->nodes[n];
-	char buf[FORMAT_LEN];
-	int len = snprintf(buf, sizeof buf, "%" PRIu64, s->calls);
-	w->calls = len > w->calls ? len : w->calls;
-	if (metric == METRIC_CALLS)
-		return;
-	uint64_t c[5];
-	row_costs(s, metric, c);
-	for (int i = 0; i < 5; i++) {
-		len = (int)strlen(cost_text(buf, c[i], &v->p->events[metric], raw));
-		w->cost = len > w->cost ? len : w->cost;
-	}
-}
-
 static void put_row(FILE *out, const struct zp_view *v, int metric, uint32_t n, int raw,
-		    const struct widths *w)
+		    const struct report_widths *w)
 {
 	const struct zp_stat *s = &v->nodes[n];
 	fprintf(out, "%*" PRIu64, w->calls, s->calls);
@@ -101,9 +80,7 @@ static void put_table(FILE *out, const struct zp_view *v, const struct report_op
 	size_t nrows, matched;
 	uint32_t *rows = report_rows(v, o, metric, &nrows);
 	size_t shown = shown_rows(v, o, rows, nrows, &matched);
-	struct widths w = {10, 11};
-	for (size_t i = 0; i < shown; i++)
-		widen(&w, v, metric, rows[i], o->raw_numbers);
+	struct report_widths w = report_widths(v, metric, o->raw_numbers);
 
 	fputs("flat profile: ", out);
 	report_put_metric(out, v, metric, o->raw_numbers);
