@@ -43,6 +43,7 @@ static const struct option options[] = {
 #define HOT_LINES 3
 
 struct line_cost {
+	const char *file; /* NULL: the function's own file; else inlined from there */
 	int line;
 	uint64_t cost;
 	uint64_t calls;  /* call sites: calls made from the line */
@@ -55,6 +56,7 @@ struct annotation {
 	int metric, raw;
 	struct line_cost *lines;
 	size_t n, cap;
+	struct symbols *syms; /* the files of trace instructions (inlined code) */
 	uint64_t total; /* the share's whole */
 	int by_calls;   /* costs are of call sites (record), not of instructions */
 };
@@ -68,22 +70,44 @@ static int own_option(void *arg, int c, const char *value)
 	return 0;
 }
 
-static struct line_cost *line_of(struct annotation *a, int line)
+static int same_file(const char *x, const char *y)
+{
+	return x == y || (x && y && strcmp(x, y) == 0);
+}
+
+static struct line_cost *line_of(struct annotation *a, const char *file, int line)
 {
 	for (size_t i = 0; i < a->n; i++)
-		if (a->lines[i].line == line)
+		if (a->lines[i].line == line && same_file(a->lines[i].file, file))
 			return &a->lines[i];
 	if (a->n == a->cap) {
 		a->cap = a->cap ? 2 * a->cap : 32;
 		a->lines = zp_xrealloc(a->lines, a->cap * sizeof *a->lines);
 	}
-	a->lines[a->n] = (struct line_cost){.line = line};
+	a->lines[a->n] = (struct line_cost){.file = file, .line = line};
 	return &a->lines[a->n++];
 }
 
 static int thread_wanted(const struct annotation *a, uint32_t thread)
 {
 	return a->thread == ZP_NONE || thread == a->thread;
+}
+
+/*
+ * The source file of an instruction: NULL when it is the function's own (or
+ * the module cannot tell), else the file code was inlined from (the profile
+ * keeps lines only, so the file comes from the module's DWARF).
+ */
+static const char *instr_file(struct annotation *a, const struct zp_instr *in)
+{
+	const struct zp_node *f = &a->p->nodes[a->func];
+	const char *file;
+	int line;
+	struct zerr ignored;
+	if (!*f->module || symbols_line(a->syms, f->module, in->addr, &file, &line, &ignored) < 0 ||
+	    !*file || line != in->line || strcmp(file, f->file) == 0)
+		return NULL;
+	return file;
 }
 
 /* Trace runs: each instruction of func's blocks (or of func) on its line. */
@@ -95,7 +119,7 @@ static void add_instructions(struct annotation *a)
 		const struct zp_node *n = &p->nodes[in->node];
 		if (!thread_wanted(a, in->thread) || (in->node != a->func && n->parent != a->func))
 			continue;
-		line_of(a, in->line)->cost += in->cost[a->metric];
+		line_of(a, instr_file(a, in), in->line)->cost += in->cost[a->metric];
 		a->total += in->cost[a->metric];
 	}
 }
@@ -111,10 +135,24 @@ static void add_callee(struct line_cost *l, const char *name)
 static void add_call(struct annotation *a, int site_line, uint32_t callee, uint64_t calls,
 		     uint64_t cost)
 {
-	struct line_cost *l = line_of(a, site_line);
+	struct line_cost *l = line_of(a, NULL, site_line);
 	l->cost += cost;
 	l->calls += calls;
 	add_callee(l, a->p->nodes[callee].name);
+}
+
+/*
+ * Whether context c (called by func) is a call from func's outermost
+ * activation on its path: the inclusive cost of a recursive call holds the
+ * deeper ones, so only the outermost call's cost is counted (its calls all).
+ */
+static int from_outermost(const struct annotation *a, const struct zp_context *c)
+{
+	const struct zp_profile *p = a->p;
+	for (uint32_t up = p->contexts[c->parent].parent; up != ZP_NONE; up = p->contexts[up].parent)
+		if (p->contexts[up].node == a->func)
+			return 0;
+	return 1;
 }
 
 /* Record runs: the calls func makes, by the line they are made from. */
@@ -127,7 +165,8 @@ static void add_call_sites(struct annotation *a)
 		if (c->parent == ZP_NONE || p->contexts[c->parent].node != a->func ||
 		    !thread_wanted(a, c->thread))
 			continue;
-		add_call(a, c->site_line, c->node, c->calls, metric_context_incl(c, a->metric));
+		add_call(a, c->site_line, c->node, c->calls,
+			 from_outermost(a, c) ? metric_context_incl(c, a->metric) : 0);
 	}
 	for (size_t i = 0; !p->ncontexts && i < p->nedges; i++) {
 		const struct zp_edge *e = &p->edges[i];
@@ -171,10 +210,10 @@ static int last_line(const struct zp_node *n)
 	return last;
 }
 
-static const struct line_cost *find_line(const struct annotation *a, int line)
+static const struct line_cost *find_line(const struct annotation *a, const char *file, int line)
 {
 	for (size_t i = 0; i < a->n; i++)
-		if (a->lines[i].line == line)
+		if (a->lines[i].line == line && same_file(a->lines[i].file, file))
 			return &a->lines[i];
 	return NULL;
 }
@@ -208,10 +247,10 @@ static int cost_width(const struct annotation *a, const char *title)
 	return w;
 }
 
-static void put_line(FILE *out, const struct annotation *a, int width, int line,
-		     const char *text)
+static void put_line(FILE *out, const struct annotation *a, int width, const char *file,
+		     int line, const char *text)
 {
-	const struct line_cost *l = find_line(a, line);
+	const struct line_cost *l = find_line(a, file, line);
 	char cost[FORMAT_LEN], share[FORMAT_LEN];
 	if (l && (l->cost || l->calls))
 		fprintf(out, "%c %*s %8s %6d  %s", is_hot(a, l) ? '>' : ' ', width,
@@ -263,10 +302,11 @@ static void put_source(FILE *out, const struct annotation *a, int first, int las
 		if (len > 0 && text[len - 1] == '\n')
 			text[len - 1] = 0;
 		if (line >= first)
-			put_line(out, a, width, line, text);
+			put_line(out, a, width, NULL, line, text);
 	}
 	for (size_t i = 0; !src && i < a->n; i++)
-		put_line(out, a, width, a->lines[i].line, "");
+		if (!a->lines[i].file && a->lines[i].line)
+			put_line(out, a, width, NULL, a->lines[i].line, "");
 	if (src && line < last)
 		fprintf(out, "(source file %s ends at line %d: it changed since the build?)\n",
 			n->file, line);
@@ -275,15 +315,31 @@ static void put_source(FILE *out, const struct annotation *a, int first, int las
 		fclose(src);
 }
 
+/* The function's own lines first, then inlined ones by file; by line. */
 static int compare_lines(const void *x, const void *y)
 {
 	const struct line_cost *a = x, *b = y;
+	if (!same_file(a->file, b->file))
+		return !a->file ? -1 : !b->file ? 1 : strcmp(a->file, b->file);
 	return (a->line > b->line) - (a->line < b->line);
+}
+
+/* Lines of code inlined from other files, after the function's own source. */
+static void put_inlined(FILE *out, const struct annotation *a, int width)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		if (!a->lines[i].file)
+			continue;
+		char text[512];
+		snprintf(text, sizeof text, "(inlined from %s)", a->lines[i].file);
+		put_line(out, a, width, a->lines[i].file, a->lines[i].line, text);
+	}
 }
 
 static void annotate(FILE *out, struct annotation *a)
 {
 	const struct zp_node *n = &a->p->nodes[a->func];
+	a->syms = symbols_new();
 	if (a->p->ninstrs && a->metric >= 0)
 		add_instructions(a);
 	else
@@ -296,7 +352,7 @@ static void annotate(FILE *out, struct annotation *a)
 		snprintf(title, sizeof title, "%s (%s)", ev->name, ev->unit);
 	int width = cost_width(a, title);
 	int first = n->line, last = last_line(n);
-	for (size_t i = 0; i < a->n; i++) {
+	for (size_t i = 0; i < a->n && !a->lines[i].file; i++) {
 		if (a->lines[i].line && (!first || a->lines[i].line < first))
 			first = a->lines[i].line;
 		if (a->lines[i].line > last)
@@ -304,9 +360,11 @@ static void annotate(FILE *out, struct annotation *a)
 	}
 	put_title(out, a, title);
 	fprintf(out, "\n  %*s %8s %6s  %s\n", width, title, "share", "line", "source");
-	if (find_line(a, 0))
-		put_line(out, a, width, 0, "(no line known)");
+	if (find_line(a, NULL, 0))
+		put_line(out, a, width, NULL, 0, "(no line known)");
 	put_source(out, a, first ? first : 1, last, width);
+	put_inlined(out, a, width);
+	symbols_free(a->syms);
 }
 
 /* The functions named name (several: static functions of different files). */
