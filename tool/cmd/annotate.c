@@ -415,11 +415,10 @@ int cmd_annotate(int argc, char **argv)
 	struct zp_profile *p = run_choice_load(&ro.rc, &thread, &err);
 	if (!p)
 		return cmd_error("annotate", "%s", err.msg);
-	int event = ro.event ? profile_find_event(p, ro.event) : 0;
+	int event = 0;
 	FILE *out = NULL;
-	if (event < 0)
-		status = cmd_error("annotate", "run %lld has no event '%s'", (long long)p->run.id,
-				   ro.event);
+	if (read_event("annotate", &ro, p, &event))
+		status = 1;
 	else if (!(out = read_output_open("annotate", &ro)))
 		status = 1;
 	if (out) {

@@ -103,6 +103,13 @@ struct read_cmd {
  */
 int read_parse(const struct read_cmd *cmd, int argc, char **argv, struct read_options *o);
 
+/*
+ * The index of o's -e event in p into *event (left alone without -e); 0,
+ * or 1 after printing "zond CMD: run N has no event 'NAME'".
+ */
+int read_event(const char *cmd, const struct read_options *o, const struct zp_profile *p,
+	       int *event);
+
 /* 1 if arg is an option of cmd that takes its value from the next word. */
 int read_takes_value(const struct read_cmd *cmd, const char *arg);
 

@@ -168,9 +168,8 @@ int cmd_export(int argc, char **argv)
 	status = 0;
 	if (event && strcmp(event, "calls") == 0 && profile_find_event(p, event) < 0)
 		o.event = METRIC_CALLS;
-	else if (event && (o.event = profile_find_event(p, event)) < 0)
-		status = cmd_error("export", "run %lld has no event '%s'", (long long)p->run.id,
-				   event);
+	else
+		status = read_event("export", &ro, p, &o.event);
 	if (status == 0)
 		status = write_export(fn, p, &o, output);
 	if (status == 0 && fn == export_folded && !p->ncontexts)

@@ -79,9 +79,8 @@ int cmd_graph(int argc, char **argv)
 		return cmd_error("graph", "%s", err.msg);
 	FILE *out;
 	status = 0;
-	if (ro.event && (g.o.event = profile_find_event(p, ro.event)) < 0) {
-		status = cmd_error("graph", "run %lld has no event '%s'", (long long)p->run.id,
-				   ro.event);
+	if (read_event("graph", &ro, p, &g.o.event)) {
+		status = 1;
 	} else if (g.o.match && !matches_any(p, g.o.match)) {
 		status = cmd_error("graph", "no function '%s' in run %lld", g.o.match,
 				   (long long)p->run.id);

@@ -160,3 +160,13 @@ int read_output_close(const char *cmd, const struct read_options *o, FILE *out)
 	}
 	return failed ? cmd_error(cmd, "%s: write failed: %s", name, strerror(err)) : 0;
 }
+
+int read_event(const char *cmd, const struct read_options *o, const struct zp_profile *p,
+	       int *event)
+{
+	if (!o->event)
+		return 0;
+	if ((*event = profile_find_event(p, o->event)) >= 0)
+		return 0;
+	return cmd_error(cmd, "run %lld has no event '%s'", (long long)p->run.id, o->event);
+}

@@ -62,9 +62,8 @@ int cmd_report(int argc, char **argv)
 	if (!p)
 		return cmd_error("report", "%s", err.msg);
 	FILE *out = NULL;
-	if (ro.event && (o.event = profile_find_event(p, ro.event)) < 0)
-		status = cmd_error("report", "run %lld has no event '%s'", (long long)p->run.id,
-				   ro.event);
+	if (read_event("report", &ro, p, &o.event))
+		status = 1;
 	else if (!(out = read_output_open("report", &ro)))
 		status = 1;
 	if (out) {
