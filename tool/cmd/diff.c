@@ -324,8 +324,10 @@ static void put_text(FILE *out, const struct diff *d, const size_t *order, size_
 	double tb = figure_mean(&d->side[1].total, d->side[1].nruns);
 	if (d->metric_calls)
 		fprintf(out, "diff: calls, ");
-	else
+	else if (raw || !format_is_time(&d->ev))
 		fprintf(out, "diff: %s (%s), ", d->ev.name, d->ev.unit);
+	else /* the unit named is the one the values are printed in */
+		fprintf(out, "diff: %s (each value with its unit), ", d->ev.name);
 	fprintf(out, "total A %s, B %s, %s (%s)\n", put_value(t[0], ta, d, SELF, raw),
 		put_value(t[1], tb, d, SELF, raw), put_delta(t[2], tb - ta, d, SELF, raw),
 		put_relative(t[3], ta, tb));
