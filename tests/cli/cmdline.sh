@@ -91,6 +91,7 @@ check_error "unknown format" "unknown format 'svg'" "$ZOND" export -f svg -i ctx
 
 # Wide numbers never break the columns: the huge fixture (64-bit counts).
 "$WRITE_FIXTURE" huge-store 1 huge.db || exit 1
+"$WRITE_FIXTURE" huge-store 1 huge.db || exit 1
 # Each row's name must start where the header's "name" does (tree rows: after
 # their indentation).  Usage: name_column FILE NAME_REGEX
 name_column() {
@@ -107,6 +108,8 @@ for raw in "" "--raw"; do
 	name_column tree.txt '^(main|  big)$' || fail "graph -t $raw: columns"
 	"$ZOND" graph -i huge.db $raw | grep -v '^ ' >graph.txt
 	name_column graph.txt '^(big|main) ' || fail "graph $raw: columns"
+	"$ZOND" diff -i huge.db $raw 1 2 >diff.txt
+	name_column diff.txt '^(big|main)$' || fail "diff $raw: columns"
 done
 # the numbers themselves, exact (the fixture's constants)
 "$ZOND" report -i huge.db --raw | awk '$NF == "big"' >big.txt

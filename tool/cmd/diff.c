@@ -275,14 +275,16 @@ static size_t *sorted_funcs(const struct diff *d)
 static const char *put_value(char *buf, double v, const struct diff *d, int k, int raw)
 {
 	const struct zp_event *ev = k == CALLS || d->metric_calls ? NULL : &d->ev;
-	return format_cost(buf, (uint64_t)llround(fabs(v)), ev, raw);
+	/* figures are doubles (means): beyond 2^63 llround would saturate */
+	double a = fabs(v) + 0.5;
+	return format_cost(buf, a >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)a, ev, raw);
 }
 
 static const char *put_delta(char *buf, double v, const struct diff *d, int k, int raw)
 {
 	char num[FORMAT_LEN];
 	put_value(num, v, d, k, raw);
-	snprintf(buf, FORMAT_LEN, "%s%.30s", llround(v) > 0 ? "+" : llround(v) < 0 ? "-" : "", num);
+	snprintf(buf, FORMAT_LEN, "%s%.30s", v >= 0.5 ? "+" : v <= -0.5 ? "-" : "", num);
 	return buf;
 }
 
@@ -314,10 +316,54 @@ static void put_side_line(FILE *out, const struct diff *d, int s)
 		fprintf(out, "%s: run %" PRId64 ", %s\n", s ? "B" : "A", sd->ids[0], sd->command);
 }
 
+/* The cells of a row of the text table, in column order (the noise cell empty without spread). */
+enum { C_CALLS, C_DCALLS, C_SELF, C_DSELF, C_RSELF, C_NOISE, C_TOTAL, C_DTOTAL, C_RTOTAL, NCELLS };
+static const int default_width[NCELLS] = {10, 10, 11, 11, 10, 10, 11, 11, 10};
+static const char *const headers[NCELLS] = {"calls", "+/-", "self", "+/-", "self %", "noise",
+					    "total", "+/-", "total %"};
+
+static void row_cells(const struct diff *d, size_t f, int raw, char c[NCELLS][FORMAT_LEN])
+{
+	put_value(c[C_CALLS], mean(d, f, 1, CALLS), d, CALLS, 0);
+	put_delta(c[C_DCALLS], delta(d, f, CALLS), d, CALLS, 0);
+	put_value(c[C_SELF], mean(d, f, 1, SELF), d, SELF, raw);
+	put_delta(c[C_DSELF], delta(d, f, SELF), d, SELF, raw);
+	put_relative(c[C_RSELF], mean(d, f, 0, SELF), mean(d, f, 1, SELF));
+	put_value(c[C_NOISE], noise(d, f, SELF), d, SELF, raw);
+	put_value(c[C_TOTAL], mean(d, f, 1, INCL), d, INCL, raw);
+	put_delta(c[C_DTOTAL], delta(d, f, INCL), d, INCL, raw);
+	put_relative(c[C_RTOTAL], mean(d, f, 0, INCL), mean(d, f, 1, INCL));
+}
+
+/* Columns as wide as their widest cell: wide numbers never break the table. */
+static void column_widths(const struct diff *d, const size_t *order, size_t limit, int raw,
+			  int w[NCELLS])
+{
+	char c[NCELLS][FORMAT_LEN];
+	memcpy(w, default_width, sizeof default_width);
+	for (size_t i = 0; i < limit && order[i] != SIZE_MAX; i++) {
+		row_cells(d, order[i], raw, c);
+		for (int k = 0; k < NCELLS; k++)
+			w[k] = (int)strlen(c[k]) > w[k] ? (int)strlen(c[k]) : w[k];
+	}
+}
+
+static void put_row(FILE *out, char c[NCELLS][FORMAT_LEN], const int w[NCELLS],
+		    int spread, const char *noise_mark)
+{
+	for (int k = 0; k < NCELLS; k++) {
+		if (k == C_NOISE && !spread)
+			continue;
+		fprintf(out, "%s%*s", k ? " " : "", w[k], c[k]);
+		if (k == C_NOISE)
+			fputs(noise_mark, out);
+	}
+}
+
 static void put_text(FILE *out, const struct diff *d, const size_t *order, size_t limit, int raw)
 {
-	char t[6][FORMAT_LEN];
-	int spread = d->side[0].nruns > 1 || d->side[1].nruns > 1;
+	char t[4][FORMAT_LEN], c[NCELLS][FORMAT_LEN];
+	int spread = d->side[0].nruns > 1 || d->side[1].nruns > 1, w[NCELLS];
 	put_side_line(out, d, 0);
 	put_side_line(out, d, 1);
 	double ta = figure_mean(&d->side[0].total, d->side[0].nruns);
@@ -331,26 +377,17 @@ static void put_text(FILE *out, const struct diff *d, const size_t *order, size_
 	fprintf(out, "total A %s, B %s, %s (%s)\n", put_value(t[0], ta, d, SELF, raw),
 		put_value(t[1], tb, d, SELF, raw), put_delta(t[2], tb - ta, d, SELF, raw),
 		put_relative(t[3], ta, tb));
-	fprintf(out, "%10s %10s %11s %11s %10s%s %11s %11s %10s  name\n", "calls", "+/-", "self",
-		"+/-", "self %", spread ? "      noise" : "", "total", "+/-", "total %");
+	column_widths(d, order, limit, raw, w);
+	for (int k = 0; k < NCELLS; k++)
+		snprintf(c[k], FORMAT_LEN, "%s", headers[k]);
+	put_row(out, c, w, spread, " ");
+	fputs("  name\n", out);
 	for (size_t i = 0; i < limit && order[i] != SIZE_MAX; i++) {
 		size_t f = order[i];
-		fprintf(out, "%10s %10s", put_value(t[0], mean(d, f, 1, CALLS), d, CALLS, 0),
-			put_delta(t[1], delta(d, f, CALLS), d, CALLS, 0));
-		fprintf(out, " %11s %11s %10s", put_value(t[2], mean(d, f, 1, SELF), d, SELF, raw),
-			put_delta(t[3], delta(d, f, SELF), d, SELF, raw),
-			put_relative(t[4], mean(d, f, 0, SELF), mean(d, f, 1, SELF)));
-		if (spread)
-			fprintf(out, " %10s%s", put_value(t[5], noise(d, f, SELF), d, SELF, raw),
-				delta(d, f, SELF) != 0 &&
-						fabs(delta(d, f, SELF)) <= noise(d, f, SELF)
-					? "~"
-					: " ");
-		fprintf(out, " %11s %11s %10s  %s%s\n",
-			put_value(t[0], mean(d, f, 1, INCL), d, INCL, raw),
-			put_delta(t[1], delta(d, f, INCL), d, INCL, raw),
-			put_relative(t[2], mean(d, f, 0, INCL), mean(d, f, 1, INCL)),
-			d->keys.s[f] + 1, kind_mark(d->keys.s[f][0]));
+		row_cells(d, f, raw, c);
+		int within = delta(d, f, SELF) != 0 && fabs(delta(d, f, SELF)) <= noise(d, f, SELF);
+		put_row(out, c, w, spread, within ? "~" : " ");
+		fprintf(out, "  %s%s\n", d->keys.s[f] + 1, kind_mark(d->keys.s[f][0]));
 	}
 	size_t n = 0;
 	while (n < d->keys.n && order[n] != SIZE_MAX)
