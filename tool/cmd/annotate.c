@@ -290,9 +290,11 @@ static void put_source(FILE *out, const struct annotation *a, int first, int las
 {
 	const struct zp_node *n = &a->p->nodes[a->func];
 	FILE *src = open_source(n);
-	if (!src)
-		fprintf(out, "(source file %s not found: lines with costs only)\n",
-			*n->file ? n->file : "unknown");
+	if (!src && *n->file)
+		fprintf(out, "(source file %s not found: lines with costs only)\n", n->file);
+	else if (!src)
+		fprintf(out, "(no source file known for %s: its module has no line information)\n",
+			n->name);
 	char *text = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -378,14 +380,10 @@ static size_t find_functions(const struct zp_profile *p, const char *name, uint3
 	return n;
 }
 
-static int annotate_all(const struct zp_profile *p, const char *name, int metric, int raw,
-			uint32_t thread, FILE *out)
+static void annotate_all(const struct zp_profile *p, const uint32_t *ids, size_t n, int metric,
+			 int raw, uint32_t thread, FILE *out)
 {
-	uint32_t ids[16];
-	size_t n = find_functions(p, name, ids, 16);
-	if (!n)
-		return cmd_error("annotate", "no function '%s' in run %lld", name,
-				 (long long)p->run.id);
+	report_header(p, out);
 	for (size_t i = 0; i < n; i++) {
 		struct annotation a = {.p = p, .func = ids[i], .thread = thread,
 				       .metric = metric, .raw = raw};
@@ -394,7 +392,6 @@ static int annotate_all(const struct zp_profile *p, const char *name, int metric
 		annotate(out, &a);
 		free(a.lines);
 	}
-	return 0;
 }
 
 int cmd_annotate(int argc, char **argv)
@@ -416,16 +413,19 @@ int cmd_annotate(int argc, char **argv)
 	if (!p)
 		return cmd_error("annotate", "%s", err.msg);
 	int event = 0;
+	uint32_t ids[16];
+	size_t n = find_functions(p, argv[optind], ids, 16);
 	FILE *out = NULL;
 	if (read_event("annotate", &ro, p, &event))
 		status = 1;
+	else if (!n)
+		status = cmd_error("annotate", "no function '%s' in run %lld", argv[optind],
+				   (long long)p->run.id);
 	else if (!(out = read_output_open("annotate", &ro)))
 		status = 1;
 	if (out) {
-		report_header(p, out);
-		status = annotate_all(p, argv[optind], metric_pick(p, event), raw, thread, out);
-		int closed = read_output_close("annotate", &ro, out);
-		status = status ? status : closed;
+		annotate_all(p, ids, n, metric_pick(p, event), raw, thread, out);
+		status = read_output_close("annotate", &ro, out);
 	}
 	profile_free(p);
 	return status;
