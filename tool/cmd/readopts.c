@@ -73,8 +73,10 @@ static void print_help(const struct read_cmd *cmd)
 		if (cmd->takes & common[i].bit)
 			fputs(common[i].help, stdout);
 	fputs("  -h, --help            this help\n", stdout);
-	if (cmd->after)
+	if (cmd->after) {
+		putchar('\n');
 		fputs(cmd->after, stdout);
+	}
 }
 
 static int take_common(struct read_options *o, int c, const char *arg)
