@@ -18,8 +18,11 @@ fail() { echo "FAIL ($arch): $*"; status=1; }
 $cc -O1 -g -static -o calls "$src/progs/calls.c" || exit 1
 "$zond" trace record -q -o calls.ztrace -- ./calls 15 >/dev/null || fail "record"
 "$zond" trace report -o z.db -n 0 calls.ztrace 2>/dev/null || fail "report"
-env -i "$(command -v qemu-$arch)" -singlestep -d exec,nochain -D q.log "$PWD/calls" 15 \
-	>/dev/null || fail "qemu -singlestep"
+# QEMU 8.1 renamed -singlestep to -one-insn-per-tb
+one=-singlestep
+"qemu-$arch" --help | grep -q -- -one-insn-per-tb && one=-one-insn-per-tb
+env -i "$(command -v qemu-$arch)" $one -d exec,nochain -D q.log "$PWD/calls" 15 \
+	>/dev/null || fail "qemu $one"
 # executions per PC
 sed -n 's/^Trace [0-9]*: [^[]*\[[0-9a-f]*\/0*\([0-9a-f]*\)\/.*/\1/p' q.log | sort | uniq -c |
 	awk '{ print $2, $1 }' >pc-counts.txt
