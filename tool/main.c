@@ -16,9 +16,10 @@ static const struct command commands[] = {
 	{"info", cmd_info, "what zond libcalls can and cannot see of a program"},
 	{"report", cmd_report, "flat profile of a run: calls, total, self, min, max per function"},
 	{"graph", cmd_graph, "callers and callees of functions, or the call tree (--tree)"},
+	{"annotate", cmd_annotate, "a function's source with the cost of each line"},
 	{"runs", cmd_runs, "list the runs in a profile store"},
 	{"diff", cmd_diff, "what changed per function between two runs or campaigns (CI gate)"},
-	{"export", cmd_export, "write a run as callgrind, dot, folded stacks or json"},
+	{"export", cmd_export, "write a run as "},
 	{"trace", cmd_trace, "profiles of AArch64/RISC-V programs from instruction traces (QEMU)"},
 	{"recover", cmd_recover, "store the raw data of an interrupted run (raw data kept in DIR)"},
 	{"inject", cmd_inject, "functions of any x86-64 program measured by code injected from outside"},
@@ -38,7 +39,8 @@ static void usage(FILE *out)
 	      "commands:\n",
 	      out);
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-8s %s%s\n", commands[i].name, commands[i].summary,
+			commands[i].run == cmd_export ? export_format_names() : "");
 	fputs("  help     show the help of a command: zond help COMMAND\n\n"
 	      "Start with: zond record -- ./app args; zond report\n",
 	      out);
@@ -56,6 +58,13 @@ static int help(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "help") == 0) {
+		fputs("usage: zond help [COMMAND]\n"
+		      "Show the help of COMMAND (the same as 'zond COMMAND --help'), or\n"
+		      "without COMMAND the list of commands (as 'zond --help').\n",
+		      stdout);
 		return 0;
 	}
 	const struct command *c = find_command(argv[1]);

@@ -67,7 +67,7 @@ print(d["a"]["campaign"], d["a"]["runs"], l["a"], l["noise"])')" \
 check_eq "heavy 100x: exit 3" $? 3
 check_eq "the gate names heavy" "$(grep -c '^zond diff: heavy: self .* -> .* above --fail-above 100%$' err.txt)" 1
 check_eq "heavy first, time unit" "$(sed -n 3p slow.txt | cut -d, -f1) $(sed -n 5p slow.txt | awk '{ print $NF }')" \
-	"diff: time (ns) heavy"
+	"diff: time (each value with its unit) heavy"
 check_eq "time: exact calls still" "$(rows <slow.txt | tr '|' '\n' | awk '{ print $1, $2, $3 }' | tr '\n' '|')" \
 	"heavy 1 0|light 10 0|main 1 0|"
 

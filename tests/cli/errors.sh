@@ -26,7 +26,7 @@ check_error "trigger on a script" "script.sh: not an ELF file" "$ZOND" record -o
 # A real store, then wrong references into it.
 "$ZOND" record -q -o good.db -- "$SHOP" >/dev/null 2>&1
 check_error "unknown run" "no run 99" "$ZOND" report -i good.db -r 99
-check_error "unknown thread" "no thread 1" "$ZOND" report -i good.db --tid 1
+check_error "unknown thread" "no thread '1'" "$ZOND" report -i good.db --tid 1
 check_error "unknown event" "no event 'cycles'" "$ZOND" report -i good.db -e cycles
 check_error "unknown function" "no function 'no_such_fn'" "$ZOND" graph -i good.db no_such_fn
 check_error "trigger on an unknown function" "no function 'no_such_fn'" \

@@ -6,7 +6,10 @@
  *
  * "contexts-FORMAT" writes the contexts fixture in FORMAT.
  *
- * Usage: write_fixture [contexts-]FORMAT|contexts-store NEVENTS OUTFILE
+ * "huge-store" adds a run whose counts fill 64 bits (HUGE_* below): for the
+ * column widths of the reports.
+ *
+ * Usage: write_fixture [contexts-]FORMAT|contexts-store|huge-store NEVENTS OUTFILE
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +18,35 @@
 #include "fixture.h"
 #include "store/store.h"
 
-static int write_store(unsigned nevents, const char *path)
+/* The huge run: "big" called HUGE_CALLS times, HUGE_NS of self time, from main. */
+#define HUGE_CALLS 12345678901234567890u
+#define HUGE_NS 9876543210987654321u
+static struct zp_profile *huge_profile(void)
+{
+	struct zp_profile *p = profile_new();
+	profile_event(p, "time", "ns");
+	uint32_t t = profile_thread(p, 7, 7, "huge");
+	uint32_t main_ = profile_node(p, ZP_FUNCTION, "main", "app", "main.c", 1, 0x10);
+	uint32_t big = profile_node(p, ZP_FUNCTION, "big", "app", "main.c", 9, 0x20);
+	struct zp_stat *s = profile_stat(p, t, main_);
+	s->calls = 1;
+	s->incl[0] = s->min[0] = s->max[0] = HUGE_NS + 5;
+	s->self[0] = 5;
+	s = profile_stat(p, t, big);
+	s->calls = HUGE_CALLS;
+	s->incl[0] = s->self[0] = HUGE_NS;
+	s->min[0] = 0;
+	s->max[0] = 1;
+	struct zp_edge *e = profile_edge(p, t, ZP_CALL, main_, big);
+	e->calls = HUGE_CALLS;
+	e->incl[0] = HUGE_NS;
+	return p;
+}
+
+static int write_store(unsigned nevents, const char *path, int huge)
 {
 	struct zerr err;
-	struct zp_profile *p = fixture_context_profile(nevents);
+	struct zp_profile *p = huge ? huge_profile() : fixture_context_profile(nevents);
 	struct store *s = store_open(path, STORE_CREATE, &err);
 	int rc = s ? store_add_run(s, p, &err) : -1;
 	store_close(s);
@@ -46,8 +74,8 @@ int main(int argc, char **argv)
 		fputs("usage: write_fixture FORMAT NEVENTS OUTFILE\n", stderr);
 		return 2;
 	}
-	if (strcmp(argv[1], "contexts-store") == 0)
-		return write_store((unsigned)atoi(argv[2]), argv[3]);
+	if (strcmp(argv[1], "contexts-store") == 0 || strcmp(argv[1], "huge-store") == 0)
+		return write_store((unsigned)atoi(argv[2]), argv[3], argv[1][0] == 'h');
 	const char *format = argv[1];
 	int contexts = strncmp(format, "contexts-", 9) == 0;
 	if (contexts)

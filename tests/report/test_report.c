@@ -234,14 +234,14 @@ static void check_context_tree(void)
 		{"1", NULL, NULL, "4", "g"},    {"1", NULL, NULL, "0", "worker"},
 		{"1", NULL, NULL, "1", "C"},    {"2", NULL, NULL, "2", "X"},
 	};
-	const char *head = "call tree: time (ns), total 1.20 us\n"
+	const char *head = "call tree: time (each value with its unit), total 1.20 us\n"
 			   "     calls       total  total %  name\n";
 	struct zp_profile *p = fixture_context_profile(1);
 	struct report_options o = {.thread = ZP_NONE};
 	check_tree_text(p, &o, head, all, sizeof all / sizeof all[0]);
 	o.thread = 1;
 	check_tree_text(p, &o,
-			"call tree: time (ns), total 200 ns\n"
+			"call tree: time (each value with its unit), total 200 ns\n"
 			"     calls       total  total %  name\n",
 			worker, sizeof worker / sizeof worker[0]);
 	o.thread = ZP_NONE;

@@ -9,9 +9,12 @@
 #ifndef ZOND_CMD_H
 #define ZOND_CMD_H
 
+#include <getopt.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "model/profile.h"
+#include "output.h"
 #include "util/error.h"
 
 typedef int (*cmd_fn)(int argc, char **argv);
@@ -28,6 +31,10 @@ int cmd_trace(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
+
+/* The formats of 'zond export', "a, b or c", for summaries. */
+const char *export_format_names(void);
 
 /* Prints "zond CMD: message" to stderr and returns 1. */
 int cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -41,6 +48,86 @@ struct run_choice {
 	const char *campaign; /* all runs of this campaign combined, instead of one run */
 	const char *tid;      /* NULL: all threads */
 };
+
+/*
+ * The command line of the reading commands (report, graph, annotate,
+ * export, dump, runs, diff), parsed in one place (readopts.c) so that an
+ * option means the same everywhere.  The common options, each command
+ * taking the ones its `takes` bits name:
+ *   -i, --input FILE     the profile store read (default ./zond.db)
+ *   -r, --run RUN        the run: id, -N for the Nth newest, 'last'
+ *   -C, --campaign NAME  all runs of campaign NAME combined
+ *       --tid THREAD     one thread: TID, PID/TID or the thread's name, as
+ *                        'zond report --per-thread' prints them
+ *   -e, --event NAME     the event shown
+ *   -o, --output FILE    the file written (default: standard output)
+ *   -h, --help           the command's help
+ * Options go before or after positional arguments (GNU getopt permutes);
+ * "--" ends them.  doc/reports.md, "Common options", is the user's table.
+ */
+enum {
+	READ_INPUT = 1,
+	READ_RUN = 2,
+	READ_CAMPAIGN = 4,
+	READ_TID = 8,
+	READ_EVENT = 16,
+	READ_OUTPUT = 32,
+	READ_RUN_CHOICE = READ_INPUT | READ_RUN | READ_CAMPAIGN | READ_TID,
+};
+
+/* The long option value of --tid, shared; own options of commands start at 256. */
+enum { OPT_TID = 200 };
+
+struct read_options {
+	struct run_choice rc;
+	const char *event;  /* -e: NULL unless given */
+	const char *output; /* -o: NULL for standard output */
+	struct output out;  /* what read_output_open opened */
+};
+
+struct read_cmd {
+	const char *name;  /* "report" */
+	const char *usage; /* usage line, description and the command's own options */
+	const char *after; /* printed after the common options (exit status...), or NULL */
+	unsigned takes;    /* READ_* bits: the common options it accepts */
+	/* its own options, in getopt_long(3) syntax; own_short may start with '-'
+	 * (positional arguments come to `own` as option 1, in order) */
+	const char *own_short;
+	const struct option *own_long; /* NULL-terminated, or NULL */
+	/* takes one of its own options: 0, or an exit status to stop with */
+	int (*own)(void *arg, int c, const char *optarg);
+	void *arg;
+};
+
+/*
+ * Parses argv (argv[0] the command's name) into o and the command's own
+ * options; then argv[optind..argc) are the positional arguments.  Returns
+ * -1 to go on, else the exit status to return: 0 after --help (printed on
+ * stdout), 2 after a usage error (one line on stderr).
+ */
+int read_parse(const struct read_cmd *cmd, int argc, char **argv, struct read_options *o);
+
+/*
+ * The index of o's -e event in p into *event (left alone without -e); 0,
+ * or 1 after printing "zond CMD: run N has no event 'NAME'".
+ */
+int read_event(const char *cmd, const struct read_options *o, const struct zp_profile *p,
+	       int *event);
+
+/* 1 if arg is an option of cmd that takes its value from the next word. */
+int read_takes_value(const struct read_cmd *cmd, const char *arg);
+
+/*
+ * The output stream of o: o->output checked (output_check: never the store
+ * read, a program or a directory) and opened through a temporary file, or
+ * stdout.  NULL after printing one line naming the file.
+ */
+FILE *read_output_open(const char *cmd, struct read_options *o);
+/*
+ * Closes what read_output_open gave, renaming the file into place; 0, or 1
+ * after printing a write error (the old file, if any, is left as it was).
+ */
+int read_output_close(const char *cmd, struct read_options *o, FILE *out);
 
 /*
  * Loads the chosen run, or the runs of the campaign combined into one profile

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "store/store.h"
 
@@ -45,19 +46,38 @@ long parse_count(const char *s)
 	return v;
 }
 
-static int find_thread(const struct zp_profile *p, const char *tid, uint32_t *thread,
+/* Does thread th answer to want: "TID", "PID/TID" or its name? */
+static int thread_is(const struct zp_thread *th, const char *want)
+{
+	const char *slash = strchr(want, '/');
+	if (!slash)
+		return parse_count(want) == th->tid || (th->name && strcmp(th->name, want) == 0);
+	char pid[32];
+	size_t len = (size_t)(slash - want);
+	if (len >= sizeof pid)
+		return 0;
+	memcpy(pid, want, len);
+	pid[len] = 0;
+	return parse_count(pid) == th->pid && parse_count(slash + 1) == th->tid;
+}
+
+/* A name shared by several threads is ambiguous: the user gets told, not one picked. */
+static int find_thread(const struct zp_profile *p, const char *want, uint32_t *thread,
 		       struct zerr *err)
 {
-	long want = parse_count(tid);
-	if (want < 0)
-		return zerr_set(err, "--tid wants a thread id, not '%s'", tid);
+	size_t found = 0;
 	for (size_t i = 0; i < p->nthreads; i++) {
-		if (p->threads[i].tid == want) {
+		if (!thread_is(&p->threads[i], want))
+			continue;
+		if (found++ == 0)
 			*thread = (uint32_t)i;
-			return 0;
-		}
 	}
-	return zerr_set(err, "run %lld has no thread %ld (see 'zond report --per-thread')",
+	if (found == 1)
+		return 0;
+	if (found > 1)
+		return zerr_set(err, "run %lld has %zu threads '%s': give PID/TID",
+				(long long)p->run.id, found, want);
+	return zerr_set(err, "run %lld has no thread '%s' (see 'zond report --per-thread')",
 			(long long)p->run.id, want);
 }
 

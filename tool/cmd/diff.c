@@ -16,7 +16,6 @@
  * than the noise: the wider of the two sides' spreads of its self cost.
  * Then exit status 3, with one line on stderr per such function.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -38,34 +37,30 @@ static const char usage_text[] =
 	"spread of the runs shown so that noise is not read as change); the first\n"
 	"given is A.  Default: A = the second newest run (-2), B = the newest; with\n"
 	"only A given, B = the newest.\n\n"
-	"  -i, --input FILE      profile store (default ./zond.db)\n"
 	"  -r, --run RUN         the next side is run RUN\n"
 	"  -C, --campaign NAME   the next side is campaign NAME's runs\n"
-	"  -e, --event NAME      event compared (default: B's first); 'calls': calls\n"
 	"  -n, --limit N         show the N functions of biggest change only\n"
 	"      --fail-above PCT  exit 3 when a function's self cost grew by more than\n"
 	"                        PCT percent (beyond the runs' spread) or is new\n"
 	"      --min-share PCT   ... counting functions of at least PCT percent of a\n"
 	"                        side's total self cost only (default 1)\n"
 	"      --json            JSON instead of text (doc/json-schema.md)\n"
-	"      --raw             numbers in the event's own unit, not scaled\n"
-	"  -h, --help            this help\n\n"
+	"      --raw             numbers in the event's own unit, not scaled\n";
+
+static const char after_text[] =
+	"-e: the event compared (default: B's first); 'calls': calls.\n"
 	"Exit status: 0, 3 when --fail-above found a slower function, 1 on error.\n";
 
 enum { OPT_FAIL_ABOVE = 256, OPT_MIN_SHARE, OPT_JSON, OPT_RAW };
 
-static const char short_options[] = "-i:r:C:e:n:h";
 static const struct option options[] = {
-	{"input", required_argument, NULL, 'i'},
 	{"run", required_argument, NULL, 'r'},
 	{"campaign", required_argument, NULL, 'C'},
-	{"event", required_argument, NULL, 'e'},
 	{"limit", required_argument, NULL, 'n'},
 	{"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
 	{"min-share", required_argument, NULL, OPT_MIN_SHARE},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"raw", no_argument, NULL, OPT_RAW},
-	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -280,14 +275,16 @@ static size_t *sorted_funcs(const struct diff *d)
 static const char *put_value(char *buf, double v, const struct diff *d, int k, int raw)
 {
 	const struct zp_event *ev = k == CALLS || d->metric_calls ? NULL : &d->ev;
-	return format_cost(buf, (uint64_t)llround(fabs(v)), ev, raw);
+	/* figures are doubles (means): beyond 2^63 llround would saturate */
+	double a = fabs(v) + 0.5;
+	return format_cost(buf, a >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)a, ev, raw);
 }
 
 static const char *put_delta(char *buf, double v, const struct diff *d, int k, int raw)
 {
 	char num[FORMAT_LEN];
 	put_value(num, v, d, k, raw);
-	snprintf(buf, FORMAT_LEN, "%s%.30s", llround(v) > 0 ? "+" : llround(v) < 0 ? "-" : "", num);
+	snprintf(buf, FORMAT_LEN, "%s%.30s", v >= 0.5 ? "+" : v <= -0.5 ? "-" : "", num);
 	return buf;
 }
 
@@ -319,41 +316,78 @@ static void put_side_line(FILE *out, const struct diff *d, int s)
 		fprintf(out, "%s: run %" PRId64 ", %s\n", s ? "B" : "A", sd->ids[0], sd->command);
 }
 
+/* The cells of a row of the text table, in column order (the noise cell empty without spread). */
+enum { C_CALLS, C_DCALLS, C_SELF, C_DSELF, C_RSELF, C_NOISE, C_TOTAL, C_DTOTAL, C_RTOTAL, NCELLS };
+static const int default_width[NCELLS] = {10, 10, 11, 11, 10, 10, 11, 11, 10};
+static const char *const headers[NCELLS] = {"calls", "+/-", "self", "+/-", "self %", "noise",
+					    "total", "+/-", "total %"};
+
+static void row_cells(const struct diff *d, size_t f, int raw, char c[NCELLS][FORMAT_LEN])
+{
+	put_value(c[C_CALLS], mean(d, f, 1, CALLS), d, CALLS, 0);
+	put_delta(c[C_DCALLS], delta(d, f, CALLS), d, CALLS, 0);
+	put_value(c[C_SELF], mean(d, f, 1, SELF), d, SELF, raw);
+	put_delta(c[C_DSELF], delta(d, f, SELF), d, SELF, raw);
+	put_relative(c[C_RSELF], mean(d, f, 0, SELF), mean(d, f, 1, SELF));
+	put_value(c[C_NOISE], noise(d, f, SELF), d, SELF, raw);
+	put_value(c[C_TOTAL], mean(d, f, 1, INCL), d, INCL, raw);
+	put_delta(c[C_DTOTAL], delta(d, f, INCL), d, INCL, raw);
+	put_relative(c[C_RTOTAL], mean(d, f, 0, INCL), mean(d, f, 1, INCL));
+}
+
+/* Columns as wide as their widest cell: wide numbers never break the table. */
+static void column_widths(const struct diff *d, const size_t *order, size_t limit, int raw,
+			  int w[NCELLS])
+{
+	char c[NCELLS][FORMAT_LEN];
+	memcpy(w, default_width, sizeof default_width);
+	for (size_t i = 0; i < limit && order[i] != SIZE_MAX; i++) {
+		row_cells(d, order[i], raw, c);
+		for (int k = 0; k < NCELLS; k++)
+			w[k] = (int)strlen(c[k]) > w[k] ? (int)strlen(c[k]) : w[k];
+	}
+}
+
+static void put_row(FILE *out, char c[NCELLS][FORMAT_LEN], const int w[NCELLS],
+		    int spread, const char *noise_mark)
+{
+	for (int k = 0; k < NCELLS; k++) {
+		if (k == C_NOISE && !spread)
+			continue;
+		fprintf(out, "%s%*s", k ? " " : "", w[k], c[k]);
+		if (k == C_NOISE)
+			fputs(noise_mark, out);
+	}
+}
+
 static void put_text(FILE *out, const struct diff *d, const size_t *order, size_t limit, int raw)
 {
-	char t[6][FORMAT_LEN];
-	int spread = d->side[0].nruns > 1 || d->side[1].nruns > 1;
+	char t[4][FORMAT_LEN], c[NCELLS][FORMAT_LEN];
+	int spread = d->side[0].nruns > 1 || d->side[1].nruns > 1, w[NCELLS];
 	put_side_line(out, d, 0);
 	put_side_line(out, d, 1);
 	double ta = figure_mean(&d->side[0].total, d->side[0].nruns);
 	double tb = figure_mean(&d->side[1].total, d->side[1].nruns);
 	if (d->metric_calls)
 		fprintf(out, "diff: calls, ");
-	else
+	else if (raw || !format_is_time(&d->ev))
 		fprintf(out, "diff: %s (%s), ", d->ev.name, d->ev.unit);
+	else /* the unit named is the one the values are printed in */
+		fprintf(out, "diff: %s (each value with its unit), ", d->ev.name);
 	fprintf(out, "total A %s, B %s, %s (%s)\n", put_value(t[0], ta, d, SELF, raw),
 		put_value(t[1], tb, d, SELF, raw), put_delta(t[2], tb - ta, d, SELF, raw),
 		put_relative(t[3], ta, tb));
-	fprintf(out, "%10s %10s %11s %11s %10s%s %11s %11s %10s  name\n", "calls", "+/-", "self",
-		"+/-", "self %", spread ? "      noise" : "", "total", "+/-", "total %");
+	column_widths(d, order, limit, raw, w);
+	for (int k = 0; k < NCELLS; k++)
+		snprintf(c[k], FORMAT_LEN, "%s", headers[k]);
+	put_row(out, c, w, spread, " ");
+	fputs("  name\n", out);
 	for (size_t i = 0; i < limit && order[i] != SIZE_MAX; i++) {
 		size_t f = order[i];
-		fprintf(out, "%10s %10s", put_value(t[0], mean(d, f, 1, CALLS), d, CALLS, 0),
-			put_delta(t[1], delta(d, f, CALLS), d, CALLS, 0));
-		fprintf(out, " %11s %11s %10s", put_value(t[2], mean(d, f, 1, SELF), d, SELF, raw),
-			put_delta(t[3], delta(d, f, SELF), d, SELF, raw),
-			put_relative(t[4], mean(d, f, 0, SELF), mean(d, f, 1, SELF)));
-		if (spread)
-			fprintf(out, " %10s%s", put_value(t[5], noise(d, f, SELF), d, SELF, raw),
-				delta(d, f, SELF) != 0 &&
-						fabs(delta(d, f, SELF)) <= noise(d, f, SELF)
-					? "~"
-					: " ");
-		fprintf(out, " %11s %11s %10s  %s%s\n",
-			put_value(t[0], mean(d, f, 1, INCL), d, INCL, raw),
-			put_delta(t[1], delta(d, f, INCL), d, INCL, raw),
-			put_relative(t[2], mean(d, f, 0, INCL), mean(d, f, 1, INCL)),
-			d->keys.s[f] + 1, kind_mark(d->keys.s[f][0]));
+		row_cells(d, f, raw, c);
+		int within = delta(d, f, SELF) != 0 && fabs(delta(d, f, SELF)) <= noise(d, f, SELF);
+		put_row(out, c, w, spread, within ? "~" : " ");
+		fprintf(out, "  %s%s\n", d->keys.s[f] + 1, kind_mark(d->keys.s[f][0]));
 	}
 	size_t n = 0;
 	while (n < d->keys.n && order[n] != SIZE_MAX)
@@ -450,22 +484,6 @@ static int gate(const struct diff *d, const size_t *order, double pct, double mi
 	return status;
 }
 
-/*
- * Options that take their argument from the next word: "-r -2" is a run,
- * while a lone "-2" is a side (getopt would take it for an option).
- */
-static int takes_next(const char *arg)
-{
-	if (arg[0] == '-' && arg[1] && arg[1] != '-' && !arg[2]) {
-		const char *o = strchr(short_options + 1, arg[1]);
-		return o && o[1] == ':';
-	}
-	for (const struct option *o = options; arg[0] == '-' && arg[1] == '-' && o->name; o++)
-		if (strcmp(arg + 2, o->name) == 0)
-			return o->has_arg == required_argument;
-	return 0;
-}
-
 static int is_run_offset(const char *arg)
 {
 	return arg[0] == '-' && arg[1] >= '0' && arg[1] <= '9' &&
@@ -494,89 +512,104 @@ static int parse_pct(const char *opt, const char *arg, double *v)
 	return 0;
 }
 
+/* What the command line sets besides the common options. */
+struct diff_args {
+	struct diff *d;
+	int nsides, json, raw;
+	double fail_above, min_share;
+	long limit;
+};
+
+static int take_side(struct diff_args *a, int c, const char *value)
+{
+	if (a->nsides == 2)
+		return cmd_usage_error("diff", "more than two sides ('%s')", value);
+	if (c == 'C')
+		a->d->side[a->nsides++].rc.campaign = value;
+	else
+		a->d->side[a->nsides++].rc.run = value;
+	return 0;
+}
+
+static int own_option(void *arg, int c, const char *value)
+{
+	struct diff_args *a = arg;
+	int status;
+	switch (c) {
+	case 1:
+	case 'r':
+	case 'C': return take_side(a, c, value);
+	case 'n':
+		if ((a->limit = parse_count(value)) < 0)
+			return cmd_usage_error("diff", "--limit wants a number, not '%s'", value);
+		return 0;
+	case OPT_FAIL_ABOVE: return parse_pct("--fail-above", value, &a->fail_above);
+	case OPT_MIN_SHARE:
+		status = parse_pct("--min-share", value, &a->min_share);
+		if (status == 0 && a->min_share > 100)
+			status = cmd_usage_error("diff", "--min-share wants 0..100, not '%s'",
+						 value);
+		return status;
+	case OPT_JSON: a->json = 1; return 0;
+	case OPT_RAW: a->raw = 1; return 0;
+	}
+	return cmd_usage_error("diff", "bad option");
+}
+
+static int print_diff(struct diff *d, const struct diff_args *a, struct read_options *ro)
+{
+	FILE *out = read_output_open("diff", ro);
+	if (!out)
+		return 1;
+	size_t *order = sorted_funcs(d);
+	size_t rows = a->limit >= 0 ? (size_t)a->limit : d->keys.n;
+	if (a->json)
+		put_json(out, d, order, rows);
+	else
+		put_text(out, d, order, rows, a->raw);
+	int status = read_output_close("diff", ro, out);
+	if (status == 0 && a->fail_above >= 0)
+		status = gate(d, order, a->fail_above, a->min_share);
+	free(order);
+	return status;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct diff d = {0};
-	const char *store = NULL;
-	double fail_above = -1, min_share = 1;
-	long limit = -1;
-	int json = 0, raw = 0, nsides = 0, c;
-	/* "-N" sides become "--run=-N" (a copy of argv; getopt permutes it) */
+	struct diff_args a = {.d = &d, .fail_above = -1, .min_share = 1, .limit = -1};
+	const struct read_cmd cmd = {"diff", usage_text, after_text,
+				     READ_INPUT | READ_EVENT | READ_OUTPUT, "-r:C:n:", options,
+				     own_option, &a};
+	/* "-N" sides become "--run=-N" (a copy of argv; getopt permutes it): a lone
+	 * "-2" is a side, while "-r -2" is a run */
 	char **args = zp_xcalloc((size_t)argc + 1, sizeof *args);
 	char **owned = zp_xcalloc((size_t)argc + 1, sizeof *owned);
 	for (int i = 0; i < argc; i++) {
 		args[i] = argv[i];
-		if (i > 0 && is_run_offset(argv[i]) && !takes_next(argv[i - 1])) {
+		if (i > 0 && is_run_offset(argv[i]) && !read_takes_value(&cmd, argv[i - 1])) {
 			size_t len = strlen(argv[i]) + 7;
 			args[i] = owned[i] = zp_xmalloc(len);
 			snprintf(args[i], len, "--run=%s", argv[i]);
 		}
 	}
-	int status = 0;
-	optind = 1;
-	while (status == 0 && (c = getopt_long(argc, args, short_options, options, NULL)) != -1) {
-		switch (c) {
-		case 'i': store = optarg; break;
-		case 1:
-		case 'r':
-		case 'C':
-			if (nsides == 2) {
-				status = cmd_usage_error("diff", "more than two sides ('%s')",
-							 optarg);
-				break;
-			}
-			if (c == 'C')
-				d.side[nsides++].rc.campaign = optarg;
-			else
-				d.side[nsides++].rc.run = optarg;
-			break;
-		case 'e': d.event = optarg; break;
-		case 'n':
-			if ((limit = parse_count(optarg)) < 0)
-				status = cmd_usage_error("diff", "--limit wants a number, not '%s'",
-							 optarg);
-			break;
-		case OPT_FAIL_ABOVE: status = parse_pct("--fail-above", optarg, &fail_above); break;
-		case OPT_MIN_SHARE:
-			status = parse_pct("--min-share", optarg, &min_share);
-			if (status == 0 && min_share > 100)
-				status = cmd_usage_error(
-					"diff", "--min-share wants 0..100, not '%s'", optarg);
-			break;
-		case OPT_JSON: json = 1; break;
-		case OPT_RAW: raw = 1; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			status = -1;
-			break;
-		default: status = cmd_usage_error("diff", "bad option"); break;
-		}
-	}
-	if (nsides == 0)
+	struct read_options ro;
+	int status = read_parse(&cmd, argc, args, &ro);
+	if (a.nsides == 0)
 		d.side[0].rc.run = "-2";
-	d.side[0].rc.store = d.side[1].rc.store = store;
+	d.side[0].rc.store = d.side[1].rc.store = ro.rc.store;
+	d.event = ro.event;
 
 	struct zerr err;
 	/* B first: its first run names the default event */
-	if (status == 0 && (load_side(&d, 1, &err) < 0 || load_side(&d, 0, &err) < 0))
+	if (status < 0 && (load_side(&d, 1, &err) < 0 || load_side(&d, 0, &err) < 0))
 		status = cmd_error("diff", "%s", err.msg);
-	if (status == 0) {
-		size_t *order = sorted_funcs(&d);
-		size_t rows = limit >= 0 ? (size_t)limit : d.keys.n;
-		if (json)
-			put_json(stdout, &d, order, rows);
-		else
-			put_text(stdout, &d, order, rows, raw);
-		if (fflush(stdout) != 0)
-			status = cmd_error("diff", "standard output: write failed");
-		else if (fail_above >= 0)
-			status = gate(&d, order, fail_above, min_share);
-		free(order);
-	}
+	if (status < 0)
+		status = print_diff(&d, &a, &ro);
 	for (int i = 0; i < argc; i++)
 		free(owned[i]);
 	free(owned);
 	free(args);
 	free_diff(&d);
-	return status < 0 ? 0 : status;
+	return status;
 }

@@ -4,7 +4,6 @@
  * Made for tests and diffs: no times unless asked, no thread ids, no
  * addresses; every line sorted, so the same program gives the same text.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,24 +18,23 @@ static const char usage_text[] =
 	"per function 'function NAME calls=N' (blocks: 'block NAME FILE:LINE calls=N')\n"
 	"and a line per call edge 'call CALLER -> CALLEE calls=N' (CALLER '-' for a\n"
 	"thread's root).\n\n"
-	"  -i, --input FILE    profile store (default ./zond.db)\n"
-	"  -r, --run RUN       run id, -N for the Nth newest, or 'last' (default)\n"
-	"  -C, --campaign NAME all runs of campaign NAME combined\n"
-	"      --tid TID       one thread only\n"
-	"      --times         add self= and total= of every event\n"
-	"  -h, --help          this help\n";
+	"      --times           add self= and total= of every event\n";
 
-enum { OPT_TID = 256, OPT_TIMES };
+enum { OPT_TIMES = 256 };
 
 static const struct option options[] = {
-	{"input", required_argument, NULL, 'i'},
-	{"run", required_argument, NULL, 'r'},
-	{"campaign", required_argument, NULL, 'C'},
-	{"tid", required_argument, NULL, OPT_TID},
 	{"times", no_argument, NULL, OPT_TIMES},
-	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+
+static int own_option(void *arg, int c, const char *value)
+{
+	(void)value;
+	if (c != OPT_TIMES)
+		return cmd_usage_error("dump", "bad option");
+	*(int *)arg = 1;
+	return 0;
+}
 
 struct lines {
 	char **line;
@@ -124,28 +122,26 @@ static void dump(const struct zp_profile *p, uint32_t thread, int times, FILE *o
 
 int cmd_dump(int argc, char **argv)
 {
-	struct run_choice rc = {0};
-	int times = 0, c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:r:C:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'i': rc.store = optarg; break;
-		case 'r': rc.run = optarg; break;
-		case 'C': rc.campaign = optarg; break;
-		case OPT_TID: rc.tid = optarg; break;
-		case OPT_TIMES: times = 1; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: return cmd_usage_error("dump", "bad option");
-		}
-	}
+	int times = 0;
+	const struct read_cmd cmd = {"dump", usage_text, NULL, READ_RUN_CHOICE | READ_OUTPUT, "",
+				     options, own_option, &times};
+	struct read_options ro;
+	int status = read_parse(&cmd, argc, argv, &ro);
+	if (status >= 0)
+		return status;
 	if (optind < argc)
 		return cmd_usage_error("dump", "unexpected argument '%s'", argv[optind]);
 	struct zerr err;
 	uint32_t thread;
-	struct zp_profile *p = run_choice_load(&rc, &thread, &err);
+	struct zp_profile *p = run_choice_load(&ro.rc, &thread, &err);
 	if (!p)
 		return cmd_error("dump", "%s", err.msg);
-	dump(p, thread, times, stdout);
+	FILE *out = read_output_open("dump", &ro);
+	status = 1;
+	if (out) {
+		dump(p, thread, times, out);
+		status = read_output_close("dump", &ro, out);
+	}
 	profile_free(p);
-	return 0;
+	return status;
 }

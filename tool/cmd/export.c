@@ -1,5 +1,6 @@
 /* export.c - `zond export`: a run in the formats other tools read. */
 #include <getopt.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,68 +12,114 @@
 #include "output.h"
 #include "store/store.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: zond export --format FORMAT [options]\n"
-	"Write a run for other tools:\n"
-	"  callgrind  KCachegrind, callgrind_annotate\n"
-	"  callgrind-bb  one node per basic block (zond trace runs): the control-flow graph\n"
-	"  dot        Graphviz call graph (dot -Tsvg)\n"
-	"  folded     folded stacks for flamegraph.pl and speedscope: the real stacks\n"
-	"             when the run has calling contexts, else rebuilt from call edges\n"
-	"  json       zond's JSON document (doc/json-schema.md)\n"
-	"  pprof      gzipped profile.proto for go tool pprof, Pyroscope, Parca: one\n"
-	"             sample per calling context, one sample type per event (and calls)\n"
-	"  speedscope speedscope's JSON: one sampled profile per thread, its stacks\n"
-	"             the calling contexts weighted in the event's unit\n\n"
-	"  -f, --format FORMAT one of the formats above (required)\n"
-	"  -o, --output FILE   write to FILE (default: standard output)\n"
-	"  -i, --input FILE    profile store (default ./zond.db)\n"
-	"  -r, --run RUN       run id, -N for the Nth newest, or 'last' (default)\n"
-	"  -C, --campaign NAME all runs of campaign NAME combined\n"
-	"  -e, --event NAME    event for dot, folded and speedscope (default: the\n"
-	"                      first); 'calls': calls (folded: of each stack's last\n"
-	"                      function, exactly); pprof: the default sample type\n"
-	"                      (every event is written)\n"
-	"      --tid TID       one thread only\n"
-	"      --min-share PCT dot: leave out functions under PCT percent inclusive\n"
-	"  -h, --help          this help\n";
+	"Write a run for other tools:\n";
 
-enum { OPT_TID = 256, OPT_MIN_SHARE };
+static const char usage_options[] =
+	"\n"
+	"  -f, --format FORMAT   one of the formats above (required)\n"
+	"      --min-share PCT   dot: leave out functions under PCT percent inclusive\n";
+
+static const char after_text[] =
+	"-e: the event for dot, folded and speedscope; 'calls': calls (folded: of each\n"
+	"stack's last function, exactly); pprof: the default sample type (every event\n"
+	"is written).\n";
+
+enum { OPT_MIN_SHARE = 256 };
 
 static const struct option options[] = {
 	{"format", required_argument, NULL, 'f'},
-	{"output", required_argument, NULL, 'o'},
-	{"input", required_argument, NULL, 'i'},
-	{"run", required_argument, NULL, 'r'},
-	{"campaign", required_argument, NULL, 'C'},
-	{"event", required_argument, NULL, 'e'},
-	{"tid", required_argument, NULL, OPT_TID},
 	{"min-share", required_argument, NULL, OPT_MIN_SHARE},
-	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+
+struct export_args {
+	struct export_options o;
+	const char *format;
+};
+
+static int own_option(void *arg, int c, const char *value)
+{
+	struct export_args *a = arg;
+	char *end;
+	switch (c) {
+	case 'f': a->format = value; return 0;
+	case OPT_MIN_SHARE:
+		a->o.min_share = strtod(value, &end) / 100.0;
+		if (end == value || *end || a->o.min_share < 0 || a->o.min_share > 1)
+			return cmd_usage_error("export", "--min-share wants 0..100, not '%s'",
+					       value);
+		return 0;
+	}
+	return cmd_usage_error("export", "bad option");
+}
 
 typedef int (*export_fn)(const struct zp_profile *, const struct export_options *, FILE *,
 			 struct zerr *);
 
+/* The formats: what --format accepts, --help lists and 'zond --help' names. */
+static const struct {
+	const char *name;
+	export_fn fn;
+	const char *help;
+} formats[] = {
+	{"callgrind", export_callgrind, "KCachegrind, callgrind_annotate\n"},
+	{"callgrind-bb", export_callgrind_bb,
+	 "one node per basic block (zond trace runs): the control-flow graph\n"},
+	{"dot", export_dot, "Graphviz call graph (dot -Tsvg)\n"},
+	{"folded", export_folded,
+	 "folded stacks for flamegraph.pl and speedscope: the real stacks\n"
+	 "when the run has calling contexts, else rebuilt from call edges\n"},
+	{"json", export_json, "zond's JSON document (doc/json-schema.md)\n"},
+	{"pprof", export_pprof,
+	 "gzipped profile.proto for go tool pprof, Pyroscope, Parca: one\n"
+	 "sample per calling context, one sample type per event (and calls)\n"},
+	{"speedscope", export_speedscope,
+	 "speedscope's JSON: one sampled profile per thread, its stacks\n"
+	 "the calling contexts weighted in the event's unit\n"},
+};
+#define NFORMATS (sizeof formats / sizeof formats[0])
+
 static export_fn find_format(const char *name)
 {
-	static const struct {
-		const char *name;
-		export_fn fn;
-	} formats[] = {
-		{"callgrind", export_callgrind},
-		{"callgrind-bb", export_callgrind_bb},
-		{"dot", export_dot},
-		{"folded", export_folded},
-		{"json", export_json},
-		{"pprof", export_pprof},
-		{"speedscope", export_speedscope},
-	};
-	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+	for (size_t i = 0; i < NFORMATS; i++)
 		if (strcmp(formats[i].name, name) == 0)
 			return formats[i].fn;
 	return NULL;
+}
+
+const char *export_format_names(void)
+{
+	static char names[256];
+	if (*names)
+		return names;
+	size_t at = 0;
+	for (size_t i = 0; i < NFORMATS; i++)
+		at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", formats[i].name,
+				       i + 2 < NFORMATS ? ", " : i + 1 < NFORMATS ? " or " : "");
+	return names;
+}
+
+/* The help: the head, every format with its lines indented, the options. */
+static char *usage_text(void)
+{
+	char *text;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	fputs(usage_head, f);
+	for (size_t i = 0; i < NFORMATS; i++) {
+		fprintf(f, "  %-13s", formats[i].name);
+		for (const char *l = formats[i].help; *l;) {
+			const char *nl = strchr(l, '\n');
+			fprintf(f, "%s%.*s\n", l == formats[i].help ? "" : "               ",
+				(int)(nl - l), l);
+			l = nl + 1;
+		}
+	}
+	fputs(usage_options, f);
+	fclose(f);
+	return text;
 }
 
 static int write_export(export_fn fn, const struct zp_profile *p, const struct export_options *o,
@@ -90,31 +137,18 @@ static int write_export(export_fn fn, const struct zp_profile *p, const struct e
 
 int cmd_export(int argc, char **argv)
 {
-	struct run_choice rc = {0};
-	struct export_options o = {.thread = ZP_NONE};
-	const char *format = NULL, *output = NULL, *event = NULL;
-	char *end;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:i:r:C:e:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'f': format = optarg; break;
-		case 'o': output = optarg; break;
-		case 'i': rc.store = optarg; break;
-		case 'r': rc.run = optarg; break;
-		case 'C': rc.campaign = optarg; break;
-		case 'e': event = optarg; break;
-		case OPT_TID: rc.tid = optarg; break;
-		case OPT_MIN_SHARE:
-			o.min_share = strtod(optarg, &end) / 100.0;
-			if (end == optarg || *end || o.min_share < 0 || o.min_share > 1)
-				return cmd_usage_error(
-					"export", "--min-share wants 0..100, not '%s'", optarg);
-			break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: return cmd_usage_error("export", "bad option");
-		}
-	}
+	struct export_args a = {.o = {.thread = ZP_NONE}};
+	char *usage = usage_text();
+	const struct read_cmd cmd = {"export", usage, after_text,
+				     READ_RUN_CHOICE | READ_EVENT | READ_OUTPUT, "f:", options,
+				     own_option, &a};
+	struct read_options ro;
+	int status = read_parse(&cmd, argc, argv, &ro);
+	free(usage);
+	if (status >= 0)
+		return status;
+	struct export_options o = a.o;
+	const char *format = a.format, *output = ro.output, *event = ro.event;
 	if (optind < argc)
 		return cmd_usage_error("export", "unexpected argument '%s'", argv[optind]);
 	if (!format)
@@ -128,18 +162,17 @@ int cmd_export(int argc, char **argv)
 				       "standard output");
 
 	struct zerr err;
-	const char *inputs[] = {rc.store ? rc.store : STORE_DEFAULT_PATH, NULL};
+	const char *inputs[] = {ro.rc.store ? ro.rc.store : STORE_DEFAULT_PATH, NULL};
 	if (output && output_check(output, OUTPUT_FILE, inputs, &err) < 0)
 		return cmd_error("export", "%s", err.msg);
-	struct zp_profile *p = run_choice_load(&rc, &o.thread, &err);
+	struct zp_profile *p = run_choice_load(&ro.rc, &o.thread, &err);
 	if (!p)
 		return cmd_error("export", "%s", err.msg);
-	int status = 0;
+	status = 0;
 	if (event && strcmp(event, "calls") == 0 && profile_find_event(p, event) < 0)
 		o.event = METRIC_CALLS;
-	else if (event && (o.event = profile_find_event(p, event)) < 0)
-		status = cmd_error("export", "run %lld has no event '%s'", (long long)p->run.id,
-				   event);
+	else
+		status = read_event("export", &ro, p, &o.event);
 	if (status == 0)
 		status = write_export(fn, p, &o, output);
 	if (status == 0 && fn == export_folded && !p->ncontexts)

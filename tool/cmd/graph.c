@@ -1,6 +1,5 @@
 /* graph.c - `zond graph`: callers and callees of functions, or the call tree. */
 #include <fnmatch.h>
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cmd.h"
@@ -10,30 +9,36 @@ static const char usage_text[] =
 	"usage: zond graph [options] [FUNC]\n"
 	"Print, for each function matching FUNC (a name or glob; all when omitted),\n"
 	"its callers and callees with calls and inclusive time along each call edge.\n\n"
-	"  -i, --input FILE    profile store (default ./zond.db)\n"
-	"  -r, --run RUN       run id, -N for the Nth newest, or 'last' (default)\n"
-	"  -C, --campaign NAME all runs of campaign NAME combined\n"
-	"  -t, --tree          print the top-down call tree instead (from FUNC if given):\n"
-	"                      the real call paths when the run has calling contexts,\n"
-	"                      else rebuilt from call edges (and it says so)\n"
-	"  -e, --event NAME    event to show (default: the first)\n"
-	"      --tid TID       one thread only\n"
-	"      --raw           numbers in the event's own unit, not scaled\n"
-	"  -h, --help          this help\n";
+	"  -t, --tree            print the top-down call tree instead (from FUNC if\n"
+	"                        given): the real call paths when the run has calling\n"
+	"                        contexts, else rebuilt from call edges (and it says so)\n"
+	"      --raw             numbers in the event's own unit, not scaled\n";
 
-enum { OPT_TID = 256, OPT_RAW };
+enum { OPT_RAW = 256 };
 
 static const struct option options[] = {
-	{"input", required_argument, NULL, 'i'},
-	{"run", required_argument, NULL, 'r'},
-	{"campaign", required_argument, NULL, 'C'},
 	{"tree", no_argument, NULL, 't'},
-	{"event", required_argument, NULL, 'e'},
-	{"tid", required_argument, NULL, OPT_TID},
 	{"raw", no_argument, NULL, OPT_RAW},
-	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+
+struct graph_args {
+	struct report_options o;
+	int tree;
+};
+
+static int own_option(void *arg, int c, const char *value)
+{
+	struct graph_args *g = arg;
+	(void)value;
+	if (c == 't')
+		g->tree = 1;
+	else if (c == OPT_RAW)
+		g->o.raw_numbers = 1;
+	else
+		return cmd_usage_error("graph", "bad option");
+	return 0;
+}
 
 /* The reports match names the same way: a glob, as fnmatch(3) reads it. */
 static int matches_any(const struct zp_profile *p, const char *glob)
@@ -44,48 +49,46 @@ static int matches_any(const struct zp_profile *p, const char *glob)
 	return 0;
 }
 
+static void print_graph(const struct zp_profile *p, const struct graph_args *g, FILE *out)
+{
+	report_header(p, out);
+	if (g->tree)
+		report_tree(p, &g->o, out);
+	else
+		report_graph(p, &g->o, out);
+}
+
 int cmd_graph(int argc, char **argv)
 {
-	struct run_choice rc = {0};
-	struct report_options o = {.thread = ZP_NONE, .sort = SORT_TOTAL};
-	const char *event = NULL;
-	int tree = 0, c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:r:C:te:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'i': rc.store = optarg; break;
-		case 'r': rc.run = optarg; break;
-		case 'C': rc.campaign = optarg; break;
-		case 't': tree = 1; break;
-		case 'e': event = optarg; break;
-		case OPT_TID: rc.tid = optarg; break;
-		case OPT_RAW: o.raw_numbers = 1; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: return cmd_usage_error("graph", "bad option");
-		}
-	}
+	struct graph_args g = {.o = {.thread = ZP_NONE, .sort = SORT_TOTAL}};
+	const struct read_cmd cmd = {"graph", usage_text, NULL,
+				     READ_RUN_CHOICE | READ_EVENT | READ_OUTPUT, "t", options,
+				     own_option, &g};
+	struct read_options ro;
+	int status = read_parse(&cmd, argc, argv, &ro);
+	if (status >= 0)
+		return status;
 	if (optind < argc)
-		o.match = argv[optind++];
+		g.o.match = argv[optind++];
 	if (optind < argc)
 		return cmd_usage_error("graph", "unexpected argument '%s'", argv[optind]);
 
 	struct zerr err;
-	struct zp_profile *p = run_choice_load(&rc, &o.thread, &err);
+	struct zp_profile *p = run_choice_load(&ro.rc, &g.o.thread, &err);
 	if (!p)
 		return cmd_error("graph", "%s", err.msg);
-	int status = 0;
-	if (event && (o.event = profile_find_event(p, event)) < 0) {
-		status = cmd_error("graph", "run %lld has no event '%s'", (long long)p->run.id,
-				   event);
-	} else if (o.match && !matches_any(p, o.match)) {
-		status = cmd_error("graph", "no function '%s' in run %lld", o.match,
+	FILE *out;
+	status = 0;
+	if (read_event("graph", &ro, p, &g.o.event)) {
+		status = 1;
+	} else if (g.o.match && !matches_any(p, g.o.match)) {
+		status = cmd_error("graph", "no function '%s' in run %lld", g.o.match,
 				   (long long)p->run.id);
+	} else if (!(out = read_output_open("graph", &ro))) {
+		status = 1;
 	} else {
-		report_header(p, stdout);
-		if (tree)
-			report_tree(p, &o, stdout);
-		else
-			report_graph(p, &o, stdout);
+		print_graph(p, &g, out);
+		status = read_output_close("graph", &ro, out);
 	}
 	profile_free(p);
 	return status;

@@ -1,5 +1,4 @@
 /* runs.c - `zond runs`: the runs in a profile store. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -10,16 +9,20 @@
 static const char usage_text[] =
 	"usage: zond runs [options]\n"
 	"List the runs in a profile store, oldest first.\n\n"
-	"  -i, --input FILE    profile store (default ./zond.db)\n"
-	"  -d, --delete RUN    remove a run (id, -N or 'last') from the store\n"
-	"  -h, --help          this help\n";
+	"  -d, --delete RUN      remove a run (id, -N or 'last') from the store\n";
 
 static const struct option options[] = {
-	{"input", required_argument, NULL, 'i'},
 	{"delete", required_argument, NULL, 'd'},
-	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+
+static int own_option(void *arg, int c, const char *value)
+{
+	if (c != 'd')
+		return cmd_usage_error("runs", "bad option");
+	*(const char **)arg = value;
+	return 0;
+}
 
 static void print_status(const struct zp_run *r, FILE *out)
 {
@@ -63,24 +66,8 @@ static int delete_run(const char *path, const char *ref)
 	return 0;
 }
 
-int cmd_runs(int argc, char **argv)
+static int list_runs(const char *path, FILE *out)
 {
-	const char *path = STORE_DEFAULT_PATH, *del = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:d:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'i': path = optarg; break;
-		case 'd': del = optarg; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: return cmd_usage_error("runs", "bad option");
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error("runs", "unexpected argument '%s'", argv[optind]);
-	if (del)
-		return delete_run(path, del);
-
 	struct zerr err;
 	struct store *s = store_open(path, STORE_READ, &err);
 	struct zp_profile **runs = NULL;
@@ -90,12 +77,34 @@ int cmd_runs(int argc, char **argv)
 		return cmd_error("runs", "%s", err.msg);
 	}
 	store_close(s);
-	printf("%5s  %-19s  %-9s %10s  %-10s  %s\n", "run", "date", "collector", "seconds",
-	       "status", "[campaign]");
+	fprintf(out, "%5s  %-19s  %-9s %10s  %-10s  %s\n", "run", "date", "collector", "seconds",
+		"status", "[campaign]");
 	for (size_t i = 0; i < n; i++) {
-		print_run(&runs[i]->run, stdout);
+		print_run(&runs[i]->run, out);
 		profile_free(runs[i]);
 	}
 	free(runs);
 	return 0;
+}
+
+int cmd_runs(int argc, char **argv)
+{
+	const char *del = NULL;
+	const struct read_cmd cmd = {"runs", usage_text, NULL, READ_INPUT | READ_OUTPUT, "d:",
+				     options, own_option, &del};
+	struct read_options ro;
+	int status = read_parse(&cmd, argc, argv, &ro);
+	if (status >= 0)
+		return status;
+	if (optind < argc)
+		return cmd_usage_error("runs", "unexpected argument '%s'", argv[optind]);
+	const char *path = ro.rc.store ? ro.rc.store : STORE_DEFAULT_PATH;
+	if (del)
+		return delete_run(path, del);
+	FILE *out = read_output_open("runs", &ro);
+	if (!out)
+		return 1;
+	status = list_runs(path, out);
+	int closed = read_output_close("runs", &ro, out);
+	return status ? status : closed;
 }

@@ -23,53 +23,75 @@ int report_parse_sort(const char *s)
 	return -1;
 }
 
-static void put_cost(FILE *out, uint64_t v, const struct zp_event *ev, int raw)
+static const char *cost_text(char *buf, uint64_t v, const struct zp_event *ev, int raw)
 {
-	char buf[FORMAT_LEN];
-	fprintf(out, " %11s", v == UINT64_MAX ? "-" : format_cost(buf, v, ev, raw));
+	return v == UINT64_MAX ? "-" : format_cost(buf, v, ev, raw);
 }
 
-static void put_row(FILE *out, const struct zp_view *v, int metric, uint32_t n, int raw)
+/* The five costs of a row: total, self, avg, min, max (UINT64_MAX: none). */
+static void row_costs(const struct zp_stat *s, int metric, uint64_t c[5])
+{
+	c[0] = s->incl[metric];
+	c[1] = s->self[metric];
+	c[2] = s->calls ? s->incl[metric] / s->calls : UINT64_MAX;
+	c[3] = s->min[metric];
+	c[4] = s->calls ? s->max[metric] : UINT64_MAX;
+}
+
+static void put_row(FILE *out, const struct zp_view *v, int metric, uint32_t n, int raw,
+		    const struct report_widths *w)
 {
 	const struct zp_stat *s = &v->nodes[n];
-	fprintf(out, "%10" PRIu64, s->calls);
+	fprintf(out, "%*" PRIu64, w->calls, s->calls);
 	if (metric != METRIC_CALLS) {
 		const struct zp_event *ev = &v->p->events[metric];
-		char share[FORMAT_LEN];
-		put_cost(out, s->incl[metric], ev, raw);
-		put_cost(out, s->self[metric], ev, raw);
-		put_cost(out, s->calls ? s->incl[metric] / s->calls : UINT64_MAX, ev, raw);
-		put_cost(out, s->min[metric], ev, raw);
-		put_cost(out, s->calls ? s->max[metric] : UINT64_MAX, ev, raw);
-		fprintf(out, " %8s", format_share(share, s->self[metric], v->total[metric]));
+		char buf[FORMAT_LEN];
+		uint64_t c[5];
+		row_costs(s, metric, c);
+		for (int i = 0; i < 5; i++)
+			fprintf(out, " %*s", w->cost, cost_text(buf, c[i], ev, raw));
+		fprintf(out, " %8s", format_share(buf, s->self[metric], v->total[metric]));
 	}
 	fputs("  ", out);
 	report_put_name(out, &v->p->nodes[n]);
 	putc('\n', out);
 }
 
+/* The rows shown: those matching, up to the limit; *matched counts all that match. */
+static size_t shown_rows(const struct zp_view *v, const struct report_options *o,
+			 uint32_t *rows, size_t nrows, size_t *matched)
+{
+	size_t shown = 0;
+	*matched = 0;
+	for (size_t i = 0; i < nrows; i++) {
+		if (!report_matches(o, v->p->nodes[rows[i]].name))
+			continue;
+		(*matched)++;
+		if (o->limit > 0 && shown == (size_t)o->limit)
+			continue;
+		rows[shown++] = rows[i];
+	}
+	return shown;
+}
+
 static void put_table(FILE *out, const struct zp_view *v, const struct report_options *o)
 {
 	int metric = report_metric(v->p, o);
-	size_t nrows, shown = 0, matched = 0;
+	size_t nrows, matched;
 	uint32_t *rows = report_rows(v, o, metric, &nrows);
+	size_t shown = shown_rows(v, o, rows, nrows, &matched);
+	struct report_widths w = report_widths(v, metric, o->raw_numbers);
 
 	fputs("flat profile: ", out);
 	report_put_metric(out, v, metric, o->raw_numbers);
 	if (metric == METRIC_CALLS)
-		fprintf(out, "%10s  %s\n", "calls", "name");
+		fprintf(out, "%*s  %s\n", w.calls, "calls", "name");
 	else
-		fprintf(out, "%10s %11s %11s %11s %11s %11s %8s  %s\n", "calls", "total", "self",
-			"avg", "min", "max", "self %", "name");
-	for (size_t i = 0; i < nrows; i++) {
-		if (!report_matches(o, v->p->nodes[rows[i]].name))
-			continue;
-		matched++;
-		if (o->limit > 0 && shown == (size_t)o->limit)
-			continue;
-		put_row(out, v, metric, rows[i], o->raw_numbers);
-		shown++;
-	}
+		fprintf(out, "%*s %*s %*s %*s %*s %*s %8s  %s\n", w.calls, "calls", w.cost,
+			"total", w.cost, "self", w.cost, "avg", w.cost, "min", w.cost, "max",
+			"self %", "name");
+	for (size_t i = 0; i < shown; i++)
+		put_row(out, v, metric, rows[i], o->raw_numbers, &w);
 	if (matched > shown)
 		fprintf(out, "(%zu more not shown)\n", matched - shown);
 	free(rows);

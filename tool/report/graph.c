@@ -24,6 +24,7 @@ struct graph {
 	const struct zp_view *v;
 	struct callgraph g;
 	int metric, raw;
+	int calls_w, cost_w; /* column widths (report_widths; calls "a/b") */
 	uint32_t *index; /* per node: 1-based index in the report, 0 if none */
 };
 
@@ -44,12 +45,12 @@ static void put_columns(FILE *out, const struct graph *gr, const char *index, ui
 	char buf[FORMAT_LEN], sh[FORMAT_LEN];
 	const struct zp_event *ev = metric_event(gr->v->p, gr->metric);
 	if (gr->metric == METRIC_CALLS) {
-		fprintf(out, "%-7s %13s  ", index, calls);
+		fprintf(out, "%-7s %*s  ", index, gr->calls_w, calls);
 		return;
 	}
-	fprintf(out, "%-7s %8s %11s %11s %13s  ", index,
-		*index ? format_share(sh, share, gr->v->total[gr->metric]) : "", self,
-		format_cost(buf, total, ev, gr->raw), calls);
+	fprintf(out, "%-7s %8s %*s %*s %*s  ", index,
+		*index ? format_share(sh, share, gr->v->total[gr->metric]) : "", gr->cost_w, self,
+		gr->cost_w, format_cost(buf, total, ev, gr->raw), gr->calls_w, calls);
 }
 
 static void put_ref(FILE *out, const struct graph *gr, uint32_t n)
@@ -115,6 +116,9 @@ void report_graph(const struct zp_profile *p, const struct report_options *o, FI
 	struct zp_view *v = callgraph_view(p, o->thread);
 	struct graph gr = {.v = v, .metric = report_metric(p, o), .raw = o->raw_numbers};
 	callgraph_build(&gr.g, v);
+	struct report_widths w = report_widths(v, gr.metric, gr.raw);
+	gr.cost_w = w.cost;
+	gr.calls_w = w.calls > 10 ? 2 * w.calls + 1 : 13; /* "calls/all" */
 	gr.index = zp_xcalloc(p->nnodes, sizeof *gr.index);
 	size_t nrows, shown = 0;
 	uint32_t *rows = report_rows(v, o, gr.metric, &nrows);
@@ -124,10 +128,10 @@ void report_graph(const struct zp_profile *p, const struct report_options *o, FI
 	fputs("call graph: ", out);
 	report_put_metric(out, v, gr.metric, o->raw_numbers);
 	if (gr.metric == METRIC_CALLS)
-		fprintf(out, "%-7s %13s  %s\n", "index", "calls", "name");
+		fprintf(out, "%-7s %*s  %s\n", "index", gr.calls_w, "calls", "name");
 	else
-		fprintf(out, "%-7s %8s %11s %11s %13s  %s\n", "index", "total %", "self", "total",
-			"calls", "name");
+		fprintf(out, "%-7s %8s %*s %*s %*s  %s\n", "index", "total %", gr.cost_w, "self",
+			gr.cost_w, "total", gr.calls_w, "calls", "name");
 	fputs(RULE, out);
 	for (size_t i = 0; i < nrows && (o->limit <= 0 || shown < (size_t)o->limit); i++) {
 		if (!report_matches(o, p->nodes[rows[i]].name))

@@ -43,6 +43,13 @@ void report_header(const struct zp_profile *p, FILE *out)
 	if (r->id)
 		fprintf(out, "%-11s%" PRId64 "\n", "run:", r->id);
 	put_field(out, "campaign:", r->campaign);
+	/* a campaign's runs combined: the facts above and below are its newest run's */
+	const char *combined = profile_meta(p, "runs_combined");
+	if (combined) {
+		snprintf(buf, sizeof buf, "%s combined (the facts shown are the newest run's)",
+			 combined);
+		put_field(out, "runs:", buf);
+	}
 	put_field(out, "command:", r->command);
 	put_field(out, "collector:", r->collector);
 	put_field(out, "host:", r->host);

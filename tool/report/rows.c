@@ -3,6 +3,7 @@
 #include "rows.h"
 
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,33 @@ void report_put_metric(FILE *out, const struct zp_view *v, int metric, int raw)
 		return;
 	}
 	const struct zp_event *ev = &v->p->events[metric];
-	fprintf(out, "%s (%s), total %s\n", ev->name, ev->unit,
-		format_cost(total, v->total[metric], ev, raw));
+	/* the unit named is the one the values are printed in */
+	if (raw || !format_is_time(ev))
+		fprintf(out, "%s (%s), total %s\n", ev->name, ev->unit,
+			format_cost(total, v->total[metric], ev, raw));
+	else
+		fprintf(out, "%s (each value with its unit), total %s\n", ev->name,
+			format_cost(total, v->total[metric], ev, raw));
+}
+
+struct report_widths report_widths(const struct zp_view *v, int metric, int raw)
+{
+	struct report_widths w = {10, 11};
+	uint64_t calls = 0, cost = metric == METRIC_CALLS ? 0 : v->total[metric];
+	for (size_t i = 0; i < v->p->nnodes; i++) {
+		const struct zp_stat *s = &v->nodes[i];
+		calls = s->calls > calls ? s->calls : calls;
+		if (metric != METRIC_CALLS) {
+			cost = s->incl[metric] > cost ? s->incl[metric] : cost;
+			cost = s->self[metric] > cost ? s->self[metric] : cost;
+		}
+	}
+	char buf[FORMAT_LEN];
+	int len = snprintf(buf, sizeof buf, "%" PRIu64, calls);
+	w.calls = len > w.calls ? len : w.calls;
+	if (metric != METRIC_CALLS) {
+		len = (int)strlen(format_cost(buf, cost, &v->p->events[metric], raw));
+		w.cost = len > w.cost ? len : w.cost;
+	}
+	return w;
 }

@@ -35,4 +35,16 @@ void report_put_name(FILE *out, const struct zp_node *n);
 /* One line naming what the numbers are: "time (ns), total 13.50 us" or "calls". */
 void report_put_metric(FILE *out, const struct zp_view *v, int metric, int raw);
 
+/*
+ * Column widths for the numbers of a report of v: the defaults (calls 10,
+ * costs 11) widened to the largest calls and cost of v's nodes, so that a
+ * wide number never breaks the columns.  Every cost a report prints (of a
+ * node, edge, context, per call) is at most the largest node's, and a
+ * smaller cost never prints wider.
+ */
+struct report_widths {
+	int calls, cost;
+};
+struct report_widths report_widths(const struct zp_view *v, int metric, int raw);
+
 #endif

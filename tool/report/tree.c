@@ -39,6 +39,7 @@ struct tree {
 	struct context_children k;
 	struct callgraph g;
 	int metric, raw;
+	struct report_widths w;
 	unsigned char *on_path, *expanded;
 	FILE *out;
 };
@@ -47,9 +48,9 @@ static void put_line(const struct tree *t, uint64_t calls, uint64_t cost, unsign
 		     uint32_t n, const char *mark)
 {
 	char buf[FORMAT_LEN], share[FORMAT_LEN];
-	fprintf(t->out, "%10" PRIu64, calls);
+	fprintf(t->out, "%*" PRIu64, t->w.calls, calls);
 	if (t->metric != METRIC_CALLS)
-		fprintf(t->out, " %11s %8s",
+		fprintf(t->out, " %*s %8s", t->w.cost,
 			format_cost(buf, cost, metric_event(t->v->p, t->metric), t->raw),
 			format_share(share, cost, t->v->total[t->metric]));
 	fprintf(t->out, "  %*s", (int)depth * 2, "");
@@ -239,10 +240,12 @@ void report_tree(const struct zp_profile *p, const struct report_options *o, FIL
 		fputs("(no calling contexts in this run: paths rebuilt from call edges, "
 		      "they may not all have happened)\n",
 		      out);
+	t.w = report_widths(v, t.metric, t.raw);
 	if (t.metric == METRIC_CALLS)
-		fprintf(out, "%10s  %s\n", "calls", "name");
+		fprintf(out, "%*s  %s\n", t.w.calls, "calls", "name");
 	else
-		fprintf(out, "%10s %11s %8s  %s\n", "calls", "total", "total %", "name");
+		fprintf(out, "%*s %*s %8s  %s\n", t.w.calls, "calls", t.w.cost, "total", "total %",
+			"name");
 	if (p->ncontexts)
 		put_context_tree(&t, o);
 	else

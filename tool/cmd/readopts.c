@@ -1,0 +1,175 @@
+/*
+ * readopts.c - the one command line of the reading commands (cmd.h,
+ * "The command line of the reading commands").
+ *
+ * The common options live in one table with their help lines; a command's
+ * getopt tables are that table's entries it takes followed by its own, and
+ * its --help prints its own text followed by the common lines it takes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "store/store.h"
+
+static const struct common_option {
+	unsigned bit;
+	struct option opt;
+	const char *help;
+} common[] = {
+	{READ_INPUT, {"input", required_argument, NULL, 'i'},
+	 "  -i, --input FILE      profile store read (default ./zond.db)\n"},
+	{READ_RUN, {"run", required_argument, NULL, 'r'},
+	 "  -r, --run RUN         run id, -N for the Nth newest, or 'last' (default)\n"},
+	{READ_CAMPAIGN, {"campaign", required_argument, NULL, 'C'},
+	 "  -C, --campaign NAME   all runs of campaign NAME combined\n"},
+	{READ_TID, {"tid", required_argument, NULL, OPT_TID},
+	 "      --tid THREAD      one thread only: TID, PID/TID or its name, as\n"
+	 "                        'zond report --per-thread' prints them\n"},
+	{READ_EVENT, {"event", required_argument, NULL, 'e'},
+	 "  -e, --event NAME      event shown (default: the first)\n"},
+	{READ_OUTPUT, {"output", required_argument, NULL, 'o'},
+	 "  -o, --output FILE     file written (default: standard output)\n"},
+};
+#define NCOMMON (sizeof common / sizeof common[0])
+
+static size_t count_own(const struct read_cmd *cmd)
+{
+	size_t n = 0;
+	while (cmd->own_long && cmd->own_long[n].name)
+		n++;
+	return n;
+}
+
+/* The getopt tables of cmd: *longs malloc'ed, short options into shorts. */
+static struct option *build_tables(const struct read_cmd *cmd, char *shorts, size_t len)
+{
+	size_t nown = count_own(cmd), n = 0;
+	struct option *longs = zp_xcalloc(NCOMMON + nown + 2, sizeof *longs);
+	const char *own = cmd->own_short ? cmd->own_short : "";
+	size_t at = 0;
+	if (*own == '-' || *own == '+')
+		shorts[at++] = *own++;
+	for (size_t i = 0; i < NCOMMON; i++) {
+		if (!(cmd->takes & common[i].bit))
+			continue;
+		longs[n++] = common[i].opt;
+		if (common[i].opt.val < 256) {
+			shorts[at++] = (char)common[i].opt.val;
+			shorts[at++] = ':';
+		}
+	}
+	snprintf(shorts + at, len - at, "%sh", own);
+	for (size_t i = 0; i < nown; i++)
+		longs[n++] = cmd->own_long[i];
+	longs[n] = (struct option){"help", no_argument, NULL, 'h'};
+	return longs;
+}
+
+static void print_help(const struct read_cmd *cmd)
+{
+	fputs(cmd->usage, stdout);
+	for (size_t i = 0; i < NCOMMON; i++)
+		if (cmd->takes & common[i].bit)
+			fputs(common[i].help, stdout);
+	fputs("  -h, --help            this help\n", stdout);
+	if (cmd->after) {
+		putchar('\n');
+		fputs(cmd->after, stdout);
+	}
+}
+
+static int take_common(struct read_options *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'i': o->rc.store = arg; return 1;
+	case 'r': o->rc.run = arg; return 1;
+	case 'C': o->rc.campaign = arg; return 1;
+	case OPT_TID: o->rc.tid = arg; return 1;
+	case 'e': o->event = arg; return 1;
+	case 'o': o->output = arg; return 1;
+	}
+	return 0;
+}
+
+static int is_common(const struct read_cmd *cmd, int c)
+{
+	for (size_t i = 0; i < NCOMMON; i++)
+		if (common[i].opt.val == c)
+			return (cmd->takes & common[i].bit) != 0;
+	return 0;
+}
+
+int read_parse(const struct read_cmd *cmd, int argc, char **argv, struct read_options *o)
+{
+	char shorts[128];
+	struct option *longs = build_tables(cmd, shorts, sizeof shorts);
+	int c, status = -1;
+	*o = (struct read_options){0};
+	optind = 1;
+	while (status < 0 && (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		if (c == 'h') {
+			print_help(cmd);
+			status = 0;
+		} else if (is_common(cmd, c)) {
+			take_common(o, c, optarg);
+		} else if (c == '?' || c == ':' || !cmd->own) {
+			status = cmd_usage_error(cmd->name, "bad option");
+		} else {
+			int rc = cmd->own(cmd->arg, c, optarg);
+			if (rc)
+				status = rc;
+		}
+	}
+	free(longs);
+	return status;
+}
+
+int read_takes_value(const struct read_cmd *cmd, const char *arg)
+{
+	char shorts[128];
+	struct option *longs = build_tables(cmd, shorts, sizeof shorts);
+	int takes = 0;
+	if (arg[0] == '-' && arg[1] && arg[1] != '-' && arg[1] != ':' && !arg[2]) {
+		const char *s = strchr(shorts + (*shorts == '-' || *shorts == '+'), arg[1]);
+		takes = s && s[1] == ':';
+	}
+	for (const struct option *l = longs; arg[0] == '-' && arg[1] == '-' && l->name; l++)
+		if (strcmp(arg + 2, l->name) == 0)
+			takes = l->has_arg == required_argument;
+	free(longs);
+	return takes;
+}
+
+FILE *read_output_open(const char *cmd, struct read_options *o)
+{
+	struct zerr err;
+	const char *inputs[] = {o->rc.store ? o->rc.store : STORE_DEFAULT_PATH, NULL};
+	if (o->output && output_check(o->output, OUTPUT_FILE, inputs, &err) < 0) {
+		cmd_error(cmd, "%s", err.msg);
+		return NULL;
+	}
+	if (output_open(&o->out, o->output, &err) < 0) {
+		cmd_error(cmd, "%s", err.msg);
+		return NULL;
+	}
+	return o->out.f;
+}
+
+int read_output_close(const char *cmd, struct read_options *o, FILE *out)
+{
+	struct zerr err;
+	(void)out; /* o->out.f */
+	return output_close(&o->out, 1, &err) < 0 ? cmd_error(cmd, "%s", err.msg) : 0;
+}
+
+int read_event(const char *cmd, const struct read_options *o, const struct zp_profile *p,
+	       int *event)
+{
+	if (!o->event)
+		return 0;
+	if ((*event = profile_find_event(p, o->event)) >= 0)
+		return 0;
+	return cmd_error(cmd, "run %lld has no event '%s'", (long long)p->run.id, o->event);
+}
