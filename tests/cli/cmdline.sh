@@ -57,6 +57,12 @@ for cmd in "report" "graph" "graph -t" "dump" "runs" "annotate A" "diff 1 2"; do
 done
 check_error "-o into a missing directory" "no/such/x.txt: cannot create" \
 	"$ZOND" report -i ctx.db -o no/such/x.txt
+# every reading command's -o is checked like export's: never over the store it reads
+for c in report graph dump runs; do
+	check_error "$c -o over the store" "ctx.db: is an input of this command" \
+		"$ZOND" $c -i ctx.db -o ctx.db
+done
+"$ZOND" runs -i ctx.db >/dev/null || fail "the store survived -o over it"
 
 # zond help: of itself, of every command, the same as COMMAND --help.
 "$ZOND" help help >help.txt || fail "zond help help"
