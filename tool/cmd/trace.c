@@ -11,6 +11,7 @@
  * trace in one pass (tool/trace/rebuild.h) and store the run with collector
  * "trace" and event Ir, so that report, graph and export work on it.
  */
+#define _GNU_SOURCE /* memfd_create */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -33,6 +36,7 @@
 #include "store/store.h"
 #include "symbols/symbols.h"
 #include "trace/isa.h"
+#include "trace/tail.h"
 #include "trace/trace.h"
 
 static const char usage_text[] =
@@ -166,27 +170,176 @@ static int status_file(char *path, size_t size)
 	return mkstemp(path);
 }
 
-/* Whether the plugin completed its trace; removes the status file. */
-static int plugin_said_ok(const char *path)
+/*
+ * Whether the plugin completed its trace; removes the status file.  The
+ * online mode's summary line follows "ok" (the plugin never prints to the
+ * program's stderr): shown unless quiet.
+ */
+static int plugin_said_ok(const char *path, int quiet)
 {
-	char buf[8] = "";
+	char buf[512] = "";
 	FILE *f = fopen(path, "r");
 	int ok = f && fgets(buf, sizeof buf, f) && strcmp(buf, "ok\n") == 0;
+	if (ok && fgets(buf, sizeof buf, f) && !quiet)
+		fputs(buf, stderr);
 	if (f)
 		fclose(f);
 	unlink(path);
 	return ok;
 }
 
+/*
+ * The memory file of tail.h, inherited by QEMU (not close-on-exec; the
+ * plugin closes it before the guest runs), with the command line for the
+ * online run.  -1 if it cannot be made: then a trace cut short by a signal
+ * loses what the plugin had not written yet.
+ */
+static int make_tail(char **argv)
+{
+	int fd = memfd_create("zond-trace-tail", 0);
+	if (fd < 0)
+		return -1;
+	struct tail_head h = {.magic = TAIL_MAGIC};
+	size_t len = 0;
+	for (int i = 0; argv[i] && len + 2 < sizeof h.command; i++)
+		len += (size_t)snprintf(h.command + len, sizeof h.command - len, "%s%s", i ? " " : "",
+					argv[i]);
+	if (ftruncate(fd, (off_t)tail_size()) != 0 || pwrite(fd, &h, sizeof h, 0) != sizeof h) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static struct tail_head tail_read(int fd)
+{
+	struct tail_head h = {.magic = ""};
+	if (fd < 0 || pread(fd, &h, sizeof h, 0) != sizeof h)
+		memset(&h, 0, sizeof h);
+	return h;
+}
+
+/* QEMU's pid, for the signal handlers that pass zond's signals on. */
+static volatile pid_t qemu_pid;
+
+/*
+ * A signal sent to zond (kill, timeout) goes to QEMU, which gives it to the
+ * program; zond waits for them.  Not one from the terminal: that one went to
+ * QEMU too, as to every process of the foreground group.
+ */
+static void forward_signal(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	if (qemu_pid > 0 && si->si_code <= 0 /* SI_USER, SI_QUEUE, SI_TKILL */)
+		kill(qemu_pid, sig);
+}
+
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+static void forward_signals(struct sigaction *old)
+{
+	struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
+		sigaction(forwarded[i], &sa, &old[i]);
+}
+
+static void restore_signals(const struct sigaction *old)
+{
+	qemu_pid = 0;
+	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
+		sigaction(forwarded[i], &old[i], NULL);
+}
+
+/* Dies of sig as the program did (so shells and parents see the same), else 128 + sig. */
+static int die_of(int sig)
+{
+	fflush(NULL);
+	signal(sig, SIG_DFL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	return 128 + sig;
+}
+
+/*
+ * After QEMU ended without the plugin's "ok": completes the trace from the
+ * memory file and says what happened.  The exit status is the program's.
+ */
+static int incomplete(struct trace_cmd *t, const char *qemu, const char *out, int tail,
+		      int wstatus)
+{
+	struct tail_head h = tail_read(tail);
+	struct zerr err;
+	int sig = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+	int got = t->online ? 0 : tail_recover(tail, out, &err);
+	if (got < 0)
+		cmd_error("trace", "%s", err.msg);
+	else if (got && h.exec)
+		fprintf(stderr, "zond trace: the program called execve: its new image is not "
+				"traced; %s holds what ran before\n", out);
+	else if (got && sig)
+		fprintf(stderr, "zond trace: the program was killed by signal %d (%s): %s holds what "
+				"it ran until then\n", sig, strsignal(sig), out);
+	else if (got)
+		fprintf(stderr, "zond trace: QEMU ended without completing the trace: %s holds what "
+				"the program ran\n", out);
+	else if (!h.committed && !(t->online && h.exec))
+		fprintf(stderr, "zond trace: %s ended (%s %d) before the program ran: no %s\n", qemu,
+			sig ? "signal" : "status", sig ? sig : WEXITSTATUS(wstatus),
+			t->online ? "profile" : "trace");
+	else if (t->online && sig)
+		fprintf(stderr, "zond trace: the program was killed by signal %d (%s): the online "
+				"profile is lost (record a trace to keep what ran)\n", sig,
+			strsignal(sig));
+	if (sig)
+		return die_of(sig);
+	if (got > 0 || (t->online && h.exec))
+		return WEXITSTATUS(wstatus);
+	return WEXITSTATUS(wstatus) == 127 ? 127 : WEXITSTATUS(wstatus) ? WEXITSTATUS(wstatus) : 1;
+}
+
+/*
+ * The program as QEMU must open it and the ELF file to read: a name with a
+ * slash as typed (the guest's argv[0] and AT_EXECFN stay what the user
+ * typed, as when run plainly), else found along PATH, as execvp would.
+ */
+static int find_program(const char *typed, const char **file, char real[PATH_MAX])
+{
+	struct stat st;
+	if (strchr(typed, '/')) {
+		if (stat(typed, &st) != 0)
+			return cmd_error("trace", "%s: program not found", typed);
+		if (!S_ISREG(st.st_mode) || access(typed, X_OK) != 0 || !realpath(typed, real))
+			return cmd_error("trace", "%s: %s", typed,
+					 S_ISDIR(st.st_mode) ? "is a directory, not a program"
+							     : "not an executable file");
+		*file = typed;
+		return 0;
+	}
+	if (launch_find_program(typed, real) < 0)
+		return cmd_error("trace", "%s: program not found in PATH", typed);
+	*file = real;
+	return 0;
+}
+
 static int record(struct trace_cmd *t, char **argv)
 {
 	struct zerr err;
-	char prog[PATH_MAX], out[PATH_MAX + 16], qemu[64], opt[2 * PATH_MAX + 160];
-	if (!realpath(argv[0], prog))
-		return cmd_error("trace", "%s: program not found", argv[0]);
+	char prog[PATH_MAX], out[PATH_MAX + 16], qemu[64], opt[2 * PATH_MAX + 200];
+	const char *file = NULL;
+	if (find_program(argv[0], &file, prog) != 0)
+		return 1;
 	const char *arch = elf_arch(prog, &err);
 	if (!arch)
 		return cmd_error("trace", "%s", err.msg);
+	struct stat st;
+	if (t->sysroot && (stat(t->sysroot, &st) != 0 || !S_ISDIR(st.st_mode)))
+		return cmd_error("trace", "%s: -L wants the guest's library directory: %s",
+				 t->sysroot, errno && stat(t->sysroot, &st) != 0 ? strerror(errno)
+										: "not a directory");
 	if (t->output) {
 		snprintf(out, sizeof out, "%s", t->output);
 	} else if (t->online) {
@@ -200,13 +353,17 @@ static int record(struct trace_cmd *t, char **argv)
 	if (sfd < 0)
 		return cmd_error("trace", "cannot create a temporary file: %s", strerror(errno));
 	close(sfd);
+	int tail = make_tail(argv);
+	char tailopt[32] = "";
+	if (tail >= 0)
+		snprintf(tailopt, sizeof tailopt, ",tail=%d", tail);
 	snprintf(qemu, sizeof qemu, "qemu-%s", arch);
-	snprintf(opt, sizeof opt, "%s,%s=%s,status=%s", find_plugin(), t->online ? "online" : "out",
-		 out, status);
+	snprintf(opt, sizeof opt, "%s,%s=%s,status=%s%s", find_plugin(),
+		 t->online ? "online" : "out", out, status, tailopt);
 	int argc = 0;
 	while (argv[argc])
 		argc++;
-	char **qargv = zp_xcalloc((size_t)argc + 8, sizeof *qargv);
+	char **qargv = zp_xcalloc((size_t)argc + 10, sizeof *qargv);
 	int k = 0;
 	qargv[k++] = (char *)(t->qemu ? t->qemu : qemu);
 	qargv[k++] = "-plugin";
@@ -215,35 +372,56 @@ static int record(struct trace_cmd *t, char **argv)
 		qargv[k++] = "-L";
 		qargv[k++] = (char *)t->sysroot;
 	}
-	qargv[k++] = prog;
+	qargv[k++] = "-0";
+	qargv[k++] = argv[0];
+	qargv[k++] = (char *)file;
 	for (int i = 1; i < argc; i++)
 		qargv[k++] = argv[i];
 	fflush(NULL);
+	struct sigaction old[sizeof forwarded / sizeof *forwarded];
+	forward_signals(old);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
+		restore_signals(old);
+		/* zond killed outright: the program is not left running on its own. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(127);
 		execvp(qargv[0], qargv);
 		fprintf(stderr, "zond trace: %s: cannot run: %s\n", qargv[0], strerror(errno));
 		_exit(127);
 	}
 	free(qargv);
 	if (pid < 0) {
+		restore_signals(old);
 		unlink(status);
+		if (tail >= 0)
+			close(tail);
 		return cmd_error("trace", "cannot start %s: %s", qemu, strerror(errno));
 	}
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int;
-	sigaction(SIGINT, &ign, &old_int);
+	qemu_pid = pid;
 	int wstatus;
 	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
 		;
-	sigaction(SIGINT, &old_int, NULL);
-	int ok = plugin_said_ok(status);
-	if (ok && !t->quiet && !t->online)
-		fprintf(stderr, "zond trace: trace written to %s\n", out);
-	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	if (!ok)
-		return WEXITSTATUS(wstatus) == 127 ? 127 : 1; /* the plugin has said why */
-	return WEXITSTATUS(wstatus);
+	restore_signals(old);
+	int ok = plugin_said_ok(status, t->quiet);
+	struct tail_head h = tail_read(tail);
+	int rc;
+	if (!ok) {
+		rc = incomplete(t, t->qemu ? t->qemu : qemu, out, tail, wstatus);
+	} else {
+		if (!t->quiet && !t->online)
+			fprintf(stderr, "zond trace: trace written to %s\n", out);
+		rc = WIFSIGNALED(wstatus) ? die_of(WTERMSIG(wstatus)) : WEXITSTATUS(wstatus);
+	}
+	if (h.children)
+		fprintf(stderr, "zond trace: the program started %" PRIu32 " process%s (fork): %s not "
+				"traced\n", h.children, h.children == 1 ? "" : "es",
+			h.children == 1 ? "it is" : "they are");
+	if (tail >= 0)
+		close(tail);
+	return rc;
 }
 
 /* ---- report / import ---------------------------------------------------- */
@@ -277,6 +455,10 @@ static int store_trace(struct trace_cmd *t, const char *path, int import)
 		rc = trace_read_qemu_log(path, &t->import, syms, p, &info, &err);
 	else
 		rc = trace_read_pcs(path, &t->import, syms, p, &info, &err);
+	if (rc == 0 && info.cut)
+		fprintf(stderr, "zond trace: %s: warning: the trace is cut short at offset %" PRIu64
+				" (recording interrupted): profile of its first %" PRIu64
+				" instructions\n", path, info.cut, info.insns);
 	if (rc == 0) {
 		char cmd[4200];
 		snprintf(cmd, sizeof cmd, "%s", *info.program ? info.program : path);

@@ -1292,6 +1292,8 @@ int rebuild_finish_thread(struct rebuild *r, struct zp_profile *p, int64_t tid,
 	while (r->depth)
 		pop(r);
 	for (size_t id = 0; id < r->nblocks; id++) {
+		if (!r->h.blocks[id].defined)
+			continue; /* zeroed: its cache does not say NONE */
 		flush_cache(r, &r->h.blocks[id], 0);
 		flush_cache(r, &r->h.blocks[id], 1);
 	}

@@ -48,6 +48,7 @@ struct reader {
 	struct symbols *syms;
 	struct trace_info *info;
 	int ended;
+	int cut; /* the file ends inside a chunk */
 	struct stream **threads; /* by thread number, 1-based; NULL: not seen */
 	size_t nthreads;         /* entries of threads */
 	struct stream *cur;      /* the current chunk's thread, NULL for the shared stream */
@@ -187,16 +188,18 @@ static int next_chunk(struct reader *r, struct zerr *err)
 	size_t got = fread(head, 1, 12, r->f);
 	if (got == 0 && feof(r->f))
 		return 0;
-	if (got != 12)
-		return zerr_set(err, "%s: offset %" PRIu64 ": truncated chunk header", r->path,
-				r->offset);
+	if (got != 12) {
+		r->cut = 1;
+		return 0;
+	}
 	uint32_t rawlen = zt_get_u32(head), zlen = zt_get_u32(head + 4);
 	if (rawlen > ZT_MAX_CHUNK || zlen > ZSTD_compressBound(ZT_MAX_CHUNK))
 		return zerr_set(err, "%s: offset %" PRIu64 ": corrupt chunk header (sizes %" PRIu32
 				     ", %" PRIu32 ")", r->path, r->offset, rawlen, zlen);
-	if (fread(r->z, 1, zlen, r->f) != zlen)
-		return zerr_set(err, "%s: offset %" PRIu64 ": truncated chunk (%" PRIu32
-				     " compressed bytes expected)", r->path, r->offset, zlen);
+	if (fread(r->z, 1, zlen, r->f) != zlen) {
+		r->cut = 1; /* the writer was stopped in this chunk */
+		return 0;
+	}
 	size_t n = ZSTD_decompressDCtx(r->dctx, r->raw, ZT_MAX_CHUNK, r->z, zlen);
 	if (ZSTD_isError(n) || n != rawlen)
 		return zerr_set(err, "%s: offset %" PRIu64 ": corrupt chunk (%s)", r->path, r->offset,
@@ -371,6 +374,24 @@ static int read_records(struct reader *r, struct zerr *err)
 	return 0;
 }
 
+/*
+ * A trace cut short (the recording was killed, or the program exec'd or
+ * crashed in a way QEMU could not report): the complete chunks are used,
+ * each thread's last execution included.  Refused when they hold no
+ * execution at all.
+ */
+static int read_cut(struct reader *r, struct zerr *err)
+{
+	for (size_t t = 0; t < r->nthreads; t++)
+		if (r->threads[t] && !r->threads[t]->ended && flush_pending(r, r->threads[t], err) < 0)
+			return -1;
+	r->info->cut = r->offset;
+	if (all_insns(r) == 0)
+		return zerr_set(err, "%s: offset %" PRIu64 ": truncated trace (%s)", r->path, r->offset,
+				r->offset > 16 ? "no complete chunk of executions" : "no chunk");
+	return 0;
+}
+
 /* Every thread's profile into p, the first thread as tid 0. */
 static int finish(struct reader *r, struct zp_profile *p, struct zerr *err)
 {
@@ -411,8 +432,7 @@ static int read_ztrace(const char *path, struct symbols *syms, struct zp_profile
 		r.offset = (uint64_t)ftell(r.f);
 	}
 	if (rc == 0 && !r.ended)
-		rc = zerr_set(err, "%s: offset %" PRIu64 ": truncated trace (no end record)", path,
-			      r.offset);
+		rc = read_cut(&r, err);
 	if (rc == 0)
 		rc = finish(&r, p, err);
 	for (size_t t = 0; t < r.nthreads; t++) {
