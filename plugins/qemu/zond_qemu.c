@@ -48,7 +48,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -88,8 +87,8 @@ struct block {
 };
 
 static struct {
-	int fd;            /* the trace (-1: none), a high descriptor the guest does not use */
-	dev_t dev;         /* its file, to see whether the guest closed or replaced it */
+	int out;           /* writing a trace (out_append opens it each time) */
+	dev_t dev;         /* its file, to see that it is still the one created */
 	ino_t ino;
 	uint64_t written;  /* bytes of it written */
 	void *tail;        /* tail.h: the streams' buffers */
@@ -126,7 +125,7 @@ static struct {
 	int started;
 	char **maps;       /* mappings already written, as "start path" keys */
 	size_t nmaps;
-} z = {.fd = -1, .exit_status = -1, .last = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
+} z = {.exit_status = -1, .last = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void fail(const char *what)
 {
@@ -147,61 +146,38 @@ static void lose(void)
 }
 
 /*
- * Moves fd to a high number, close-on-exec: the guest's files get the low
- * ones, and its children never see it.  Guest and QEMU share one
- * descriptor table, so this is the most we can hide it; out_fd checks it.
+ * The trace is opened for each write and closed after it: guest and QEMU
+ * share one descriptor table, so a descriptor kept open would be one more
+ * for the guest to see (/proc/self/fd, the lowest free number) and to close
+ * (close_range, a daemon's loop), after which its own next file would get
+ * our number and our writes.  Opened close-on-exec, and only if it is
+ * still the file created at the start (never another file put there).
+ * Appends n1 + n2 bytes; the caller holds z.lock.
  */
-static int move_high(int fd)
-{
-	struct rlimit rl;
-	long want = 1024;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)want)
-		want = (long)rl.rlim_cur;
-	want = want > 64 ? want - 16 : 3;
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, (int)want);
-	if (high < 0)
-		return fd;
-	close(fd);
-	return high;
-}
-
-/*
- * The trace's descriptor, checked before each write: a guest that closes
- * descriptors it did not open (close_range, a daemon's loop) closes ours,
- * and its next file may get our number.  Then the file is reopened by name
- * (never truncated), never written through a descriptor that is not ours.
- */
-static int out_fd(void)
+static int out_append(const void *b1, size_t n1, const void *b2, size_t n2)
 {
 	struct stat st;
-	if (fstat(z.fd, &st) == 0 && st.st_dev == z.dev && st.st_ino == z.ino)
-		return z.fd;
 	int fd = open(z.path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || st.st_dev != z.dev || st.st_ino != z.ino) {
-		close(fd);
-		return -1;
+	int ok = fstat(fd, &st) == 0 && st.st_dev == z.dev && st.st_ino == z.ino;
+	const uint8_t *p[2] = {b1, b2};
+	size_t n[2] = {n1, n2};
+	for (int k = 0; ok && k < 2; k++) {
+		while (n[k]) {
+			ssize_t w = pwrite(fd, p[k], n[k], (off_t)z.written);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				ok = 0;
+				break;
+			}
+			p[k] += w;
+			n[k] -= (size_t)w;
+			z.written += (uint64_t)w;
+		}
 	}
-	return z.fd = move_high(fd);
-}
-
-/* Appends n bytes to the trace; the caller holds z.lock. */
-static int out_write(const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-	int fd = out_fd();
-	while (fd >= 0 && n) {
-		ssize_t w = pwrite(fd, p, n, (off_t)z.written);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-		z.written += (uint64_t)w;
-	}
-	return fd < 0 ? -1 : 0;
+	return close(fd) == 0 && ok ? 0 : -1;
 }
 
 /* Writes b as one chunk; the caller holds z.lock. */
@@ -214,7 +190,7 @@ static void flush_chunk(sbuf *b)
 	zt_put_u32(head, (uint32_t)b->len);
 	zt_put_u32(head + 4, (uint32_t)n);
 	zt_put_u32(head + 8, b->thread);
-	if (ZSTD_isError(n) || out_write(head, 12) < 0 || out_write(z.zbuf, n) < 0)
+	if (ZSTD_isError(n) || out_append(head, 12, z.zbuf, n) < 0)
 		fail("cannot write the trace");
 	b->len = 0;
 	z.head->committed = z.written;
@@ -459,6 +435,7 @@ static void translate(struct qemu_plugin_tb *tb)
 		return;
 	if (!z.started) {
 		z.started = 1;
+		z.head->started = 1;
 		put_header();
 		write_maps();
 	}
@@ -598,9 +575,7 @@ static void in_child(void)
 	pthread_mutex_init(&z.lock, NULL); /* another thread may have held it at the fork */
 	for (unsigned int i = 0; i < MAX_VCPUS; i++)
 		z.vcpus[i] = NULL; /* their buffers are the parent's */
-	if (z.fd >= 0)
-		close(z.fd);
-	z.fd = -1;
+	z.out = 0;
 	__atomic_fetch_add(&z.head->children, 1, __ATOMIC_RELAXED);
 }
 
@@ -733,7 +708,7 @@ static void on_guest_exit(qemu_plugin_id_t id, void *udata)
 		return;
 	}
 	pthread_mutex_lock(&z.lock);
-	if (z.fd < 0 || !z.started) {
+	if (!z.out || !z.started) {
 		pthread_mutex_unlock(&z.lock);
 		return;
 	}
@@ -743,9 +718,7 @@ static void on_guest_exit(qemu_plugin_id_t id, void *udata)
 	put(z.shared, z.insns);
 	put(z.shared, z.execs);
 	flush_chunk(z.shared);
-	if (close(z.fd) != 0)
-		fail("cannot write the trace");
-	z.fd = -1;
+	z.out = 0;
 	z.head->done = 1;
 	if (!z.failed)
 		say_ok();
@@ -797,7 +770,7 @@ static void put_header(void)
 	memcpy(head, ZT_MAGIC, 8);
 	zt_put_u32(head + 8, ZT_VERSION);
 	zt_put_u32(head + 12, (uint32_t)n);
-	if (out_write(head, 16) < 0 || out_write(text, (size_t)n) < 0)
+	if (out_append(head, 16, text, (size_t)n) < 0)
 		fail("cannot write the trace");
 	z.head->committed = z.written;
 }
@@ -842,18 +815,20 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	if (!z.online) {
 		struct stat st;
 		int fd = open(z.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (fd >= 0 && fstat(fd, &st) == 0) {
-			z.fd = move_high(fd);
+		static char abs_path[4096];
+		if (fd >= 0 && fstat(fd, &st) == 0 && realpath(z.path, abs_path)) {
+			z.path = abs_path; /* the guest may change its directory */
+			z.out = 1;
 			z.dev = st.st_dev;
 			z.ino = st.st_ino;
-		} else if (fd >= 0) {
-			close(fd);
 		}
+		if (fd >= 0)
+			close(fd);
 	}
 	z.zcap = ZSTD_compressBound(BUF_SIZE);
 	z.zbuf = malloc(z.zcap);
 	z.zctx = ZSTD_createCCtx();
-	if ((!z.online && z.fd < 0) || !z.zbuf || !z.zctx) {
+	if ((!z.online && !z.out) || !z.zbuf || !z.zctx) {
 		fprintf(stderr, "zond plugin: %s: cannot create the trace: %s\n", z.path,
 			strerror(errno));
 		return -1;

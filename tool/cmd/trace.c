@@ -94,7 +94,9 @@ static int parse(struct trace_cmd *t, int argc, char **argv, const char *sub)
 	long v;
 	char *end;
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "+o:L:f:a:e:b:c:n:qh", options, NULL)) != -1) {
+	/* record stops at PROG (its own options follow); the others take options anywhere. */
+	const char *spec = strcmp(sub, "record") == 0 ? "+o:L:f:a:e:b:c:n:qh" : "o:L:f:a:e:b:c:n:qh";
+	while ((c = getopt_long(argc, argv, spec, options, NULL)) != -1) {
 		switch (c) {
 		case 'o': t->output = optarg; break;
 		case 'L': t->sysroot = optarg; break;
@@ -286,7 +288,7 @@ static int incomplete(struct trace_cmd *t, const char *qemu, const char *out, in
 	else if (got)
 		fprintf(stderr, "zond trace: QEMU ended without completing the trace: %s holds what "
 				"the program ran\n", out);
-	else if (!h.committed && !(t->online && h.exec))
+	else if (!h.started)
 		fprintf(stderr, "zond trace: %s ended (%s %d) before the program ran: no %s\n", qemu,
 			sig ? "signal" : "status", sig ? sig : WEXITSTATUS(wstatus),
 			t->online ? "profile" : "trace");

@@ -39,6 +39,12 @@ struct trace_info {
 	uint64_t cut;      /* a trace cut short: where its complete chunks end; 0 if whole */
 };
 
+/*
+ * Opens a trace for reading; *bytes is its size (0 if not a regular file).
+ * NULL with err for a file that cannot be opened or is a directory.
+ */
+FILE *trace_open(const char *path, uint64_t *bytes, struct zerr *err);
+
 /* Reads a .ztrace into p (event Ir, collector "trace", arch set). */
 int trace_read_ztrace(const char *path, struct symbols *syms, struct zp_profile *p,
 		      struct trace_info *info, struct zerr *err);

@@ -412,12 +412,9 @@ static int read_ztrace(const char *path, struct symbols *syms, struct zp_profile
 {
 	struct reader r = {.path = path, .syms = syms, .info = info, .tap = tap, .tap_ctx = ctx};
 	memset(info, 0, sizeof *info);
-	r.f = fopen(path, "rb");
+	r.f = trace_open(path, &info->bytes, err);
 	if (!r.f)
-		return zerr_set(err, "%s: cannot open: %s", path, strerror(errno));
-	struct stat st;
-	if (fstat(fileno(r.f), &st) == 0)
-		info->bytes = (uint64_t)st.st_size;
+		return -1;
 	r.raw = zp_xmalloc(ZT_MAX_CHUNK);
 	r.z = zp_xmalloc(ZSTD_compressBound(ZT_MAX_CHUNK));
 	r.dctx = ZSTD_createDCtx();
@@ -448,6 +445,23 @@ static int read_ztrace(const char *path, struct symbols *syms, struct zp_profile
 	free(r.z);
 	fclose(r.f);
 	return rc;
+}
+
+FILE *trace_open(const char *path, uint64_t *bytes, struct zerr *err)
+{
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		zerr_set(err, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		zerr_set(err, "%s: is a directory, not a trace file", path);
+		return NULL;
+	}
+	*bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	return f;
 }
 
 int trace_read_ztrace(const char *path, struct symbols *syms, struct zp_profile *p,
