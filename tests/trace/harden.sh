@@ -95,6 +95,7 @@ done
 wait_for() { while ! "$@"; do sleep 0.1; done; }
 ready() { grep -q ready k.out 2>/dev/null; }
 chunk() { [ "$(stat -c %s k.ztrace 2>/dev/null || echo 0)" -gt 200 ]; }
+chunks() { [ "$(stat -c %s k.ztrace 2>/dev/null || echo 0)" -gt 100000 ]; }
 
 # Signals sent to zond: passed to the program, which dies of them; zond does too.
 for s in TERM:15 INT:2 HUP:1 QUIT:3 KILL:9; do
@@ -103,6 +104,7 @@ for s in TERM:15 INT:2 HUP:1 QUIT:3 KILL:9; do
 	env --default-signal "$zond" trace record -q -o k.ztrace -- ./crash spin >k.out 2>err.txt &
 	zpid=$!
 	wait_for ready
+	[ $sig = TERM ] && wait_for chunks # for the cuts below
 	if [ $sig = KILL ]; then
 		wait_for chunk # nobody completes the trace after KILL: whole chunks only
 		qpid=$(pgrep -P $zpid)
@@ -117,7 +119,24 @@ for s in TERM:15 INT:2 HUP:1 QUIT:3 KILL:9; do
 	leaf=$(calls leaf k.db)
 	[ "${leaf:-0}" -ge 1000 ] && [ "$(calls main k.db)" = 1 ] ||
 		fail "$sig: leaf $leaf, main $(calls main k.db) calls"
+	[ $sig = TERM ] && cp k.ztrace term.ztrace
 done
+
+# That trace cut anywhere: read up to its last complete chunk with a warning, or refused in
+# one line when no chunk of executions is complete.
+size=$(stat -c %s term.ztrace) read=0
+for k in 1 2 3 4 5 6 7 8 9; do
+	head -c $((size * k / 10)) term.ztrace >cut.ztrace
+	rm -f cut.db
+	if "$zond" trace report -q -o cut.db cut.ztrace 2>err.txt; then
+		grep -q "cut short" err.txt || fail "cut at $k/10: no warning"
+		[ "$(calls main cut.db)" = 1 ] || fail "cut at $k/10: main $(calls main cut.db) calls"
+		read=$((read + 1))
+	else
+		[ "$(wc -l <err.txt)" = 1 ] || fail "cut at $k/10: $(cat err.txt)"
+	fi
+done
+[ $read -ge 5 ] || fail "only $read of 9 cut traces read"
 
 # Descriptors: none of zond's for the program to see or close.
 $qemu ./fds plain.txt >plain.out
