@@ -67,18 +67,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = ZOND_QEMU_PLUGIN_VERSION;
 
 /*
  * A chunk's worth of one stream, the shared one (thread 0) or a thread's,
- * in the memory file of tail.h: buf, len, thread; for a thread also the
- * block executed last (last), its length (last_n, 0 before the first) and
- * how many of its instructions ran (pos, set by on_insn).
+ * in the memory file of tail.h: buf, len, thread.  For a guest thread it is
+ * the state of its vCPU too (one load from the callbacks): the block
+ * executed last (last), its length (last_n, 0 before the first), how many
+ * of its instructions ran (pos, set by on_insn), its counts and its online
+ * rebuild.
  */
 typedef struct tail_slot sbuf;
-
-/* The state of one vCPU, i.e. of the guest thread running on it. */
-struct vcpu {
-	sbuf *out;
-	uint64_t insns, execs;
-	struct online_thread *ot; /* online: its thread's rebuild */
-};
 
 struct block {
 	uint64_t vaddr;
@@ -100,7 +95,7 @@ static struct {
 	const char *status; /* where to say "ok" at a complete end, or NULL */
 	sbuf *shared;        /* definitions and mappings (thread 0) */
 	pthread_mutex_t lock; /* the shared stream, the block table and the file */
-	struct vcpu *vcpus[MAX_VCPUS];
+	sbuf *vcpus[MAX_VCPUS];
 	uint8_t exec_prot[MAX_VCPUS]; /* the pending mmap/mprotect asked for PROT_EXEC */
 	uint32_t nthreads;
 	void *zbuf;
@@ -197,10 +192,10 @@ static void flush_chunk(sbuf *b)
 }
 
 /* A thread's chunk, after the shared records its blocks may need (z.lock held). */
-static void flush_thread(struct vcpu *v)
+static void flush_thread(sbuf *v)
 {
 	flush_chunk(z.shared);
-	flush_chunk(v->out);
+	flush_chunk(v);
 }
 
 static inline void put(sbuf *b, uint64_t v)
@@ -216,20 +211,20 @@ static inline void room(void)
 }
 
 /* The online mode's record that closes v's previous block (per vCPU): how far it ran. */
-static inline void close_online(struct vcpu *v)
+static inline void close_online(sbuf *v)
 {
-	if (v->out->pos)
-		online_exec(v->ot, v->out->last, v->out->pos);
-	v->out->pos = 0;
+	if (v->pos)
+		online_exec(v->online, v->last, v->pos);
+	v->pos = 0;
 }
 
 /*
  * The records of v's previous block, written once it is over: an EXEC if
  * any of it ran, a PARTIAL if not all of it.
  */
-static inline void close_vcpu_block(struct vcpu *v)
+static inline void close_vcpu_block(sbuf *v)
 {
-	sbuf *o = v->out;
+	sbuf *o = v;
 	if (!o->pos)
 		return;
 	put(o, (uint64_t)o->last << 2 | ZT_EXEC);
@@ -241,15 +236,12 @@ static inline void close_vcpu_block(struct vcpu *v)
 }
 
 /* A new guest thread on vCPU index i (z.lock held). */
-static struct vcpu *start_thread(unsigned int i)
+static sbuf *start_thread(unsigned int i)
 {
-	struct vcpu *v = calloc(1, sizeof *v);
-	if (!v)
-		abort();
-	v->out = tail_slot(z.tail, i + 1);
-	*v->out = (sbuf){.thread = ++z.nthreads, .used = 1}; /* its buffer's pages stay untouched */
+	sbuf *v = tail_slot(z.tail, i + 1);
+	*v = (sbuf){.thread = ++z.nthreads, .used = 1}; /* its buffer's pages stay untouched */
 	if (z.online)
-		v->ot = online_thread();
+		v->online = online_thread();
 	z.vcpus[i] = v;
 	return v;
 }
@@ -257,47 +249,45 @@ static struct vcpu *start_thread(unsigned int i)
 /* Its last block, its END and its last chunk (z.lock held). */
 static void end_thread(unsigned int i)
 {
-	struct vcpu *v = z.vcpus[i];
+	sbuf *v = z.vcpus[i];
 	if (!v)
 		return;
 	if (z.online) {
 		close_online(v);
 		z.execs += v->execs;
-		v->out->used = 0;
-		free(v);
+		v->used = 0;
 		z.vcpus[i] = NULL;
 		return;
 	}
 	close_vcpu_block(v);
-	put(v->out, (uint64_t)ZT_END << 2 | ZT_CONTROL);
-	put(v->out, v->insns);
-	put(v->out, v->execs);
+	put(v, (uint64_t)ZT_END << 2 | ZT_CONTROL);
+	put(v, v->insns);
+	put(v, v->execs);
 	flush_thread(v);
 	z.insns += v->insns;
 	z.execs += v->execs;
-	v->out->used = 0;
-	free(v);
+	v->used = 0;
 	z.vcpus[i] = NULL;
 }
 
 /* Before each instruction that can stop a block, and the last: how far it ran. */
 static void on_insn(unsigned int vcpu, void *udata)
 {
-	struct vcpu *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
+	sbuf *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
 	if (v)
-		v->out->pos = (uint32_t)(uintptr_t)udata;
+		v->pos = (uint32_t)(uintptr_t)udata;
 }
 
 /* udata: the block's id, and its length in the upper half. */
 static void on_exec(unsigned int vcpu, void *udata)
 {
-	struct vcpu *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
+	sbuf *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
 	if (!v || z.failed)
 		return;
 	close_vcpu_block(v);
-	v->out->last = (uint32_t)(uintptr_t)udata;
-	v->out->last_n = (uint32_t)((uintptr_t)udata >> 32);
-	if (v->out->len > BUF_SIZE - 64) {
+	v->last = (uint32_t)(uintptr_t)udata;
+	v->last_n = (uint32_t)((uintptr_t)udata >> 32);
+	if (v->len > BUF_SIZE - 64) {
 		pthread_mutex_lock(&z.lock);
 		flush_thread(v);
 		pthread_mutex_unlock(&z.lock);
@@ -338,12 +328,12 @@ static void on_exec_online(unsigned int vcpu, void *udata)
 /* The same once there are threads: per vCPU, with the trace mode's on_insn. */
 static void on_exec_threaded(unsigned int vcpu, void *udata)
 {
-	struct vcpu *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
+	sbuf *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
 	if (!v || z.failed)
 		return;
 	v->execs++;
 	close_online(v);
-	v->out->last = (uint32_t)(uintptr_t)udata;
+	v->last = (uint32_t)(uintptr_t)udata;
 }
 
 static uint64_t hash64(uint64_t v)
@@ -623,10 +613,10 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
 static void switch_to_threads(void)
 {
 	for (unsigned int i = 0; i < MAX_VCPUS; i++) {
-		struct vcpu *v = z.vcpus[i];
-		if (v && v->ot == z.ot) {
-			v->out->last = z.last >= 0 ? (uint32_t)z.last : 0;
-			v->out->pos = z.last >= 0 ? (uint32_t)z.pos : 0;
+		sbuf *v = z.vcpus[i];
+		if (v && v->online == z.ot) {
+			v->last = z.last >= 0 ? (uint32_t)z.last : 0;
+			v->pos = z.last >= 0 ? (uint32_t)z.pos : 0;
 		}
 	}
 	z.pos = 0;
@@ -645,7 +635,7 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 	if (vcpu >= MAX_VCPUS) {
 		fail("more guest threads at once than zond trace records (4096)");
 	} else if (z.online && z.nthreads == 0) {
-		z.ot = start_thread(vcpu)->ot; /* counted by the inline counter until a second one */
+		z.ot = start_thread(vcpu)->online; /* counted by the inline counter until a second one */
 	} else {
 		if (z.online && !z.threaded)
 			switch_to_threads();

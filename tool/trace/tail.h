@@ -44,6 +44,8 @@ struct tail_slot {
 	uint32_t pos;      /* instructions of it that ran (0: none) */
 	uint32_t pad;
 	uint64_t len;      /* bytes of buf not yet written */
+	uint64_t insns, execs; /* the writer's counts of the thread, for its END record */
+	void *online;      /* the writer's (the online mode's thread), nothing to zond */
 	uint8_t buf[TAIL_BUF];
 };
 
