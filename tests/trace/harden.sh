@@ -16,7 +16,8 @@
 #   - argv[0] and AT_EXECFN as typed, PATH searched; online runs keep arguments and status;
 #   - bad -L, --qemu that fails, a dynamic program without -L, a directory given to report,
 #     /dev/zero and a 10 MB line given to the importers (in 1 GB of address space): one line
-#     saying what is wrong, never "trace written"; options after report's trace file.
+#     saying what is wrong, never "trace written"; options after report's trace file; a
+#     header with a damaged program path or entry point keeps the names.
 #
 # Usage: harden.sh ZOND ARCH WORKDIR SRCDIR    (exit 77: cross tools missing)
 set -u
@@ -231,6 +232,18 @@ for f in /dev/zero long.pcs; do
 	done
 done
 one_line "report of /dev/zero" "not a zond trace" "$zond" trace report -o x.db /dev/zero
+
+# A damaged header entry costs no names: the program's path (found among the mappings) or
+# its entry point (the program's own, for a program that is not position-independent).
+for damage in 's/^(.*?exe [^\n]*)h\n/$1X\n/s' 's/^(.*?\nentr)y/${1}z/s'; do
+	perl -0777 -pe "$damage" crash.ztrace >damaged.ztrace
+	cmp -s crash.ztrace damaged.ztrace && fail "header damage '$damage' not made"
+	rm -f damaged.db
+	"$zond" trace report -q -o damaged.db damaged.ztrace 2>err.txt ||
+		fail "damaged header: $(cat err.txt)"
+	grep -q "warning" err.txt || fail "damaged header '$damage': no warning"
+	[ "$(calls leaf damaged.db)" = 1000 ] || fail "damaged header '$damage': leaf not named"
+done
 
 # Options after the trace file.
 rm -f late.db

@@ -457,6 +457,8 @@ static int store_trace(struct trace_cmd *t, const char *path, int import)
 		rc = trace_read_qemu_log(path, &t->import, syms, p, &info, &err);
 	else
 		rc = trace_read_pcs(path, &t->import, syms, p, &info, &err);
+	if (rc == 0 && *info.warning)
+		fprintf(stderr, "zond trace: %s: warning: %s\n", path, info.warning);
 	if (rc == 0 && info.cut)
 		fprintf(stderr, "zond trace: %s: warning: the trace is cut short at offset %" PRIu64
 				" (recording interrupted): profile of its first %" PRIu64

@@ -37,6 +37,7 @@ struct trace_info {
 	uint64_t lost;     /* block executions of other threads that were not traced */
 	uint64_t bytes;    /* size of the trace file */
 	uint64_t cut;      /* a trace cut short: where its complete chunks end; 0 if whole */
+	char warning[2048]; /* what was guessed for a damaged header, "" if nothing */
 };
 
 /*

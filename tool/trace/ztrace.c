@@ -10,11 +10,14 @@
  * later.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "format.h"
@@ -59,6 +62,7 @@ struct reader {
 	rebuild_tap tap;
 	void *tap_ctx;
 	uint64_t ndefined; /* blocks defined so far: the next id (ids are dense) */
+	int settled;       /* the program and its entry point checked (settle_program) */
 };
 
 static int fail(struct reader *r, struct zerr *err, const char *fmt, const char *what)
@@ -150,6 +154,76 @@ static int share(struct reader *r, const struct shared *s, const uint8_t *data, 
 	return 0;
 }
 
+/*
+ * Whether path is a program of the trace's machine (not a library); its
+ * entry point.
+ */
+static int guest_program(const struct reader *r, const char *path, uint64_t *entry)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	GElf_Ehdr eh;
+	int ok = elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) &&
+		 eh.e_machine == r->isa->elf_machine && eh.e_ident[EI_CLASS] == r->isa->elf_class;
+	size_t n = 0;
+	if (ok && eh.e_type != ET_EXEC) { /* a PIE program has an interpreter, a library not */
+		ok = 0;
+		elf_getphdrnum(elf, &n);
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+				ok = eh.e_type == ET_DYN;
+		}
+	}
+	if (ok)
+		*entry = eh.e_entry;
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/*
+ * A header with a damaged entry need not cost every name: a program that
+ * cannot be read is looked for among the files the trace mapped, a missing
+ * entry point taken from the program (right for a program loaded where it
+ * was linked).  Said in info->warning.
+ */
+static void settle_program(struct reader *r)
+{
+	uint64_t entry;
+	if (r->settled)
+		return;
+	r->settled = 1;
+	elf_version(EV_CURRENT);
+	char *prog = r->info->program;
+	if (!*prog || !guest_program(r, prog, &entry)) {
+		char header[sizeof r->info->program];
+		snprintf(header, sizeof header, "%s", prog);
+		*prog = 0;
+		for (size_t i = 0; i < r->nlog && !*prog; i++) {
+			const struct shared *m = &r->log[i];
+			if (m->define || m->len >= sizeof r->info->program)
+				continue;
+			memcpy(prog, r->blob + m->off, m->len);
+			prog[m->len] = 0;
+			if (!guest_program(r, prog, &entry))
+				*prog = 0;
+		}
+		if (*prog)
+			snprintf(r->info->warning, sizeof r->info->warning,
+				 "the header's program '%.900s' cannot be read: %.900s (mapped in the "
+				 "trace) is taken", header, prog);
+	}
+	if (*prog && !r->entry) {
+		r->entry = entry;
+		snprintf(r->info->warning, sizeof r->info->warning,
+			 "no entry point in the header: the program's own (0x%" PRIx64 ") is taken",
+			 entry);
+	}
+}
+
 /* The stream of thread n (>= 1), started with everything shared so far. */
 static struct stream *thread_stream(struct reader *r, uint32_t n, struct zerr *err)
 {
@@ -165,6 +239,7 @@ static struct stream *thread_stream(struct reader *r, uint32_t n, struct zerr *e
 		memset(r->threads + r->nthreads, 0, (n + 1 - r->nthreads) * sizeof *r->threads);
 		r->nthreads = n + 1;
 	}
+	settle_program(r);
 	struct stream *s = zp_xcalloc(1, sizeof *s);
 	s->rb = rebuild_new(r->isa, r->syms);
 	rebuild_set_tap(s->rb, r->tap, r->tap_ctx);
