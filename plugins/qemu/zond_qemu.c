@@ -239,7 +239,7 @@ static inline void close_vcpu_block(sbuf *v)
 static sbuf *start_thread(unsigned int i)
 {
 	sbuf *v = tail_slot(z.tail, i + 1);
-	*v = (sbuf){.thread = ++z.nthreads, .used = 1}; /* its buffer's pages stay untouched */
+	*v = (sbuf){.thread = ++z.nthreads, .used = 1, .buf = tail_buf(z.tail, i + 1)};
 	if (z.online)
 		v->online = online_thread();
 	z.vcpus[i] = v;
@@ -737,7 +737,7 @@ static int open_tail(int fd)
 	z.head = map;
 	memcpy(z.head->magic, TAIL_MAGIC, 8);
 	z.shared = tail_slot(map, 0);
-	*z.shared = (sbuf){.thread = 0, .used = 1};
+	*z.shared = (sbuf){.thread = 0, .used = 1, .buf = tail_buf(map, 0)};
 	return 1;
 }
 

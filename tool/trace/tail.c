@@ -31,11 +31,11 @@ static int write_all(int fd, const void *buf, size_t n)
 }
 
 /* One slot's records, and its thread's current block, as a chunk. */
-static int append_slot(int out, const struct tail_slot *s, uint8_t *raw, void *z, size_t zcap,
-		       ZSTD_CCtx *ctx)
+static int append_slot(int out, const struct tail_slot *s, const uint8_t *buf, uint8_t *raw,
+		       void *z, size_t zcap, ZSTD_CCtx *ctx)
 {
 	size_t len = s->len <= TAIL_BUF ? (size_t)s->len : 0; /* damaged: nothing */
-	memcpy(raw, s->buf, len);
+	memcpy(raw, buf, len);
 	if (s->thread && s->pos && s->pos <= s->last_n) {
 		len = (size_t)(zt_put_uleb(raw + len, (uint64_t)s->last << 2 | ZT_EXEC) - raw);
 		if (s->pos != s->last_n)
@@ -71,7 +71,7 @@ int tail_recover(int fd, const char *path, struct zerr *err)
 	/* The shared stream first: a thread's chunk may run blocks it defines. */
 	for (unsigned i = 0; rc > 0 && i < TAIL_SLOTS; i++) {
 		const struct tail_slot *s = tail_slot(map, i);
-		if (s->used && append_slot(out, s, raw, z, zcap, ctx) < 0)
+		if (s->used && append_slot(out, s, tail_buf(map, i), raw, z, zcap, ctx) < 0)
 			rc = -1;
 	}
 	if (rc < 0)

@@ -43,21 +43,30 @@ struct tail_slot {
 	uint32_t last_n;   /* its length */
 	uint32_t pos;      /* instructions of it that ran (0: none) */
 	uint32_t pad;
-	uint64_t len;      /* bytes of buf not yet written */
+	uint64_t len;      /* bytes of its buffer (tail_buf) not yet written */
 	uint64_t insns, execs; /* the writer's counts of the thread, for its END record */
 	void *online;      /* the writer's (the online mode's thread), nothing to zond */
-	uint8_t buf[TAIL_BUF];
+	uint8_t *buf;      /* the writer's address of tail_buf, nothing to zond */
 };
 
-/* Bytes of the memory file. */
+/*
+ * The memory file: the head, every slot, then every slot's buffer (the
+ * slots, which the plugin's callbacks write on every block, lie together,
+ * as its per-vCPU state did before).
+ */
 static inline size_t tail_size(void)
 {
-	return sizeof(struct tail_head) + (size_t)TAIL_SLOTS * sizeof(struct tail_slot);
+	return sizeof(struct tail_head) + (size_t)TAIL_SLOTS * (sizeof(struct tail_slot) + TAIL_BUF);
 }
 
 static inline struct tail_slot *tail_slot(void *map, unsigned i)
 {
 	return (struct tail_slot *)((char *)map + sizeof(struct tail_head)) + i;
+}
+
+static inline uint8_t *tail_buf(void *map, unsigned i)
+{
+	return (uint8_t *)tail_slot(map, TAIL_SLOTS) + (size_t)i * TAIL_BUF;
 }
 
 /*
