@@ -446,6 +446,17 @@ static void print_summary(struct trace_cmd *t, const struct zp_profile *p,
 	}
 }
 
+/* What the reader guessed or left out: a damaged header, a trace cut short. */
+static void warn_read(const char *path, const struct trace_info *info)
+{
+	if (*info->warning)
+		fprintf(stderr, "zond trace: %s: warning: %s\n", path, info->warning);
+	if (info->cut)
+		fprintf(stderr, "zond trace: %s: warning: the trace is cut short at offset %" PRIu64
+				" (recording interrupted): read up to there, %" PRIu64
+				" instructions\n", path, info->cut, info->insns);
+}
+
 static int store_trace(struct trace_cmd *t, const char *path, int import)
 {
 	struct zerr err;
@@ -459,12 +470,8 @@ static int store_trace(struct trace_cmd *t, const char *path, int import)
 		rc = trace_read_qemu_log(path, &t->import, syms, p, &info, &err);
 	else
 		rc = trace_read_pcs(path, &t->import, syms, p, &info, &err);
-	if (rc == 0 && *info.warning)
-		fprintf(stderr, "zond trace: %s: warning: %s\n", path, info.warning);
-	if (rc == 0 && info.cut)
-		fprintf(stderr, "zond trace: %s: warning: the trace is cut short at offset %" PRIu64
-				" (recording interrupted): profile of its first %" PRIu64
-				" instructions\n", path, info.cut, info.insns);
+	if (rc == 0)
+		warn_read(path, &info);
 	if (rc == 0) {
 		char cmd[4200];
 		snprintf(cmd, sizeof cmd, "%s", *info.program ? info.program : path);
@@ -502,6 +509,8 @@ static int convert(struct trace_cmd *t, const char *path)
 	struct symbols *syms = symbols_new();
 	int rc = trace_ztrace_to_pcs(path, syms, out, &info, &err);
 	symbols_free(syms);
+	if (rc == 0)
+		warn_read(path, &info);
 	if ((t->output ? fclose(out) : fflush(out)) != 0 && rc == 0)
 		rc = zerr_set(&err, "%s: cannot write", t->output ? t->output : "stdout");
 	return rc < 0 ? cmd_error("trace", "%s", err.msg) : 0;
