@@ -223,12 +223,15 @@ if [ $arch != x86_64 ]; then
 	grep -q "trace written" err.txt && fail "dynamic without -L: says trace written"
 	grep -q "before the program ran" err.txt || fail "dynamic without -L: $(cat err.txt)"
 fi
-# Readers bound their memory by their limits, not by their input (1 GB of address space).
+# Readers bound their memory by their limits, not by their input (1 GB of address space,
+# unless zond cannot start in it: a sanitizer build reserves terabytes for its shadow).
 head -c 10000000 /dev/zero | tr '\0' 1 >long.pcs
+limit="ulimit -v 1000000;"
+sh -c "$limit exec '$zond' trace --help" >/dev/null 2>&1 || limit=""
 for f in /dev/zero long.pcs; do
 	for fmt in pcs qemu-log; do
 		one_line "$fmt import of $f" "line 1: " sh -c \
-			"ulimit -v 1000000; exec '$zond' trace import -o x.db -f $fmt -a $arch $f"
+			"$limit exec '$zond' trace import -o x.db -f $fmt -a $arch $f"
 	done
 done
 one_line "report of /dev/zero" "not a zond trace" "$zond" trace report -o x.db /dev/zero
