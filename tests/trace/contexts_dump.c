@@ -8,7 +8,7 @@
  * PATH is the function names from the thread's root joined by ';'.  Then
  * one line per function and thread, from the flat stats, which rebuild.c
  * computes apart (self from the per-instruction counts):
- *   =func THREAD NAME CALLS SELF
+ *   =func THREAD NAME CALLS SELF MIN MAX
  *
  * Usage: contexts_dump ztrace FILE
  *        contexts_dump qemu-log|pcs ARCH ELF FILE
@@ -63,9 +63,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < p->nstats; i++) {
 		const struct zp_stat *s = &p->stats[i];
 		if (p->nodes[s->node].kind == ZP_FUNCTION)
-			printf("=func %" PRId64 " %s %" PRIu64 " %" PRIu64 "\n",
+			printf("=func %" PRId64 " %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
 			       p->threads[s->thread].tid, p->nodes[s->node].name, s->calls,
-			       s->self[0]);
+			       s->self[0], s->min[0], s->max[0]);
 	}
 	printf("=insns %" PRIu64 "\n", info.insns);
 	profile_free(p);

@@ -1270,6 +1270,12 @@ static void make_contexts(struct rebuild *r, struct zp_profile *p, uint32_t thre
 			z->min[0] = c->min;
 		if (c->max > z->max[0])
 			z->max[0] = c->max;
+		/* A function's cheapest and dearest call, over every path it was called on. */
+		struct zp_stat *st = profile_stat(p, thread, r->funcs[c->func].node);
+		if (c->min < st->min[0])
+			st->min[0] = c->min;
+		if (c->max > st->max[0])
+			st->max[0] = c->max;
 		if (c->parent != NONE && c->site && !z->site) {
 			const char *file;
 			uint32_t caller = r->ctxs[c->parent].func;

@@ -63,6 +63,7 @@ struct reader {
 	void *tap_ctx;
 	uint64_t ndefined; /* blocks defined so far: the next id (ids are dense) */
 	int settled;       /* the program and its entry point checked (settle_program) */
+	uint64_t execs;    /* EXEC records read (the END says how many when there is one) */
 };
 
 static int fail(struct reader *r, struct zerr *err, const char *fmt, const char *what)
@@ -404,6 +405,7 @@ static int read_exec(struct reader *r, struct stream *s, uint64_t arg, struct ze
 		return -1;
 	if (arg >= UINT32_MAX)
 		return fail(r, err, "corrupt block id", NULL);
+	r->execs++;
 	s->pending = (uint32_t)arg;
 	s->pending_n = rebuild_block_length(s->rb, (uint32_t)arg);
 	if (!s->pending_n)
@@ -461,6 +463,7 @@ static int read_cut(struct reader *r, struct zerr *err)
 		if (r->threads[t] && !r->threads[t]->ended && flush_pending(r, r->threads[t], err) < 0)
 			return -1;
 	r->info->cut = r->offset;
+	r->info->blocks = r->execs;
 	if (all_insns(r) == 0)
 		return zerr_set(err, "%s: offset %" PRIu64 ": truncated trace (%s)", r->path, r->offset,
 				r->offset > 16 ? "no complete chunk of executions" : "no chunk");
