@@ -248,18 +248,18 @@ int online_exec_one_slow(uint32_t id, uint32_t n)
 }
 
 /* What `zond trace report` records of a run, for the online one. */
-static void describe(struct zp_profile *p, uint64_t insns)
+static void describe(struct zp_profile *p, uint64_t insns, const char *command, int status)
 {
 	char v[32];
 	struct utsname u;
 	profile_set_str(&p->run.collector, "trace");
 	profile_set_str(&p->run.arch, o.arch);
 	profile_set_str(&p->run.clock, "icount");
-	profile_set_str(&p->run.command, o.exe);
+	profile_set_str(&p->run.command, command && *command ? command : o.exe);
 	if (uname(&u) == 0)
 		profile_set_str(&p->run.host, u.nodename);
 	p->run.start_ns = (int64_t)time(NULL) * 1000000000;
-	p->run.exit_status = -1;
+	p->run.exit_status = status;
 	snprintf(v, sizeof v, "%" PRIu64, insns);
 	profile_add_meta(p, "instructions", v);
 	profile_add_meta(p, "trace_bytes", "0");
@@ -290,7 +290,7 @@ static void free_all(void)
 }
 
 /* Every thread's profile into one run, the first thread as tid 0 (called once, at exit). */
-int online_finish(uint64_t execs)
+int online_finish(uint64_t execs, const char *command, int status, char *summary, size_t size)
 {
 	struct zerr err;
 	int rc = -1;
@@ -309,7 +309,7 @@ int online_finish(uint64_t execs)
 		rc = rebuild_finish_thread(t->rb, p, (int64_t)i, &err);
 	}
 	if (rc == 0) {
-		describe(p, insns);
+		describe(p, insns, command, status);
 		struct store *s = store_open(o.store, STORE_CREATE, &err);
 		rc = !s || store_add_run(s, p, &err) < 0 ? -1 : 0;
 		store_close(s);
@@ -317,11 +317,9 @@ int online_finish(uint64_t execs)
 	if (rc < 0) {
 		failed(&err);
 	} else {
-		char msg[512];
-		snprintf(msg, sizeof msg, "zond: online profile stored in %s: %" PRIu64
+		snprintf(summary, size, "zond trace: online profile stored in %s: %" PRIu64
 			 " instructions, %" PRIu64 " block executions, %zu thread%s\n", o.store, insns,
 			 execs, o.nthreads, o.nthreads == 1 ? "" : "s");
-		fputs(msg, stderr);
 	}
 	profile_free(p);
 	free_all();

@@ -51,7 +51,11 @@ static inline int online_exec_one(uint32_t id, uint32_t n)
 {
 	return rebuild_exec_fast(online_one, id, n) ? 0 : online_exec_one_slow(id, n);
 }
-/* Builds the profile of every thread and adds it to the store as a run. */
-int online_finish(uint64_t execs);
+/*
+ * Builds the profile of every thread and adds it to the store as a run of
+ * command (the program's path if empty) with that exit status (-1:
+ * unknown); the line to show the user goes into summary.
+ */
+int online_finish(uint64_t execs, const char *command, int status, char *summary, size_t size);
 
 #endif

@@ -41,39 +41,39 @@
  * is how `zond trace record` learns that recording failed.
  * doc/trace-format.md describes the file.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "../../tool/trace/format.h"
 #include "../../tool/trace/isa.h"
+#include "../../tool/trace/tail.h"
 #include "online.h"
 #include "qemu_api.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = ZOND_QEMU_PLUGIN_VERSION;
 
-#define BUF_SIZE (1u << 20)
+#define BUF_SIZE TAIL_BUF
 #define BUF_ROOM (BUF_SIZE - 2 * ZT_MAX_BLOCK_BYTES - 4096) /* flush when fuller */
 
-#define MAX_VCPUS 4096 /* guest threads alive at once */
+#define MAX_VCPUS (TAIL_SLOTS - 1) /* guest threads alive at once */
 
-/* A chunk's worth of one stream: the shared one (thread 0) or a thread's. */
-struct sbuf {
-	uint8_t *buf;
-	size_t len;
-	uint32_t thread;
-};
-
-/* The state of one vCPU, i.e. of the guest thread running on it. */
-struct vcpu {
-	struct sbuf out;
-	uint32_t last, last_n; /* block executed last and its length; last_n 0 before the first */
-	uint32_t pos;          /* instructions of it that ran, set by on_insn */
-	uint64_t insns, execs;
-	struct online_thread *ot; /* online: its thread's rebuild */
-};
+/*
+ * A chunk's worth of one stream, the shared one (thread 0) or a thread's,
+ * in the memory file of tail.h: buf, len, thread.  For a guest thread it is
+ * the state of its vCPU too (one load from the callbacks): the block
+ * executed last (last), its length (last_n, 0 before the first), how many
+ * of its instructions ran (pos, set by on_insn), its counts and its online
+ * rebuild.
+ */
+typedef struct tail_slot sbuf;
 
 struct block {
 	uint64_t vaddr;
@@ -82,13 +82,20 @@ struct block {
 };
 
 static struct {
-	FILE *out;
+	int out;           /* writing a trace (out_append opens it each time) */
+	dev_t dev;         /* its file, to see that it is still the one created */
+	ino_t ino;
+	uint64_t written;  /* bytes of it written */
+	void *tail;        /* tail.h: the streams' buffers */
+	struct tail_head *head;
+	pid_t pid;         /* this process: a guest fork makes a child that must not write */
+	int child;
 	const char *path;
 	const char *online; /* the store of the online mode, NULL when writing a trace */
 	const char *status; /* where to say "ok" at a complete end, or NULL */
-	struct sbuf shared;  /* definitions and mappings (thread 0) */
+	sbuf *shared;        /* definitions and mappings (thread 0) */
 	pthread_mutex_t lock; /* the shared stream, the block table and the file */
-	struct vcpu *vcpus[MAX_VCPUS];
+	sbuf *vcpus[MAX_VCPUS];
 	uint8_t exec_prot[MAX_VCPUS]; /* the pending mmap/mprotect asked for PROT_EXEC */
 	uint32_t nthreads;
 	void *zbuf;
@@ -105,13 +112,15 @@ static struct {
 	int threaded;      /* online: a second vCPU started, counting is per vCPU (see the top) */
 	int slow;          /* online: failed or threaded, on_exec_online's one check */
 	uint64_t insns, execs;
-	int64_t mmap_num, mprotect_num;
+	int exit_status;   /* the guest's, from its exit system call; -1 before */
+	char summary[512]; /* online: the line for zond to show */
+	int64_t exit_group_num, mmap_num, mprotect_num, clone_num, fork_num, vfork_num, execve_num, execveat_num;
 	const char *target; /* QEMU's name of the guest architecture */
 	const struct isa *isa; /* its decoder, NULL if zond has none */
 	int started;
 	char **maps;       /* mappings already written, as "start path" keys */
 	size_t nmaps;
-} z = {.last = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
+} z = {.exit_status = -1, .last = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void fail(const char *what)
 {
@@ -131,8 +140,43 @@ static void lose(void)
 	z.slow = 1;
 }
 
+/*
+ * The trace is opened for each write and closed after it: guest and QEMU
+ * share one descriptor table, so a descriptor kept open would be one more
+ * for the guest to see (/proc/self/fd, the lowest free number) and to close
+ * (close_range, a daemon's loop), after which its own next file would get
+ * our number and our writes.  Opened close-on-exec, and only if it is
+ * still the file created at the start (never another file put there).
+ * Appends n1 + n2 bytes; the caller holds z.lock.
+ */
+static int out_append(const void *b1, size_t n1, const void *b2, size_t n2)
+{
+	struct stat st;
+	int fd = open(z.path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int ok = fstat(fd, &st) == 0 && st.st_dev == z.dev && st.st_ino == z.ino;
+	const uint8_t *p[2] = {b1, b2};
+	size_t n[2] = {n1, n2};
+	for (int k = 0; ok && k < 2; k++) {
+		while (n[k]) {
+			ssize_t w = pwrite(fd, p[k], n[k], (off_t)z.written);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				ok = 0;
+				break;
+			}
+			p[k] += w;
+			n[k] -= (size_t)w;
+			z.written += (uint64_t)w;
+		}
+	}
+	return close(fd) == 0 && ok ? 0 : -1;
+}
+
 /* Writes b as one chunk; the caller holds z.lock. */
-static void flush_chunk(struct sbuf *b)
+static void flush_chunk(sbuf *b)
 {
 	if (!b->len || z.failed)
 		return;
@@ -141,19 +185,20 @@ static void flush_chunk(struct sbuf *b)
 	zt_put_u32(head, (uint32_t)b->len);
 	zt_put_u32(head + 4, (uint32_t)n);
 	zt_put_u32(head + 8, b->thread);
-	if (ZSTD_isError(n) || fwrite(head, 12, 1, z.out) != 1 || fwrite(z.zbuf, n, 1, z.out) != 1)
+	if (ZSTD_isError(n) || out_append(head, 12, z.zbuf, n) < 0)
 		fail("cannot write the trace");
 	b->len = 0;
+	z.head->committed = z.written;
 }
 
 /* A thread's chunk, after the shared records its blocks may need (z.lock held). */
-static void flush_thread(struct vcpu *v)
+static void flush_thread(sbuf *v)
 {
-	flush_chunk(&z.shared);
-	flush_chunk(&v->out);
+	flush_chunk(z.shared);
+	flush_chunk(v);
 }
 
-static inline void put(struct sbuf *b, uint64_t v)
+static inline void put(sbuf *b, uint64_t v)
 {
 	b->len = (size_t)(zt_put_uleb(b->buf + b->len, v) - b->buf);
 }
@@ -161,15 +206,15 @@ static inline void put(struct sbuf *b, uint64_t v)
 /* Keeps room for the largest record in the shared stream (z.lock held). */
 static inline void room(void)
 {
-	if (z.shared.len > BUF_ROOM)
-		flush_chunk(&z.shared);
+	if (z.shared->len > BUF_ROOM)
+		flush_chunk(z.shared);
 }
 
 /* The online mode's record that closes v's previous block (per vCPU): how far it ran. */
-static inline void close_online(struct vcpu *v)
+static inline void close_online(sbuf *v)
 {
 	if (v->pos)
-		online_exec(v->ot, v->last, v->pos);
+		online_exec(v->online, v->last, v->pos);
 	v->pos = 0;
 }
 
@@ -177,27 +222,26 @@ static inline void close_online(struct vcpu *v)
  * The records of v's previous block, written once it is over: an EXEC if
  * any of it ran, a PARTIAL if not all of it.
  */
-static inline void close_vcpu_block(struct vcpu *v)
+static inline void close_vcpu_block(sbuf *v)
 {
-	if (!v->pos)
+	sbuf *o = v;
+	if (!o->pos)
 		return;
-	put(&v->out, (uint64_t)v->last << 2 | ZT_EXEC);
-	if (v->pos != v->last_n)
-		put(&v->out, (uint64_t)v->pos << 2 | ZT_PARTIAL);
-	v->insns += v->pos;
+	put(o, (uint64_t)o->last << 2 | ZT_EXEC);
+	if (o->pos != o->last_n)
+		put(o, (uint64_t)o->pos << 2 | ZT_PARTIAL);
+	v->insns += o->pos;
 	v->execs++;
-	v->pos = 0;
+	o->pos = 0;
 }
 
 /* A new guest thread on vCPU index i (z.lock held). */
-static struct vcpu *start_thread(unsigned int i)
+static sbuf *start_thread(unsigned int i)
 {
-	struct vcpu *v = calloc(1, sizeof *v);
-	if (!v || (!z.online && !(v->out.buf = malloc(BUF_SIZE))))
-		abort();
-	v->out.thread = ++z.nthreads;
+	sbuf *v = tail_slot(z.tail, i + 1);
+	*v = (sbuf){.thread = ++z.nthreads, .used = 1, .buf = tail_buf(z.tail, i + 1)};
 	if (z.online)
-		v->ot = online_thread();
+		v->online = online_thread();
 	z.vcpus[i] = v;
 	return v;
 }
@@ -205,32 +249,31 @@ static struct vcpu *start_thread(unsigned int i)
 /* Its last block, its END and its last chunk (z.lock held). */
 static void end_thread(unsigned int i)
 {
-	struct vcpu *v = z.vcpus[i];
+	sbuf *v = z.vcpus[i];
 	if (!v)
 		return;
 	if (z.online) {
 		close_online(v);
 		z.execs += v->execs;
-		free(v);
+		v->used = 0;
 		z.vcpus[i] = NULL;
 		return;
 	}
 	close_vcpu_block(v);
-	put(&v->out, (uint64_t)ZT_END << 2 | ZT_CONTROL);
-	put(&v->out, v->insns);
-	put(&v->out, v->execs);
+	put(v, (uint64_t)ZT_END << 2 | ZT_CONTROL);
+	put(v, v->insns);
+	put(v, v->execs);
 	flush_thread(v);
 	z.insns += v->insns;
 	z.execs += v->execs;
-	free(v->out.buf);
-	free(v);
+	v->used = 0;
 	z.vcpus[i] = NULL;
 }
 
 /* Before each instruction that can stop a block, and the last: how far it ran. */
 static void on_insn(unsigned int vcpu, void *udata)
 {
-	struct vcpu *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
+	sbuf *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
 	if (v)
 		v->pos = (uint32_t)(uintptr_t)udata;
 }
@@ -238,13 +281,13 @@ static void on_insn(unsigned int vcpu, void *udata)
 /* udata: the block's id, and its length in the upper half. */
 static void on_exec(unsigned int vcpu, void *udata)
 {
-	struct vcpu *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
+	sbuf *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
 	if (!v || z.failed)
 		return;
 	close_vcpu_block(v);
 	v->last = (uint32_t)(uintptr_t)udata;
 	v->last_n = (uint32_t)((uintptr_t)udata >> 32);
-	if (v->out.len > BUF_SIZE - 64) {
+	if (v->len > BUF_SIZE - 64) {
 		pthread_mutex_lock(&z.lock);
 		flush_thread(v);
 		pthread_mutex_unlock(&z.lock);
@@ -285,7 +328,7 @@ static void on_exec_online(unsigned int vcpu, void *udata)
 /* The same once there are threads: per vCPU, with the trace mode's on_insn. */
 static void on_exec_threaded(unsigned int vcpu, void *udata)
 {
-	struct vcpu *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
+	sbuf *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
 	if (!v || z.failed)
 		return;
 	v->execs++;
@@ -347,7 +390,7 @@ static uint32_t block_id(uint64_t vaddr, uint32_t ninsns, const uint8_t *sizes,
 			lose();
 		return b->id;
 	}
-	struct sbuf *o = &z.shared;
+	sbuf *o = z.shared;
 	put(o, (uint64_t)b->id << 2 | ZT_DEFINE);
 	put(o, vaddr);
 	put(o, ninsns);
@@ -382,6 +425,7 @@ static void translate(struct qemu_plugin_tb *tb)
 		return;
 	if (!z.started) {
 		z.started = 1;
+		z.head->started = 1;
 		put_header();
 		write_maps();
 	}
@@ -476,7 +520,7 @@ static void write_maps(void)
 			online_map(start, end, off, path);
 			continue;
 		}
-		struct sbuf *o = &z.shared;
+		sbuf *o = z.shared;
 		put(o, (uint64_t)ZT_MAP << 2 | ZT_CONTROL);
 		put(o, start);
 		put(o, end);
@@ -490,6 +534,41 @@ static void write_maps(void)
 		fclose(f);
 }
 
+static void end_online(void);
+
+/*
+ * The new image of an execve is not traced (QEMU runs it afresh, without
+ * the plugin).  A trace needs nothing: its buffers are in the memory file,
+ * from which zond completes it once the new image has ended (tail.h).  An
+ * online profile is stored now.
+ */
+static void on_execve(void)
+{
+	if (z.child)
+		return;
+	z.head->exec = 1;
+	if (z.online && !z.failed)
+		end_online();
+}
+
+/*
+ * In a process the guest forked (qemu-user forks itself): this copy of the
+ * plugin must not write the parent's trace, buffers or profile, nor print.
+ * It counts itself in the memory file, for zond to report, and goes quiet.
+ */
+static void in_child(void)
+{
+	z.child = 1;
+	z.failed = 1;
+	z.slow = 1;
+	z.online = NULL;
+	pthread_mutex_init(&z.lock, NULL); /* another thread may have held it at the fork */
+	for (unsigned int i = 0; i < MAX_VCPUS; i++)
+		z.vcpus[i] = NULL; /* their buffers are the parent's */
+	z.out = 0;
+	__atomic_fetch_add(&z.head->children, 1, __ATOMIC_RELAXED);
+}
+
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
 		       uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
 		       uint64_t a8)
@@ -498,11 +577,26 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
 	if (vcpu < MAX_VCPUS)
 		z.exec_prot[vcpu] = (num == z.mmap_num || num == z.mprotect_num) &&
 				    (a3 & 4 /* PROT_EXEC */);
+	if (num == z.execve_num || num == z.execveat_num)
+		on_execve();
+	if (num == z.exit_group_num)
+		z.exit_status = (int)(a1 & 0xff);
 }
 
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
 {
-	(void)id, (void)num;
+	(void)id;
+	if (ret == 0 && !z.child && (num == z.clone_num || num == z.fork_num || num == z.vfork_num ||
+				     num == 435 /* clone3 */) && getpid() != z.pid) {
+		in_child();
+		return;
+	}
+	if ((num == z.execve_num || num == z.execveat_num) && !z.child) {
+		z.head->exec = 0; /* it failed: the program goes on */
+		if (z.online)
+			fail("the program's execve failed after its profile was stored: "
+			     "the rest of the run is not profiled");
+	}
 	if (vcpu >= MAX_VCPUS || !z.exec_prot[vcpu])
 		return;
 	z.exec_prot[vcpu] = 0;
@@ -519,8 +613,8 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
 static void switch_to_threads(void)
 {
 	for (unsigned int i = 0; i < MAX_VCPUS; i++) {
-		struct vcpu *v = z.vcpus[i];
-		if (v && v->ot == z.ot) {
+		sbuf *v = z.vcpus[i];
+		if (v && v->online == z.ot) {
 			v->last = z.last >= 0 ? (uint32_t)z.last : 0;
 			v->pos = z.last >= 0 ? (uint32_t)z.pos : 0;
 		}
@@ -535,11 +629,13 @@ static void switch_to_threads(void)
 static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 {
 	(void)id;
+	if (z.child)
+		return;
 	pthread_mutex_lock(&z.lock);
 	if (vcpu >= MAX_VCPUS) {
 		fail("more guest threads at once than zond trace records (4096)");
 	} else if (z.online && z.nthreads == 0) {
-		z.ot = start_thread(vcpu)->ot; /* counted by the inline counter until a second one */
+		z.ot = start_thread(vcpu)->online; /* counted by the inline counter until a second one */
 	} else {
 		if (z.online && !z.threaded)
 			switch_to_threads();
@@ -553,7 +649,7 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
 {
 	(void)id;
-	if (vcpu >= MAX_VCPUS)
+	if (vcpu >= MAX_VCPUS || z.child)
 		return;
 	pthread_mutex_lock(&z.lock);
 	end_thread(vcpu);
@@ -565,55 +661,94 @@ static void say_ok(void)
 {
 	FILE *f = z.status ? fopen(z.status, "w") : NULL;
 	if (f) {
-		fputs("ok\n", f);
+		fprintf(f, "ok\n%s", z.summary);
 		fclose(f);
 	}
+}
+
+/* The online profile, stored (at exit, or before an execve). */
+static void end_online(void)
+{
+	pthread_mutex_lock(&z.lock);
+	if (!z.threaded && z.last >= 0 && z.pos)
+		online_exec(z.ot, (uint32_t)z.last, (uint32_t)z.pos);
+	z.last = -1;
+	for (unsigned int i = 0; i < MAX_VCPUS; i++)
+		end_thread(i);
+	if (online_finish(z.execs, z.head->command, z.exit_status, z.summary, sizeof z.summary) == 0 &&
+	    !z.failed)
+		say_ok();
+	z.online = NULL;
+	z.failed = z.slow = 1; /* nothing more to count */
+	pthread_mutex_unlock(&z.lock);
 }
 
 static void on_guest_exit(qemu_plugin_id_t id, void *udata)
 {
 	(void)id, (void)udata;
+	if (z.child)
+		return;
 	if (z.online && z.failed) {
 		z.online = NULL;
 		return;
 	}
 	if (z.online) {
-		pthread_mutex_lock(&z.lock);
-		if (!z.threaded && z.last >= 0 && z.pos)
-			online_exec(z.ot, (uint32_t)z.last, (uint32_t)z.pos);
-		z.last = -1;
-		for (unsigned int i = 0; i < MAX_VCPUS; i++)
-			end_thread(i);
-		if (online_finish(z.execs) == 0 && !z.failed)
-			say_ok();
-		z.online = NULL;
-		pthread_mutex_unlock(&z.lock);
+		if (z.started)
+			end_online();
 		return;
 	}
 	pthread_mutex_lock(&z.lock);
-	if (!z.out) {
+	if (!z.out || !z.started) {
 		pthread_mutex_unlock(&z.lock);
 		return;
 	}
 	for (unsigned int i = 0; i < MAX_VCPUS; i++)
 		end_thread(i);
-	put(&z.shared, (uint64_t)ZT_END << 2 | ZT_CONTROL);
-	put(&z.shared, z.insns);
-	put(&z.shared, z.execs);
-	flush_chunk(&z.shared);
-	if (fclose(z.out) != 0)
-		fail("cannot write the trace");
-	z.out = NULL;
+	put(z.shared, (uint64_t)ZT_END << 2 | ZT_CONTROL);
+	put(z.shared, z.insns);
+	put(z.shared, z.execs);
+	flush_chunk(z.shared);
+	z.out = 0;
+	z.head->done = 1;
 	if (!z.failed)
 		say_ok();
 	pthread_mutex_unlock(&z.lock);
 }
 
+/*
+ * The streams' buffers: in zond's memory file (descriptor fd, closed here,
+ * before the guest runs), else in memory of our own.  0 if none.
+ */
+static int open_tail(int fd)
+{
+	void *map = MAP_FAILED;
+	if (fd >= 0) {
+		map = mmap(NULL, tail_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+	}
+	if (map == MAP_FAILED)
+		map = mmap(NULL, tail_size(), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (map == MAP_FAILED) {
+		fprintf(stderr, "zond plugin: no memory for the trace's buffers\n");
+		return 0;
+	}
+	z.tail = map;
+	z.head = map;
+	memcpy(z.head->magic, TAIL_MAGIC, 8);
+	z.shared = tail_slot(map, 0);
+	*z.shared = (sbuf){.thread = 0, .used = 1, .buf = tail_buf(map, 0)};
+	return 1;
+}
+
 /* Written at the first translation: QEMU knows the program only once a vCPU runs it. */
 static void put_header(void)
 {
-	char text[8192];
+	char text[8192], real[4096];
 	const char *exe = qemu_plugin_path_to_binary();
+	/* As typed (zond keeps the guest's argv[0] and AT_EXECFN): absolute for the reader. */
+	if (exe && realpath(exe, real))
+		exe = real;
 	if (z.online) {
 		if (online_start(z.online, z.target, exe, qemu_plugin_entry_code()) < 0)
 			lose();
@@ -625,16 +760,20 @@ static void put_header(void)
 	memcpy(head, ZT_MAGIC, 8);
 	zt_put_u32(head + 8, ZT_VERSION);
 	zt_put_u32(head + 12, (uint32_t)n);
-	if (fwrite(head, 16, 1, z.out) != 1 || fwrite(text, (size_t)n, 1, z.out) != 1)
+	if (out_append(head, 16, text, (size_t)n) < 0)
 		fail("cannot write the trace");
+	z.head->committed = z.written;
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 					   int argc, char **argv)
 {
 	z.path = "zond.ztrace";
+	int tail_fd = -1;
 	for (int i = 0; i < argc; i++) {
-		if (strncmp(argv[i], "out=", 4) == 0) {
+		if (strncmp(argv[i], "tail=", 5) == 0) {
+			tail_fd = atoi(argv[i] + 5);
+		} else if (strncmp(argv[i], "out=", 4) == 0) {
 			z.path = argv[i] + 4;
 		} else if (strncmp(argv[i], "online=", 7) == 0) {
 			z.online = z.path = argv[i] + 7;
@@ -642,7 +781,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			z.status = argv[i] + 7;
 		} else {
 			fprintf(stderr, "zond plugin: unknown option '%s' (out=FILE, online=STORE, "
-				"status=FILE)\n",
+				"status=FILE, tail=FD)\n",
 				argv[i]);
 			return -1;
 		}
@@ -654,13 +793,34 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	int generic = strcmp(info->target_name, "x86_64") != 0;
 	z.mmap_num = generic ? 222 : 9;
 	z.mprotect_num = generic ? 226 : 10;
-	z.out = z.online ? NULL : fopen(z.path, "wb");
-	z.shared.buf = malloc(BUF_SIZE);
+	z.exit_group_num = generic ? 94 : 231;
+	z.clone_num = generic ? 220 : 56;
+	z.fork_num = generic ? -1 : 57;
+	z.vfork_num = generic ? -1 : 58;
+	z.execve_num = generic ? 221 : 59;
+	z.execveat_num = generic ? 281 : 322;
+	z.pid = getpid();
+	if (!open_tail(tail_fd))
+		return -1;
+	if (!z.online) {
+		struct stat st;
+		int fd = open(z.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		static char abs_path[4096];
+		if (fd >= 0 && fstat(fd, &st) == 0 && realpath(z.path, abs_path)) {
+			z.path = abs_path; /* the guest may change its directory */
+			z.out = 1;
+			z.dev = st.st_dev;
+			z.ino = st.st_ino;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
 	z.zcap = ZSTD_compressBound(BUF_SIZE);
 	z.zbuf = malloc(z.zcap);
 	z.zctx = ZSTD_createCCtx();
-	if ((!z.online && !z.out) || !z.shared.buf || !z.zbuf || !z.zctx) {
-		fprintf(stderr, "zond plugin: %s: cannot create the trace\n", z.path);
+	if ((!z.online && !z.out) || !z.zbuf || !z.zctx) {
+		fprintf(stderr, "zond plugin: %s: cannot create the trace: %s\n", z.path,
+			strerror(errno));
 		return -1;
 	}
 	z.target = info->target_name;

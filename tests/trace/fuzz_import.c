@@ -1,8 +1,8 @@
 /*
  * fuzz_import.c - the importers (QEMU log, PC list) on damaged copies of
  * real traces: deterministic bit flips, runs of random bytes, truncations,
- * lines swapped.  Every read must end in success or one error line naming
- * the file; ASan/UBSan builds catch memory errors.
+ * lines swapped, prefixes of 1 to 10 lines.  Every read must end in success
+ * or one error line naming the file; ASan/UBSan builds catch memory errors.
  *
  * Usage: fuzz_import qemu-log|pcs ARCH ELF TRACE WORKDIR [ITERATIONS]
  */
@@ -34,9 +34,24 @@ static void swap_lines(unsigned char *buf, size_t len)
 	}
 }
 
+/* The first 1 to 10 lines: a trace cut short, a single block, a single instruction. */
+static void prefix(const unsigned char *buf, size_t *len)
+{
+	int lines = 1 + (int)(next() % 10);
+	for (size_t i = 0; i < *len; i++) {
+		if (buf[i] == '\n' && --lines == 0) {
+			*len = i + 1;
+			return;
+		}
+	}
+}
+
 static void mutate(unsigned char *buf, size_t *len, int it)
 {
-	switch (it % 4) {
+	switch (it % 5) {
+	case 4:
+		prefix(buf, len);
+		break;
 	case 0:
 		for (int k = 0; k < 1 + (int)(next() % 4); k++)
 			buf[next() % *len] ^= (unsigned char)(1u << (next() % 8));

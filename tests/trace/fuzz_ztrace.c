@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 	char path[4096];
 	snprintf(path, sizeof path, "%s/fuzz.ztrace", argv[2]);
 	struct symbols *syms = symbols_new();
-	int failed_reads = 0;
+	int failed_reads = 0, cut_reads = 0;
 	for (int it = 0; it < iterations; it++) {
 		memcpy(buf, orig, n);
 		size_t len = n;
@@ -66,11 +66,17 @@ int main(int argc, char **argv)
 			failed_reads++;
 			CHECK(strstr(err.msg, path) != NULL);
 			CHECK(strchr(err.msg, '\n') == NULL);
+		} else if (len < n && it % 3 == 2) {
+			/* cut short: read up to its last complete chunk, and said so */
+			CHECK(info.cut > 0 && info.cut <= len);
+			CHECK(info.insns > 0);
+			cut_reads++;
 		}
 		profile_free(p);
 	}
 	symbols_free(syms);
-	printf("%d of %d damaged traces refused\n", failed_reads, iterations);
+	printf("%d of %d damaged traces refused, %d cut ones read\n", failed_reads, iterations,
+	       cut_reads);
 	CHECK(failed_reads > iterations / 2);
 	return check_done();
 }

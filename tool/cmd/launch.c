@@ -264,7 +264,7 @@ static int check_program_file(const char *path, struct zerr *err)
 	return 0;
 }
 
-int launch_find_program(const char *prog, char out[PATH_MAX], struct zerr *err)
+int launch_find_file(const char *prog, char out[PATH_MAX], struct zerr *err)
 {
 	char found[PATH_MAX] = "";
 	if (strchr(prog, '/')) {
@@ -289,11 +289,18 @@ int launch_find_program(const char *prog, char out[PATH_MAX], struct zerr *err)
 		if (!*found)
 			return zerr_set(err, "%s: program not found in PATH", prog);
 	}
-	if (check_program_file(found, err) < 0 || check_runnable(found, err) < 0)
+	if (check_program_file(found, err) < 0)
 		return -1;
 	if (!realpath(found, out))
 		return zerr_set(err, "%s: %s", found, strerror(errno));
 	return 0;
+}
+
+int launch_find_program(const char *prog, char out[PATH_MAX], struct zerr *err)
+{
+	if (launch_find_file(prog, out, err) < 0)
+		return -1;
+	return check_runnable(out, err) < 0 ? -1 : 0;
 }
 
 /*
@@ -747,7 +754,7 @@ static const char *no_room(const struct launch *l, char *buf, size_t len)
  * what they would have seen without zond; no core of zond's own (it would
  * take the name of the program's).  Returns only if sig did not kill us.
  */
-static void die_as(int sig)
+void launch_die_as(int sig)
 {
 	struct rlimit none = {0, 0};
 	sigset_t set;
@@ -773,7 +780,7 @@ static int launch_finish(struct launch *l, int failed)
 	if (l->recovering)
 		return failed;
 	if (l->term_signal) {
-		die_as(l->term_signal);
+		launch_die_as(l->term_signal);
 		return 128 + l->term_signal;
 	}
 	/* The program's status is the user's; ours shows only when it had none. */

@@ -112,6 +112,20 @@ int launch_parse(struct launch *l, int argc, char **argv, const char *short_opti
  */
 int launch_find_program(const char *prog, char out[PATH_MAX], struct zerr *err);
 
+/*
+ * As launch_find_program, for a program of any architecture (zond trace runs
+ * it under QEMU): found along PATH, a regular executable file; its real path
+ * in out.
+ */
+int launch_find_file(const char *prog, char out[PATH_MAX], struct zerr *err);
+
+/*
+ * Dies of sig as the program did, so that shells, parents and wait(2) see
+ * what they would have seen without zond; no core of zond's own (it would
+ * take the name of the program's).  Returns only if sig did not kill us.
+ */
+void launch_die_as(int sig);
+
 /* dir/name into out; -1 if it does not fit. */
 int launch_join_path(char *out, size_t len, const char *dir, const char *name);
 

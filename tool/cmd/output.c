@@ -112,7 +112,8 @@ int output_check(const char *path, enum output_kind kind, const char *const *inp
 	return 0;
 }
 
-int output_temp(const char *path, char tmp[PATH_MAX], struct zerr *err)
+/* A fresh empty temporary file beside path, its name in tmp. */
+static int output_temp(const char *path, char tmp[PATH_MAX], struct zerr *err)
 {
 	char dir[PATH_MAX];
 	const char *base = strrchr(path, '/');
@@ -132,7 +133,8 @@ int output_temp(const char *path, char tmp[PATH_MAX], struct zerr *err)
 	return 0;
 }
 
-int output_commit(const char *tmp, const char *path, struct zerr *err)
+/* Renames tmp to path, or removes it. */
+static int output_commit(const char *tmp, const char *path, struct zerr *err)
 {
 	if (rename(tmp, path) == 0)
 		return 0;

@@ -56,11 +56,4 @@ int output_open(struct output *o, const char *path, struct zerr *err);
  */
 int output_close(struct output *o, int ok, struct zerr *err);
 
-/*
- * For a file another process writes (QEMU's plugin): a fresh empty temporary
- * file beside path, its name in tmp.  output_commit renames it to path.
- */
-int output_temp(const char *path, char tmp[PATH_MAX], struct zerr *err);
-int output_commit(const char *tmp, const char *path, struct zerr *err);
-
 #endif

@@ -11,6 +11,7 @@
  * trace in one pass (tool/trace/rebuild.h) and store the run with collector
  * "trace" and event Ir, so that report, graph and export work on it.
  */
+#define _GNU_SOURCE /* memfd_create */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -34,6 +37,7 @@
 #include "store/store.h"
 #include "symbols/symbols.h"
 #include "trace/isa.h"
+#include "trace/tail.h"
 #include "trace/trace.h"
 
 static const char usage_text[] =
@@ -42,7 +46,9 @@ static const char usage_text[] =
 	"       zond trace import --format FORMAT --arch ARCH [options] FILE\n"
 	"       zond trace convert [-o FILE] TRACE\n"
 	"Exact instruction-level profiles of AArch64 and RISC-V programs run under QEMU.\n\n"
-	"record: run PROG under qemu-ARCH with zond's plugin and write a trace.\n"
+	"record: run PROG under qemu-ARCH with zond's plugin and write a trace.  PROG runs as\n"
+	"  plainly (argv[0], descriptors, status); signals sent to zond go to it; when it crashes,\n"
+	"  is killed or execs, the trace keeps what ran.  Processes it forks are not traced.\n"
 	"  -o, --output FILE     trace file (default PROG's name + .ztrace)\n"
 	"  -L, --sysroot DIR     libraries of a dynamic PROG (qemu -L)\n"
 	"      --qemu PATH       the qemu-user binary (default qemu-ARCH from PROG's ELF)\n"
@@ -91,7 +97,9 @@ static int parse(struct trace_cmd *t, int argc, char **argv, const char *sub)
 	long v;
 	char *end;
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "+o:L:f:a:e:b:c:n:qh", options, NULL)) != -1) {
+	/* record stops at PROG (its own options follow); the others take options anywhere. */
+	const char *spec = strcmp(sub, "record") == 0 ? "+o:L:f:a:e:b:c:n:qh" : "o:L:f:a:e:b:c:n:qh";
+	while ((c = getopt_long(argc, argv, spec, options, NULL)) != -1) {
 		switch (c) {
 		case 'o': t->output = optarg; break;
 		case 'L': t->sysroot = optarg; break;
@@ -167,27 +175,153 @@ static int status_file(char *path, size_t size)
 	return mkstemp(path);
 }
 
-/* Whether the plugin completed its trace; removes the status file. */
-static int plugin_said_ok(const char *path)
+/*
+ * Whether the plugin completed its trace; removes the status file.  The
+ * online mode's summary line follows "ok" (the plugin never prints to the
+ * program's stderr): shown unless quiet.
+ */
+static int plugin_said_ok(const char *path, int quiet)
 {
-	char buf[8] = "";
+	char buf[512] = "";
 	FILE *f = fopen(path, "r");
 	int ok = f && fgets(buf, sizeof buf, f) && strcmp(buf, "ok\n") == 0;
+	if (ok && fgets(buf, sizeof buf, f) && !quiet)
+		fputs(buf, stderr);
 	if (f)
 		fclose(f);
 	unlink(path);
 	return ok;
 }
 
+/*
+ * The memory file of tail.h, inherited by QEMU (not close-on-exec; the
+ * plugin closes it before the guest runs), with the command line for the
+ * online run.  -1 if it cannot be made: then a trace cut short by a signal
+ * loses what the plugin had not written yet.
+ */
+static int make_tail(char **argv)
+{
+	int fd = memfd_create("zond-trace-tail", 0);
+	if (fd < 0)
+		return -1;
+	struct tail_head h = {.magic = TAIL_MAGIC};
+	size_t len = 0;
+	for (int i = 0; argv[i] && len + 2 < sizeof h.command; i++)
+		len += (size_t)snprintf(h.command + len, sizeof h.command - len, "%s%s", i ? " " : "",
+					argv[i]);
+	if (ftruncate(fd, (off_t)tail_size()) != 0 || pwrite(fd, &h, sizeof h, 0) != sizeof h) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static struct tail_head tail_read(int fd)
+{
+	struct tail_head h = {.magic = ""};
+	if (fd < 0 || pread(fd, &h, sizeof h, 0) != sizeof h)
+		memset(&h, 0, sizeof h);
+	return h;
+}
+
+/* QEMU's pid, for the signal handlers that pass zond's signals on. */
+static volatile pid_t qemu_pid;
+
+/*
+ * A signal sent to zond (kill, timeout) goes to QEMU, which gives it to the
+ * program; zond waits for them.  Not one from the terminal: that one went to
+ * QEMU too, as to every process of the foreground group.
+ */
+static void forward_signal(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	if (qemu_pid > 0 && si->si_code <= 0 /* SI_USER, SI_QUEUE, SI_TKILL */)
+		kill(qemu_pid, sig);
+}
+
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+static void forward_signals(struct sigaction *old)
+{
+	struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
+		sigaction(forwarded[i], &sa, &old[i]);
+}
+
+static void restore_signals(const struct sigaction *old)
+{
+	qemu_pid = 0;
+	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
+		sigaction(forwarded[i], &old[i], NULL);
+}
+
+/*
+ * After QEMU ended without the plugin's "ok": completes the trace from the
+ * memory file and says what happened.  The exit status is the program's.
+ */
+static int incomplete(struct trace_cmd *t, const char *qemu, const char *out, int tail,
+		      int wstatus)
+{
+	struct tail_head h = tail_read(tail);
+	struct zerr err;
+	int sig = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+	int got = t->online ? 0 : tail_recover(tail, out, &err);
+	if (got < 0)
+		cmd_error("trace", "%s", err.msg);
+	else if (got && h.exec)
+		fprintf(stderr, "zond trace: the program called execve: its new image is not "
+				"traced; %s holds what ran before\n", out);
+	else if (got && sig)
+		fprintf(stderr, "zond trace: the program was killed by signal %d (%s): %s holds what "
+				"it ran until then\n", sig, strsignal(sig), out);
+	else if (got)
+		fprintf(stderr, "zond trace: QEMU ended without completing the trace: %s holds what "
+				"the program ran\n", out);
+	else if (!h.started)
+		fprintf(stderr, "zond trace: %s ended (%s %d) before the program ran: no %s\n", qemu,
+			sig ? "signal" : "status", sig ? sig : WEXITSTATUS(wstatus),
+			t->online ? "profile" : "trace");
+	else if (t->online && sig)
+		fprintf(stderr, "zond trace: the program was killed by signal %d (%s): the online "
+				"profile is lost (record a trace to keep what ran)\n", sig,
+			strsignal(sig));
+	if (sig)
+		return 128 + sig; /* the caller dies of it once the trace is in place */
+	if (got > 0 || (t->online && h.exec))
+		return WEXITSTATUS(wstatus);
+	return WEXITSTATUS(wstatus) == 127 ? 127 : WEXITSTATUS(wstatus) ? WEXITSTATUS(wstatus) : 1;
+}
+
+/*
+ * The program as QEMU must open it and the ELF file to read: a name with a
+ * slash as typed (the guest's argv[0] and AT_EXECFN stay what the user
+ * typed, as when run plainly), else found along PATH, as execvp would.
+ */
+static int find_program(const char *typed, const char **file, char real[PATH_MAX])
+{
+	struct zerr err;
+	if (launch_find_file(typed, real, &err) < 0)
+		return cmd_error("trace", "%s", err.msg);
+	*file = strchr(typed, '/') ? typed : real;
+	return 0;
+}
+
 static int record(struct trace_cmd *t, char **argv)
 {
 	struct zerr err;
-	char prog[PATH_MAX], out[PATH_MAX + 16], qemu[64], opt[2 * PATH_MAX + 160];
-	if (!realpath(argv[0], prog))
-		return cmd_error("trace", "%s: program not found", argv[0]);
+	char prog[PATH_MAX], out[PATH_MAX + 16], qemu[64], opt[2 * PATH_MAX + 200];
+	const char *file = NULL;
+	if (find_program(argv[0], &file, prog) != 0)
+		return 1;
 	const char *arch = elf_arch(prog, &err);
 	if (!arch)
 		return cmd_error("trace", "%s", err.msg);
+	struct stat st;
+	if (t->sysroot && (stat(t->sysroot, &st) != 0 || !S_ISDIR(st.st_mode)))
+		return cmd_error("trace", "%s: -L wants the guest's library directory: %s",
+				 t->sysroot, errno && stat(t->sysroot, &st) != 0 ? strerror(errno)
+										: "not a directory");
 	if (t->output) {
 		snprintf(out, sizeof out, "%s", t->output);
 	} else if (t->online) {
@@ -197,25 +331,30 @@ static int record(struct trace_cmd *t, char **argv)
 		snprintf(out, sizeof out, "%s.ztrace", base ? base + 1 : prog);
 	}
 	const char *inputs[] = {prog, t->sysroot, NULL};
-	char tmp[PATH_MAX];
-	if (output_check(out, t->online ? OUTPUT_STORE : OUTPUT_FILE, inputs, &err) < 0 ||
-	    (!t->online && output_temp(out, tmp, &err) < 0))
+	/*
+	 * The plugin writes the trace in place, not through a temporary file: a
+	 * trace is readable up to its last complete chunk, so what a killed zond
+	 * or QEMU leaves under the name the user gave is worth keeping.
+	 */
+	if (output_check(out, t->online ? OUTPUT_STORE : OUTPUT_FILE, inputs, &err) < 0)
 		return cmd_error("trace", "%s", err.msg);
 	char status[64];
 	int sfd = status_file(status, sizeof status);
 	if (sfd < 0) {
-		if (!t->online)
-			unlink(tmp);
 		return cmd_error("trace", "cannot create a temporary file: %s", strerror(errno));
 	}
 	close(sfd);
+	int tail = make_tail(argv);
+	char tailopt[32] = "";
+	if (tail >= 0)
+		snprintf(tailopt, sizeof tailopt, ",tail=%d", tail);
 	snprintf(qemu, sizeof qemu, "qemu-%s", arch);
-	snprintf(opt, sizeof opt, "%s,%s=%s,status=%s", find_plugin(), t->online ? "online" : "out",
-		 t->online ? out : tmp, status);
+	snprintf(opt, sizeof opt, "%s,%s=%s,status=%s%s", find_plugin(),
+		 t->online ? "online" : "out", out, status, tailopt);
 	int argc = 0;
 	while (argv[argc])
 		argc++;
-	char **qargv = zp_xcalloc((size_t)argc + 8, sizeof *qargv);
+	char **qargv = zp_xcalloc((size_t)argc + 10, sizeof *qargv);
 	int k = 0;
 	qargv[k++] = (char *)(t->qemu ? t->qemu : qemu);
 	qargv[k++] = "-plugin";
@@ -224,39 +363,54 @@ static int record(struct trace_cmd *t, char **argv)
 		qargv[k++] = "-L";
 		qargv[k++] = (char *)t->sysroot;
 	}
-	qargv[k++] = prog;
+	qargv[k++] = "-0";
+	qargv[k++] = argv[0];
+	qargv[k++] = (char *)file;
 	for (int i = 1; i < argc; i++)
 		qargv[k++] = argv[i];
 	fflush(NULL);
+	struct sigaction old[sizeof forwarded / sizeof *forwarded];
+	forward_signals(old);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
+		restore_signals(old);
+		/* zond killed outright: the program is not left running on its own. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(127);
 		execvp(qargv[0], qargv);
 		fprintf(stderr, "zond trace: %s: cannot run: %s\n", qargv[0], strerror(errno));
 		_exit(127);
 	}
 	free(qargv);
 	if (pid < 0) {
+		restore_signals(old);
 		unlink(status);
+		if (tail >= 0)
+			close(tail);
 		return cmd_error("trace", "cannot start %s: %s", qemu, strerror(errno));
 	}
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int;
-	sigaction(SIGINT, &ign, &old_int);
+	qemu_pid = pid;
 	int wstatus;
 	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
 		;
-	sigaction(SIGINT, &old_int, NULL);
-	int ok = plugin_said_ok(status);
-	if (!t->online && ok && output_commit(tmp, out, &err) < 0)
-		ok = !cmd_error("trace", "%s", err.msg);
-	else if (!t->online && !ok)
-		unlink(tmp);
+	restore_signals(old);
+	int ok = plugin_said_ok(status, t->quiet);
+	struct tail_head h = tail_read(tail);
+	int rc = ok ? WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus)
+		    : incomplete(t, t->qemu ? t->qemu : qemu, out, tail, wstatus);
 	if (ok && !t->quiet && !t->online)
 		fprintf(stderr, "zond trace: trace written to %s\n", out);
+	if (h.children)
+		fprintf(stderr, "zond trace: the program started %" PRIu32 " process%s (fork): %s not "
+				"traced\n", h.children, h.children == 1 ? "" : "es",
+			h.children == 1 ? "it is" : "they are");
+	if (tail >= 0)
+		close(tail);
 	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	if (!ok)
-		return WEXITSTATUS(wstatus) == 127 ? 127 : 1; /* the plugin has said why */
-	return WEXITSTATUS(wstatus);
+		launch_die_as(WTERMSIG(wstatus));
+	return rc;
 }
 
 /* ---- report / import ---------------------------------------------------- */
@@ -277,6 +431,17 @@ static void print_summary(struct trace_cmd *t, const struct zp_profile *p,
 	}
 }
 
+/* What the reader guessed or left out: a damaged header, a trace cut short. */
+static void warn_read(const char *path, const struct trace_info *info)
+{
+	if (*info->warning)
+		fprintf(stderr, "zond trace: %s: warning: %s\n", path, info->warning);
+	if (info->cut)
+		fprintf(stderr, "zond trace: %s: warning: the trace is cut short at offset %" PRIu64
+				" (recording interrupted): read up to there, %" PRIu64
+				" instructions\n", path, info->cut, info->insns);
+}
+
 static int store_trace(struct trace_cmd *t, const char *path, int import)
 {
 	struct zerr err;
@@ -293,6 +458,8 @@ static int store_trace(struct trace_cmd *t, const char *path, int import)
 		rc = trace_read_qemu_log(path, &t->import, syms, p, &info, &err);
 	else
 		rc = trace_read_pcs(path, &t->import, syms, p, &info, &err);
+	if (rc == 0)
+		warn_read(path, &info);
 	if (rc == 0) {
 		char cmd[4200];
 		snprintf(cmd, sizeof cmd, "%s", *info.program ? info.program : path);
@@ -332,6 +499,8 @@ static int convert(struct trace_cmd *t, const char *path)
 	struct symbols *syms = symbols_new();
 	int ok = trace_ztrace_to_pcs(path, syms, out.f, &info, &err) == 0;
 	symbols_free(syms);
+	if (ok)
+		warn_read(path, &info);
 	if (output_close(&out, ok, &err) < 0 || !ok)
 		return cmd_error("trace", "%s", err.msg);
 	return 0;

@@ -242,23 +242,28 @@ static size_t word_bytes(const struct importer *im, uint64_t word, uint8_t *b)
 /* ---- lines -------------------------------------------------------------- */
 
 /*
- * Reads the next line into *buf without its newline: 1, or 0 at the end of
- * the file, -1 for a line too long or a NUL byte (not a text trace).
+ * Reads the next line into buf (MAX_LINE + 2 bytes) without its newline: 1,
+ * or 0 at the end of the file, -1 for a line too long or a NUL byte (not a
+ * text trace).  Never reads more than one line's limit: memory and time
+ * stay bounded on any input (/dev/zero, a file without newlines).
  */
-static int next_line(struct importer *im, FILE *f, char **buf, size_t *cap, struct zerr *err)
+static int next_line(struct importer *im, FILE *f, char *buf, struct zerr *err)
 {
-	ssize_t n = getline(buf, cap, f);
-	if (n < 0)
+	size_t n = 0;
+	int c = EOF;
+	while (n <= MAX_LINE && (c = getc_unlocked(f)) != EOF && c != '\n') {
+		if (c == 0)
+			return im->line++, bad(im, err, "NUL byte (not a text trace)");
+		buf[n++] = (char)c;
+	}
+	if (n == 0 && c == EOF)
 		return 0;
 	im->line++;
 	if (n > MAX_LINE)
 		return bad(im, err, "line too long (not a trace of this format?)");
-	if (memchr(*buf, 0, (size_t)n))
-		return bad(im, err, "NUL byte (not a text trace)");
-	if (n && (*buf)[n - 1] == '\n')
-		(*buf)[--n] = 0;
-	if (n && (*buf)[n - 1] == '\r')
-		(*buf)[--n] = 0;
+	if (n && buf[n - 1] == '\r')
+		n--;
+	buf[n] = 0;
 	return 1;
 }
 
@@ -442,16 +447,12 @@ static int import(const char *path, const struct trace_import *o, struct symbols
 	struct importer im = {.path = path, .info = info};
 	memset(info, 0, sizeof *info);
 	int rc = start(&im, o, syms, err);
-	FILE *f = rc == 0 ? fopen(path, "r") : NULL;
+	FILE *f = rc == 0 ? trace_open(path, &info->bytes, err) : NULL;
 	if (rc == 0 && !f)
-		rc = zerr_set(err, "%s: cannot open: %s", path, strerror(errno));
-	struct stat st;
-	if (f && fstat(fileno(f), &st) == 0)
-		info->bytes = (uint64_t)st.st_size;
-	char *buf = NULL;
-	size_t cap = 0;
+		rc = -1;
+	char *buf = zp_xmalloc(MAX_LINE + 2);
 	int got;
-	while (rc == 0 && (got = next_line(&im, f, &buf, &cap, err)) != 0)
+	while (rc == 0 && (got = next_line(&im, f, buf, err)) != 0)
 		rc = got < 0 ? -1 : qemu_log ? qemu_log_line(&im, buf, err) : pcs_line(&im, buf, err);
 	if (rc == 0)
 		rc = qemu_log ? end_listing(&im, err) : flush_gathered(&im, err);

@@ -75,11 +75,25 @@ struct call_edge {
 	uint64_t site, calls, incl;
 };
 
+/*
+ * A calling context: func entered along one path from the thread's root
+ * (parent: the caller's context).  Frames count into their context at pop,
+ * so that the flat sums (struct func, struct call_edge) and the contexts
+ * come from the same frames.
+ */
+struct context {
+	uint32_t parent, func;
+	uint64_t site;      /* run-time address of the first call along this path */
+	uint64_t calls, self, incl, min, max;
+	uint32_t last_func, last_child; /* the child context last entered, without hashing */
+};
+
 struct frame {
-	uint32_t func, edge;
-	uint64_t ret;   /* return address it expects */
-	uint64_t start; /* instructions executed when it was entered */
-	int tail;       /* ends together with the frame below */
+	uint32_t func, edge, ctx;
+	uint64_t ret;      /* return address it expects */
+	uint64_t start;    /* instructions executed when it was entered */
+	uint64_t children; /* instructions of the frames it called, done */
+	int tail;          /* ends together with the frame below */
 };
 
 struct host_map {
@@ -122,6 +136,10 @@ struct rebuild {
 	struct call_edge *calls;
 	size_t ncalls, calls_cap;
 	struct hmap call_index; /* (caller, callee) */
+
+	struct context *ctxs;
+	size_t nctxs, ctxs_cap;
+	struct hmap ctx_index; /* (parent, func) */
 
 	struct frame *stack;
 	size_t depth, stack_cap;
@@ -172,6 +190,8 @@ void rebuild_free(struct rebuild *r)
 	free(r->partial_counts);
 	free(r->calls);
 	free(r->stack);
+	free(r->ctxs);
+	hmap_free(&r->ctx_index);
 	hmap_free(&r->func_index);
 	hmap_free(&r->trans_index);
 	hmap_free(&r->partial);
@@ -737,13 +757,35 @@ static uint32_t new_call_edge(struct rebuild *r, uint32_t caller, uint32_t calle
 	return (uint32_t)r->ncalls++;
 }
 
+/* The context of func called from context parent (NONE: a root), added if new. */
+static uint32_t context(struct rebuild *r, uint32_t parent, uint32_t func, uint64_t site)
+{
+	if (parent != NONE && r->ctxs[parent].last_func == func)
+		return r->ctxs[parent].last_child;
+	uint32_t c = hmap_get(&r->ctx_index, parent, func);
+	if (c == NONE) {
+		r->ctxs = grow(r->ctxs, &r->ctxs_cap, r->nctxs + 1, sizeof *r->ctxs);
+		r->ctxs[r->nctxs] = (struct context){.parent = parent, .func = func, .site = site,
+						     .min = UINT64_MAX, .last_func = NONE};
+		hmap_put(&r->ctx_index, parent, func, (uint32_t)r->nctxs);
+		c = (uint32_t)r->nctxs++;
+	}
+	if (parent != NONE) {
+		r->ctxs[parent].last_func = func;
+		r->ctxs[parent].last_child = c;
+	}
+	return c;
+}
+
 static void push(struct rebuild *r, uint32_t func, uint64_t ret, int tail, uint64_t site)
 {
-	uint32_t caller = r->depth ? r->stack[r->depth - 1].func : NONE;
-	uint32_t e = call_edge(r, caller, func, site);
+	const struct frame *top = r->depth ? &r->stack[r->depth - 1] : NULL;
+	uint32_t e = call_edge(r, top ? top->func : NONE, func, site);
+	uint32_t c = context(r, top ? top->ctx : NONE, func, site);
 	r->stack = grow(r->stack, &r->stack_cap, r->depth + 1, sizeof *r->stack);
-	r->stack[r->depth++] = (struct frame){func, e, ret, r->h.icount, tail};
+	r->stack[r->depth++] = (struct frame){func, e, c, ret, r->h.icount, 0, tail};
 	r->calls[e].calls++;
+	r->ctxs[c].calls++;
 	r->funcs[func].calls++;
 	r->funcs[func].active++;
 }
@@ -752,9 +794,18 @@ static void pop(struct rebuild *r)
 {
 	struct frame *f = &r->stack[--r->depth];
 	uint64_t incl = r->h.icount - f->start;
+	struct context *c = &r->ctxs[f->ctx];
 	r->calls[f->edge].incl += incl;
 	if (--r->funcs[f->func].active == 0)
 		r->funcs[f->func].incl += incl;
+	c->incl += incl;
+	c->self += incl - f->children;
+	if (incl < c->min)
+		c->min = incl;
+	if (incl > c->max)
+		c->max = incl;
+	if (r->depth)
+		r->stack[r->depth - 1].children += incl;
 }
 
 /* Index of the innermost frame of func, or -1. */
@@ -1204,6 +1255,38 @@ static void make_calls(struct rebuild *r, struct zp_profile *p, uint32_t thread)
 	}
 }
 
+/* The contexts, parents first (a context is added after its parent). */
+static void make_contexts(struct rebuild *r, struct zp_profile *p, uint32_t thread)
+{
+	uint32_t *id = zp_xcalloc(r->nctxs ? r->nctxs : 1, sizeof *id);
+	for (size_t i = 0; i < r->nctxs; i++) {
+		const struct context *c = &r->ctxs[i];
+		uint32_t parent = c->parent == NONE ? ZP_NONE : id[c->parent];
+		id[i] = profile_context(p, thread, parent, r->funcs[c->func].node);
+		struct zp_context *z = &p->contexts[id[i]];
+		z->calls += c->calls;
+		z->self[0] += c->self;
+		z->incl[0] += c->incl;
+		if (c->min < z->min[0])
+			z->min[0] = c->min;
+		if (c->max > z->max[0])
+			z->max[0] = c->max;
+		/* A function's cheapest and dearest call, over every path it was called on. */
+		struct zp_stat *st = profile_stat(p, thread, r->funcs[c->func].node);
+		if (c->min < st->min[0])
+			st->min[0] = c->min;
+		if (c->max > st->max[0])
+			st->max[0] = c->max;
+		if (c->parent != NONE && c->site && !z->site) {
+			const char *file;
+			uint32_t caller = r->ctxs[c->parent].func;
+			z->site = link_addr(r, caller, c->site);
+			z->site_line = line_of(r, caller, c->site, &file);
+		}
+	}
+	free(id);
+}
+
 int rebuild_finish(struct rebuild *r, struct zp_profile *p, struct zerr *err)
 {
 	return rebuild_finish_thread(r, p, 0, err);
@@ -1216,6 +1299,8 @@ int rebuild_finish_thread(struct rebuild *r, struct zp_profile *p, int64_t tid,
 	while (r->depth)
 		pop(r);
 	for (size_t id = 0; id < r->nblocks; id++) {
+		if (!r->h.blocks[id].defined)
+			continue; /* zeroed: its cache does not say NONE */
 		flush_cache(r, &r->h.blocks[id], 0);
 		flush_cache(r, &r->h.blocks[id], 1);
 	}
@@ -1233,6 +1318,7 @@ int rebuild_finish_thread(struct rebuild *r, struct zp_profile *p, int64_t tid,
 	make_jumps(r, p, thread, &fs);
 	make_instrs(r, p, thread, &fs);
 	make_calls(r, p, thread);
+	make_contexts(r, p, thread);
 	free(fs.sites);
 	free(fs.bb_node);
 	free(fs.bb_start);

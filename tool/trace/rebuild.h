@@ -13,6 +13,12 @@
  * ZP_BASIC_BLOCK, named func+0xoff), jump edges between them (taken counts
  * for conditional branches) and per-instruction costs with DWARF lines.
  *
+ * Calling contexts (struct zp_context of the profile) come from the same
+ * frames as the call edges: a frame counts calls, self and inclusive cost
+ * into the context of its path (recursion keeps the full path) when it
+ * ends, so tail calls, unwinding and signal delivery shape the contexts as
+ * they shape the edges.
+ *
  * How control transfers move the call stack (doc/trace.md has the whole
  * list, with the test of each rule):
  *  - a call pushes a frame; a return pops to the innermost frame that

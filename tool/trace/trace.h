@@ -11,10 +11,13 @@
  * The last two do not carry the program's mappings: the caller names the
  * ELF file (and its load bias, for position-independent code).
  *
- * Errors: one line naming the file and, for bad contents, the byte offset
- * (".ztrace: chunk at offset N...", "log: line N: ..."); a truncated or
- * corrupt file, a trace of another build of the program and an unknown
- * architecture all fail this way, never crash.
+ * A .ztrace cut short (the recording was killed or the program exec'd)
+ * is read up to its last complete chunk: info->cut says where, and the
+ * caller warns.  Errors: one line naming the file and, for bad contents,
+ * the byte offset (".ztrace: chunk at offset N...", "log: line N: ..."); a
+ * corrupt file, a cut trace without one complete chunk of executions, a
+ * trace of another build of the program and an unknown architecture all
+ * fail this way, never crash.
  */
 #ifndef ZOND_TRACE_H
 #define ZOND_TRACE_H
@@ -33,7 +36,15 @@ struct trace_info {
 	uint64_t blocks;   /* block executions */
 	uint64_t lost;     /* block executions of other threads that were not traced */
 	uint64_t bytes;    /* size of the trace file */
+	uint64_t cut;      /* a trace cut short: where its complete chunks end; 0 if whole */
+	char warning[2048]; /* what was guessed for a damaged header, "" if nothing */
 };
+
+/*
+ * Opens a trace for reading; *bytes is its size (0 if not a regular file).
+ * NULL with err for a file that cannot be opened or is a directory.
+ */
+FILE *trace_open(const char *path, uint64_t *bytes, struct zerr *err);
 
 /* Reads a .ztrace into p (event Ir, collector "trace", arch set). */
 int trace_read_ztrace(const char *path, struct symbols *syms, struct zp_profile *p,

@@ -10,11 +10,14 @@
  * later.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "format.h"
@@ -48,6 +51,7 @@ struct reader {
 	struct symbols *syms;
 	struct trace_info *info;
 	int ended;
+	int cut; /* the file ends inside a chunk */
 	struct stream **threads; /* by thread number, 1-based; NULL: not seen */
 	size_t nthreads;         /* entries of threads */
 	struct stream *cur;      /* the current chunk's thread, NULL for the shared stream */
@@ -58,6 +62,8 @@ struct reader {
 	rebuild_tap tap;
 	void *tap_ctx;
 	uint64_t ndefined; /* blocks defined so far: the next id (ids are dense) */
+	int settled;       /* the program and its entry point checked (settle_program) */
+	uint64_t execs;    /* EXEC records read (the END says how many when there is one) */
 };
 
 static int fail(struct reader *r, struct zerr *err, const char *fmt, const char *what)
@@ -149,6 +155,76 @@ static int share(struct reader *r, const struct shared *s, const uint8_t *data, 
 	return 0;
 }
 
+/*
+ * Whether path is a program of the trace's machine (not a library); its
+ * entry point.
+ */
+static int guest_program(const struct reader *r, const char *path, uint64_t *entry)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	GElf_Ehdr eh;
+	int ok = elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) &&
+		 eh.e_machine == r->isa->elf_machine && eh.e_ident[EI_CLASS] == r->isa->elf_class;
+	size_t n = 0;
+	if (ok && eh.e_type != ET_EXEC) { /* a PIE program has an interpreter, a library not */
+		ok = 0;
+		elf_getphdrnum(elf, &n);
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+				ok = eh.e_type == ET_DYN;
+		}
+	}
+	if (ok)
+		*entry = eh.e_entry;
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/*
+ * A header with a damaged entry need not cost every name: a program that
+ * cannot be read is looked for among the files the trace mapped, a missing
+ * entry point taken from the program (right for a program loaded where it
+ * was linked).  Said in info->warning.
+ */
+static void settle_program(struct reader *r)
+{
+	uint64_t entry;
+	if (r->settled)
+		return;
+	r->settled = 1;
+	elf_version(EV_CURRENT);
+	char *prog = r->info->program;
+	if (!*prog || !guest_program(r, prog, &entry)) {
+		char header[sizeof r->info->program];
+		snprintf(header, sizeof header, "%s", prog);
+		*prog = 0;
+		for (size_t i = 0; i < r->nlog && !*prog; i++) {
+			const struct shared *m = &r->log[i];
+			if (m->define || m->len >= sizeof r->info->program)
+				continue;
+			memcpy(prog, r->blob + m->off, m->len);
+			prog[m->len] = 0;
+			if (!guest_program(r, prog, &entry))
+				*prog = 0;
+		}
+		if (*prog)
+			snprintf(r->info->warning, sizeof r->info->warning,
+				 "the header's program '%.900s' cannot be read: %.900s (mapped in the "
+				 "trace) is taken", header, prog);
+	}
+	if (*prog && !r->entry) {
+		r->entry = entry;
+		snprintf(r->info->warning, sizeof r->info->warning,
+			 "no entry point in the header: the program's own (0x%" PRIx64 ") is taken",
+			 entry);
+	}
+}
+
 /* The stream of thread n (>= 1), started with everything shared so far. */
 static struct stream *thread_stream(struct reader *r, uint32_t n, struct zerr *err)
 {
@@ -164,6 +240,7 @@ static struct stream *thread_stream(struct reader *r, uint32_t n, struct zerr *e
 		memset(r->threads + r->nthreads, 0, (n + 1 - r->nthreads) * sizeof *r->threads);
 		r->nthreads = n + 1;
 	}
+	settle_program(r);
 	struct stream *s = zp_xcalloc(1, sizeof *s);
 	s->rb = rebuild_new(r->isa, r->syms);
 	rebuild_set_tap(s->rb, r->tap, r->tap_ctx);
@@ -187,16 +264,18 @@ static int next_chunk(struct reader *r, struct zerr *err)
 	size_t got = fread(head, 1, 12, r->f);
 	if (got == 0 && feof(r->f))
 		return 0;
-	if (got != 12)
-		return zerr_set(err, "%s: offset %" PRIu64 ": truncated chunk header", r->path,
-				r->offset);
+	if (got != 12) {
+		r->cut = 1;
+		return 0;
+	}
 	uint32_t rawlen = zt_get_u32(head), zlen = zt_get_u32(head + 4);
 	if (rawlen > ZT_MAX_CHUNK || zlen > ZSTD_compressBound(ZT_MAX_CHUNK))
 		return zerr_set(err, "%s: offset %" PRIu64 ": corrupt chunk header (sizes %" PRIu32
 				     ", %" PRIu32 ")", r->path, r->offset, rawlen, zlen);
-	if (fread(r->z, 1, zlen, r->f) != zlen)
-		return zerr_set(err, "%s: offset %" PRIu64 ": truncated chunk (%" PRIu32
-				     " compressed bytes expected)", r->path, r->offset, zlen);
+	if (fread(r->z, 1, zlen, r->f) != zlen) {
+		r->cut = 1; /* the writer was stopped in this chunk */
+		return 0;
+	}
 	size_t n = ZSTD_decompressDCtx(r->dctx, r->raw, ZT_MAX_CHUNK, r->z, zlen);
 	if (ZSTD_isError(n) || n != rawlen)
 		return zerr_set(err, "%s: offset %" PRIu64 ": corrupt chunk (%s)", r->path, r->offset,
@@ -326,6 +405,7 @@ static int read_exec(struct reader *r, struct stream *s, uint64_t arg, struct ze
 		return -1;
 	if (arg >= UINT32_MAX)
 		return fail(r, err, "corrupt block id", NULL);
+	r->execs++;
 	s->pending = (uint32_t)arg;
 	s->pending_n = rebuild_block_length(s->rb, (uint32_t)arg);
 	if (!s->pending_n)
@@ -371,6 +451,25 @@ static int read_records(struct reader *r, struct zerr *err)
 	return 0;
 }
 
+/*
+ * A trace cut short (the recording was killed, or the program exec'd or
+ * crashed in a way QEMU could not report): the complete chunks are used,
+ * each thread's last execution included.  Refused when they hold no
+ * execution at all.
+ */
+static int read_cut(struct reader *r, struct zerr *err)
+{
+	for (size_t t = 0; t < r->nthreads; t++)
+		if (r->threads[t] && !r->threads[t]->ended && flush_pending(r, r->threads[t], err) < 0)
+			return -1;
+	r->info->cut = r->offset;
+	r->info->blocks = r->execs;
+	if (all_insns(r) == 0)
+		return zerr_set(err, "%s: offset %" PRIu64 ": truncated trace (%s)", r->path, r->offset,
+				r->offset > 16 ? "no complete chunk of executions" : "no chunk");
+	return 0;
+}
+
 /* Every thread's profile into p, the first thread as tid 0. */
 static int finish(struct reader *r, struct zp_profile *p, struct zerr *err)
 {
@@ -391,12 +490,9 @@ static int read_ztrace(const char *path, struct symbols *syms, struct zp_profile
 {
 	struct reader r = {.path = path, .syms = syms, .info = info, .tap = tap, .tap_ctx = ctx};
 	memset(info, 0, sizeof *info);
-	r.f = fopen(path, "rb");
+	r.f = trace_open(path, &info->bytes, err);
 	if (!r.f)
-		return zerr_set(err, "%s: cannot open: %s", path, strerror(errno));
-	struct stat st;
-	if (fstat(fileno(r.f), &st) == 0)
-		info->bytes = (uint64_t)st.st_size;
+		return -1;
 	r.raw = zp_xmalloc(ZT_MAX_CHUNK);
 	r.z = zp_xmalloc(ZSTD_compressBound(ZT_MAX_CHUNK));
 	r.dctx = ZSTD_createDCtx();
@@ -411,8 +507,7 @@ static int read_ztrace(const char *path, struct symbols *syms, struct zp_profile
 		r.offset = (uint64_t)ftell(r.f);
 	}
 	if (rc == 0 && !r.ended)
-		rc = zerr_set(err, "%s: offset %" PRIu64 ": truncated trace (no end record)", path,
-			      r.offset);
+		rc = read_cut(&r, err);
 	if (rc == 0)
 		rc = finish(&r, p, err);
 	for (size_t t = 0; t < r.nthreads; t++) {
@@ -428,6 +523,23 @@ static int read_ztrace(const char *path, struct symbols *syms, struct zp_profile
 	free(r.z);
 	fclose(r.f);
 	return rc;
+}
+
+FILE *trace_open(const char *path, uint64_t *bytes, struct zerr *err)
+{
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		zerr_set(err, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		zerr_set(err, "%s: is a directory, not a trace file", path);
+		return NULL;
+	}
+	*bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	return f;
 }
 
 int trace_read_ztrace(const char *path, struct symbols *syms, struct zp_profile *p,
