@@ -10,12 +10,19 @@
 struct zrt_process zrt;
 
 /* the sizes doc/raw-format.md promises */
-_Static_assert(sizeof(struct zr_header) == 240, "zr_header layout");
+_Static_assert(sizeof(struct zr_header) == 272, "zr_header layout");
 _Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
-_Static_assert(sizeof(struct zr_thread) == 80, "zr_thread layout");
-_Static_assert(sizeof(struct zr_func) == 72, "zr_func layout");
+_Static_assert(sizeof(struct zr_thread) == 112, "zr_thread layout");
+_Static_assert(sizeof(struct zr_func) == 80, "zr_func layout");
 _Static_assert(sizeof(struct zr_edge) == 32, "zr_edge layout");
-_Static_assert(sizeof(struct zr_frame) == 48, "zr_frame layout");
+_Static_assert(sizeof(struct zr_context) == 72, "zr_context layout");
+_Static_assert(sizeof(struct zr_frame) == 64, "zr_frame layout");
+
+/*
+ * A parent context for a call whose caller has none (the pool was full when
+ * the caller was called): the call is then not counted on a context either.
+ */
+#define CTX_LOST 0xfffffffeu
 
 static uint64_t align_up(uint64_t n, uint64_t a)
 {
@@ -67,6 +74,10 @@ static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
 	h->max_funcs = cfg->max_funcs;
 	h->max_edges = cfg->max_edges;
 	h->max_depth = cfg->max_depth;
+	h->max_contexts = cfg->max_contexts;
+	h->ctx_hash_size = hash_size(cfg->max_contexts);
+	h->sample_period_ns = cfg->sample_period_ns;
+	h->sample_signal = cfg->sample_signal;
 	h->func_hash_size = hash_size(cfg->max_funcs);
 	h->edge_hash_size = hash_size(cfg->max_edges);
 	h->string_bytes = cfg->string_bytes;
@@ -81,9 +92,11 @@ static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
 	h->func_hash_off = 0;
 	h->edge_hash_off = 0;
 	h->stack_off = align_up(h->edges_off + (uint64_t)h->max_edges * sizeof(struct zr_edge), 64);
+	h->contexts_off =
+		align_up(h->stack_off + (uint64_t)h->max_depth * sizeof(struct zr_frame), 64);
 	/* page-aligned slots: no two threads ever write the same cache line */
-	h->thread_bytes =
-		align_up(h->stack_off + (uint64_t)h->max_depth * sizeof(struct zr_frame), 4096);
+	h->thread_bytes = align_up(
+		h->contexts_off + (uint64_t)h->max_contexts * sizeof(struct zr_context), 4096);
 
 	h->modules_off = align_up(sizeof *h, 64);
 	h->strings_off =
@@ -103,7 +116,10 @@ static void use_mapping(void *base)
 	zrt.max_funcs = h->max_funcs;
 	zrt.max_edges = h->max_edges;
 	zrt.max_depth = h->max_depth;
-	zrt.index_bytes = align_up(((uint64_t)h->func_hash_size + h->edge_hash_size) * 4, 4096);
+	zrt.ctx_mask = h->ctx_hash_size - 1;
+	zrt.max_contexts = h->max_contexts;
+	zrt.index_bytes = align_up(
+		((uint64_t)h->func_hash_size + h->edge_hash_size + h->ctx_hash_size) * 4, 4096);
 	zrt.timed = !(h->flags & ZR_FLAG_NO_TIME);
 }
 
@@ -178,9 +194,11 @@ void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index)
 	t->func_hash = index;
 	t->edge_hash = (uint32_t *)index + h->func_hash_size;
 	t->stack = (struct zr_frame *)(s + h->stack_off);
+	t->contexts = (struct zr_context *)(s + h->contexts_off);
+	t->ctx_hash = t->edge_hash + h->edge_hash_size;
 	t->busy = 0;
 	t->root_lo = t->root_len = 0;
-	t->root_func = ZR_NONE;
+	t->root_func = t->root_ctx = ZR_NONE;
 }
 
 /* Claims the next free thread slot; ZR_NONE when all are taken. */
@@ -369,6 +387,47 @@ static uint32_t find_func(struct zrt_thread *t, uint64_t addr)
 	}
 }
 
+/*
+ * The context of func i at addr called from context parent (ZR_NONE: a root
+ * call) over edge e, added on first sight; ZR_NONE when the pool is full or
+ * parent is CTX_LOST.
+ */
+static uint32_t find_context(struct zrt_thread *t, uint32_t parent, uint64_t addr, uint32_t i,
+			     uint32_t e)
+{
+	struct zr_thread *ti = t->info;
+	if (parent == CTX_LOST) {
+		ti->lost_contexts++;
+		return ZR_NONE;
+	}
+	uint32_t h = zrt_ctx_hash(parent, addr) & zrt.ctx_mask;
+	for (;; h = (h + 1) & zrt.ctx_mask) {
+		uint32_t x = t->ctx_hash[h];
+		if (x) {
+			struct zr_context *c = &t->contexts[x - 1];
+			if (c->parent == parent && c->addr == addr) {
+				/* an edge the table had no room for when the context came */
+				if (c->edge == ZR_NONE)
+					c->edge = e;
+				return x - 1;
+			}
+			continue;
+		}
+		if (ti->n_contexts >= zrt.max_contexts) {
+			ti->lost_contexts++;
+			return ZR_NONE;
+		}
+		struct zr_context *c = &t->contexts[ti->n_contexts];
+		c->parent = parent;
+		c->func = i;
+		c->edge = e;
+		c->addr = addr;
+		c->min = UINT64_MAX;
+		t->ctx_hash[h] = ++ti->n_contexts;
+		return ti->n_contexts - 1;
+	}
+}
+
 uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
 {
 	if (!zrt.root_modules || !site)
@@ -384,7 +443,30 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
 	t->root_lo = m->start;
 	t->root_len = m->end - m->start;
 	t->root_func = i;
+	/* the module's own root context: the parent of the contexts of its calls */
+	t->root_ctx = find_context(t, ZR_NONE, m->start | ZR_MODULE_BIT, i, ZR_NONE);
 	return i;
+}
+
+/*
+ * The caller (function index) of a call at stack depth d made from site, and
+ * in *parent its context: ZR_NONE for a root call, CTX_LOST when the caller
+ * has none.
+ */
+static uint32_t caller_at(struct zrt_thread *t, uint32_t d, uint64_t site, uint32_t *parent)
+{
+	if (d > zrt.max_depth) {
+		*parent = CTX_LOST;
+		return ZR_NONE;
+	}
+	if (d) {
+		const struct zr_frame *top = &t->stack[d - 1];
+		*parent = top->ctx == ZR_NONE ? CTX_LOST : top->ctx;
+		return top->func;
+	}
+	uint32_t caller = zrt_root_caller(t, site);
+	*parent = caller == ZR_NONE ? ZR_NONE : t->root_ctx == ZR_NONE ? CTX_LOST : t->root_ctx;
+	return caller;
 }
 
 /* The edge from caller to callee, added on first sight with its call site. */
@@ -457,10 +539,14 @@ static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, u
 		ti->depth++;
 		return NULL;
 	}
-	uint32_t e = find_edge(t, d ? t->stack[d - 1].func : zrt_root_caller(t, site), i, site);
+	uint32_t parent;
+	uint32_t e = find_edge(t, caller_at(t, d, site, &parent), i, site);
 	if (e != ZR_NONE)
 		t->edges[e].calls++;
-	return zrt_open_frame(t, d, fn, sp, i, e);
+	uint32_t c = find_context(t, parent, fn, i, e);
+	if (c != ZR_NONE)
+		t->contexts[c].calls++;
+	return zrt_open_frame(t, d, fn, sp, i, e, c);
 }
 
 struct zr_frame *zrt_enter_slow(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
@@ -505,11 +591,13 @@ uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64
 		uint32_t i = find_func(t, fn);
 		if (i != ZR_NONE && !(t->funcs[i].flags & ZR_FUNC_FILTERED)) {
 			t->funcs[i].calls++;
-			uint32_t caller = !d ? zrt_root_caller(t, site)
-					  : d <= zrt.max_depth ? t->stack[d - 1].func : ZR_NONE;
-			e = find_edge(t, caller, i, site);
+			uint32_t parent;
+			e = find_edge(t, caller_at(t, d, site, &parent), i, site);
 			if (e != ZR_NONE)
 				t->edges[e].calls++;
+			uint32_t c = find_context(t, parent, fn, i, e);
+			if (c != ZR_NONE)
+				t->contexts[c].calls++;
 		}
 	}
 	zrt_signal_fence();
@@ -526,6 +614,26 @@ void zrt_unwound(struct zrt_thread *t, uint64_t sp)
 	drop_stale(t, sp, 0);
 	zrt_signal_fence();
 	t->busy = 0;
+}
+
+/* ---- sampled time ------------------------------------------------------- */
+
+void zrt_sample(struct zrt_thread *t, uint64_t n)
+{
+	struct zr_thread *ti = t->info;
+	ti->samples += n;
+	zrt_signal_fence();
+	if (t->busy) {
+		ti->samples_zond += n;
+		return;
+	}
+	uint32_t d = ti->depth;
+	if (!d)
+		ti->samples_root += n;
+	else if (d > zrt.max_depth || t->stack[d - 1].ctx == ZR_NONE)
+		ti->samples_lost += n;
+	else
+		t->contexts[t->stack[d - 1].ctx].samples += n;
 }
 
 /* ---- blocks ------------------------------------------------------------ */
@@ -591,10 +699,14 @@ static void carry_frame(struct zrt_thread *t, const struct zr_frame *old,
 	f->file = old_func->file;
 	f->line = old_func->line;
 	f->calls++;
-	uint32_t e = find_edge(t, d ? t->stack[d - 1].func : zrt_root_caller(t, site), i, site);
+	uint32_t parent;
+	uint32_t e = find_edge(t, caller_at(t, d, site, &parent), i, site);
 	if (e != ZR_NONE)
 		t->edges[e].calls++;
-	zrt_open_frame(t, d, old->addr, old->sp, i, e)->enter_ticks = now;
+	uint32_t c = find_context(t, parent, old->addr, i, e);
+	if (c != ZR_NONE)
+		t->contexts[c].calls++;
+	zrt_open_frame(t, d, old->addr, old->sp, i, e, c)->enter_ticks = now;
 }
 
 void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t realtime_ns)

@@ -19,10 +19,11 @@
  *        struct zr_func  funcs[max_funcs]
  *        struct zr_edge  edges[max_edges]
  *        struct zr_frame stack[max_depth]
+ *        struct zr_context contexts[max_contexts]
  *
- * The runtime's hash indexes (func_hash_size, edge_hash_size entries) live
- * in its private memory, not in the file: func_hash_off and edge_hash_off
- * are 0.
+ * The runtime's hash indexes (func_hash_size, edge_hash_size, ctx_hash_size
+ * entries) live in its private memory, not in the file: func_hash_off and
+ * edge_hash_off are 0.
  *
  * Per-thread tables are written only by their thread, so no update is ever
  * lost and no lock is taken on the per-call path.  Counters shared by all
@@ -31,11 +32,10 @@
  *
  * Times are in clock ticks; ticks_per_sec converts them.  Function records
  * keep *corrected* times: the calibrated probe cost has already been taken
- * out (see overhead_* below).  The sums (zr_func incl and self, zr_edge incl)
- * add up corrected times of single calls, which can be slightly negative for
- * calls cheaper than the probes: they are int64_t values stored in uint64_t
- * (two's complement), and a reader clamps a negative total at 0.  min and max
- * are single calls, clamped at 0.
+ * out (see overhead_* below and zr_frame_charge), never so much that a call
+ * ends up below its callees' corrected time plus one tick.  Every single
+ * call's corrected time is thus at least 1 tick; the sums are plain unsigned
+ * sums.  zr_func.overhead is what was taken out of a function's self time.
  *
  * The only dependency is <stdint.h>: this header is included by the
  * freestanding runtime core.
@@ -46,7 +46,7 @@
 #include <stdint.h>
 
 #define ZR_MAGIC "ZONDRAW\0"
-#define ZR_VERSION 1
+#define ZR_VERSION 2
 #define ZR_NONE 0xffffffffu /* no index (caller of a root call) */
 
 /* zr_header.state */
@@ -75,6 +75,9 @@ enum zr_clock {
 /* zr_header.flags */
 #define ZR_FLAG_NO_TIME 1u    /* counts and edges only: no times at all */
 #define ZR_FLAG_FAST_CLOCK 2u /* clock reads not fenced (ZOND_FAST_CLOCK=1) */
+#define ZR_FLAG_SAMPLED 4u    /* CPU time sampled per context (ZOND_TIME=sampled):
+				 zr_context.samples, zr_thread.samples*; the hooks
+				 read no clock (NO_TIME is set with it) */
 
 /* zr_func.flags */
 #define ZR_FUNC_BLOCK 1u    /* a hand-marked block: name/file/line are set */
@@ -131,6 +134,13 @@ struct zr_header {
 	uint32_t lost_threads;   /* threads not profiled: no free slot */
 	uint32_t lost_modules;   /* modules not recorded: table full */
 	uint32_t lost_strings;   /* strings not kept: pool full */
+
+	/* version 2: calling contexts and sampled time */
+	uint32_t max_contexts, ctx_hash_size;
+	uint64_t contexts_off;    /* offset of the context pool inside one thread slot */
+	uint64_t sample_period_ns; /* CPU time between two samples (ZR_FLAG_SAMPLED) */
+	uint32_t sample_signal;   /* the signal the sampling timers raise */
+	uint32_t sample_state;    /* 1 sampling ran; 2 stopped: the program took the signal */
 };
 
 /* A loaded ELF object, recorded the first time one of its functions runs. */
@@ -154,7 +164,15 @@ struct zr_thread {
 	uint32_t lost_edges;     /* calls whose edge was not counted: edge table full */
 	uint32_t lost_frames;    /* calls deeper than max_depth: counted, not timed,
 				    no edge */
-	uint32_t pad[2];
+	uint32_t n_contexts;
+	uint32_t lost_contexts;  /* calls not counted on a context: pool full, or
+				    below a call that was not */
+	/* sampled time (ZR_FLAG_SAMPLED): every sample lands in exactly one of
+	   zr_context.samples, samples_zond, samples_root and samples_lost */
+	uint64_t samples;        /* every sample taken on this thread (timer overruns included) */
+	uint64_t samples_zond;   /* inside zond's own probes: zond's cost, not the program's */
+	uint64_t samples_root;   /* no function open on the shadow stack */
+	uint64_t samples_lost;   /* the open frame has no context (pool full, too deep) */
 };
 
 /* One function (or block) as seen by one thread. */
@@ -170,6 +188,7 @@ struct zr_func {
 				    other functions: 0 */
 	uint32_t line;           /* blocks: source line */
 	uint32_t pad;
+	uint64_t overhead;       /* ticks of probe cost taken out of self (signed sum) */
 };
 
 /* Calls from one function to another, as seen by one thread. */
@@ -181,6 +200,24 @@ struct zr_edge {
 	uint64_t site;           /* return address of the first call seen (run-time) */
 };
 
+/*
+ * One calling context: the function func called along one path from the
+ * thread's root (the chain of parents).  Keyed by (parent, addr); it caches
+ * its function's and edge's indexes, so that one lookup per call finds all
+ * three.  A child is always added after its parent (parent < its index).
+ */
+struct zr_context {
+	uint32_t parent;         /* context index, ZR_NONE for a root call */
+	uint32_t func;           /* zr_func index */
+	uint32_t edge;           /* zr_edge index, ZR_NONE when not counted */
+	uint32_t pad;
+	uint64_t addr;           /* the function's run-time address (the key) */
+	uint64_t calls;
+	uint64_t incl, self;     /* ticks; a context is never open twice at once */
+	uint64_t min, max;       /* inclusive ticks of one call; min UINT64_MAX if none */
+	uint64_t samples;        /* sampled time: samples with this context on top */
+};
+
 /* One live activation on a thread's shadow stack. */
 struct zr_frame {
 	uint64_t addr;           /* the function's run-time address */
@@ -190,39 +227,61 @@ struct zr_frame {
 	uint32_t edge;           /* zr_edge index, ZR_NONE when not counted */
 	uint64_t enter_ticks;
 	uint64_t child_ticks;    /* raw ticks spent in direct children */
-	uint32_t n_children;     /* direct children (for overhead correction) */
-	uint32_t n_desc;         /* all descendants */
+	uint32_t n_children;     /* direct children */
+	uint32_t n_desc;         /* all descendants (for overhead correction) */
+	uint32_t ctx;            /* zr_context index, ZR_NONE when not counted */
+	uint32_t pad;
+	uint64_t child_incl;     /* corrected inclusive ticks of direct children */
 };
 
 /*
  * Charges one finished activation: its function's self and (outermost)
- * inclusive time, min and max, its edge, and its parent frame's child
- * counts.  The one rule for the runtime, at a function's exit, and for the
- * reader, for frames a process left open.  Times are corrected for the
- * probes' own cost: inner is the part of one probe pair inside the measured
- * interval, pair a whole pair; sums are signed in two's complement.  edge
- * and parent may be NULL.
+ * inclusive time, min and max, its edge, its context, and its parent
+ * frame's child counts.  The one rule for the runtime, at a function's
+ * exit, and for the reader, for frames a process left open.
+ *
+ * Times are corrected for the probes' own cost: inner is the part of one
+ * probe pair inside the measured interval, pair a whole pair, and a call
+ * with n_desc calls below it loses inner + n_desc * pair.  The correction
+ * is an estimate (calibrated at start-up), so it is bounded: a call never
+ * comes out below what its direct children were charged plus one tick.  A
+ * caller's inclusive time is then never below its callees' along its edges,
+ * and code that ran never costs 0.  What the correction took out of the
+ * call's self time is added to f->overhead (signed: a floor may give back
+ * more than was taken).  edge, ctx and parent may be NULL.
  */
 static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent, struct zr_func *f,
-				   struct zr_edge *edge, uint64_t now, uint64_t inner, uint64_t pair)
+				   struct zr_edge *edge, struct zr_context *ctx, uint64_t now,
+				   uint64_t inner, uint64_t pair)
 {
 	uint64_t raw = now > fr->enter_ticks ? now - fr->enter_ticks : 0;
-	uint64_t incl = raw - inner - fr->n_desc * pair;
-	uint64_t self = raw - fr->child_ticks - inner - fr->n_children * (pair - inner);
+	uint64_t cost = inner + fr->n_desc * pair;
+	uint64_t floor = fr->child_incl + 1;
+	uint64_t incl = raw > cost && raw - cost > floor ? raw - cost : floor;
+	uint64_t self = incl - fr->child_incl;
 	f->self += self;
+	f->overhead += raw - fr->child_ticks - self;
 	if (f->depth <= 1)
 		f->incl += incl;
 	if (f->depth)
 		f->depth--;
 	if (edge)
 		edge->incl += incl;
-	uint64_t call = (int64_t)incl < 0 ? 0 : incl;
-	if (call < f->min)
-		f->min = call;
-	if (call > f->max)
-		f->max = call;
+	if (incl < f->min)
+		f->min = incl;
+	if (incl > f->max)
+		f->max = incl;
+	if (ctx) {
+		ctx->incl += incl;
+		ctx->self += self;
+		if (incl < ctx->min)
+			ctx->min = incl;
+		if (incl > ctx->max)
+			ctx->max = incl;
+	}
 	if (parent) {
 		parent->child_ticks += raw;
+		parent->child_incl += incl;
 		parent->n_children++;
 		parent->n_desc += fr->n_desc + 1;
 	}

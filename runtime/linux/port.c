@@ -113,6 +113,8 @@ int zl_configure(struct zrt_config *cfg)
 	cfg->max_funcs = env_count("ZOND_FUNCS", cfg->max_funcs, 1u << 24);
 	cfg->max_edges = env_count("ZOND_EDGES", cfg->max_edges, 1u << 26);
 	cfg->max_depth = env_count("ZOND_DEPTH", cfg->max_depth, 1u << 20);
+	cfg->max_contexts = env_count("ZOND_CONTEXTS", cfg->max_contexts ? cfg->max_contexts : 65536,
+				      1u << 26);
 	cfg->flags |= zl_env_flag("ZOND_NO_TIME") ? ZR_FLAG_NO_TIME : 0;
 	cfg->pid = current_pid();
 	cfg->ppid = (int32_t)zl_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0);
