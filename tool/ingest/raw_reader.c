@@ -345,11 +345,13 @@ static void name_site(const struct raw *r, uint64_t ret, uint64_t *site, int *li
 		*line = 0;
 }
 
+/* Ticks in ns; time that was measured at all is at least 1 ns (raw.h: never 0 for code that ran). */
 static uint64_t to_ns(const struct raw *r, uint64_t ticks)
 {
-	if (r->h.clock == ZR_CLOCK_MONOTONIC)
+	if (r->h.clock == ZR_CLOCK_MONOTONIC || !ticks)
 		return ticks;
-	return (uint64_t)((long double)ticks * 1e9L / r->h.ticks_per_sec + 0.5L);
+	uint64_t ns = (uint64_t)((long double)ticks * 1e9L / r->h.ticks_per_sec + 0.5L);
+	return ns ? ns : 1;
 }
 
 /* A signed sum of ticks (raw.h) in ns; below zero counts as nothing. */
