@@ -121,6 +121,7 @@ static void use_mapping(void *base)
 	zrt.index_bytes = align_up(
 		((uint64_t)h->func_hash_size + h->edge_hash_size + h->ctx_hash_size) * 4, 4096);
 	zrt.timed = !(h->flags & ZR_FLAG_NO_TIME);
+	zrt.stacked = zrt.timed || (h->flags & ZR_FLAG_SAMPLED);
 }
 
 int zrt_process_start(const struct zrt_config *cfg)

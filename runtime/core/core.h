@@ -83,6 +83,7 @@ struct zrt_process {
 	uint64_t index_bytes; /* a thread's hash indexes, outside the file */
 	uint32_t gate;        /* ZRT_GATE_*, changed atomically */
 	int timed;            /* !(flags & ZR_FLAG_NO_TIME) */
+	int stacked;          /* timed or sampled: calls open frames on the shadow stack */
 	uint64_t inner, pair; /* probe cost in ticks (see top) */
 	uint64_t trigger;     /* run-time address of the trigger function, 0 if unresolved */
 	const struct zrt_filter *filters;

@@ -5,7 +5,7 @@
 # status must be the same both times.  Then compares "status N", its output
 # and the profile (rawdump of the raw files, one dump per process) with
 # EXPECTED.  A program whose output varies from run to run cannot be tested
-# this way.
+# this way.  RAWDUMP_OPTS adds rawdump options (-c: the calling contexts).
 set -uf
 expected=$1 zond=$2 rawdump=$3
 shift 3
@@ -50,7 +50,8 @@ fi
 	echo "--- output"
 	cat "$work/out"
 	echo "--- profile"
-	{ "$rawdump" -p "$raw" || echo "rawdump failed"; } | sed "$by_base_name"
+	# shellcheck disable=SC2086
+	{ "$rawdump" -p ${RAWDUMP_OPTS:-} "$raw" || echo "rawdump failed"; } | sed "$by_base_name"
 } >"$work/actual" 2>&1
 rm -rf "$raw"
 # ZOND_UPDATE_EXPECTED=1: write the expected file from this run (check it by eye!)
