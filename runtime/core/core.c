@@ -619,12 +619,12 @@ void zrt_unwound(struct zrt_thread *t, uint64_t sp)
 
 /* ---- sampled time ------------------------------------------------------- */
 
-void zrt_sample(struct zrt_thread *t, uint64_t n)
+void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond)
 {
 	struct zr_thread *ti = t->info;
 	ti->samples += n;
 	zrt_signal_fence();
-	if (t->busy) {
+	if (in_zond || t->busy) {
 		ti->samples_zond += n;
 		return;
 	}

@@ -194,10 +194,12 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site);
 
 /*
  * Charges one sample of the thread's CPU-time timer (n: 1 + the timer's
- * overruns) to the context on top of t's shadow stack; called from the
- * port's signal handler, so it only adds to t's own counters.
+ * overruns) to the context on top of t's shadow stack, or to zond when the
+ * port saw it land in zond's own code (in_zond) or t is inside a probe;
+ * called from the port's signal handler, so it only adds to t's own
+ * counters.
  */
-void zrt_sample(struct zrt_thread *t, uint64_t n);
+void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond);
 
 /* Copies s into the raw file's string pool: its offset, 0 when the pool is full. */
 uint32_t zrt_keep_string(const char *s);

@@ -234,6 +234,15 @@ struct zr_frame {
 	uint64_t child_incl;     /* corrected inclusive ticks of direct children */
 };
 
+/* One call's inclusive ticks into a shortest and longest call. */
+static inline void zr_note_call(uint64_t *min, uint64_t *max, uint64_t incl)
+{
+	if (incl < *min)
+		*min = incl;
+	if (incl > *max)
+		*max = incl;
+}
+
 /*
  * Charges one finished activation: its function's self and (outermost)
  * inclusive time, min and max, its edge, its context, and its parent
@@ -267,17 +276,11 @@ static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent,
 		f->depth--;
 	if (edge)
 		edge->incl += incl;
-	if (incl < f->min)
-		f->min = incl;
-	if (incl > f->max)
-		f->max = incl;
+	zr_note_call(&f->min, &f->max, incl);
 	if (ctx) {
 		ctx->incl += incl;
 		ctx->self += self;
-		if (incl < ctx->min)
-			ctx->min = incl;
-		if (incl > ctx->max)
-			ctx->max = incl;
+		zr_note_call(&ctx->min, &ctx->max, incl);
 	}
 	if (parent) {
 		parent->child_ticks += raw;

@@ -6,7 +6,9 @@
 #include "sample.h"
 
 #include <errno.h>
+#include <link.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -27,6 +29,8 @@ static uint32_t stopped;
 static int32_t *timers;
 static uint32_t n_timers;
 static int32_t timers_pid; /* the process the ids in timers belong to */
+/* the executable code of zond's own library: a sample there is zond's cost */
+static uint64_t own_lo, own_hi;
 
 /* The calling thread's timer: id + 1 (0: none), and the process that made it. */
 static __thread struct {
@@ -58,16 +62,54 @@ void zl_sample_configure(struct zrt_config *cfg)
 	}
 }
 
+/* The interrupted program counter. */
+static uint64_t interrupted_pc(const void *ctx)
+{
+	const ucontext_t *uc = ctx;
+#if defined(__x86_64__)
+	return (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	return (uint64_t)uc->uc_mcontext.pc;
+#endif
+}
+
 static void on_sample(int sig, siginfo_t *si, void *ctx)
 {
 	(void)sig;
-	(void)ctx;
 	int saved_errno = errno;
 	struct zrt_thread *t = thread_self();
 	if (si->si_code == SI_TIMER && !__atomic_load_n(&stopped, __ATOMIC_RELAXED) &&
-	    t->state == ZRT_THREAD_ON)
-		zrt_sample(t, 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0));
+	    t->state == ZRT_THREAD_ON) {
+		uint64_t pc = interrupted_pc(ctx);
+		zrt_sample(t, 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0),
+			   pc - own_lo < own_hi - own_lo);
+	}
 	errno = saved_errno;
+}
+
+/*
+ * Finds the executable segments of the shared object holding on_sample.
+ * Not when that is the program itself (libzond.a linked in): its code is
+ * the program's too, and the busy flag alone tells zond's probes apart.
+ */
+static int find_own_code(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	uint64_t me = (uintptr_t)on_sample, lo = UINT64_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		lo = start < lo ? start : lo;
+		hi = end > hi ? end : hi;
+	}
+	if (me < lo || me >= hi)
+		return 0;
+	if (info->dlpi_name && *info->dlpi_name)
+		own_lo = lo, own_hi = hi;
+	return 1;
 }
 
 void zl_sample_start(struct zrt_thread *(*self)(void))
@@ -77,6 +119,7 @@ void zl_sample_start(struct zrt_thread *(*self)(void))
 		return;
 	thread_self = self;
 	sample_signal = (int)h->sample_signal;
+	dl_iterate_phdr(find_own_code, NULL);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_sample;
