@@ -12,7 +12,7 @@ struct zrt_process zrt;
 /* the sizes doc/raw-format.md promises */
 _Static_assert(sizeof(struct zr_header) == 272, "zr_header layout");
 _Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
-_Static_assert(sizeof(struct zr_thread) == 112, "zr_thread layout");
+_Static_assert(sizeof(struct zr_thread) == 120, "zr_thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "zr_func layout");
 _Static_assert(sizeof(struct zr_edge) == 32, "zr_edge layout");
 _Static_assert(sizeof(struct zr_context) == 72, "zr_context layout");
@@ -200,6 +200,10 @@ void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index)
 	t->busy = 0;
 	t->root_lo = t->root_len = 0;
 	t->root_func = t->root_ctx = ZR_NONE;
+	t->pair = zrt.pair;
+	t->measure[0] = t->measure[1] = ZRT_MEASURE_EVERY;
+	t->paid_sum[0] = t->paid_sum[1] = 0;
+	t->paid_n[0] = t->paid_n[1] = 0;
 }
 
 /* Claims the next free thread slot; ZR_NONE when all are taken. */
@@ -615,6 +619,23 @@ void zrt_unwound(struct zrt_thread *t, uint64_t sp)
 	drop_stale(t, sp, 0);
 	zrt_signal_fence();
 	t->busy = 0;
+}
+
+/* ---- probe cost where it is paid --------------------------------------- */
+
+void zrt_probe_paid(struct zrt_thread *t, int which, uint64_t ticks)
+{
+	t->measure[which] = ZRT_MEASURE_EVERY;
+	/* not while calibrating (no cost known yet), nor a window an interrupt or a preemption hit */
+	if (!zrt.pair || ticks > 8 * zrt.pair)
+		return;
+	t->paid_sum[which] += ticks;
+	t->paid_n[which]++;
+	if (t->paid_n[0] < 16 || t->paid_n[1] < 16)
+		return;
+	uint64_t outer = t->paid_sum[0] / t->paid_n[0] + t->paid_sum[1] / t->paid_n[1];
+	t->pair = zrt.inner + outer;
+	t->info->paid_pair_ticks = t->pair;
 }
 
 /* ---- sampled time ------------------------------------------------------- */

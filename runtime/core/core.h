@@ -131,7 +131,19 @@ struct zrt_thread {
 	 */
 	uint64_t root_lo, root_len;
 	uint32_t root_func, root_ctx;
+	/*
+	 * Exact time: the probe pair's cost used for this thread's calls,
+	 * zrt.pair until measured on its own calls (zrt_probe_paid), and the
+	 * measurement: calls until the next measured entry [0] and exit [1],
+	 * sums and counts of the measured parts.
+	 */
+	uint64_t pair;
+	uint32_t measure[2];
+	uint64_t paid_sum[2], paid_n[2];
 };
+
+/* Every this many entries and exits, a port that can measures its probe's cost (zrt_probe_paid). */
+#define ZRT_MEASURE_EVERY 255u
 
 /* ---- cold paths (core.c) ----------------------------------------------- */
 
@@ -200,6 +212,15 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site);
  * counters.
  */
 void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond);
+
+/*
+ * A port's measurement of what one probe cost outside the measured
+ * intervals, where it was paid: which 0, the entry probe from its start to
+ * its clock read; 1, the exit probe from its clock read to its end.  Once
+ * both are known, t->pair = zrt.inner + the two means (raw.h
+ * zr_thread.paid_pair_ticks).  Rearms t->measure[which].
+ */
+void zrt_probe_paid(struct zrt_thread *t, int which, uint64_t ticks);
 
 /* Copies s into the raw file's string pool: its offset, 0 when the pool is full. */
 uint32_t zrt_keep_string(const char *s);
@@ -276,7 +297,7 @@ static inline void zrt_pop(struct zrt_thread *t, uint32_t d, uint64_t now)
 	struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
 	struct zr_context *ctx = fr->ctx != ZR_NONE ? &t->contexts[fr->ctx] : NULL;
 	zr_frame_charge(fr, d > 1 ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now, zrt.inner,
-			zrt.pair);
+			t->pair);
 	t->info->last_ticks = now;
 }
 

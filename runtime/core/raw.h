@@ -173,6 +173,9 @@ struct zr_thread {
 	uint64_t samples_zond;   /* inside zond's own probes: zond's cost, not the program's */
 	uint64_t samples_root;   /* no function open on the shadow stack */
 	uint64_t samples_lost;   /* the open frame has no context (pool full, too deep) */
+	uint64_t paid_pair_ticks; /* exact time: the probe pair's cost as measured on this
+				     thread's own calls (0: not yet), used instead of
+				     overhead_pair_ticks once known */
 };
 
 /* One function (or block) as seen by one thread. */

@@ -4,7 +4,8 @@
 #  - --contexts 3: the pool overflows, the report says by how much, and the
 #    flat counts stay exact;
 #  - --time exact: the probe-cost correction never takes a caller below its
-#    callees nor any function that ran to 0 (a tiny leaf called 1M times).
+#    callees nor any function that ran to 0 (a tiny leaf called 1M times),
+#    and the probe cost is measured on the program's own calls too.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 work=$1
@@ -44,4 +45,11 @@ if [ "$main" -gt "$loop" ]; then pass; else fail "main total $main <= main -> lo
 loop=$(value "function loop" total.time) leaf=$(value "call loop -> leaf" total.time)
 if [ "$loop" -gt "$leaf" ]; then pass; else fail "loop total $loop <= loop -> leaf $leaf"; fi
 check_eq "leaf calls" "$(grep -c '^function leaf calls=1000000 ' exact.txt)" 1
+# the probe cost measured on the program's own calls (1 in 256): known, and no
+# more than 8 start-up calibrations (the bound that keeps interrupts out)
+"$ZOND" export -i exact.db -f json | python3 -c '
+import json, sys
+meta = json.load(sys.stdin)["run"]["meta"]
+paid, pair = float(meta["overhead_pair_paid_ns"]), float(meta["overhead_pair_ns"])
+sys.exit(0 if 0 < paid <= 8 * pair else 1)' && pass || fail "overhead_pair_paid_ns"
 finish

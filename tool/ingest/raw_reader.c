@@ -255,12 +255,16 @@ static uint64_t last_known_ticks(const struct raw *r, const struct raw_thread *t
 static void close_open_frames(const struct raw *r, struct raw_thread *t)
 {
 	uint64_t now = last_known_ticks(r, t);
+	/* the cost the thread's own calls were corrected by (raw.h zr_thread.paid_pair_ticks) */
+	uint64_t pair = t->info.paid_pair_ticks >= r->h.overhead_inner_ticks
+				? t->info.paid_pair_ticks
+				: r->h.overhead_pair_ticks;
 	for (uint32_t d = t->n_frames; d > 0; d--) {
 		struct zr_frame *fr = &t->stack[d - 1];
 		struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
 		struct zr_context *ctx = fr->ctx != ZR_NONE ? &t->contexts[fr->ctx] : NULL;
 		zr_frame_charge(fr, d > 1 ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now,
-				r->h.overhead_inner_ticks, r->h.overhead_pair_ticks);
+				r->h.overhead_inner_ticks, pair);
 	}
 }
 
@@ -603,7 +607,7 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 
 /* Per-thread counts summed over a file, reported as run meta (describe_run). */
 enum { LOST_FUNCS, LOST_EDGES, LOST_FRAMES, LOST_CONTEXTS, SAMPLES, SAMPLES_ZOND, SAMPLES_LOST,
-       N_COUNTS };
+       PAID_SUM, PAID_THREADS, N_COUNTS };
 
 /* Checks every thread before adding any: a bad file adds nothing. */
 static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, struct zerr *err)
@@ -635,6 +639,10 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 		counts[SAMPLES] += t->info.samples;
 		counts[SAMPLES_ZOND] += t->info.samples_zond;
 		counts[SAMPLES_LOST] += t->info.samples_lost;
+		if (t->info.paid_pair_ticks) {
+			counts[PAID_SUM] += t->info.paid_pair_ticks;
+			counts[PAID_THREADS]++;
+		}
 	}
 	for (uint32_t slot = 0; slot < n; slot++)
 		free_thread(&threads[slot]);
@@ -677,8 +685,10 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 		p->run.duration_ns = (old_end > end_ns ? old_end : end_ns) - h->start_realtime_ns;
 		p->run.exit_status = h->state == ZR_EXITED ? h->exit_status : -1;
 		p->run.term_signal = h->state == ZR_SIGNALED ? h->term_signal : 0;
-		p->run.overhead_ns =
-			r->event >= 0 ? (double)h->overhead_pair_ticks * 1e9 / h->ticks_per_sec : 0;
+		/* what was subtracted per call: the cost measured where it was paid, if it was */
+		uint64_t pair = counts[PAID_THREADS] ? counts[PAID_SUM] / counts[PAID_THREADS]
+						     : h->overhead_pair_ticks;
+		p->run.overhead_ns = r->event >= 0 ? (double)pair * 1e9 / h->ticks_per_sec : 0;
 		profile_set_str(&p->run.clock, clock_name(h));
 		profile_set_str(&p->run.arch, h->arch == ZR_ARCH_AARCH64 ? "aarch64" : "x86_64");
 		if (r->event >= 0) {
@@ -686,7 +696,8 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 			snprintf(buf, sizeof buf, "%.3f",
 				 (double)h->overhead_inner_ticks * 1e9 / h->ticks_per_sec);
 			profile_add_meta(p, "overhead_inner_ns", buf);
-			snprintf(buf, sizeof buf, "%.3f", p->run.overhead_ns);
+			snprintf(buf, sizeof buf, "%.3f",
+				 (double)h->overhead_pair_ticks * 1e9 / h->ticks_per_sec);
 			profile_add_meta(p, "overhead_pair_ns", buf);
 		}
 	} else if (end_ns - p->run.start_ns > p->run.duration_ns) {
@@ -700,6 +711,13 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	add_count(p, "lost_edges", counts[LOST_EDGES]);
 	add_count(p, "lost_frames", counts[LOST_FRAMES]);
 	add_count(p, "lost_contexts", counts[LOST_CONTEXTS]);
+	if (counts[PAID_THREADS] && !profile_meta(p, "overhead_pair_paid_ns")) {
+		/* the probe pair's cost as measured on the program's own calls (threads' mean) */
+		char paid[32];
+		snprintf(paid, sizeof paid, "%.3f",
+			 (double)counts[PAID_SUM] / (double)counts[PAID_THREADS] * 1e9 / h->ticks_per_sec);
+		profile_add_meta(p, "overhead_pair_paid_ns", paid);
+	}
 	if (!(h->flags & ZR_FLAG_SAMPLED))
 		return;
 	/* every sample is the program's (in the contexts or "[no function]"),
