@@ -15,7 +15,7 @@ _Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
 _Static_assert(sizeof(struct zr_thread) == 120, "zr_thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "zr_func layout");
 _Static_assert(sizeof(struct zr_edge) == 32, "zr_edge layout");
-_Static_assert(sizeof(struct zr_context) == 72, "zr_context layout");
+_Static_assert(sizeof(struct zr_context) == 80, "zr_context layout");
 _Static_assert(sizeof(struct zr_frame) == 64, "zr_frame layout");
 
 /*
@@ -527,6 +527,18 @@ static uint32_t drop_stale(struct zrt_thread *t, uint64_t sp, uint64_t now)
 	return d;
 }
 
+/* Counts one call of func i: on its context c, or without one on the function and edge e. */
+static void count_call(struct zrt_thread *t, uint32_t i, uint32_t e, uint32_t c)
+{
+	if (c != ZR_NONE) {
+		t->contexts[c].calls++;
+		return;
+	}
+	t->funcs[i].calls++;
+	if (e != ZR_NONE)
+		t->edges[e].calls++;
+}
+
 /* Counts a call of fn (key: address, or block site | ZR_BLOCK_BIT) and pushes its frame. */
 static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
 {
@@ -537,8 +549,8 @@ static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, u
 	uint32_t i = find_func(t, fn);
 	if (i == ZR_NONE || (t->funcs[i].flags & ZR_FUNC_FILTERED))
 		return NULL;
-	t->funcs[i].calls++;
 	if (d >= zrt.max_depth) {
+		t->funcs[i].calls++;
 		/* counted, not timed; the exit probe gives the level back */
 		ti->lost_frames++;
 		ti->depth++;
@@ -546,11 +558,8 @@ static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, u
 	}
 	uint32_t parent;
 	uint32_t e = find_edge(t, caller_at(t, d, site, &parent), i, site);
-	if (e != ZR_NONE)
-		t->edges[e].calls++;
 	uint32_t c = find_context(t, parent, fn, i, e);
-	if (c != ZR_NONE)
-		t->contexts[c].calls++;
+	count_call(t, i, e, c);
 	return zrt_open_frame(t, d, fn, sp, i, e, c);
 }
 
@@ -595,14 +604,9 @@ uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64
 	if (!zrt.gate || gate_open(fn, d)) {
 		uint32_t i = find_func(t, fn);
 		if (i != ZR_NONE && !(t->funcs[i].flags & ZR_FUNC_FILTERED)) {
-			t->funcs[i].calls++;
 			uint32_t parent;
 			e = find_edge(t, caller_at(t, d, site, &parent), i, site);
-			if (e != ZR_NONE)
-				t->edges[e].calls++;
-			uint32_t c = find_context(t, parent, fn, i, e);
-			if (c != ZR_NONE)
-				t->contexts[c].calls++;
+			count_call(t, i, e, find_context(t, parent, fn, i, e));
 		}
 	}
 	zrt_signal_fence();
@@ -619,6 +623,23 @@ void zrt_unwound(struct zrt_thread *t, uint64_t sp)
 	drop_stale(t, sp, 0);
 	zrt_signal_fence();
 	t->busy = 0;
+}
+
+void zrt_func_times(const struct zrt_thread *t, uint32_t i, uint64_t *self, uint64_t *incl)
+{
+	*self = t->funcs[i].self;
+	*incl = t->funcs[i].incl;
+	for (uint32_t c = 0; c < t->info->n_contexts; c++) {
+		const struct zr_context *ctx = &t->contexts[c];
+		if (ctx->func != i)
+			continue;
+		*self += ctx->self;
+		uint32_t up = ctx->parent;
+		while (up != ZR_NONE && t->contexts[up].func != i)
+			up = t->contexts[up].parent;
+		if (up == ZR_NONE)
+			*incl += ctx->incl;
+	}
 }
 
 /* ---- probe cost where it is paid --------------------------------------- */
@@ -720,14 +741,10 @@ static void carry_frame(struct zrt_thread *t, const struct zr_frame *old,
 	f->name = old_func->name;
 	f->file = old_func->file;
 	f->line = old_func->line;
-	f->calls++;
 	uint32_t parent;
 	uint32_t e = find_edge(t, caller_at(t, d, site, &parent), i, site);
-	if (e != ZR_NONE)
-		t->edges[e].calls++;
 	uint32_t c = find_context(t, parent, old->addr, i, e);
-	if (c != ZR_NONE)
-		t->contexts[c].calls++;
+	count_call(t, i, e, c);
 	zrt_open_frame(t, d, old->addr, old->sp, i, e, c)->enter_ticks = now;
 }
 

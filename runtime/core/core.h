@@ -222,6 +222,12 @@ void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond);
  */
 void zrt_probe_paid(struct zrt_thread *t, int which, uint64_t ticks);
 
+/*
+ * Function i's self and inclusive (outermost activations) ticks on t: its
+ * contexts' and its own (calibration reads its scratch thread with it).
+ */
+void zrt_func_times(const struct zrt_thread *t, uint32_t i, uint64_t *self, uint64_t *incl);
+
 /* Copies s into the raw file's string pool: its offset, 0 when the pool is full. */
 uint32_t zrt_keep_string(const char *s);
 
@@ -275,7 +281,8 @@ static inline struct zr_frame *zrt_open_frame(struct zrt_thread *t, uint32_t d, 
 	fr->func = i;
 	fr->ctx = c;
 	if (zrt.timed) {
-		t->funcs[i].depth++;
+		if (c == ZR_NONE)
+			t->funcs[i].depth++;
 		fr->edge = e;
 		fr->enter_ticks = 0;
 		fr->child_ticks = 0;
@@ -340,8 +347,6 @@ static inline struct zr_frame *zrt_enter(struct zrt_thread *t, uint64_t fn, uint
 	if (zrt_unlikely(c->parent != parent || c->addr != fn || c->edge == ZR_NONE))
 		goto slow;
 	c->calls++;
-	t->edges[c->edge].calls++;
-	t->funcs[c->func].calls++;
 	fr = zrt_open_frame(t, d, fn, sp, c->func, c->edge, x - 1);
 	goto done;
 slow:

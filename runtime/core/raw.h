@@ -178,11 +178,17 @@ struct zr_thread {
 				     overhead_pair_ticks once known */
 };
 
-/* One function (or block) as seen by one thread. */
+/*
+ * One function (or block) as seen by one thread.  Its counts and times are
+ * those of calls counted on no context (the context pool was full, too
+ * deep, libcalls' --no-time wrapper counters): a call counted on a context
+ * is counted there only, and the reader adds the contexts' in (doc/
+ * raw-format.md), so that the per-call path writes one counter.
+ */
 struct zr_func {
 	uint64_t addr;           /* run-time entry address, or block site | ZR_BLOCK_BIT */
 	uint32_t flags;          /* ZR_FUNC_* */
-	uint32_t depth;          /* live activations (recursion) */
+	uint32_t depth;          /* live activations with no context (recursion) */
 	uint64_t calls;
 	uint64_t incl;           /* ticks (signed sum), outermost activations only */
 	uint64_t self;           /* ticks (signed sum), all activations */
@@ -194,7 +200,7 @@ struct zr_func {
 	uint64_t overhead;       /* ticks of probe cost taken out of self (signed sum) */
 };
 
-/* Calls from one function to another, as seen by one thread. */
+/* Calls from one function to another, as seen by one thread (flat like zr_func). */
 struct zr_edge {
 	uint32_t caller;         /* zr_func index in the same thread, ZR_NONE for a root */
 	uint32_t callee;
@@ -219,6 +225,7 @@ struct zr_context {
 	uint64_t incl, self;     /* ticks; a context is never open twice at once */
 	uint64_t min, max;       /* inclusive ticks of one call; min UINT64_MAX if none */
 	uint64_t samples;        /* sampled time: samples with this context on top */
+	uint64_t overhead;       /* ticks of probe cost taken out of self (signed sum) */
 };
 
 /* One live activation on a thread's shadow stack. */
@@ -247,9 +254,9 @@ static inline void zr_note_call(uint64_t *min, uint64_t *max, uint64_t incl)
 }
 
 /*
- * Charges one finished activation: its function's self and (outermost)
- * inclusive time, min and max, its edge, its context, and its parent
- * frame's child counts.  The one rule for the runtime, at a function's
+ * Charges one finished activation: its context's self and inclusive time,
+ * min and max, or without a context its function's (inclusive: outermost
+ * activations only) and its edge's; and its parent frame's child counts.  The one rule for the runtime, at a function's
  * exit, and for the reader, for frames a process left open.
  *
  * Times are corrected for the probes' own cost: inner is the part of one
@@ -259,7 +266,7 @@ static inline void zr_note_call(uint64_t *min, uint64_t *max, uint64_t incl)
  * comes out below what its direct children were charged plus one tick.  A
  * caller's inclusive time is then never below its callees' along its edges,
  * and code that ran never costs 0.  What the correction took out of the
- * call's self time is added to f->overhead (signed: a floor may give back
+ * call's self time is added to the overhead (signed: a floor may give back
  * more than was taken).  edge, ctx and parent may be NULL.
  */
 static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent, struct zr_func *f,
@@ -271,19 +278,21 @@ static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent,
 	uint64_t floor = fr->child_incl + 1;
 	uint64_t incl = raw > cost && raw - cost > floor ? raw - cost : floor;
 	uint64_t self = incl - fr->child_incl;
-	f->self += self;
-	f->overhead += raw - fr->child_ticks - self;
-	if (f->depth <= 1)
-		f->incl += incl;
-	if (f->depth)
-		f->depth--;
-	if (edge)
-		edge->incl += incl;
-	zr_note_call(&f->min, &f->max, incl);
 	if (ctx) {
 		ctx->incl += incl;
 		ctx->self += self;
+		ctx->overhead += raw - fr->child_ticks - self;
 		zr_note_call(&ctx->min, &ctx->max, incl);
+	} else {
+		f->self += self;
+		f->overhead += raw - fr->child_ticks - self;
+		if (f->depth <= 1)
+			f->incl += incl;
+		if (f->depth)
+			f->depth--;
+		if (edge)
+			edge->incl += incl;
+		zr_note_call(&f->min, &f->max, incl);
 	}
 	if (parent) {
 		parent->child_ticks += raw;

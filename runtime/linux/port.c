@@ -203,11 +203,12 @@ void zl_calibrate(struct zrt_thread *t, void (*probed)(uint64_t outer, uint64_t 
 		uint64_t base = port_clock() - t0;
 		uint64_t round_inner = 0, round_pair = 0;
 		for (uint32_t i = 0; i < t->info->n_funcs; i++) {
-			const struct zr_func *f = &t->funcs[i];
-			if (f->addr == leaf)
-				round_inner = f->self / ZL_CALIBRATION_CALLS;
-			if (f->addr == outer && f->incl > base)
-				round_pair = (f->incl - base) / ZL_CALIBRATION_CALLS;
+			uint64_t self, incl;
+			zrt_func_times(t, i, &self, &incl);
+			if (t->funcs[i].addr == leaf)
+				round_inner = self / ZL_CALIBRATION_CALLS;
+			if (t->funcs[i].addr == outer && incl > base)
+				round_pair = (incl - base) / ZL_CALIBRATION_CALLS;
 		}
 		if (round_inner < inner)
 			inner = round_inner;

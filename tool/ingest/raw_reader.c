@@ -413,12 +413,7 @@ static void put_samples(const struct raw *r, uint64_t n, uint64_t *cost)
 	cost[r->samples] = n;
 }
 
-/*
- * Raw context i in the model's units.  The calls of a root call from a
- * calling module (libcalls) are its edge's: the wrapper's fast counters
- * (--no-time) count the edge and the function only, and that edge and this
- * context are one and the same path.
- */
+/* Raw context i in the model's units (after fold_contexts). */
 static void context_costs(const struct raw *r, const struct raw_thread *t, uint32_t i,
 			  const uint64_t *incl_samples, struct zp_context *c)
 {
@@ -426,13 +421,12 @@ static void context_costs(const struct raw *r, const struct raw_thread *t, uint3
 	memset(c, 0, sizeof *c);
 	no_min(c->min);
 	c->calls = rc->calls;
-	if (is_module(t, rc->parent) && rc->edge != ZR_NONE)
-		c->calls = t->edges[rc->edge].calls;
 	if (rc->edge != ZR_NONE)
 		name_site(r, t->edges[rc->edge].site, &c->site, &c->site_line);
 	if (r->event >= 0) {
 		c->self[r->event] = to_ns(r, rc->self);
 		c->incl[r->event] = to_ns(r, rc->incl);
+		c->self[r->cost] = sum_to_ns(r, rc->overhead);
 		if (rc->min != UINT64_MAX) {
 			c->min[r->event] = to_ns(r, rc->min);
 			c->max[r->event] = to_ns(r, rc->max);
@@ -441,6 +435,51 @@ static void context_costs(const struct raw *r, const struct raw_thread *t, uint3
 	if (r->cpu >= 0) {
 		put_samples(r, rc->samples, c->self);
 		put_samples(r, incl_samples[i], c->incl);
+	}
+}
+
+/* 1 when context i runs inside another activation of its own function. */
+static int recursive(const struct raw_thread *t, uint32_t i)
+{
+	uint32_t func = t->contexts[i].func;
+	for (uint32_t c = t->contexts[i].parent; c != ZR_NONE; c = t->contexts[c].parent)
+		if (t->contexts[c].func == func)
+			return 1;
+	return 0;
+}
+
+/*
+ * The function and edge records hold only what was counted on no context
+ * (raw.h): adds every context's calls and times into its function (the
+ * inclusive time of outermost activations only) and edge, so that they are
+ * the flat sums.  A root call from a calling module (libcalls) is then given
+ * its edge's calls: the --no-time wrapper's own counters count the edge and
+ * the function only, and that edge and this context are one and the same
+ * path.
+ */
+static void fold_contexts(struct raw_thread *t)
+{
+	for (uint32_t i = 0; i < t->n_contexts; i++) {
+		const struct zr_context *c = &t->contexts[i];
+		struct zr_func *f = &t->funcs[c->func];
+		f->calls += c->calls;
+		f->self += c->self;
+		f->overhead += c->overhead;
+		if (!recursive(t, i))
+			f->incl += c->incl;
+		if (c->min < f->min)
+			f->min = c->min;
+		if (c->max > f->max)
+			f->max = c->max;
+		if (c->edge != ZR_NONE) {
+			t->edges[c->edge].calls += c->calls;
+			t->edges[c->edge].incl += c->incl;
+		}
+	}
+	for (uint32_t i = 0; i < t->n_contexts; i++) {
+		struct zr_context *c = &t->contexts[i];
+		if (is_module(t, c->parent) && c->edge != ZR_NONE)
+			c->calls = t->edges[c->edge].calls;
 	}
 }
 
@@ -456,15 +495,6 @@ static uint64_t *inclusive_samples(const struct raw_thread *t)
 	return incl;
 }
 
-/* 1 when context i runs inside another activation of its own function. */
-static int recursive(const struct raw_thread *t, uint32_t i)
-{
-	uint32_t func = t->contexts[i].func;
-	for (uint32_t c = t->contexts[i].parent; c != ZR_NONE; c = t->contexts[c].parent)
-		if (t->contexts[c].func == func)
-			return 1;
-	return 0;
-}
 
 /*
  * Sampled time per function and edge, from the contexts: self is the sum of
@@ -631,6 +661,7 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 			continue;
 		if (r->event >= 0)
 			close_open_frames(r, t);
+		fold_contexts(t);
 		add_thread(p, r, t);
 		counts[LOST_FUNCS] += t->info.lost_funcs;
 		counts[LOST_EDGES] += t->info.lost_edges;
