@@ -27,8 +27,10 @@
  *
  * Calling contexts: every frame carries the context it runs in (its path
  * from the thread's root, raw.h struct zr_context).  The entry probe's one
- * lookup is the context's, by (caller's context, callee address); the
- * context caches the function's and the edge's indexes.  Recursion keeps
+ * lookup is the context's, by (caller's context, callee address), and the
+ * call is counted (and timed) on the context only; the context caches the
+ * function's and the edge's indexes.  Function and edge records count only
+ * calls that have no context (raw.h).  Recursion keeps
  * the full path (doc/raw-format.md says why).
  *
  * Times: raw = exit - enter ticks.  The calibrated probe cost is taken out
