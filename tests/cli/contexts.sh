@@ -40,10 +40,11 @@ for f in main loop leaf; do
 	if [ "${self:-0}" -gt 0 ]; then pass; else fail "$f self time '$self'"; fi
 	if [ "${total:-0}" -ge "${self:-0}" ]; then pass; else fail "$f total $total < self $self"; fi
 done
+# (equal in ns when the correction left the caller's own time at its floor, 1 tick)
 main=$(value "function main" total.time) loop=$(value "call main -> loop" total.time)
-if [ "$main" -gt "$loop" ]; then pass; else fail "main total $main <= main -> loop $loop"; fi
+if [ "$main" -ge "$loop" ]; then pass; else fail "main total $main < main -> loop $loop"; fi
 loop=$(value "function loop" total.time) leaf=$(value "call loop -> leaf" total.time)
-if [ "$loop" -gt "$leaf" ]; then pass; else fail "loop total $loop <= loop -> leaf $leaf"; fi
+if [ "$loop" -ge "$leaf" ]; then pass; else fail "loop total $loop < loop -> leaf $leaf"; fi
 check_eq "leaf calls" "$(grep -c '^function leaf calls=1000000 ' exact.txt)" 1
 # the probe cost measured on the program's own calls (1 in 256): known, and no
 # more than 8 start-up calibrations (the bound that keeps interrupts out)
