@@ -34,9 +34,9 @@ void launch_init(struct launch *l, const char *cmd)
 	*l = (struct launch){.cmd = cmd, .opt = {.store = STORE_DEFAULT_PATH, .top = 10}};
 }
 
-static const char *const pool_vars[4] = {"ZOND_THREADS", "ZOND_FUNCS", "ZOND_EDGES",
-					 "ZOND_DEPTH"};
-static const char *const pool_options[4] = {"threads", "funcs", "edges", "depth"};
+static const char *const pool_vars[5] = {"ZOND_THREADS", "ZOND_FUNCS", "ZOND_EDGES",
+					 "ZOND_DEPTH", "ZOND_CONTEXTS"};
+static const char *const pool_options[5] = {"threads", "funcs", "edges", "depth", "contexts"};
 
 /* Takes opt if it is a shared option: 0, else LAUNCH_NOT_MINE or a usage error's status. */
 static int shared_option(struct launch *l, int opt, const char *arg)
@@ -51,6 +51,7 @@ static int shared_option(struct launch *l, int opt, const char *arg)
 	case LAUNCH_OPT_FUNCS:
 	case LAUNCH_OPT_EDGES:
 	case LAUNCH_OPT_DEPTH:
+	case LAUNCH_OPT_CONTEXTS:
 		if (parse_count(arg) < 1)
 			return cmd_usage_error(l->cmd, "--%s wants a positive number",
 					       pool_options[opt - LAUNCH_OPT_THREADS]);
@@ -60,6 +61,17 @@ static int shared_option(struct launch *l, int opt, const char *arg)
 		if ((v = parse_count(arg)) < 0)
 			return cmd_usage_error(l->cmd, "--top wants a number, not '%s'", arg);
 		l->opt.top = v;
+		break;
+	case LAUNCH_OPT_TIME:
+		if (strcmp(arg, "sampled") != 0 && strcmp(arg, "exact") != 0)
+			return cmd_usage_error(l->cmd, "--time wants sampled or exact, not '%s'", arg);
+		l->opt.time = arg;
+		break;
+	case LAUNCH_OPT_SAMPLE_PERIOD:
+		/* the runtime's bounds: 10 us to 10 s */
+		if ((v = parse_count(arg)) < 10000 || v > 10000000000L)
+			return cmd_usage_error(l->cmd, "--sample-period wants 10000 to 10000000000 ns");
+		l->opt.sample_period = arg;
 		break;
 	case 'q': l->opt.quiet = 1; break;
 	case LAUNCH_OPT_KEEP_RAW: l->keep_raw = 1; break;
@@ -294,7 +306,11 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 			setenv("ZOND_NO_TIME", "1", 1);
 		if (l->opt.fast_clock)
 			setenv("ZOND_FAST_CLOCK", "1", 1);
-		for (int i = 0; i < 4; i++)
+		if (l->opt.time)
+			setenv("ZOND_TIME", l->opt.time, 1);
+		if (l->opt.sample_period)
+			setenv("ZOND_SAMPLE_PERIOD", l->opt.sample_period, 1);
+		for (int i = 0; i < 5; i++)
 			if (l->opt.pool[i])
 				setenv(pool_vars[i], l->opt.pool[i], 1);
 		setup(arg);
