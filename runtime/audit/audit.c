@@ -36,6 +36,7 @@
 
 #include "../core/port.h"
 #include "../linux/linux.h"
+#include "../linux/sample.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -295,7 +296,7 @@ static uint64_t timed_wrapper = (uintptr_t)za_wrap_timed;
 
 static uint64_t wrapper_of(const struct za_target *t, const char *name)
 {
-	if (zrt.timed || (t->kind & ZA_FORK))
+	if (zrt.stacked || (t->kind & ZA_FORK))
 		return keep_frame(name) ? (uintptr_t)za_wrap_count : timed_wrapper;
 	if (t->kind == ZA_PLAIN && t->fast != ZA_NO_FAST)
 		return (uintptr_t)za_wrap_fast;
@@ -396,6 +397,11 @@ static void calibrate(void)
 
 /* ---- start-up ---------------------------------------------------------- */
 
+static struct zrt_thread *self(void)
+{
+	return &za_self.core;
+}
+
 static char *env_globs(const char *name)
 {
 	const char *s = getenv(name);
@@ -412,6 +418,7 @@ static void start(void)
 	};
 	if (zl_configure(&cfg) < 0)
 		return;
+	zl_sample_configure(&cfg);
 	lib_globs = env_globs("ZOND_LIBCALLS_LIBS");
 	func_globs = env_globs("ZOND_LIBCALLS_FUNCS");
 	redirect_dlsym = zl_env_flag("ZOND_LIBCALLS_DLSYM");
@@ -427,6 +434,7 @@ static void start(void)
 	zrt.root_modules = 1; /* root calls kept per calling module */
 	if (zrt.timed)
 		calibrate();
+	zl_sample_start(self);
 }
 
 /* ---- the rtld-audit interface ------------------------------------------- */

@@ -16,6 +16,7 @@
 
 #include "../core/port.h"
 #include "../linux/linux.h"
+#include "../linux/sample.h"
 
 __thread struct za_thread za_self __attribute__((tls_model("initial-exec")));
 __thread struct za_fast *za_fast __attribute__((tls_model("initial-exec")));
@@ -69,11 +70,13 @@ void port_thread_attached(void)
 		__atomic_load_n(&za_setspecific, __ATOMIC_ACQUIRE);
 	if (set && za_thread_key < 32)
 		set(za_thread_key, &za_self);
+	zl_sample_thread_start();
 }
 
 void za_thread_gone(void *arg)
 {
 	(void)arg;
+	zl_sample_thread_end();
 	zrt_thread_end(&za_self.core);
 	if (za_self.core.state == ZRT_THREAD_ON)
 		return;
@@ -174,7 +177,7 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 	fr->core = NULL;
 	if (target->kind & ZA_HIDDEN)
 		; /* watched only */
-	else if (zrt_likely(zrt.timed))
+	else if (zrt_likely(zrt.stacked))
 		fr->core = zrt_enter(&t->core, target->key, ret, sp);
 	else /* fork when only counting: every call stays a root call (za_fast) */
 		zrt_count_call(&t->core, target->key, ret, sp);

@@ -10,12 +10,19 @@
 struct zrt_process zrt;
 
 /* the sizes doc/raw-format.md promises */
-_Static_assert(sizeof(struct zr_header) == 240, "zr_header layout");
+_Static_assert(sizeof(struct zr_header) == 272, "zr_header layout");
 _Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
-_Static_assert(sizeof(struct zr_thread) == 80, "zr_thread layout");
-_Static_assert(sizeof(struct zr_func) == 72, "zr_func layout");
+_Static_assert(sizeof(struct zr_thread) == 120, "zr_thread layout");
+_Static_assert(sizeof(struct zr_func) == 80, "zr_func layout");
 _Static_assert(sizeof(struct zr_edge) == 32, "zr_edge layout");
-_Static_assert(sizeof(struct zr_frame) == 48, "zr_frame layout");
+_Static_assert(sizeof(struct zr_context) == 80, "zr_context layout");
+_Static_assert(sizeof(struct zr_frame) == 64, "zr_frame layout");
+
+/*
+ * A parent context for a call whose caller has none (the pool was full when
+ * the caller was called): the call is then not counted on a context either.
+ */
+#define CTX_LOST 0xfffffffeu
 
 static uint64_t align_up(uint64_t n, uint64_t a)
 {
@@ -67,6 +74,10 @@ static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
 	h->max_funcs = cfg->max_funcs;
 	h->max_edges = cfg->max_edges;
 	h->max_depth = cfg->max_depth;
+	h->max_contexts = cfg->max_contexts;
+	h->ctx_hash_size = hash_size(cfg->max_contexts);
+	h->sample_period_ns = cfg->sample_period_ns;
+	h->sample_signal = cfg->sample_signal;
 	h->func_hash_size = hash_size(cfg->max_funcs);
 	h->edge_hash_size = hash_size(cfg->max_edges);
 	h->string_bytes = cfg->string_bytes;
@@ -81,9 +92,11 @@ static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
 	h->func_hash_off = 0;
 	h->edge_hash_off = 0;
 	h->stack_off = align_up(h->edges_off + (uint64_t)h->max_edges * sizeof(struct zr_edge), 64);
+	h->contexts_off =
+		align_up(h->stack_off + (uint64_t)h->max_depth * sizeof(struct zr_frame), 64);
 	/* page-aligned slots: no two threads ever write the same cache line */
-	h->thread_bytes =
-		align_up(h->stack_off + (uint64_t)h->max_depth * sizeof(struct zr_frame), 4096);
+	h->thread_bytes = align_up(
+		h->contexts_off + (uint64_t)h->max_contexts * sizeof(struct zr_context), 4096);
 
 	h->modules_off = align_up(sizeof *h, 64);
 	h->strings_off =
@@ -103,8 +116,12 @@ static void use_mapping(void *base)
 	zrt.max_funcs = h->max_funcs;
 	zrt.max_edges = h->max_edges;
 	zrt.max_depth = h->max_depth;
-	zrt.index_bytes = align_up(((uint64_t)h->func_hash_size + h->edge_hash_size) * 4, 4096);
+	zrt.ctx_mask = h->ctx_hash_size - 1;
+	zrt.max_contexts = h->max_contexts;
+	zrt.index_bytes = align_up(
+		((uint64_t)h->func_hash_size + h->edge_hash_size + h->ctx_hash_size) * 4, 4096);
 	zrt.timed = !(h->flags & ZR_FLAG_NO_TIME);
+	zrt.stacked = zrt.timed || (h->flags & ZR_FLAG_SAMPLED);
 }
 
 /*
@@ -223,9 +240,15 @@ void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index)
 	t->func_hash = index;
 	t->edge_hash = (uint32_t *)index + h->func_hash_size;
 	t->stack = (struct zr_frame *)(s + h->stack_off);
+	t->contexts = (struct zr_context *)(s + h->contexts_off);
+	t->ctx_hash = t->edge_hash + h->edge_hash_size;
 	t->busy = 0;
 	t->root_lo = t->root_len = 0;
-	t->root_func = ZR_NONE;
+	t->root_func = t->root_ctx = ZR_NONE;
+	t->pair = zrt.pair;
+	t->measure[0] = t->measure[1] = ZRT_MEASURE_EVERY;
+	t->paid_sum[0] = t->paid_sum[1] = 0;
+	t->paid_n[0] = t->paid_n[1] = 0;
 }
 
 /* Claims the next free thread slot; ZR_NONE when all are taken. */
@@ -311,13 +334,17 @@ static struct {
 	uint32_t lock;
 	uint32_t summary; /* its slot, ZR_NONE until there is one */
 	struct zrt_thread sum;
-	uint32_t *map;  /* an ended thread's function index -> the summary's */
-	uint32_t *free; /* slots freed by merging, n_free of them */
+	uint32_t *map;      /* an ended thread's function index -> the summary's */
+	uint32_t *edge_map; /* its edge index -> the summary's */
+	uint32_t *ctx_map;  /* its context index -> the summary's (CTX_LOST: none) */
+	uint32_t *free;     /* slots freed by merging, n_free of them */
 	uint32_t n_free;
 } ended = {.summary = ZR_NONE};
 
 static uint32_t find_func(struct zrt_thread *t, uint64_t addr);
 static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee, uint64_t site);
+static uint32_t find_context(struct zrt_thread *t, uint32_t parent, uint64_t addr, uint32_t i,
+			     uint32_t e);
 
 /*
  * The index of the function keyed by f's address in t, with f's identity
@@ -362,19 +389,29 @@ static void index_tables(struct zrt_thread *t)
 			h = (h + 1) & zrt.edge_mask;
 		t->edge_hash[h] = i + 1;
 	}
+	for (uint32_t i = 0; i < t->info->n_contexts; i++) {
+		const struct zr_context *c = &t->contexts[i];
+		uint32_t h = zrt_ctx_hash(c->parent, c->addr) & zrt.ctx_mask;
+		while (t->ctx_hash[h])
+			h = (h + 1) & zrt.ctx_mask;
+		t->ctx_hash[h] = i + 1;
+	}
 }
 
 /* Makes the ended thread in slot the summary of ended threads: 0, or -1 (no memory). */
 static int start_summary(uint32_t slot)
 {
-	uint64_t map_bytes = (uint64_t)zrt.max_funcs * sizeof *ended.map;
+	uint64_t map_entries = (uint64_t)zrt.max_funcs + zrt.max_edges + zrt.max_contexts;
+	uint64_t map_bytes = map_entries * sizeof *ended.map;
 	uint64_t free_bytes = (uint64_t)zrt.hdr->max_threads * sizeof *ended.free;
 	void *index = port_map_index(zrt.index_bytes + map_bytes + free_bytes);
 	if (!index)
 		return -1;
 	zrt_thread_bind(&ended.sum, slot_at(slot), index);
 	ended.map = (uint32_t *)((uint8_t *)index + zrt.index_bytes);
-	ended.free = ended.map + zrt.max_funcs;
+	ended.edge_map = ended.map + zrt.max_funcs;
+	ended.ctx_map = ended.edge_map + zrt.max_edges;
+	ended.free = ended.map + map_entries;
 	index_tables(&ended.sum);
 	struct zr_thread *ti = ended.sum.info;
 	ti->tid = 0;
@@ -388,6 +425,76 @@ static int start_summary(uint32_t slot)
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* 1 when no ancestor of t's context i is of the same function (its incl is not in theirs). */
+static int outermost_context(const struct zrt_thread *t, uint32_t i)
+{
+	uint32_t up = t->contexts[i].parent;
+	while (up != ZR_NONE && t->contexts[up].func != t->contexts[i].func)
+		up = t->contexts[up].parent;
+	return up == ZR_NONE;
+}
+
+/*
+ * Adds the ended thread d's context i into the summary's context of the
+ * same path (its parent is merged already: parents come first).  A context
+ * the summary's pool has no room for keeps its calls and times on its
+ * function and edge, as the runtime does for a call without a context
+ * (lost_contexts counts its calls; its samples go to samples_lost).  Run
+ * after d's functions and edges are merged (ended.map, ended.edge_map).
+ */
+static void merge_context(const struct zrt_thread *d, uint32_t i)
+{
+	struct zrt_thread *s = &ended.sum;
+	struct zr_thread *si = s->info;
+	const struct zr_context *c = &d->contexts[i];
+	uint32_t func = ended.map[c->func];
+	uint32_t edge = c->edge == ZR_NONE ? ZR_NONE : ended.edge_map[c->edge];
+	uint32_t parent = c->parent == ZR_NONE ? ZR_NONE : ended.ctx_map[c->parent];
+	uint32_t k = ZR_NONE;
+	if (func != ZR_NONE) {
+		/* find_context counts one lost call; the calls lost here are counted below */
+		uint32_t lost = si->lost_contexts;
+		k = find_context(s, parent, c->addr, func, edge);
+		si->lost_contexts = lost;
+	}
+	ended.ctx_map[i] = k == ZR_NONE ? CTX_LOST : k;
+	if (k != ZR_NONE) {
+		struct zr_context *to = &s->contexts[k];
+		to->calls += c->calls;
+		to->incl += c->incl;
+		to->self += c->self;
+		to->samples += c->samples;
+		to->overhead += c->overhead;
+		to->min = min_u64(to->min, c->min);
+		to->max = max_u64(to->max, c->max);
+		return;
+	}
+	si->samples_lost += c->samples;
+	if (func == ZR_NONE) {
+		si->lost_funcs += (uint32_t)c->calls;
+		return;
+	}
+	/* its path is lost, not its calls: the function and edge records keep them */
+	si->lost_contexts += (uint32_t)c->calls;
+	struct zr_func *g = &s->funcs[func];
+	g->calls += c->calls;
+	g->self += c->self;
+	g->overhead += c->overhead;
+	if (outermost_context(d, i))
+		g->incl += c->incl;
+	g->min = min_u64(g->min, c->min);
+	g->max = max_u64(g->max, c->max);
+	if (edge != ZR_NONE) {
+		s->edges[edge].calls += c->calls;
+		s->edges[edge].incl += c->incl;
+	}
 }
 
 /* Adds the ended thread d's calls and times into the summary. */
@@ -407,16 +514,18 @@ static void merge_thread(const struct zrt_thread *d)
 		g->calls += f->calls;
 		g->incl += f->incl;
 		g->self += f->self;
+		g->overhead += f->overhead;
 		g->min = min_u64(g->min, f->min);
-		g->max = g->max > f->max ? g->max : f->max;
+		g->max = max_u64(g->max, f->max);
 	}
 	for (uint32_t i = 0; i < di->n_edges; i++) {
 		const struct zr_edge *e = &d->edges[i];
 		uint32_t caller = e->caller == ZR_NONE ? ZR_NONE : ended.map[e->caller];
 		uint32_t callee = ended.map[e->callee];
-		uint32_t k = callee == ZR_NONE || (e->caller != ZR_NONE && caller == ZR_NONE)
-				     ? ZR_NONE
-				     : find_edge(s, caller, callee, e->site);
+		uint32_t k = ended.edge_map[i] =
+			callee == ZR_NONE || (e->caller != ZR_NONE && caller == ZR_NONE)
+				? ZR_NONE
+				: find_edge(s, caller, callee, e->site);
 		if (k == ZR_NONE) {
 			si->lost_edges += (uint32_t)e->calls;
 			continue;
@@ -424,9 +533,16 @@ static void merge_thread(const struct zrt_thread *d)
 		s->edges[k].calls += e->calls;
 		s->edges[k].incl += e->incl;
 	}
+	for (uint32_t i = 0; i < di->n_contexts; i++)
+		merge_context(d, i);
 	si->lost_funcs += di->lost_funcs;
 	si->lost_edges += di->lost_edges;
 	si->lost_frames += di->lost_frames;
+	si->lost_contexts += di->lost_contexts;
+	si->samples += di->samples;
+	si->samples_zond += di->samples_zond;
+	si->samples_root += di->samples_root;
+	si->samples_lost += di->samples_lost;
 	si->start_ticks = min_u64(si->start_ticks, di->start_ticks);
 	if (di->last_ticks > si->last_ticks)
 		si->last_ticks = di->last_ticks;
@@ -452,12 +568,14 @@ static void merge_ended(void)
 			.info = ti,
 			.funcs = (struct zr_func *)(slot_at(slot) + h->funcs_off),
 			.edges = (struct zr_edge *)(slot_at(slot) + h->edges_off),
+			.contexts = (struct zr_context *)(slot_at(slot) + h->contexts_off),
 		};
 		merge_thread(&d);
 		/* the reader skips it from here on; cleared for its next thread */
 		__atomic_store_n(&ti->used, 0, __ATOMIC_RELEASE);
 		zero_bytes(d.funcs, (uint64_t)ti->n_funcs * sizeof *d.funcs);
 		zero_bytes(d.edges, (uint64_t)ti->n_edges * sizeof *d.edges);
+		zero_bytes(d.contexts, (uint64_t)ti->n_contexts * sizeof *d.contexts);
 		zero_bytes(ti, sizeof *ti);
 		ended.free[ended.n_free++] = slot;
 	}
@@ -612,8 +730,26 @@ static uint64_t key_address(uint64_t key)
 }
 
 /*
- * Every thread's functions, blocks and module records: retired when keyed
- * in [start, end) (module 0), or brought back when retired and of module.
+ * A key (a function's or a context's addr) retired when in [start, end)
+ * (module 0), or brought back when retired and its function is of module.
+ */
+static void mark_key(uint64_t *addr, const struct zr_func *f, uint64_t start, uint64_t end,
+		     uint32_t module)
+{
+	uint64_t key = __atomic_load_n(addr, __ATOMIC_RELAXED);
+	uint64_t a = key_address(key);
+	if (module && (key & ZR_CLOSED_BIT) && f->module == module)
+		__atomic_store_n(addr, key & ~ZR_CLOSED_BIT, __ATOMIC_RELAXED);
+	else if (!module && !(key & ZR_CLOSED_BIT) && a >= start && a < end)
+		__atomic_store_n(addr, key | ZR_CLOSED_BIT, __ATOMIC_RELAXED);
+}
+
+/*
+ * Every thread's functions, blocks and module records, and their contexts
+ * (keyed by address too, and caching the function's index: a context of a
+ * retired function found again would count a new object's calls on it):
+ * retired when keyed in [start, end) (module 0), or brought back when
+ * retired and of module.
  */
 static void mark_functions(uint64_t start, uint64_t end, uint32_t module)
 {
@@ -625,15 +761,13 @@ static void mark_functions(uint64_t start, uint64_t end, uint32_t module)
 			continue;
 		struct zr_func *f = (struct zr_func *)((uint8_t *)ti + h->funcs_off);
 		uint32_t nf = __atomic_load_n(&ti->n_funcs, __ATOMIC_ACQUIRE);
-		for (uint32_t i = 0; i < nf; i++) {
-			uint64_t key = __atomic_load_n(&f[i].addr, __ATOMIC_RELAXED);
-			uint64_t a = key_address(key);
-			if (module && (key & ZR_CLOSED_BIT) && f[i].module == module)
-				__atomic_store_n(&f[i].addr, key & ~ZR_CLOSED_BIT,
-						 __ATOMIC_RELAXED);
-			else if (!module && !(key & ZR_CLOSED_BIT) && a >= start && a < end)
-				__atomic_store_n(&f[i].addr, key | ZR_CLOSED_BIT, __ATOMIC_RELAXED);
-		}
+		for (uint32_t i = 0; i < nf; i++)
+			mark_key(&f[i].addr, &f[i], start, end, module);
+		struct zr_context *c = (struct zr_context *)((uint8_t *)ti + h->contexts_off);
+		uint32_t nc = __atomic_load_n(&ti->n_contexts, __ATOMIC_ACQUIRE);
+		for (uint32_t i = 0; i < nc; i++)
+			if (c[i].func < nf)
+				mark_key(&c[i].addr, &f[c[i].func], start, end, module);
 	}
 }
 
@@ -724,6 +858,47 @@ static uint32_t find_func(struct zrt_thread *t, uint64_t addr)
 	return i != ZR_NONE ? i : add_func(t, addr, slot);
 }
 
+/*
+ * The context of func i at addr called from context parent (ZR_NONE: a root
+ * call) over edge e, added on first sight; ZR_NONE when the pool is full or
+ * parent is CTX_LOST.
+ */
+static uint32_t find_context(struct zrt_thread *t, uint32_t parent, uint64_t addr, uint32_t i,
+			     uint32_t e)
+{
+	struct zr_thread *ti = t->info;
+	if (parent == CTX_LOST) {
+		ti->lost_contexts++;
+		return ZR_NONE;
+	}
+	uint32_t h = zrt_ctx_hash(parent, addr) & zrt.ctx_mask;
+	for (;; h = (h + 1) & zrt.ctx_mask) {
+		uint32_t x = t->ctx_hash[h];
+		if (x) {
+			struct zr_context *c = &t->contexts[x - 1];
+			if (c->parent == parent && c->addr == addr) {
+				/* an edge the table had no room for when the context came */
+				if (c->edge == ZR_NONE)
+					c->edge = e;
+				return x - 1;
+			}
+			continue;
+		}
+		if (ti->n_contexts >= zrt.max_contexts) {
+			ti->lost_contexts++;
+			return ZR_NONE;
+		}
+		struct zr_context *c = &t->contexts[ti->n_contexts];
+		c->parent = parent;
+		c->func = i;
+		c->edge = e;
+		c->addr = addr;
+		c->min = UINT64_MAX;
+		t->ctx_hash[h] = ++ti->n_contexts;
+		return ti->n_contexts - 1;
+	}
+}
+
 uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
 {
 	if (!zrt.root_modules || !site)
@@ -739,7 +914,30 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
 	t->root_lo = m->start;
 	t->root_len = m->end - m->start;
 	t->root_func = i;
+	/* the module's own root context: the parent of the contexts of its calls */
+	t->root_ctx = find_context(t, ZR_NONE, m->start | ZR_MODULE_BIT, i, ZR_NONE);
 	return i;
+}
+
+/*
+ * The caller (function index) of a call at stack depth d made from site, and
+ * in *parent its context: ZR_NONE for a root call, CTX_LOST when the caller
+ * has none.
+ */
+static uint32_t caller_at(struct zrt_thread *t, uint32_t d, uint64_t site, uint32_t *parent)
+{
+	if (d > zrt.max_depth) {
+		*parent = CTX_LOST;
+		return ZR_NONE;
+	}
+	if (d) {
+		const struct zr_frame *top = &t->stack[d - 1];
+		*parent = top->ctx == ZR_NONE ? CTX_LOST : top->ctx;
+		return top->func;
+	}
+	uint32_t caller = zrt_root_caller(t, site);
+	*parent = caller == ZR_NONE ? ZR_NONE : t->root_ctx == ZR_NONE ? CTX_LOST : t->root_ctx;
+	return caller;
 }
 
 /* The edge from caller to callee, added on first sight with its call site. */
@@ -795,6 +993,18 @@ static uint32_t drop_stale(struct zrt_thread *t, uint64_t sp, uint64_t now)
 	return d;
 }
 
+/* Counts one call of func i: on its context c, or without one on the function and edge e. */
+static void count_call(struct zrt_thread *t, uint32_t i, uint32_t e, uint32_t c)
+{
+	if (c != ZR_NONE) {
+		t->contexts[c].calls++;
+		return;
+	}
+	t->funcs[i].calls++;
+	if (e != ZR_NONE)
+		t->edges[e].calls++;
+}
+
 /* Counts a call of fn (key: address, or block site | ZR_BLOCK_BIT) and pushes its frame. */
 static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
 {
@@ -805,17 +1015,18 @@ static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, u
 	uint32_t i = find_func(t, fn);
 	if (i == ZR_NONE || (t->funcs[i].flags & ZR_FUNC_FILTERED))
 		return NULL;
-	t->funcs[i].calls++;
 	if (d >= zrt.max_depth) {
+		t->funcs[i].calls++;
 		/* counted, not timed; the exit probe gives the level back */
 		ti->lost_frames++;
 		ti->depth++;
 		return NULL;
 	}
-	uint32_t e = find_edge(t, d ? t->stack[d - 1].func : zrt_root_caller(t, site), i, site);
-	if (e != ZR_NONE)
-		t->edges[e].calls++;
-	return zrt_open_frame(t, d, fn, sp, i, e);
+	uint32_t parent;
+	uint32_t e = find_edge(t, caller_at(t, d, site, &parent), i, site);
+	uint32_t c = find_context(t, parent, fn, i, e);
+	count_call(t, i, e, c);
+	return zrt_open_frame(t, d, fn, sp, i, e, c);
 }
 
 struct zr_frame *zrt_enter_slow(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
@@ -859,12 +1070,9 @@ uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64
 	if (!zrt.gate || gate_open(fn, d)) {
 		uint32_t i = find_func(t, fn);
 		if (i != ZR_NONE && !(t->funcs[i].flags & ZR_FUNC_FILTERED)) {
-			t->funcs[i].calls++;
-			uint32_t caller = !d ? zrt_root_caller(t, site)
-					  : d <= zrt.max_depth ? t->stack[d - 1].func : ZR_NONE;
-			e = find_edge(t, caller, i, site);
-			if (e != ZR_NONE)
-				t->edges[e].calls++;
+			uint32_t parent;
+			e = find_edge(t, caller_at(t, d, site, &parent), i, site);
+			count_call(t, i, e, find_context(t, parent, fn, i, e));
 		}
 	}
 	zrt_signal_fence();
@@ -881,6 +1089,60 @@ void zrt_unwound(struct zrt_thread *t, uint64_t sp)
 	drop_stale(t, sp, 0);
 	zrt_signal_fence();
 	t->busy = 0;
+}
+
+void zrt_func_times(const struct zrt_thread *t, uint32_t i, uint64_t *self, uint64_t *incl)
+{
+	*self = t->funcs[i].self;
+	*incl = t->funcs[i].incl;
+	for (uint32_t c = 0; c < t->info->n_contexts; c++) {
+		const struct zr_context *ctx = &t->contexts[c];
+		if (ctx->func != i)
+			continue;
+		*self += ctx->self;
+		uint32_t up = ctx->parent;
+		while (up != ZR_NONE && t->contexts[up].func != i)
+			up = t->contexts[up].parent;
+		if (up == ZR_NONE)
+			*incl += ctx->incl;
+	}
+}
+
+/* ---- probe cost where it is paid --------------------------------------- */
+
+void zrt_probe_paid(struct zrt_thread *t, int which, uint64_t ticks)
+{
+	t->measure[which] = ZRT_MEASURE_EVERY;
+	/* not while calibrating (no cost known yet), nor a window an interrupt or a preemption hit */
+	if (!zrt.pair || ticks > 8 * zrt.pair)
+		return;
+	t->paid_sum[which] += ticks;
+	t->paid_n[which]++;
+	if (t->paid_n[0] < 16 || t->paid_n[1] < 16)
+		return;
+	uint64_t outer = t->paid_sum[0] / t->paid_n[0] + t->paid_sum[1] / t->paid_n[1];
+	t->pair = zrt.inner + outer;
+	t->info->paid_pair_ticks = t->pair;
+}
+
+/* ---- sampled time ------------------------------------------------------- */
+
+void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond)
+{
+	struct zr_thread *ti = t->info;
+	ti->samples += n;
+	zrt_signal_fence();
+	if (in_zond || t->busy) {
+		ti->samples_zond += n;
+		return;
+	}
+	uint32_t d = ti->depth;
+	if (!d)
+		ti->samples_root += n;
+	else if (d > zrt.max_depth || t->stack[d - 1].ctx == ZR_NONE)
+		ti->samples_lost += n;
+	else
+		t->contexts[t->stack[d - 1].ctx].samples += n;
 }
 
 /* ---- blocks ------------------------------------------------------------ */
@@ -935,7 +1197,8 @@ void zrt_block_end(struct zrt_thread *t, const char *name, uint64_t now)
 /*
  * Pushes a frame carried over from the parent, timed from now.  The call was
  * counted in the parent's file: the child continues it (one run, one call),
- * so its function and edge are found or added but not counted again.
+ * so its function, edge and context (the same path) are found or added but
+ * not counted again.
  */
 static void carry_frame(struct zrt_thread *t, const struct zr_frame *old,
 			const struct zr_func *old_func, uint64_t site, uint64_t now)
@@ -944,8 +1207,10 @@ static void carry_frame(struct zrt_thread *t, const struct zr_frame *old,
 	uint32_t i = adopt_func(t, old_func);
 	if (i == ZR_NONE)
 		return;
-	uint32_t e = find_edge(t, d ? t->stack[d - 1].func : zrt_root_caller(t, site), i, site);
-	zrt_open_frame(t, d, old->addr, old->sp, i, e)->enter_ticks = now;
+	uint32_t parent;
+	uint32_t e = find_edge(t, caller_at(t, d, site, &parent), i, site);
+	uint32_t c = find_context(t, parent, old->addr, i, e);
+	zrt_open_frame(t, d, old->addr, old->sp, i, e, c)->enter_ticks = now;
 }
 
 void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t realtime_ns)

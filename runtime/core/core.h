@@ -25,13 +25,21 @@
  * whatever its function left open in its own frame.  Closed frames count up
  * to the current time.
  *
+ * Calling contexts: every frame carries the context it runs in (its path
+ * from the thread's root, raw.h struct zr_context).  The entry probe's one
+ * lookup is the context's, by (caller's context, callee address), and the
+ * call is counted (and timed) on the context only; the context caches the
+ * function's and the edge's indexes.  Function and edge records count only
+ * calls that have no context (raw.h).  Recursion keeps
+ * the full path (doc/raw-format.md says why).
+ *
  * Times: raw = exit - enter ticks.  The calibrated probe cost is taken out
- * before anything is stored (incl = raw - inner - n_desc * pair, self = raw -
- * children's raw - inner - n_children * (pair - inner)), so that totals, min
- * and max are all corrected.  One call's corrected time may come out below
- * zero when the probes cost more than the function; sums keep such calls
- * signed so that errors cancel and a tree's self times still add up to its
- * root's inclusive time.  min and max clamp the single call at 0.
+ * before anything is stored (zr_frame_charge in raw.h), bounded so that a
+ * call never comes out below its children's corrected time plus one tick.
+ *
+ * Sampled time (ZR_FLAG_SAMPLED): the port's per-thread CPU-time timer calls
+ * zrt_sample() from its signal handler; a sample is charged to the context
+ * on top of the shadow stack, or to zond when it lands inside a probe.
  *
  * Only <stdint.h>/<stddef.h> and compiler builtins are used.
  */
@@ -45,8 +53,10 @@
 
 /* What the port learned from its environment at start-up. */
 struct zrt_config {
-	uint32_t max_threads, max_funcs, max_edges, max_depth;
+	uint32_t max_threads, max_funcs, max_edges, max_depth, max_contexts;
 	uint32_t max_modules, string_bytes;
+	uint64_t sample_period_ns; /* ZR_FLAG_SAMPLED */
+	uint32_t sample_signal;
 	uint32_t flags;       /* ZR_FLAG_* */
 	uint32_t clock, arch; /* enum zr_clock, enum zr_arch */
 	double ticks_per_sec;
@@ -71,9 +81,11 @@ struct zrt_process {
 	uint8_t *base;
 	uint64_t file_bytes;
 	uint32_t func_mask, edge_mask, max_funcs, max_edges, max_depth;
+	uint32_t ctx_mask, max_contexts;
 	uint64_t index_bytes; /* a thread's hash indexes, outside the file */
 	uint32_t gate;        /* ZRT_GATE_*, changed atomically */
 	int timed;            /* !(flags & ZR_FLAG_NO_TIME) */
+	int stacked;          /* timed or sampled: calls open frames on the shadow stack */
 	uint64_t inner, pair; /* probe cost in ticks (see top) */
 	uint64_t trigger;     /* run-time address of the trigger function, 0 if unresolved */
 	const struct zrt_filter *filters;
@@ -111,14 +123,29 @@ struct zrt_thread {
 	struct zr_edge *edges;
 	uint32_t *func_hash, *edge_hash;
 	struct zr_frame *stack;
+	struct zr_context *contexts;
+	uint32_t *ctx_hash;
 	/*
 	 * Ports that key root calls by calling module (zrt.root_modules): the
-	 * module of the last root call, [root_lo, root_lo + root_len), and its
-	 * ZR_FUNC_MODULE record, the caller of root calls from it.
+	 * module of the last root call, [root_lo, root_lo + root_len), its
+	 * ZR_FUNC_MODULE record, the caller of root calls from it, and that
+	 * record's root context, the parent of their contexts.
 	 */
 	uint64_t root_lo, root_len;
-	uint32_t root_func;
+	uint32_t root_func, root_ctx;
+	/*
+	 * Exact time: the probe pair's cost used for this thread's calls,
+	 * zrt.pair until measured on its own calls (zrt_probe_paid), and the
+	 * measurement: calls until the next measured entry [0] and exit [1],
+	 * sums and counts of the measured parts.
+	 */
+	uint64_t pair;
+	uint32_t measure[2];
+	uint64_t paid_sum[2], paid_n[2];
 };
+
+/* Every this many entries and exits, a port that can measures its probe's cost (zrt_probe_paid). */
+#define ZRT_MEASURE_EVERY 255u
 
 /* ---- cold paths (core.c) ----------------------------------------------- */
 
@@ -190,6 +217,30 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site);
  */
 void zrt_module_closed(uint64_t start, uint64_t end);
 
+/*
+ * Charges one sample of the thread's CPU-time timer (n: 1 + the timer's
+ * overruns) to the context on top of t's shadow stack, or to zond when the
+ * port saw it land in zond's own code (in_zond) or t is inside a probe;
+ * called from the port's signal handler, so it only adds to t's own
+ * counters.
+ */
+void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond);
+
+/*
+ * A port's measurement of what one probe cost outside the measured
+ * intervals, where it was paid: which 0, the entry probe from its start to
+ * its clock read; 1, the exit probe from its clock read to its end.  Once
+ * both are known, t->pair = zrt.inner + the two means (raw.h
+ * zr_thread.paid_pair_ticks).  Rearms t->measure[which].
+ */
+void zrt_probe_paid(struct zrt_thread *t, int which, uint64_t ticks);
+
+/*
+ * Function i's self and inclusive (outermost activations) ticks on t: its
+ * contexts' and its own (calibration reads its scratch thread with it).
+ */
+void zrt_func_times(const struct zrt_thread *t, uint32_t i, uint64_t *self, uint64_t *incl);
+
 /* Copies s into the raw file's string pool: its offset, 0 when the pool is full. */
 uint32_t zrt_keep_string(const char *s);
 
@@ -216,10 +267,16 @@ static inline uint32_t zrt_hash(uint64_t key)
 	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32);
 }
 
-/* Edges are found by caller index and callee address: one lookup per call. */
+/* Edges are found by caller index and callee address. */
 static inline uint32_t zrt_edge_hash(uint32_t caller, uint64_t callee_addr)
 {
 	return zrt_hash(callee_addr ^ (uint64_t)caller << 40);
+}
+
+/* Contexts by parent context and callee address: the one lookup per call. */
+static inline uint32_t zrt_ctx_hash(uint32_t parent, uint64_t callee_addr)
+{
+	return zrt_hash(callee_addr ^ (uint64_t)parent << 32 ^ (uint64_t)parent << 44);
 }
 
 static inline uint64_t zrt_sub_clamp(uint64_t a, uint64_t b)
@@ -227,19 +284,22 @@ static inline uint64_t zrt_sub_clamp(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* Opens a frame for func i, reached over edge e, at stack depth d. */
+/* Opens a frame for func i, reached over edge e in context c, at stack depth d. */
 static inline struct zr_frame *zrt_open_frame(struct zrt_thread *t, uint32_t d, uint64_t fn,
-					      uint64_t sp, uint32_t i, uint32_t e)
+					      uint64_t sp, uint32_t i, uint32_t e, uint32_t c)
 {
 	struct zr_frame *fr = &t->stack[d];
 	fr->addr = fn;
 	fr->sp = sp;
 	fr->func = i;
+	fr->ctx = c;
 	if (zrt.timed) {
-		t->funcs[i].depth++;
+		if (c == ZR_NONE)
+			t->funcs[i].depth++;
 		fr->edge = e;
 		fr->enter_ticks = 0;
 		fr->child_ticks = 0;
+		fr->child_incl = 0;
 		fr->n_children = 0;
 		fr->n_desc = 0;
 	}
@@ -255,15 +315,16 @@ static inline void zrt_pop(struct zrt_thread *t, uint32_t d, uint64_t now)
 	if (!zrt.timed)
 		return;
 	struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
-	zr_frame_charge(fr, d > 1 ? fr - 1 : NULL, &t->funcs[fr->func], edge, now, zrt.inner,
-			zrt.pair);
+	struct zr_context *ctx = fr->ctx != ZR_NONE ? &t->contexts[fr->ctx] : NULL;
+	zr_frame_charge(fr, d > 1 ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now, zrt.inner,
+			t->pair);
 	t->info->last_ticks = now;
 }
 
 /*
  * The entry probe; the caller has checked t->state == ZRT_THREAD_ON.  Fast
- * path: a call along an edge seen before, from a live caller, with room on
- * the stack and nothing gating the recording.
+ * path: a call in a context seen before (which has its edge), from a live
+ * caller, with room on the stack and nothing gating the recording.
  */
 static inline struct zr_frame *zrt_enter(struct zrt_thread *t, uint64_t fn, uint64_t site,
 					 uint64_t sp)
@@ -274,35 +335,32 @@ static inline struct zr_frame *zrt_enter(struct zrt_thread *t, uint64_t fn, uint
 	zrt_signal_fence();
 	struct zr_frame *fr = NULL;
 	uint32_t d = t->info->depth;
-	uint32_t caller = ZR_NONE;
+	uint32_t parent = ZR_NONE;
 	if (d) {
 		const struct zr_frame *top = &t->stack[d - 1];
 		/*
 		 * A live ancestor's probe ran higher up the stack than ours, or in
 		 * the same frame when we were inlined into it.
 		 */
-		if (zrt_unlikely(d >= zrt.max_depth || top->sp < sp))
+		if (zrt_unlikely(d >= zrt.max_depth || top->sp < sp || top->ctx == ZR_NONE))
 			goto slow;
-		caller = top->func;
+		parent = top->ctx;
 	} else if (zrt.root_modules) {
 		/* a root call: its caller is the calling module's record */
-		if (zrt_unlikely(site - t->root_lo >= t->root_len))
+		if (zrt_unlikely(site - t->root_lo >= t->root_len || t->root_ctx == ZR_NONE))
 			goto slow;
-		caller = t->root_func;
+		parent = t->root_ctx;
 	}
 	if (zrt_unlikely(zrt.gate))
 		goto slow;
-	uint32_t h = zrt_edge_hash(caller, fn) & zrt.edge_mask;
-	uint32_t x = t->edge_hash[h];
+	uint32_t x = t->ctx_hash[zrt_ctx_hash(parent, fn) & zrt.ctx_mask];
 	if (zrt_unlikely(!x))
 		goto slow;
-	struct zr_edge *e = &t->edges[x - 1];
-	struct zr_func *f = &t->funcs[e->callee];
-	if (zrt_unlikely(e->caller != caller || f->addr != fn))
+	struct zr_context *c = &t->contexts[x - 1];
+	if (zrt_unlikely(c->parent != parent || c->addr != fn || c->edge == ZR_NONE))
 		goto slow;
-	e->calls++;
-	f->calls++;
-	fr = zrt_open_frame(t, d, fn, sp, e->callee, x - 1);
+	c->calls++;
+	fr = zrt_open_frame(t, d, fn, sp, c->func, c->edge, x - 1);
 	goto done;
 slow:
 	fr = zrt_enter_slow(t, fn, site, sp);

@@ -19,10 +19,11 @@
  *        struct zr_func  funcs[max_funcs]
  *        struct zr_edge  edges[max_edges]
  *        struct zr_frame stack[max_depth]
+ *        struct zr_context contexts[max_contexts]
  *
- * The runtime's hash indexes (func_hash_size, edge_hash_size entries) live
- * in its private memory, not in the file: func_hash_off and edge_hash_off
- * are 0.
+ * The runtime's hash indexes (func_hash_size, edge_hash_size, ctx_hash_size
+ * entries) live in its private memory, not in the file: func_hash_off and
+ * edge_hash_off are 0.
  *
  * Per-thread tables are written only by their thread, so no update is ever
  * lost and no lock is taken on the per-call path.  Counters shared by all
@@ -31,11 +32,10 @@
  *
  * Times are in clock ticks; ticks_per_sec converts them.  Function records
  * keep *corrected* times: the calibrated probe cost has already been taken
- * out (see overhead_* below).  The sums (zr_func incl and self, zr_edge incl)
- * add up corrected times of single calls, which can be slightly negative for
- * calls cheaper than the probes: they are int64_t values stored in uint64_t
- * (two's complement), and a reader clamps a negative total at 0.  min and max
- * are single calls, clamped at 0.
+ * out (see overhead_* below and zr_frame_charge), never so much that a call
+ * ends up below its callees' corrected time plus one tick.  Every single
+ * call's corrected time is thus at least 1 tick; the sums are plain unsigned
+ * sums.  zr_func.overhead is what was taken out of a function's self time.
  *
  * The only dependency is <stdint.h>: this header is included by the
  * freestanding runtime core.
@@ -46,7 +46,7 @@
 #include <stdint.h>
 
 #define ZR_MAGIC "ZONDRAW\0"
-#define ZR_VERSION 1
+#define ZR_VERSION 2
 #define ZR_NONE 0xffffffffu /* no index (caller of a root call) */
 
 /* zr_header.state */
@@ -75,12 +75,15 @@ enum zr_clock {
 /* zr_header.flags */
 #define ZR_FLAG_NO_TIME 1u    /* counts and edges only: no times at all */
 #define ZR_FLAG_FAST_CLOCK 2u /* clock reads not fenced (ZOND_FAST_CLOCK=1) */
+#define ZR_FLAG_SAMPLED 4u    /* CPU time sampled per context (ZOND_TIME=sampled):
+				 zr_context.samples, zr_thread.samples*; the hooks
+				 read no clock (NO_TIME is set with it) */
 /*
  * The file system or a limit (RLIMIT_FSIZE, RLIMIT_AS) left no room for some
  * of the data: fewer thread slots than asked (threads beyond: lost_threads),
  * none at all when not even the fixed part had room.
  */
-#define ZR_FLAG_NO_ROOM 4u
+#define ZR_FLAG_NO_ROOM 8u
 
 /* zr_func.flags */
 #define ZR_FUNC_BLOCK 1u    /* a hand-marked block: name/file/line are set */
@@ -143,6 +146,13 @@ struct zr_header {
 	uint32_t lost_threads;   /* threads not profiled: no free slot */
 	uint32_t lost_modules;   /* modules not recorded: table full */
 	uint32_t lost_strings;   /* strings not kept: pool full */
+
+	/* version 2: calling contexts and sampled time */
+	uint32_t max_contexts, ctx_hash_size;
+	uint64_t contexts_off;    /* offset of the context pool inside one thread slot */
+	uint64_t sample_period_ns; /* CPU time between two samples (ZR_FLAG_SAMPLED) */
+	uint32_t sample_signal;   /* the signal the sampling timers raise */
+	uint32_t sample_state;    /* 1 sampling ran; 2 stopped: the program took the signal */
 };
 
 /* A loaded ELF object, recorded the first time one of its functions runs. */
@@ -170,14 +180,31 @@ struct zr_thread {
 	uint32_t lost_edges;     /* calls whose edge was not counted: edge table full */
 	uint32_t lost_frames;    /* calls deeper than max_depth: counted, not timed,
 				    no edge */
-	uint32_t pad[2];
+	uint32_t n_contexts;
+	uint32_t lost_contexts;  /* calls not counted on a context: pool full, or
+				    below a call that was not */
+	/* sampled time (ZR_FLAG_SAMPLED): every sample lands in exactly one of
+	   zr_context.samples, samples_zond, samples_root and samples_lost */
+	uint64_t samples;        /* every sample taken on this thread (timer overruns included) */
+	uint64_t samples_zond;   /* inside zond's own probes: zond's cost, not the program's */
+	uint64_t samples_root;   /* no function open on the shadow stack */
+	uint64_t samples_lost;   /* the open frame has no context (pool full, too deep) */
+	uint64_t paid_pair_ticks; /* exact time: the probe pair's cost as measured on this
+				     thread's own calls (0: not yet), used instead of
+				     overhead_pair_ticks once known */
 };
 
-/* One function (or block) as seen by one thread. */
+/*
+ * One function (or block) as seen by one thread.  Its counts and times are
+ * those of calls counted on no context (the context pool was full, too
+ * deep, libcalls' --no-time wrapper counters): a call counted on a context
+ * is counted there only, and the reader adds the contexts' in (doc/
+ * raw-format.md), so that the per-call path writes one counter.
+ */
 struct zr_func {
 	uint64_t addr;           /* run-time entry address, or block site | ZR_BLOCK_BIT */
 	uint32_t flags;          /* ZR_FUNC_* */
-	uint32_t depth;          /* live activations (recursion) */
+	uint32_t depth;          /* live activations with no context (recursion) */
 	uint64_t calls;
 	uint64_t incl;           /* ticks (signed sum), outermost activations only */
 	uint64_t self;           /* ticks (signed sum), all activations */
@@ -187,15 +214,35 @@ struct zr_func {
 	uint32_t line;           /* blocks: source line */
 	uint32_t module;         /* its zr_module's index + 1, 0 when not known (older
 				    writers: the module whose range holds addr) */
+	uint64_t overhead;       /* ticks of probe cost taken out of self (signed sum) */
 };
 
-/* Calls from one function to another, as seen by one thread. */
+/* Calls from one function to another, as seen by one thread (flat like zr_func). */
 struct zr_edge {
 	uint32_t caller;         /* zr_func index in the same thread, ZR_NONE for a root */
 	uint32_t callee;
 	uint64_t calls;
 	uint64_t incl;           /* ticks (signed sum) over every call on this edge */
 	uint64_t site;           /* return address of the first call seen (run-time) */
+};
+
+/*
+ * One calling context: the function func called along one path from the
+ * thread's root (the chain of parents).  Keyed by (parent, addr); it caches
+ * its function's and edge's indexes, so that one lookup per call finds all
+ * three.  A child is always added after its parent (parent < its index).
+ */
+struct zr_context {
+	uint32_t parent;         /* context index, ZR_NONE for a root call */
+	uint32_t func;           /* zr_func index */
+	uint32_t edge;           /* zr_edge index, ZR_NONE when not counted */
+	uint32_t pad;
+	uint64_t addr;           /* the function's run-time address (the key) */
+	uint64_t calls;
+	uint64_t incl, self;     /* ticks; a context is never open twice at once */
+	uint64_t min, max;       /* inclusive ticks of one call; min UINT64_MAX if none */
+	uint64_t samples;        /* sampled time: samples with this context on top */
+	uint64_t overhead;       /* ticks of probe cost taken out of self (signed sum) */
 };
 
 /* One live activation on a thread's shadow stack. */
@@ -207,39 +254,66 @@ struct zr_frame {
 	uint32_t edge;           /* zr_edge index, ZR_NONE when not counted */
 	uint64_t enter_ticks;
 	uint64_t child_ticks;    /* raw ticks spent in direct children */
-	uint32_t n_children;     /* direct children (for overhead correction) */
-	uint32_t n_desc;         /* all descendants */
+	uint32_t n_children;     /* direct children */
+	uint32_t n_desc;         /* all descendants (for overhead correction) */
+	uint32_t ctx;            /* zr_context index, ZR_NONE when not counted */
+	uint32_t pad;
+	uint64_t child_incl;     /* corrected inclusive ticks of direct children */
 };
 
+/* One call's inclusive ticks into a shortest and longest call. */
+static inline void zr_note_call(uint64_t *min, uint64_t *max, uint64_t incl)
+{
+	if (incl < *min)
+		*min = incl;
+	if (incl > *max)
+		*max = incl;
+}
+
 /*
- * Charges one finished activation: its function's self and (outermost)
- * inclusive time, min and max, its edge, and its parent frame's child
- * counts.  The one rule for the runtime, at a function's exit, and for the
- * reader, for frames a process left open.  Times are corrected for the
- * probes' own cost: inner is the part of one probe pair inside the measured
- * interval, pair a whole pair; sums are signed in two's complement.  edge
- * and parent may be NULL.
+ * Charges one finished activation: its context's self and inclusive time,
+ * min and max, or without a context its function's (inclusive: outermost
+ * activations only) and its edge's; and its parent frame's child counts.  The one rule for the runtime, at a function's
+ * exit, and for the reader, for frames a process left open.
+ *
+ * Times are corrected for the probes' own cost: inner is the part of one
+ * probe pair inside the measured interval, pair a whole pair, and a call
+ * with n_desc calls below it loses inner + n_desc * pair.  The correction
+ * is an estimate (calibrated at start-up), so it is bounded: a call never
+ * comes out below what its direct children were charged plus one tick.  A
+ * caller's inclusive time is then never below its callees' along its edges,
+ * and code that ran never costs 0.  What the correction took out of the
+ * call's self time is added to the overhead (signed: a floor may give back
+ * more than was taken).  edge, ctx and parent may be NULL.
  */
 static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent, struct zr_func *f,
-				   struct zr_edge *edge, uint64_t now, uint64_t inner, uint64_t pair)
+				   struct zr_edge *edge, struct zr_context *ctx, uint64_t now,
+				   uint64_t inner, uint64_t pair)
 {
 	uint64_t raw = now > fr->enter_ticks ? now - fr->enter_ticks : 0;
-	uint64_t incl = raw - inner - fr->n_desc * pair;
-	uint64_t self = raw - fr->child_ticks - inner - fr->n_children * (pair - inner);
-	f->self += self;
-	if (f->depth <= 1)
-		f->incl += incl;
-	if (f->depth)
-		f->depth--;
-	if (edge)
-		edge->incl += incl;
-	uint64_t call = (int64_t)incl < 0 ? 0 : incl;
-	if (call < f->min)
-		f->min = call;
-	if (call > f->max)
-		f->max = call;
+	uint64_t cost = inner + fr->n_desc * pair;
+	uint64_t floor = fr->child_incl + 1;
+	uint64_t incl = raw > cost && raw - cost > floor ? raw - cost : floor;
+	uint64_t self = incl - fr->child_incl;
+	if (ctx) {
+		ctx->incl += incl;
+		ctx->self += self;
+		ctx->overhead += raw - fr->child_ticks - self;
+		zr_note_call(&ctx->min, &ctx->max, incl);
+	} else {
+		f->self += self;
+		f->overhead += raw - fr->child_ticks - self;
+		if (f->depth <= 1)
+			f->incl += incl;
+		if (f->depth)
+			f->depth--;
+		if (edge)
+			edge->incl += incl;
+		zr_note_call(&f->min, &f->max, incl);
+	}
 	if (parent) {
 		parent->child_ticks += raw;
+		parent->child_incl += incl;
 		parent->n_children++;
 		parent->n_desc += fr->n_desc + 1;
 	}

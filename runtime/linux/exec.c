@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "instrument.h"
+#include "sample.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -61,6 +62,8 @@ static void before(struct zl_exec_note *note)
 {
 	int saved_errno = errno;
 	zl_process_exec(&zl_self, note);
+	/* a sample signal still pending at the exec would meet the new image's default action */
+	zl_sample_thread_end();
 	errno = saved_errno;
 }
 
@@ -69,6 +72,8 @@ static int after(struct zl_exec_note *note, int ret)
 {
 	int saved_errno = errno;
 	zl_process_exec_failed(&zl_self, note);
+	if (zl_self.state == ZRT_THREAD_ON)
+		zl_sample_thread_start();
 	errno = saved_errno;
 	return ret;
 }

@@ -18,10 +18,15 @@ API void __cyg_profile_func_enter(void *fn, void *site)
 	struct zrt_thread *t = &zl_self;
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON) && !zl_thread_ready(t))
 		return;
+	/* now and then, what this probe costs before its clock read (zrt_probe_paid) */
+	uint64_t start = zrt_unlikely(!t->measure[0]--) && zrt.timed ? zl_clock() : 0;
 	struct zr_frame *fr =
 		zrt_enter(t, (uintptr_t)fn, (uintptr_t)site, (uintptr_t)__builtin_frame_address(0));
-	if (fr && zrt.timed)
+	if (fr && zrt.timed) {
 		fr->enter_ticks = zl_clock_enter();
+		if (zrt_unlikely(start))
+			zrt_probe_paid(t, 0, fr->enter_ticks - start);
+	}
 }
 
 API void __cyg_profile_func_exit(void *fn, void *site)
@@ -32,6 +37,9 @@ API void __cyg_profile_func_exit(void *fn, void *site)
 		return;
 	uint64_t now = zrt.timed ? zl_clock_exit() : 0;
 	zrt_exit(t, (uintptr_t)fn, (uintptr_t)__builtin_frame_address(0), now);
+	/* now and then, what this probe costs after its clock read */
+	if (zrt_unlikely(!t->measure[1]--) && zrt.timed)
+		zrt_probe_paid(t, 1, zl_clock() - now);
 }
 
 API void zond_start(void)

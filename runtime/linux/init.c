@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../core/port.h"
+#include "sample.h"
 
 __thread struct zrt_thread zl_self __attribute__((tls_model("initial-exec")));
 char zl_exe_path[4096];
@@ -33,12 +34,19 @@ void port_thread_attached(void)
 {
 	/* any non-NULL value: the key's destructor runs when the thread ends */
 	pthread_setspecific(thread_key, &zl_self);
+	zl_sample_thread_start();
 }
 
 static void thread_gone(void *arg)
 {
 	(void)arg;
+	zl_sample_thread_end();
 	zrt_thread_end(&zl_self);
+}
+
+static struct zrt_thread *self(void)
+{
+	return &zl_self;
 }
 
 /* ---- probe cost -------------------------------------------------------- */
@@ -129,11 +137,13 @@ static void start_recording(void)
 {
 	struct zrt_config cfg = {
 		.max_threads = 64, .max_funcs = 16384, .max_edges = 65536, .max_depth = 4096,
+		.max_contexts = 65536,
 		.max_modules = 512,
 	};
 	int saved_errno = errno;
 	if (zl_configure(&cfg) < 0)
 		return;
+	zl_sample_configure(&cfg);
 	/* module paths and block names: room for a fair share per function */
 	cfg.string_bytes =
 		65536 + 64 * (cfg.max_funcs < (1u << 16) ? cfg.max_funcs : (1u << 16));
@@ -151,6 +161,7 @@ static void start_recording(void)
 		}
 		if (zrt.timed)
 			zl_calibrate(&zl_self, probed_loop, bare_loop);
+		zl_sample_start(self);
 		pthread_key_create(&thread_key, thread_gone);
 		pthread_atfork(NULL, NULL, in_forked_child);
 		on_exit(on_process_exit, NULL);

@@ -196,7 +196,7 @@ const char *zl_getenv(const char *name)
 	return NULL;
 }
 
-static uint32_t env_count(const char *name, uint32_t fallback, uint32_t max)
+uint64_t zl_env_number(const char *name, uint64_t fallback, uint64_t min, uint64_t max)
 {
 	const char *s = zl_getenv(name);
 	if (!s || !*s)
@@ -204,7 +204,12 @@ static uint32_t env_count(const char *name, uint32_t fallback, uint32_t max)
 	uint64_t v = 0;
 	for (; *s >= '0' && *s <= '9' && v <= max; s++)
 		v = v * 10 + (uint64_t)(*s - '0');
-	return *s || v == 0 || v > max ? fallback : (uint32_t)v;
+	return *s || v < min || v > max ? fallback : v;
+}
+
+static uint32_t env_count(const char *name, uint32_t fallback, uint32_t max)
+{
+	return (uint32_t)zl_env_number(name, fallback, 1, max);
 }
 
 int zl_env_flag(const char *name)
@@ -222,6 +227,8 @@ int zl_configure(struct zrt_config *cfg)
 	cfg->max_funcs = env_count("ZOND_FUNCS", cfg->max_funcs, 1u << 24);
 	cfg->max_edges = env_count("ZOND_EDGES", cfg->max_edges, 1u << 26);
 	cfg->max_depth = env_count("ZOND_DEPTH", cfg->max_depth, 1u << 20);
+	cfg->max_contexts = env_count("ZOND_CONTEXTS", cfg->max_contexts ? cfg->max_contexts : 65536,
+				      1u << 26);
 	cfg->flags |= zl_env_flag("ZOND_NO_TIME") ? ZR_FLAG_NO_TIME : 0;
 	cfg->pid = current_pid();
 	cfg->ppid = (int32_t)zl_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0);
@@ -309,11 +316,12 @@ void zl_calibrate(struct zrt_thread *t, void (*probed)(uint64_t outer, uint64_t 
 		uint64_t base = port_clock() - t0;
 		uint64_t round_inner = 0, round_pair = 0;
 		for (uint32_t i = 0; i < t->info->n_funcs; i++) {
-			const struct zr_func *f = &t->funcs[i];
-			if (f->addr == leaf)
-				round_inner = f->self / ZL_CALIBRATION_CALLS;
-			if (f->addr == outer && f->incl > base)
-				round_pair = (f->incl - base) / ZL_CALIBRATION_CALLS;
+			uint64_t self, incl;
+			zrt_func_times(t, i, &self, &incl);
+			if (t->funcs[i].addr == leaf)
+				round_inner = self / ZL_CALIBRATION_CALLS;
+			if (t->funcs[i].addr == outer && incl > base)
+				round_pair = (incl - base) / ZL_CALIBRATION_CALLS;
 		}
 		if (round_inner < inner)
 			inner = round_inner;

@@ -11,7 +11,7 @@ rm -f ./*.db
 . "$(dirname "$0")/lib.sh"
 src=$(dirname "$0")/progs/sites.c
 
-"$ZOND" record -q -o s.db -- "$SITES" >out.txt || fail "record"
+"$ZOND" record -q --time exact -o s.db -- "$SITES" >out.txt || fail "record"
 check_eq "program output" "$(cat out.txt)" 13
 
 line_of() { grep -nF "/* $1 */" "$src" | cut -d: -f1; }

@@ -1,8 +1,15 @@
 #!/bin/sh
-# A run with calling contexts (the contexts fixture, tests/export/fixture.h)
-# through the store and the zond command: the real tree per thread, folded
-# stacks with exact calls per stack (-e calls), no "rebuilt" note, and
-# callgrind_annotate's inclusive costs.
+# Calling contexts end to end, through the store and the zond command.
+#  - a run with contexts (the contexts fixture, tests/export/fixture.h): the
+#    real tree per thread, folded stacks with exact calls per stack (-e
+#    calls), no "rebuilt" note, and callgrind_annotate's inclusive costs;
+#  - a real `zond record` of the contexts program (which counts its own
+#    stacks): its exact stacks in folded, the call tree, dump and JSON;
+#  - --contexts 3: the pool overflows, the report says by how much, and the
+#    flat counts stay exact;
+#  - --time exact: the probe-cost correction never takes a caller below its
+#    callees nor any function that ran to 0 (a tiny leaf called 1M times),
+#    and the probe cost is measured on the program's own calls too.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 work=$1
@@ -26,4 +33,71 @@ for want in "1,200 (100.0%)  PROGRAM TOTALS" "100 ( 8.33%)  paths.c:f " "90 ( 7.
 	"840 (70.00%)  paths.c:C "; do
 	check_eq "callgrind_annotate: $want" "$(grep -cF "$want" annotate.txt)" 1
 done
+
+"$ZOND" record -q -o ctx.db -- "$CONTEXTS" >out.txt
+check_eq "program's own counts" "$(cat out.txt | tr '\n' ' ')" "main;a;c;x 3 main;b;c;y 5 "
+"$ZOND" dump -i ctx.db >dump.txt
+check_eq "c calls" "$(grep -c '^function c calls=8$' dump.txt)" 1
+check_eq "c -> x" "$(grep -c '^call c -> x calls=3$' dump.txt)" 1
+# the real stacks through the store, as the program counted them (edges alone
+# would also allow main;a;c;y and main;b;c;x)
+"$ZOND" export -f folded -e calls -i ctx.db >rec-folded.txt 2>err.txt
+check_eq "recorded: folded -e calls, exact stacks" "$(tr '\n' ' ' <rec-folded.txt)" \
+	"main 1 main;a 3 main;a;c 3 main;a;c;x 3 main;b 5 main;b;c 5 main;b;c;y 5 "
+check_eq "recorded: folded, nothing on stderr" "$(cat err.txt)" ""
+"$ZOND" graph --tree -i ctx.db >rec-tree.txt 2>err.txt
+check_eq "recorded: call tree" \
+	"$(sed -n '/^ *calls/,$p' rec-tree.txt | sed 1d |
+		awk '{ at = index($0, " " $NF) } NR == 1 { root = at }
+			{ printf "%s %d %s|", $1, (at - root) / 2, $NF }')" \
+	"1 0 main|3 1 a|3 2 c|3 3 x|5 1 b|5 2 c|5 3 y|"
+check_eq "recorded: tree, no rebuilt note" "$(grep -c 'no calling contexts' rec-tree.txt err.txt | tr '\n' ' ')" \
+	"rec-tree.txt:0 err.txt:0 "
+"$ZOND" export -f json -i ctx.db | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+names = {n["id"]: n["name"] for n in d["nodes"]}
+ctx = {c["id"]: c for c in d["contexts"]}
+def path(c):
+    return (path(ctx[c["parent"]]) + ";" if c["parent"] is not None else "") + names[c["node"]]
+print(" ".join(sorted("%s=%d" % (path(c), c["calls"]) for c in ctx.values())))' >rec-json.txt
+check_eq "recorded: JSON contexts, exact paths" "$(cat rec-json.txt)" \
+	"main;a;c;x=3 main;a;c=3 main;a=3 main;b;c;y=5 main;b;c=5 main;b=5 main=1"
+
+# 3 contexts: main, main;a, main;a;c; then x under them (3 calls) and
+# b, c, y under main;b (5 calls each) find no room: 18 calls
+"$ZOND" record -q -o small.db --contexts 3 -- "$CONTEXTS" >/dev/null
+check_eq "lost contexts reported" \
+	"$("$ZOND" report -i small.db | grep -c '^warning: *lost_contexts = 18 ')" 1
+"$ZOND" dump -i small.db | grep -v '^lost_contexts 18$' >small.txt
+check_same "flat counts with contexts lost" dump.txt small.txt
+check_error "--contexts 0" "--contexts wants a number from 1 to" \
+	"$ZOND" record -q -o bad.db --contexts 0 -- "$CONTEXTS"
+check_error "--time bad" "--time wants sampled or exact" \
+	"$ZOND" record -q -o bad.db --time always -- "$CONTEXTS"
+
+# every function that ran has time; a caller's total is at least its callees'
+"$ZOND" record -q -o exact.db --time exact -- "$LOOP" 1000000
+"$ZOND" dump --times -i exact.db >exact.txt
+value() { # LINE-PREFIX FIELD
+	grep "^$1 " exact.txt | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+for f in main loop leaf; do
+	self=$(value "function $f" self.time) total=$(value "function $f" total.time)
+	if [ "${self:-0}" -gt 0 ]; then pass; else fail "$f self time '$self'"; fi
+	if [ "${total:-0}" -ge "${self:-0}" ]; then pass; else fail "$f total $total < self $self"; fi
+done
+# (equal in ns when the correction left the caller's own time at its floor, 1 tick)
+main=$(value "function main" total.time) loop=$(value "call main -> loop" total.time)
+if [ "$main" -ge "$loop" ]; then pass; else fail "main total $main < main -> loop $loop"; fi
+loop=$(value "function loop" total.time) leaf=$(value "call loop -> leaf" total.time)
+if [ "$loop" -ge "$leaf" ]; then pass; else fail "loop total $loop < loop -> leaf $leaf"; fi
+check_eq "leaf calls" "$(grep -c '^function leaf calls=1000000 ' exact.txt)" 1
+# the probe cost measured on the program's own calls (1 in 256): known, and no
+# more than 8 start-up calibrations (the bound that keeps interrupts out)
+"$ZOND" export -i exact.db -f json | python3 -c '
+import json, sys
+meta = json.load(sys.stdin)["run"]["meta"]
+paid, pair = float(meta["overhead_pair_paid_ns"]), float(meta["overhead_pair_ns"])
+sys.exit(0 if 0 < paid <= 8 * pair else 1)' && pass || fail "overhead_pair_paid_ns"
 finish

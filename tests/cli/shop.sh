@@ -38,15 +38,22 @@ check_eq "trigger: take_order" "$(grep -c '^function take_order calls=60000$' tr
 check_eq "trigger: find_product" "$(grep -c '^function find_product calls=60000$' trig.txt)" 1
 check_eq "trigger: nothing outside" "$(grep -c 'run_day\|write_order_line\|main' trig.txt)" 0
 
-# The recorded profile, read by the programs users open it with.
-total=$("$ZOND" dump --times -i shop.db | awk '$1 == "function" || $1 == "block" {
-	for (i = 1; i <= NF; i++) if ($i ~ /^self.time=/) { sub("self.time=", "", $i); n += $i } }
-	END { print n }')
-"$ZOND" export -i shop.db --format callgrind -o callgrind.out.shop
-annotated=$(callgrind_annotate callgrind.out.shop 2>&1 | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
-check_eq "callgrind_annotate total" "$annotated" "$total"
-"$ZOND" export -i shop.db --format folded -o shop.folded
-check_eq "folded total" "$(awk '{ n += $NF } END { print n }' shop.folded)" "$total"
+# The recorded profile, read by the programs users open it with: the
+# exports' totals of the first event are the dump's self costs summed, in
+# either time mode (sampled: cpu-time; exact: time).
+check_totals() { # DB EVENT
+	total=$("$ZOND" dump --times -i "$1" | awk -v ev="self.$2=" '$1 == "function" || $1 == "block" {
+		for (i = 1; i <= NF; i++) if (index($i, ev) == 1) { sub(ev, "", $i); n += $i } }
+		END { print n + 0 }')
+	"$ZOND" export -i "$1" --format callgrind -o "callgrind.out.$2"
+	annotated=$(callgrind_annotate "callgrind.out.$2" 2>&1 | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+	check_eq "callgrind_annotate total ($2)" "$annotated" "$total"
+	"$ZOND" export -i "$1" --format folded -o "$2.folded"
+	check_eq "folded total ($2)" "$(awk '{ n += $NF } END { print n + 0 }' "$2.folded")" "$total"
+}
+check_totals shop.db cpu-time
+"$ZOND" record -q -o exact.db --time exact -- "$SHOP" >/dev/null
+check_totals exact.db time
 "$ZOND" export -i shop.db --format dot -o shop.dot
 if dot -Tsvg shop.dot >shop.svg && grep -q "take_order" shop.svg; then pass; else fail "dot"; fi
 

@@ -5,8 +5,8 @@
 # status must be the same both times.  Then compares "status N", its output
 # and the profile (rawdump of the raw files, one dump per process) with
 # EXPECTED.  RAWDUMP_FLAGS: rawdump's options (default -p; "-p -m" adds the
-# overflow counts).  A program whose output varies from run to run cannot be tested
-# this way.
+# overflow counts, "-p -c" the calling contexts).  A program whose output
+# varies from run to run cannot be tested this way.
 set -uf
 expected=$1 zond=$2 rawdump=$3
 shift 3

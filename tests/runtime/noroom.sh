@@ -42,9 +42,11 @@ expect() {
 	done
 }
 
-# a file size limit: 10000 KiB leaves room for a few thread slots, 100 KiB for none
-run limit-10000 "$work/l1" "-f 10000" "$fib"
-expect limit-10000 "$work/l1" "threads 1" "function fib calls=21891" "meta lost_room 1"
+# a file size limit (sh's ulimit -f counts 512-byte blocks): 20 MB leaves room for
+# two thread slots (with the default pools, a slot is about 9 MB, 5 MB of it the
+# context pool), 50 KB for none
+run limit-40000 "$work/l1" "-f 40000" "$fib"
+expect limit-40000 "$work/l1" "threads 1" "function fib calls=21891" "meta lost_room 1"
 run limit-100 "$work/l2" "-f 100" "$fib"
 expect limit-100 "$work/l2" "threads 0" "meta lost_room 1" "meta lost_threads 1"
 # an address-space limit: the raw file takes a quarter of it, not more

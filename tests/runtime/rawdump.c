@@ -6,6 +6,10 @@
  *   rawdump DIR          every *.zraw of DIR, as one run
  *   rawdump -p DIR       one dump per process, the dumps sorted
  *   rawdump -m DIR       also the run's overflow counts ("meta lost_... N")
+ *   rawdump -c DIR       also the calling contexts of all threads, folded by
+ *                        path: "stack main;a;c calls=N" (callers first), and
+ *                        "MISMATCH ..." for a function whose contexts' calls
+ *                        do not add up to its calls
  *   rawdump -p -s DIR    each process's dump starts with its file's state
  *                        ("state running|exited|signaled|execed")
  *
@@ -59,17 +63,64 @@ static char *edge_line(const struct zp_profile *p, const struct zp_edge *e)
 	return line;
 }
 
+/* "stack a;b;c calls=N" of context i of view cv. */
+static char *stack_line(const struct zp_context_view *cv, size_t i)
+{
+	const struct zp_profile *p = cv->p;
+	char *path = zp_xstrdup("");
+	for (uint32_t c = (uint32_t)i; c != ZP_NONE; c = cv->contexts[c].parent) {
+		char *longer;
+		if (asprintf(&longer, "%s%s%s", p->nodes[cv->contexts[c].node].name, *path ? ";" : "",
+			     path) < 0)
+			abort();
+		free(path);
+		path = longer;
+	}
+	char *line;
+	if (asprintf(&line, "stack %s calls=%" PRIu64, path, cv->contexts[i].calls) < 0)
+		abort();
+	free(path);
+	return line;
+}
+
+/*
+ * The contexts are what the flat counts sum up: for every node, its
+ * contexts' calls add up to its calls.  One "MISMATCH" line per node where
+ * they do not (into lines); their number.
+ */
+static size_t check_context_sums(const struct zp_view *v, const struct zp_context_view *cv,
+				 char **lines)
+{
+	const struct zp_profile *p = v->p;
+	uint64_t *sum = zp_xcalloc(p->nnodes + 1, sizeof *sum);
+	for (size_t i = 0; i < cv->ncontexts; i++)
+		sum[cv->contexts[i].node] += cv->contexts[i].calls;
+	size_t n = 0;
+	for (uint32_t i = 0; i < p->nnodes; i++)
+		if (sum[i] != v->nodes[i].calls &&
+		    asprintf(&lines[n++], "MISMATCH %s: contexts %" PRIu64 " calls, function %" PRIu64,
+			     p->nodes[i].name, sum[i], v->nodes[i].calls) < 0)
+			abort();
+	free(sum);
+	return n;
+}
+
 /* The profile as `zond dump` prints it, as one string. */
-static char *dump(const struct zp_profile *p, int with_meta)
+static char *dump(const struct zp_profile *p, int with_meta, int with_stacks)
 {
 	struct zp_view *v = profile_view(p, ZP_NONE);
-	size_t n = 0, cap = p->nnodes + v->nedges + p->run.nmeta + 1;
+	struct zp_context_view *cv = profile_context_view(p, ZP_NONE);
+	size_t n = 0, cap = 2 * p->nnodes + v->nedges + p->run.nmeta + cv->ncontexts + 1;
 	char **lines = zp_xcalloc(cap, sizeof *lines);
 	for (uint32_t i = 0; i < p->nnodes; i++)
 		if (v->nodes[i].calls)
 			lines[n++] = node_line(p, &v->nodes[i], i);
 	for (size_t i = 0; i < v->nedges; i++)
 		lines[n++] = edge_line(p, &v->edges[i]);
+	for (size_t i = 0; with_stacks && i < cv->ncontexts; i++)
+		lines[n++] = stack_line(cv, i);
+	if (with_stacks)
+		n += check_context_sums(v, cv, lines + n);
 	for (size_t i = 0; with_meta && i < p->run.nmeta; i++)
 		if (!strncmp(p->run.meta[i].key, "lost_", 5) &&
 		    asprintf(&lines[n++], "meta %s %s", p->run.meta[i].key, p->run.meta[i].value) <
@@ -88,6 +139,7 @@ static char *dump(const struct zp_profile *p, int with_meta)
 	fclose(f);
 	free(lines);
 	profile_view_free(v);
+	profile_context_view_free(cv);
 	return text;
 }
 
@@ -143,19 +195,21 @@ static void read_or_die(struct zp_profile *p, const char *path, struct symbols *
 
 int main(int argc, char **argv)
 {
-	int per_process = 0, with_meta = 0, with_state = 0, c;
-	while ((c = getopt(argc, argv, "pms")) != -1) {
+	int per_process = 0, with_meta = 0, with_state = 0, with_stacks = 0, c;
+	while ((c = getopt(argc, argv, "pmsc")) != -1) {
 		if (c == 'p')
 			per_process = 1;
 		else if (c == 's')
 			with_state = 1;
 		else if (c == 'm')
 			with_meta = 1;
+		else if (c == 'c')
+			with_stacks = 1;
 		else
 			return 2;
 	}
 	if (optind + 1 != argc) {
-		fputs("usage: rawdump [-p [-s]] [-m] DIR\n", stderr);
+		fputs("usage: rawdump [-p [-s]] [-m] [-c] DIR\n", stderr);
 		return 2;
 	}
 	char **files;
@@ -167,7 +221,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		read_or_die(p, files[i], syms);
 		if (per_process) {
-			dumps[i] = dump(p, with_meta);
+			dumps[i] = dump(p, with_meta, with_stacks);
 			if (with_state) {
 				char *state = state_line(files[i]), *both;
 				if (asprintf(&both, "%s%s", state, dumps[i]) < 0)
@@ -182,7 +236,7 @@ int main(int argc, char **argv)
 		free(files[i]);
 	}
 	if (!per_process)
-		dumps[0] = dump(p, with_meta);
+		dumps[0] = dump(p, with_meta, with_stacks);
 	qsort(dumps, n_dumps, sizeof *dumps, compare_strings);
 	printf("processes %zu\n", n);
 	for (size_t i = 0; i < n_dumps; i++) {

@@ -39,12 +39,12 @@ void launch_init(struct launch *l, const char *cmd)
 	*l = (struct launch){.cmd = cmd, .opt = {.store = STORE_DEFAULT_PATH, .top = 10}};
 }
 
-static const char *const pool_vars[4] = {"ZOND_THREADS", "ZOND_FUNCS", "ZOND_EDGES",
-					 "ZOND_DEPTH"};
-static const char *const pool_options[4] = {"threads", "funcs", "edges", "depth"};
+static const char *const pool_vars[5] = {"ZOND_THREADS", "ZOND_FUNCS", "ZOND_EDGES",
+					 "ZOND_DEPTH", "ZOND_CONTEXTS"};
+static const char *const pool_options[5] = {"threads", "funcs", "edges", "depth", "contexts"};
 /* The runtime's limits (runtime/linux/port.c): above them it would use its default. */
-static const long pool_max[4] = {1L << 16, 1L << 24, 1L << 26, 1L << 20};
-static const long pool_default[4] = {64, 16384, 65536, 4096};
+static const long pool_max[5] = {1L << 16, 1L << 24, 1L << 26, 1L << 20, 1L << 26};
+static const long pool_default[5] = {64, 16384, 65536, 4096, 65536};
 
 /* Takes opt if it is a shared option: 0, else LAUNCH_NOT_MINE or a usage error's status. */
 static int shared_option(struct launch *l, int opt, const char *arg)
@@ -59,6 +59,7 @@ static int shared_option(struct launch *l, int opt, const char *arg)
 	case LAUNCH_OPT_FUNCS:
 	case LAUNCH_OPT_EDGES:
 	case LAUNCH_OPT_DEPTH:
+	case LAUNCH_OPT_CONTEXTS:
 		v = parse_count(arg);
 		if (v < 1 || v > pool_max[opt - LAUNCH_OPT_THREADS])
 			return cmd_usage_error(l->cmd, "--%s wants a number from 1 to %ld, not '%s'",
@@ -70,6 +71,17 @@ static int shared_option(struct launch *l, int opt, const char *arg)
 		if ((v = parse_count(arg)) < 0)
 			return cmd_usage_error(l->cmd, "--top wants a number, not '%s'", arg);
 		l->opt.top = v;
+		break;
+	case LAUNCH_OPT_TIME:
+		if (strcmp(arg, "sampled") != 0 && strcmp(arg, "exact") != 0)
+			return cmd_usage_error(l->cmd, "--time wants sampled or exact, not '%s'", arg);
+		l->opt.time = arg;
+		break;
+	case LAUNCH_OPT_SAMPLE_PERIOD:
+		/* the runtime's bounds: 10 us to 10 s */
+		if ((v = parse_count(arg)) < 10000 || v > 10000000000L)
+			return cmd_usage_error(l->cmd, "--sample-period wants 10000 to 10000000000 ns");
+		l->opt.sample_period = arg;
 		break;
 	case 'q': l->opt.quiet = 1; break;
 	case LAUNCH_OPT_KEEP_RAW: l->keep_raw = 1; break;
@@ -476,7 +488,11 @@ static void run_child(struct launch *l, void (*setup)(void *arg), void *arg,
 		setenv("ZOND_NO_TIME", "1", 1);
 	if (l->opt.fast_clock)
 		setenv("ZOND_FAST_CLOCK", "1", 1);
-	for (int i = 0; i < 4; i++)
+	if (l->opt.time)
+		setenv("ZOND_TIME", l->opt.time, 1);
+	if (l->opt.sample_period)
+		setenv("ZOND_SAMPLE_PERIOD", l->opt.sample_period, 1);
+	for (int i = 0; i < 5; i++)
 		if (l->opt.pool[i])
 			setenv(pool_vars[i], l->opt.pool[i], 1);
 	setup(arg);
@@ -633,9 +649,9 @@ uint64_t launch_total_calls(const struct zp_profile *p)
 /* The option that sizes the table whose overflow a lost_* fact counts, if any. */
 static const char *lost_option(const char *key)
 {
-	static const char *const keys[4] = {"lost_threads", "lost_funcs", "lost_edges",
-					    "lost_frames"};
-	for (int i = 0; i < 4; i++)
+	static const char *const keys[5] = {"lost_threads", "lost_funcs", "lost_edges",
+					    "lost_frames", "lost_contexts"};
+	for (int i = 0; i < 5; i++)
 		if (strcmp(key, keys[i]) == 0)
 			return pool_options[i];
 	return NULL;
@@ -681,13 +697,14 @@ static void launch_summary(const struct launch *l, const struct zp_profile *p, c
  */
 static uint64_t pool_bytes(const struct launch *l, uint64_t *per_thread)
 {
-	long v[4];
-	for (int i = 0; i < 4; i++)
+	long v[5];
+	for (int i = 0; i < 5; i++)
 		v[i] = l->opt.pool[i] ? parse_count(l->opt.pool[i]) : pool_default[i];
 	*per_thread = (uint64_t)v[1] * sizeof(struct zr_func) +
 		      (uint64_t)v[2] * sizeof(struct zr_edge) +
-		      (uint64_t)v[3] * sizeof(struct zr_frame);
-	return (uint64_t)v[0] * *per_thread + 8 * ((uint64_t)v[1] + (uint64_t)v[2]);
+		      (uint64_t)v[3] * sizeof(struct zr_frame) +
+		      (uint64_t)v[4] * sizeof(struct zr_context);
+	return (uint64_t)v[0] * *per_thread + 8 * ((uint64_t)v[1] + (uint64_t)v[2] + (uint64_t)v[4]);
 }
 
 /*

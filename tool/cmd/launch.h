@@ -30,7 +30,10 @@ struct launch_options {
 	const char *campaign; /* -c */
 	int no_time, fast_clock, quiet;
 	long top;             /* -n, default 10 */
-	const char *pool[4];  /* ZOND_THREADS, ZOND_FUNCS, ZOND_EDGES, ZOND_DEPTH; NULL: default */
+	const char *pool[5];  /* ZOND_THREADS, ZOND_FUNCS, ZOND_EDGES, ZOND_DEPTH, ZOND_CONTEXTS;
+				 NULL: default */
+	const char *time;     /* --time: ZOND_TIME, "sampled" or "exact"; the command's default */
+	const char *sample_period; /* --sample-period: ZOND_SAMPLE_PERIOD (ns), NULL: default */
 };
 
 enum {
@@ -39,8 +42,11 @@ enum {
 	LAUNCH_OPT_FUNCS,
 	LAUNCH_OPT_EDGES,
 	LAUNCH_OPT_DEPTH,
+	LAUNCH_OPT_CONTEXTS,
 	LAUNCH_OPT_KEEP_RAW,
 	LAUNCH_OPT_FAST_CLOCK,
+	LAUNCH_OPT_TIME,
+	LAUNCH_OPT_SAMPLE_PERIOD,
 };
 
 #define LAUNCH_SHORT_OPTIONS "o:c:n:q"
@@ -53,17 +59,24 @@ enum {
 	{"funcs", required_argument, NULL, LAUNCH_OPT_FUNCS},                                     \
 	{"edges", required_argument, NULL, LAUNCH_OPT_EDGES},                                     \
 	{"depth", required_argument, NULL, LAUNCH_OPT_DEPTH},                                     \
+	{"contexts", required_argument, NULL, LAUNCH_OPT_CONTEXTS},                               \
+	{"time", required_argument, NULL, LAUNCH_OPT_TIME},                                       \
+	{"sample-period", required_argument, NULL, LAUNCH_OPT_SAMPLE_PERIOD},                     \
 	{"top", required_argument, NULL, 'n'},                                                    \
 	{"quiet", no_argument, NULL, 'q'},                                                        \
 	{"keep-raw", no_argument, NULL, LAUNCH_OPT_KEEP_RAW}
 
-/* From -c on; -o, --no-time and --fast-clock, worded for each command, are its own. */
+/*
+ * From -c on; -o, --time, --sample-period, --no-time and --fast-clock, worded
+ * for each command, are its own.
+ */
 #define LAUNCH_OPTIONS_HELP                                                                       \
 	"  -c, --campaign NAME   file the run under campaign NAME\n"                              \
 	"      --threads N       thread slots (default 64)\n"                                     \
 	"      --funcs N         functions per thread (default 16384)\n"                          \
 	"      --edges N         call edges per thread (default 65536)\n"                         \
 	"      --depth N         shadow stack depth (default 4096)\n"                             \
+	"      --contexts N      calling contexts per thread (default 65536)\n"                   \
 	"  -n, --top N           functions in the summary (default 10, 0: none)\n"                \
 	"  -q, --quiet           no summary\n"                                                    \
 	"      --keep-raw        keep the raw data directory and print its path\n"

@@ -24,11 +24,22 @@
 static const char usage_text[] =
 	"usage: zond record [options] -- PROG [ARGS]\n"
 	"Run PROG (built with -finstrument-functions) and store its profile as a run:\n"
-	"per function and thread the calls, total and self time, min and max.\n\n"
+	"per calling context, function, call edge and thread the exact calls, and the\n"
+	"total and self time.\n\n"
 	"  -o, --output FILE     profile store (default ./zond.db)\n"
-	"      --no-time         count calls and call edges only (fastest)\n"
-	"      --fast-clock      unfenced clock reads: cheaper, but up to some tens of ns\n"
-	"                        of a function's time may land in its caller\n"
+	"      --time sampled    (default) CPU time sampled per calling context by a\n"
+	"                        per-thread CPU-time timer: the truest shares, about the\n"
+	"                        cost of --no-time; a statistical estimate (the sample\n"
+	"                        count says how good), no min or max of one call\n"
+	"      --time exact      every call timed by the clock, the probes' estimated\n"
+	"                        cost subtracted: min and max of single calls (the worst\n"
+	"                        case), but tens of ns per call that skew short functions\n"
+	"                        (event probe-cost: what was subtracted per function)\n"
+	"      --sample-period NS  CPU time between samples (default 1000000: 1 ms)\n"
+	"      --no-time         count calls, edges and contexts only (fastest)\n"
+	"      --fast-clock      with --time exact: unfenced clock reads, cheaper, but up\n"
+	"                        to some tens of ns of a function's time may land in its\n"
+	"                        caller\n"
 	"  -T, --trigger FUNC    record only while FUNC is running\n"
 	"      --manual          record only between zond_start() and zond_stop()\n"
 	"  -F, --filter GLOB     record only functions matching GLOB (repeatable)\n"
@@ -187,6 +198,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record r = {0};
 	launch_init(&r.l, "record");
+	r.l.opt.time = "sampled";
 	int status = launch_parse(&r.l, argc, argv, "+" LAUNCH_SHORT_OPTIONS "T:F:N:h", options,
 				  usage_text, record_option, &r);
 	if (status >= 0)

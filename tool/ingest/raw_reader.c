@@ -34,7 +34,10 @@ struct raw {
 	const char *strings;
 	uint32_t strings_len; /* usable bytes of the pool */
 	struct symbols *syms;
-	int event; /* index of "time", -1 without times */
+	int event;   /* index of "time", -1 without exact times */
+	int cost;    /* index of "probe-cost" (what the time correction took out), -1 */
+	int cpu;     /* index of "cpu-time" (sampled), -1 without samples */
+	int samples; /* index of "samples", -1 without samples */
 };
 
 /* One thread's tables, copied out of the file. */
@@ -44,8 +47,17 @@ struct raw_thread {
 	struct zr_func *funcs;
 	struct zr_edge *edges;
 	struct zr_frame *stack;
-	uint32_t n_frames;
+	struct zr_context *contexts;
+	uint32_t n_frames, n_contexts;
 	uint32_t *nodes; /* node id per function, ZP_NONE for filtered ones */
+	uint32_t *edge_ids; /* zp_edge id per edge, ZP_NONE when not added */
+	/*
+	 * Measured time in ns (fold_contexts): per function self [i] and
+	 * inclusive [n_funcs + i], per edge inclusive [2 * n_funcs + e]; each
+	 * the sum of its contexts' ns and its own, so that a function's time is
+	 * exactly the sum over its stacks (exports, viewers).
+	 */
+	uint64_t *ns;
 };
 
 static int bad(const struct raw *r, uint64_t off, const char *what, struct zerr *err)
@@ -81,7 +93,8 @@ static int check_sections(const struct raw *r, struct zerr *err)
 	if (h->funcs_off < sizeof(struct zr_thread) ||
 	    !fits(h->funcs_off, h->max_funcs, sizeof(struct zr_func), slot) ||
 	    !fits(h->edges_off, h->max_edges, sizeof(struct zr_edge), slot) ||
-	    !fits(h->stack_off, h->max_depth, sizeof(struct zr_frame), slot))
+	    !fits(h->stack_off, h->max_depth, sizeof(struct zr_frame), slot) ||
+	    !fits(h->contexts_off, h->max_contexts, sizeof(struct zr_context), slot))
 		return bad(r, offsetof(struct zr_header, thread_bytes),
 			   "thread slot layout out of the slot", err);
 	if (h->n_modules > h->max_modules)
@@ -102,8 +115,8 @@ static int check_header(struct raw *r, struct zerr *err)
 	if (memcmp(h->magic, ZR_MAGIC, sizeof h->magic) != 0)
 		return zerr_set(err, "%s: not a zond raw file (bad magic)", r->path);
 	if (h->version != ZR_VERSION)
-		return bad(r, offsetof(struct zr_header, version), "unknown raw format version",
-			   err);
+		return bad(r, offsetof(struct zr_header, version),
+			   "unknown raw format version (written by another zond)", err);
 	if (h->header_bytes < sizeof *h || h->header_bytes > h->file_bytes)
 		return bad(r, offsetof(struct zr_header, header_bytes), "bad header size", err);
 	if (h->file_bytes != r->size)
@@ -156,14 +169,18 @@ static void free_thread(struct raw_thread *t)
 	free(t->funcs);
 	free(t->edges);
 	free(t->stack);
+	free(t->contexts);
 	free(t->nodes);
+	free(t->edge_ids);
+	free(t->ns);
 }
 
 static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *err)
 {
 	const struct zr_header *h = &r->h;
 	const struct zr_thread *ti = &t->info;
-	if (ti->n_funcs > h->max_funcs || ti->n_edges > h->max_edges)
+	if (ti->n_funcs > h->max_funcs || ti->n_edges > h->max_edges ||
+	    ti->n_contexts > h->max_contexts)
 		return bad(r, t->off, "thread tables fuller than their room", err);
 	for (uint32_t i = 0; i < ti->n_funcs; i++) {
 		const struct zr_func *f = &t->funcs[i];
@@ -185,9 +202,18 @@ static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *
 	}
 	for (uint32_t i = 0; i < t->n_frames; i++) {
 		const struct zr_frame *fr = &t->stack[i];
-		if (fr->func >= ti->n_funcs || (fr->edge != ZR_NONE && fr->edge >= ti->n_edges))
+		if (fr->func >= ti->n_funcs || (fr->edge != ZR_NONE && fr->edge >= ti->n_edges) ||
+		    (fr->ctx != ZR_NONE && fr->ctx >= ti->n_contexts))
 			return bad(r, t->off + h->stack_off + i * sizeof *fr,
-				   "stack frame names a function or edge outside the tables", err);
+				   "stack frame names a function, edge or context outside the tables",
+				   err);
+	}
+	for (uint32_t i = 0; i < t->n_contexts; i++) {
+		const struct zr_context *c = &t->contexts[i];
+		if ((c->parent != ZR_NONE && c->parent >= i) || c->func >= ti->n_funcs ||
+		    (c->edge != ZR_NONE && c->edge >= ti->n_edges))
+			return bad(r, t->off + h->contexts_off + i * sizeof *c,
+				   "context names a parent, function or edge outside the tables", err);
 	}
 	return 0;
 }
@@ -204,9 +230,11 @@ static int load_thread(const struct raw *r, uint32_t slot, struct raw_thread *t,
 	uint32_t n_funcs = ti->n_funcs < h->max_funcs ? ti->n_funcs : h->max_funcs;
 	uint32_t n_edges = ti->n_edges < h->max_edges ? ti->n_edges : h->max_edges;
 	t->n_frames = ti->depth < h->max_depth ? ti->depth : h->max_depth;
+	t->n_contexts = ti->n_contexts < h->max_contexts ? ti->n_contexts : h->max_contexts;
 	t->funcs = copy_out(r, t->off + h->funcs_off, n_funcs, sizeof *t->funcs);
 	t->edges = copy_out(r, t->off + h->edges_off, n_edges, sizeof *t->edges);
 	t->stack = copy_out(r, t->off + h->stack_off, t->n_frames, sizeof *t->stack);
+	t->contexts = copy_out(r, t->off + h->contexts_off, t->n_contexts, sizeof *t->contexts);
 	return check_thread(r, t, err);
 }
 
@@ -235,11 +263,16 @@ static uint64_t last_known_ticks(const struct raw *r, const struct raw_thread *t
 static void close_open_frames(const struct raw *r, struct raw_thread *t)
 {
 	uint64_t now = last_known_ticks(r, t);
+	/* the cost the thread's own calls were corrected by (raw.h zr_thread.paid_pair_ticks) */
+	uint64_t pair = t->info.paid_pair_ticks >= r->h.overhead_inner_ticks
+				? t->info.paid_pair_ticks
+				: r->h.overhead_pair_ticks;
 	for (uint32_t d = t->n_frames; d > 0; d--) {
 		struct zr_frame *fr = &t->stack[d - 1];
 		struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
-		zr_frame_charge(fr, d > 1 ? fr - 1 : NULL, &t->funcs[fr->func], edge, now,
-				r->h.overhead_inner_ticks, r->h.overhead_pair_ticks);
+		struct zr_context *ctx = fr->ctx != ZR_NONE ? &t->contexts[fr->ctx] : NULL;
+		zr_frame_charge(fr, d > 1 ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now,
+				r->h.overhead_inner_ticks, pair);
 	}
 }
 
@@ -322,24 +355,27 @@ static uint32_t named_node(struct zp_profile *p, const struct raw *r, const stru
 }
 
 /* The call site as an address inside the call instruction (return address - 1). */
-static void name_site(const struct raw *r, uint64_t ret, struct zp_edge *e)
+static void name_site(const struct raw *r, uint64_t ret, uint64_t *site, int *line)
 {
 	const struct zr_module *m = ret ? module_of(r, ret) : NULL;
 	if (!m)
 		return;
 	const char *path = string_at(r, m->path), *file;
-	e->site = ret - 1 - m->bias;
+	*site = ret - 1 - m->bias;
 	struct zerr ignored;
-	if (!r->syms || symbols_line(r->syms, path, e->site, &file, &e->site_line, &ignored) < 0)
-		e->site_line = 0;
+	if (!r->syms || symbols_line(r->syms, path, *site, &file, line, &ignored) < 0)
+		*line = 0;
 }
 
+/* Ticks in ns; time that was measured at all is at least 1 ns (raw.h: never 0 for code that ran). */
 static uint64_t to_ns(const struct raw *r, uint64_t ticks)
 {
-	if (r->h.clock == ZR_CLOCK_MONOTONIC)
+	if (r->h.clock == ZR_CLOCK_MONOTONIC || !ticks)
 		return ticks;
 	long double ns = (long double)ticks * 1e9L / r->h.ticks_per_sec + 0.5L;
-	return ns < 18446744073709551615.0L ? (uint64_t)ns : UINT64_MAX; /* a damaged rate */
+	if (!(ns < 18446744073709551615.0L))
+		return UINT64_MAX; /* a damaged rate */
+	return ns >= 1.0L ? (uint64_t)ns : 1;
 }
 
 /* A signed sum of ticks (raw.h) in ns; below zero counts as nothing. */
@@ -376,6 +412,202 @@ static uint32_t calling_module(struct zp_profile *p, const struct raw *r,
 	return module_node(p, string_at(r, m->path));
 }
 
+/* ---- calling contexts -------------------------------------------------- */
+
+static int is_module(const struct raw_thread *t, uint32_t ctx)
+{
+	return ctx != ZR_NONE && (t->funcs[t->contexts[ctx].func].flags & ZR_FUNC_MODULE);
+}
+
+/* A zp_context (or zp_stat) cost vector: nothing measured yet. */
+static void no_min(uint64_t *min)
+{
+	for (int e = 0; e < ZP_MAX_EVENTS; e++)
+		min[e] = UINT64_MAX;
+}
+
+/* Samples in the model's two events: cpu-time (ns) and samples. */
+static void put_samples(const struct raw *r, uint64_t n, uint64_t *cost)
+{
+	cost[r->cpu] = n * r->h.sample_period_ns;
+	cost[r->samples] = n;
+}
+
+/* Raw context i in the model's units (after fold_contexts). */
+static void context_costs(const struct raw *r, const struct raw_thread *t, uint32_t i,
+			  const uint64_t *incl_samples, struct zp_context *c)
+{
+	const struct zr_context *rc = &t->contexts[i];
+	memset(c, 0, sizeof *c);
+	no_min(c->min);
+	c->calls = rc->calls;
+	if (rc->edge != ZR_NONE)
+		name_site(r, t->edges[rc->edge].site, &c->site, &c->site_line);
+	if (r->event >= 0) {
+		c->self[r->event] = to_ns(r, rc->self);
+		c->incl[r->event] = to_ns(r, rc->incl);
+		c->self[r->cost] = sum_to_ns(r, rc->overhead);
+		if (rc->min != UINT64_MAX) {
+			c->min[r->event] = to_ns(r, rc->min);
+			c->max[r->event] = to_ns(r, rc->max);
+		}
+	}
+	if (r->cpu >= 0) {
+		put_samples(r, rc->samples, c->self);
+		put_samples(r, incl_samples[i], c->incl);
+	}
+}
+
+/* 1 when context i runs inside another activation of its own function. */
+static int recursive(const struct raw_thread *t, uint32_t i)
+{
+	uint32_t func = t->contexts[i].func;
+	for (uint32_t c = t->contexts[i].parent; c != ZR_NONE; c = t->contexts[c].parent)
+		if (t->contexts[c].func == func)
+			return 1;
+	return 0;
+}
+
+/*
+ * The function and edge records hold only what was counted on no context
+ * (raw.h): adds every context's calls and times into its function (the
+ * inclusive time of outermost activations only) and edge, so that they are
+ * the flat sums.  A root call from a calling module (libcalls) is then given
+ * its edge's calls: the --no-time wrapper's own counters count the edge and
+ * the function only, and that edge and this context are one and the same
+ * path.
+ */
+static void fold_contexts(const struct raw *r, struct raw_thread *t)
+{
+	uint32_t nf = t->info.n_funcs;
+	uint64_t *self_ns = t->ns = zp_xcalloc(2 * (size_t)nf + t->info.n_edges + 1, sizeof *t->ns);
+	uint64_t *incl_ns = self_ns + nf, *edge_ns = incl_ns + nf;
+	for (uint32_t i = 0; i < nf; i++) {
+		self_ns[i] = sum_to_ns(r, t->funcs[i].self);
+		incl_ns[i] = sum_to_ns(r, t->funcs[i].incl);
+	}
+	for (uint32_t i = 0; i < t->info.n_edges; i++)
+		edge_ns[i] = sum_to_ns(r, t->edges[i].incl);
+	for (uint32_t i = 0; i < t->n_contexts; i++) {
+		const struct zr_context *c = &t->contexts[i];
+		struct zr_func *f = &t->funcs[c->func];
+		f->calls += c->calls;
+		f->self += c->self;
+		self_ns[c->func] += to_ns(r, c->self);
+		f->overhead += c->overhead;
+		if (!recursive(t, i)) {
+			f->incl += c->incl;
+			incl_ns[c->func] += to_ns(r, c->incl);
+		}
+		if (c->min < f->min)
+			f->min = c->min;
+		if (c->max > f->max)
+			f->max = c->max;
+		if (c->edge != ZR_NONE) {
+			t->edges[c->edge].calls += c->calls;
+			t->edges[c->edge].incl += c->incl;
+			edge_ns[c->edge] += to_ns(r, c->incl);
+		}
+	}
+	for (uint32_t i = 0; i < t->n_contexts; i++) {
+		struct zr_context *c = &t->contexts[i];
+		if (is_module(t, c->parent) && c->edge != ZR_NONE)
+			c->calls = t->edges[c->edge].calls;
+	}
+}
+
+/* Samples of each context and everything called from it (children come after parents). */
+static uint64_t *inclusive_samples(const struct raw_thread *t)
+{
+	uint64_t *incl = zp_xcalloc(t->n_contexts + 1, sizeof *incl);
+	for (uint32_t i = t->n_contexts; i-- > 0;) {
+		incl[i] += t->contexts[i].samples;
+		if (t->contexts[i].parent != ZR_NONE)
+			incl[t->contexts[i].parent] += incl[i];
+	}
+	return incl;
+}
+
+
+/*
+ * Sampled time per function and edge, from the contexts: self is the sum of
+ * its contexts' samples; inclusive counts a sample once for each distinct
+ * function on its stack (a context inside another activation of its own
+ * function adds nothing); an edge's inclusive sums every call along it.
+ */
+static void add_sampled_stats(struct zp_profile *p, const struct raw *r, const struct raw_thread *t,
+			      uint32_t thread, const uint64_t *incl_samples)
+{
+	for (uint32_t i = 0; i < t->n_contexts; i++) {
+		const struct zr_context *rc = &t->contexts[i];
+		uint32_t node = t->nodes[rc->func];
+		if (node == ZP_NONE || (t->funcs[rc->func].flags & ZR_FUNC_MODULE))
+			continue;
+		struct zp_stat s = {0};
+		no_min(s.min);
+		put_samples(r, rc->samples, s.self);
+		if (!recursive(t, i))
+			put_samples(r, incl_samples[i], s.incl);
+		profile_stat_add(profile_stat(p, thread, node), &s, p->nevents);
+		if (rc->edge != ZR_NONE && t->edge_ids[rc->edge] != ZP_NONE) {
+			struct zp_edge *pe = &p->edges[t->edge_ids[rc->edge]];
+			pe->incl[r->cpu] += incl_samples[i] * r->h.sample_period_ns;
+			pe->incl[r->samples] += incl_samples[i];
+		}
+	}
+	if (t->info.samples_root) {
+		/* samples with no function open: the thread's code outside every profiled one */
+		uint32_t node = profile_node(p, ZP_FUNCTION, "[no function]", "", "", 0, 0);
+		struct zp_context c = {0};
+		no_min(c.min);
+		put_samples(r, t->info.samples_root, c.self);
+		put_samples(r, t->info.samples_root, c.incl);
+		struct zp_stat s = {0};
+		no_min(s.min);
+		memcpy(s.self, c.self, sizeof s.self);
+		memcpy(s.incl, c.incl, sizeof s.incl);
+		profile_stat_add(profile_stat(p, thread, node), &s, p->nevents);
+		profile_context_add(&p->contexts[profile_context(p, thread, ZP_NONE, node)], &c,
+				    p->nevents);
+	}
+}
+
+/*
+ * The thread's contexts into the model, parents first.  A calling module's
+ * context (libcalls) is never on a stack: no calls, and as inclusive cost
+ * the sum of its root calls', so that a tree under it adds up.
+ */
+static void add_contexts(struct zp_profile *p, const struct raw *r, const struct raw_thread *t,
+			 uint32_t thread)
+{
+	uint32_t n = t->n_contexts;
+	uint64_t *incl_samples = r->cpu >= 0 ? inclusive_samples(t) : NULL;
+	struct zp_context *costs = zp_xcalloc(n + 1, sizeof *costs);
+	uint32_t *ids = zp_xmalloc((n + 1) * sizeof *ids);
+	for (uint32_t i = 0; i < n; i++)
+		context_costs(r, t, i, incl_samples, &costs[i]);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t parent = t->contexts[i].parent;
+		if (is_module(t, parent) && r->event >= 0)
+			costs[parent].incl[r->event] += costs[i].incl[r->event];
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct zr_context *rc = &t->contexts[i];
+		uint32_t node = t->nodes[rc->func];
+		uint32_t parent = rc->parent == ZR_NONE ? ZP_NONE : ids[rc->parent];
+		ids[i] = ZP_NONE;
+		if (node == ZP_NONE || (rc->parent != ZR_NONE && parent == ZP_NONE))
+			continue;
+		ids[i] = profile_context(p, thread, parent, node);
+		profile_context_add(&p->contexts[ids[i]], &costs[i], p->nevents);
+	}
+	if (r->cpu >= 0)
+		add_sampled_stats(p, r, t, thread, incl_samples);
+	free(ids);
+	free(costs);
+	free(incl_samples);
+}
+
 /* ---- into the profile -------------------------------------------------- */
 
 static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thread *t)
@@ -406,8 +638,9 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 		for (int e = 0; e < ZP_MAX_EVENTS; e++)
 			s.min[e] = UINT64_MAX;
 		if (ev >= 0) {
-			s.self[ev] = sum_to_ns(r, f->self);
-			s.incl[ev] = sum_to_ns(r, f->incl);
+			s.self[ev] = t->ns[i];
+			s.incl[ev] = t->ns[t->info.n_funcs + i];
+			s.self[r->cost] = sum_to_ns(r, f->overhead);
 			if (f->min != UINT64_MAX) {
 				s.min[ev] = to_ns(r, f->min);
 				s.max[ev] = to_ns(r, f->max);
@@ -415,8 +648,10 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 		}
 		profile_stat_add(profile_stat(p, thread, t->nodes[i]), &s, p->nevents);
 	}
+	t->edge_ids = zp_xmalloc((t->info.n_edges + 1) * sizeof *t->edge_ids);
 	for (uint32_t i = 0; i < t->info.n_edges; i++) {
 		const struct zr_edge *e = &t->edges[i];
+		t->edge_ids[i] = ZP_NONE;
 		uint32_t caller = e->caller == ZR_NONE ? calling_module(p, r, t, e)
 						       : t->nodes[e->caller];
 		uint32_t callee = t->nodes[e->callee];
@@ -425,32 +660,53 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 		struct zp_edge *pe = profile_edge(p, thread, ZP_CALL, caller, callee);
 		pe->calls += e->calls;
 		if (ev >= 0)
-			pe->incl[ev] += sum_to_ns(r, e->incl);
+			pe->incl[ev] += t->ns[2 * t->info.n_funcs + i];
 		if (!pe->site)
-			name_site(r, e->site, pe);
+			name_site(r, e->site, &pe->site, &pe->site_line);
+		t->edge_ids[i] = (uint32_t)(pe - p->edges);
 	}
+	add_contexts(p, r, t, thread);
 }
 
+/* Per-thread counts summed over a file, reported as run meta (describe_run). */
+enum { LOST_FUNCS, LOST_EDGES, LOST_FRAMES, LOST_CONTEXTS, SAMPLES, SAMPLES_ZOND, SAMPLES_LOST,
+       PAID_SUM, PAID_THREADS, N_COUNTS };
+
 /* Checks every thread before adding any: a bad file adds nothing. */
-static int read_threads(struct zp_profile *p, struct raw *r, uint64_t lost[3], struct zerr *err)
+static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, struct zerr *err)
 {
 	uint32_t n = r->h.n_threads;
 	struct raw_thread *threads = zp_xcalloc(n, sizeof *threads);
 	int rc = 0;
 	for (uint32_t slot = 0; slot < n && rc == 0; slot++)
 		rc = load_thread(r, slot, &threads[slot], err);
-	if (rc == 0 && !(r->h.flags & ZR_FLAG_NO_TIME))
+	if (rc == 0 && (r->h.flags & ZR_FLAG_SAMPLED)) {
+		r->cpu = (int)profile_event(p, "cpu-time", "ns");
+		r->samples = (int)profile_event(p, "samples", "samples");
+	}
+	if (rc == 0 && !(r->h.flags & ZR_FLAG_NO_TIME)) {
 		r->event = (int)profile_event(p, "time", "ns");
+		r->cost = (int)profile_event(p, "probe-cost", "ns");
+	}
 	for (uint32_t slot = 0; slot < n && rc == 0; slot++) {
 		struct raw_thread *t = &threads[slot];
 		if (!t->info.used)
 			continue;
 		if (r->event >= 0)
 			close_open_frames(r, t);
+		fold_contexts(r, t);
 		add_thread(p, r, t);
-		lost[0] += t->info.lost_funcs;
-		lost[1] += t->info.lost_edges;
-		lost[2] += t->info.lost_frames;
+		counts[LOST_FUNCS] += t->info.lost_funcs;
+		counts[LOST_EDGES] += t->info.lost_edges;
+		counts[LOST_FRAMES] += t->info.lost_frames;
+		counts[LOST_CONTEXTS] += t->info.lost_contexts;
+		counts[SAMPLES] += t->info.samples;
+		counts[SAMPLES_ZOND] += t->info.samples_zond;
+		counts[SAMPLES_LOST] += t->info.samples_lost;
+		if (t->info.paid_pair_ticks) {
+			counts[PAID_SUM] += t->info.paid_pair_ticks;
+			counts[PAID_THREADS]++;
+		}
 	}
 	for (uint32_t slot = 0; slot < n; slot++)
 		free_thread(&threads[slot]);
@@ -491,7 +747,7 @@ static int64_t sub_ns(int64_t a, int64_t b)
 	return (int64_t)((uint64_t)a - (uint64_t)b);
 }
 
-static void describe_run(struct zp_profile *p, const struct raw *r, const uint64_t lost[3])
+static void describe_run(struct zp_profile *p, const struct raw *r, const uint64_t *counts)
 {
 	const struct zr_header *h = &r->h;
 	uint64_t ticks = sub_clamp(h->end_ticks, h->start_ticks);
@@ -504,8 +760,10 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 		p->run.duration_ns = sub_ns(old_end > end_ns ? old_end : end_ns, h->start_realtime_ns);
 		p->run.exit_status = h->state == ZR_EXITED ? h->exit_status : -1;
 		p->run.term_signal = h->state == ZR_SIGNALED ? h->term_signal : 0;
-		p->run.overhead_ns =
-			r->event >= 0 ? (double)h->overhead_pair_ticks * 1e9 / h->ticks_per_sec : 0;
+		/* what was subtracted per call: the cost measured where it was paid, if it was */
+		uint64_t pair = counts[PAID_THREADS] ? counts[PAID_SUM] / counts[PAID_THREADS]
+						     : h->overhead_pair_ticks;
+		p->run.overhead_ns = r->event >= 0 ? (double)pair * 1e9 / h->ticks_per_sec : 0;
 		profile_set_str(&p->run.clock, clock_name(h));
 		profile_set_str(&p->run.arch, h->arch == ZR_ARCH_AARCH64 ? "aarch64" : "x86_64");
 		if (r->event >= 0) {
@@ -513,7 +771,8 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 			snprintf(buf, sizeof buf, "%.3f",
 				 (double)h->overhead_inner_ticks * 1e9 / h->ticks_per_sec);
 			profile_add_meta(p, "overhead_inner_ns", buf);
-			snprintf(buf, sizeof buf, "%.3f", p->run.overhead_ns);
+			snprintf(buf, sizeof buf, "%.3f",
+				 (double)h->overhead_pair_ticks * 1e9 / h->ticks_per_sec);
 			profile_add_meta(p, "overhead_pair_ns", buf);
 		}
 	} else if (sub_ns(end_ns, p->run.start_ns) > p->run.duration_ns) {
@@ -525,9 +784,29 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	add_count(p, "lost_room", (h->flags & ZR_FLAG_NO_ROOM) != 0);
 	add_count(p, "lost_modules", h->lost_modules);
 	add_count(p, "lost_strings", h->lost_strings);
-	add_count(p, "lost_funcs", lost[0]);
-	add_count(p, "lost_edges", lost[1]);
-	add_count(p, "lost_frames", lost[2]);
+	add_count(p, "lost_funcs", counts[LOST_FUNCS]);
+	add_count(p, "lost_edges", counts[LOST_EDGES]);
+	add_count(p, "lost_frames", counts[LOST_FRAMES]);
+	add_count(p, "lost_contexts", counts[LOST_CONTEXTS]);
+	if (counts[PAID_THREADS] && !profile_meta(p, "overhead_pair_paid_ns")) {
+		/* the probe pair's cost as measured on the program's own calls (threads' mean) */
+		char paid[32];
+		snprintf(paid, sizeof paid, "%.3f",
+			 (double)counts[PAID_SUM] / (double)counts[PAID_THREADS] * 1e9 / h->ticks_per_sec);
+		profile_add_meta(p, "overhead_pair_paid_ns", paid);
+	}
+	if (!(h->flags & ZR_FLAG_SAMPLED))
+		return;
+	/* every sample is the program's (in the contexts or "[no function]"),
+	   zond's own, or lost: samples = those + samples_zond + samples_lost */
+	add_count(p, "samples", counts[SAMPLES]);
+	add_count(p, "samples_zond", counts[SAMPLES_ZOND]);
+	add_count(p, "samples_lost", counts[SAMPLES_LOST]);
+	char buf[32];
+	snprintf(buf, sizeof buf, "%" PRIu64, h->sample_period_ns);
+	profile_add_meta(p, "sample_period_ns", buf);
+	if (h->sample_state == 2)
+		profile_add_meta(p, "sampling_stopped", "the program installed a handler for zond's signal");
 }
 
 int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms, struct zerr *err)
@@ -540,7 +819,13 @@ int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms, 
 		close(fd);
 		return zerr_set(err, "%s: %s", path, strerror(errno));
 	}
-	struct raw r = {.path = path, .size = (uint64_t)st.st_size, .syms = syms, .event = -1};
+	struct raw r = {.path = path,
+			.size = (uint64_t)st.st_size,
+			.syms = syms,
+			.event = -1,
+			.cost = -1,
+			.cpu = -1,
+			.samples = -1};
 	void *map = r.size ? mmap(NULL, r.size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
 	close(fd);
 	if (map == MAP_FAILED)
@@ -551,10 +836,10 @@ int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms, 
 	if (rc == 0)
 		rc = check_modules(&r, err);
 	if (rc == 0) {
-		uint64_t lost[3] = {0};
-		rc = read_threads(p, &r, lost, err);
+		uint64_t counts[N_COUNTS] = {0};
+		rc = read_threads(p, &r, counts, err);
 		if (rc == 0)
-			describe_run(p, &r, lost);
+			describe_run(p, &r, counts);
 	}
 	if (map)
 		munmap(map, r.size);

@@ -1,0 +1,53 @@
+/*
+ * sample.h - sampled CPU time for both in-process collectors (ZOND_TIME=
+ * sampled, the default of `zond record`): each recorded thread gets a POSIX
+ * timer on its own CPU-time clock that raises zond's signal on that thread
+ * (SIGEV_THREAD_ID) every sample period of CPU time; the handler charges one
+ * sample (plus the timer's overruns) to the context on top of the thread's
+ * shadow stack (zrt_sample).  The hooks read no clock in this mode.
+ *
+ * The signal is a real-time one, SIGRTMAX-3 unless ZOND_SAMPLE_SIGNAL says
+ * otherwise: SIGPROF and SIGALRM belong to the program (setitimer, gprof,
+ * its own profilers), and glibc keeps the lowest real-time signals for
+ * itself; programs that use real-time signals count up from SIGRTMIN.  A
+ * real-time timer signal is not lost or merged with another process's: the
+ * kernel keeps one pending per timer and counts the rest as overruns.  The
+ * handler is installed with SA_RESTART (system calls that can be restarted
+ * are) and saves errno.  When the program installs any disposition of its
+ * own for that signal (libzond sees sigaction and signal), sampling stops
+ * for the rest of the process (zl_sample_stop) and the program's
+ * disposition takes over: its handler works, the header says so.
+ *
+ * The timer calls are raw system calls: a thread's first call may come
+ * from the library-call wrapper, where no libc function may run.
+ */
+#ifndef ZOND_SAMPLE_H
+#define ZOND_SAMPLE_H
+
+#include "linux.h"
+
+/*
+ * Reads ZOND_TIME (sampled or exact; unset: exact), ZOND_SAMPLE_PERIOD (ns
+ * of CPU time, default 1 ms) and ZOND_SAMPLE_SIGNAL into cfg; sampled sets
+ * ZR_FLAG_SAMPLED and ZR_FLAG_NO_TIME.  ZOND_NO_TIME=1 wins over both.
+ * Call after zl_configure.
+ */
+void zl_sample_configure(struct zrt_config *cfg);
+
+/*
+ * After zrt_process_start: when the file says sampled, installs the
+ * handler; self(), called in the handler, gives the interrupted thread's
+ * probe state.  Sampling is off on failure (the header says so).
+ */
+void zl_sample_start(struct zrt_thread *(*self)(void));
+
+/* Arms the calling thread's timer (it was just attached: port_thread_attached). */
+void zl_sample_thread_start(void);
+
+/* Deletes the calling thread's timer (the thread ends). */
+void zl_sample_thread_end(void);
+
+/* The program set a disposition for sig: stops sampling if sig is zond's. */
+void zl_sample_signal_taken(int sig);
+
+#endif
