@@ -10,8 +10,10 @@
  */
 #include "raw_reader.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -92,12 +94,9 @@ static int check_sections(const struct raw *r, struct zerr *err)
 	return 0;
 }
 
-static int check_header(struct raw *r, struct zerr *err)
+/* r->h, copied from a file of r->size bytes, describes a file that size (magic, sizes, sections). */
+static int check_header_fields(const struct raw *r, struct zerr *err)
 {
-	if (r->size < sizeof r->h)
-		return zerr_set(err, "%s: truncated: %" PRIu64 " bytes, no room for a header",
-				r->path, r->size);
-	memcpy(&r->h, r->map, sizeof r->h);
 	const struct zr_header *h = &r->h;
 	if (memcmp(h->magic, ZR_MAGIC, sizeof h->magic) != 0)
 		return zerr_set(err, "%s: not a zond raw file (bad magic)", r->path);
@@ -117,6 +116,15 @@ static int check_header(struct raw *r, struct zerr *err)
 		return bad(r, offsetof(struct zr_header, overhead_inner_ticks),
 			   "probe cost inside a call exceeds the whole probe cost", err);
 	return check_sections(r, err);
+}
+
+static int check_header(struct raw *r, struct zerr *err)
+{
+	if (r->size < sizeof r->h)
+		return zerr_set(err, "%s: truncated: %" PRIu64 " bytes, no room for a header",
+				r->path, r->size);
+	memcpy(&r->h, r->map, sizeof r->h);
+	return check_header_fields(r, err);
 }
 
 /* The string at off, or NULL when off or its terminator lies outside the pool. */
@@ -559,4 +567,87 @@ int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms, 
 	if (map)
 		munmap(map, r.size);
 	return rc;
+}
+
+/* ---- peeking at a file being written ------------------------------------ */
+
+/* len bytes at off of fd into buf; 0, or -1 when they are not all there. */
+static int read_at(int fd, uint64_t off, void *buf, size_t len)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The calls so far of the thread whose slot is at off, and its lost_*
+ * counters, into pk.  The one place that knows where the runtime counts a
+ * call while it runs: the calls of the thread's function records (not of a
+ * filtered function, never counted, nor of a calling module's record, a
+ * caller only), bounded by the table's room.
+ */
+static void peek_thread(int fd, const struct raw *r, uint64_t off, struct raw_peek *pk)
+{
+	struct zr_thread ti;
+	struct zr_func f[128];
+	if (read_at(fd, off, &ti, sizeof ti) < 0 || !ti.used)
+		return;
+	pk->lost += (uint64_t)ti.lost_funcs + ti.lost_edges + ti.lost_frames;
+	uint32_t n = ti.n_funcs < r->h.max_funcs ? ti.n_funcs : r->h.max_funcs;
+	for (uint32_t i = 0, k; i < n; i += k) {
+		k = n - i < 128 ? n - i : 128;
+		if (read_at(fd, off + r->h.funcs_off + (uint64_t)i * sizeof *f, f, k * sizeof *f) < 0)
+			return;
+		for (uint32_t j = 0; j < k; j++)
+			if (!(f[j].flags & (ZR_FUNC_FILTERED | ZR_FUNC_MODULE)))
+				pk->calls += f[j].calls;
+	}
+}
+
+int raw_peek(const char *path, struct raw_peek *pk)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	struct zerr ignored;
+	struct raw r = {.path = path};
+	int rc = fd >= 0 && fstat(fd, &st) == 0 ? 0 : -1;
+	if (rc == 0) {
+		r.size = (uint64_t)st.st_size;
+		/* a file just made holds zeros until its header is written: not a raw file yet */
+		rc = r.size >= sizeof r.h && read_at(fd, 0, &r.h, sizeof r.h) == 0 &&
+				     check_header_fields(&r, &ignored) == 0
+			     ? 0
+			     : -1;
+	}
+	if (rc == 0) {
+		pk->bytes += (uint64_t)st.st_blocks * 512;
+		pk->lost += (uint64_t)r.h.lost_threads + r.h.lost_modules + r.h.lost_strings;
+		for (uint32_t slot = 0; slot < r.h.n_threads; slot++)
+			peek_thread(fd, &r, r.h.threads_off + slot * r.h.thread_bytes, pk);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int raw_peek_dir(const char *dir, struct raw_peek *pk)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+	int n = 0;
+	while (d && (e = readdir(d)))
+		if (!fnmatch("*.zraw", e->d_name, 0) &&
+		    snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
+		    raw_peek(path, pk) == 0)
+			n++;
+	if (d)
+		closedir(d);
+	return n;
 }
