@@ -26,8 +26,8 @@ static int64_t monotonic_ns(void)
 
 void progress_start(struct progress *pr, const char *cmd, int wanted)
 {
-	*pr = (struct progress){.cmd = cmd, .on = wanted && isatty(STDERR_FILENO),
-				.start_ns = monotonic_ns()};
+	*pr = (struct progress){
+		.cmd = cmd, .on = wanted && isatty(STDERR_FILENO), .start_ns = monotonic_ns()};
 }
 
 /* All of buf to stderr; a terminal that takes no more turns the line off. */

@@ -39,7 +39,7 @@ struct progress_figures {
 	uint64_t count;
 	const char *bytes_what; /* "raw", "written"; NULL: no size */
 	uint64_t bytes;
-	uint64_t lost;          /* records lost so far; shown when not 0 */
+	uint64_t lost; /* records lost so far; shown when not 0 */
 };
 
 struct progress {

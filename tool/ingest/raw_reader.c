@@ -94,7 +94,7 @@ static int check_sections(const struct raw *r, struct zerr *err)
 	return 0;
 }
 
-/* r->h, copied from a file of r->size bytes, describes a file that size (magic, sizes, sections). */
+/* r->h, copied from a file of r->size bytes, describes a file that size: magic, sizes, sections. */
 static int check_header_fields(const struct raw *r, struct zerr *err)
 {
 	const struct zr_header *h = &r->h;
@@ -602,7 +602,8 @@ static void peek_thread(int fd, const struct raw *r, uint64_t off, struct raw_pe
 	uint32_t n = ti.n_funcs < r->h.max_funcs ? ti.n_funcs : r->h.max_funcs;
 	for (uint32_t i = 0, k; i < n; i += k) {
 		k = n - i < 128 ? n - i : 128;
-		if (read_at(fd, off + r->h.funcs_off + (uint64_t)i * sizeof *f, f, k * sizeof *f) < 0)
+		uint64_t at = off + r->h.funcs_off + (uint64_t)i * sizeof *f;
+		if (read_at(fd, at, f, k * sizeof *f) < 0)
 			return;
 		for (uint32_t j = 0; j < k; j++)
 			if (!(f[j].flags & (ZR_FUNC_FILTERED | ZR_FUNC_MODULE)))
@@ -612,28 +613,24 @@ static void peek_thread(int fd, const struct raw *r, uint64_t off, struct raw_pe
 
 int raw_peek(const char *path, struct raw_peek *pk)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	struct zerr ignored;
 	struct raw r = {.path = path};
-	int rc = fd >= 0 && fstat(fd, &st) == 0 ? 0 : -1;
-	if (rc == 0) {
-		r.size = (uint64_t)st.st_size;
-		/* a file just made holds zeros until its header is written: not a raw file yet */
-		rc = r.size >= sizeof r.h && read_at(fd, 0, &r.h, sizeof r.h) == 0 &&
-				     check_header_fields(&r, &ignored) == 0
-			     ? 0
-			     : -1;
-	}
-	if (rc == 0) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r.size = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	/* a file just made holds zeros until its header is written: not a raw file yet */
+	int rc = r.size >= sizeof r.h && read_at(fd, 0, &r.h, sizeof r.h) == 0 &&
+		 check_header_fields(&r, &ignored) == 0;
+	if (rc) {
 		pk->bytes += (uint64_t)st.st_blocks * 512;
 		pk->lost += (uint64_t)r.h.lost_threads + r.h.lost_modules + r.h.lost_strings;
 		for (uint32_t slot = 0; slot < r.h.n_threads; slot++)
 			peek_thread(fd, &r, r.h.threads_off + slot * r.h.thread_bytes, pk);
 	}
-	if (fd >= 0)
-		close(fd);
-	return rc;
+	close(fd);
+	return rc ? 0 : -1;
 }
 
 int raw_peek_dir(const char *dir, struct raw_peek *pk)
