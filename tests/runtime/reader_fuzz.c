@@ -3,6 +3,8 @@
  * (recorded from progs/fib.c): every truncation is refused with a message
  * naming the file, and thousands of deterministic bit flips give either a
  * profile or one error naming the file, never a crash (run it under ASan).
+ * raw_peek (the progress line's reader) reads every one of them too: the
+ * profile's total of calls when both read a file, nothing when it refuses one.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -36,12 +38,26 @@ static void put_file(const uint8_t *data, size_t n)
 	}
 }
 
-/* Reads the file back: 0 or -1; an error always names the file. */
+/*
+ * Reads the file back: 0 or -1; an error always names the file.  raw_peek
+ * reads it too (never a crash, whatever the bytes); *peek_rc gets its result
+ * and *peek_ok whether it agrees with the profile: the same total of calls
+ * when both read it, nothing added when it refused.
+ */
+static int peek_rc, peek_ok;
+
 static int read_back(struct symbols *syms, uint64_t *fib_calls, struct zerr *err)
 {
 	struct zp_profile *p = profile_new();
+	struct raw_peek pk = {0};
 	memset(err->msg, 0, sizeof err->msg);
 	int rc = raw_read_into(p, path, syms, err);
+	uint64_t total = 0;
+	for (size_t i = 0; i < p->nstats; i++)
+		total += p->stats[i].calls;
+	peek_rc = raw_peek(path, &pk);
+	peek_ok = peek_rc < 0 ? pk.calls == 0 && pk.lost == 0 && pk.bytes == 0
+			      : rc < 0 || pk.calls == total;
 	if (rc < 0 && strncmp(err->msg, path, strlen(path)) != 0)
 		fprintf(stderr, "error does not name the file: %s\n", err->msg);
 	struct zp_view *v = profile_view(p, ZP_NONE);
@@ -111,6 +127,8 @@ int main(int argc, char **argv)
 	put_file(orig, n);
 	CHECK_EQ_U64(read_back(syms, &calls, &err), 0);
 	CHECK_EQ_U64(calls, 21891);
+	CHECK_EQ_U64(peek_rc, 0);
+	CHECK(peek_ok);
 
 	/* truncations */
 	const size_t cuts[] = {0,
@@ -128,6 +146,8 @@ int main(int argc, char **argv)
 		put_file(orig, cuts[i]);
 		CHECK_EQ_U64(read_back(syms, NULL, &err), (uint64_t)-1);
 		CHECK(strstr(err.msg, "truncated") != NULL);
+		CHECK_EQ_U64(peek_rc, (uint64_t)-1);
+		CHECK(peek_ok);
 	}
 
 	/* damage the reader must name */
@@ -149,7 +169,7 @@ int main(int argc, char **argv)
 
 	/* bit flips: a profile or an error naming the file, never a crash */
 	uint64_t state = 0x2545f4914f6cdd1dull;
-	int named = 1;
+	int named = 1, agreed = 0;
 	for (int i = 0; i < FLIPS; i++) {
 		memcpy(copy, orig, n);
 		int bytes = 1 + (int)(next_random(&state) % 3);
@@ -160,8 +180,10 @@ int main(int argc, char **argv)
 		put_file(copy, n);
 		if (read_back(syms, NULL, &err) == -2)
 			named = 0;
+		agreed += peek_ok;
 	}
 	CHECK(named);
+	CHECK_EQ_U64(agreed, FLIPS);
 
 	symbols_free(syms);
 	free(copy);

@@ -21,6 +21,7 @@
 
 #include "cmd.h"
 #include "output.h"
+#include "progress.h"
 #include "ingest/raw_reader.h"
 #include "raw.h"
 #include "report/report.h"
@@ -84,6 +85,7 @@ static int shared_option(struct launch *l, int opt, const char *arg)
 		l->opt.sample_period = arg;
 		break;
 	case 'q': l->opt.quiet = 1; break;
+	case LAUNCH_OPT_NO_PROGRESS: l->opt.no_progress = 1; break;
 	case LAUNCH_OPT_KEEP_RAW: l->keep_raw = 1; break;
 	default: return LAUNCH_NOT_MINE;
 	}
@@ -505,6 +507,16 @@ static void run_child(struct launch *l, void (*setup)(void *arg), void *arg,
 	_exit(127);
 }
 
+/* The progress line's figures: what the program's raw files hold so far. */
+static void peek_raw(void *arg, struct progress_figures *f)
+{
+	const struct launch *l = arg;
+	struct raw_peek pk = {0};
+	raw_peek_dir(l->dir, &pk);
+	*f = (struct progress_figures){.count_unit = "calls", .count = pk.calls,
+				       .bytes_what = "raw", .bytes = pk.bytes, .lost = pk.lost};
+}
+
 int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zerr *err)
 {
 	struct sigaction old[NFORWARDED];
@@ -530,8 +542,9 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 		return zerr_set(err, "cannot start %s: %s", l->prog, strerror(errno));
 	}
 	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	struct progress pr;
+	progress_start(&pr, l->cmd, !l->opt.quiet && !l->opt.no_progress);
+	progress_wait(&pr, pid, &status, peek_raw, l);
 	stop_forwarding(old);
 	wait_descendants(l);
 	l->duration_ns = now_ns(CLOCK_MONOTONIC) - t0;

@@ -29,6 +29,7 @@ struct launch_options {
 	const char *store;    /* -o, default STORE_DEFAULT_PATH */
 	const char *campaign; /* -c */
 	int no_time, fast_clock, quiet;
+	int no_progress;      /* --no-progress (progress.h); -q turns it off too */
 	long top;             /* -n, default 10 */
 	const char *pool[5];  /* ZOND_THREADS, ZOND_FUNCS, ZOND_EDGES, ZOND_DEPTH, ZOND_CONTEXTS;
 				 NULL: default */
@@ -47,6 +48,7 @@ enum {
 	LAUNCH_OPT_FAST_CLOCK,
 	LAUNCH_OPT_TIME,
 	LAUNCH_OPT_SAMPLE_PERIOD,
+	LAUNCH_OPT_NO_PROGRESS,
 };
 
 #define LAUNCH_SHORT_OPTIONS "o:c:n:q"
@@ -64,6 +66,7 @@ enum {
 	{"sample-period", required_argument, NULL, LAUNCH_OPT_SAMPLE_PERIOD},                     \
 	{"top", required_argument, NULL, 'n'},                                                    \
 	{"quiet", no_argument, NULL, 'q'},                                                        \
+	{"no-progress", no_argument, NULL, LAUNCH_OPT_NO_PROGRESS},                               \
 	{"keep-raw", no_argument, NULL, LAUNCH_OPT_KEEP_RAW}
 
 /*
@@ -78,7 +81,9 @@ enum {
 	"      --depth N         shadow stack depth (default 4096)\n"                             \
 	"      --contexts N      calling contexts per thread (default 65536)\n"                   \
 	"  -n, --top N           functions in the summary (default 10, 0: none)\n"                \
-	"  -q, --quiet           no summary\n"                                                    \
+	"  -q, --quiet           no summary, no progress line\n"                                  \
+	"      --no-progress     no progress line (on a terminal, one line on stderr says\n"      \
+	"                        the time, calls and raw data so far while PROG runs)\n"         \
 	"      --keep-raw        keep the raw data directory and print its path\n"
 
 /* The end of the --help of a command that runs a program. */
@@ -206,7 +211,9 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
  * While it runs, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 and
  * SIGALRM sent to zond are passed on to the program (not those a terminal
  * sends its whole process group, which the program gets anyway), and zond
- * waits for it: what it recorded is still stored.
+ * waits for it: what it recorded is still stored.  On a terminal, unless
+ * -q or --no-progress, the progress line (progress.h) shows what its raw
+ * files hold so far; it is erased before the program's end is dealt with.
  */
 
 /*

@@ -33,6 +33,7 @@
 #include "cmd.h"
 #include "launch.h"
 #include "output.h"
+#include "progress.h"
 #include "report/report.h"
 #include "store/store.h"
 #include "symbols/symbols.h"
@@ -54,6 +55,9 @@ static const char usage_text[] =
 	"      --qemu PATH       the qemu-user binary (default qemu-ARCH from PROG's ELF)\n"
 	"      --online          no trace: build the profile inside QEMU and store it as a run\n"
 	"                        (-o is then the profile store, default ./zond.db)\n"
+	"  -q, --quiet           no message, no progress line\n"
+	"      --no-progress     no progress line (on a terminal, one line on stderr says the\n"
+	"                        time and the trace's size so far while PROG runs)\n"
 	"report: rebuild the profile of TRACE and store it as a run.\n"
 	"import: the same for traces zond did not write:\n"
 	"  -f, --format FORMAT   qemu-log (qemu -d in_asm,exec,nochain) or pcs (one PC a line)\n"
@@ -80,6 +84,7 @@ static const struct option options[] = {
 	{"campaign", required_argument, NULL, 'c'},
 	{"top", required_argument, NULL, 'n'},
 	{"quiet", no_argument, NULL, 'q'},
+	{"no-progress", no_argument, NULL, 'P'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -88,7 +93,7 @@ struct trace_cmd {
 	const char *output, *sysroot, *qemu, *format, *campaign;
 	struct trace_import import;
 	long top;
-	int quiet, online;
+	int quiet, online, no_progress;
 };
 
 static int parse(struct trace_cmd *t, int argc, char **argv, const char *sub)
@@ -122,6 +127,7 @@ static int parse(struct trace_cmd *t, int argc, char **argv, const char *sub)
 			t->top = v;
 			break;
 		case 'q': t->quiet = 1; break;
+		case 'P': t->no_progress = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return cmd_usage_error("trace", "bad option for 'trace %s'", sub);
 		}
@@ -393,8 +399,9 @@ static int record(struct trace_cmd *t, char **argv)
 	}
 	qemu_pid = pid;
 	int wstatus;
-	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-		;
+	struct progress pr;
+	progress_start(&pr, "trace", !t->quiet && !t->no_progress);
+	progress_wait(&pr, pid, &wstatus, progress_file_size, t->online ? NULL : out);
 	restore_signals(old);
 	int ok = plugin_said_ok(status, t->quiet);
 	struct tail_head h = tail_read(tail);

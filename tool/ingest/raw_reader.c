@@ -10,8 +10,10 @@
  */
 #include "raw_reader.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -105,12 +107,9 @@ static int check_sections(const struct raw *r, struct zerr *err)
 	return 0;
 }
 
-static int check_header(struct raw *r, struct zerr *err)
+/* r->h, copied from a file of r->size bytes, describes a file that size: magic, sizes, sections. */
+static int check_header_fields(const struct raw *r, struct zerr *err)
 {
-	if (r->size < sizeof r->h)
-		return zerr_set(err, "%s: truncated: %" PRIu64 " bytes, no room for a header",
-				r->path, r->size);
-	memcpy(&r->h, r->map, sizeof r->h);
 	const struct zr_header *h = &r->h;
 	if (memcmp(h->magic, ZR_MAGIC, sizeof h->magic) != 0)
 		return zerr_set(err, "%s: not a zond raw file (bad magic)", r->path);
@@ -130,6 +129,15 @@ static int check_header(struct raw *r, struct zerr *err)
 		return bad(r, offsetof(struct zr_header, overhead_inner_ticks),
 			   "probe cost inside a call exceeds the whole probe cost", err);
 	return check_sections(r, err);
+}
+
+static int check_header(struct raw *r, struct zerr *err)
+{
+	if (r->size < sizeof r->h)
+		return zerr_set(err, "%s: truncated: %" PRIu64 " bytes, no room for a header",
+				r->path, r->size);
+	memcpy(&r->h, r->map, sizeof r->h);
+	return check_header_fields(r, err);
 }
 
 /* The string at off, or NULL when off or its terminator lies outside the pool. */
@@ -844,4 +852,102 @@ int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms, 
 	if (map)
 		munmap(map, r.size);
 	return rc;
+}
+
+/* ---- peeking at a file being written ------------------------------------ */
+
+/* len bytes at off of fd into buf; 0, or -1 when they are not all there. */
+static int read_at(int fd, uint64_t off, void *buf, size_t len)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The calls so far of the thread whose slot is at off, and its lost_*
+ * counters, into pk.  The one place that knows where the runtime counts a
+ * call while it runs: the calls of the thread's function records (not of a
+ * filtered function, never counted, nor of a calling module's record, a
+ * caller only), bounded by the table's room.
+ */
+static void peek_thread(int fd, const struct raw *r, uint64_t off, struct raw_peek *pk)
+{
+	struct zr_thread ti;
+	struct zr_func f[128];
+	struct zr_context c[128];
+	if (read_at(fd, off, &ti, sizeof ti) < 0 || !ti.used)
+		return;
+	pk->lost += (uint64_t)ti.lost_funcs + ti.lost_edges + ti.lost_frames + ti.lost_contexts;
+	/* calls with a context are counted on the context only (raw.h): both tables, less
+	   the records that are not functions (filtered, calling modules) */
+	uint32_t n = ti.n_funcs < r->h.max_funcs ? ti.n_funcs : r->h.max_funcs;
+	uint8_t *skip = zp_xcalloc(n ? n : 1, 1);
+	for (uint32_t i = 0, k; i < n; i += k) {
+		k = n - i < 128 ? n - i : 128;
+		uint64_t at = off + r->h.funcs_off + (uint64_t)i * sizeof *f;
+		if (read_at(fd, at, f, k * sizeof *f) < 0)
+			goto out;
+		for (uint32_t j = 0; j < k; j++) {
+			skip[i + j] = (f[j].flags & (ZR_FUNC_FILTERED | ZR_FUNC_MODULE)) != 0;
+			if (!skip[i + j])
+				pk->calls += f[j].calls;
+		}
+	}
+	n = ti.n_contexts < r->h.max_contexts ? ti.n_contexts : r->h.max_contexts;
+	for (uint32_t i = 0, k; i < n; i += k) {
+		k = n - i < 128 ? n - i : 128;
+		uint64_t at = off + r->h.contexts_off + (uint64_t)i * sizeof *c;
+		if (read_at(fd, at, c, k * sizeof *c) < 0)
+			goto out;
+		for (uint32_t j = 0; j < k; j++)
+			if (c[j].func >= ti.n_funcs || c[j].func >= r->h.max_funcs || !skip[c[j].func])
+				pk->calls += c[j].calls;
+	}
+out:
+	free(skip);
+}
+
+int raw_peek(const char *path, struct raw_peek *pk)
+{
+	struct stat st;
+	struct zerr ignored;
+	struct raw r = {.path = path};
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r.size = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	/* a file just made holds zeros until its header is written: not a raw file yet */
+	int rc = r.size >= sizeof r.h && read_at(fd, 0, &r.h, sizeof r.h) == 0 &&
+		 check_header_fields(&r, &ignored) == 0;
+	if (rc) {
+		pk->bytes += (uint64_t)st.st_blocks * 512;
+		pk->lost += (uint64_t)r.h.lost_threads + r.h.lost_modules + r.h.lost_strings;
+		for (uint32_t slot = 0; slot < r.h.n_threads; slot++)
+			peek_thread(fd, &r, r.h.threads_off + slot * r.h.thread_bytes, pk);
+	}
+	close(fd);
+	return rc ? 0 : -1;
+}
+
+int raw_peek_dir(const char *dir, struct raw_peek *pk)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+	int n = 0;
+	while (d && (e = readdir(d)))
+		if (!fnmatch("*.zraw", e->d_name, 0) &&
+		    snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
+		    raw_peek(path, pk) == 0)
+			n++;
+	if (d)
+		closedir(d);
+	return n;
 }

@@ -35,4 +35,29 @@
 int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms,
 		  struct zerr *err);
 
+/*
+ * What raw files hold so far, read while their processes may still write
+ * them (the progress line of `zond record` and `zond libcalls`).  Nothing
+ * in a file is trusted: the header is checked as raw_read_into checks it,
+ * every count is bounded by the file's own room, and the file is read, not
+ * mapped (a file cut short under us cannot fault).  A moment's view, not a
+ * profile: a thread being merged into the ended threads' slot (raw.h) may be
+ * counted twice or not at all for an instant.
+ */
+struct raw_peek {
+	uint64_t calls; /* calls counted so far (what the run's summary will total) */
+	uint64_t lost;  /* the lost_* counters summed: what the summary will warn of */
+	uint64_t bytes; /* what the files take on disk: the pages written (they are sparse) */
+};
+
+/*
+ * Adds what the raw file at path holds so far to *pk: 0, or -1 (nothing
+ * added) when it cannot be read or is no raw file, or not yet one (a file
+ * just created is zeros until the runtime writes its header).
+ */
+int raw_peek(const char *path, struct raw_peek *pk);
+
+/* raw_peek of every raw file (*.zraw) in dir; the number of files read. */
+int raw_peek_dir(const char *dir, struct raw_peek *pk);
+
 #endif
