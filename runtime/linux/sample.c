@@ -18,6 +18,7 @@
 
 enum {
 	DEFAULT_PERIOD_NS = 1000000,
+	DEFAULT_PCS = 16384, /* (context, pc) entries per thread: 384 KiB of its slot */
 	STATE_RUNNING = 1, /* zr_header.sample_state */
 	STATE_STOPPED = 2,
 };
@@ -53,6 +54,14 @@ void zl_sample_configure(struct zrt_config *cfg)
 		if (!*end && v >= 10000 && v <= 10000000000ull)
 			cfg->sample_period_ns = v;
 	}
+	cfg->max_sample_pcs = DEFAULT_PCS;
+	const char *pcs = getenv("ZOND_SAMPLE_PCS");
+	if (pcs && *pcs) {
+		char *end;
+		unsigned long v = strtoul(pcs, &end, 10);
+		if (!*end && v >= 16 && v <= (1ul << 24))
+			cfg->max_sample_pcs = (uint32_t)v;
+	}
 	cfg->sample_signal = SIGRTMAX - 3;
 	const char *sig = getenv("ZOND_SAMPLE_SIGNAL");
 	if (sig && *sig) {
@@ -82,7 +91,7 @@ static void on_sample(int sig, siginfo_t *si, void *ctx)
 	    t->state == ZRT_THREAD_ON) {
 		uint64_t pc = interrupted_pc(ctx);
 		zrt_sample(t, 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0),
-			   pc - own_lo < own_hi - own_lo);
+			   pc - own_lo < own_hi - own_lo, pc);
 	}
 	errno = saved_errno;
 }
