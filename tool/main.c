@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{"report", cmd_report, "flat profile of a run: calls, total, self, min, max per function"},
 	{"graph", cmd_graph, "callers and callees of functions, or the call tree (--tree)"},
 	{"runs", cmd_runs, "list the runs in a profile store"},
+	{"diff", cmd_diff, "what changed per function between two runs or campaigns (CI gate)"},
 	{"export", cmd_export, "write a run as callgrind, dot, folded stacks or json"},
 	{"trace", cmd_trace, "profiles of AArch64/RISC-V programs from instruction traces (QEMU)"},
 	{"dump", cmd_dump, "print a run as stable, sorted text (for tests and diffs)"},

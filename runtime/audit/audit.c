@@ -468,10 +468,13 @@ API unsigned int la_objclose(uintptr_t *cookie)
 	if (!o)
 		return 0;
 	/* the main program closes last, after the program's atexit handlers */
-	if (o == &objects[0])
+	if (o == &objects[0]) {
 		zl_process_end(0, 0);
-	else
+	} else {
 		o->live = 0;
+		/* an object loaded there later has functions of its own */
+		zrt_module_closed(o->start, o->end);
+	}
 	return 0;
 }
 
@@ -542,6 +545,23 @@ static void watch_thread_ends(void)
 	__atomic_store_n(&za_setspecific, set, __ATOMIC_RELEASE);
 }
 
+/*
+ * Forks: a fork handler of the program's libc, so that a fork made inside a
+ * library without a PLT call (daemon(), system()'s child before its exec)
+ * still gives the child a file of its own instead of writing into its
+ * parent's.
+ */
+static void watch_forks(void)
+{
+	if (!program)
+		return;
+	int (*reg)(void (*)(void), void (*)(void), void (*)(void), void *) =
+		(int (*)(void (*)(void), void (*)(void), void (*)(void), void *))dlsym(
+			program, "__register_atfork");
+	if (reg)
+		reg(NULL, NULL, za_forked_child, NULL);
+}
+
 API void la_preinit(uintptr_t *cookie)
 {
 	(void)cookie;
@@ -551,6 +571,7 @@ API void la_preinit(uintptr_t *cookie)
 	za_self.core.state = ZRT_THREAD_OFF;
 	register_frames();
 	watch_thread_ends();
+	watch_forks();
 	za_self.core.state = state;
 	errno = saved_errno;
 }

@@ -155,6 +155,9 @@ extern int (*za_setspecific)(unsigned int key, const void *value);
 extern unsigned int za_thread_key;
 void za_thread_gone(void *arg);
 
+/* In a forked child (the program's fork handler, the fork wrapper): its own file, once. */
+void za_forked_child(void);
+
 /* Cold paths the probes need: a thread's first call. */
 int za_thread_start(struct za_thread *t);
 /* Maps t's frames if it has none yet: 1 when it has them. */

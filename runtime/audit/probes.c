@@ -21,27 +21,6 @@
 __thread struct za_thread za_self __attribute__((tls_model("initial-exec")));
 __thread struct za_fast *za_fast __attribute__((tls_model("initial-exec")));
 
-/*
- * The core copies with memcpy and clears with memset; libc's own may use
- * vector registers.  These stay inside this library (hidden).
- */
-__attribute__((visibility("hidden"))) void *memcpy(void *dst, const void *src, size_t n)
-{
-	uint8_t *d = dst;
-	const uint8_t *s = src;
-	while (n--)
-		*d++ = *s++;
-	return dst;
-}
-
-__attribute__((visibility("hidden"))) void *memset(void *dst, int c, size_t n)
-{
-	uint8_t *d = dst;
-	while (n--)
-		*d++ = (uint8_t)c;
-	return dst;
-}
-
 static void drop_fast_table(void);
 
 /* ---- a thread's first call --------------------------------------------- */
@@ -99,6 +78,16 @@ void za_thread_gone(void *arg)
 	(void)arg;
 	zl_sample_thread_end();
 	zrt_thread_end(&za_self.core);
+	if (za_self.core.state == ZRT_THREAD_ON)
+		return;
+	/* its counters point into a slot that a new thread may take over */
+	drop_fast_table();
+	/* no call is timed any more (za_enter stops at the thread's state) */
+	if (za_self.frames)
+		zl_syscall6(SYS_munmap, (long)za_self.frames,
+			    ZA_MAX_FRAMES * sizeof(struct za_frame), 0, 0, 0, 0);
+	za_self.frames = NULL;
+	za_self.depth = 0;
 }
 
 static int ready(struct za_thread *t)
@@ -118,11 +107,14 @@ static int frame_dead(const struct za_frame *fr, uint64_t sp, uint64_t ret)
 	return fr->sp < sp || (fr->sp == sp && ret != (uint64_t)za_return_point);
 }
 
+static int may_be_live(const struct za_frame *fr);
+
 static uint32_t drop_dead_frames(struct za_thread *t, uint64_t sp, uint64_t ret)
 {
 	uint32_t d = t->depth, was = d;
-	while (d && frame_dead(&t->frames[d - 1], sp, ret))
-		d--;
+	for (; d && frame_dead(&t->frames[d - 1], sp, ret); d--)
+		if (!may_be_live(&t->frames[d - 1]))
+			t->frames[d - 1].sp = 0; /* closed (see za_exit) */
 	if (d != was) {
 		t->depth = d;
 		/* the core's frames of those calls, by the same rule */
@@ -162,7 +154,10 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 	while (zrt_unlikely(d < ZA_MAX_FRAMES && may_be_live(&t->frames[d])))
 		d++;
 	if (zrt_unlikely(d >= ZA_MAX_FRAMES)) {
+		/* counted, not timed: what the core's own stack overflow reports */
 		t->lost++;
+		if (t->core.state == ZRT_THREAD_ON)
+			t->core.info->lost_frames++;
 		zrt_count_call(&t->core, target->key, ret, sp);
 		return NULL;
 	}
@@ -192,20 +187,41 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 	return fr;
 }
 
+/*
+ * In a forked child, from the program's libc (its fork handlers) or from
+ * the wrapper of fork: moves the child to a file of its own, once.  A fork
+ * made inside a library, never through a PLT (daemon()), is seen only by
+ * the handler.
+ */
+void za_forked_child(void)
+{
+	if (!zrt.hdr || zrt.hdr->pid == (int32_t)zl_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0))
+		return;
+	zl_process_forked(&za_self.core);
+	drop_fast_table();
+}
+
 struct za_ret za_exit(struct za_frame *fr, uint64_t result)
 {
 	uint64_t now = zrt.timed ? zl_clock_exit() : 0;
 	struct za_thread *t = &za_self;
 	struct za_ret r = {fr->ret, fr->saved};
 	/* a forked child must not write into its parent's file */
-	if (zrt_unlikely(fr->target->kind & ZA_FORK) && result == 0) {
-		zl_process_forked(&t->core);
-		drop_fast_table();
-	}
+	if (zrt_unlikely(fr->target->kind & ZA_FORK) && result == 0)
+		za_forked_child();
 	if (fr->core && t->core.state == ZRT_THREAD_ON)
 		zrt_exit(&t->core, fr->target->key, fr->sp, now);
-	/* whatever is above this frame was abandoned */
-	t->depth = (uint32_t)(fr - t->frames);
+	/*
+	 * Closed: its return slot may still hold the return point (a tail call
+	 * out of a profiled function shares its caller's slot), and a stale
+	 * frame that looked live would be stepped over by every later entry.
+	 */
+	fr->sp = 0;
+	/* whatever is above this frame was abandoned (a longjmp out of a callback): closed too */
+	uint32_t d = (uint32_t)(fr - t->frames);
+	for (uint32_t k = t->depth; k > d + 1; k--)
+		t->frames[k - 1].sp = 0;
+	t->depth = d;
 	return r;
 }
 

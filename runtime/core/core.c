@@ -129,11 +129,57 @@ static void use_mapping(void *base)
 	zrt.stacked = zrt.timed || (h->flags & ZR_FLAG_SAMPLED);
 }
 
+/*
+ * The raw file for layout, with the blocks of everything but the thread
+ * slots reserved (each slot is reserved when a thread takes it); NULL when
+ * there is no room.
+ */
+static struct zr_header *map_file(const struct zr_header *layout)
+{
+	struct zr_header *h = port_map_output(layout->file_bytes);
+	if (h && port_reserve_output(0, layout->threads_off) < 0) {
+		port_drop_output(h, layout->file_bytes);
+		h = NULL;
+	}
+	return h;
+}
+
+/*
+ * Room for data: as many thread slots as RLIMIT_FSIZE allows, and when the
+ * file system has no room for the file, one with none (the run still says
+ * which process could not be recorded, and why: ZR_FLAG_NO_ROOM).
+ */
+static struct zr_header *map_file_with_room(struct zr_header *layout, const struct zrt_config *cfg)
+{
+	uint64_t limit = port_output_limit();
+	if (layout->file_bytes > limit) {
+		uint64_t fit = limit > layout->threads_off
+				       ? (limit - layout->threads_off) / layout->thread_bytes
+				       : 0;
+		layout->max_threads = (uint32_t)fit;
+		layout->file_bytes = layout->threads_off + fit * layout->thread_bytes;
+		layout->flags |= ZR_FLAG_NO_ROOM;
+	}
+	struct zr_header *h = layout->file_bytes <= limit ? map_file(layout) : NULL;
+	if (!h) {
+		/* a header alone, a few KiB: the run still has the process */
+		struct zrt_config none = *cfg;
+		none.max_threads = none.max_modules = 0;
+		none.string_bytes = 64;
+		*layout = (struct zr_header){0};
+		lay_out(layout, &none);
+		layout->flags = cfg->flags | ZR_FLAG_NO_ROOM;
+		h = layout->file_bytes <= limit ? map_file(layout) : NULL;
+	}
+	return h;
+}
+
 int zrt_process_start(const struct zrt_config *cfg)
 {
 	struct zr_header layout = {0};
 	lay_out(&layout, cfg);
-	struct zr_header *h = port_map_output(layout.file_bytes);
+	layout.flags = cfg->flags;
+	struct zr_header *h = map_file_with_room(&layout, cfg);
 	if (!h)
 		return -1;
 	*h = layout;
@@ -141,7 +187,6 @@ int zrt_process_start(const struct zrt_config *cfg)
 	h->version = ZR_VERSION;
 	h->header_bytes = sizeof *h;
 	h->state = ZR_RUNNING;
-	h->flags = cfg->flags;
 	h->pid = cfg->pid;
 	h->ppid = cfg->ppid;
 	h->clock = cfg->clock;
@@ -224,16 +269,33 @@ static uint32_t claim_slot(struct zr_header *h)
 	return n;
 }
 
+static uint8_t *slot_at(uint32_t slot)
+{
+	return zrt.base + zrt.hdr->threads_off + slot * zrt.hdr->thread_bytes;
+}
+
+static uint32_t reuse_slot(void);
+
 static int bind_new_slot(struct zrt_thread *t)
 {
 	struct zr_header *h = zrt.hdr;
 	void *index = port_map_index(zrt.index_bytes);
 	uint32_t slot = index ? claim_slot(h) : ZR_NONE;
+	if (slot != ZR_NONE &&
+	    port_reserve_output(h->threads_off + slot * h->thread_bytes, h->thread_bytes) < 0) {
+		/* no room for its tables: the slot stays unused (the reader skips it) */
+		__atomic_fetch_or(&h->flags, ZR_FLAG_NO_ROOM, __ATOMIC_RELAXED);
+		slot = ZR_NONE;
+	} else if (slot == ZR_NONE && index) {
+		slot = reuse_slot();
+	}
 	if (slot == ZR_NONE) {
+		if (index)
+			port_unmap_index(index, zrt.index_bytes);
 		__atomic_fetch_add(&h->lost_threads, 1, __ATOMIC_RELAXED);
 		return -1;
 	}
-	zrt_thread_bind(t, zrt.base + h->threads_off + slot * h->thread_bytes, index);
+	zrt_thread_bind(t, slot_at(slot), index);
 	struct zr_thread *ti = t->info;
 	ti->tid = port_thread_id();
 	port_thread_name(ti->name);
@@ -256,8 +318,333 @@ void zrt_thread_attach(struct zrt_thread *t)
 
 void zrt_thread_end(struct zrt_thread *t)
 {
-	if (t->state == ZRT_THREAD_ON)
-		t->info->end_ticks = port_clock();
+	if (t->state != ZRT_THREAD_ON || t->busy)
+		return;
+	/* what the thread still runs (later key destructors) is not recorded */
+	t->state = ZRT_THREAD_OFF;
+	port_unmap_index(t->func_hash, zrt.index_bytes);
+	uint64_t now = port_clock();
+	/* nonzero: the slot may now be merged and handed on (reuse_slot) */
+	__atomic_store_n(&t->info->end_ticks, now ? now : 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Ended threads.  A slot outlives its thread; when every slot is taken, the
+ * next new thread merges the slots of all ended threads into one of them,
+ * the "ended threads" summary (tid 0), and takes one of the slots freed so:
+ * a program that starts many short threads keeps every call, only their
+ * split between ended threads is lost.  Cold path (a thread's first call),
+ * under a spin lock; no ended slot is written by its thread any more.
+ */
+static struct {
+	uint32_t lock;
+	uint32_t summary; /* its slot, ZR_NONE until there is one */
+	struct zrt_thread sum;
+	uint32_t *map;      /* an ended thread's function index -> the summary's */
+	uint32_t *edge_map; /* its edge index -> the summary's */
+	uint32_t *ctx_map;  /* its context index -> the summary's (CTX_LOST: none) */
+	uint32_t *free;     /* slots freed by merging, n_free of them */
+	uint32_t n_free;
+} ended = {.summary = ZR_NONE};
+
+static uint32_t find_func(struct zrt_thread *t, uint64_t addr);
+static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee, uint64_t site);
+static uint32_t find_context(struct zrt_thread *t, uint32_t parent, uint64_t addr, uint32_t i,
+			     uint32_t e);
+
+/*
+ * The index of the function keyed by f's address in t, with f's identity
+ * (flags, names, module) copied over: a function of another table (an ended
+ * thread's, a parent's across fork) is the same function here.
+ */
+static uint32_t adopt_func(struct zrt_thread *t, const struct zr_func *f)
+{
+	uint32_t i = find_func(t, f->addr);
+	if (i != ZR_NONE) {
+		struct zr_func *g = &t->funcs[i];
+		g->flags = f->flags;
+		g->name = f->name;
+		g->file = f->file;
+		g->line = f->line;
+		g->module = f->module;
+	}
+	return i;
+}
+
+static void zero_bytes(void *p, uint64_t n)
+{
+	/* volatile: a loop the compiler would turn into a call of the program's memset */
+	volatile uint8_t *b = p;
+	while (n--)
+		*b++ = 0;
+}
+
+/* Rebuilds the hash indexes of the tables t is bound to (the summary's index is private). */
+static void index_tables(struct zrt_thread *t)
+{
+	for (uint32_t i = 0; i < t->info->n_funcs; i++) {
+		uint32_t h = zrt_hash(t->funcs[i].addr) & zrt.func_mask;
+		while (t->func_hash[h])
+			h = (h + 1) & zrt.func_mask;
+		t->func_hash[h] = i + 1;
+	}
+	for (uint32_t i = 0; i < t->info->n_edges; i++) {
+		const struct zr_edge *e = &t->edges[i];
+		uint32_t h = zrt_edge_hash(e->caller, t->funcs[e->callee].addr) & zrt.edge_mask;
+		while (t->edge_hash[h])
+			h = (h + 1) & zrt.edge_mask;
+		t->edge_hash[h] = i + 1;
+	}
+	for (uint32_t i = 0; i < t->info->n_contexts; i++) {
+		const struct zr_context *c = &t->contexts[i];
+		uint32_t h = zrt_ctx_hash(c->parent, c->addr) & zrt.ctx_mask;
+		while (t->ctx_hash[h])
+			h = (h + 1) & zrt.ctx_mask;
+		t->ctx_hash[h] = i + 1;
+	}
+}
+
+/* Makes the ended thread in slot the summary of ended threads: 0, or -1 (no memory). */
+static int start_summary(uint32_t slot)
+{
+	uint64_t map_entries = (uint64_t)zrt.max_funcs + zrt.max_edges + zrt.max_contexts;
+	uint64_t map_bytes = map_entries * sizeof *ended.map;
+	uint64_t free_bytes = (uint64_t)zrt.hdr->max_threads * sizeof *ended.free;
+	void *index = port_map_index(zrt.index_bytes + map_bytes + free_bytes);
+	if (!index)
+		return -1;
+	zrt_thread_bind(&ended.sum, slot_at(slot), index);
+	ended.map = (uint32_t *)((uint8_t *)index + zrt.index_bytes);
+	ended.edge_map = ended.map + zrt.max_funcs;
+	ended.ctx_map = ended.edge_map + zrt.max_edges;
+	ended.free = ended.map + map_entries;
+	index_tables(&ended.sum);
+	struct zr_thread *ti = ended.sum.info;
+	ti->tid = 0;
+	const char name[16] = "(ended threads)";
+	copy_bytes(ti->name, name, sizeof ti->name);
+	ti->depth = 0; /* frames left open by pthread_exit are not carried */
+	ended.summary = slot;
+	return 0;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* 1 when no ancestor of t's context i is of the same function (its incl is not in theirs). */
+static int outermost_context(const struct zrt_thread *t, uint32_t i)
+{
+	uint32_t up = t->contexts[i].parent;
+	while (up != ZR_NONE && t->contexts[up].func != t->contexts[i].func)
+		up = t->contexts[up].parent;
+	return up == ZR_NONE;
+}
+
+/*
+ * Counts n samples at (ctx, pc) in the thread's table: 0 when it is full
+ * (three quarters used, so that a probe always ends at a free entry).
+ */
+static int place_sample(struct zrt_thread *t, uint32_t ctx, uint64_t pc, uint64_t n)
+{
+	struct zr_thread *ti = t->info;
+	for (uint32_t i = zrt_hash(pc ^ ((uint64_t)ctx << 40) ^ ctx);; i++) {
+		struct zr_sample_pc *e = &t->sample_pcs[i & zrt.pc_mask];
+		if (e->samples && e->pc == pc && e->ctx == ctx) {
+			e->samples += n;
+			return 1;
+		}
+		if (e->samples)
+			continue;
+		if (ti->n_sample_pcs >= (zrt.pc_mask + 1) / 4 * 3)
+			return 0;
+		e->pc = pc;
+		e->ctx = ctx;
+		zrt_signal_fence();
+		e->samples = n;
+		ti->n_sample_pcs++;
+		return 1;
+	}
+}
+
+/*
+ * Adds the ended thread d's context i into the summary's context of the
+ * same path (its parent is merged already: parents come first).  A context
+ * the summary's pool has no room for keeps its calls and times on its
+ * function and edge, as the runtime does for a call without a context
+ * (lost_contexts counts its calls; its samples go to samples_lost).  Run
+ * after d's functions and edges are merged (ended.map, ended.edge_map).
+ */
+static void merge_context(const struct zrt_thread *d, uint32_t i)
+{
+	struct zrt_thread *s = &ended.sum;
+	struct zr_thread *si = s->info;
+	const struct zr_context *c = &d->contexts[i];
+	uint32_t func = ended.map[c->func];
+	uint32_t edge = c->edge == ZR_NONE ? ZR_NONE : ended.edge_map[c->edge];
+	uint32_t parent = c->parent == ZR_NONE ? ZR_NONE : ended.ctx_map[c->parent];
+	uint32_t k = ZR_NONE;
+	if (func != ZR_NONE) {
+		/* find_context counts one lost call; the calls lost here are counted below */
+		uint32_t lost = si->lost_contexts;
+		k = find_context(s, parent, c->addr, func, edge);
+		si->lost_contexts = lost;
+	}
+	ended.ctx_map[i] = k == ZR_NONE ? CTX_LOST : k;
+	if (k != ZR_NONE) {
+		struct zr_context *to = &s->contexts[k];
+		to->calls += c->calls;
+		to->incl += c->incl;
+		to->self += c->self;
+		to->samples += c->samples;
+		to->overhead += c->overhead;
+		to->min = min_u64(to->min, c->min);
+		to->max = max_u64(to->max, c->max);
+		return;
+	}
+	si->samples_lost += c->samples;
+	if (func == ZR_NONE) {
+		si->lost_funcs += (uint32_t)c->calls;
+		return;
+	}
+	/* its path is lost, not its calls: the function and edge records keep them */
+	si->lost_contexts += (uint32_t)c->calls;
+	struct zr_func *g = &s->funcs[func];
+	g->calls += c->calls;
+	g->self += c->self;
+	g->overhead += c->overhead;
+	if (outermost_context(d, i))
+		g->incl += c->incl;
+	g->min = min_u64(g->min, c->min);
+	g->max = max_u64(g->max, c->max);
+	if (edge != ZR_NONE) {
+		s->edges[edge].calls += c->calls;
+		s->edges[edge].incl += c->incl;
+	}
+}
+
+/*
+ * Adds the ended thread d's (context, pc) entries into the summary's table
+ * under the contexts they were merged into (after merge_context); those of
+ * a context the summary had no room for went to samples_lost with its
+ * samples.  What the summary's table cannot keep is unplaced.
+ */
+static void merge_sample_pcs(const struct zrt_thread *d)
+{
+	struct zrt_thread *s = &ended.sum;
+	for (uint32_t i = 0; zrt.pc_mask && d->info->n_sample_pcs && i <= zrt.pc_mask; i++) {
+		const struct zr_sample_pc *e = &d->sample_pcs[i];
+		uint32_t k = e->samples ? ended.ctx_map[e->ctx] : CTX_LOST;
+		if (k != CTX_LOST && !place_sample(s, k, e->pc, e->samples))
+			s->info->samples_unplaced += e->samples;
+	}
+}
+
+/* Adds the ended thread d's calls and times into the summary. */
+static void merge_thread(const struct zrt_thread *d)
+{
+	struct zrt_thread *s = &ended.sum;
+	struct zr_thread *si = s->info;
+	const struct zr_thread *di = d->info;
+	for (uint32_t i = 0; i < di->n_funcs; i++) {
+		const struct zr_func *f = &d->funcs[i];
+		uint32_t j = ended.map[i] = adopt_func(s, f);
+		if (j == ZR_NONE) {
+			si->lost_funcs += (uint32_t)f->calls;
+			continue;
+		}
+		struct zr_func *g = &s->funcs[j];
+		g->calls += f->calls;
+		g->incl += f->incl;
+		g->self += f->self;
+		g->overhead += f->overhead;
+		g->min = min_u64(g->min, f->min);
+		g->max = max_u64(g->max, f->max);
+	}
+	for (uint32_t i = 0; i < di->n_edges; i++) {
+		const struct zr_edge *e = &d->edges[i];
+		uint32_t caller = e->caller == ZR_NONE ? ZR_NONE : ended.map[e->caller];
+		uint32_t callee = ended.map[e->callee];
+		uint32_t k = ended.edge_map[i] =
+			callee == ZR_NONE || (e->caller != ZR_NONE && caller == ZR_NONE)
+				? ZR_NONE
+				: find_edge(s, caller, callee, e->site);
+		if (k == ZR_NONE) {
+			si->lost_edges += (uint32_t)e->calls;
+			continue;
+		}
+		s->edges[k].calls += e->calls;
+		s->edges[k].incl += e->incl;
+	}
+	for (uint32_t i = 0; i < di->n_contexts; i++)
+		merge_context(d, i);
+	merge_sample_pcs(d);
+	si->samples_unplaced += di->samples_unplaced;
+	si->lost_funcs += di->lost_funcs;
+	si->lost_edges += di->lost_edges;
+	si->lost_frames += di->lost_frames;
+	si->lost_contexts += di->lost_contexts;
+	si->samples += di->samples;
+	si->samples_zond += di->samples_zond;
+	si->samples_root += di->samples_root;
+	si->samples_lost += di->samples_lost;
+	si->start_ticks = min_u64(si->start_ticks, di->start_ticks);
+	if (di->last_ticks > si->last_ticks)
+		si->last_ticks = di->last_ticks;
+	if (di->end_ticks > si->end_ticks)
+		si->end_ticks = di->end_ticks;
+}
+
+/* Merges every ended thread's slot but the summary's into the summary and frees it. */
+static void merge_ended(void)
+{
+	struct zr_header *h = zrt.hdr;
+	for (uint32_t slot = 0; slot < h->max_threads; slot++) {
+		struct zr_thread *ti = (struct zr_thread *)slot_at(slot);
+		if (slot == ended.summary || !__atomic_load_n(&ti->used, __ATOMIC_ACQUIRE) ||
+		    !__atomic_load_n(&ti->end_ticks, __ATOMIC_ACQUIRE))
+			continue;
+		if (ended.summary == ZR_NONE) {
+			if (start_summary(slot) < 0)
+				return;
+			continue;
+		}
+		struct zrt_thread d = {
+			.info = ti,
+			.funcs = (struct zr_func *)(slot_at(slot) + h->funcs_off),
+			.edges = (struct zr_edge *)(slot_at(slot) + h->edges_off),
+			.contexts = (struct zr_context *)(slot_at(slot) + h->contexts_off),
+			.sample_pcs = (struct zr_sample_pc *)(slot_at(slot) + h->sample_pcs_off),
+		};
+		merge_thread(&d);
+		/* the reader skips it from here on; cleared for its next thread */
+		__atomic_store_n(&ti->used, 0, __ATOMIC_RELEASE);
+		zero_bytes(d.funcs, (uint64_t)ti->n_funcs * sizeof *d.funcs);
+		zero_bytes(d.edges, (uint64_t)ti->n_edges * sizeof *d.edges);
+		zero_bytes(d.contexts, (uint64_t)ti->n_contexts * sizeof *d.contexts);
+		if (ti->n_sample_pcs)
+			zero_bytes(d.sample_pcs, (uint64_t)h->max_sample_pcs * sizeof *d.sample_pcs);
+		zero_bytes(ti, sizeof *ti);
+		ended.free[ended.n_free++] = slot;
+	}
+}
+
+/* A slot freed from an ended thread, for a new thread; ZR_NONE when there is none. */
+static uint32_t reuse_slot(void)
+{
+	while (__atomic_exchange_n(&ended.lock, 1, __ATOMIC_ACQUIRE))
+		;
+	if (!ended.n_free)
+		merge_ended();
+	uint32_t slot = ended.n_free ? ended.free[--ended.n_free] : ZR_NONE;
+	__atomic_store_n(&ended.lock, 0, __ATOMIC_RELEASE);
+	return slot;
 }
 
 /* ---- strings and modules ----------------------------------------------- */
@@ -298,9 +685,16 @@ static const struct zr_module *find_module(uint64_t addr)
 	const struct zr_module *m = module_table();
 	uint32_t n = __atomic_load_n(&zrt.hdr->n_modules, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < n; i++)
-		if (addr >= m[i].start && addr < m[i].end)
+		if (addr >= m[i].start && addr < m[i].end &&
+		    !(__atomic_load_n(&m[i].flags, __ATOMIC_RELAXED) & ZR_MODULE_CLOSED))
 			return &m[i];
 	return NULL;
+}
+
+/* zr_func.module of the module record m: its index + 1, 0 for none. */
+static uint32_t module_number(const struct zr_module *m)
+{
+	return m ? (uint32_t)(m - module_table()) + 1 : 0;
 }
 
 static void lock_modules(void)
@@ -314,8 +708,27 @@ static void unlock_modules(void)
 	__atomic_store_n(&zrt.module_lock, 0, __ATOMIC_RELEASE);
 }
 
-/* The module holding addr, recorded now if this is its first function. */
-static const struct zr_module *note_module(uint64_t addr)
+static void revive_functions(uint32_t module);
+
+/* A closed record of the very object pm (path, addresses, bias): it was loaded again. */
+static struct zr_module *closed_record(const struct port_module *pm)
+{
+	struct zr_module *m = module_table();
+	for (uint32_t i = zrt.hdr->n_modules; i-- > 0;)
+		if ((m[i].flags & ZR_MODULE_CLOSED) && m[i].start == pm->start &&
+		    m[i].end == pm->end && m[i].bias == pm->bias &&
+		    same_string(string_at(m[i].path), pm->path))
+			return &m[i];
+	return NULL;
+}
+
+/*
+ * The module holding addr, recorded now if this is its first function.  An
+ * object unloaded and loaded again at the same addresses (a plugin reloaded)
+ * gets its record and functions back, so that reloading in a loop fills no
+ * table; *revived is then set.
+ */
+static const struct zr_module *note_module(uint64_t addr, int *revived)
 {
 	const struct zr_module *found = find_module(addr);
 	if (found)
@@ -324,7 +737,15 @@ static const struct zr_module *note_module(uint64_t addr)
 	lock_modules();
 	found = find_module(addr);
 	struct port_module pm;
-	if (!found && port_module_of(addr, &pm) == 0) {
+	int known = !found && port_module_of(addr, &pm) == 0;
+	struct zr_module *again = known ? closed_record(&pm) : NULL;
+	if (again) {
+		__atomic_and_fetch(&again->flags, ~ZR_MODULE_CLOSED, __ATOMIC_RELAXED);
+		revive_functions(module_number(again));
+		found = again;
+		if (revived)
+			*revived = 1;
+	} else if (known) {
 		uint32_t n = h->n_modules;
 		if (n < h->max_modules) {
 			struct zr_module *m = &module_table()[n];
@@ -356,7 +777,81 @@ static int is_filtered(uint64_t addr, const struct zr_module *m)
 	return 0;
 }
 
+/* The part of a function's key that is an address in its module. */
+static uint64_t key_address(uint64_t key)
+{
+	return key & ~(ZR_BLOCK_BIT | ZR_MODULE_BIT | ZR_CLOSED_BIT);
+}
+
+/*
+ * A key (a function's or a context's addr) retired when in [start, end)
+ * (module 0), or brought back when retired and its function is of module.
+ */
+static void mark_key(uint64_t *addr, const struct zr_func *f, uint64_t start, uint64_t end,
+		     uint32_t module)
+{
+	uint64_t key = __atomic_load_n(addr, __ATOMIC_RELAXED);
+	uint64_t a = key_address(key);
+	if (module && (key & ZR_CLOSED_BIT) && f->module == module)
+		__atomic_store_n(addr, key & ~ZR_CLOSED_BIT, __ATOMIC_RELAXED);
+	else if (!module && !(key & ZR_CLOSED_BIT) && a >= start && a < end)
+		__atomic_store_n(addr, key | ZR_CLOSED_BIT, __ATOMIC_RELAXED);
+}
+
+/*
+ * Every thread's functions, blocks and module records, and their contexts
+ * (keyed by address too, and caching the function's index: a context of a
+ * retired function found again would count a new object's calls on it):
+ * retired when keyed in [start, end) (module 0), or brought back when
+ * retired and of module.
+ */
+static void mark_functions(uint64_t start, uint64_t end, uint32_t module)
+{
+	struct zr_header *h = zrt.hdr;
+	uint32_t n = __atomic_load_n(&h->n_threads, __ATOMIC_ACQUIRE);
+	for (uint32_t slot = 0; slot < n; slot++) {
+		const struct zr_thread *ti = (const struct zr_thread *)slot_at(slot);
+		if (!__atomic_load_n(&ti->used, __ATOMIC_ACQUIRE))
+			continue;
+		struct zr_func *f = (struct zr_func *)((uint8_t *)ti + h->funcs_off);
+		uint32_t nf = __atomic_load_n(&ti->n_funcs, __ATOMIC_ACQUIRE);
+		for (uint32_t i = 0; i < nf; i++)
+			mark_key(&f[i].addr, &f[i], start, end, module);
+		struct zr_context *c = (struct zr_context *)((uint8_t *)ti + h->contexts_off);
+		uint32_t nc = __atomic_load_n(&ti->n_contexts, __ATOMIC_ACQUIRE);
+		for (uint32_t i = 0; i < nc; i++)
+			if (c[i].func < nf)
+				mark_key(&c[i].addr, &f[c[i].func], start, end, module);
+	}
+}
+
+static void retire_functions(uint64_t start, uint64_t end)
+{
+	mark_functions(start, end, 0);
+}
+
+static void revive_functions(uint32_t module)
+{
+	mark_functions(0, 0, module);
+}
+
+void zrt_module_closed(uint64_t start, uint64_t end)
+{
+	if (!zrt.hdr || start >= end)
+		return;
+	lock_modules();
+	struct zr_module *m = module_table();
+	uint32_t n = zrt.hdr->n_modules;
+	for (uint32_t i = 0; i < n; i++)
+		if (m[i].start < end && start < m[i].end && !(m[i].flags & ZR_MODULE_CLOSED))
+			__atomic_or_fetch(&m[i].flags, ZR_MODULE_CLOSED, __ATOMIC_RELAXED);
+	retire_functions(start, end);
+	unlock_modules();
+}
+
 /* ---- functions and edges ----------------------------------------------- */
+
+static uint32_t probe_func(struct zrt_thread *t, uint64_t addr, uint32_t *slot);
 
 static uint32_t add_func(struct zrt_thread *t, uint64_t addr, uint32_t slot)
 {
@@ -375,27 +870,46 @@ static uint32_t add_func(struct zrt_thread *t, uint64_t addr, uint32_t slot)
 		const struct zr_module *m = find_module(addr & ~ZR_MODULE_BIT);
 		f->flags = ZR_FUNC_MODULE;
 		f->name = m ? m->path : 0;
-	} else if (is_filtered(addr, note_module(addr))) {
-		f->flags = ZR_FUNC_FILTERED;
-	} else if (zrt.function_name && (f->name = zrt.function_name(addr)) != 0) {
-		f->flags = ZR_FUNC_NAMED;
+		f->module = module_number(m);
+	} else {
+		int revived = 0;
+		const struct zr_module *m = note_module(addr, &revived);
+		uint32_t j;
+		/* this thread's entry of it, from the object's last load, is live again */
+		if (revived && (j = probe_func(t, addr, &slot)) != ZR_NONE)
+			return j;
+		f->module = module_number(m);
+		if (is_filtered(addr, m))
+			f->flags = ZR_FUNC_FILTERED;
+		else if (zrt.function_name && (f->name = zrt.function_name(addr)) != 0)
+			f->flags = ZR_FUNC_NAMED;
 	}
 	ti->n_funcs = i + 1;
 	t->func_hash[slot] = i + 1;
 	return i;
 }
 
-/* The index of the function at addr, added on first sight; ZR_NONE when the table is full. */
-static uint32_t find_func(struct zrt_thread *t, uint64_t addr)
+/* The index of the function at addr, ZR_NONE with *slot the empty hash slot for it. */
+static uint32_t probe_func(struct zrt_thread *t, uint64_t addr, uint32_t *slot)
 {
 	uint32_t h = zrt_hash(addr) & zrt.func_mask;
 	for (;; h = (h + 1) & zrt.func_mask) {
 		uint32_t x = t->func_hash[h];
-		if (!x)
-			return add_func(t, addr, h);
+		if (!x) {
+			*slot = h;
+			return ZR_NONE;
+		}
 		if (t->funcs[x - 1].addr == addr)
 			return x - 1;
 	}
+}
+
+/* The index of the function at addr, added on first sight; ZR_NONE when the table is full. */
+static uint32_t find_func(struct zrt_thread *t, uint64_t addr)
+{
+	uint32_t slot;
+	uint32_t i = probe_func(t, addr, &slot);
+	return i != ZR_NONE ? i : add_func(t, addr, slot);
 }
 
 /*
@@ -445,7 +959,7 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
 		return ZR_NONE;
 	if (site - t->root_lo < t->root_len)
 		return t->root_func;
-	const struct zr_module *m = note_module(site);
+	const struct zr_module *m = note_module(site, NULL);
 	if (!m)
 		return ZR_NONE;
 	uint32_t i = find_func(t, m->start | ZR_MODULE_BIT);
@@ -503,7 +1017,7 @@ static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee
 		e->site = site;
 		/* a port naming its functions (libcalls) shows root calls by calling module */
 		if (caller == ZR_NONE && site && zrt.function_name)
-			note_module(site);
+			note_module(site, NULL);
 		t->edge_hash[h] = ++ti->n_edges;
 		return ti->n_edges - 1;
 	}
@@ -667,32 +1181,6 @@ void zrt_probe_paid(struct zrt_thread *t, int which, uint64_t ticks)
 
 /* ---- sampled time ------------------------------------------------------- */
 
-/*
- * Counts n samples at (ctx, pc) in the thread's table: 0 when it is full
- * (three quarters used, so that a probe always ends at a free entry).
- */
-static int place_sample(struct zrt_thread *t, uint32_t ctx, uint64_t pc, uint64_t n)
-{
-	struct zr_thread *ti = t->info;
-	for (uint32_t i = zrt_hash(pc ^ ((uint64_t)ctx << 40) ^ ctx);; i++) {
-		struct zr_sample_pc *e = &t->sample_pcs[i & zrt.pc_mask];
-		if (e->samples && e->pc == pc && e->ctx == ctx) {
-			e->samples += n;
-			return 1;
-		}
-		if (e->samples)
-			continue;
-		if (ti->n_sample_pcs >= (zrt.pc_mask + 1) / 4 * 3)
-			return 0;
-		e->pc = pc;
-		e->ctx = ctx;
-		zrt_signal_fence();
-		e->samples = n;
-		ti->n_sample_pcs++;
-		return 1;
-	}
-}
-
 void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond, uint64_t pc)
 {
 	struct zr_thread *ti = t->info;
@@ -765,23 +1253,22 @@ void zrt_block_end(struct zrt_thread *t, const char *name, uint64_t now)
 
 /* ---- fork -------------------------------------------------------------- */
 
-/* Pushes a frame carried over from the parent: counted once, timed from now. */
+/*
+ * Pushes a frame carried over from the parent, timed from now.  The call was
+ * counted in the parent's file: the child continues it (one run, one call),
+ * so its function, edge and context (the same path) are found or added but
+ * not counted again.
+ */
 static void carry_frame(struct zrt_thread *t, const struct zr_frame *old,
 			const struct zr_func *old_func, uint64_t site, uint64_t now)
 {
 	uint32_t d = t->info->depth;
-	uint32_t i = find_func(t, old->addr);
+	uint32_t i = adopt_func(t, old_func);
 	if (i == ZR_NONE)
 		return;
-	struct zr_func *f = &t->funcs[i];
-	f->flags = old_func->flags;
-	f->name = old_func->name;
-	f->file = old_func->file;
-	f->line = old_func->line;
 	uint32_t parent;
 	uint32_t e = find_edge(t, caller_at(t, d, site, &parent), i, site);
 	uint32_t c = find_context(t, parent, old->addr, i, e);
-	count_call(t, i, e, c);
 	zrt_open_frame(t, d, old->addr, old->sp, i, e, c)->enter_ticks = now;
 }
 
@@ -790,7 +1277,7 @@ void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t
 	struct zr_header *old = zrt.hdr;
 	if (!old)
 		return;
-	struct zr_header *h = port_map_output(old->file_bytes);
+	struct zr_header *h = map_file(old);
 	if (!h) {
 		zrt.hdr = NULL;
 		t->state = ZRT_THREAD_OFF;
@@ -810,6 +1297,9 @@ void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t
 	h->n_threads = 0;
 	h->lost_threads = 0;
 	zrt.module_lock = 0;
+	ended.lock = 0;
+	ended.summary = ZR_NONE;
+	ended.n_free = 0;
 
 	struct zrt_thread parent = *t;
 	use_mapping(h);

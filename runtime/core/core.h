@@ -163,7 +163,8 @@ void zrt_process_end(int exited, int status, int64_t realtime_ns);
 /*
  * In a forked child, on the thread that forked: moves recording to a fresh
  * file (modules and strings are kept, statistics start from zero) and
- * carries t's open frames over, each counted once.
+ * carries t's open frames over: continued, not called again (their calls
+ * were counted in the parent's file).
  */
 void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t realtime_ns);
 
@@ -210,6 +211,16 @@ uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64
  * first sight; ZR_NONE when the module is unknown or the table full).
  */
 uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site);
+
+/*
+ * The object at [start, end) was unloaded (dlclose): its module record is
+ * closed and every thread's functions, blocks and calling-module records
+ * keyed inside it are retired (ZR_CLOSED_BIT on their addr), so that an
+ * object loaded later at the same addresses gets functions of its own.  No
+ * thread may run the object's code any more; a thread's cached calling
+ * module of root calls (libcalls) is not reset.
+ */
+void zrt_module_closed(uint64_t start, uint64_t end);
 
 /*
  * Charges one sample of the thread's CPU-time timer (n: 1 + the timer's

@@ -28,11 +28,27 @@ uint64_t port_clock(void);
 void *port_map_output(uint64_t bytes);
 
 /*
+ * Room for data: the largest raw file this process may write and map
+ * (RLIMIT_FSIZE, a share of RLIMIT_AS; UINT64_MAX when unlimited), and the
+ * file system's blocks for bytes of the
+ * file at offset, reserved before they are first written (fallocate), so
+ * that a full file system costs zond's data, never a SIGBUS in the program.
+ * 0, or -1 when there is no room.  A file system that cannot reserve is
+ * taken as it is (0).  port_drop_output unmaps and deletes the file.
+ */
+uint64_t port_output_limit(void);
+int port_reserve_output(uint64_t offset, uint64_t bytes);
+void port_drop_output(void *map, uint64_t bytes);
+
+/*
  * Zero-filled private memory for one thread's hash indexes (not part of the
  * file), bytes long; NULL on failure (the thread is then not recorded).
  * Called on a thread's first call.
  */
 void *port_map_index(uint64_t bytes);
+
+/* Gives back memory from port_map_index (a thread's end). */
+void port_unmap_index(void *p, uint64_t bytes);
 
 /* The calling thread's id and name (name: up to 15 chars + NUL). */
 int32_t port_thread_id(void);

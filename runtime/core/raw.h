@@ -79,6 +79,12 @@ enum zr_clock {
 #define ZR_FLAG_SAMPLED 4u    /* CPU time sampled per context (ZOND_TIME=sampled):
 				 zr_context.samples, zr_thread.samples*; the hooks
 				 read no clock (NO_TIME is set with it) */
+/*
+ * The file system or a limit (RLIMIT_FSIZE, RLIMIT_AS) left no room for some
+ * of the data: fewer thread slots than asked (threads beyond: lost_threads),
+ * none at all when not even the fixed part had room.
+ */
+#define ZR_FLAG_NO_ROOM 8u
 
 /* zr_func.flags */
 #define ZR_FUNC_BLOCK 1u    /* a hand-marked block: name/file/line are set */
@@ -95,6 +101,12 @@ enum zr_clock {
  */
 #define ZR_BLOCK_BIT (1ull << 63)
 #define ZR_MODULE_BIT (1ull << 62) /* key of a ZR_FUNC_MODULE record */
+/*
+ * Set on the addr of a function (or block, or calling module) whose module
+ * was unloaded: the same address in an object loaded later is a different
+ * function.  The address is addr without it, in the module zr_func.module.
+ */
+#define ZR_CLOSED_BIT (1ull << 61)
 
 struct zr_header {
 	char magic[8];
@@ -153,8 +165,12 @@ struct zr_module {
 	uint64_t start, end;     /* run-time address range of its PT_LOAD segments */
 	uint64_t bias;           /* load bias: link-time address = address - bias */
 	uint32_t path;           /* string offset of its path (absolute when known) */
-	uint32_t pad;
+	uint32_t flags;          /* ZR_MODULE_*; was padding (0) */
 };
+
+/* zr_module.flags */
+/* unloaded (dlclose): a later object at its addresses has a record of its own */
+#define ZR_MODULE_CLOSED 1u
 
 struct zr_thread {
 	int32_t tid;
@@ -206,7 +222,8 @@ struct zr_func {
 	uint32_t name, file;     /* blocks: string offsets; named functions: name;
 				    other functions: 0 */
 	uint32_t line;           /* blocks: source line */
-	uint32_t pad;
+	uint32_t module;         /* its zr_module's index + 1, 0 when not known (older
+				    writers: the module whose range holds addr) */
 	uint64_t overhead;       /* ticks of probe cost taken out of self (signed sum) */
 };
 

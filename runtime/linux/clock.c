@@ -107,7 +107,7 @@ void zl_clock_refine(double *ticks_per_sec)
 
 void zl_clock_setup(struct zrt_config *cfg, int timed)
 {
-	const char *fast = getenv("ZOND_FAST_CLOCK");
+	const char *fast = zl_getenv("ZOND_FAST_CLOCK");
 	if (fast && *fast == '1') {
 		zl_clock_fenced = 0;
 		cfg->flags |= ZR_FLAG_FAST_CLOCK;

@@ -95,12 +95,27 @@ __attribute__((visibility("default"), noreturn)) void _exit(int status)
 	if (real_exit)
 		real_exit(status);
 	for (;;)
-		syscall(SYS_exit_group, status);
+		zl_syscall6(SYS_exit_group, status, 0, 0, 0, 0, 0);
 }
 
 __attribute__((visibility("default"), noreturn)) void _Exit(int status)
 {
 	_exit(status);
+}
+
+/* dlclose: the objects it unloaded are closed in the raw file (zl_note_unloaded). */
+__attribute__((visibility("default"))) int dlclose(void *handle)
+{
+	static int (*real_dlclose)(void *);
+	if (!real_dlclose)
+		real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	if (!real_dlclose)
+		return -1;
+	int rc = real_dlclose(handle);
+	int saved_errno = errno;
+	zl_note_unloaded();
+	errno = saved_errno;
+	return rc;
 }
 
 static void in_forked_child(void)
@@ -136,10 +151,10 @@ static void start_recording(void)
 	find_exe_path();
 	real_exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
 	if (zrt_process_start(&cfg) == 0) {
-		const char *filter = getenv("ZOND_FILTER");
+		const char *filter = zl_getenv("ZOND_FILTER");
 		if (filter && *filter)
 			zl_load_filters(filter);
-		const char *trigger = getenv("ZOND_TRIGGER");
+		const char *trigger = zl_getenv("ZOND_TRIGGER");
 		if (trigger && *trigger) {
 			zrt.trigger = zl_find_trigger(trigger);
 			zrt.gate |= ZRT_GATE_TRIGGER;

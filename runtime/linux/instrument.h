@@ -31,6 +31,9 @@ extern char zl_exe_path[4096];
 uint64_t zl_find_trigger(const char *spec);
 int zl_load_filters(const char *path);
 
+/* Closes the module records of objects no longer loaded (after a dlclose; cold). */
+void zl_note_unloaded(void);
+
 /* The hooks gcc and clang call with -finstrument-functions. */
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);

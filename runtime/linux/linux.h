@@ -160,6 +160,10 @@ int zl_configure(struct zrt_config *cfg);
 
 /* An environment variable set to anything but "" or "0". */
 int zl_env_flag(const char *name);
+/* getenv without calling a function the program may define: environ read directly. */
+const char *zl_getenv(const char *name);
+/* A decimal environment variable in [min, max] (max < 2^60); fallback when unset or not. */
+uint64_t zl_env_number(const char *name, uint64_t fallback, uint64_t min, uint64_t max);
 
 /*
  * The end of this process image: exited (status valid), or ended without

@@ -6,11 +6,14 @@
 #define _GNU_SOURCE
 #include "instrument.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../core/port.h"
@@ -72,6 +75,40 @@ int port_module_of(uint64_t addr, struct port_module *out)
 	return s.found ? 0 : -1;
 }
 
+/* Sets *found when an object loaded now starts at (module) m's start with its bias. */
+static int still_loaded(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	const struct zr_module *m = ((void **)arg)[0];
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && info->dlpi_addr == m->bias &&
+		    info->dlpi_addr + ph->p_vaddr == m->start) {
+			*(int *)((void **)arg)[1] = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void zl_note_unloaded(void)
+{
+	struct zr_header *h = zrt.hdr;
+	if (!h)
+		return;
+	const struct zr_module *m = (const struct zr_module *)(zrt.base + h->modules_off);
+	uint32_t n = __atomic_load_n(&h->n_modules, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++) {
+		if (m[i].flags & ZR_MODULE_CLOSED)
+			continue;
+		int found = 0;
+		void *arg[2] = {(void *)&m[i], &found};
+		dl_iterate_phdr(still_loaded, arg);
+		if (!found)
+			zrt_module_closed(m[i].start, m[i].end);
+	}
+}
+
 /* "<hex link-time address>:<module path>" -> run-time address, 0 when not loaded. */
 uint64_t zl_find_trigger(const char *spec)
 {
@@ -86,41 +123,95 @@ uint64_t zl_find_trigger(const char *spec)
 	return s.found ? link + m.bias : 0;
 }
 
+/* Anonymous memory straight from the kernel: the program's malloc is not ours to call. */
+static void *map_zeroed(size_t bytes)
+{
+	long m = zl_syscall6(SYS_mmap, 0, (long)bytes, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return m < 0 && m > -4096 ? NULL : (void *)m;
+}
+
+/* The whole file at path, NUL-terminated, in fresh memory; NULL when unreadable. */
+static char *read_whole_file(const char *path, size_t *len)
+{
+	int fd = (int)zl_syscall6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	char *text = NULL;
+	if (zl_syscall6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 && st.st_size >= 0)
+		text = map_zeroed((size_t)st.st_size + 1);
+	size_t n = 0;
+	while (text && n < (size_t)st.st_size) {
+		long got = zl_syscall6(SYS_read, fd, (long)(text + n), (long)st.st_size - (long)n,
+				       0, 0, 0);
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	zl_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	*len = n;
+	return text;
+}
+
+/* Parses "<start hex> <end hex> <module path>" in line into *f, the path copied to *room. */
+static int parse_filter(char *line, struct zrt_filter *f, char **room)
+{
+	char *end;
+	if (line[0] == '#')
+		return -1;
+	unsigned long long start = strtoull(line, &end, 16);
+	if (end == line || *end != ' ')
+		return -1;
+	char *p = end;
+	unsigned long long stop = strtoull(p, &end, 16);
+	if (end == p || *end != ' ' || start >= stop)
+		return -1;
+	while (*end == ' ')
+		end++;
+	if (!*end)
+		return -1;
+	char resolved[PATH_MAX];
+	const char *path = module_path(end, resolved);
+	size_t n = strlen(path) + 1;
+	memcpy(*room, path, n);
+	*f = (struct zrt_filter){.module = *room, .start = start, .end = stop};
+	*room += n;
+	return 0;
+}
+
 /*
  * The filter file (doc/raw-format.md): one excluded range per line,
  * "<start hex> <end hex> <module path>", link-time, end exclusive; '#'
  * starts a comment.  Lines that do not parse are ignored: the program's own
- * output must stay its own, so the runtime has nowhere to complain.
+ * output must stay its own, so the runtime has nowhere to complain.  Read
+ * with system calls into anonymous memory: a program with its own malloc
+ * sees none of its calls made by zond.
  */
 int zl_load_filters(const char *path)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
+	size_t len;
+	char *text = read_whole_file(path, &len);
+	if (!text)
 		return -1;
-	struct zrt_filter *list = NULL;
-	size_t n = 0, cap = 0;
-	char line[PATH_MAX + 64];
-	while (fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\n")] = 0;
-		unsigned long long start, end;
-		int at = 0;
-		if (line[0] == '#' || sscanf(line, "%llx %llx %n", &start, &end, &at) != 2 || !at ||
-		    !line[at] || start >= end)
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			struct zrt_filter *grown = realloc(list, cap * sizeof *list);
-			if (!grown)
-				break;
-			list = grown;
-		}
-		char resolved[PATH_MAX];
-		char *module = strdup(module_path(line + at, resolved));
-		if (!module)
-			break;
-		list[n++] = (struct zrt_filter){.module = module, .start = start, .end = end};
+	size_t lines = 1;
+	for (size_t i = 0; i < len; i++)
+		lines += text[i] == '\n';
+	/* each line's resolved path fits in PATH_MAX; untouched pages cost nothing */
+	struct zrt_filter *list = map_zeroed(lines * (sizeof *list + PATH_MAX));
+	if (!list)
+		return -1;
+	char *room = (char *)(list + lines);
+	size_t n = 0;
+	for (char *line = text; line && *line;) {
+		char *next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (strlen(line) < PATH_MAX && parse_filter(line, &list[n], &room) == 0)
+			n++;
+		line = next;
 	}
-	fclose(f);
+	zl_syscall6(SYS_munmap, (long)text, (long)len + 1, 0, 0, 0, 0);
 	zrt.filters = list;
 	zrt.n_filters = n;
 	return 0;

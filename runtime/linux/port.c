@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -24,24 +25,72 @@ static const char *out_dir;
 
 /* ---- the core's port interface ------------------------------------------ */
 
+/* The raw file of this process image, for port_reserve_output and port_drop_output. */
+static char out_path[PATH_MAX];
+
+static int32_t current_pid(void)
+{
+	return (int32_t)zl_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+}
+
+/* Appends s to the path being built at *at (end: one past the buffer): 0, or -1 when full. */
+static int append(char **at, char *end, const char *s)
+{
+	for (; *s; s++) {
+		if (*at + 1 >= end)
+			return -1;
+		*(*at)++ = *s;
+	}
+	**at = 0;
+	return 0;
+}
+
+static int append_uint(char **at, char *end, uint64_t n)
+{
+	char digits[24];
+	char *d = digits + sizeof digits - 1;
+	*d = 0;
+	do
+		*--d = (char)('0' + n % 10);
+	while (n /= 10);
+	return append(at, end, d);
+}
+
+/* out_dir/<pid>.<n>.zraw: 0, or -1 when too long. */
+static int raw_path(char *path, size_t size, int n)
+{
+	char *at = path, *end = path + size;
+	return append(&at, end, out_dir) || append(&at, end, "/") ||
+			       append_uint(&at, end, (uint32_t)current_pid()) ||
+			       append(&at, end, ".") || append_uint(&at, end, (uint32_t)n) ||
+			       append(&at, end, ".zraw")
+		       ? -1
+		       : 0;
+}
+
+/*
+ * System calls only, here as everywhere the runtime can: the program may
+ * define open, mmap or malloc itself (and its own are not ours to call).
+ */
 void *port_map_output(uint64_t bytes)
 {
-	char path[PATH_MAX];
-	int fd = -1;
-	for (int n = 0; n < 1000 && fd < 0; n++) {
-		snprintf(path, sizeof path, "%s/%d.%d.zraw", out_dir, (int)getpid(), n);
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST)
+	char *path = out_path;
+	long fd = -EEXIST;
+	for (int n = 0; n < 1000 && fd == -EEXIST; n++) {
+		if (raw_path(path, sizeof out_path, n) < 0)
 			return NULL;
+		fd = zl_syscall6(SYS_openat, AT_FDCWD, (long)path,
+				 O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644, 0, 0);
 	}
 	if (fd < 0)
 		return NULL;
-	void *map = MAP_FAILED;
-	if (ftruncate(fd, (off_t)bytes) == 0)
-		map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		unlink(path);
+	long map = -1;
+	if (zl_syscall6(SYS_ftruncate, fd, (long)bytes, 0, 0, 0, 0) == 0)
+		map = zl_syscall6(SYS_mmap, 0, (long)bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+				  0);
+	zl_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (map < 0 && map > -4096) {
+		zl_syscall6(SYS_unlinkat, AT_FDCWD, (long)path, 0, 0, 0, 0);
 		return NULL;
 	}
 	/*
@@ -49,8 +98,54 @@ void *port_map_output(uint64_t bytes)
 	 * run of page cache after it: most of the start-up cost on ext4.  The
 	 * tables are touched sparsely; one page a fault is what they need.
 	 */
-	madvise(map, bytes, MADV_RANDOM);
-	return map;
+	zl_syscall6(SYS_madvise, map, (long)bytes, MADV_RANDOM, 0, 0, 0);
+	return (void *)map;
+}
+
+/* The soft limit of resource (RLIM_INFINITY is UINT64_MAX); UINT64_MAX when unknown. */
+static uint64_t soft_limit(int resource)
+{
+	struct {
+		uint64_t cur, max;
+	} lim;
+	if (zl_syscall6(SYS_prlimit64, 0, resource, 0, (long)&lim, 0, 0) != 0)
+		return UINT64_MAX;
+	return lim.cur;
+}
+
+/*
+ * RLIMIT_FSIZE, and under an address-space limit (ulimit -v) a quarter of
+ * it: the mapping comes out of the program's own budget.
+ */
+uint64_t port_output_limit(void)
+{
+	uint64_t file = soft_limit(RLIMIT_FSIZE), space = soft_limit(RLIMIT_AS);
+	if (space != UINT64_MAX && space / 4 < file)
+		return space / 4;
+	return file;
+}
+
+/*
+ * A thread's first call may come from the audit wrapper: system calls only.
+ * The file is opened again by its path: an fd kept open would be one more
+ * fd in the program (and a program closing fds it does not know would close it).
+ */
+int port_reserve_output(uint64_t offset, uint64_t bytes)
+{
+	int fd =
+		(int)zl_syscall6(SYS_openat, AT_FDCWD, (long)out_path, O_RDWR | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return -1;
+	long rc = zl_syscall6(SYS_fallocate, fd, 0, (long)offset, (long)bytes, 0, 0);
+	zl_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	/* a file system that cannot preallocate: the pages stay holes, as before */
+	return rc == 0 || rc == -EOPNOTSUPP ? 0 : -1;
+}
+
+void port_drop_output(void *map, uint64_t bytes)
+{
+	zl_syscall6(SYS_munmap, (long)map, (long)bytes, 0, 0, 0, 0);
+	zl_syscall6(SYS_unlinkat, AT_FDCWD, (long)out_path, 0, 0, 0, 0);
 }
 
 /* A thread's first call may come from the audit wrapper: no libc. */
@@ -59,6 +154,11 @@ void *port_map_index(uint64_t bytes)
 	long m = zl_syscall6(SYS_mmap, 0, (long)bytes, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return m < 0 && m > -4096 ? NULL : (void *)m;
+}
+
+void port_unmap_index(void *p, uint64_t bytes)
+{
+	zl_syscall6(SYS_munmap, (long)p, (long)bytes, 0, 0, 0, 0);
 }
 
 int32_t port_thread_id(void)
@@ -81,32 +181,46 @@ int64_t zl_realtime_ns(void)
 	return (int64_t)ts.sec * 1000000000 + ts.nsec;
 }
 
-static int32_t current_pid(void)
+/* ---- the environment ---------------------------------------------------- */
+
+/* getenv, read from environ directly: not a function the program may have replaced. */
+const char *zl_getenv(const char *name)
 {
-	return (int32_t)zl_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	for (char **e = environ; e && *e; e++) {
+		const char *v = *e, *n = name;
+		while (*n && *v == *n)
+			v++, n++;
+		if (!*n && *v == '=')
+			return v + 1;
+	}
+	return NULL;
 }
 
-/* ---- the environment ---------------------------------------------------- */
+uint64_t zl_env_number(const char *name, uint64_t fallback, uint64_t min, uint64_t max)
+{
+	const char *s = zl_getenv(name);
+	if (!s || !*s)
+		return fallback;
+	uint64_t v = 0;
+	for (; *s >= '0' && *s <= '9' && v <= max; s++)
+		v = v * 10 + (uint64_t)(*s - '0');
+	return *s || v < min || v > max ? fallback : v;
+}
 
 static uint32_t env_count(const char *name, uint32_t fallback, uint32_t max)
 {
-	const char *s = getenv(name);
-	if (!s || !*s)
-		return fallback;
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-	return *end || v == 0 || v > max ? fallback : (uint32_t)v;
+	return (uint32_t)zl_env_number(name, fallback, 1, max);
 }
 
 int zl_env_flag(const char *name)
 {
-	const char *s = getenv(name);
-	return s && *s && strcmp(s, "0") != 0;
+	const char *s = zl_getenv(name);
+	return s && *s && !(s[0] == '0' && !s[1]);
 }
 
 int zl_configure(struct zrt_config *cfg)
 {
-	out_dir = getenv("ZOND_DIR");
+	out_dir = zl_getenv("ZOND_DIR");
 	if (!out_dir || !*out_dir)
 		return -1;
 	cfg->max_threads = env_count("ZOND_THREADS", cfg->max_threads, 1u << 16);
@@ -187,9 +301,8 @@ void zl_calibrate(struct zrt_thread *t, void (*probed)(uint64_t outer, uint64_t 
 		  void (*bare)(void))
 {
 	uint64_t slot_bytes = zrt_thread_bytes(), bytes = slot_bytes + zrt_index_bytes();
-	uint8_t *scratch =
-		mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (scratch == MAP_FAILED)
+	uint8_t *scratch = port_map_index(bytes);
+	if (!scratch)
 		return;
 	struct zrt_thread saved = *t;
 	zrt_thread_bind(t, scratch, scratch + slot_bytes);
@@ -216,7 +329,7 @@ void zl_calibrate(struct zrt_thread *t, void (*probed)(uint64_t outer, uint64_t 
 			pair = round_pair;
 	}
 	*t = saved;
-	munmap(scratch, bytes);
+	port_unmap_index(scratch, bytes);
 	if (pair < inner)
 		pair = inner;
 	zrt.inner = inner;

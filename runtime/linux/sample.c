@@ -42,33 +42,16 @@ static __thread struct {
 
 void zl_sample_configure(struct zrt_config *cfg)
 {
-	const char *mode = getenv("ZOND_TIME");
+	/* zl_getenv: the program's own getenv is not called (doc/architecture.md) */
+	const char *mode = zl_getenv("ZOND_TIME");
 	if (!mode || strcmp(mode, "sampled") != 0 || (cfg->flags & ZR_FLAG_NO_TIME))
 		return;
 	cfg->flags |= ZR_FLAG_SAMPLED | ZR_FLAG_NO_TIME;
-	cfg->sample_period_ns = DEFAULT_PERIOD_NS;
-	const char *period = getenv("ZOND_SAMPLE_PERIOD");
-	if (period && *period) {
-		char *end;
-		unsigned long long v = strtoull(period, &end, 10);
-		if (!*end && v >= 10000 && v <= 10000000000ull)
-			cfg->sample_period_ns = v;
-	}
-	cfg->max_sample_pcs = DEFAULT_PCS;
-	const char *pcs = getenv("ZOND_SAMPLE_PCS");
-	if (pcs && *pcs) {
-		char *end;
-		unsigned long v = strtoul(pcs, &end, 10);
-		if (!*end && v >= 16 && v <= (1ul << 24))
-			cfg->max_sample_pcs = (uint32_t)v;
-	}
-	cfg->sample_signal = SIGRTMAX - 3;
-	const char *sig = getenv("ZOND_SAMPLE_SIGNAL");
-	if (sig && *sig) {
-		int v = atoi(sig);
-		if (v >= SIGRTMIN && v <= SIGRTMAX)
-			cfg->sample_signal = (uint32_t)v;
-	}
+	cfg->sample_period_ns =
+		zl_env_number("ZOND_SAMPLE_PERIOD", DEFAULT_PERIOD_NS, 10000, 10000000000ull);
+	cfg->max_sample_pcs = (uint32_t)zl_env_number("ZOND_SAMPLE_PCS", DEFAULT_PCS, 16, 1u << 24);
+	cfg->sample_signal = (uint32_t)zl_env_number("ZOND_SAMPLE_SIGNAL", (uint64_t)(SIGRTMAX - 3),
+						     (uint64_t)SIGRTMIN, (uint64_t)SIGRTMAX);
 }
 
 /* The interrupted program counter. */

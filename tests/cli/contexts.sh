@@ -1,6 +1,10 @@
 #!/bin/sh
-# Calling contexts and time modes under zond record, end to end.
-#  - the contexts program's counts (the program counts its own stacks);
+# Calling contexts end to end, through the store and the zond command.
+#  - a run with contexts (the contexts fixture, tests/export/fixture.h): the
+#    real tree per thread, folded stacks with exact calls per stack (-e
+#    calls), no "rebuilt" note, and callgrind_annotate's inclusive costs;
+#  - a real `zond record` of the contexts program (which counts its own
+#    stacks): its exact stacks in folded, the call tree, dump and JSON;
 #  - --contexts 3: the pool overflows, the report says by how much, and the
 #    flat counts stay exact;
 #  - --time exact: the probe-cost correction never takes a caller below its
@@ -11,11 +15,54 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$1
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
+"$WRITE_FIXTURE" contexts-store 1 ctx.db || exit 1
+"$ZOND" export -f folded -e calls -i ctx.db >folded.txt 2>err.txt
+check_eq "folded -e calls: exact calls per stack" "$(tr '\n' ' ' <folded.txt)" \
+	"main 1 main;A 2 main;A;C 2 main;A;C;X 4 main;B 1 main;B;C 3 main;B;C;Y 3 main;f 1 main;f;g 1 main;f;g;f 1 main;f;g;f;g 1 worker 1 worker;C 1 worker;C;X 2 "
+check_eq "folded: nothing on stderr" "$(cat err.txt)" ""
+"$ZOND" export -f folded --tid 201 -i ctx.db >folded.txt 2>err.txt
+check_eq "folded --tid: that thread's stacks and times" "$(tr '\n' ' ' <folded.txt)" \
+	"worker 60 worker;C 40 worker;C;X 100 "
+"$ZOND" graph --tree --tid 201 -i ctx.db >tree.txt 2>err.txt
+check_eq "tree --tid" "$(sed -n '/^ *calls/,$p' tree.txt | sed 1d | tr -s ' ' | tr '\n' '|')" \
+	" 1 200 ns 100.00% worker| 1 140 ns 70.00% C| 2 100 ns 50.00% X|"
+check_eq "tree: no rebuilt note" "$(grep -c 'no calling contexts' tree.txt)" 0
+"$ZOND" export -f callgrind -i ctx.db -o cg.out
+callgrind_annotate --inclusive=yes --threshold=100 cg.out >annotate.txt
+for want in "1,200 (100.0%)  PROGRAM TOTALS" "100 ( 8.33%)  paths.c:f " "90 ( 7.50%)  paths.c:g " \
+	"840 (70.00%)  paths.c:C "; do
+	check_eq "callgrind_annotate: $want" "$(grep -cF "$want" annotate.txt)" 1
+done
+
 "$ZOND" record -q -o ctx.db -- "$CONTEXTS" >out.txt
 check_eq "program's own counts" "$(cat out.txt | tr '\n' ' ')" "main;a;c;x 3 main;b;c;y 5 "
 "$ZOND" dump -i ctx.db >dump.txt
 check_eq "c calls" "$(grep -c '^function c calls=8$' dump.txt)" 1
 check_eq "c -> x" "$(grep -c '^call c -> x calls=3$' dump.txt)" 1
+# the real stacks through the store, as the program counted them (edges alone
+# would also allow main;a;c;y and main;b;c;x)
+"$ZOND" export -f folded -e calls -i ctx.db >rec-folded.txt 2>err.txt
+check_eq "recorded: folded -e calls, exact stacks" "$(tr '\n' ' ' <rec-folded.txt)" \
+	"main 1 main;a 3 main;a;c 3 main;a;c;x 3 main;b 5 main;b;c 5 main;b;c;y 5 "
+check_eq "recorded: folded, nothing on stderr" "$(cat err.txt)" ""
+"$ZOND" graph --tree -i ctx.db >rec-tree.txt 2>err.txt
+check_eq "recorded: call tree" \
+	"$(sed -n '/^ *calls/,$p' rec-tree.txt | sed 1d |
+		awk '{ at = index($0, " " $NF) } NR == 1 { root = at }
+			{ printf "%s %d %s|", $1, (at - root) / 2, $NF }')" \
+	"1 0 main|3 1 a|3 2 c|3 3 x|5 1 b|5 2 c|5 3 y|"
+check_eq "recorded: tree, no rebuilt note" "$(grep -c 'no calling contexts' rec-tree.txt err.txt | tr '\n' ' ')" \
+	"rec-tree.txt:0 err.txt:0 "
+"$ZOND" export -f json -i ctx.db | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+names = {n["id"]: n["name"] for n in d["nodes"]}
+ctx = {c["id"]: c for c in d["contexts"]}
+def path(c):
+    return (path(ctx[c["parent"]]) + ";" if c["parent"] is not None else "") + names[c["node"]]
+print(" ".join(sorted("%s=%d" % (path(c), c["calls"]) for c in ctx.values())))' >rec-json.txt
+check_eq "recorded: JSON contexts, exact paths" "$(cat rec-json.txt)" \
+	"main;a;c;x=3 main;a;c=3 main;a=3 main;b;c;y=5 main;b;c=5 main;b=5 main=1"
 
 # 3 contexts: main, main;a, main;a;c; then x under them (3 calls) and
 # b, c, y under main;b (5 calls each) find no room: 18 calls

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const uint64_t factor[2] = {1, 3}; /* time, cycles */
 
@@ -75,6 +76,87 @@ struct zp_profile *fixture_profile(unsigned nevents)
 	set_edge(p, t1, FX_WORKER_MAIN, FX_HELPER, 3, 600, 52);
 	set_edge(p, t1, FX_WORKER_MAIN, FX_FACT, 1, 2400, 53);
 	set_edge(p, t1, FX_FACT, FX_FACT, 4, 4800, 62);
+	return p;
+}
+
+/* One context row of fixture.h's table: "a;b;c" is found or added along its path. */
+struct context_row {
+	uint32_t thread;
+	const char *path;
+	uint64_t calls, self, incl;
+};
+
+static const struct context_row context_rows[] = {
+	{0, "main", 1, 100, 1000},      {0, "main;A", 2, 50, 350},
+	{0, "main;A;C", 2, 100, 300},   {0, "main;A;C;X", 4, 200, 200},
+	{0, "main;B", 1, 50, 450},      {0, "main;B;C", 3, 100, 400},
+	{0, "main;B;C;Y", 3, 300, 300}, {0, "main;f", 1, 10, 100},
+	{0, "main;f;g", 1, 20, 90},     {0, "main;f;g;f", 1, 30, 70},
+	{0, "main;f;g;f;g", 1, 40, 40}, {1, "worker", 1, 60, 200},
+	{1, "worker;C", 1, 40, 140},    {1, "worker;C;X", 2, 100, 100},
+};
+
+static uint32_t node_named(const struct zp_profile *p, const char *name, size_t len)
+{
+	for (uint32_t n = 0; n < p->nnodes; n++)
+		if (strlen(p->nodes[n].name) == len && strncmp(p->nodes[n].name, name, len) == 0)
+			return n;
+	abort();
+}
+
+/* Adds the row's context and, as a collector would, its share of the flat stats and edges. */
+static void add_context_row(struct zp_profile *p, const struct context_row *r)
+{
+	uint32_t c = ZP_NONE, caller = ZP_NONE, node = ZP_NONE;
+	int outermost = 1;
+	for (const char *s = r->path; *s;) {
+		size_t len = strcspn(s, ";");
+		caller = node;
+		node = node_named(p, s, len);
+		c = profile_context(p, r->thread, c, node);
+		s += len + (s[len] == ';');
+	}
+	for (uint32_t up = p->contexts[c].parent; up != ZP_NONE; up = p->contexts[up].parent)
+		outermost &= p->contexts[up].node != node;
+	struct zp_context *x = &p->contexts[c];
+	struct zp_stat *st = profile_stat(p, r->thread, node);
+	struct zp_edge *e = profile_edge(p, r->thread, ZP_CALL, caller, node);
+	x->calls = r->calls;
+	x->site_line = caller == ZP_NONE ? 0 : p->nodes[caller].line + 1;
+	st->calls += r->calls;
+	e->calls += r->calls;
+	e->site_line = x->site_line;
+	for (size_t i = 0; i < p->nevents; i++) {
+		x->self[i] = r->self * factor[i];
+		x->incl[i] = r->incl * factor[i];
+		x->min[i] = x->max[i] = x->incl[i] / r->calls;
+		st->self[i] += x->self[i];
+		st->incl[i] += outermost ? x->incl[i] : 0;
+		st->min[i] = st->min[i] < x->min[i] ? st->min[i] : x->min[i];
+		st->max[i] = st->max[i] > x->max[i] ? st->max[i] : x->max[i];
+		e->incl[i] += x->incl[i];
+	}
+}
+
+struct zp_profile *fixture_context_profile(unsigned nevents)
+{
+	static const char *const names[] = {"main", "A", "B", "C", "X", "Y", "f", "g", "worker"};
+	struct zp_profile *p = profile_new();
+	p->run.id = 8;
+	profile_set_str(&p->run.collector, "record");
+	profile_set_str(&p->run.command, "./paths");
+	p->run.pid = 200;
+	if (nevents >= 1)
+		profile_event(p, "time", "ns");
+	if (nevents >= 2)
+		profile_event(p, "cycles", "cycles");
+	profile_thread(p, 200, 200, "main");
+	profile_thread(p, 200, 201, "worker");
+	for (int i = 0; i < 9; i++)
+		profile_node(p, ZP_FUNCTION, names[i], "/usr/bin/paths", "paths.c", 10 * (i + 1),
+			     0x1000 + 0x100 * (uint64_t)i);
+	for (size_t i = 0; i < sizeof context_rows / sizeof context_rows[0]; i++)
+		add_context_row(p, &context_rows[i]);
 	return p;
 }
 

@@ -36,6 +36,39 @@ enum { FX_MAIN, FX_WORK, FX_HELPER, FX_PARSE, FX_WORKER_MAIN, FX_FACT };
 
 struct zp_profile *fixture_profile(unsigned nevents);
 
+/*
+ * fixture_context_profile(nevents) builds a run with calling contexts whose
+ * call edges mislead: two callers share a callee that calls different
+ * functions depending on its caller, mutual recursion, two threads.  Events
+ * as in fixture_profile.  Times in ns (calls, self, inclusive per context):
+ *
+ * thread 0 (pid 200, tid 200, "main"):
+ *   main                 1  100  1000
+ *   main;A               2   50   350
+ *   main;A;C             2  100   300
+ *   main;A;C;X           4  200   200
+ *   main;B               1   50   450
+ *   main;B;C             3  100   400
+ *   main;B;C;Y           3  300   300
+ *   main;f               1   10   100
+ *   main;f;g             1   20    90
+ *   main;f;g;f           1   30    70
+ *   main;f;g;f;g         1   40    40
+ * thread 1 (pid 200, tid 201, "worker"):
+ *   worker               1   60   200
+ *   worker;C             1   40   140
+ *   worker;C;X           2  100   100
+ *
+ * Stats and call edges are the flat sums a collector keeps beside them:
+ * per (thread, node) calls and self summed, inclusive over outermost
+ * activations; per (thread, caller, callee) calls and inclusive summed over
+ * every call.  The edges alone would allow main;A;C;Y and main;B;C;X.
+ * Node ids: main 0, A 1, B 2, C 3, X 4, Y 5, f 6, g 7, worker 8.
+ * Total self time 1200 (thread 0: 1000, thread 1: 200).
+ */
+enum { CX_MAIN, CX_A, CX_B, CX_C, CX_X, CX_Y, CX_F, CX_G, CX_WORKER };
+struct zp_profile *fixture_context_profile(unsigned nevents);
+
 /* Reads a whole file into a malloc'ed string (NULL on failure). */
 char *fixture_read_file(const char *path);
 

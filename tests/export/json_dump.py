@@ -30,6 +30,10 @@ def edge(e, events):
             e["site_line"]] + costs(e["incl"], events)
 
 
+def context(c, events):
+    return [c["id"], num(c["parent"]), c["node"], c["site"], c["site_line"]] + stat(c, events)
+
+
 def main():
     with open(sys.argv[1], encoding="utf-8") as f:
         d = json.load(f)
@@ -51,12 +55,16 @@ def main():
               n["line"], n["addr"], num(n["parent"]), *stat(n, events))
     for e in d["edges"]:
         print("edge", *edge(e, events))
+    for c in d["contexts"]:
+        print("context", *context(c, events))
     for t in d["threads"]:
         print("thread", t["index"], t["pid"], t["tid"], text(t["name"]))
         for n in t["nodes"]:
             print(" node", n["id"], *stat(n, events))
         for e in t["edges"]:
             print(" edge", *edge(e, events))
+        for c in t["contexts"]:
+            print(" context", *context(c, events))
 
 
 main()

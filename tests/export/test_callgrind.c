@@ -7,6 +7,12 @@
  * model's for every function that does not call itself.  The name
  * compression must define each id once, before any use.
  *
+ * With calling contexts (fixture_context_profile), the calls= lines are
+ * the calls per (caller, callee) pair of fixture.h's table and
+ * callgrind_annotate --inclusive=yes gives every function exactly its real
+ * inclusive cost, also through mutual recursion (f -> g -> f -> g), all
+ * threads and each thread; none is above the program total.
+ *
  * Usage: test_export_callgrind WORKDIR
  */
 #include <stdlib.h>
@@ -208,6 +214,91 @@ static void check_odd_names(const char *dir)
 	profile_free(p);
 }
 
+/* The calls= count of every (fn, cfn) pair of a callgrind file, as "fn>cfn=N " text. */
+static char *call_pairs(const char *path)
+{
+	char *text = fixture_read_file(path), *buf = NULL, names[64][32] = {{0}};
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	unsigned fn = 0, cfn = 0;
+	for (char *line = text; line && *line;
+	     line = strchr(line, '\n'), line = line ? line + 1 : 0) {
+		unsigned id = 0;
+		int end = 0;
+		unsigned long long calls;
+		int is_cfn = strncmp(line, "cfn=", 4) == 0;
+		if (is_cfn || strncmp(line, "fn=", 3) == 0) {
+			const char *ref = line + (is_cfn ? 4 : 3);
+			if (sscanf(ref, "(%u)%n", &id, &end) == 1 && id < 64) {
+				if (ref[end] == ' ')
+					snprintf(names[id], sizeof names[id], "%.*s",
+						 (int)strcspn(ref + end + 1, "\n"), ref + end + 1);
+				*(is_cfn ? &cfn : &fn) = id;
+			}
+		} else if (sscanf(line, "calls=%llu", &calls) == 1) {
+			fprintf(out, "%s>%s=%llu ", names[fn], names[cfn], calls);
+		}
+	}
+	fclose(out);
+	free(text);
+	return buf;
+}
+
+/* Real inclusive times of fixture.h's table, all threads, thread 0 and thread 1. */
+static const struct {
+	const char *name;
+	uint64_t incl[3];
+} real_incl[] = {
+	{"main", {1000, 1000, 0}}, {"A", {350, 350, 0}},   {"B", {450, 450, 0}},
+	{"C", {840, 700, 140}},    {"X", {300, 200, 100}}, {"Y", {300, 300, 0}},
+	{"f", {100, 100, 0}},      {"g", {90, 90, 0}},     {"worker", {200, 0, 200}},
+};
+
+static void check_contexts(const char *dir)
+{
+	struct zp_profile *p = fixture_context_profile(2);
+	uint32_t threads[] = {ZP_NONE, 0, 1};
+	uint64_t totals[] = {1200, 1000, 200};
+	for (size_t t = 0; t < 3; t++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/callgrind-contexts-%zu.out", dir, t);
+		write_export(p, threads[t], path);
+		struct annotated incl;
+		CHECK(annotate(path, 1, 2, &incl));
+		CHECK_EQ_U64(incl.totals[0], totals[t]);
+		CHECK_EQ_U64(incl.totals[1], 3 * totals[t]);
+		size_t active = 0;
+		for (size_t i = 0; i < sizeof real_incl / sizeof real_incl[0]; i++) {
+			char name[64];
+			snprintf(name, sizeof name, "paths.c:%s [/usr/bin/paths]",
+				 real_incl[i].name);
+			const uint64_t *got = find(&incl, name);
+			if (!real_incl[i].incl[t])
+				continue;
+			active++;
+			CHECK(got != NULL);
+			if (!got)
+				continue;
+			if (!check_report(got[0] == real_incl[i].incl[t] &&
+						  got[1] == 3 * real_incl[i].incl[t],
+					  __FILE__, __LINE__, "real inclusive cost"))
+				fprintf(stderr, "    %s: %" PRIu64 " %" PRIu64 "\n", name, got[0],
+					got[1]);
+		}
+		CHECK_EQ_U64(incl.nfuncs, active);
+		for (size_t i = 0; i < incl.nfuncs; i++)
+			CHECK(incl.cost[i][0] <= incl.totals[0]);
+		check_compression(path);
+		if (t == 0) {
+			char *pairs = call_pairs(path);
+			CHECK_EQ_STR(pairs, "main>A=2 main>B=1 main>f=1 A>C=2 B>C=3 C>X=6 C>Y=3 "
+					    "f>g=2 g>f=1 worker>C=1 ");
+			free(pairs);
+		}
+	}
+	profile_free(p);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : ".";
@@ -224,6 +315,7 @@ int main(int argc, char **argv)
 		profile_free(p);
 	}
 	check_odd_names(dir);
+	check_contexts(dir);
 
 	struct zp_profile *p = fixture_profile(1);
 	struct export_options o = {.thread = 5};

@@ -4,7 +4,10 @@
  * `dot -Tsvg` must accept every export; the SVG must hold exactly the
  * expected nodes and edges (by their n<id> titles), the labels' numbers,
  * names with quotes, <, > and backslashes as they are, and --min-share must
- * drop exactly the nodes under the share with their edges.
+ * drop exactly the nodes under the share with their edges.  With calling
+ * contexts, the edges and their labels are the sums over the contexts
+ * (fixture.h): the calls per pair and the callee's outermost cost; an edge
+ * no context went along keeps the model's numbers.
  *
  * Usage: test_export_dot WORKDIR
  */
@@ -93,6 +96,74 @@ static void check_fixture(const char *dir)
 	profile_free(p);
 }
 
+/* The SVG group of edge "from -> to" holds text (a label line), exactly once. */
+static int edge_has(const char *svg, int from, int to, const char *text)
+{
+	char title[64];
+	snprintf(title, sizeof title, "<title>n%d&#45;&gt;n%d</title>", from, to);
+	const char *at = strstr(svg, title);
+	if (!at || strstr(at + 1, title))
+		return 0;
+	const char *end = strstr(at, "</g>"), *found = strstr(at, text);
+	return end && found && found < end;
+}
+
+static void check_contexts(const char *dir)
+{
+	static const struct {
+		int from, to;
+		const char *calls, *cost;
+	} edges[] = {
+		{CX_MAIN, CX_A, ">2 calls<", ">350 ns<"}, {CX_MAIN, CX_B, ">1 call<", ">450 ns<"},
+		{CX_MAIN, CX_F, ">1 call<", ">100 ns<"},  {CX_A, CX_C, ">2 calls<", ">300 ns<"},
+		{CX_B, CX_C, ">3 calls<", ">400 ns<"},    {CX_C, CX_X, ">6 calls<", ">300 ns<"},
+		{CX_C, CX_Y, ">3 calls<", ">300 ns<"},    {CX_F, CX_G, ">2 calls<", ">90 ns<"},
+		{CX_G, CX_F, ">1 call<", ">0 ns<"},       {CX_WORKER, CX_C, ">1 call<", ">140 ns<"},
+	};
+	struct zp_profile *p = fixture_context_profile(1);
+	struct export_options o = {.thread = ZP_NONE};
+	char *svg = render(p, &o, dir, "contexts");
+	CHECK(svg != NULL);
+	if (svg) {
+		CHECK_EQ_U64(count(svg, "class=\"node\""), 9);
+		CHECK_EQ_U64(count(svg, "class=\"edge\""), 10);
+		for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+			if (!check_report(
+				    edge_has(svg, edges[i].from, edges[i].to, edges[i].calls) &&
+					    edge_has(svg, edges[i].from, edges[i].to,
+						     edges[i].cost),
+				    __FILE__, __LINE__, "edge label"))
+				fprintf(stderr, "    n%d -> n%d %s %s\n", edges[i].from,
+					edges[i].to, edges[i].calls, edges[i].cost);
+	}
+	free(svg);
+	/* A call edge along which no context went (contexts lost) keeps its own numbers. */
+	struct zp_edge *lost = profile_edge(p, 0, ZP_CALL, CX_A, CX_Y);
+	lost->calls = 5;
+	lost->incl[0] = 7;
+	svg = render(p, &o, dir, "contexts-lost");
+	CHECK(svg != NULL);
+	if (svg) {
+		CHECK_EQ_U64(count(svg, "class=\"edge\""), 11);
+		CHECK(edge_has(svg, CX_A, CX_Y, ">5 calls<") &&
+		      edge_has(svg, CX_A, CX_Y, ">7 ns<"));
+		CHECK(edge_has(svg, CX_F, CX_G, ">2 calls<") &&
+		      edge_has(svg, CX_F, CX_G, ">90 ns<"));
+	}
+	free(svg);
+	/* One thread: only its pairs. */
+	o.thread = 1;
+	svg = render(p, &o, dir, "contexts-1");
+	CHECK(svg != NULL);
+	if (svg) {
+		CHECK_EQ_U64(count(svg, "class=\"edge\""), 2);
+		CHECK(edge_has(svg, CX_C, CX_X, ">2 calls<") &&
+		      edge_has(svg, CX_C, CX_X, ">100 ns<"));
+	}
+	free(svg);
+	profile_free(p);
+}
+
 static void check_escaping(const char *dir)
 {
 	struct zp_profile *p = profile_new();
@@ -123,6 +194,7 @@ int main(int argc, char **argv)
 	const char *dir = argc > 1 ? argv[1] : ".";
 	check_fixture(dir);
 	check_escaping(dir);
+	check_contexts(dir);
 
 	struct zp_profile *p = fixture_profile(1);
 	struct export_options o = {.thread = ZP_NONE, .event = 3};

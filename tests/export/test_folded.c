@@ -1,11 +1,18 @@
 /*
- * test_folded.c - folded stacks rebuilt from call edges.
+ * test_folded.c - folded stacks: the real ones from calling contexts, and
+ * those rebuilt from call edges for runs without contexts.
  *
- * Exact lines for the fixture (all threads, one thread, counts only, a
- * second event), exact integer splitting of a self cost over several paths,
- * termination on recursion, and on a larger tangled graph the one property
- * every flame graph relies on: the lines add up to the run's self cost.
+ * With contexts (fixture_context_profile): exactly the stacks of fixture.h's
+ * table, parsed line by line, with their self time, cycles or exact calls,
+ * for all threads and for one; none of the stacks the edges alone allow.
+ * Without: exact lines for the fixture (all threads, one thread, counts
+ * only, a second event), exact integer splitting of a self cost over
+ * several paths, termination on recursion, a frame list that grows while a
+ * lone node is appended (the sanitizer build checks the memory use), and on
+ * a larger tangled graph the one property every flame graph relies on: the
+ * lines add up to the run's self cost.
  */
+#define _GNU_SOURCE /* memrchr */
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,8 +182,121 @@ static void check_tangle(void)
 	profile_free(p);
 }
 
+/* The stacks of fixture.h's table: path, calls, self time. */
+static const struct {
+	uint32_t thread;
+	const char *path;
+	uint64_t calls, self;
+} real_stacks[] = {
+	{0, "main", 1, 100},       {0, "main;A", 2, 50},       {0, "main;A;C", 2, 100},
+	{0, "main;A;C;X", 4, 200}, {0, "main;B", 1, 50},       {0, "main;B;C", 3, 100},
+	{0, "main;B;C;Y", 3, 300}, {0, "main;f", 1, 10},       {0, "main;f;g", 1, 20},
+	{0, "main;f;g;f", 1, 30},  {0, "main;f;g;f;g", 1, 40}, {1, "worker", 1, 60},
+	{1, "worker;C", 1, 40},    {1, "worker;C;X", 2, 100},
+};
+
+/*
+ * Parses the folded text line by line: each line must be one stack of the
+ * table (for thread, or any when ZP_NONE) with value want(row), every such
+ * stack must appear exactly once.
+ */
+static void check_stacks(const char *text, uint32_t thread, int what)
+{
+	enum { N = sizeof real_stacks / sizeof real_stacks[0] };
+	int seen[N] = {0};
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n');
+		const char *space = end ? memrchr(line, ' ', (size_t)(end - line)) : NULL;
+		CHECK(space != NULL);
+		if (!space)
+			return;
+		size_t i = 0;
+		while (i < N && (strlen(real_stacks[i].path) != (size_t)(space - line) ||
+				 strncmp(real_stacks[i].path, line, (size_t)(space - line)) != 0))
+			i++;
+		if (!check_report(i < N, __FILE__, __LINE__, "a real stack"))
+			fprintf(stderr, "    %.*s\n", (int)(end - line), line);
+		if (i < N) {
+			uint64_t want = what == 0   ? real_stacks[i].self
+					: what == 1 ? real_stacks[i].self * 3
+						    : real_stacks[i].calls;
+			CHECK(thread == ZP_NONE || real_stacks[i].thread == thread);
+			CHECK_EQ_U64(strtoull(space + 1, NULL, 10), want);
+			seen[i]++;
+		}
+		line = end + 1;
+	}
+	for (size_t i = 0; i < N; i++)
+		CHECK_EQ_U64(seen[i], thread == ZP_NONE || real_stacks[i].thread == thread);
+}
+
+static void check_contexts(void)
+{
+	struct zp_profile *p = fixture_context_profile(2);
+	for (int what = 0; what < 3; what++) {
+		int event = what == 2 ? -1 /* METRIC_CALLS */ : what;
+		for (uint32_t t = 0; t < 2; t++) {
+			char *text = folded(p, t, event);
+			check_stacks(text, t, what);
+			free(text);
+		}
+		char *text = folded(p, ZP_NONE, event);
+		check_stacks(text, ZP_NONE, what);
+		CHECK(strstr(text, "A;C;Y") == NULL && strstr(text, "B;C;X") == NULL);
+		free(text);
+	}
+	/* The exact text: paths before their extensions, thread 0's before thread 1's. */
+	check_text(p, ZP_NONE, 0,
+		   "main 100\nmain;A 50\nmain;A;C 100\nmain;A;C;X 200\nmain;B 50\n"
+		   "main;B;C 100\nmain;B;C;Y 300\nmain;f 10\nmain;f;g 20\nmain;f;g;f 30\n"
+		   "main;f;g;f;g 40\nworker 60\nworker;C 40\nworker;C;X 100\n");
+	profile_free(p);
+
+	/* Threads with the same path fold into one line. */
+	p = fixture_context_profile(1);
+	uint32_t t2 = profile_thread(p, 200, 202, "worker");
+	uint32_t w = profile_context(p, t2, ZP_NONE, CX_WORKER);
+	p->contexts[w].calls = 1;
+	p->contexts[w].self[0] = 7;
+	char *text = folded(p, ZP_NONE, 0);
+	CHECK(strstr(text, "\nworker 67\n") != NULL);
+	free(text);
+	profile_free(p);
+}
+
+/*
+ * A chain of exactly as many frames as the first allocation holds, then a
+ * node on no path: appending its frame moves the frames.
+ */
+static void check_growth(void)
+{
+	struct zp_profile *p = profile_new();
+	profile_event(p, "time", "ns");
+	profile_thread(p, 1, 1, "");
+	uint32_t prev = ZP_NONE;
+	for (int i = 0; i < 256; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "c%d", i);
+		uint32_t n = add(p, name, 1, (uint64_t)(256 - i));
+		call(p, prev, n, (uint64_t)(256 - i));
+		prev = n;
+	}
+	uint32_t lone = profile_node(p, ZP_FUNCTION, "lone", "m", "", 0, 0);
+	profile_stat(p, 0, lone)->self[0] = 5;
+	char *text = folded(p, ZP_NONE, 0);
+	size_t nlines;
+	CHECK_EQ_U64(sum_lines(text, &nlines), 256 + 5);
+	CHECK_EQ_U64(nlines, 257);
+	size_t len = strlen(text);
+	CHECK(len > 7 && strcmp(text + len - 7, "lone 5\n") == 0);
+	free(text);
+	profile_free(p);
+}
+
 int main(void)
 {
+	check_contexts();
+	check_growth();
 	check_fixture();
 	check_split();
 	check_recursion();

@@ -3,11 +3,13 @@
  *
  * json_dump.py prints what the parser read as plain lines; this test writes
  * the lines the model says it must have read and compares the two: every
- * field of the run, events, nodes, edges and threads, summed or for one
- * thread, with 0, 1 and 2 events.  Strings with quotes, backslashes,
- * control characters, UTF-8 and invalid bytes must decode as documented.
+ * field of the run, events, nodes, edges, contexts and threads, summed or
+ * for one thread, with 0, 1 and 2 events.  Strings with quotes,
+ * backslashes, control characters, UTF-8 and invalid bytes must decode as
+ * documented.  json_stacks.py follows the contexts' parents to the stacks
+ * they describe, which must be exactly those of fixture.h's table.
  *
- * Usage: test_export_json WORKDIR JSON_DUMP_PY
+ * Usage: test_export_json WORKDIR JSON_DUMP_PY JSON_STACKS_PY
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,24 @@ static void put_stat(FILE *out, const struct zp_profile *p, const struct zp_stat
 	put_costs(out, p, s->min);
 	put_costs(out, p, s->max);
 	fputc('\n', out);
+}
+
+static void put_contexts(FILE *out, const struct zp_profile *p, const char *prefix, uint32_t thread)
+{
+	struct zp_context_view *cv = profile_context_view(p, thread);
+	for (uint32_t i = 0; i < cv->ncontexts; i++) {
+		const struct zp_context *c = &cv->contexts[i];
+		fprintf(out, "%scontext %" PRIu32 " ", prefix, i);
+		c->parent == ZP_NONE ? fputs("-", out) : fprintf(out, "%" PRIu32, c->parent);
+		fprintf(out, " %" PRIu32 " %" PRIu64 " %d %" PRIu64, c->node, c->site, c->site_line,
+			c->calls);
+		put_costs(out, p, c->self);
+		put_costs(out, p, c->incl);
+		put_costs(out, p, c->min);
+		put_costs(out, p, c->max);
+		fputc('\n', out);
+	}
+	profile_context_view_free(cv);
 }
 
 static void put_edge(FILE *out, const struct zp_profile *p, const char *prefix,
@@ -101,6 +121,7 @@ static char *expected(const struct zp_profile *p, uint32_t thread)
 	}
 	for (size_t i = 0; i < v->nedges; i++)
 		put_edge(out, p, "", &v->edges[i]);
+	put_contexts(out, p, "", thread);
 	for (uint32_t t = 0; t < p->nthreads; t++) {
 		if (thread != ZP_NONE && t != thread)
 			continue;
@@ -117,6 +138,7 @@ static char *expected(const struct zp_profile *p, uint32_t thread)
 		for (size_t i = 0; i < p->nedges; i++)
 			if (p->edges[i].thread == t)
 				put_edge(out, p, " ", &p->edges[i]);
+		put_contexts(out, p, " ", t);
 	}
 	fclose(out);
 	profile_view_free(v);
@@ -130,6 +152,9 @@ static char *parsed(const struct zp_profile *p, uint32_t thread, const char *dir
 	char path[512], dump[512], cmd[1600];
 	snprintf(path, sizeof path, "%s/json-%" PRIu32 ".json", dir, thread);
 	snprintf(dump, sizeof dump, "%s/json-%" PRIu32 ".txt", dir, thread);
+	/* Each script prints to its own file. */
+	if (strstr(script, "stacks"))
+		strcat(dump, ".stacks");
 	FILE *f = fopen(path, "w");
 	struct export_options o = {.thread = thread};
 	struct zerr err;
@@ -160,7 +185,8 @@ static void check_edge_kinds(const char *dir, const char *script)
 	struct zp_profile *p = fixture_profile(1);
 	uint32_t t0 = 0;
 	uint32_t head = profile_node(p, ZP_BASIC_BLOCK, "main", "/bin/app", "app.c", 10, 0x1000);
-	uint32_t loop = profile_node(p, ZP_BASIC_BLOCK, "main+0x8", "/bin/app", "app.c", 11, 0x1008);
+	uint32_t loop =
+		profile_node(p, ZP_BASIC_BLOCK, "main+0x8", "/bin/app", "app.c", 11, 0x1008);
 	uint32_t work = profile_node(p, ZP_BASIC_BLOCK, "work", "/bin/app", "app.c", 20, 0x2000);
 	struct zp_edge *e = profile_edge(p, t0, ZP_JUMP, head, loop);
 	e->calls = 5;
@@ -201,10 +227,65 @@ static void check_strings(const char *dir, const char *script)
 	profile_free(p);
 }
 
+/* text with one space before each line (static buffer, one use per expression). */
+static const char *indented(const char *text)
+{
+	static char buf[2][1024];
+	static int which;
+	char *out = buf[which ^= 1];
+	size_t n = 0;
+	for (const char *s = text; *s && n + 2 < sizeof buf[0]; s++) {
+		if (s == text || s[-1] == '\n')
+			out[n++] = ' ';
+		out[n++] = *s;
+	}
+	out[n] = 0;
+	return out;
+}
+
+/* The stacks of fixture.h's table, as json_stacks.py prints them: path, calls, self, incl. */
+static void check_stacks(const char *dir, const char *dump_script, const char *stacks_script)
+{
+	struct zp_profile *p = fixture_context_profile(1);
+	check_round_trip(p, ZP_NONE, dir, dump_script);
+	check_round_trip(p, 0, dir, dump_script);
+	static const char thread0[] = "stack main 1 100 1000\n"
+				      "stack main;A 2 50 350\n"
+				      "stack main;A;C 2 100 300\n"
+				      "stack main;A;C;X 4 200 200\n"
+				      "stack main;B 1 50 450\n"
+				      "stack main;B;C 3 100 400\n"
+				      "stack main;B;C;Y 3 300 300\n"
+				      "stack main;f 1 10 100\n"
+				      "stack main;f;g 1 20 90\n"
+				      "stack main;f;g;f 1 30 70\n"
+				      "stack main;f;g;f;g 1 40 40\n";
+	static const char thread1[] = "stack worker 1 60 200\n"
+				      "stack worker;C 1 40 140\n"
+				      "stack worker;C;X 2 100 100\n";
+	char want[2048], *got = parsed(p, ZP_NONE, dir, stacks_script);
+	snprintf(want, sizeof want, "%s%sthread 0\n%sthread 1\n%s", thread0, thread1,
+		 indented(thread0), indented(thread1));
+	CHECK_EQ_STR(got, want);
+	free(got);
+	got = parsed(p, 1, dir, stacks_script);
+	snprintf(want, sizeof want, "%sthread 1\n%s", thread1, indented(thread1));
+	CHECK_EQ_STR(got, want);
+	free(got);
+	profile_free(p);
+
+	/* A run without contexts has empty lists. */
+	p = fixture_profile(1);
+	got = parsed(p, ZP_NONE, dir, stacks_script);
+	CHECK_EQ_STR(got, "thread 0\nthread 1\n");
+	free(got);
+	profile_free(p);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fputs("usage: test_export_json WORKDIR JSON_DUMP_PY\n", stderr);
+	if (argc != 4) {
+		fputs("usage: test_export_json WORKDIR JSON_DUMP_PY JSON_STACKS_PY\n", stderr);
 		return 2;
 	}
 	for (unsigned nevents = 0; nevents <= 2; nevents++) {
@@ -215,5 +296,6 @@ int main(int argc, char **argv)
 	}
 	check_strings(argv[1], argv[2]);
 	check_edge_kinds(argv[1], argv[2]);
+	check_stacks(argv[1], argv[2], argv[3]);
 	return check_done();
 }

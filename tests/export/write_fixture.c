@@ -1,14 +1,32 @@
 /*
  * write_fixture.c - writes the fixture profile (fixture.h) in one export
- * format, for tests that hand the file to another program.
+ * format, for tests that hand the file to another program; or, with
+ * "contexts-store", adds the contexts fixture (fixture_context_profile) as a
+ * run to the profile store OUTFILE, for tests of the zond command.
  *
- * Usage: write_fixture callgrind|dot|folded|json NEVENTS OUTFILE
+ * "contexts-FORMAT" writes the contexts fixture in FORMAT.
+ *
+ * Usage: write_fixture [contexts-]FORMAT|contexts-store NEVENTS OUTFILE
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "export/export.h"
 #include "fixture.h"
+#include "store/store.h"
+
+static int write_store(unsigned nevents, const char *path)
+{
+	struct zerr err;
+	struct zp_profile *p = fixture_context_profile(nevents);
+	struct store *s = store_open(path, STORE_CREATE, &err);
+	int rc = s ? store_add_run(s, p, &err) : -1;
+	store_close(s);
+	profile_free(p);
+	if (rc < 0)
+		fprintf(stderr, "write_fixture: %s\n", err.msg);
+	return rc < 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -21,15 +39,25 @@ int main(int argc, char **argv)
 		{"dot", export_dot},
 		{"folded", export_folded},
 		{"json", export_json},
+		{"pprof", export_pprof},
+		{"speedscope", export_speedscope},
 	};
 	if (argc != 4) {
 		fputs("usage: write_fixture FORMAT NEVENTS OUTFILE\n", stderr);
 		return 2;
 	}
+	if (strcmp(argv[1], "contexts-store") == 0)
+		return write_store((unsigned)atoi(argv[2]), argv[3]);
+	const char *format = argv[1];
+	int contexts = strncmp(format, "contexts-", 9) == 0;
+	if (contexts)
+		format += 9;
 	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
-		if (strcmp(formats[i].name, argv[1]) != 0)
+		if (strcmp(formats[i].name, format) != 0)
 			continue;
-		struct zp_profile *p = fixture_profile((unsigned)atoi(argv[2]));
+		unsigned nevents = (unsigned)atoi(argv[2]);
+		struct zp_profile *p =
+			contexts ? fixture_context_profile(nevents) : fixture_profile(nevents);
 		struct export_options o = {.thread = ZP_NONE};
 		struct zerr err;
 		FILE *out = fopen(argv[3], "w");

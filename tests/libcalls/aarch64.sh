@@ -51,7 +51,7 @@ run_case() {
 		echo "--- output"
 		cat "$dir/out"
 		echo "--- profile"
-		{ "$rawdump" -p "$dir/raw" || echo "rawdump failed"; } | sed "$by_base_name"
+		{ "$rawdump" -p -m "$dir/raw" || echo "rawdump failed"; } | sed "$by_base_name"
 	} >"$dir/actual" 2>&1
 	expected=$src/expected/aarch64_$name.txt
 	[ "${ZOND_UPDATE_EXPECTED:-}" = 1 ] && cp "$dir/actual" "$expected"
@@ -63,4 +63,7 @@ run_case basic_notime basic ZOND_LIBCALLS_LIBS=libmylib.so ZOND_NO_TIME=1
 run_case longjmp longjmp ZOND_LIBCALLS_LIBS=libmylib.so
 run_case except except "ZOND_LIBCALLS_LIBS=libmylib*"
 run_case threads threads ZOND_LIBCALLS_LIBS=libmylib.so
+run_case chain chain "ZOND_LIBCALLS_FUNCS=c[ab]_*
+strlen"
+run_case churn churn ZOND_LIBCALLS_LIBS=libmylib.so ZOND_THREADS=4
 exit $rc

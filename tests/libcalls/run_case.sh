@@ -4,8 +4,9 @@
 # Runs PROGRAM alone, then under `zond libcalls`; its stdout, stderr and exit
 # status must be the same both times.  Then compares "status N", its output
 # and the profile (rawdump of the raw files, one dump per process) with
-# EXPECTED.  A program whose output varies from run to run cannot be tested
-# this way.  RAWDUMP_OPTS adds rawdump options (-c: the calling contexts).
+# EXPECTED.  RAWDUMP_FLAGS: rawdump's options (default -p; "-p -m" adds the
+# overflow counts, "-p -c" the calling contexts).  A program whose output
+# varies from run to run cannot be tested this way.
 set -uf
 expected=$1 zond=$2 rawdump=$3
 shift 3
@@ -51,7 +52,7 @@ fi
 	cat "$work/out"
 	echo "--- profile"
 	# shellcheck disable=SC2086
-	{ "$rawdump" -p ${RAWDUMP_OPTS:-} "$raw" || echo "rawdump failed"; } | sed "$by_base_name"
+	{ "$rawdump" ${RAWDUMP_FLAGS:--p} "$raw" || echo "rawdump failed"; } | sed "$by_base_name"
 } >"$work/actual" 2>&1
 rm -rf "$raw"
 # ZOND_UPDATE_EXPECTED=1: write the expected file from this run (check it by eye!)

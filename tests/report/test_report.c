@@ -3,8 +3,10 @@
  *
  * Each report is compared with its golden file in tests/report/golden/,
  * byte for byte; the sort keys, limit, glob and time scaling are checked
- * on their own as well.  To rewrite the golden files after an intended
- * change of layout, run with ZOND_UPDATE_GOLDEN=1 and review the diff.
+ * on their own as well.  The call tree of a run with calling contexts
+ * (fixture_context_profile) is checked against fixture.h's table, written
+ * out here by hand: real nesting, no line above its parent.  To rewrite the golden files after an
+ * intended change of layout, run with ZOND_UPDATE_GOLDEN=1 and review the diff.
  *
  * Usage: test_report GOLDEN_DIR
  */
@@ -145,6 +147,120 @@ static void check_basic_block(void)
 	profile_free(p);
 }
 
+/* One line of the call tree: calls, cost, share, depth, name (cost NULL: counts only). */
+static void tree_line(FILE *out, const char *calls, const char *cost, const char *share, int depth,
+		      const char *name)
+{
+	if (cost)
+		fprintf(out, "%10s %11s %8s  %*s%s\n", calls, cost, share, depth * 2, "", name);
+	else
+		fprintf(out, "%10s  %*s%s\n", calls, depth * 2, "", name);
+}
+
+static void check_tree_text(const struct zp_profile *p, const struct report_options *o,
+			    const char *head, const char *const (*rows)[5], size_t n)
+{
+	char *want = NULL;
+	size_t len;
+	FILE *out = open_memstream(&want, &len);
+	fputs(head, out);
+	for (size_t i = 0; i < n; i++)
+		tree_line(out, rows[i][0], rows[i][1], rows[i][2], atoi(rows[i][3]), rows[i][4]);
+	fclose(out);
+	char *got = run_report(p, TREE, o);
+	CHECK_EQ_STR(got, want);
+	free(got);
+	free(want);
+}
+
+/* With raw numbers, every line's total is at most its parent line's. */
+static void check_nesting(const struct zp_profile *p, uint32_t thread)
+{
+	struct report_options o = {.thread = thread, .raw_numbers = 1};
+	char *text = run_report(p, TREE, &o);
+	unsigned long long at_depth[64];
+	int lines = 0;
+	int skip = 2; /* the metric line and the column titles */
+	for (char *line = text, *end; (end = strchr(line, '\n')); line = end + 1) {
+		if (skip && skip--)
+			continue;
+		unsigned long long calls, total;
+		double share;
+		int name_at = 0;
+		CHECK(sscanf(line, "%llu %llu %lf%%  %n", &calls, &total, &share, &name_at) == 3);
+		int depth = 0;
+		while (line[name_at + 2 * depth] == ' ')
+			depth++;
+		CHECK(depth < 64);
+		if (depth >= 64)
+			break;
+		at_depth[depth] = total;
+		if (depth > 0)
+			CHECK(total <= at_depth[depth - 1]);
+		CHECK(share <= 100.0);
+		lines++;
+	}
+	CHECK_EQ_U64(lines, thread == ZP_NONE ? 14 : thread == 0 ? 11 : 3);
+	free(text);
+}
+
+static void check_context_tree(void)
+{
+	static const char *const all[][5] = {
+		{"1", "1.00 us", "83.33%", "0", "main"}, {"1", "450 ns", "37.50%", "1", "B"},
+		{"3", "400 ns", "33.33%", "2", "C"},     {"3", "300 ns", "25.00%", "3", "Y"},
+		{"2", "350 ns", "29.17%", "1", "A"},     {"2", "300 ns", "25.00%", "2", "C"},
+		{"4", "200 ns", "16.67%", "3", "X"},     {"1", "100 ns", "8.33%", "1", "f"},
+		{"1", "90 ns", "7.50%", "2", "g"},       {"1", "70 ns", "5.83%", "3", "f"},
+		{"1", "40 ns", "3.33%", "4", "g"},       {"1", "200 ns", "16.67%", "0", "worker"},
+		{"1", "140 ns", "11.67%", "1", "C"},     {"2", "100 ns", "8.33%", "2", "X"},
+	};
+	static const char *const worker[][5] = {
+		{"1", "200 ns", "100.00%", "0", "worker"},
+		{"1", "140 ns", "70.00%", "1", "C"},
+		{"2", "100 ns", "50.00%", "2", "X"},
+	};
+	static const char *const match_c[][5] = {
+		{"6", "840 ns", "70.00%", "0", "C"},
+		{"6", "300 ns", "25.00%", "1", "X"},
+		{"3", "300 ns", "25.00%", "1", "Y"},
+	};
+	static const char *const counts[][5] = {
+		{"1", NULL, NULL, "0", "main"}, {"2", NULL, NULL, "1", "A"},
+		{"2", NULL, NULL, "2", "C"},    {"4", NULL, NULL, "3", "X"},
+		{"1", NULL, NULL, "1", "B"},    {"3", NULL, NULL, "2", "C"},
+		{"3", NULL, NULL, "3", "Y"},    {"1", NULL, NULL, "1", "f"},
+		{"1", NULL, NULL, "2", "g"},    {"1", NULL, NULL, "3", "f"},
+		{"1", NULL, NULL, "4", "g"},    {"1", NULL, NULL, "0", "worker"},
+		{"1", NULL, NULL, "1", "C"},    {"2", NULL, NULL, "2", "X"},
+	};
+	const char *head = "call tree: time (ns), total 1.20 us\n"
+			   "     calls       total  total %  name\n";
+	struct zp_profile *p = fixture_context_profile(1);
+	struct report_options o = {.thread = ZP_NONE};
+	check_tree_text(p, &o, head, all, sizeof all / sizeof all[0]);
+	o.thread = 1;
+	check_tree_text(p, &o,
+			"call tree: time (ns), total 200 ns\n"
+			"     calls       total  total %  name\n",
+			worker, sizeof worker / sizeof worker[0]);
+	o.thread = ZP_NONE;
+	o.match = "C";
+	check_tree_text(p, &o, head, match_c, sizeof match_c / sizeof match_c[0]);
+	for (uint32_t t = 0; t < 2; t++)
+		check_nesting(p, t);
+	check_nesting(p, ZP_NONE);
+	profile_free(p);
+
+	p = fixture_context_profile(0);
+	o.match = NULL;
+	check_tree_text(p, &o,
+			"call tree: calls only (no event measured), 24 calls\n"
+			"     calls  name\n",
+			counts, sizeof counts / sizeof counts[0]);
+	profile_free(p);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -178,5 +294,6 @@ int main(int argc, char **argv)
 	check_sorting();
 	check_scaling();
 	check_basic_block();
+	check_context_tree();
 	return check_done();
 }

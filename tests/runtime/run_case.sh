@@ -64,6 +64,8 @@ done
 	echo "--- profile"
 	"$rawdump" $dump_opts "$work/raw" || echo "rawdump failed"
 } >"$work/actual" 2>&1
+# ZOND_UPDATE_EXPECTED=1: write the expected file from this run (check it by eye!)
+[ "${ZOND_UPDATE_EXPECTED:-}" = 1 ] && cp "$work/actual" "$expected"
 
 if ! diff -u "$expected" "$work/actual"; then
 	echo "--- program stderr"

@@ -3,6 +3,7 @@
 #include "sample.h"
 
 #include <inttypes.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,30 @@ struct zp_profile *sample_profile(const char *campaign)
 	e->taken = 4;
 	e = profile_edge(p, t1, ZP_CALL, ZP_NONE, blk);
 	e->calls = 2;
+
+	/* Contexts: main -> f -> f (recursion keeps the path) on t0, blk on t1. */
+	uint32_t c_main = profile_context(p, t0, ZP_NONE, main_);
+	uint32_t c_blk = profile_context(p, t1, ZP_NONE, blk);
+	uint32_t c_f = profile_context(p, t0, c_main, f);
+	uint32_t c_ff = profile_context(p, t0, c_f, f);
+	struct zp_context *c = &p->contexts[c_main];
+	c->calls = 1;
+	c->self[time] = 1000;
+	c->incl[time] = UINT64_MAX - 1;
+	c->min[time] = 1ull << 63;
+	c->max[time] = UINT64_MAX - 1;
+	c = &p->contexts[c_f];
+	c->calls = 2;
+	c->site = 0xffffffffffff0000ull;
+	c->site_line = -3;
+	c->self[time] = 5;
+	c->incl[time] = c->max[time] = 7;
+	c->min[time] = 0;
+	c->incl[ir] = 1ull << 40;
+	c = &p->contexts[c_ff];
+	c->calls = UINT64_MAX;
+	c->self[time] = c->incl[time] = c->min[time] = c->max[time] = 2;
+	p->contexts[c_blk].calls = 2;
 	return p;
 }
 
@@ -98,6 +123,16 @@ struct zp_profile *sample_big_profile(size_t nthreads, size_t nfuncs)
 				p, th, ZP_CALL, f ? (uint32_t)f - 1 : ZP_NONE, (uint32_t)f);
 			e->calls = f + 1;
 			e->incl[time] = f * 5 + t;
+		}
+		uint32_t parent = ZP_NONE;
+		for (size_t f = 0; f < nfuncs; f++) {
+			parent = profile_context(p, th, parent, (uint32_t)f);
+			struct zp_context *c = &p->contexts[parent];
+			c->calls = f + 1;
+			c->self[time] = f * 3 + t;
+			c->incl[time] = f * 5 + t;
+			c->min[time] = f;
+			c->max[time] = f * 4;
 		}
 	}
 	return p;
@@ -201,6 +236,26 @@ static void same_edges(const struct zp_profile *a, const struct zp_profile *b)
 	}
 }
 
+static void same_contexts(const struct zp_profile *a, const struct zp_profile *b)
+{
+	same_u64("ncontexts", 0, a->ncontexts, b->ncontexts);
+	for (size_t i = 0; i < a->ncontexts && i < b->ncontexts; i++) {
+		const struct zp_context *x = &a->contexts[i], *y = &b->contexts[i];
+		same_u64("context thread", i, x->thread, y->thread);
+		same_u64("context parent", i, x->parent, y->parent);
+		same_u64("context node", i, x->node, y->node);
+		same_u64("context site", i, x->site, y->site);
+		same_u64("context site_line", i, (uint64_t)x->site_line, (uint64_t)y->site_line);
+		same_u64("context calls", i, x->calls, y->calls);
+		for (size_t e = 0; e < ZP_MAX_EVENTS; e++) {
+			same_u64("context self", i, x->self[e], y->self[e]);
+			same_u64("context incl", i, x->incl[e], y->incl[e]);
+			same_u64("context min", i, x->min[e], y->min[e]);
+			same_u64("context max", i, x->max[e], y->max[e]);
+		}
+	}
+}
+
 int sample_mismatches(const struct zp_profile *a, const struct zp_profile *b)
 {
 	mismatches = 0;
@@ -219,7 +274,37 @@ int sample_mismatches(const struct zp_profile *a, const struct zp_profile *b)
 	same_nodes(a, b);
 	same_stats(a, b);
 	same_edges(a, b);
+	same_contexts(a, b);
 	return mismatches;
+}
+
+void sample_run_sql(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	char *msg = NULL;
+	if (sqlite3_open(path, &db) != SQLITE_OK ||
+	    sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		fprintf(stderr, "%s: %s: %s\n", path, sql, msg ? msg : sqlite3_errmsg(db));
+		exit(2);
+	}
+	sqlite3_close(db);
+}
+
+int64_t sample_sql_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v = -12345;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	} else {
+		fprintf(stderr, "    %s: %s\n", sql, sqlite3_errmsg(db));
+	}
+	sqlite3_close(db);
+	return v;
 }
 
 char *sample_tmpdir(void)

@@ -2,7 +2,6 @@
  * store_errors.c - what users see when the store is not what zond expects,
  * run references, campaigns and deletion.
  */
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -17,19 +16,6 @@ static void write_file(const char *path, const char *text)
 		perror(path);
 		exit(2);
 	}
-}
-
-/* Runs SQL on the file with plain SQLite, as a foreign program would. */
-static void run_sql(const char *path, const char *sql)
-{
-	sqlite3 *db;
-	char *msg = NULL;
-	if (sqlite3_open(path, &db) != SQLITE_OK ||
-	    sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		fprintf(stderr, "%s: %s: %s\n", path, sql, msg ? msg : sqlite3_errmsg(db));
-		exit(2);
-	}
-	sqlite3_close(db);
 }
 
 /* Checks that opening path in mode fails with exactly "<path><suffix>". */
@@ -78,23 +64,23 @@ static void test_open_errors(const char *dir)
 	check_open_error(empty, STORE_READ, ": not a zond profile store (an empty file)");
 
 	char *other = sample_path(dir, "other.db");
-	run_sql(other, "CREATE TABLE recipes (name TEXT, minutes INTEGER)");
+	sample_run_sql(other, "CREATE TABLE recipes (name TEXT, minutes INTEGER)");
 	check_open_error(other, STORE_READ,
 			 ": not a zond profile store (an SQLite database of something else)");
 	check_open_error(other, STORE_CREATE,
 			 ": not a zond profile store (an SQLite database of something else)");
 
 	char *alien = sample_path(dir, "alien.db");
-	run_sql(alien, "CREATE TABLE zond_meta (key TEXT, value TEXT);"
-		       "INSERT INTO zond_meta VALUES ('format', 'other tool')");
+	sample_run_sql(alien, "CREATE TABLE zond_meta (key TEXT, value TEXT);"
+			      "INSERT INTO zond_meta VALUES ('format', 'other tool')");
 	check_open_error(alien, STORE_READ, ": not a zond profile store (no zond format mark)");
 
 	char *newer = sample_path(dir, "newer.db");
 	store_close(store_with_runs(newer, 1, NULL));
-	run_sql(newer, "UPDATE zond_meta SET value = '3' WHERE key = 'schema_version'");
+	sample_run_sql(newer, "UPDATE zond_meta SET value = '3' WHERE key = 'schema_version'");
 	check_open_error(newer, STORE_READ,
-			 ": written by a newer zond (schema 3, this zond reads 1)");
-	run_sql(newer, "UPDATE zond_meta SET value = 'x' WHERE key = 'schema_version'");
+			 ": written by a newer zond (schema 3, this zond reads 2)");
+	sample_run_sql(newer, "UPDATE zond_meta SET value = 'x' WHERE key = 'schema_version'");
 	check_open_error(newer, STORE_READ, ": damaged zond profile store (bad schema_version)");
 
 	check_open_error(dir, STORE_READ, ": is a directory, not a zond profile store");
@@ -178,26 +164,17 @@ static void test_find_run(const char *dir)
 
 static int64_t count_rows(const char *path, const char *table, int64_t run)
 {
-	sqlite3 *db;
-	sqlite3_stmt *st;
 	char sql[128];
-	int64_t n = -1;
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE run = %lld", table,
 		 (long long)run);
-	if (sqlite3_open(path, &db) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			n = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
-	sqlite3_close(db);
-	return n;
+	return sample_sql_int(path, sql);
 }
 
 static void test_delete(const char *dir)
 {
-	static const char *const tables[] = {"run_meta", "events",     "threads", "nodes",
-					     "stats",    "stat_costs", "edges",   "edge_costs"};
+	static const char *const tables[] = {"run_meta", "events",       "threads", "nodes",
+					     "stats",    "stat_costs",   "edges",   "edge_costs",
+					     "contexts", "context_costs"};
 	char *path = sample_path(dir, "delete.db");
 	struct store *s = store_with_runs(path, 3, NULL);
 	struct zerr err = {{0}};
@@ -300,13 +277,23 @@ static void test_damaged_rows(const char *dir)
 		"INSERT INTO events VALUES (1, 2, 'a', 'u'), (1, 3, 'b', 'u'), (1, 4, 'c', 'u'), "
 		"(1, 5, 'd', 'u'), (1, 6, 'e', 'u'), (1, 7, 'f', 'u'), (1, 8, 'g', 'u')",
 		"UPDATE run_meta SET key = 'note' WHERE idx = 0",
+		/* contexts 0 main (t0), 1 checkout (t1), 2 main->f (t0), 3 main->f->f (t0) */
+		"UPDATE contexts SET parent = 3 WHERE id = 2",
+		"UPDATE contexts SET parent = 1 WHERE id = 2",
+		"UPDATE contexts SET parent = -1 WHERE id = 2",
+		"UPDATE contexts SET node = 5 WHERE id = 3",
+		"UPDATE contexts SET thread = 2 WHERE id = 1",
+		"UPDATE contexts SET parent = NULL, node = 0 WHERE id = 2",
+		"UPDATE contexts SET id = 7 WHERE id = 3",
+		"UPDATE context_costs SET event = 2 WHERE context = 0 AND event = 1",
+		"UPDATE context_costs SET context = 4 WHERE context = 3 AND event = 1",
 	};
 	for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
 		char name[32];
 		snprintf(name, sizeof name, "damaged%zu.db", i);
 		char *path = sample_path(dir, name);
 		store_close(store_with_runs(path, 1, NULL));
-		run_sql(path, damage[i]);
+		sample_run_sql(path, damage[i]);
 		struct zerr err = {{0}};
 		struct store *s = store_open(path, STORE_READ, &err);
 		struct zp_profile *p = s ? store_load_run(s, 1, &err) : NULL;

@@ -23,24 +23,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The integer a query over the store file gives, read with plain SQLite. */
-static int64_t sql_int(const char *path, const char *sql)
-{
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	int64_t v = -12345;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			v = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	} else {
-		fprintf(stderr, "    %s: %s\n", sql, sqlite3_errmsg(db));
-	}
-	sqlite3_close(db);
-	return v;
-}
-
 static void test_round_trip(const char *dir)
 {
 	struct zerr err = {{0}};
@@ -94,17 +76,27 @@ static void test_round_trip(const char *dir)
 	store_close(s);
 
 	/* What SQL users read (doc/store-schema.md): bit-cast uint64, NULL for ZP_NONE. */
-	CHECK_EQ_U64(sql_int(path, "SELECT min FROM stat_costs WHERE run = 1 AND stat = 0 "
-				   "AND event = 1"),
+	CHECK_EQ_U64(sample_sql_int(path, "SELECT min FROM stat_costs WHERE run = 1 AND stat = 0 "
+					  "AND event = 1"),
 		     (uint64_t)-1);
-	CHECK_EQ_U64(sql_int(path, "SELECT count(*) FROM edges WHERE run = 1 AND caller IS NULL"),
-		     2);
-	CHECK_EQ_U64(sql_int(path, "SELECT count(*) FROM nodes WHERE run = 1 AND parent = 0"), 2);
-	CHECK_EQ_U64(sql_int(path, "SELECT sum(c.self) FROM stat_costs c JOIN events e ON "
-				   "e.run = c.run AND e.idx = c.event WHERE c.run = 1 AND "
-				   "e.name = 'time'"),
+	CHECK_EQ_U64(
+		sample_sql_int(path, "SELECT count(*) FROM edges WHERE run = 1 AND caller IS NULL"),
+		2);
+	CHECK_EQ_U64(
+		sample_sql_int(path, "SELECT count(*) FROM nodes WHERE run = 1 AND parent = 0"), 2);
+	CHECK_EQ_U64(sample_sql_int(path, "SELECT sum(c.self) FROM stat_costs c JOIN events e ON "
+					  "e.run = c.run AND e.idx = c.event WHERE c.run = 1 AND "
+					  "e.name = 'time'"),
 		     1007);
-	CHECK_EQ_U64(sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"), 1);
+	CHECK_EQ_U64(
+		sample_sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"),
+		2);
+	CHECK_EQ_U64(
+		sample_sql_int(path,
+			       "SELECT count(*) FROM contexts WHERE run = 1 AND parent IS NULL"),
+		2);
+	CHECK_EQ_U64(sample_sql_int(path, "SELECT calls FROM contexts WHERE run = 1 AND id = 3"),
+		     (uint64_t)-1);
 	profile_free(a);
 	profile_free(b);
 	profile_free(a2);
@@ -169,7 +161,8 @@ static char *first_row(sqlite3 *db, const char *sql, int *rows)
 /* The example queries of doc/store-schema.md work on a real store, with the results shown. */
 static void test_documented_queries(const char *dir, const char *doc_path)
 {
-	static const char *const want[] = {"main|1000|1", "main|ns::f(int)|3", NULL};
+	static const char *const want[] = {"main|1000|1", "main|ns::f(int)|3", NULL, "checkout|2"};
+	static const int want_rows[] = {-1, -1, 2, 4};
 	char *path = sample_path(dir, "rt.db"); /* from test_round_trip: newest run is 2 */
 	FILE *doc = fopen(doc_path, "r");
 	CHECK(doc != NULL);
@@ -187,10 +180,10 @@ static void test_documented_queries(const char *dir, const char *doc_path)
 			int rows;
 			char *row = first_row(db, sql, &rows);
 			CHECK(rows > 0);
-			if (nqueries < 2)
+			if (nqueries < 4 && want[nqueries])
 				CHECK_EQ_STR(row, want[nqueries]);
-			else
-				CHECK_EQ_U64(rows, 2);
+			if (nqueries < 4 && want_rows[nqueries] >= 0)
+				CHECK_EQ_U64(rows, want_rows[nqueries]);
 			nqueries++;
 			free(row);
 			free(sql);
@@ -198,7 +191,7 @@ static void test_documented_queries(const char *dir, const char *doc_path)
 			fputs(line, q);
 		}
 	}
-	CHECK_EQ_U64(nqueries, 3);
+	CHECK_EQ_U64(nqueries, 4);
 	free(line);
 	if (doc)
 		fclose(doc);
@@ -235,8 +228,8 @@ static void test_concurrent_writers(const char *dir)
 		CHECK(waitpid(kids[k], &status, 0) == kids[k]);
 		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
-	CHECK_EQ_U64(sql_int(path, "SELECT count(*) FROM runs"), 2 * RUNS_EACH);
-	CHECK_EQ_U64(sql_int(path, "SELECT count(*) FROM stats"), 2 * RUNS_EACH * 4000);
+	CHECK_EQ_U64(sample_sql_int(path, "SELECT count(*) FROM runs"), 2 * RUNS_EACH);
+	CHECK_EQ_U64(sample_sql_int(path, "SELECT count(*) FROM stats"), 2 * RUNS_EACH * 4000);
 	free(path);
 }
 

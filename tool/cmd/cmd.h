@@ -25,6 +25,7 @@ int cmd_runs(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* Prints "zond CMD: message" to stderr and returns 1. */
 int cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -46,6 +47,16 @@ struct run_choice {
  */
 struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
 				   struct zerr *err);
+
+/*
+ * Opens c's store for reading and gives the ids of the runs c chooses: the
+ * one run (n = 1), or every run of the campaign, oldest first (*ids
+ * malloc'ed).  The store, to be closed by the caller; NULL with err set.
+ * c->tid is not looked at.
+ */
+struct store;
+struct store *run_choice_open(const struct run_choice *c, int64_t **ids, size_t *n,
+			      struct zerr *err);
 
 /* Which functions to record, by name: globs as fnmatch(3) reads them. */
 #define NAME_FILTER_MAX 64

@@ -61,44 +61,8 @@ static int find_thread(const struct zp_profile *p, const char *tid, uint32_t *th
 			(long long)p->run.id, want);
 }
 
-static struct zp_profile *load_campaign(struct store *s, const char *path, const char *name,
-					struct zerr *err)
-{
-	int64_t *ids;
-	size_t n;
-	if (store_campaign_runs(s, name, &ids, &n, err) < 0)
-		return NULL;
-	if (n == 0) {
-		free(ids);
-		zerr_set(err, "%s: no campaign '%s' (see 'zond runs')", path, name);
-		return NULL;
-	}
-	struct zp_profile *all = NULL;
-	for (size_t i = n; i-- > 0;) {
-		struct zp_profile *p = store_load_run(s, ids[i], err);
-		if (!p) {
-			profile_free(all);
-			all = NULL;
-			break;
-		}
-		if (!all) {
-			all = p; /* the newest run gives the header */
-			continue;
-		}
-		profile_merge(all, p);
-		profile_free(p);
-	}
-	free(ids);
-	if (all) {
-		char count[32];
-		snprintf(count, sizeof count, "%zu", n);
-		profile_add_meta(all, "runs_combined", count);
-	}
-	return all;
-}
-
-struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
-				   struct zerr *err)
+struct store *run_choice_open(const struct run_choice *c, int64_t **ids, size_t *n,
+			      struct zerr *err)
 {
 	const char *path = c->store ? c->store : STORE_DEFAULT_PATH;
 	if (c->campaign && c->run) {
@@ -108,15 +72,63 @@ struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
 	struct store *s = store_open(path, STORE_READ, err);
 	if (!s)
 		return NULL;
-	int64_t id;
-	struct zp_profile *p = NULL;
-	if (c->campaign)
-		p = load_campaign(s, path, c->campaign, err);
-	else if (store_find_run(s, c->run, &id, err) == 0)
-		p = store_load_run(s, id, err);
+	int rc;
+	if (c->campaign) {
+		rc = store_campaign_runs(s, c->campaign, ids, n, err);
+	} else {
+		*ids = zp_xmalloc(sizeof **ids);
+		*n = 1;
+		if ((rc = store_find_run(s, c->run, *ids, err)) < 0) {
+			free(*ids);
+			*ids = NULL;
+		}
+	}
+	if (rc < 0) {
+		store_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* The runs ids[0..n) combined, the newest (last) giving the header. */
+static struct zp_profile *load_combined(struct store *s, const int64_t *ids, size_t n,
+					struct zerr *err)
+{
+	struct zp_profile *all = NULL;
+	for (size_t i = n; i-- > 0;) {
+		struct zp_profile *p = store_load_run(s, ids[i], err);
+		if (!p) {
+			profile_free(all);
+			return NULL;
+		}
+		if (!all) {
+			all = p;
+			continue;
+		}
+		profile_merge(all, p);
+		profile_free(p);
+	}
+	return all;
+}
+
+struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
+				   struct zerr *err)
+{
+	int64_t *ids;
+	size_t n;
+	struct store *s = run_choice_open(c, &ids, &n, err);
+	if (!s)
+		return NULL;
+	struct zp_profile *p = load_combined(s, ids, n, err);
+	free(ids);
 	store_close(s);
 	if (!p)
 		return NULL;
+	if (c->campaign) {
+		char count[32];
+		snprintf(count, sizeof count, "%zu", n);
+		profile_add_meta(p, "runs_combined", count);
+	}
 	*thread = ZP_NONE;
 	if (c->tid && find_thread(p, c->tid, thread, err) < 0) {
 		profile_free(p);

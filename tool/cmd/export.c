@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "export/export.h"
+#include "report/format.h"
 
 static const char usage_text[] =
 	"usage: zond export --format FORMAT [options]\n"
@@ -14,14 +16,22 @@ static const char usage_text[] =
 	"  callgrind  KCachegrind, callgrind_annotate\n"
 	"  callgrind-bb  one node per basic block (zond trace runs): the control-flow graph\n"
 	"  dot        Graphviz call graph (dot -Tsvg)\n"
-	"  folded     folded stacks for flamegraph.pl and speedscope\n"
-	"  json       zond's JSON document (doc/json-schema.md)\n\n"
-	"  -f, --format FORMAT callgrind, dot, folded or json (required)\n"
+	"  folded     folded stacks for flamegraph.pl and speedscope: the real stacks\n"
+	"             when the run has calling contexts, else rebuilt from call edges\n"
+	"  json       zond's JSON document (doc/json-schema.md)\n"
+	"  pprof      gzipped profile.proto for go tool pprof, Pyroscope, Parca: one\n"
+	"             sample per calling context, one sample type per event (and calls)\n"
+	"  speedscope speedscope's JSON: one sampled profile per thread, its stacks\n"
+	"             the calling contexts weighted in the event's unit\n\n"
+	"  -f, --format FORMAT one of the formats above (required)\n"
 	"  -o, --output FILE   write to FILE (default: standard output)\n"
 	"  -i, --input FILE    profile store (default ./zond.db)\n"
 	"  -r, --run RUN       run id, -N for the Nth newest, or 'last' (default)\n"
 	"  -C, --campaign NAME all runs of campaign NAME combined\n"
-	"  -e, --event NAME    event for dot and folded (default: the first)\n"
+	"  -e, --event NAME    event for dot, folded and speedscope (default: the\n"
+	"                      first); 'calls': calls (folded: of each stack's last\n"
+	"                      function, exactly); pprof: the default sample type\n"
+	"                      (every event is written)\n"
 	"      --tid TID       one thread only\n"
 	"      --min-share PCT dot: leave out functions under PCT percent inclusive\n"
 	"  -h, --help          this help\n";
@@ -55,6 +65,8 @@ static export_fn find_format(const char *name)
 		{"dot", export_dot},
 		{"folded", export_folded},
 		{"json", export_json},
+		{"pprof", export_pprof},
+		{"speedscope", export_speedscope},
 	};
 	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
 		if (strcmp(formats[i].name, name) == 0)
@@ -98,8 +110,8 @@ int cmd_export(int argc, char **argv)
 		case OPT_MIN_SHARE:
 			o.min_share = strtod(optarg, &end) / 100.0;
 			if (end == optarg || *end || o.min_share < 0 || o.min_share > 1)
-				return cmd_usage_error("export", "--min-share wants 0..100, not '%s'",
-						       optarg);
+				return cmd_usage_error(
+					"export", "--min-share wants 0..100, not '%s'", optarg);
 			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return cmd_usage_error("export", "bad option");
@@ -112,17 +124,33 @@ int cmd_export(int argc, char **argv)
 	export_fn fn = find_format(format);
 	if (!fn)
 		return cmd_usage_error("export", "unknown format '%s'", format);
+	if (fn == export_pprof && !output && isatty(STDOUT_FILENO))
+		return cmd_usage_error("export",
+				       "pprof is gzipped binary: give -o FILE or redirect "
+				       "standard output");
 
 	struct zerr err;
 	struct zp_profile *p = run_choice_load(&rc, &o.thread, &err);
 	if (!p)
 		return cmd_error("export", "%s", err.msg);
-	int status;
-	if (event && (o.event = profile_find_event(p, event)) < 0)
+	int status = 0;
+	if (event && strcmp(event, "calls") == 0 && profile_find_event(p, event) < 0)
+		o.event = METRIC_CALLS;
+	else if (event && (o.event = profile_find_event(p, event)) < 0)
 		status = cmd_error("export", "run %lld has no event '%s'", (long long)p->run.id,
 				   event);
-	else
+	if (status == 0)
 		status = write_export(fn, p, &o, output);
+	if (status == 0 && fn == export_folded && !p->ncontexts)
+		fprintf(stderr,
+			"zond export: run %lld has no calling contexts: stacks rebuilt from call "
+			"edges, they may not all have happened\n",
+			(long long)p->run.id);
+	if (status == 0 && (fn == export_pprof || fn == export_speedscope) && !p->ncontexts)
+		fprintf(stderr,
+			"zond export: run %lld has no calling contexts: one one-frame sample per "
+			"function (its self cost), no stacks\n",
+			(long long)p->run.id);
 	profile_free(p);
 	return status;
 }

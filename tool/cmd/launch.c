@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -251,12 +252,51 @@ void launch_prepend_env(const char *var, const char *value)
 	free(both);
 }
 
+static volatile sig_atomic_t stop_waiting;
+
+static void on_stop_waiting(int sig)
+{
+	(void)sig;
+	stop_waiting = 1;
+}
+
+/*
+ * Processes the program left running when it ended (a daemon, an orphan):
+ * zond is their subreaper (launch_run), so they are its children now; their
+ * raw files are complete only once they have ended.  Ctrl-C (SIGINT) ends
+ * the wait: the run then has what they recorded so far.
+ */
+static void wait_descendants(const struct launch *l)
+{
+	struct sigaction stop = {.sa_handler = on_stop_waiting}, old;
+	sigemptyset(&stop.sa_mask);
+	int said = 0;
+	stop_waiting = 0;
+	for (;;) {
+		pid_t pid = waitpid(-1, NULL, said ? 0 : WNOHANG);
+		if (pid > 0 || (pid < 0 && errno == EINTR && !stop_waiting))
+			continue;
+		if (pid < 0) /* ECHILD: none left, or Ctrl-C */
+			break;
+		fprintf(stderr,
+			"zond %s: waiting for the processes %s left running (Ctrl-C: stop waiting, "
+			"keep what they recorded so far)\n",
+			l->cmd, l->prog);
+		said = 1;
+		sigaction(SIGINT, &stop, &old); /* no SA_RESTART: waitpid returns */
+	}
+	if (said)
+		sigaction(SIGINT, &old, NULL);
+}
+
 int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zerr *err)
 {
 	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
 	l->start_ns = now_ns(CLOCK_REALTIME);
 	int64_t t0 = now_ns(CLOCK_MONOTONIC);
 	fflush(NULL);
+	/* what the program leaves running is reparented to zond, not lost (wait_descendants) */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	pid_t pid = fork();
 	if (pid < 0)
 		return zerr_set(err, "cannot start %s: %s", l->prog, strerror(errno));
@@ -283,6 +323,7 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 	int status;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	wait_descendants(l);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	l->duration_ns = now_ns(CLOCK_MONOTONIC) - t0;

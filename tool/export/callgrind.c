@@ -191,7 +191,7 @@ int export_callgrind(const struct zp_profile *p, const struct export_options *o,
 		return -1;
 	if (p->ninstrs)
 		return export_callgrind_instrs(p, o, out, err);
-	struct zp_view *v = profile_view(p, o->thread);
+	struct zp_view *v = callgraph_view(p, o->thread);
 	struct callgraph g;
 	callgraph_build(&g, v);
 	struct names nm;

@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/callgraph.h"
+
 #ifndef ZOND_VERSION
 #define ZOND_VERSION "unknown"
 #endif
@@ -253,7 +255,7 @@ static int write_instrs(const struct zp_profile *p, const struct export_options 
 	if (export_check_options(p, o, err) < 0)
 		return -1;
 	struct writer w = {.p = p, .o = o, .out = out};
-	struct zp_view *v = profile_view(p, o->thread);
+	struct zp_view *v = callgraph_view(p, o->thread);
 	group(&w, by_block);
 	put_header(&w);
 	for (uint32_t n = 0; n < p->nnodes; n++) {

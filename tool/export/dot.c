@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "report/callgraph.h"
 #include "report/format.h"
 
 /* A DOT quoted string as a label reads it: \" and \\ escaped, breaks as \n. */
@@ -85,7 +86,7 @@ int export_dot(const struct zp_profile *p, const struct export_options *o, FILE 
 	if (export_check_options(p, o, err) < 0)
 		return -1;
 	int metric = metric_pick(p, o->event);
-	struct zp_view *v = profile_view(p, o->thread);
+	struct zp_view *v = callgraph_view(p, o->thread);
 	uint64_t total = metric_total(v, metric);
 	unsigned char *shown = zp_xcalloc(p->nnodes, 1);
 

@@ -9,15 +9,26 @@
  *              cost, name compression, one event column per model event.
  *   dot        Graphviz digraph of functions and call edges.
  *   folded     "a;b;c value" lines (flamegraph.pl, speedscope), value = self
- *              cost of the path's last frame in the first event.
+ *              cost of the path's last frame in the event (calls: its calls
+ *              along that path); the real stacks when the run has calling
+ *              contexts, else rebuilt from call edges.
  *   json       zond's JSON document, schema in doc/json-schema.md.
+ *   speedscope speedscope's JSON file format: one "sampled" profile per
+ *              thread, its samples the stacks of the calling contexts
+ *              weighted by their self cost in the event (nanoseconds, or
+ *              "none" for counts), frames shared; without contexts one-frame
+ *              samples per function.
+ *   pprof      pprof's profile.proto, gzipped (go tool pprof, Pyroscope,
+ *              Parca): one sample per calling context (its stack, its calls
+ *              and self cost per event), one sample type per event; without
+ *              contexts one one-frame sample per (thread, function).
  *
  * doc/reports.md tells how each format maps the model (event column names,
  * counts-only runs, how folded stacks are made from call edges).
  *
  * Options (o must not be NULL): thread is a thread index or ZP_NONE; event
- * is an event index, ignored by a run with no event (counts-only: dot and
- * folded then show calls); an export of a thread or event the run lacks
+ * is an event index, or METRIC_CALLS (report/format.h) for calls, ignored by
+ * a run with no event (counts-only: dot and folded then show calls); an export of a thread or event the run lacks
  * fails with a message before anything is written.
  */
 #ifndef ZOND_EXPORT_H
@@ -31,7 +42,7 @@
 
 struct export_options {
 	uint32_t thread;  /* ZP_NONE: all threads summed */
-	int event;        /* event index for single-valued formats (dot, folded) */
+	int event;        /* event index for single-valued formats (dot, folded), or METRIC_CALLS */
 	double min_share; /* dot: leave out nodes below this share of the total (0..1) */
 };
 
@@ -56,5 +67,15 @@ int export_folded(const struct zp_profile *p, const struct export_options *o, FI
 		  struct zerr *err);
 int export_json(const struct zp_profile *p, const struct export_options *o, FILE *out,
 		struct zerr *err);
+int export_speedscope(const struct zp_profile *p, const struct export_options *o, FILE *out,
+		      struct zerr *err);
+int export_pprof(const struct zp_profile *p, const struct export_options *o, FILE *out,
+		 struct zerr *err);
+
+/*
+ * Writes str as a JSON string: UTF-8, quotes, backslashes and control
+ * characters escaped, bytes that are not valid UTF-8 as U+FFFD; NULL as null.
+ */
+void json_put_string(FILE *out, const char *str);
 
 #endif

@@ -2,7 +2,13 @@
  * folded.c - folded stacks, "root;caller;callee value", one line per call
  * path, for flamegraph.pl and speedscope.
  *
- * The model keeps call edges, not whole stacks, so paths are rebuilt:
+ * A run with calling contexts gives the real stacks: one line per context
+ * (threads folded by path, or one thread), in context order (a path before
+ * its extensions), its value the context's self cost in the metric; for
+ * calls (counts-only runs, or -e calls) the calls of the path's last
+ * function along exactly that path.  Lines of value 0 are left out.
+ *
+ * A run without contexts has only call edges, so paths are rebuilt:
  * walking down from the roots, each path carries a flow, the share of the
  * metric it brings into its last node.  A root starts with the cost of its
  * root calls (or its inclusive cost if nothing calls it); a callee reached
@@ -133,8 +139,10 @@ static void split_all(struct folder *f)
 	for (uint32_t n = 0; n < nnodes; n++) {
 		uint64_t self = metric_self(&f->v->nodes[n], f->metric);
 		if (self && first[n] == first[n + 1]) {
-			/* On no path: its own path, appended after the others. */
-			f->frames[add_frame(f, ZP_NONE, n, 1)].value = self;
+			/* On no path: its own path, appended after the others (add_frame may move
+			 * frames). */
+			uint32_t own = add_frame(f, ZP_NONE, n, 1);
+			f->frames[own].value = self;
 		} else if (self) {
 			split_self(f->frames, list + first[n], first[n + 1] - first[n], self);
 		}
@@ -164,13 +172,39 @@ static void put_path(FILE *out, const struct folder *f, uint32_t at)
 	put_frame_name(out, f->v->p->nodes[fr->node].name);
 }
 
-int export_folded(const struct zp_profile *p, const struct export_options *o, FILE *out,
-		  struct zerr *err)
+/* The path of context c, root first; path has room for every context. */
+static void put_context_path(FILE *out, const struct zp_context_view *cv, uint32_t c,
+			     uint32_t *path)
 {
-	if (export_check_options(p, o, err) < 0)
-		return -1;
-	struct folder f = {.metric = metric_pick(p, o->event)};
-	f.v = profile_view(p, o->thread);
+	size_t n = 0;
+	for (; c != ZP_NONE; c = cv->contexts[c].parent)
+		path[n++] = c;
+	while (n--) {
+		put_frame_name(out, cv->p->nodes[cv->contexts[path[n]].node].name);
+		if (n)
+			putc(';', out);
+	}
+}
+
+static void fold_contexts(const struct zp_profile *p, uint32_t thread, int metric, FILE *out)
+{
+	struct zp_context_view *cv = profile_context_view(p, thread);
+	uint32_t *path = zp_xcalloc(cv->ncontexts ? cv->ncontexts : 1, sizeof *path);
+	for (uint32_t c = 0; c < cv->ncontexts; c++) {
+		uint64_t value = metric_context_self(&cv->contexts[c], metric);
+		if (!value)
+			continue;
+		put_context_path(out, cv, c, path);
+		fprintf(out, " %" PRIu64 "\n", value);
+	}
+	free(path);
+	profile_context_view_free(cv);
+}
+
+static void fold_edges(const struct zp_profile *p, uint32_t thread, int metric, FILE *out)
+{
+	struct folder f = {.metric = metric};
+	f.v = profile_view(p, thread);
 	callgraph_build(&f.g, f.v);
 	f.on_path = zp_xcalloc(p->nnodes, 1);
 
@@ -187,6 +221,18 @@ int export_folded(const struct zp_profile *p, const struct export_options *o, FI
 	free(f.on_path);
 	callgraph_free(&f.g);
 	profile_view_free(f.v);
+}
+
+int export_folded(const struct zp_profile *p, const struct export_options *o, FILE *out,
+		  struct zerr *err)
+{
+	if (export_check_options(p, o, err) < 0)
+		return -1;
+	int metric = metric_pick(p, o->event);
+	if (p->ncontexts)
+		fold_contexts(p, o->thread, metric, out);
+	else
+		fold_edges(p, o->thread, metric, out);
 	if (ferror(out))
 		return zerr_set(err, "cannot write the folded stacks");
 	return 0;

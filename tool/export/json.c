@@ -41,7 +41,7 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-static void put_string(FILE *out, const char *str)
+void json_put_string(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	if (!s) {
@@ -70,7 +70,7 @@ static void put_string(FILE *out, const char *str)
 
 static void put_key(FILE *out, const char *key)
 {
-	put_string(out, key);
+	json_put_string(out, key);
 	fputs(": ", out);
 }
 
@@ -129,6 +129,35 @@ static void put_edge(FILE *out, const struct zp_profile *p, const struct zp_edge
 	putc('}', out);
 }
 
+static void put_context(FILE *out, const struct zp_profile *p, uint32_t id,
+			const struct zp_context *c)
+{
+	fprintf(out, "{\"id\": %" PRIu32 ", \"parent\": ", id);
+	put_index(out, c->parent);
+	fprintf(out,
+		", \"node\": %" PRIu32 ", \"site\": %" PRIu64 ", \"site_line\": %d"
+		", \"calls\": %" PRIu64,
+		c->node, c->site, c->site_line, c->calls);
+	put_costs(out, p, "self", c->self);
+	put_costs(out, p, "incl", c->incl);
+	put_costs(out, p, "min", c->min);
+	put_costs(out, p, "max", c->max);
+	putc('}', out);
+}
+
+/* The calling contexts of thread (ZP_NONE: all threads folded by path), ids local to the list. */
+static void put_contexts(FILE *out, const struct zp_profile *p, uint32_t thread, const char *indent)
+{
+	struct zp_context_view *cv = profile_context_view(p, thread);
+	fputs("[", out);
+	for (uint32_t c = 0; c < cv->ncontexts; c++) {
+		fprintf(out, "%s\n%s", c ? "," : "", indent);
+		put_context(out, p, c, &cv->contexts[c]);
+	}
+	fputs("]", out);
+	profile_context_view_free(cv);
+}
+
 static const char *kind_name(enum zp_node_kind kind)
 {
 	switch (kind) {
@@ -142,11 +171,11 @@ static void put_node(FILE *out, const struct zp_profile *p, uint32_t id, const s
 {
 	const struct zp_node *n = &p->nodes[id];
 	fprintf(out, "{\"id\": %" PRIu32 ", \"kind\": \"%s\", \"name\": ", id, kind_name(n->kind));
-	put_string(out, n->name);
+	json_put_string(out, n->name);
 	fputs(", \"module\": ", out);
-	put_string(out, n->module);
+	json_put_string(out, n->module);
 	fputs(", \"file\": ", out);
-	put_string(out, n->file);
+	json_put_string(out, n->file);
 	fprintf(out, ", \"line\": %d, \"addr\": %" PRIu64 ", \"parent\": ", n->line, n->addr);
 	put_index(out, n->parent);
 	fputs(", ", out);
@@ -166,7 +195,7 @@ static void put_run(FILE *out, const struct zp_profile *p)
 	fprintf(out, "\"run\": {\"id\": %" PRId64, r->id);
 	for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
 		fprintf(out, ", \"%s\": ", strings[i].key);
-		put_string(out, strings[i].value);
+		json_put_string(out, strings[i].value);
 	}
 	fprintf(out,
 		", \"start_ns\": %" PRId64 ", \"duration_ns\": %" PRId64 ", \"pid\": %" PRId64
@@ -180,7 +209,7 @@ static void put_run(FILE *out, const struct zp_profile *p)
 	for (size_t i = 0; i < r->nmeta; i++) {
 		fputs(i ? ", " : "", out);
 		put_key(out, r->meta[i].key);
-		put_string(out, r->meta[i].value);
+		json_put_string(out, r->meta[i].value);
 	}
 	fputs("}},\n", out);
 }
@@ -190,22 +219,22 @@ static void put_events(FILE *out, const struct zp_profile *p)
 	fputs("\"events\": [", out);
 	for (size_t i = 0; i < p->nevents; i++) {
 		fputs(i ? ", {\"name\": " : "{\"name\": ", out);
-		put_string(out, p->events[i].name);
+		json_put_string(out, p->events[i].name);
 		fputs(", \"unit\": ", out);
-		put_string(out, p->events[i].unit);
+		json_put_string(out, p->events[i].unit);
 		putc('}', out);
 	}
 	fputs("],\n", out);
 }
 
-/* A thread with the statistics and edges it recorded itself. */
+/* A thread with the statistics, edges and contexts it recorded itself. */
 static void put_thread(FILE *out, const struct zp_profile *p, uint32_t t)
 {
 	const struct zp_thread *th = &p->threads[t];
 	fprintf(out,
 		"{\"index\": %" PRIu32 ", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"name\": ",
 		t, th->pid, th->tid);
-	put_string(out, th->name);
+	json_put_string(out, th->name);
 	fputs(",\n  \"nodes\": [", out);
 	const char *sep = "\n   ";
 	for (size_t i = 0; i < p->nstats; i++) {
@@ -226,7 +255,9 @@ static void put_thread(FILE *out, const struct zp_profile *p, uint32_t t)
 		put_edge(out, p, &p->edges[i]);
 		sep = ",\n   ";
 	}
-	fputs("]}", out);
+	fputs("],\n  \"contexts\": ", out);
+	put_contexts(out, p, t, "   ");
+	fputs("}", out);
 }
 
 int export_json(const struct zp_profile *p, const struct export_options *o, FILE *out,
@@ -254,7 +285,9 @@ int export_json(const struct zp_profile *p, const struct export_options *o, FILE
 		fputs(i ? ",\n " : "\n ", out);
 		put_edge(out, p, &v->edges[i]);
 	}
-	fputs("],\n\"threads\": [", out);
+	fputs("],\n\"contexts\": ", out);
+	put_contexts(out, p, o->thread, " ");
+	fputs(",\n\"threads\": [", out);
 	for (uint32_t t = 0; t < p->nthreads; t++) {
 		if (o->thread != ZP_NONE && t != o->thread)
 			continue;

@@ -52,6 +52,13 @@ struct raw_thread {
 	uint32_t n_frames, n_contexts;
 	uint32_t *nodes; /* node id per function, ZP_NONE for filtered ones */
 	uint32_t *edge_ids; /* zp_edge id per edge, ZP_NONE when not added */
+	/*
+	 * Measured time in ns (fold_contexts): per function self [i] and
+	 * inclusive [n_funcs + i], per edge inclusive [2 * n_funcs + e]; each
+	 * the sum of its contexts' ns and its own, so that a function's time is
+	 * exactly the sum over its stacks (exports, viewers).
+	 */
+	uint64_t *ns;
 };
 
 static int bad(const struct raw *r, uint64_t off, const char *what, struct zerr *err)
@@ -171,6 +178,7 @@ static void free_thread(struct raw_thread *t)
 	free(t->sample_pcs);
 	free(t->nodes);
 	free(t->edge_ids);
+	free(t->ns);
 }
 
 /*
@@ -313,6 +321,14 @@ static const struct zr_module *module_of(const struct raw *r, uint64_t addr)
 	return NULL;
 }
 
+/* A function's module: the record it names (zr_func.module), or the one holding its address. */
+static const struct zr_module *func_module(const struct raw *r, const struct zr_func *f)
+{
+	if (f->module && f->module <= r->h.n_modules)
+		return &r->modules[f->module - 1];
+	return module_of(r, f->addr & ~ZR_CLOSED_BIT);
+}
+
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -330,9 +346,10 @@ static uint32_t block_node(struct zp_profile *p, const struct raw *r, const stru
  * A function is named by its symbol; code no symbol covers gets a name that
  * stays the same from run to run: its link-time address and module.
  */
-static uint32_t function_node(struct zp_profile *p, const struct raw *r, uint64_t addr)
+static uint32_t function_node(struct zp_profile *p, const struct raw *r, const struct zr_func *f)
 {
-	const struct zr_module *m = module_of(r, addr);
+	const struct zr_module *m = func_module(r, f);
+	uint64_t addr = f->addr & ~ZR_CLOSED_BIT;
 	char name[64];
 	if (!m) {
 		snprintf(name, sizeof name, "0x%" PRIx64 "@?", addr);
@@ -362,9 +379,10 @@ static uint32_t function_node(struct zp_profile *p, const struct raw *r, uint64_
 static uint32_t named_node(struct zp_profile *p, const struct raw *r, const struct zr_func *f)
 {
 	const char *name = string_at(r, f->name);
-	const struct zr_module *m = module_of(r, f->addr);
+	const struct zr_module *m = func_module(r, f);
+	uint64_t addr = f->addr & ~ZR_CLOSED_BIT;
 	const char *path = m ? string_at(r, m->path) : "";
-	uint64_t addr = m ? f->addr - m->bias : f->addr;
+	addr = m ? addr - m->bias : addr;
 	char *cxx = symbols_demangle(name);
 	uint32_t node = profile_node(p, ZP_FUNCTION, cxx ? cxx : name, path, "", 0, addr);
 	free(cxx);
@@ -636,16 +654,28 @@ static int recursive(const struct raw_thread *t, uint32_t i)
  * the function only, and that edge and this context are one and the same
  * path.
  */
-static void fold_contexts(struct raw_thread *t)
+static void fold_contexts(const struct raw *r, struct raw_thread *t)
 {
+	uint32_t nf = t->info.n_funcs;
+	uint64_t *self_ns = t->ns = zp_xcalloc(2 * (size_t)nf + t->info.n_edges + 1, sizeof *t->ns);
+	uint64_t *incl_ns = self_ns + nf, *edge_ns = incl_ns + nf;
+	for (uint32_t i = 0; i < nf; i++) {
+		self_ns[i] = sum_to_ns(r, t->funcs[i].self);
+		incl_ns[i] = sum_to_ns(r, t->funcs[i].incl);
+	}
+	for (uint32_t i = 0; i < t->info.n_edges; i++)
+		edge_ns[i] = sum_to_ns(r, t->edges[i].incl);
 	for (uint32_t i = 0; i < t->n_contexts; i++) {
 		const struct zr_context *c = &t->contexts[i];
 		struct zr_func *f = &t->funcs[c->func];
 		f->calls += c->calls;
 		f->self += c->self;
+		self_ns[c->func] += to_ns(r, c->self);
 		f->overhead += c->overhead;
-		if (!recursive(t, i))
+		if (!recursive(t, i)) {
 			f->incl += c->incl;
+			incl_ns[c->func] += to_ns(r, c->incl);
+		}
 		if (c->min < f->min)
 			f->min = c->min;
 		if (c->max > f->max)
@@ -653,6 +683,7 @@ static void fold_contexts(struct raw_thread *t)
 		if (c->edge != ZR_NONE) {
 			t->edges[c->edge].calls += c->calls;
 			t->edges[c->edge].incl += c->incl;
+			edge_ns[c->edge] += to_ns(r, c->incl);
 		}
 	}
 	for (uint32_t i = 0; i < t->n_contexts; i++) {
@@ -779,13 +810,13 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 		else if (f->flags & ZR_FUNC_NAMED)
 			t->nodes[i] = named_node(p, r, f);
 		else
-			t->nodes[i] = function_node(p, r, f->addr);
+			t->nodes[i] = function_node(p, r, f);
 		struct zp_stat s = {.calls = f->calls};
 		for (int e = 0; e < ZP_MAX_EVENTS; e++)
 			s.min[e] = UINT64_MAX;
 		if (ev >= 0) {
-			s.self[ev] = sum_to_ns(r, f->self);
-			s.incl[ev] = sum_to_ns(r, f->incl);
+			s.self[ev] = t->ns[i];
+			s.incl[ev] = t->ns[t->info.n_funcs + i];
 			s.self[r->cost] = sum_to_ns(r, f->overhead);
 			if (f->min != UINT64_MAX) {
 				s.min[ev] = to_ns(r, f->min);
@@ -806,7 +837,7 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 		struct zp_edge *pe = profile_edge(p, thread, ZP_CALL, caller, callee);
 		pe->calls += e->calls;
 		if (ev >= 0)
-			pe->incl[ev] += sum_to_ns(r, e->incl);
+			pe->incl[ev] += t->ns[2 * t->info.n_funcs + i];
 		if (!pe->site)
 			name_site(r, e->site, &pe->site, &pe->site_line);
 		t->edge_ids[i] = (uint32_t)(pe - p->edges);
@@ -845,7 +876,7 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 			close_open_frames(r, t);
 		if (hooked)
 			place_samples(r, t, hooked, n_hooked);
-		fold_contexts(t);
+		fold_contexts(r, t);
 		add_thread(p, r, t);
 		counts[LOST_FUNCS] += t->info.lost_funcs;
 		counts[LOST_EDGES] += t->info.lost_edges;
@@ -922,6 +953,8 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	}
 	add_count(p, "processes", 1);
 	add_count(p, "lost_threads", h->lost_threads);
+	/* processes whose raw file had no room for every thread slot (raw.h) */
+	add_count(p, "lost_room", (h->flags & ZR_FLAG_NO_ROOM) != 0);
 	add_count(p, "lost_modules", h->lost_modules);
 	add_count(p, "lost_strings", h->lost_strings);
 	add_count(p, "lost_funcs", counts[LOST_FUNCS]);

@@ -7,7 +7,7 @@
 
 int metric_pick(const struct zp_profile *p, int event)
 {
-	if (p->nevents == 0)
+	if (p->nevents == 0 || event == METRIC_CALLS)
 		return METRIC_CALLS;
 	if (event < 0 || (size_t)event >= p->nevents)
 		return -2;
@@ -27,6 +27,16 @@ uint64_t metric_incl(const struct zp_stat *s, int metric)
 uint64_t metric_edge(const struct zp_edge *e, int metric)
 {
 	return metric == METRIC_CALLS ? e->calls : e->incl[metric];
+}
+
+uint64_t metric_context_self(const struct zp_context *c, int metric)
+{
+	return metric == METRIC_CALLS ? c->calls : c->self[metric];
+}
+
+uint64_t metric_context_incl(const struct zp_context *c, int metric)
+{
+	return metric == METRIC_CALLS ? c->calls : c->incl[metric];
 }
 
 uint64_t metric_total(const struct zp_view *v, int metric)

@@ -26,14 +26,17 @@
 
 /*
  * The metric for event index event: event itself when the run has it,
- * METRIC_CALLS when the run has no event; -2 when the run has events but
- * not that one.
+ * METRIC_CALLS when the run has no event or event is METRIC_CALLS (calls
+ * asked for by name); -2 when the run has events but not that one.
  */
 int metric_pick(const struct zp_profile *p, int event);
 
 uint64_t metric_self(const struct zp_stat *s, int metric);
 uint64_t metric_incl(const struct zp_stat *s, int metric);
 uint64_t metric_edge(const struct zp_edge *e, int metric);
+/* A calling context's self and inclusive value (its calls for METRIC_CALLS). */
+uint64_t metric_context_self(const struct zp_context *c, int metric);
+uint64_t metric_context_incl(const struct zp_context *c, int metric);
 /* The sum of metric_self over every node of the view. */
 uint64_t metric_total(const struct zp_view *v, int metric);
 /* The event the metric measures, NULL for calls. */

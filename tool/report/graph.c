@@ -112,7 +112,7 @@ static void put_entry(FILE *out, const struct graph *gr, uint32_t n)
 
 void report_graph(const struct zp_profile *p, const struct report_options *o, FILE *out)
 {
-	struct zp_view *v = profile_view(p, o->thread);
+	struct zp_view *v = callgraph_view(p, o->thread);
 	struct graph gr = {.v = v, .metric = report_metric(p, o), .raw = o->raw_numbers};
 	callgraph_build(&gr.g, v);
 	gr.index = zp_xcalloc(p->nnodes, sizeof *gr.index);

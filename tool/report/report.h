@@ -46,7 +46,11 @@ void report_header(const struct zp_profile *p, FILE *out);
 void report_flat(const struct zp_profile *p, const struct report_options *o, FILE *out);
 /* gprof-like callers/callees of each function matching o->match (all if NULL). */
 void report_graph(const struct zp_profile *p, const struct report_options *o, FILE *out);
-/* Top-down call tree from the roots (or from functions matching o->match). */
+/*
+ * Top-down call tree from the roots (or from functions matching o->match):
+ * the real call paths of p's calling contexts, or, for a run without
+ * contexts, paths rebuilt from call edges under a line saying so.
+ */
 void report_tree(const struct zp_profile *p, const struct report_options *o, FILE *out);
 
 #endif

@@ -1,20 +1,32 @@
 /*
  * tree.c - the top-down call tree.
  *
- * From each root (a node called at a thread's start or by nothing, or each
- * function matching o->match) the tree follows call edges, dearest first.
- * A line shows the calls and inclusive cost along the edge from its parent
- * line: the model keeps edges, not whole call paths, so a function reached
- * along several paths shows the same edge numbers under each caller.  A
- * callee already on the path is marked "(recursive)" and not followed; a
- * function whose callees were listed earlier is marked "(callees above)"
- * and not repeated, which keeps the tree as long as the graph has edges.
- * Below MAX_DEPTH levels the tree stops, saying so.
+ * When the run has calling contexts, the tree is theirs: one line per
+ * context (threads folded by path, or one thread), with the calls and
+ * inclusive cost of that function along exactly that path, children
+ * dearest first.  Recursion nests as it ran, and no line exceeds its parent.
+ * With o->match, the tree starts at the outermost contexts of matching
+ * functions, merged by path from there.
+ *
+ * A run without contexts (schema 1 store, a collector that kept none) gets
+ * the tree rebuilt from call edges, and a line saying so: from each root (a
+ * node called at a thread's start or by nothing, or each function matching
+ * o->match) the tree follows call edges, dearest first.  A line shows the
+ * calls and inclusive cost along the edge from its parent line, so a
+ * function reached along several paths shows the same edge numbers under
+ * each caller.  A callee already on the path is marked "(recursive)" and
+ * not followed; a function whose callees were listed earlier is marked
+ * "(callees above)" and not repeated, which keeps the tree as long as the
+ * graph has edges.
+ *
+ * Below MAX_DEPTH levels either tree stops, saying so.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "report.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "callgraph.h"
 #include "rows.h"
@@ -23,6 +35,8 @@
 
 struct tree {
 	const struct zp_view *v;
+	const struct zp_context_view *cv; /* the contexts' tree, or NULL */
+	struct context_children k;
 	struct callgraph g;
 	int metric, raw;
 	unsigned char *on_path, *expanded;
@@ -103,35 +117,135 @@ static int is_root(const struct tree *t, const struct report_options *o, uint32_
 	return t->g.in_first[n] == t->g.in_first[n + 1] || callgraph_is_root_call(&t->g, n);
 }
 
+/* ---- from calling contexts --------------------------------------------- */
+
+struct context_order {
+	const struct zp_context_view *cv;
+	int metric;
+};
+
+/* Dearest first; then by name and context id, so output is reproducible. */
+static int compare_contexts(const void *a, const void *b, void *arg)
+{
+	const struct context_order *o = arg;
+	uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+	const struct zp_context *ca = &o->cv->contexts[ia], *cb = &o->cv->contexts[ib];
+	uint64_t va = metric_context_incl(ca, o->metric), vb = metric_context_incl(cb, o->metric);
+	if (va != vb)
+		return va < vb ? 1 : -1;
+	int by_name = strcmp(o->cv->p->nodes[ca->node].name, o->cv->p->nodes[cb->node].name);
+	if (by_name)
+		return by_name;
+	return ia < ib ? -1 : ia > ib;
+}
+
+/* Prints the contexts list[0..n) and their subtrees, dearest first. */
+static void put_contexts(struct tree *t, const uint32_t *list, size_t n, unsigned depth)
+{
+	struct context_order order = {t->cv, t->metric};
+	uint32_t *sorted = zp_xcalloc(n ? n : 1, sizeof *sorted);
+	memcpy(sorted, list, n * sizeof *sorted);
+	qsort_r(sorted, n, sizeof *sorted, compare_contexts, &order);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = sorted[i];
+		const struct zp_context *x = &t->cv->contexts[c];
+		size_t first = t->k.first[c], end = t->k.first[c + 1];
+		uint64_t cost = metric_context_incl(x, t->metric);
+		if (first != end && depth == MAX_DEPTH) {
+			put_line(t, x->calls, cost, depth, x->node, " (deeper calls not shown)");
+			continue;
+		}
+		put_line(t, x->calls, cost, depth, x->node, "");
+		put_contexts(t, t->k.child + first, end - first, depth + 1);
+	}
+	free(sorted);
+}
+
+/*
+ * The contexts below (and at) the outermost contexts of the functions
+ * matching o->match, merged by path from there: the tree of each match,
+ * held in a scratch profile's contexts.
+ */
+static struct zp_profile *matching_contexts(const struct zp_context_view *cv,
+					    const struct report_options *o)
+{
+	const struct zp_profile *p = cv->p;
+	struct zp_profile *tmp = profile_new();
+	uint32_t *map = zp_xcalloc(cv->ncontexts ? cv->ncontexts : 1, sizeof *map);
+	for (size_t i = 0; i < cv->ncontexts; i++) {
+		const struct zp_context *c = &cv->contexts[i];
+		uint32_t up = c->parent == ZP_NONE ? ZP_NONE : map[c->parent];
+		map[i] = ZP_NONE;
+		if (up != ZP_NONE || report_matches(o, p->nodes[c->node].name))
+			map[i] = profile_context(tmp, c->thread, up, c->node);
+		if (map[i] != ZP_NONE)
+			profile_context_add(&tmp->contexts[map[i]], c, p->nevents);
+	}
+	free(map);
+	return tmp;
+}
+
+static void put_context_tree(struct tree *t, const struct report_options *o)
+{
+	struct zp_context_view *all = profile_context_view(t->v->p, o->thread);
+	struct zp_context_view shown = *all;
+	struct zp_profile *matches = o->match ? matching_contexts(all, o) : NULL;
+	if (matches) {
+		shown.ncontexts = matches->ncontexts;
+		shown.contexts = matches->contexts;
+	}
+	t->cv = &shown;
+	context_children_build(&t->k, &shown);
+	size_t roots = shown.ncontexts;
+	put_contexts(t, t->k.child + t->k.first[roots], t->k.first[roots + 1] - t->k.first[roots],
+		     0);
+	context_children_free(&t->k);
+	profile_free(matches);
+	profile_context_view_free(all);
+}
+
+/* ---- rebuilt from call edges -------------------------------------------- */
+
+static void put_edge_tree(struct tree *t, const struct report_options *o)
+{
+	const struct zp_profile *p = t->v->p;
+	callgraph_build(&t->g, t->v);
+	t->on_path = zp_xcalloc(p->nnodes, 1);
+	t->expanded = zp_xcalloc(p->nnodes, 1);
+	struct report_options by_total = *o;
+	by_total.sort = SORT_TOTAL;
+	size_t nrows;
+	uint32_t *rows = report_rows(t->v, &by_total, t->metric, &nrows);
+	for (size_t i = 0; i < nrows; i++) {
+		uint64_t calls, cost;
+		if (!is_root(t, o, rows[i]))
+			continue;
+		root_entry(t, rows[i], o->match != NULL, &calls, &cost);
+		put_subtree(t, rows[i], calls, cost, 0);
+	}
+	free(rows);
+	free(t->on_path);
+	free(t->expanded);
+	callgraph_free(&t->g);
+}
+
 void report_tree(const struct zp_profile *p, const struct report_options *o, FILE *out)
 {
 	struct zp_view *v = profile_view(p, o->thread);
 	struct tree t = {.v = v, .metric = report_metric(p, o), .raw = o->raw_numbers, .out = out};
-	callgraph_build(&t.g, v);
-	t.on_path = zp_xcalloc(p->nnodes, 1);
-	t.expanded = zp_xcalloc(p->nnodes, 1);
-	struct report_options by_total = *o;
-	by_total.sort = SORT_TOTAL;
-	size_t nrows;
-	uint32_t *rows = report_rows(v, &by_total, t.metric, &nrows);
-
 	fputs("call tree: ", out);
 	report_put_metric(out, v, t.metric, o->raw_numbers);
+	if (!p->ncontexts)
+		fputs("(no calling contexts in this run: paths rebuilt from call edges, "
+		      "they may not all have happened)\n",
+		      out);
 	if (t.metric == METRIC_CALLS)
 		fprintf(out, "%10s  %s\n", "calls", "name");
 	else
 		fprintf(out, "%10s %11s %8s  %s\n", "calls", "total", "total %", "name");
-	for (size_t i = 0; i < nrows; i++) {
-		uint64_t calls, cost;
-		if (!is_root(&t, o, rows[i]))
-			continue;
-		root_entry(&t, rows[i], o->match != NULL, &calls, &cost);
-		put_subtree(&t, rows[i], calls, cost, 0);
-	}
-
-	free(rows);
-	free(t.on_path);
-	free(t.expanded);
-	callgraph_free(&t.g);
+	if (p->ncontexts)
+		put_context_tree(&t, o);
+	else
+		put_edge_tree(&t, o);
 	profile_view_free(v);
 }

@@ -5,7 +5,7 @@
  * index being the element's position in the profile's array, so a run is
  * written in array order (appends to each b-tree: fast) and read back by one
  * range scan per table in the same order.  Per-event costs live in their own
- * tables (stat_costs, edge_costs), one row per event: the schema does not
+ * tables (stat_costs, edge_costs, context_costs), one row per event: the schema does not
  * depend on ZP_MAX_EVENTS and SQL can select one event by name.
  *
  * uint64 values (costs, counts, addresses) are stored bit-cast to SQLite's
@@ -131,8 +131,8 @@ static const char schema_sql[] = "CREATE TABLE zond_meta (\n"
 
 /*
  * Per-instruction costs (trace runs).  Added to schema 1 without a version
- * change: zond creates them when it opens a store that lacks them, and a
- * store without them simply has no instruction costs.
+ * change: a schema 1 store may lack them (it then has no instruction costs);
+ * writing a run into such a store adds them (upgrade_schema).
  */
 static const char instr_sql[] = "CREATE TABLE IF NOT EXISTS instrs (\n"
 				"  run INTEGER NOT NULL REFERENCES runs(id),\n"
@@ -151,9 +151,36 @@ static const char instr_sql[] = "CREATE TABLE IF NOT EXISTS instrs (\n"
 				"  PRIMARY KEY (run, instr, event)\n"
 				") WITHOUT ROWID, STRICT;\n";
 
-/* Tables holding a run's parts, deleted children first. */
+/*
+ * Calling contexts: schema 2.  A schema 1 store has none; writing a run into
+ * it adds these tables and raises its version in the run's transaction.
+ */
+static const char contexts_sql[] = "CREATE TABLE IF NOT EXISTS contexts (\n"
+				   "  run INTEGER NOT NULL REFERENCES runs(id),\n"
+				   "  id INTEGER NOT NULL,\n"
+				   "  thread INTEGER NOT NULL,\n"
+				   "  parent INTEGER,\n"
+				   "  node INTEGER NOT NULL,\n"
+				   "  site INTEGER NOT NULL,\n"
+				   "  site_line INTEGER NOT NULL,\n"
+				   "  calls INTEGER NOT NULL,\n"
+				   "  PRIMARY KEY (run, id)\n"
+				   ") WITHOUT ROWID, STRICT;\n"
+				   "CREATE TABLE IF NOT EXISTS context_costs (\n"
+				   "  run INTEGER NOT NULL REFERENCES runs(id),\n"
+				   "  context INTEGER NOT NULL,\n"
+				   "  event INTEGER NOT NULL,\n"
+				   "  self INTEGER NOT NULL,\n"
+				   "  incl INTEGER NOT NULL,\n"
+				   "  min INTEGER NOT NULL,\n"
+				   "  max INTEGER NOT NULL,\n"
+				   "  PRIMARY KEY (run, context, event)\n"
+				   ") WITHOUT ROWID, STRICT;\n";
+
+/* Tables holding a run's parts, deleted children first; older stores may lack some. */
 static const char *const run_tables[] = {
-	"instr_costs", "instrs", "edge_costs", "edges", "stat_costs", "stats", "nodes", "threads", "events", "run_meta",
+	"context_costs", "contexts", "instr_costs", "instrs",  "edge_costs", "edges",
+	"stat_costs",    "stats",    "nodes",       "threads", "events",     "run_meta",
 };
 
 struct store {
@@ -299,7 +326,8 @@ static int create_schema(struct store *s, struct zerr *err)
 			 "INSERT INTO zond_meta VALUES ('format', '%s'), "
 			 "('schema_version', '%d')",
 			 STORE_FORMAT, STORE_SCHEMA_VERSION);
-		if (exec_sql(s, schema_sql, err) < 0 || exec_sql(s, sql, err) < 0)
+		if (exec_sql(s, schema_sql, err) < 0 || exec_sql(s, instr_sql, err) < 0 ||
+		    exec_sql(s, contexts_sql, err) < 0 || exec_sql(s, sql, err) < 0)
 			goto fail;
 	}
 	if (exec_sql(s, "COMMIT", err) == 0)
@@ -341,6 +369,26 @@ static int check_table_exists(struct store *s, const char *name, struct zerr *er
 	return rc;
 }
 
+/* The store's schema_version, checked to be a number this zond reads; 0 or -1. */
+static int schema_version(struct store *s, long *v, struct zerr *err)
+{
+	int failed;
+	char *version = zond_meta_value(s, "schema_version", err, &failed);
+	if (failed)
+		return -1;
+	char *end = NULL;
+	*v = version ? strtol(version, &end, 10) : 0;
+	int ok = version && *version && !*end && *v >= 1;
+	free(version);
+	if (!ok)
+		return zerr_set(err, "%s: damaged zond profile store (bad schema_version)",
+				s->path);
+	if (*v > STORE_SCHEMA_VERSION)
+		return zerr_set(err, "%s: written by a newer zond (schema %ld, this zond reads %d)",
+				s->path, *v, STORE_SCHEMA_VERSION);
+	return 0;
+}
+
 static int check_format(struct store *s, struct zerr *err)
 {
 	int failed, rc = check_table_exists(s, "zond_meta", err);
@@ -358,21 +406,29 @@ static int check_format(struct store *s, struct zerr *err)
 	free(format);
 	if (!ok)
 		return zerr_set(err, "%s: not a zond profile store (no zond format mark)", s->path);
+	long v;
+	return schema_version(s, &v, err);
+}
 
-	char *version = zond_meta_value(s, "schema_version", err, &failed);
-	if (failed)
+/*
+ * Brings an older store up to this zond's schema: adds the tables it lacks
+ * and raises schema_version.  Called inside the transaction that writes a
+ * run, so the upgrade and the run are kept or lost together, and never by
+ * a command that only reads.
+ */
+static int upgrade_schema(struct store *s, struct zerr *err)
+{
+	long v;
+	char sql[128];
+	if (schema_version(s, &v, err) < 0)
 		return -1;
-	char *end = NULL;
-	long v = version ? strtol(version, &end, 10) : 0;
-	ok = version && *version && !*end && v >= 1;
-	free(version);
-	if (!ok)
-		return zerr_set(err, "%s: damaged zond profile store (bad schema_version)",
-				s->path);
-	if (v > STORE_SCHEMA_VERSION)
-		return zerr_set(err, "%s: written by a newer zond (schema %ld, this zond reads %d)",
-				s->path, v, STORE_SCHEMA_VERSION);
-	return 0;
+	if (v == STORE_SCHEMA_VERSION)
+		return 0;
+	snprintf(sql, sizeof sql, "UPDATE zond_meta SET value = '%d' WHERE key = 'schema_version'",
+		 STORE_SCHEMA_VERSION);
+	if (exec_sql(s, instr_sql, err) < 0 || exec_sql(s, contexts_sql, err) < 0)
+		return -1;
+	return exec_sql(s, sql, err);
 }
 
 /* Refuses what SQLite would open but zond cannot use: a missing file, a directory. */
@@ -428,8 +484,6 @@ struct store *store_open(const char *path, enum store_mode mode, struct zerr *er
 		goto fail;
 	if (check_format(s, err) < 0)
 		goto fail;
-	/* A read-only store keeps what it has: loading copes without these tables. */
-	sqlite3_exec(s->db, instr_sql, NULL, NULL, NULL);
 	return s;
 fail:
 	store_free(s);
@@ -567,6 +621,44 @@ static int insert_nodes(struct store *s, const struct zp_profile *p, int64_t run
 	return rc;
 }
 
+/*
+ * The per-event costs of one stat or context: the rows of stat_costs and
+ * context_costs, which have the same columns.
+ */
+struct costs {
+	uint64_t *self, *incl, *min, *max;
+};
+
+static struct costs stat_costs(struct zp_profile *p, size_t i)
+{
+	struct zp_stat *t = &p->stats[i];
+	return (struct costs){t->self, t->incl, t->min, t->max};
+}
+
+static struct costs context_costs(struct zp_profile *p, size_t i)
+{
+	struct zp_context *c = &p->contexts[i];
+	return (struct costs){c->self, c->incl, c->min, c->max};
+}
+
+/* Writes element i's costs, one row per event, with cost = "INSERT INTO x_costs VALUES (7 ?)". */
+static int insert_costs(struct store *s, sqlite3_stmt *cost, int64_t run, size_t i, size_t nevents,
+			struct costs c, struct zerr *err)
+{
+	int rc = 0;
+	for (size_t e = 0; rc == 0 && e < nevents; e++) {
+		sqlite3_bind_int64(cost, 1, run);
+		sqlite3_bind_int64(cost, 2, (int64_t)i);
+		sqlite3_bind_int64(cost, 3, (int64_t)e);
+		sqlite3_bind_int64(cost, 4, u64_to_sql(c.self[e]));
+		sqlite3_bind_int64(cost, 5, u64_to_sql(c.incl[e]));
+		sqlite3_bind_int64(cost, 6, u64_to_sql(c.min[e]));
+		sqlite3_bind_int64(cost, 7, u64_to_sql(c.max[e]));
+		rc = step_done(s, cost, err);
+	}
+	return rc;
+}
+
 static int insert_stats(struct store *s, const struct zp_profile *p, int64_t run, struct zerr *err)
 {
 	sqlite3_stmt *st, *cost;
@@ -585,16 +677,9 @@ static int insert_stats(struct store *s, const struct zp_profile *p, int64_t run
 		sqlite3_bind_int64(st, 4, t->node);
 		sqlite3_bind_int64(st, 5, u64_to_sql(t->calls));
 		rc = step_done(s, st, err);
-		for (size_t e = 0; rc == 0 && e < p->nevents; e++) {
-			sqlite3_bind_int64(cost, 1, run);
-			sqlite3_bind_int64(cost, 2, (int64_t)i);
-			sqlite3_bind_int64(cost, 3, (int64_t)e);
-			sqlite3_bind_int64(cost, 4, u64_to_sql(t->self[e]));
-			sqlite3_bind_int64(cost, 5, u64_to_sql(t->incl[e]));
-			sqlite3_bind_int64(cost, 6, u64_to_sql(t->min[e]));
-			sqlite3_bind_int64(cost, 7, u64_to_sql(t->max[e]));
-			rc = step_done(s, cost, err);
-		}
+		if (rc == 0)
+			rc = insert_costs(s, cost, run, i, p->nevents,
+					  stat_costs((struct zp_profile *)p, i), err);
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(cost);
@@ -618,8 +703,7 @@ static void bind_edge(sqlite3_stmt *st, int64_t run, size_t i, const struct zp_e
 	sqlite3_bind_int(st, 10, e->site_line);
 }
 
-static int insert_instrs(struct store *s, const struct zp_profile *p, int64_t run,
-			 struct zerr *err)
+static int insert_instrs(struct store *s, const struct zp_profile *p, int64_t run, struct zerr *err)
 {
 	sqlite3_stmt *st, *cost;
 	if (!p->ninstrs)
@@ -680,19 +764,59 @@ static int insert_edges(struct store *s, const struct zp_profile *p, int64_t run
 	return rc;
 }
 
+static void bind_context(sqlite3_stmt *st, int64_t run, size_t i, const struct zp_context *c)
+{
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int64(st, 2, (int64_t)i);
+	sqlite3_bind_int64(st, 3, c->thread);
+	if (c->parent == ZP_NONE)
+		sqlite3_bind_null(st, 4);
+	else
+		sqlite3_bind_int64(st, 4, c->parent);
+	sqlite3_bind_int64(st, 5, c->node);
+	sqlite3_bind_int64(st, 6, u64_to_sql(c->site));
+	sqlite3_bind_int(st, 7, c->site_line);
+	sqlite3_bind_int64(st, 8, u64_to_sql(c->calls));
+}
+
+static int insert_contexts(struct store *s, const struct zp_profile *p, int64_t run,
+			   struct zerr *err)
+{
+	sqlite3_stmt *st, *cost;
+	if (!p->ncontexts)
+		return 0;
+	if (prepare(s, "INSERT INTO contexts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", &st, err) < 0)
+		return -1;
+	if (prepare(s, "INSERT INTO context_costs VALUES (?, ?, ?, ?, ?, ?, ?)", &cost, err) < 0) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < p->ncontexts; i++) {
+		bind_context(st, run, i, &p->contexts[i]);
+		rc = step_done(s, st, err);
+		if (rc == 0)
+			rc = insert_costs(s, cost, run, i, p->nevents,
+					  context_costs((struct zp_profile *)p, i), err);
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(cost);
+	return rc;
+}
+
 int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err)
 {
 	/* IMMEDIATE: take the write lock now, so a concurrent writer waits in the busy handler. */
 	if (exec_sql(s, "BEGIN IMMEDIATE", err) < 0)
 		return -1;
 	int64_t old_id = p->run.id;
-	if (insert_run_row(s, p, err) < 0)
+	if (upgrade_schema(s, err) < 0 || insert_run_row(s, p, err) < 0)
 		goto fail;
 	int64_t run = p->run.id;
 	if (insert_meta_and_events(s, p, run, err) < 0 || insert_threads(s, p, run, err) < 0 ||
 	    insert_nodes(s, p, run, err) < 0 || insert_stats(s, p, run, err) < 0 ||
 	    insert_edges(s, p, run, err) < 0 || insert_instrs(s, p, run, err) < 0 ||
-	    exec_sql(s, "COMMIT", err) < 0)
+	    insert_contexts(s, p, run, err) < 0 || exec_sql(s, "COMMIT", err) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -898,28 +1022,39 @@ static int load_stats(struct store *s, struct zp_profile *p, int64_t run, struct
 	return rc;
 }
 
-static int load_stat_costs(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
+/*
+ * Reads the rows of stat_costs or context_costs (sql selects element, event,
+ * self, incl, min, max) into the n elements costs_of gives.
+ */
+static int load_costs(struct store *s, struct zp_profile *p, int64_t run, const char *sql, size_t n,
+		      struct costs (*costs_of)(struct zp_profile *, size_t), const char *bad,
+		      struct zerr *err)
 {
 	sqlite3_stmt *st;
-	const char *sql = "SELECT stat, event, self, incl, min, max FROM stat_costs "
-			  "WHERE run = ? ORDER BY stat, event";
 	if (query_run(s, sql, run, &st, err) < 0)
 		return -1;
 	int rc;
 	while ((rc = step_row(s, st, err)) == 1) {
-		int64_t i = column_ref(st, 0, p->nstats), e = column_ref(st, 1, p->nevents);
+		int64_t i = column_ref(st, 0, n), e = column_ref(st, 1, p->nevents);
 		if (i < 0 || e < 0) {
-			rc = damaged(s, err, run, "bad stat_costs row");
+			rc = damaged(s, err, run, bad);
 			break;
 		}
-		struct zp_stat *t = &p->stats[i];
-		t->self[e] = sql_to_u64(sqlite3_column_int64(st, 2));
-		t->incl[e] = sql_to_u64(sqlite3_column_int64(st, 3));
-		t->min[e] = sql_to_u64(sqlite3_column_int64(st, 4));
-		t->max[e] = sql_to_u64(sqlite3_column_int64(st, 5));
+		struct costs c = costs_of(p, (size_t)i);
+		c.self[e] = sql_to_u64(sqlite3_column_int64(st, 2));
+		c.incl[e] = sql_to_u64(sqlite3_column_int64(st, 3));
+		c.min[e] = sql_to_u64(sqlite3_column_int64(st, 4));
+		c.max[e] = sql_to_u64(sqlite3_column_int64(st, 5));
 	}
 	sqlite3_finalize(st);
 	return rc;
+}
+
+static int load_stat_costs(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
+{
+	const char *sql = "SELECT stat, event, self, incl, min, max FROM stat_costs "
+			  "WHERE run = ? ORDER BY stat, event";
+	return load_costs(s, p, run, sql, p->nstats, stat_costs, "bad stat_costs row", err);
 }
 
 /* The edge of the current row, or NULL when a field is out of range. */
@@ -983,37 +1118,27 @@ static int load_edge_costs(struct store *s, struct zp_profile *p, int64_t run, s
 	return rc;
 }
 
-static int have_instr_tables(struct store *s)
-{
-	sqlite3_stmt *st;
-	int n = 0;
-	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master WHERE name = 'instr_costs'",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return n > 0;
-}
-
 static int load_instrs(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
 {
 	sqlite3_stmt *st;
-	if (!have_instr_tables(s))
-		return 0;
+	int have = check_table_exists(s, "instr_costs", err);
+	if (have <= 0)
+		return have;
 	const char *sql = "SELECT idx, thread, node, addr, line FROM instrs WHERE run = ? "
 			  "ORDER BY idx";
 	if (query_run(s, sql, run, &st, err) < 0)
 		return -1;
 	int rc;
 	while ((rc = step_row(s, st, err)) == 1) {
-		int64_t thread = column_ref(st, 1, p->nthreads), node = column_ref(st, 2, p->nnodes);
+		int64_t thread = column_ref(st, 1, p->nthreads),
+			node = column_ref(st, 2, p->nnodes);
 		if (!is_index(st, 0, p->ninstrs) || thread < 0 || node < 0) {
 			rc = damaged(s, err, run, "bad instrs row");
 			break;
 		}
 		profile_add_instr(p, (uint32_t)thread, (uint32_t)node,
-				  sql_to_u64(sqlite3_column_int64(st, 3)), sqlite3_column_int(st, 4));
+				  sql_to_u64(sqlite3_column_int64(st, 3)),
+				  sqlite3_column_int(st, 4));
 	}
 	sqlite3_finalize(st);
 	if (rc < 0)
@@ -1031,6 +1156,55 @@ static int load_instrs(struct store *s, struct zp_profile *p, int64_t run, struc
 	}
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* The context of the current row, or NULL when a field is out of range. */
+static struct zp_context *context_of_row(sqlite3_stmt *st, struct zp_profile *p)
+{
+	size_t id = p->ncontexts;
+	int64_t thread = column_ref(st, 1, p->nthreads), node = column_ref(st, 3, p->nnodes);
+	int64_t parent = ZP_NONE;
+	/* Parents come before their children, and belong to the same thread. */
+	if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+		parent = column_ref(st, 2, id);
+		if (parent >= 0 && p->contexts[parent].thread != (uint32_t)thread)
+			parent = -1;
+	}
+	if (!is_index(st, 0, id) || thread < 0 || parent < 0 || node < 0)
+		return NULL;
+	uint32_t c = profile_context(p, (uint32_t)thread, (uint32_t)parent, (uint32_t)node);
+	/* An older id means a second row for the same context. */
+	return c == id ? &p->contexts[c] : NULL;
+}
+
+static int load_contexts(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	int have = check_table_exists(s, "context_costs", err);
+	if (have <= 0)
+		return have; /* a schema 1 store: runs without contexts */
+	const char *sql = "SELECT id, thread, parent, node, site, site_line, calls FROM contexts "
+			  "WHERE run = ? ORDER BY id";
+	if (query_run(s, sql, run, &st, err) < 0)
+		return -1;
+	int rc;
+	while ((rc = step_row(s, st, err)) == 1) {
+		struct zp_context *c = context_of_row(st, p);
+		if (!c) {
+			rc = damaged(s, err, run, "bad contexts row");
+			break;
+		}
+		c->site = sql_to_u64(sqlite3_column_int64(st, 4));
+		c->site_line = sqlite3_column_int(st, 5);
+		c->calls = sql_to_u64(sqlite3_column_int64(st, 6));
+	}
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return rc;
+	sql = "SELECT context, event, self, incl, min, max FROM context_costs "
+	      "WHERE run = ? ORDER BY context, event";
+	return load_costs(s, p, run, sql, p->ncontexts, context_costs, "bad context_costs row",
+			  err);
 }
 
 /* A run's header: the runs row, its meta facts and its events. */
@@ -1054,7 +1228,7 @@ struct zp_profile *store_load_run(struct store *s, int64_t id, struct zerr *err)
 	if (p && (load_threads(s, p, id, err) < 0 || load_nodes(s, p, id, err) < 0 ||
 		  load_stats(s, p, id, err) < 0 || load_stat_costs(s, p, id, err) < 0 ||
 		  load_edges(s, p, id, err) < 0 || load_edge_costs(s, p, id, err) < 0 ||
-		  load_instrs(s, p, id, err) < 0)) {
+		  load_instrs(s, p, id, err) < 0 || load_contexts(s, p, id, err) < 0)) {
 		profile_free(p);
 		p = NULL;
 	}
@@ -1230,9 +1404,11 @@ int store_delete_run(struct store *s, int64_t id, struct zerr *err)
 	sqlite3_stmt *st;
 	if (exec_sql(s, "BEGIN IMMEDIATE", err) < 0)
 		return -1;
-	for (size_t i = 0; i < sizeof run_tables / sizeof run_tables[0]; i++)
-		if (delete_rows(s, run_tables[i], id, err) < 0)
+	for (size_t i = 0; i < sizeof run_tables / sizeof run_tables[0]; i++) {
+		int have = check_table_exists(s, run_tables[i], err);
+		if (have < 0 || (have && delete_rows(s, run_tables[i], id, err) < 0))
 			goto fail;
+	}
 	if (prepare(s, "DELETE FROM runs WHERE id = ?", &st, err) < 0)
 		goto fail;
 	sqlite3_bind_int64(st, 1, id);

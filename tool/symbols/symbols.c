@@ -21,6 +21,7 @@
 #include "symbols.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
@@ -449,6 +451,26 @@ int symbols_interpreter(const char *path, char *buf, size_t len, struct zerr *er
 			memcpy(buf, raw + ph.p_offset, ph.p_filesz);
 			rc = 0;
 		}
+	}
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int symbols_build_id(const char *path, char *buf, size_t len)
+{
+	if (!symbols_is_elf(path, NULL))
+		return 1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *id = NULL;
+	ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+	int rc = 1;
+	if (n > 0 && (size_t)n * 2 < len) {
+		for (ssize_t i = 0; i < n; i++)
+			snprintf(buf + 2 * i, 3, "%02x", ((const unsigned char *)id)[i]);
+		rc = 0;
 	}
 	elf_end(elf);
 	if (fd >= 0)

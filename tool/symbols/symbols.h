@@ -68,6 +68,14 @@ int symbols_decl_line(struct symbols *s, const char *path, uint64_t addr, const 
 int symbols_interpreter(const char *path, char *buf, size_t len, struct zerr *err);
 
 /*
+ * The GNU build id of the ELF file at path (its NT_GNU_BUILD_ID note), as
+ * lowercase hex into buf (len >= 2 * 64 + 1).  0 when found; 1 when the file
+ * has none or is not a readable ELF file (a build id is an extra, never a
+ * reason to fail).
+ */
+int symbols_build_id(const char *path, char *buf, size_t len);
+
+/*
  * Calls fn for every function symbol of the file (defined, size > 0), in
  * address order, aliases included: each of several names at one address is
  * reported, so users can name code by any of them.  A sizeless symbol gets

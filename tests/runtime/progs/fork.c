@@ -1,6 +1,7 @@
 /*
  * fork: the child gets its own raw file that starts with the frames open at
- * the fork (main, spawn), each counted once.
+ * the fork (main, spawn), continued: counted in the parent's file only, so
+ * that the run has main and spawn called once.
  */
 #include <stdio.h>
 #include <stdlib.h>

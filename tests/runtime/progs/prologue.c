@@ -13,9 +13,13 @@
  * mixed()'s hooks, so it is mixed()'s, not mix_loop()'s.
  *
  * Each part runs 0.4 s of the thread's CPU time; the clock is read once in
- * 256 calls.
+ * 256 calls.  With the argument "threads", probe_loop() runs in eight
+ * threads one after the other, 0.05 s each: with fewer thread slots, the
+ * ended threads' samples are merged (the runtime's "(ended threads)" slot).
  */
+#include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 static volatile unsigned sink;
@@ -63,9 +67,27 @@ __attribute__((noinline)) static unsigned long mix_loop(double seconds)
 	return calls;
 }
 
-int main(void)
+static void *probe_thread(void *calls)
 {
-	unsigned long probes = probe_loop(0.4), mixes = mix_loop(0.4);
+	*(unsigned long *)calls = probe_loop(0.05);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long probes = 0, mixes;
+	if (argc > 1 && strcmp(argv[1], "threads") == 0) {
+		for (int i = 0; i < 8; i++) {
+			unsigned long calls = 0;
+			pthread_t t;
+			if (pthread_create(&t, NULL, probe_thread, &calls) == 0)
+				pthread_join(t, NULL);
+			probes += calls;
+		}
+	} else {
+		probes = probe_loop(0.4);
+	}
+	mixes = mix_loop(0.4);
 	printf("ran: %s\n", probes > 0 && mixes > 0 ? "yes" : "no");
 	return 0;
 }

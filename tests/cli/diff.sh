@@ -1,0 +1,85 @@
+#!/bin/sh
+# zond diff on runs of a program whose work its arguments set (progs/scaled.c:
+# heavy() WORK million steps once, light() CALLS times): exact call deltas
+# from the program's own counts, the CI gate's exit status (3 when heavy() got
+# 100 times the work, 0 for the same program twice), campaigns with their
+# spread keeping noise from being read as change, and bad input.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+work=$1
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+# "name calls +/-calls self +/-self" per row of the text table.
+rows() { awk 'f { print $NF, $1, $2, $3, $4 } /^ *calls +\+\/-/ { f = 1 }' | sort | tr '\n' '|'; }
+
+# Counts only: deterministic.  Runs 1 and 2 the same, run 3 with 15 more calls of light().
+for calls in 10 10 25; do
+	"$ZOND" record -q --no-time -o counts.db -- "$SCALED" 1 "$calls" >/dev/null || exit 1
+done
+"$ZOND" diff -i counts.db 1 2 --fail-above 0 >same.txt 2>err.txt
+check_eq "same program: exit 0 under --fail-above 0" $? 0
+check_eq "same program: no change" "$(rows <same.txt)" \
+	"heavy 1 0 1 0|light 10 0 10 0|main 1 0 1 0|"
+check_eq "same program: nothing on stderr" "$(cat err.txt)" ""
+"$ZOND" diff -i counts.db >default.txt
+check_eq "default sides: run -2 against the newest" "$(head -2 default.txt | cut -d, -f1 | tr '\n' '|')" \
+	"A: run 2|B: run 3|"
+check_eq "15 more calls of light" "$(rows <default.txt)" "heavy 1 0 1 0|light 25 +15 25 +15|main 1 0 1 0|"
+check_eq "sorted by impact" "$(sed -n 5p default.txt | awk '{ print $NF }')" light
+check_eq "relative change and total" "$(sed -n 3p default.txt)" "diff: calls, total A 12, B 27, +15 (+125.00%)"
+"$ZOND" diff -i counts.db -r -2 last --fail-above 100 >/dev/null 2>err.txt
+check_eq "calls +150% above --fail-above 100: exit 3" $? 3
+check_eq "the gate names light" "$(cut -d: -f2 err.txt)" " light"
+"$ZOND" diff -i counts.db -1 -2 --json >diff.json
+check_eq "json: light per side and delta" "$(python3 -c '
+import json, sys
+d = json.load(open("diff.json"))
+f = {x["name"]: x for x in d["functions"]}
+l = f["light"]["calls"]
+print(d["format"], d["a"]["runs"], d["b"]["runs"], d["event"], l["a"]["mean"], l["b"]["mean"], l["delta"], l["delta_pct"])')" \
+	"zond-diff [3] [2] None 25 10 -15 -60"
+
+# Campaigns: base has light() 10, 20 and 30 times (mean 20, spread 20).
+for calls in 10 20 30; do
+	"$ZOND" record -q --no-time -c base -o camp.db -- "$SCALED" 1 "$calls" >/dev/null || exit 1
+done
+"$ZOND" record -q --no-time -c near -o camp.db -- "$SCALED" 1 25 >/dev/null || exit 1
+"$ZOND" record -q --no-time -c far -o camp.db -- "$SCALED" 1 45 >/dev/null || exit 1
+"$ZOND" diff -i camp.db -C base -C near --fail-above 10 >near.txt 2>err.txt
+check_eq "+5 calls within the spread of 20: exit 0" $? 0
+check_eq "campaign header" "$(head -1 near.txt | cut -d, -f1-2)" "A: campaign base, mean of 3 runs (1..3)"
+check_eq "noise column and mark" "$(awk '$NF == "light" { print $1, $2, $6, $7 }' near.txt)" "25 +5 20~ 25"
+"$ZOND" diff -i camp.db -C base -C far --fail-above 10 >far.txt 2>err.txt
+check_eq "+25 calls beyond the spread of 20: exit 3" $? 3
+check_eq "the gate names light" "$(cut -d: -f2 err.txt)" " light"
+"$ZOND" diff -i camp.db -C base -C far --json >camp.json
+check_eq "json: the base's spread" "$(python3 -c '
+import json
+d = json.load(open("camp.json"))
+l = [x for x in d["functions"] if x["name"] == "light"][0]["calls"]
+print(d["a"]["campaign"], d["a"]["runs"], l["a"], l["noise"])')" \
+	"base [1, 2, 3] {'mean': 20, 'min': 10, 'max': 30} 20"
+
+# Time: heavy() with 100 times the work is caught by the gate (exact time: the
+# measured clock, not samples).
+"$ZOND" record -q --time exact -o time.db -- "$SCALED" 1 10 >/dev/null || exit 1
+"$ZOND" record -q --time exact -o time.db -- "$SCALED" 100 10 >/dev/null || exit 1
+"$ZOND" diff -i time.db --fail-above 100 >slow.txt 2>err.txt
+check_eq "heavy 100x: exit 3" $? 3
+check_eq "the gate names heavy" "$(grep -c '^zond diff: heavy: self .* -> .* above --fail-above 100%$' err.txt)" 1
+check_eq "heavy first, time unit" "$(sed -n 3p slow.txt | cut -d, -f1) $(sed -n 5p slow.txt | awk '{ print $NF }')" \
+	"diff: time (ns) heavy"
+check_eq "time: exact calls still" "$(rows <slow.txt | tr '|' '\n' | awk '{ print $1, $2, $3 }' | tr '\n' '|')" \
+	"heavy 1 0|light 10 0|main 1 0|"
+
+# Bad input: one line, non-zero.
+check_error "a run that is not there" "no run 9" "$ZOND" diff -i counts.db 1 9
+check_error "three sides" "more than two sides" "$ZOND" diff -i counts.db 1 2 3
+check_error "a campaign that is not there" "no campaign 'x'" "$ZOND" diff -i time.db -C x
+"$ZOND" record -q --time exact -o counts.db -- "$SCALED" 1 10 >/dev/null || exit 1
+check_error "timed B, counts-only A" "run 3 has no event 'time' (a counts-only run? compare calls with -e calls)" \
+	"$ZOND" diff -i counts.db 3 4
+"$ZOND" diff -i counts.db 3 4 -e calls >mixed.txt
+check_eq "... compared in calls" "$(rows <mixed.txt)" "heavy 1 0 1 0|light 10 -15 10 -15|main 1 0 1 0|"
+check_error "bad percentage" "--fail-above wants a percentage" "$ZOND" diff -i counts.db --fail-above x
+finish

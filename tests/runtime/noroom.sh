@@ -1,0 +1,72 @@
+#!/bin/sh
+# noroom.sh RUNTIME RAWDUMP FIB THREADS WORKDIR
+#
+# Out of room for data is zond's problem, never the program's: under a file
+# size limit (ulimit -f) and on a full file system (a small tmpfs, when this
+# user may mount one) the program's output and exit status are those of a
+# plain run (no SIGXFSZ, no SIGBUS), and the raw files say what was lost
+# (rawdump -m: lost_room, lost_threads).  fib's counts are checked exactly
+# where its thread fits.
+set -u
+runtime=$1 rawdump=$2 fib=$3 threads=$4 work=$5
+rm -rf "$work"
+mkdir -p "$work"
+rc=0
+
+fail() {
+	echo "FAIL: $*"
+	rc=1
+}
+
+# run NAME DIR LIMIT PROG: runs PROG with the runtime into DIR under `ulimit LIMIT`
+# (-f N, -v N) and compares its output and status with a plain run under the same
+# limit (set in a subshell: the runtime is preloaded into PROG alone)
+run() {
+	name=$1 dir=$2 limit=$3 prog=$4
+	mkdir -p "$dir"
+	# shellcheck disable=SC2086
+	plain=$( (ulimit $limit && exec "$prog") 2>&1; echo "status $?")
+	# shellcheck disable=SC2086
+	got=$( (ulimit $limit && ZOND_DIR=$dir LD_PRELOAD=$runtime exec "$prog") 2>&1
+		echo "status $?")
+	[ "$got" = "$plain" ] || fail "$name: the program changed: got '$got', plain '$plain'"
+}
+
+# expect NAME DIR LINE...: rawdump -m of DIR has every LINE
+expect() {
+	name=$1 dir=$2
+	shift 2
+	"$rawdump" -m "$dir" >"$work/dump" 2>&1 || fail "$name: rawdump failed: $(cat "$work/dump")"
+	for line in "$@"; do
+		grep -qx "$line" "$work/dump" || fail "$name: no '$line' in: $(cat "$work/dump")"
+	done
+}
+
+# a file size limit (sh's ulimit -f counts 512-byte blocks): 20 MB leaves room for
+# two thread slots (with the default pools, a slot is about 9 MB, 5 MB of it the
+# context pool), 50 KB for none
+run limit-40000 "$work/l1" "-f 40000" "$fib"
+expect limit-40000 "$work/l1" "threads 1" "function fib calls=21891" "meta lost_room 1"
+run limit-100 "$work/l2" "-f 100" "$fib"
+expect limit-100 "$work/l2" "threads 0" "meta lost_room 1" "meta lost_threads 1"
+# an address-space limit: the raw file takes a quarter of it, not more
+run limit-v "$work/l3" "-v 200000" "$fib"
+expect limit-v "$work/l3" "threads 1" "function fib calls=21891" "meta lost_room 1"
+
+# a full file system
+mnt=$work/mnt
+mkdir -p "$mnt"
+if ! mount -t tmpfs -o size=2m zondtest "$mnt" 2>/dev/null; then
+	echo "SKIP: full file system: cannot mount a tmpfs here (needs root, no container limits)"
+	exit $rc
+fi
+trap 'umount "$mnt"' EXIT
+# room for the file's fixed part, none for a thread slot: every thread is lost
+run tmpfs-2m "$mnt/a" "-f unlimited" "$threads"
+expect tmpfs-2m "$mnt/a" "threads 0" "meta lost_room 1" "meta lost_threads 9"
+rm -rf "$mnt/a"
+# filled up: room for nothing but a header
+head -c 1900k /dev/zero >"$mnt/fill" 2>/dev/null
+run tmpfs-full "$mnt/b" "-f unlimited" "$fib"
+expect tmpfs-full "$mnt/b" "threads 0" "meta lost_room 1" "meta lost_threads 1"
+exit $rc
