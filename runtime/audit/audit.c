@@ -419,6 +419,8 @@ static void start(void)
 	if (zl_configure(&cfg) < 0)
 		return;
 	zl_sample_configure(&cfg);
+	/* a library call's context is its wrapper's: no prologue outside the probes to place */
+	cfg.max_sample_pcs = 0;
 	lib_globs = env_globs("ZOND_LIBCALLS_LIBS");
 	func_globs = env_globs("ZOND_LIBCALLS_FUNCS");
 	redirect_dlsym = zl_env_flag("ZOND_LIBCALLS_DLSYM");

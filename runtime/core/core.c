@@ -10,13 +10,14 @@
 struct zrt_process zrt;
 
 /* the sizes doc/raw-format.md promises */
-_Static_assert(sizeof(struct zr_header) == 272, "zr_header layout");
+_Static_assert(sizeof(struct zr_header) == 288, "zr_header layout");
 _Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
-_Static_assert(sizeof(struct zr_thread) == 120, "zr_thread layout");
+_Static_assert(sizeof(struct zr_thread) == 136, "zr_thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "zr_func layout");
 _Static_assert(sizeof(struct zr_edge) == 32, "zr_edge layout");
 _Static_assert(sizeof(struct zr_context) == 80, "zr_context layout");
 _Static_assert(sizeof(struct zr_frame) == 64, "zr_frame layout");
+_Static_assert(sizeof(struct zr_sample_pc) == 24, "zr_sample_pc layout");
 
 /*
  * A parent context for a call whose caller has none (the pool was full when
@@ -94,9 +95,12 @@ static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
 	h->stack_off = align_up(h->edges_off + (uint64_t)h->max_edges * sizeof(struct zr_edge), 64);
 	h->contexts_off =
 		align_up(h->stack_off + (uint64_t)h->max_depth * sizeof(struct zr_frame), 64);
+	h->max_sample_pcs = cfg->max_sample_pcs ? hash_size(cfg->max_sample_pcs / 2) : 0;
+	h->sample_pcs_off = align_up(
+		h->contexts_off + (uint64_t)h->max_contexts * sizeof(struct zr_context), 64);
 	/* page-aligned slots: no two threads ever write the same cache line */
 	h->thread_bytes = align_up(
-		h->contexts_off + (uint64_t)h->max_contexts * sizeof(struct zr_context), 4096);
+		h->sample_pcs_off + (uint64_t)h->max_sample_pcs * sizeof(struct zr_sample_pc), 4096);
 
 	h->modules_off = align_up(sizeof *h, 64);
 	h->strings_off =
@@ -118,6 +122,7 @@ static void use_mapping(void *base)
 	zrt.max_depth = h->max_depth;
 	zrt.ctx_mask = h->ctx_hash_size - 1;
 	zrt.max_contexts = h->max_contexts;
+	zrt.pc_mask = h->max_sample_pcs ? h->max_sample_pcs - 1 : 0;
 	zrt.index_bytes = align_up(
 		((uint64_t)h->func_hash_size + h->edge_hash_size + h->ctx_hash_size) * 4, 4096);
 	zrt.timed = !(h->flags & ZR_FLAG_NO_TIME);
@@ -241,6 +246,7 @@ void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index)
 	t->edge_hash = (uint32_t *)index + h->func_hash_size;
 	t->stack = (struct zr_frame *)(s + h->stack_off);
 	t->contexts = (struct zr_context *)(s + h->contexts_off);
+	t->sample_pcs = (struct zr_sample_pc *)(s + h->sample_pcs_off);
 	t->ctx_hash = t->edge_hash + h->edge_hash_size;
 	t->busy = 0;
 	t->root_lo = t->root_len = 0;
@@ -442,6 +448,32 @@ static int outermost_context(const struct zrt_thread *t, uint32_t i)
 }
 
 /*
+ * Counts n samples at (ctx, pc) in the thread's table: 0 when it is full
+ * (three quarters used, so that a probe always ends at a free entry).
+ */
+static int place_sample(struct zrt_thread *t, uint32_t ctx, uint64_t pc, uint64_t n)
+{
+	struct zr_thread *ti = t->info;
+	for (uint32_t i = zrt_hash(pc ^ ((uint64_t)ctx << 40) ^ ctx);; i++) {
+		struct zr_sample_pc *e = &t->sample_pcs[i & zrt.pc_mask];
+		if (e->samples && e->pc == pc && e->ctx == ctx) {
+			e->samples += n;
+			return 1;
+		}
+		if (e->samples)
+			continue;
+		if (ti->n_sample_pcs >= (zrt.pc_mask + 1) / 4 * 3)
+			return 0;
+		e->pc = pc;
+		e->ctx = ctx;
+		zrt_signal_fence();
+		e->samples = n;
+		ti->n_sample_pcs++;
+		return 1;
+	}
+}
+
+/*
  * Adds the ended thread d's context i into the summary's context of the
  * same path (its parent is merged already: parents come first).  A context
  * the summary's pool has no room for keeps its calls and times on its
@@ -497,6 +529,23 @@ static void merge_context(const struct zrt_thread *d, uint32_t i)
 	}
 }
 
+/*
+ * Adds the ended thread d's (context, pc) entries into the summary's table
+ * under the contexts they were merged into (after merge_context); those of
+ * a context the summary had no room for went to samples_lost with its
+ * samples.  What the summary's table cannot keep is unplaced.
+ */
+static void merge_sample_pcs(const struct zrt_thread *d)
+{
+	struct zrt_thread *s = &ended.sum;
+	for (uint32_t i = 0; zrt.pc_mask && d->info->n_sample_pcs && i <= zrt.pc_mask; i++) {
+		const struct zr_sample_pc *e = &d->sample_pcs[i];
+		uint32_t k = e->samples ? ended.ctx_map[e->ctx] : CTX_LOST;
+		if (k != CTX_LOST && !place_sample(s, k, e->pc, e->samples))
+			s->info->samples_unplaced += e->samples;
+	}
+}
+
 /* Adds the ended thread d's calls and times into the summary. */
 static void merge_thread(const struct zrt_thread *d)
 {
@@ -535,6 +584,8 @@ static void merge_thread(const struct zrt_thread *d)
 	}
 	for (uint32_t i = 0; i < di->n_contexts; i++)
 		merge_context(d, i);
+	merge_sample_pcs(d);
+	si->samples_unplaced += di->samples_unplaced;
 	si->lost_funcs += di->lost_funcs;
 	si->lost_edges += di->lost_edges;
 	si->lost_frames += di->lost_frames;
@@ -569,6 +620,7 @@ static void merge_ended(void)
 			.funcs = (struct zr_func *)(slot_at(slot) + h->funcs_off),
 			.edges = (struct zr_edge *)(slot_at(slot) + h->edges_off),
 			.contexts = (struct zr_context *)(slot_at(slot) + h->contexts_off),
+			.sample_pcs = (struct zr_sample_pc *)(slot_at(slot) + h->sample_pcs_off),
 		};
 		merge_thread(&d);
 		/* the reader skips it from here on; cleared for its next thread */
@@ -576,6 +628,8 @@ static void merge_ended(void)
 		zero_bytes(d.funcs, (uint64_t)ti->n_funcs * sizeof *d.funcs);
 		zero_bytes(d.edges, (uint64_t)ti->n_edges * sizeof *d.edges);
 		zero_bytes(d.contexts, (uint64_t)ti->n_contexts * sizeof *d.contexts);
+		if (ti->n_sample_pcs)
+			zero_bytes(d.sample_pcs, (uint64_t)h->max_sample_pcs * sizeof *d.sample_pcs);
 		zero_bytes(ti, sizeof *ti);
 		ended.free[ended.n_free++] = slot;
 	}
@@ -1127,7 +1181,7 @@ void zrt_probe_paid(struct zrt_thread *t, int which, uint64_t ticks)
 
 /* ---- sampled time ------------------------------------------------------- */
 
-void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond)
+void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond, uint64_t pc)
 {
 	struct zr_thread *ti = t->info;
 	ti->samples += n;
@@ -1141,8 +1195,13 @@ void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond)
 		ti->samples_root += n;
 	else if (d > zrt.max_depth || t->stack[d - 1].ctx == ZR_NONE)
 		ti->samples_lost += n;
-	else
-		t->contexts[t->stack[d - 1].ctx].samples += n;
+	else {
+		uint32_t ctx = t->stack[d - 1].ctx;
+		t->contexts[ctx].samples += n;
+		zrt_signal_fence();
+		if (zrt.pc_mask && !place_sample(t, ctx, pc, n))
+			ti->samples_unplaced += n;
+	}
 }
 
 /* ---- blocks ------------------------------------------------------------ */

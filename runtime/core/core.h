@@ -39,7 +39,9 @@
  *
  * Sampled time (ZR_FLAG_SAMPLED): the port's per-thread CPU-time timer calls
  * zrt_sample() from its signal handler; a sample is charged to the context
- * on top of the shadow stack, or to zond when it lands inside a probe.
+ * on top of the shadow stack, or to zond when it lands inside a probe, and
+ * kept with its program counter so that the reader can tell a callee's
+ * prologue and epilogue (outside its hooks) from its caller's own code.
  *
  * Only <stdint.h>/<stddef.h> and compiler builtins are used.
  */
@@ -57,6 +59,7 @@ struct zrt_config {
 	uint32_t max_modules, string_bytes;
 	uint64_t sample_period_ns; /* ZR_FLAG_SAMPLED */
 	uint32_t sample_signal;
+	uint32_t max_sample_pcs;   /* ZR_FLAG_SAMPLED: (context, pc) entries per thread, 0 none */
 	uint32_t flags;       /* ZR_FLAG_* */
 	uint32_t clock, arch; /* enum zr_clock, enum zr_arch */
 	double ticks_per_sec;
@@ -82,6 +85,7 @@ struct zrt_process {
 	uint64_t file_bytes;
 	uint32_t func_mask, edge_mask, max_funcs, max_edges, max_depth;
 	uint32_t ctx_mask, max_contexts;
+	uint32_t pc_mask;     /* the (context, pc) tables' size - 1, 0 without them */
 	uint64_t index_bytes; /* a thread's hash indexes, outside the file */
 	uint32_t gate;        /* ZRT_GATE_*, changed atomically */
 	int timed;            /* !(flags & ZR_FLAG_NO_TIME) */
@@ -125,6 +129,7 @@ struct zrt_thread {
 	struct zr_frame *stack;
 	struct zr_context *contexts;
 	uint32_t *ctx_hash;
+	struct zr_sample_pc *sample_pcs;
 	/*
 	 * Ports that key root calls by calling module (zrt.root_modules): the
 	 * module of the last root call, [root_lo, root_lo + root_len), its
@@ -222,9 +227,11 @@ void zrt_module_closed(uint64_t start, uint64_t end);
  * overruns) to the context on top of t's shadow stack, or to zond when the
  * port saw it land in zond's own code (in_zond) or t is inside a probe;
  * called from the port's signal handler, so it only adds to t's own
- * counters.
+ * counters.  A sample charged to a context is also counted at (context,
+ * pc), pc being the interrupted program counter, in the thread's table
+ * (raw.h struct zr_sample_pc), or as unplaced when that is full.
  */
-void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond);
+void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond, uint64_t pc);
 
 /*
  * A port's measurement of what one probe cost outside the measured

@@ -20,6 +20,7 @@
  *        struct zr_edge  edges[max_edges]
  *        struct zr_frame stack[max_depth]
  *        struct zr_context contexts[max_contexts]
+ *        struct zr_sample_pc sample_pcs[max_sample_pcs]
  *
  * The runtime's hash indexes (func_hash_size, edge_hash_size, ctx_hash_size
  * entries) live in its private memory, not in the file: func_hash_off and
@@ -153,6 +154,10 @@ struct zr_header {
 	uint64_t sample_period_ns; /* CPU time between two samples (ZR_FLAG_SAMPLED) */
 	uint32_t sample_signal;   /* the signal the sampling timers raise */
 	uint32_t sample_state;    /* 1 sampling ran; 2 stopped: the program took the signal */
+	/* sampled time: the (context, pc) table of each thread slot, open addressing;
+	   max_sample_pcs is a power of two, or 0 for none (libcalls) */
+	uint32_t max_sample_pcs, pad2;
+	uint64_t sample_pcs_off;  /* offset of the table inside one thread slot */
 };
 
 /* A loaded ELF object, recorded the first time one of its functions runs. */
@@ -192,6 +197,11 @@ struct zr_thread {
 	uint64_t paid_pair_ticks; /* exact time: the probe pair's cost as measured on this
 				     thread's own calls (0: not yet), used instead of
 				     overhead_pair_ticks once known */
+	/* sampled time: samples charged to a context (zr_context.samples) that are
+	   in no zr_sample_pc entry because the thread's table was full */
+	uint64_t samples_unplaced;
+	uint32_t n_sample_pcs;    /* entries used in the thread's zr_sample_pc table */
+	uint32_t pad;
 };
 
 /*
@@ -243,6 +253,24 @@ struct zr_context {
 	uint64_t min, max;       /* inclusive ticks of one call; min UINT64_MAX if none */
 	uint64_t samples;        /* sampled time: samples with this context on top */
 	uint64_t overhead;       /* ticks of probe cost taken out of self (signed sum) */
+};
+
+/*
+ * Where a context's samples were taken: the interrupted program counter.  A
+ * sample charged to context ctx (zr_context.samples) is also counted in the
+ * entry (ctx, pc) of its thread's table, unless the table is full
+ * (zr_thread.samples_unplaced): per context, the entries add up to at most
+ * its samples.  The shadow stack changes inside the hooks, so a sample in a
+ * callee's prologue or epilogue is charged to its caller's context; its pc
+ * tells the reader which function it really was in (doc/raw-format.md).
+ * An entry is free while samples is 0; its thread's signal handler alone
+ * writes it, the key before the count.
+ */
+struct zr_sample_pc {
+	uint64_t pc;             /* run-time address */
+	uint32_t ctx;            /* zr_context index */
+	uint32_t pad;
+	uint64_t samples;
 };
 
 /* One live activation on a thread's shadow stack. */

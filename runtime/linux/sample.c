@@ -18,6 +18,7 @@
 
 enum {
 	DEFAULT_PERIOD_NS = 1000000,
+	DEFAULT_PCS = 16384, /* (context, pc) entries per thread: 384 KiB of its slot */
 	STATE_RUNNING = 1, /* zr_header.sample_state */
 	STATE_STOPPED = 2,
 };
@@ -48,6 +49,7 @@ void zl_sample_configure(struct zrt_config *cfg)
 	cfg->flags |= ZR_FLAG_SAMPLED | ZR_FLAG_NO_TIME;
 	cfg->sample_period_ns =
 		zl_env_number("ZOND_SAMPLE_PERIOD", DEFAULT_PERIOD_NS, 10000, 10000000000ull);
+	cfg->max_sample_pcs = (uint32_t)zl_env_number("ZOND_SAMPLE_PCS", DEFAULT_PCS, 16, 1u << 24);
 	cfg->sample_signal = (uint32_t)zl_env_number("ZOND_SAMPLE_SIGNAL", (uint64_t)(SIGRTMAX - 3),
 						     (uint64_t)SIGRTMIN, (uint64_t)SIGRTMAX);
 }
@@ -72,7 +74,7 @@ static void on_sample(int sig, siginfo_t *si, void *ctx)
 	    t->state == ZRT_THREAD_ON) {
 		uint64_t pc = interrupted_pc(ctx);
 		zrt_sample(t, 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0),
-			   pc - own_lo < own_hi - own_lo);
+			   pc - own_lo < own_hi - own_lo, pc);
 	}
 	errno = saved_errno;
 }

@@ -50,6 +50,7 @@ struct raw_thread {
 	struct zr_edge *edges;
 	struct zr_frame *stack;
 	struct zr_context *contexts;
+	struct zr_sample_pc *sample_pcs; /* h.max_sample_pcs entries */
 	uint32_t n_frames, n_contexts;
 	uint32_t *nodes; /* node id per function, ZP_NONE for filtered ones */
 	uint32_t *edge_ids; /* zp_edge id per edge, ZP_NONE when not added */
@@ -96,9 +97,13 @@ static int check_sections(const struct raw *r, struct zerr *err)
 	    !fits(h->funcs_off, h->max_funcs, sizeof(struct zr_func), slot) ||
 	    !fits(h->edges_off, h->max_edges, sizeof(struct zr_edge), slot) ||
 	    !fits(h->stack_off, h->max_depth, sizeof(struct zr_frame), slot) ||
-	    !fits(h->contexts_off, h->max_contexts, sizeof(struct zr_context), slot))
+	    !fits(h->contexts_off, h->max_contexts, sizeof(struct zr_context), slot) ||
+	    !fits(h->sample_pcs_off, h->max_sample_pcs, sizeof(struct zr_sample_pc), slot))
 		return bad(r, offsetof(struct zr_header, thread_bytes),
 			   "thread slot layout out of the slot", err);
+	if (h->max_sample_pcs & (h->max_sample_pcs - 1))
+		return bad(r, offsetof(struct zr_header, max_sample_pcs),
+			   "sample pc table size not a power of two", err);
 	if (h->n_modules > h->max_modules)
 		return bad(r, offsetof(struct zr_header, n_modules), "more modules than room", err);
 	if (h->n_threads > h->max_threads)
@@ -178,9 +183,37 @@ static void free_thread(struct raw_thread *t)
 	free(t->edges);
 	free(t->stack);
 	free(t->contexts);
+	free(t->sample_pcs);
 	free(t->nodes);
 	free(t->edge_ids);
 	free(t->ns);
+}
+
+/*
+ * Every used (context, pc) entry names a context, and a context's entries
+ * add up to at most its samples (the rest are unplaced).
+ */
+static int check_sample_pcs(const struct raw *r, const struct raw_thread *t, struct zerr *err)
+{
+	const struct zr_header *h = &r->h;
+	if (t->info.n_sample_pcs > h->max_sample_pcs)
+		return bad(r, t->off + offsetof(struct zr_thread, n_sample_pcs),
+			   "more sample pcs than room", err);
+	uint64_t *placed = zp_xcalloc(t->n_contexts + 1, sizeof *placed);
+	int rc = 0;
+	for (uint32_t i = 0; i < h->max_sample_pcs && rc == 0; i++) {
+		const struct zr_sample_pc *e = &t->sample_pcs[i];
+		if (!e->samples)
+			continue;
+		uint64_t off = t->off + h->sample_pcs_off + i * sizeof *e;
+		if (e->ctx >= t->n_contexts)
+			rc = bad(r, off, "sample pc names a context outside the table", err);
+		else if ((placed[e->ctx] += e->samples) > t->contexts[e->ctx].samples ||
+			 placed[e->ctx] < e->samples)
+			rc = bad(r, off, "sample pcs of a context exceed its samples", err);
+	}
+	free(placed);
+	return rc;
 }
 
 static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *err)
@@ -223,7 +256,7 @@ static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *
 			return bad(r, t->off + h->contexts_off + i * sizeof *c,
 				   "context names a parent, function or edge outside the tables", err);
 	}
-	return 0;
+	return check_sample_pcs(r, t, err);
 }
 
 static int load_thread(const struct raw *r, uint32_t slot, struct raw_thread *t, struct zerr *err)
@@ -243,6 +276,8 @@ static int load_thread(const struct raw *r, uint32_t slot, struct raw_thread *t,
 	t->edges = copy_out(r, t->off + h->edges_off, n_edges, sizeof *t->edges);
 	t->stack = copy_out(r, t->off + h->stack_off, t->n_frames, sizeof *t->stack);
 	t->contexts = copy_out(r, t->off + h->contexts_off, t->n_contexts, sizeof *t->contexts);
+	t->sample_pcs = copy_out(r, t->off + h->sample_pcs_off, h->max_sample_pcs,
+				 sizeof *t->sample_pcs);
 	return check_thread(r, t, err);
 }
 
@@ -418,6 +453,150 @@ static uint32_t calling_module(struct zp_profile *p, const struct raw *r,
 	if (!m || !(t->funcs[e->callee].flags & ZR_FUNC_NAMED))
 		return ZP_NONE;
 	return module_node(p, string_at(r, m->path));
+}
+
+/* ---- samples placed by their program counter ---------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The entry addresses of the functions whose hooks ran on any of the file's threads, sorted. */
+static uint64_t *hooked_functions(const struct raw_thread *threads, uint32_t n, size_t *count)
+{
+	size_t total = 0, k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		total += threads[i].info.used ? threads[i].info.n_funcs : 0;
+	uint64_t *addrs = zp_xmalloc((total + 1) * sizeof *addrs);
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; threads[i].info.used && j < threads[i].info.n_funcs; j++) {
+			const struct zr_func *f = &threads[i].funcs[j];
+			if (!(f->flags & (ZR_FUNC_BLOCK | ZR_FUNC_MODULE | ZR_FUNC_FILTERED)))
+				addrs[k++] = f->addr;
+		}
+	qsort(addrs, k, sizeof *addrs, cmp_u64);
+	*count = k;
+	return addrs;
+}
+
+/* A sample of context c moved to its callee fn's context (created when missing). */
+struct move {
+	uint32_t ctx;
+	uint64_t fn, samples;
+};
+
+/* Also the key of a context: its parent, then its function's address. */
+static int cmp_move(const void *a, const void *b)
+{
+	const struct move *x = a, *y = b;
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx ? -1 : 1;
+	return cmp_u64(&x->fn, &y->fn);
+}
+
+/*
+ * The function a sample of context c taken at pc was in when that is not
+ * c's: a function whose hooks ran (so not a library's, a PLT stub's or
+ * other code without hooks, which count for their caller) that is neither
+ * c's function nor one of its callers' (code inlined into a caller, whose
+ * hooks run from the caller's body).  0 when the sample is c's own.
+ */
+static uint64_t callee_at(const struct raw *r, const struct raw_thread *t, uint32_t c, uint64_t pc,
+			  const uint64_t *hooked, size_t n_hooked)
+{
+	const struct zr_module *m = module_of(r, pc);
+	struct symbol sym = {0};
+	struct zerr ignored;
+	if (!m || !r->syms ||
+	    symbols_lookup(r->syms, string_at(r, m->path), pc - m->bias, &sym, &ignored) < 0 ||
+	    !sym.name)
+		return 0;
+	uint64_t fn = sym.start + m->bias;
+	if (!bsearch(&fn, hooked, n_hooked, sizeof *hooked, cmp_u64))
+		return 0;
+	for (uint32_t a = c; a != ZR_NONE; a = t->contexts[a].parent)
+		if (t->contexts[a].addr == fn)
+			return 0;
+	return fn;
+}
+
+/* The index of function fn in t's table, appended (never called on this thread) when missing. */
+static uint32_t function_index(struct raw_thread *t, uint64_t fn)
+{
+	for (uint32_t i = 0; i < t->info.n_funcs; i++)
+		if (t->funcs[i].addr == fn && !(t->funcs[i].flags & ZR_FUNC_BLOCK))
+			return i;
+	struct zr_func *f = &t->funcs[t->info.n_funcs];
+	memset(f, 0, sizeof *f);
+	f->addr = fn;
+	f->min = UINT64_MAX;
+	return t->info.n_funcs++;
+}
+
+/* The context of fn called from parent, appended with no calls when there is none. */
+static uint32_t child_context(struct raw_thread *t, const struct move *keys, uint32_t n_keys,
+			      uint32_t parent, uint64_t fn)
+{
+	struct move key = {.ctx = parent, .fn = fn};
+	const struct move *found = bsearch(&key, keys, n_keys, sizeof *keys, cmp_move);
+	if (found)
+		return (uint32_t)found->samples; /* the context's index */
+	struct zr_context *c = &t->contexts[t->n_contexts];
+	memset(c, 0, sizeof *c);
+	c->parent = parent;
+	c->func = function_index(t, fn);
+	c->edge = ZR_NONE;
+	c->addr = fn;
+	c->min = UINT64_MAX;
+	return t->n_contexts++;
+}
+
+/*
+ * The shadow stack changes inside the hooks, so a sample taken in a
+ * callee's prologue (before its entry hook) or epilogue (after its exit
+ * hook) was charged to its caller's context: moves it, by the pc it was
+ * taken at, to the callee's context under that caller.  Samples the
+ * table could not keep (samples_unplaced) stay where they were charged.
+ */
+static void place_samples(const struct raw *r, struct raw_thread *t, const uint64_t *hooked,
+			  size_t n_hooked)
+{
+	uint32_t n = 0;
+	struct move *moves = zp_xmalloc((r->h.max_sample_pcs + 1) * sizeof *moves);
+	for (uint32_t i = 0; i < r->h.max_sample_pcs; i++) {
+		const struct zr_sample_pc *e = &t->sample_pcs[i];
+		uint64_t fn = e->samples ? callee_at(r, t, e->ctx, e->pc, hooked, n_hooked) : 0;
+		if (fn)
+			moves[n++] = (struct move){e->ctx, fn, e->samples};
+	}
+	if (n) {
+		qsort(moves, n, sizeof *moves, cmp_move);
+		uint32_t k = 0; /* one move per (context, callee): a missing callee is added once */
+		for (uint32_t i = 1; i < n; i++) {
+			if (!cmp_move(&moves[k], &moves[i]))
+				moves[k].samples += moves[i].samples;
+			else
+				moves[++k] = moves[i];
+		}
+		n = k + 1;
+		/* the contexts as keys (their index in .samples), and room for n more */
+		struct move *keys = zp_xmalloc((t->n_contexts + 1) * sizeof *keys);
+		for (uint32_t i = 0; i < t->n_contexts; i++)
+			keys[i] = (struct move){t->contexts[i].parent, t->contexts[i].addr, i};
+		uint32_t n_keys = t->n_contexts;
+		qsort(keys, n_keys, sizeof *keys, cmp_move);
+		t->contexts = zp_xrealloc(t->contexts, (t->n_contexts + n) * sizeof *t->contexts);
+		t->funcs = zp_xrealloc(t->funcs, (t->info.n_funcs + n) * sizeof *t->funcs);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t child = child_context(t, keys, n_keys, moves[i].ctx, moves[i].fn);
+			t->contexts[moves[i].ctx].samples -= moves[i].samples;
+			t->contexts[child].samples += moves[i].samples;
+		}
+		free(keys);
+	}
+	free(moves);
 }
 
 /* ---- calling contexts -------------------------------------------------- */
@@ -678,7 +857,7 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 
 /* Per-thread counts summed over a file, reported as run meta (describe_run). */
 enum { LOST_FUNCS, LOST_EDGES, LOST_FRAMES, LOST_CONTEXTS, SAMPLES, SAMPLES_ZOND, SAMPLES_LOST,
-       PAID_SUM, PAID_THREADS, N_COUNTS };
+       SAMPLES_UNPLACED, PAID_SUM, PAID_THREADS, N_COUNTS };
 
 /* Checks every thread before adding any: a bad file adds nothing. */
 static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, struct zerr *err)
@@ -696,12 +875,17 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 		r->event = (int)profile_event(p, "time", "ns");
 		r->cost = (int)profile_event(p, "probe-cost", "ns");
 	}
+	size_t n_hooked = 0;
+	uint64_t *hooked = rc == 0 && r->h.max_sample_pcs ? hooked_functions(threads, n, &n_hooked)
+							  : NULL;
 	for (uint32_t slot = 0; slot < n && rc == 0; slot++) {
 		struct raw_thread *t = &threads[slot];
 		if (!t->info.used)
 			continue;
 		if (r->event >= 0)
 			close_open_frames(r, t);
+		if (hooked)
+			place_samples(r, t, hooked, n_hooked);
 		fold_contexts(r, t);
 		add_thread(p, r, t);
 		counts[LOST_FUNCS] += t->info.lost_funcs;
@@ -711,6 +895,7 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 		counts[SAMPLES] += t->info.samples;
 		counts[SAMPLES_ZOND] += t->info.samples_zond;
 		counts[SAMPLES_LOST] += t->info.samples_lost;
+		counts[SAMPLES_UNPLACED] += t->info.samples_unplaced;
 		if (t->info.paid_pair_ticks) {
 			counts[PAID_SUM] += t->info.paid_pair_ticks;
 			counts[PAID_THREADS]++;
@@ -719,6 +904,7 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 	for (uint32_t slot = 0; slot < n; slot++)
 		free_thread(&threads[slot]);
 	free(threads);
+	free(hooked);
 	return rc;
 }
 
@@ -810,6 +996,8 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	add_count(p, "samples", counts[SAMPLES]);
 	add_count(p, "samples_zond", counts[SAMPLES_ZOND]);
 	add_count(p, "samples_lost", counts[SAMPLES_LOST]);
+	/* in the contexts, but not placed by pc: a callee's prologue may count for its caller */
+	add_count(p, "samples_unplaced", counts[SAMPLES_UNPLACED]);
 	char buf[32];
 	snprintf(buf, sizeof buf, "%" PRIu64, h->sample_period_ns);
 	profile_add_meta(p, "sample_period_ns", buf);
