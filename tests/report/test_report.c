@@ -139,7 +139,7 @@ static void check_basic_block(void)
 	struct report_options o = {.thread = ZP_NONE, .sort = SORT_CALLS};
 	char *flat = run_report(p, FLAT, &o), *tree = run_report(p, TREE, &o);
 	CHECK(strstr(flat,
-		     "\n        40        0 ns        0 ns        0 ns           -        0 ns"
+		     "\n        40        0 ns        0 ns        0 ns           -           -"
 		     "    0.00%  work+0x10 [bb]\n"));
 	CHECK(!strstr(tree, "work+0x10"));
 	free(flat);

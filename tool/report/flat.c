@@ -35,7 +35,8 @@ static void row_costs(const struct zp_stat *s, int metric, uint64_t c[5])
 	c[1] = s->self[metric];
 	c[2] = s->calls ? s->incl[metric] / s->calls : UINT64_MAX;
 	c[3] = s->min[metric];
-	c[4] = s->calls ? s->max[metric] : UINT64_MAX;
+	/* no single call measured (sampled time has no min or max of one call) */
+	c[4] = s->calls && s->min[metric] != UINT64_MAX ? s->max[metric] : UINT64_MAX;
 }
 
 static void put_row(FILE *out, const struct zp_view *v, int metric, uint32_t n, int raw,
