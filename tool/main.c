@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{"diff", cmd_diff, "what changed per function between two runs or campaigns (CI gate)"},
 	{"export", cmd_export, "write a run as callgrind, dot, folded stacks or json"},
 	{"trace", cmd_trace, "profiles of AArch64/RISC-V programs from instruction traces (QEMU)"},
+	{"config", cmd_config, "compiler and linker flags for a zond runtime (--target rv32imac)"},
 	{"dump", cmd_dump, "print a run as stable, sorted text (for tests and diffs)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

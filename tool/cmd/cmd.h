@@ -26,6 +26,7 @@ int cmd_export(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_config(int argc, char **argv);
 
 /* Prints "zond CMD: message" to stderr and returns 1. */
 int cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

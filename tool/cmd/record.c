@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bare.h"
 #include "cmd.h"
 #include "launch.h"
 #include "symbols/symbols.h"
@@ -33,11 +34,13 @@ static const char usage_text[] =
 	"      --manual          record only between zond_start() and zond_stop()\n"
 	"  -F, --filter GLOB     record only functions matching GLOB (repeatable)\n"
 	"  -N, --exclude GLOB    do not record functions matching GLOB (repeatable)\n"
+	"      --elf FILE        PROG runs a bare-metal RISC-V program FILE (implied by a\n"
+	"                        qemu-system-* PROG with -kernel FILE; doc/bare-metal.md)\n"
 	LAUNCH_OPTIONS_HELP
 	"  -h, --help            this help\n\n"
 	"zond exits with PROG's exit status (128+N when PROG was killed by signal N).\n";
 
-enum { OPT_MANUAL = 256 };
+enum { OPT_MANUAL = 256, OPT_ELF };
 
 static const struct option options[] = {
 	LAUNCH_LONG_OPTIONS,
@@ -45,6 +48,7 @@ static const struct option options[] = {
 	{"manual", no_argument, NULL, OPT_MANUAL},
 	{"filter", required_argument, NULL, 'F'},
 	{"exclude", required_argument, NULL, 'N'},
+	{"elf", required_argument, NULL, OPT_ELF},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -53,6 +57,7 @@ struct record {
 	const char *trigger;
 	struct name_filter names;
 	int manual;
+	const char *elf; /* --elf: a bare-metal program (bare.h) */
 
 	struct launch l;
 	/* what set_runtime_env passes on */
@@ -158,6 +163,7 @@ static int record_option(void *arg, int opt, const char *optarg)
 	switch (opt) {
 	case 'T': r->trigger = optarg; return 0;
 	case OPT_MANUAL: r->manual = 1; return 0;
+	case OPT_ELF: r->elf = optarg; return 0;
 	case 'F':
 	case 'N':
 		if ((opt == 'F' ? r->names.ninclude : r->names.nexclude) == NAME_FILTER_MAX)
@@ -169,6 +175,18 @@ static int record_option(void *arg, int opt, const char *optarg)
 		return 0;
 	default: return LAUNCH_NOT_MINE;
 	}
+}
+
+/* A bare-metal target: its pools and clock were fixed when its runtime was built. */
+static int record_bare(struct record *r)
+{
+	const struct launch_options *o = &r->l.opt;
+	if (r->trigger || r->manual || r->names.ninclude || r->names.nexclude || o->no_time ||
+	    o->fast_clock || o->pool[0] || o->pool[1] || o->pool[2] || o->pool[3])
+		return cmd_usage_error("record", "a bare-metal target takes none of --trigger, "
+						 "--manual, -F, -N, --no-time, --fast-clock and the "
+						 "pool sizes (fixed when its runtime is built)");
+	return bare_record(&r->l, r->elf);
 }
 
 int cmd_record(int argc, char **argv)
@@ -183,6 +201,8 @@ int cmd_record(int argc, char **argv)
 		return cmd_usage_error("record", "--trigger and --manual exclude each other");
 	if (launch_find_program(r.l.argv[0], r.l.prog) < 0)
 		return cmd_error("record", "%s: program not found", r.l.argv[0]);
+	if (bare_wanted(&r.l, r.elf))
+		return record_bare(&r);
 
 	struct zerr err;
 	char trigger[PATH_MAX + 32], filter_file[PATH_MAX];

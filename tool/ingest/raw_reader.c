@@ -336,7 +336,8 @@ static void name_site(const struct raw *r, uint64_t ret, struct zp_edge *e)
 
 static uint64_t to_ns(const struct raw *r, uint64_t ticks)
 {
-	if (r->h.clock == ZR_CLOCK_MONOTONIC)
+	/* mcycle ticks stay cycles: the event is "cycles" (raw.h) */
+	if (r->h.clock == ZR_CLOCK_MONOTONIC || r->h.clock == ZR_CLOCK_MCYCLE)
 		return ticks;
 	return (uint64_t)((long double)ticks * 1e9L / r->h.ticks_per_sec + 0.5L);
 }
@@ -439,7 +440,8 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t lost[3], s
 	for (uint32_t slot = 0; slot < n && rc == 0; slot++)
 		rc = load_thread(r, slot, &threads[slot], err);
 	if (rc == 0 && !(r->h.flags & ZR_FLAG_NO_TIME))
-		r->event = (int)profile_event(p, "time", "ns");
+		r->event = r->h.clock == ZR_CLOCK_MCYCLE ? (int)profile_event(p, "cycles", "cycles")
+							 : (int)profile_event(p, "time", "ns");
 	for (uint32_t slot = 0; slot < n && rc == 0; slot++) {
 		struct raw_thread *t = &threads[slot];
 		if (!t->info.used)
@@ -475,7 +477,18 @@ static const char *clock_name(const struct zr_header *h)
 	switch (h->clock) {
 	case ZR_CLOCK_TSC: return fast ? "tsc, unfenced" : "tsc";
 	case ZR_CLOCK_CNTVCT: return fast ? "cntvct, unfenced" : "cntvct";
+	case ZR_CLOCK_MCYCLE: return "mcycle";
 	default: return "clock_gettime";
+	}
+}
+
+static const char *arch_name(const struct zr_header *h)
+{
+	switch (h->arch) {
+	case ZR_ARCH_AARCH64: return "aarch64";
+	case ZR_ARCH_RISCV32: return "riscv32";
+	case ZR_ARCH_RISCV64: return "riscv64";
+	default: return "x86_64";
 	}
 }
 
@@ -495,7 +508,7 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 		p->run.overhead_ns =
 			r->event >= 0 ? (double)h->overhead_pair_ticks * 1e9 / h->ticks_per_sec : 0;
 		profile_set_str(&p->run.clock, clock_name(h));
-		profile_set_str(&p->run.arch, h->arch == ZR_ARCH_AARCH64 ? "aarch64" : "x86_64");
+		profile_set_str(&p->run.arch, arch_name(h));
 		if (r->event >= 0) {
 			char buf[32];
 			snprintf(buf, sizeof buf, "%.3f",
