@@ -221,3 +221,11 @@ __attribute__((noreturn)) void __wrap__exit(int status)
 	zond_bare_flush(status);
 	__real__exit(status);
 }
+
+/* The raw data are read on the host as they are (doc/raw-format.md gives these sizes). */
+_Static_assert(sizeof(struct zr_header) == 240, "raw header layout");
+_Static_assert(sizeof(struct zr_module) == 32, "raw module layout");
+_Static_assert(sizeof(struct zr_thread) == 80, "raw thread layout");
+_Static_assert(sizeof(struct zr_func) == 72, "raw function layout");
+_Static_assert(sizeof(struct zr_edge) == 32, "raw edge layout");
+_Static_assert(sizeof(struct zr_frame) == 48, "raw frame layout");
