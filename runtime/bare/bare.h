@@ -73,6 +73,18 @@ static inline uint64_t zb_clock(void)
 #endif
 }
 
+/*
+ * The entry probe's cost on the per-call path (measured at start-up:
+ * calibrating a first time, with zb_enter_cost 0, finds it).  An entry that
+ * costs more took the core's slow path (a function's or an edge's first
+ * call, a hash collision): zb_discount takes what it cost beyond the per-call
+ * path out of every open frame, so that the callers' cycles do not include
+ * it, and gives the time to store as the new frame's entry.  t0: the clock
+ * before the probe's work.
+ */
+extern uint64_t zb_enter_cost;
+uint64_t zb_discount(struct zrt_thread *t, struct zr_frame *fr, uint64_t t0);
+
 /* Starts the runtime on the first call; 1 when the hart records. */
 int zb_ready(struct zrt_thread *t);
 

@@ -5,7 +5,9 @@
  * the frame it opens or closes.  Nothing here masks interrupts or takes a
  * lock, so the hooks and ZOND_BEGIN/END work the same with interrupts off;
  * an instrumented interrupt handler that comes in the middle of a probe is
- * not recorded (core.h: busy flag).
+ * not recorded (core.h: busy flag).  The entry probe also times its own
+ * work, so that a slow first call costs the callers nothing (bare.h:
+ * zb_discount).
  */
 #include "bare.h"
 
@@ -16,10 +18,15 @@ void __cyg_profile_func_enter(void *fn, void *site)
 	struct zrt_thread *t = &zb_self;
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON) && !zb_ready(t))
 		return;
+	uint64_t t0 = zb_clock();
 	struct zr_frame *fr =
 		zrt_enter(t, (uintptr_t)fn, (uintptr_t)site, (uintptr_t)__builtin_frame_address(0));
-	if (fr && zrt.timed)
-		fr->enter_ticks = zb_clock();
+	if (fr && zrt.timed) {
+		uint64_t now = zb_clock();
+		if (zrt_unlikely(now - t0 > zb_enter_cost))
+			now = zb_discount(t, fr, t0);
+		fr->enter_ticks = now;
+	}
 }
 
 void __cyg_profile_func_exit(void *fn, void *site)

@@ -159,6 +159,44 @@ static void bare_loop(void)
 		empty_leaf(0);
 }
 
+/* ---- slow entries -------------------------------------------------------- */
+
+uint64_t zb_enter_cost = UINT64_MAX;
+/* While the entry cost is measured: the cheapest entry of a nested call seen. */
+static int measuring_entry;
+static uint64_t cheapest_entry = UINT64_MAX;
+
+uint64_t zb_discount(struct zrt_thread *t, struct zr_frame *fr, uint64_t t0)
+{
+	uint64_t now = zb_clock();
+	if (measuring_entry) {
+		/* a nested call's: a root call skips the caller's checks */
+		if (fr > t->stack && now - t0 < cheapest_entry)
+			cheapest_entry = now - t0;
+		return zb_clock();
+	}
+	/* the open frames below fr started that much later, as far as their cycles go */
+	uint64_t extra = now - t0 - zb_enter_cost;
+	for (struct zr_frame *open = t->stack; open < fr; open++)
+		open->enter_ticks += extra;
+	return zb_clock();
+}
+
+/*
+ * The probe cost, in two rounds: the first, with every entry going through
+ * zb_discount, finds the per-call entry's cost; the second, with that cost
+ * known, measures the probes as the program will run them.
+ */
+static void calibrate(void)
+{
+	measuring_entry = 1;
+	zb_enter_cost = 0;
+	zrt_calibrate(&zb_self, probed_loop, bare_loop, CALIBRATION_CALLS);
+	measuring_entry = 0;
+	zb_enter_cost = cheapest_entry;
+	zrt_calibrate(&zb_self, probed_loop, bare_loop, CALIBRATION_CALLS);
+}
+
 /* ---- start and end ------------------------------------------------------- */
 
 static void start_recording(void)
@@ -176,7 +214,7 @@ static void start_recording(void)
 		.pid = 1,
 	};
 	if (zrt_process_start(&cfg) == 0 && zrt.timed)
-		zrt_calibrate(&zb_self, probed_loop, bare_loop, CALIBRATION_CALLS);
+		calibrate();
 }
 
 /*

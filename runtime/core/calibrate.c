@@ -33,6 +33,8 @@ void zrt_calibrate(struct zrt_thread *t, void (*probed)(uint64_t outer, uint64_t
 		return;
 	struct zrt_thread saved = *t;
 	zrt_thread_bind(t, scratch, scratch + slot_bytes);
+	/* measured uncorrected, also when an earlier calibration set a cost */
+	zrt.inner = zrt.pair = 0;
 	t->state = ZRT_THREAD_ON;
 	uint64_t inner = UINT64_MAX, pair = UINT64_MAX;
 	for (int r = 0; r < CALIBRATION_ROUNDS; r++) {
