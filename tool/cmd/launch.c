@@ -338,7 +338,8 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, const char *n
 		}
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, compare_names);
+	if (n)
+		qsort(names, n, sizeof *names, compare_names);
 
 	struct symbols *syms = symbols_new();
 	int rc = n ? 0 : zerr_set(err, "%s %s", l->prog, none);
