@@ -6,9 +6,12 @@ exec,nochain: one line per executed instruction), independently of zond.
 Usage: truth.py ELF OBJDUMP LOG   prints "name calls inclusive" per function
 of the whole run (main's inclusive count is the program's length).
 
-A call is an executed jal/jalr that writes ra; a return one that jumps to ra
-without writing it; a jump (no link) to a function's first instruction is a
-tail call: the callee runs inside the caller's activation and leaves with it.
+A call is an executed jal/jalr that writes ra (a call into code no symbol
+starts at opens an unnamed frame); its frame ends when control reaches the
+address after the call instruction (so no return instruction has to be
+recognised, and the millicode of -msave-restore, which links through t0,
+needs no rule).  Reaching a function's first instruction other than by a
+call is a tail call: the callee's frame shares its caller's return address.
 A function's inclusive count sums its outermost activations only (recursion).
 """
 import re
@@ -27,40 +30,30 @@ def functions(elf):
     return starts
 
 
-def kinds(objdump, elf):
-    """pc -> 'call' | 'ret' | 'jump' for the control transfers of the ELF."""
+def calls_of(objdump, elf):
+    """pc -> length of each call instruction (jal/jalr writing ra, c.jal, c.jalr)."""
     out = subprocess.run([objdump, "-d", "-M", "no-aliases", elf],
                          capture_output=True, text=True, check=True).stdout
     k = {}
-    insn = re.compile(r"^\s*([0-9a-f]+):\s+[0-9a-f]+\s+(\S+)\s*(.*)$")
+    insn = re.compile(r"^\s*([0-9a-f]+):\s+([0-9a-f]+)\s+(\S+)\s*(.*)$")
     for line in out.splitlines():
         m = insn.match(line)
         if not m:
             continue
-        pc, op, args = int(m.group(1), 16), m.group(2), m.group(3).replace(" ", "")
-        if op in ("jal", "jalr"):
-            rd = args.split(",")[0]
-            if rd == "ra":
-                k[pc] = "call"
-            elif op == "jalr" and args.startswith("zero,0(ra)") or args.startswith("zero,ra"):
-                k[pc] = "ret"
-            else:
-                k[pc] = "jump"
-        elif op in ("c.jal", "c.jalr"):
-            k[pc] = "call"
-        elif op == "c.jr":
-            k[pc] = "ret" if args == "ra" else "jump"
-        elif op == "c.j":
-            k[pc] = "jump"
+        pc, size, op, args = int(m.group(1), 16), len(m.group(2)) // 2, m.group(3), m.group(4)
+        if op in ("jal", "jalr") and args.replace(" ", "").split(",")[0] == "ra" \
+                or op in ("c.jal", "c.jalr"):
+            k[pc] = size
     return k
 
 
 def main():
     elf, objdump, log = sys.argv[1:4]
     starts = functions(elf)
-    kind = kinds(objdump, elf)
+    call_size = calls_of(objdump, elf)
     calls, incl, active = {}, {}, {}
-    stack = []  # [name, entered at, tail]
+    stack = []  # [name, entered at, return address, tail call]
+    waiting = {}  # return address -> frames on the stack waiting for it
     n = 0
     prev = None
     pat = re.compile(r"\[[0-9a-f]+/([0-9a-f]+)/")
@@ -70,28 +63,51 @@ def main():
             if not m:
                 continue
             pc = int(m.group(1), 16)
-            k = kind.get(prev)
-            if k == "ret":
+            # a return: control reaches the address after a live call
+            if waiting.get(pc):
                 while stack:
-                    name, at, tail = stack.pop()
-                    active[name] -= 1
-                    if not active[name]:
-                        incl[name] = incl.get(name, 0) + n - at
-                    if not tail:
+                    name, at, ret, tail = stack.pop()
+                    waiting[ret] -= 1
+                    if name is not None:
+                        active[name] -= 1
+                        if not active[name]:
+                            incl[name] = incl.get(name, 0) + n - at
+                    if ret == pc and not tail:
                         break
-            if pc in starts and k in ("call", "jump"):
-                name = starts[pc]
-                calls[name] = calls.get(name, 0) + 1
-                active[name] = active.get(name, 0) + 1
-                stack.append([name, n, k == "jump"])
+            if prev in call_size:
+                name = starts.get(pc)
+                if name is not None:
+                    calls[name] = calls.get(name, 0) + 1
+                    active[name] = active.get(name, 0) + 1
+                ret = prev + call_size[prev]
+                stack.append([name, n, ret, False])
+                waiting[ret] = waiting.get(ret, 0) + 1
+            elif pc in starts and prev is not None and starts.get(pc) and pc != prev:
+                # a jump to a function's first instruction: a tail call, which
+                # returns where its caller would (its frame shares that address)
+                if stack and not any_frame_is(stack, pc, starts):
+                    name = starts[pc]
+                    calls[name] = calls.get(name, 0) + 1
+                    active[name] = active.get(name, 0) + 1
+                    ret = stack[-1][2]
+                    stack.append([name, n, ret, True])
+                    waiting[ret] += 1
             n += 1
             prev = pc
-    for name, at, tail in stack:
+    for name, at, ret, tail in stack:
+        if name is None:
+            continue
         active[name] -= 1
         if not active[name]:
             incl[name] = incl.get(name, 0) + n - at
     for name in sorted(calls):
         print(name, calls[name], incl.get(name, 0))
+
+
+def any_frame_is(stack, pc, starts):
+    """A function whose first instruction is reached again by a branch of its
+    own code (a loop to its start), not by a tail call."""
+    return stack[-1][0] == starts[pc]
 
 
 main()
