@@ -14,7 +14,8 @@
 #   - objdump: the same leaf in a build without instrumentation runs N
 #     instructions; zond's cycles differ from N by at most the bound
 #     doc/bare-metal.md gives (the instrumentation's own prologue changes).
-# A program without the runtime gives one error line.
+# A program without the runtime, an unknown target, a missing ELF and a
+# Linux-only option give one error line each.
 #
 # Usage: record.sh ZOND XLEN WORKDIR SRCDIR    (exit 77: cross tools missing)
 set -u
@@ -118,5 +119,8 @@ echo "rv$xlen: fixed runs $plain instructions uninstrumented; zond: $want cycles
 
 # A program without the runtime: one line, and its own status.
 check_error "no runtime" "left no profile data" "$zond" record -q -o zond.db -- $run -kernel plain.elf
+check_error "unknown target" "unknown target 'rv99'" "$zond" config --target rv99 --cflags
+check_error "missing ELF" "nothere.elf" "$zond" record -q -o zond.db --elf nothere.elf -- $run -kernel app.elf
+check_error "bare target with a Linux option" "bare-metal target" "$zond" record -q -o zond.db --no-time -- $run -kernel app.elf
 rm -rf "$kept"
 finish
