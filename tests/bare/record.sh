@@ -69,6 +69,16 @@ check_eq "critical block" "$(awk 'NF > 2 && $(NF-1) == "critical" && $NF == "[bl
 grep -qx "call fib -> fib calls=464" dump.txt || fail "fib -> fib edge: $(grep 'fib -> fib' dump.txt)"
 grep -qx "call critical -> leaf calls=3" dump.txt || fail "critical -> leaf edge: $(grep critical dump.txt)"
 check_eq "arch" "$(sed -n 's/^arch: *//p' report.txt)" riscv$xlen
+
+# Calling contexts (the call tree): fib(12)'s calls at each depth of its
+# recursion, counted here from fib's definition, and leaf's calls straight
+# from main (its 10) apart from those inside the critical block (3).
+"$zond" graph --tree -i zond.db >tree.txt || fail "graph --tree"
+check_eq "fib calls per depth" "$(awk '$NF == "fib" { printf "%s ", $1 }' tree.txt)" \
+	"$(awk 'function f(n, d) { c[d]++; if (n >= 2) { f(n - 1, d + 1); f(n - 2, d + 1) } }
+		BEGIN { f(12, 0); for (d = 0; d in c; d++) printf "%d ", c[d] }')"
+leaf_ctx() { awk '$NF == "leaf" { match($0, /%  */); print RLENGTH, $1 }' tree.txt | sort -n | awk '{ printf "%s ", $2 }'; }
+check_eq "leaf calls per context (main, then the block)" "$(leaf_ctx)" "10 3 "
 check_eq "clock" "$(sed -n 's/^clock: *//p' report.txt)" mcycle
 
 # The probe cost the runtime wrote: overhead_inner_ticks, bytes 96..103 of the header.
