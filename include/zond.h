@@ -40,6 +40,12 @@ void zond_start(void) __attribute__((weak));
 void zond_stop(void) __attribute__((weak));
 void zond_block_begin(const char *name, const char *file, int line) __attribute__((weak));
 void zond_block_end(const char *name) __attribute__((weak));
+/*
+ * Bare metal (runtime/bare, doc/bare-metal.md): ends the run with status and
+ * writes the raw data out through semihosting, for a program that never
+ * calls exit.  0, or -1 (not started, written already, or no semihosting).
+ */
+int zond_bare_flush(int status) __attribute__((weak));
 
 #ifdef __cplusplus
 }

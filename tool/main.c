@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{"trace", cmd_trace, "profiles of AArch64/RISC-V programs from instruction traces (QEMU)"},
 	{"recover", cmd_recover, "store the raw data of an interrupted run (raw data kept in DIR)"},
 	{"inject", cmd_inject, "functions of any x86-64 program measured by code injected from outside"},
+	{"config", cmd_config, "compiler and linker flags for a zond runtime (--target rv32imac)"},
 	{"dump", cmd_dump, "print a run as stable, sorted text (for tests and diffs)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

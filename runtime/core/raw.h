@@ -64,6 +64,8 @@ enum zr_state {
 enum zr_arch {
 	ZR_ARCH_X86_64 = 1,
 	ZR_ARCH_AARCH64 = 2,
+	ZR_ARCH_RISCV32 = 3,   /* bare-metal runtime (runtime/bare) */
+	ZR_ARCH_RISCV64 = 4,
 };
 
 /* zr_header.clock */
@@ -71,6 +73,8 @@ enum zr_clock {
 	ZR_CLOCK_TSC = 1,           /* x86 rdtsc, invariant */
 	ZR_CLOCK_MONOTONIC = 2,     /* clock_gettime(CLOCK_MONOTONIC), ticks are ns */
 	ZR_CLOCK_CNTVCT = 3,        /* aarch64 virtual counter */
+	ZR_CLOCK_MCYCLE = 4,        /* RISC-V mcycle (or cycle in user mode): ticks are
+				       cycles, stored as event "cycles", not converted */
 };
 
 /* zr_header.flags */

@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../core/calibrate.h"
 #include "../core/port.h"
 
 static const char *out_dir;
@@ -289,51 +290,8 @@ void zl_process_forked(struct zrt_thread *t)
 
 /* ---- probe cost --------------------------------------------------------- */
 
-enum { CALIBRATION_ROUNDS = 10 };
-
-/* Fake function addresses: below any mapping, so no module is recorded for them. */
-static uint64_t fake_fn(int round, int which)
-{
-	return 0x100u + 0x20u * (uint64_t)(2 * round + which);
-}
-
 void zl_calibrate(struct zrt_thread *t, void (*probed)(uint64_t outer, uint64_t leaf),
 		  void (*bare)(void))
 {
-	uint64_t slot_bytes = zrt_thread_bytes(), bytes = slot_bytes + zrt_index_bytes();
-	uint8_t *scratch = port_map_index(bytes);
-	if (!scratch)
-		return;
-	struct zrt_thread saved = *t;
-	zrt_thread_bind(t, scratch, scratch + slot_bytes);
-	t->state = ZRT_THREAD_ON;
-	uint64_t inner = UINT64_MAX, pair = UINT64_MAX;
-	for (int r = 0; r < CALIBRATION_ROUNDS; r++) {
-		uint64_t outer = fake_fn(r, 0), leaf = fake_fn(r, 1);
-		probed(outer, leaf);
-		uint64_t t0 = port_clock();
-		bare();
-		uint64_t base = port_clock() - t0;
-		uint64_t round_inner = 0, round_pair = 0;
-		for (uint32_t i = 0; i < t->info->n_funcs; i++) {
-			uint64_t self, incl;
-			zrt_func_times(t, i, &self, &incl);
-			if (t->funcs[i].addr == leaf)
-				round_inner = self / ZL_CALIBRATION_CALLS;
-			if (t->funcs[i].addr == outer && incl > base)
-				round_pair = (incl - base) / ZL_CALIBRATION_CALLS;
-		}
-		if (round_inner < inner)
-			inner = round_inner;
-		if (round_pair < pair)
-			pair = round_pair;
-	}
-	*t = saved;
-	port_unmap_index(scratch, bytes);
-	if (pair < inner)
-		pair = inner;
-	zrt.inner = inner;
-	zrt.pair = pair;
-	zrt.hdr->overhead_inner_ticks = inner;
-	zrt.hdr->overhead_pair_ticks = pair;
+	zrt_calibrate(t, probed, bare, ZL_CALIBRATION_CALLS);
 }

@@ -68,7 +68,7 @@ done
 "$ZOND" help help >help.txt || fail "zond help help"
 check_eq "help help" "$(head -1 help.txt)" "usage: zond help [COMMAND]"
 commands=$("$ZOND" --help | sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p' | grep -v '^help$')
-check_eq "commands listed" "$(echo "$commands" | wc -l)" 13
+check_eq "commands listed" "$(echo "$commands" | wc -l)" 14
 for c in $commands; do
 	"$ZOND" help "$c" >a.txt || fail "zond help $c"
 	"$ZOND" "$c" --help >b.txt || fail "zond $c --help"

@@ -32,6 +32,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_config(int argc, char **argv);
 
 /* The formats of 'zond export', "a, b or c", for summaries. */
 const char *export_format_names(void);

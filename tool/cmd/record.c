@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bare.h"
 #include "cmd.h"
 #include "launch.h"
 #include "symbols/symbols.h"
@@ -44,11 +45,14 @@ static const char usage_text[] =
 	"      --manual          record only between zond_start() and zond_stop()\n"
 	"  -F, --filter GLOB     record only functions matching GLOB (repeatable)\n"
 	"  -N, --exclude GLOB    do not record functions matching GLOB (repeatable)\n"
+	"      --elf FILE        PROG runs a bare-metal RISC-V program FILE (implied by a\n"
+	"                        qemu-system-* PROG with -kernel FILE; exact time only;\n"
+	"                        doc/bare-metal.md)\n"
 	LAUNCH_OPTIONS_HELP
 	"  -h, --help            this help\n\n"
 	LAUNCH_EXIT_HELP;
 
-enum { OPT_MANUAL = 256 };
+enum { OPT_MANUAL = 256, OPT_ELF };
 
 static const struct option options[] = {
 	LAUNCH_LONG_OPTIONS,
@@ -56,6 +60,7 @@ static const struct option options[] = {
 	{"manual", no_argument, NULL, OPT_MANUAL},
 	{"filter", required_argument, NULL, 'F'},
 	{"exclude", required_argument, NULL, 'N'},
+	{"elf", required_argument, NULL, OPT_ELF},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -64,6 +69,7 @@ struct record {
 	const char *trigger;
 	struct name_filter names;
 	int manual;
+	const char *elf; /* --elf: a bare-metal program (bare.h) */
 
 	struct launch l;
 	/* what set_runtime_env passes on */
@@ -169,6 +175,7 @@ static int record_option(void *arg, int opt, const char *optarg)
 	switch (opt) {
 	case 'T': r->trigger = optarg; return 0;
 	case OPT_MANUAL: r->manual = 1; return 0;
+	case OPT_ELF: r->elf = optarg; return 0;
 	case 'F':
 	case 'N':
 		if ((opt == 'F' ? r->names.ninclude : r->names.nexclude) == NAME_FILTER_MAX)
@@ -194,11 +201,30 @@ static const char *record_none(const struct record *r)
 	return "no function was recorded: was it built with -finstrument-functions?";
 }
 
+/*
+ * A bare-metal target: its pools and clock were fixed when its runtime was
+ * built, and it times every call by mcycle (sampling needs Linux's timers).
+ */
+static int record_bare(struct record *r)
+{
+	const struct launch_options *o = &r->l.opt;
+	int pools = 0;
+	for (size_t i = 0; i < sizeof o->pool / sizeof o->pool[0]; i++)
+		pools |= o->pool[i] != NULL;
+	if (r->trigger || r->manual || r->names.ninclude || r->names.nexclude || o->no_time ||
+	    o->fast_clock || pools || o->sample_period || (o->time && strcmp(o->time, "exact")))
+		return cmd_usage_error("record", "a bare-metal target takes none of --trigger, "
+						 "--manual, -F, -N, --no-time, --fast-clock, "
+						 "--time sampled, --sample-period and the pool "
+						 "sizes (fixed when its runtime is built; it "
+						 "times every call by mcycle)");
+	return bare_record(&r->l, r->elf);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record r = {0};
 	launch_init(&r.l, "record");
-	r.l.opt.time = "sampled";
 	int status = launch_parse(&r.l, argc, argv, "+" LAUNCH_SHORT_OPTIONS "T:F:N:h", options,
 				  usage_text, record_option, &r);
 	if (status >= 0)
@@ -208,6 +234,11 @@ int cmd_record(int argc, char **argv)
 	struct zerr err;
 	if (launch_find_program(r.l.argv[0], r.l.prog, &err) < 0)
 		return cmd_error("record", "%s", err.msg);
+	if (bare_wanted(&r.l, r.elf))
+		return record_bare(&r);
+	/* the default, set once a bare-metal target (exact time only) is ruled out */
+	if (!r.l.opt.time)
+		r.l.opt.time = "sampled";
 
 	char trigger[PATH_MAX + 32], filter_file[PATH_MAX];
 	int filtered = r.names.ninclude || r.names.nexclude;

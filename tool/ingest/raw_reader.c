@@ -413,7 +413,8 @@ static void name_site(const struct raw *r, uint64_t ret, uint64_t *site, int *li
 /* Ticks in ns; time that was measured at all is at least 1 ns (raw.h: never 0 for code that ran). */
 static uint64_t to_ns(const struct raw *r, uint64_t ticks)
 {
-	if (r->h.clock == ZR_CLOCK_MONOTONIC || !ticks)
+	/* mcycle ticks stay cycles: the event is "cycles" (raw.h) */
+	if (r->h.clock == ZR_CLOCK_MONOTONIC || r->h.clock == ZR_CLOCK_MCYCLE || !ticks)
 		return ticks;
 	long double ns = (long double)ticks * 1e9L / r->h.ticks_per_sec + 0.5L;
 	if (!(ns < 18446744073709551615.0L))
@@ -872,8 +873,10 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 		r->samples = (int)profile_event(p, "samples", "samples");
 	}
 	if (rc == 0 && !(r->h.flags & ZR_FLAG_NO_TIME)) {
-		r->event = (int)profile_event(p, "time", "ns");
-		r->cost = (int)profile_event(p, "probe-cost", "ns");
+		int cycles = r->h.clock == ZR_CLOCK_MCYCLE;
+		r->event = cycles ? (int)profile_event(p, "cycles", "cycles")
+				  : (int)profile_event(p, "time", "ns");
+		r->cost = (int)profile_event(p, "probe-cost", cycles ? "cycles" : "ns");
 	}
 	size_t n_hooked = 0;
 	uint64_t *hooked = rc == 0 && r->h.max_sample_pcs ? hooked_functions(threads, n, &n_hooked)
@@ -926,6 +929,7 @@ static const char *clock_name(const struct zr_header *h)
 	switch (h->clock) {
 	case ZR_CLOCK_TSC: return fast ? "tsc, unfenced" : "tsc";
 	case ZR_CLOCK_CNTVCT: return fast ? "cntvct, unfenced" : "cntvct";
+	case ZR_CLOCK_MCYCLE: return "mcycle";
 	default: return "clock_gettime";
 	}
 }
@@ -939,6 +943,16 @@ static int64_t add_ns(int64_t a, int64_t b)
 static int64_t sub_ns(int64_t a, int64_t b)
 {
 	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+static const char *arch_name(const struct zr_header *h)
+{
+	switch (h->arch) {
+	case ZR_ARCH_AARCH64: return "aarch64";
+	case ZR_ARCH_RISCV32: return "riscv32";
+	case ZR_ARCH_RISCV64: return "riscv64";
+	default: return "x86_64";
+	}
 }
 
 static void describe_run(struct zp_profile *p, const struct raw *r, const uint64_t *counts)
@@ -959,7 +973,7 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 						     : h->overhead_pair_ticks;
 		p->run.overhead_ns = r->event >= 0 ? (double)pair * 1e9 / h->ticks_per_sec : 0;
 		profile_set_str(&p->run.clock, clock_name(h));
-		profile_set_str(&p->run.arch, h->arch == ZR_ARCH_AARCH64 ? "aarch64" : "x86_64");
+		profile_set_str(&p->run.arch, arch_name(h));
 		if (r->event >= 0) {
 			char buf[32];
 			snprintf(buf, sizeof buf, "%.3f",

@@ -1,0 +1,27 @@
+/*
+ * bare.h - `zond record` of a bare-metal RISC-V program run under QEMU
+ * (runtime/bare, doc/bare-metal.md).
+ *
+ * The program is linked with libzond-rv32imac.a or libzond-rv64imac.a
+ * (`zond config --target ...`); at exit it writes its raw data through
+ * semihosting to a file name relative to QEMU's working directory.  So QEMU
+ * runs in zond's raw directory (its -kernel path made absolute), and the
+ * raw file's one module, which the target cannot name, is named after the
+ * ELF file before the file is read.
+ */
+#ifndef ZOND_BARE_CMD_H
+#define ZOND_BARE_CMD_H
+
+#include "launch.h"
+
+/* 1 when l->argv runs a bare-metal target: a qemu-system-* command, or elf given (--elf). */
+int bare_wanted(const struct launch *l, const char *elf);
+
+/*
+ * Runs l->argv (after launch_parse and launch_find_program) and stores its
+ * run like launch_collect; elf: the program's ELF file, NULL for QEMU's
+ * -kernel argument.  zond's exit status.
+ */
+int bare_record(struct launch *l, const char *elf);
+
+#endif
