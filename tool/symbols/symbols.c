@@ -470,7 +470,8 @@ static void add_decl_ranges(struct elf_file *f, Dwarf_Die *die, Dwarf_Addr bias,
 			*cap = *cap ? 2 * *cap : 256;
 			f->decls = zp_xrealloc(f->decls, *cap * sizeof *f->decls);
 		}
-		f->decls[f->ndecls++] = (struct decl_range){low + bias, high + bias, file, line, -1};
+		f->decls[f->ndecls++] =
+			(struct decl_range){low + bias, high + bias, file, line, -1};
 	}
 }
 
