@@ -289,7 +289,10 @@ static int source_line(const struct args *a, const char *name, const char *text)
 	return found ? n : -1;
 }
 
-/* Lines the user can see in the source: where helper opens and a statement in it. */
+/*
+ * Lines the user can see in the source: where helper opens, a statement in
+ * it, and the line declaring it.
+ */
 static void check_known_lines(struct symbols *syms, const struct args *a, const char *path,
 			      const struct nm_list *nm)
 {
@@ -310,6 +313,12 @@ static void check_known_lines(struct symbols *syms, const struct args *a, const 
 		saw_body |= line == body_line;
 	}
 	CHECK(saw_body);
+	/* Declared where its name is, from any byte of its code. */
+	for (uint64_t addr = helper->start; addr < helper->start + helper->size; addr++) {
+		CHECK(symbols_decl_line(syms, path, addr, &file, &line, &err) == 0);
+		CHECK_EQ_STR(file, want_file);
+		CHECK_EQ_U64(line, open_line - 1);
+	}
 	free(want_file);
 }
 

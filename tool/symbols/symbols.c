@@ -50,6 +50,20 @@ struct func_sym {
 	int rank; /* lower is preferred among aliases */
 };
 
+/*
+ * One code range of a DWARF subprogram and where the subprogram is declared.
+ * Ranges nest (a GNU C nested function's code inside its parent's, in odd
+ * layouts) or are disjoint; outer links each to the nearest range enclosing
+ * it, so the innermost subprogram holding an address is found by a binary
+ * search and a short walk out.
+ */
+struct decl_range {
+	uint64_t low, high; /* link-time [low, high) */
+	const char *file;   /* NULL: the subprogram names no declaration */
+	int line;
+	ptrdiff_t outer; /* index of the nearest enclosing range, or -1 */
+};
+
 struct elf_file {
 	char *path;
 	char *error; /* set when the file could not be used: every call repeats it */
@@ -60,6 +74,10 @@ struct elf_file {
 	size_t *primary;  /* index into syms of the preferred symbol of each start */
 	uint64_t *extent; /* size to report for primary[i], sizeless ones extended */
 	size_t nprimary;
+	struct decl_range *decls; /* every subprogram's code ranges, by low */
+	size_t ndecls;
+	int decls_read;
+	size_t dies_visited; /* DWARF entries read to index decls */
 };
 
 struct symbols {
@@ -245,6 +263,7 @@ static void close_file(struct elf_file *f)
 	free(f->syms);
 	free(f->primary);
 	free(f->extent);
+	free(f->decls);
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
 	free(f->error);
@@ -389,30 +408,152 @@ int symbols_line(struct symbols *s, const char *path, uint64_t addr, const char 
 	return 0;
 }
 
-/* The DWARF declaration of the subprogram whose code holds addr, if any. */
-static int decl_of(Dwfl_Module *mod, uint64_t addr, const char **file, int *line)
+/* ---- declarations --------------------------------------------------------
+ *
+ * Declarations are indexed once per file: every subprogram's code ranges
+ * with its DW_AT_decl_file and DW_AT_decl_line, sorted.  Asking libdw for
+ * the scopes of each address instead (dwarf_getscopes) walks the CU's
+ * entries each time, which is quadratic in the functions of a CU.
+ */
+
+/* Where die is declared; an out-of-line copy points at its declaration. */
+static int die_decl(Dwarf_Die *die, const char **file, int *line)
 {
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
-	Dwarf_Die *scopes = NULL;
-	int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
-	int found = 0;
-	for (int i = 0; i < n && !found; i++) {
-		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+	Dwarf_Attribute attr;
+	Dwarf_Die origin;
+	if (dwarf_attr(die, DW_AT_abstract_origin, &attr) && dwarf_formref_die(&attr, &origin))
+		die = &origin;
+	const char *name = dwarf_decl_file(die);
+	if (!name || dwarf_decl_line(die, line) != 0)
+		return 0;
+	*file = name;
+	return 1;
+}
+
+/*
+ * Entries that may own subprograms with code: the scopes dwarf_getscopes
+ * descends into.  Imported (dwz partial) units are not followed: they hold
+ * shared declarations, not code, and following them per import would read
+ * them once per importing CU.
+ */
+static int may_own_code(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit:
+	case DW_TAG_module:
+	case DW_TAG_lexical_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_catch_block:
+	case DW_TAG_try_block:
+	case DW_TAG_entry_point:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_subprogram:
+	case DW_TAG_namespace:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type: return 1;
+	default: return 0;
+	}
+}
+
+static void add_decl_ranges(struct elf_file *f, Dwarf_Die *die, Dwarf_Addr bias, size_t *cap)
+{
+	const char *file = NULL;
+	int line = 0;
+	if (!die_decl(die, &file, &line))
+		file = NULL;
+	Dwarf_Addr base, low, high;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(die, off, &base, &low, &high)) > 0) {
+		if (high <= low)
 			continue;
-		/* An out-of-line copy points at its declaration through abstract_origin. */
-		Dwarf_Attribute attr;
-		Dwarf_Die origin, *die = &scopes[i];
-		if (dwarf_attr(die, DW_AT_abstract_origin, &attr) && dwarf_formref_die(&attr, &origin))
-			die = &origin;
-		const char *name = dwarf_decl_file(die);
-		if (name && dwarf_decl_line(die, line) == 0) {
-			*file = name;
-			found = 1;
+		if (f->ndecls == *cap) {
+			*cap = *cap ? 2 * *cap : 256;
+			f->decls = zp_xrealloc(f->decls, *cap * sizeof *f->decls);
+		}
+		f->decls[f->ndecls++] =
+			(struct decl_range){low + bias, high + bias, file, line, -1};
+	}
+}
+
+/* Deep enough for any real program; a damaged file's loop of entries ends here. */
+#define DECL_MAX_DEPTH 256
+
+static void index_children(struct elf_file *f, Dwarf_Die *parent, Dwarf_Addr bias, int depth,
+			   size_t *cap)
+{
+	Dwarf_Die die;
+	if (depth > DECL_MAX_DEPTH || dwarf_child(parent, &die) != 0)
+		return;
+	do {
+		f->dies_visited++;
+		int tag = dwarf_tag(&die);
+		if (tag == DW_TAG_subprogram)
+			add_decl_ranges(f, &die, bias, cap);
+		if (may_own_code(tag))
+			index_children(f, &die, bias, depth + 1, cap);
+	} while (dwarf_siblingof(&die, &die) == 0);
+}
+
+static int compare_decls(const void *a, const void *b)
+{
+	const struct decl_range *x = a, *y = b;
+	if (x->low != y->low)
+		return x->low < y->low ? -1 : 1;
+	if (x->high != y->high)
+		return x->high > y->high ? -1 : 1; /* the enclosing one first */
+	return 0;
+}
+
+/* Links each range to the nearest earlier range holding its start. */
+static void link_outer(struct elf_file *f)
+{
+	ptrdiff_t *stack = zp_xcalloc(f->ndecls + 1, sizeof *stack);
+	size_t top = 0;
+	for (size_t i = 0; i < f->ndecls; i++) {
+		while (top && f->decls[stack[top - 1]].high <= f->decls[i].low)
+			top--;
+		f->decls[i].outer = top ? stack[top - 1] : -1;
+		stack[top++] = (ptrdiff_t)i;
+	}
+	free(stack);
+}
+
+static void index_decls(struct elf_file *f)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	size_t cap = 0;
+	f->decls_read = 1;
+	while ((cu = dwfl_module_nextcu(f->mod, cu, &bias))) {
+		f->dies_visited++;
+		index_children(f, cu, bias, 0, &cap);
+	}
+	qsort(f->decls, f->ndecls, sizeof *f->decls, compare_decls);
+	link_outer(f);
+}
+
+/* The declaration of the innermost subprogram whose code holds addr, if any. */
+static int decl_of(struct elf_file *f, uint64_t addr, const char **file, int *line)
+{
+	if (!f->decls_read)
+		index_decls(f);
+	size_t lo = 0, hi = f->ndecls;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->decls[mid].low <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (ptrdiff_t i = (ptrdiff_t)lo - 1; i >= 0; i = f->decls[i].outer) {
+		const struct decl_range *d = &f->decls[i];
+		if (addr < d->high && d->file) {
+			*file = d->file;
+			*line = d->line;
+			return 1;
 		}
 	}
-	free(scopes);
-	return found;
+	return 0;
 }
 
 int symbols_decl_line(struct symbols *s, const char *path, uint64_t addr, const char **file,
@@ -423,9 +564,17 @@ int symbols_decl_line(struct symbols *s, const char *path, uint64_t addr, const 
 	*line = 0;
 	if (!f)
 		return -1;
-	if (decl_of(f->mod, addr, file, line))
+	if (decl_of(f, addr, file, line))
 		return 0;
 	return symbols_line(s, path, addr, file, line, err);
+}
+
+size_t symbols_dwarf_visits(const struct symbols *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->nfiles; i++)
+		n += s->files[i]->dies_visited;
+	return n;
 }
 
 int symbols_interpreter(const char *path, char *buf, size_t len, struct zerr *err)

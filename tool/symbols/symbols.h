@@ -61,6 +61,14 @@ int symbols_decl_line(struct symbols *s, const char *path, uint64_t addr, const 
 		      int *line, struct zerr *err);
 
 /*
+ * DWARF entries read so far to answer symbols_decl_line, over every file:
+ * each file's entries are read once, on its first declaration lookup, so
+ * tests can check the work grows with the size of the DWARF, not with the
+ * number of lookups times it.
+ */
+size_t symbols_dwarf_visits(const struct symbols *s);
+
+/*
  * The program interpreter (PT_INTERP, the dynamic loader) the ELF file at
  * path asks for, copied into buf.  0 when found; 1 when the file has none
  * (static, or a shared library); -1 with err set when the file is unusable.
