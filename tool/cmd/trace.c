@@ -409,10 +409,14 @@ static int record(struct trace_cmd *t, char **argv)
 		    : incomplete(t, t->qemu ? t->qemu : qemu, out, tail, wstatus);
 	if (ok && !t->quiet && !t->online)
 		fprintf(stderr, "zond trace: trace written to %s\n", out);
-	if (h.children)
+	if (h.traced && !t->quiet)
+		fprintf(stderr, "zond trace: the program started %" PRIu32 " process%s (fork), traced "
+				"in %s.PID: `zond trace report %s` reads them with it\n",
+			h.traced, h.traced == 1 ? "" : "es", out, out);
+	if (h.children > h.traced)
 		fprintf(stderr, "zond trace: the program started %" PRIu32 " process%s (fork): %s not "
-				"traced\n", h.children, h.children == 1 ? "" : "es",
-			h.children == 1 ? "it is" : "they are");
+				"traced\n", h.children - h.traced, h.children - h.traced == 1 ? "" : "es",
+			h.children - h.traced == 1 ? "it is" : "they are");
 	if (tail >= 0)
 		close(tail);
 	if (WIFSIGNALED(wstatus))
@@ -459,8 +463,9 @@ static int store_trace(struct trace_cmd *t, const char *path, int import)
 	struct symbols *syms = symbols_new();
 	struct zp_profile *p = profile_new();
 	int rc;
+	size_t children = 0;
 	if (!import)
-		rc = trace_read_ztrace(path, syms, p, &info, &err);
+		rc = trace_read_ztrace_family(path, syms, p, &info, &children, &err);
 	else if (strcmp(t->format, "qemu-log") == 0)
 		rc = trace_read_qemu_log(path, &t->import, syms, p, &info, &err);
 	else
@@ -489,6 +494,9 @@ static int store_trace(struct trace_cmd *t, const char *path, int import)
 	}
 	if (rc == 0 && !t->quiet)
 		print_summary(t, p, &info);
+	if (rc == 0 && !t->quiet && children)
+		fprintf(stderr, "zond trace: with the traces of %zu process%s the program forked (%s.PID)\n",
+			children, children == 1 ? "" : "es", path);
 	profile_free(p);
 	symbols_free(syms);
 	return rc < 0 ? cmd_error("trace", "%s", err.msg) : 0;
