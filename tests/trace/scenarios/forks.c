@@ -12,7 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-__attribute__((noipa)) int leaf(int i) { return i + 1; }
+__attribute__((noipa)) int leaf(int i)
+{
+	return i + 1;
+}
 
 static int calls(int n)
 {
