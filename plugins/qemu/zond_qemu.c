@@ -574,6 +574,25 @@ static void on_execve(void)
 }
 
 /*
+ * Whether path may be truncated for a child's trace: it does not exist, or
+ * is an old trace (a pid used again).  Any other file is the user's: never
+ * written over (zond checked the first trace's name, not these).
+ */
+static int child_out_free(const char *path)
+{
+	char magic[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT;
+	struct stat st;
+	int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		 read(fd, magic, sizeof magic) == (ssize_t)sizeof magic &&
+		 memcmp(magic, ZT_MAGIC, sizeof magic) == 0;
+	close(fd);
+	return ok;
+}
+
+/*
  * Creates the trace at path (truncated) and keeps it as z.path, absolute:
  * the guest may change its directory.  0 if it cannot.
  */
@@ -612,7 +631,8 @@ static int trace_child(unsigned int vcpu)
 {
 	char path[4096 + 32];
 	snprintf(path, sizeof path, "%s.%ld", z.base, (long)getpid());
-	if (vcpu >= MAX_VCPUS || z.failed || !z.base || !create_out(path) || !open_tail(-1))
+	if (vcpu >= MAX_VCPUS || z.failed || !z.base || !child_out_free(path) || !create_out(path) ||
+	    !open_tail(-1))
 		return 0;
 	__atomic_fetch_add(&z.family->children, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&z.family->traced, 1, __ATOMIC_RELAXED);

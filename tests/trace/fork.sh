@@ -9,20 +9,9 @@
 # mode keeps output and status and says that the children are not traced.
 #
 # Usage: fork.sh ZOND ARCH WORKDIR SRCDIR    (exit 77: cross tools missing)
-set -u
-zond=$1 arch=$2 dir=$3/fork-$2 src=$4/scenarios
-cc=$arch-linux-gnu-gcc
-[ $arch = x86_64 ] && cc=gcc
-qemu=qemu-$arch
-command -v "$cc" >/dev/null && command -v $qemu >/dev/null || exit 77
-mkdir -p "$dir" && cd "$dir" || exit 1
-rm -f ./*.db ./*.ztrace ./*.ztrace.*
-status=0
-fail() { echo "FAIL ($arch): $*"; status=1; }
+name=fork
+. "$4/guest.sh"
 $cc -O1 -g -static -o forks "$src/forks.c" || { fail "build forks"; exit 1; }
-
-# calls FUNC DB [THREAD]: FUNC's calls in the store's last run (one thread: PID/TID).
-calls() { "$zond" dump -i "$2" ${3:+--tid "$3"} | sed -n "s/^function $1 calls=\([0-9]*\).*/\1/p"; }
 
 for args in 1 2 "1 nest"; do
 	name="forks $args"

@@ -21,19 +21,8 @@
 #     header with a damaged program path or entry point keeps the names.
 #
 # Usage: harden.sh ZOND ARCH WORKDIR SRCDIR    (exit 77: cross tools missing)
-set -u
-zond=$1 arch=$2 dir=$3/harden-$2 src=$4/scenarios
-cc=$arch-linux-gnu-gcc
-[ $arch = x86_64 ] && cc=gcc
-qemu=qemu-$arch
-command -v "$cc" >/dev/null && command -v $qemu >/dev/null || exit 77
-mkdir -p "$dir" && cd "$dir" || exit 1
-rm -f ./*.db ./*.ztrace ./*.ztrace.*
-status=0
-fail() { echo "FAIL ($arch): $*"; status=1; }
-
-# calls FUNC DB: FUNC's calls in the store's last run.
-calls() { "$zond" dump -i "$2" | sed -n "s/^function $1 calls=\([0-9]*\).*/\1/p"; }
+name=harden
+. "$4/guest.sh"
 
 for p in crash fds exec fork argv; do
 	$cc -O1 -g -static -o $p "$src/$p.c" || { fail "build $p"; exit 1; }
