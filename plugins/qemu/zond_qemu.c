@@ -49,6 +49,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -78,7 +79,7 @@ typedef struct tail_slot sbuf;
 struct block {
 	uint64_t vaddr;
 	uint32_t ninsns, nbytes, id;
-	uint8_t *bytes;
+	uint8_t *bytes; /* its code, then its instructions' sizes (for a forked child's trace) */
 };
 
 static struct {
@@ -88,9 +89,13 @@ static struct {
 	uint64_t written;  /* bytes of it written */
 	void *tail;        /* tail.h: the streams' buffers */
 	struct tail_head *head;
-	pid_t pid;         /* this process: a guest fork makes a child that must not write */
-	int child;
+	struct tail_head *family; /* zond's memory file, where every process counts its forks */
+	pid_t pid;         /* this process: a guest fork makes a child (trace_child) */
+	int child;         /* a child that is not traced (online mode, or its trace failed) */
+	int forked;        /* a traced child: its buffers die with it (trace_child) */
 	const char *path;
+	const char *base;  /* the first process's trace: a child's is BASE.PID */
+	char run[64];      /* this recording's token, in every process's header */
 	const char *online; /* the store of the online mode, NULL when writing a trace */
 	const char *status; /* where to say "ok" at a complete end, or NULL */
 	sbuf *shared;        /* definitions and mappings (thread 0) */
@@ -363,6 +368,21 @@ static void grow_blocks(void)
 	z.cap = cap;
 }
 
+/* b's DEFINE record, in the shared stream (z.lock held). */
+static void put_define(const struct block *b)
+{
+	sbuf *o = z.shared;
+	put(o, (uint64_t)b->id << 2 | ZT_DEFINE);
+	put(o, b->vaddr);
+	put(o, b->ninsns);
+	put(o, b->nbytes);
+	memcpy(o->buf + o->len, b->bytes + b->nbytes, b->ninsns);
+	o->len += b->ninsns;
+	memcpy(o->buf + o->len, b->bytes, b->nbytes);
+	o->len += b->nbytes;
+	room();
+}
+
 /* The id of a block with this address and code, defining it if it is new. */
 static uint32_t block_id(uint64_t vaddr, uint32_t ninsns, const uint8_t *sizes,
 			 const uint8_t *bytes, uint32_t nbytes)
@@ -381,25 +401,17 @@ static uint32_t block_id(uint64_t vaddr, uint32_t ninsns, const uint8_t *sizes,
 	b->ninsns = ninsns;
 	b->nbytes = nbytes;
 	b->id = (uint32_t)z.nblocks++;
-	b->bytes = malloc(nbytes ? nbytes : 1);
+	b->bytes = malloc(nbytes + ninsns);
 	if (!b->bytes)
 		abort();
 	memcpy(b->bytes, bytes, nbytes);
+	memcpy(b->bytes + nbytes, sizes, ninsns);
 	if (z.online) {
 		if (online_define(b->id, vaddr, ninsns, sizes, bytes) < 0)
 			lose();
 		return b->id;
 	}
-	sbuf *o = z.shared;
-	put(o, (uint64_t)b->id << 2 | ZT_DEFINE);
-	put(o, vaddr);
-	put(o, ninsns);
-	put(o, nbytes);
-	memcpy(o->buf + o->len, sizes, ninsns);
-	o->len += ninsns;
-	memcpy(o->buf + o->len, bytes, nbytes);
-	o->len += nbytes;
-	room();
+	put_define(b);
 	return b->id;
 }
 
@@ -546,27 +558,129 @@ static void on_execve(void)
 {
 	if (z.child)
 		return;
+	if (z.forked && !z.online) { /* zond cannot recover a child's buffers: written now */
+		pthread_mutex_lock(&z.lock);
+		for (unsigned int i = 0; i < MAX_VCPUS; i++) {
+			if (z.vcpus[i]) {
+				close_vcpu_block(z.vcpus[i]);
+				flush_thread(z.vcpus[i]);
+			}
+		}
+		pthread_mutex_unlock(&z.lock);
+	}
 	z.head->exec = 1;
 	if (z.online && !z.failed)
 		end_online();
 }
 
 /*
- * In a process the guest forked (qemu-user forks itself): this copy of the
+ * Whether path may be truncated for a child's trace: it does not exist, or
+ * is an old trace (a pid used again).  Any other file is the user's: never
+ * written over (zond checked the first trace's name, not these).
+ */
+static int child_out_free(const char *path)
+{
+	char magic[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT;
+	struct stat st;
+	int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		 read(fd, magic, sizeof magic) == (ssize_t)sizeof magic &&
+		 memcmp(magic, ZT_MAGIC, sizeof magic) == 0;
+	close(fd);
+	return ok;
+}
+
+/*
+ * Creates the trace at path (truncated) and keeps it as z.path, absolute:
+ * the guest may change its directory.  0 if it cannot.
+ */
+static int create_out(const char *path)
+{
+	static char abs_path[4096 + 32];
+	struct stat st;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int ok = fd >= 0 && fstat(fd, &st) == 0 && realpath(path, abs_path);
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		return 0;
+	z.path = abs_path;
+	z.out = 1;
+	z.dev = st.st_dev;
+	z.ino = st.st_ino;
+	z.written = 0;
+	return 1;
+}
+
+static int open_tail(int fd);
+
+/*
+ * The trace of a process the guest forked, on vCPU vcpu, its only thread
+ * (z.lock re-made: another thread may have held it at the fork).  The
+ * parent's buffers are in the memory file they share, so the child takes
+ * buffers of its own (a child that dies of a signal keeps its complete
+ * chunks only), and writes BASE.PID: a header naming its pid and the
+ * recording's token, every mapping and every block the parent translated
+ * (QEMU's code cache came with the fork, so the child runs them without
+ * translating them again), then its own thread from the fork's return.
+ * 0 when it cannot: the child goes untraced (in_child).
+ */
+static int trace_child(unsigned int vcpu)
+{
+	char path[4096 + 32];
+	snprintf(path, sizeof path, "%s.%ld", z.base, (long)getpid());
+	if (vcpu >= MAX_VCPUS || z.failed || !z.base || !child_out_free(path) || !create_out(path) ||
+	    !open_tail(-1))
+		return 0;
+	__atomic_fetch_add(&z.family->children, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&z.family->traced, 1, __ATOMIC_RELAXED);
+	z.pid = getpid();
+	z.forked = 1;
+	z.status = NULL; /* the parent's "ok" is the parent's */
+	for (unsigned int i = 0; i < MAX_VCPUS; i++)
+		z.vcpus[i] = NULL;
+	for (size_t i = 0; i < z.nmaps; i++)
+		free(z.maps[i]);
+	z.nmaps = 0;
+	z.nthreads = 0;
+	z.insns = z.execs = 0;
+	z.head->started = 1;
+	put_header();
+	write_maps();
+	struct block **byid = calloc(z.nblocks ? z.nblocks : 1, sizeof *byid);
+	if (!byid)
+		abort();
+	for (size_t i = 0; i < z.cap; i++)
+		if (z.blocks[i].bytes)
+			byid[z.blocks[i].id] = &z.blocks[i];
+	for (size_t i = 0; i < z.nblocks; i++)
+		put_define(byid[i]);
+	free(byid);
+	start_thread(vcpu);
+	return 1;
+}
+
+/*
+ * In a process the guest forked (qemu-user forks itself): the trace mode
+ * gives it a trace of its own (trace_child).  Otherwise this copy of the
  * plugin must not write the parent's trace, buffers or profile, nor print.
  * It counts itself in the memory file, for zond to report, and goes quiet.
  */
-static void in_child(void)
+static void in_child(unsigned int vcpu)
 {
+	pthread_mutex_init(&z.lock, NULL); /* another thread may have held it at the fork */
+	if (!z.online && trace_child(vcpu))
+		return;
 	z.child = 1;
 	z.failed = 1;
 	z.slow = 1;
 	z.online = NULL;
-	pthread_mutex_init(&z.lock, NULL); /* another thread may have held it at the fork */
 	for (unsigned int i = 0; i < MAX_VCPUS; i++)
 		z.vcpus[i] = NULL; /* their buffers are the parent's */
 	z.out = 0;
-	__atomic_fetch_add(&z.head->children, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&z.family->children, 1, __ATOMIC_RELAXED);
 }
 
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
@@ -588,7 +702,7 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
 	(void)id;
 	if (ret == 0 && !z.child && (num == z.clone_num || num == z.fork_num || num == z.vfork_num ||
 				     num == 435 /* clone3 */) && getpid() != z.pid) {
-		in_child();
+		in_child(vcpu);
 		return;
 	}
 	if ((num == z.execve_num || num == z.execveat_num) && !z.child) {
@@ -735,6 +849,8 @@ static int open_tail(int fd)
 	}
 	z.tail = map;
 	z.head = map;
+	if (!z.family)
+		z.family = map;
 	memcpy(z.head->magic, TAIL_MAGIC, 8);
 	z.shared = tail_slot(map, 0);
 	*z.shared = (sbuf){.thread = 0, .used = 1, .buf = tail_buf(map, 0)};
@@ -754,8 +870,9 @@ static void put_header(void)
 			lose();
 		return;
 	}
-	int n = snprintf(text, sizeof text, "arch %s\nexe %s\nentry 0x%llx\n", z.target,
-			 exe ? exe : "", (unsigned long long)qemu_plugin_entry_code());
+	int n = snprintf(text, sizeof text, "arch %s\nexe %s\nentry 0x%llx\npid %ld\nrun %s\n",
+			 z.target, exe ? exe : "", (unsigned long long)qemu_plugin_entry_code(),
+			 (long)z.pid, z.run);
 	uint8_t head[16];
 	memcpy(head, ZT_MAGIC, 8);
 	zt_put_u32(head + 8, ZT_VERSION);
@@ -802,19 +919,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	z.pid = getpid();
 	if (!open_tail(tail_fd))
 		return -1;
-	if (!z.online) {
-		struct stat st;
-		int fd = open(z.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		static char abs_path[4096];
-		if (fd >= 0 && fstat(fd, &st) == 0 && realpath(z.path, abs_path)) {
-			z.path = abs_path; /* the guest may change its directory */
-			z.out = 1;
-			z.dev = st.st_dev;
-			z.ino = st.st_ino;
-		}
-		if (fd >= 0)
-			close(fd);
-	}
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(z.run, sizeof z.run, "%ld.%lld.%ld", (long)z.pid, (long long)now.tv_sec,
+		 now.tv_nsec);
+	if (!z.online && create_out(z.path))
+		z.base = strdup(z.path);
 	z.zcap = ZSTD_compressBound(BUF_SIZE);
 	z.zbuf = malloc(z.zcap);
 	z.zctx = ZSTD_createCCtx();

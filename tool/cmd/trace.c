@@ -49,7 +49,8 @@ static const char usage_text[] =
 	"Exact instruction-level profiles of AArch64 and RISC-V programs run under QEMU.\n\n"
 	"record: run PROG under qemu-ARCH with zond's plugin and write a trace.  PROG runs as\n"
 	"  plainly (argv[0], descriptors, status); signals sent to zond go to it; when it crashes,\n"
-	"  is killed or execs, the trace keeps what ran.  Processes it forks are not traced.\n"
+	"  is killed or execs, the trace keeps what ran.  Each process it forks writes its own\n"
+	"  trace, TRACE.PID (with --online, processes it forks are not traced).\n"
 	"  -o, --output FILE     trace file (default PROG's name + .ztrace)\n"
 	"  -L, --sysroot DIR     libraries of a dynamic PROG (qemu -L)\n"
 	"      --qemu PATH       the qemu-user binary (default qemu-ARCH from PROG's ELF)\n"
@@ -58,7 +59,8 @@ static const char usage_text[] =
 	"  -q, --quiet           no message, no progress line\n"
 	"      --no-progress     no progress line (on a terminal, one line on stderr says the\n"
 	"                        time and the trace's size so far while PROG runs)\n"
-	"report: rebuild the profile of TRACE and store it as a run.\n"
+	"report: rebuild the profile of TRACE and store it as a run, with the traces\n"
+	"  TRACE.PID of the processes it forked (one thread group per process).\n"
 	"import: the same for traces zond did not write:\n"
 	"  -f, --format FORMAT   qemu-log (qemu -d in_asm,exec,nochain) or pcs (one PC a line)\n"
 	"  -a, --arch ARCH       aarch64, riscv64, riscv32 or x86_64 (built with Zydis)\n"
@@ -409,10 +411,14 @@ static int record(struct trace_cmd *t, char **argv)
 		    : incomplete(t, t->qemu ? t->qemu : qemu, out, tail, wstatus);
 	if (ok && !t->quiet && !t->online)
 		fprintf(stderr, "zond trace: trace written to %s\n", out);
-	if (h.children)
+	if (h.traced && !t->quiet)
+		fprintf(stderr, "zond trace: the program started %" PRIu32 " process%s (fork), traced "
+				"in %s.PID: `zond trace report %s` reads them with it\n",
+			h.traced, h.traced == 1 ? "" : "es", out, out);
+	if (h.children > h.traced)
 		fprintf(stderr, "zond trace: the program started %" PRIu32 " process%s (fork): %s not "
-				"traced\n", h.children, h.children == 1 ? "" : "es",
-			h.children == 1 ? "it is" : "they are");
+				"traced\n", h.children - h.traced, h.children - h.traced == 1 ? "" : "es",
+			h.children - h.traced == 1 ? "it is" : "they are");
 	if (tail >= 0)
 		close(tail);
 	if (WIFSIGNALED(wstatus))
@@ -459,8 +465,9 @@ static int store_trace(struct trace_cmd *t, const char *path, int import)
 	struct symbols *syms = symbols_new();
 	struct zp_profile *p = profile_new();
 	int rc;
+	size_t children = 0;
 	if (!import)
-		rc = trace_read_ztrace(path, syms, p, &info, &err);
+		rc = trace_read_ztrace_family(path, syms, p, &info, &children, &err);
 	else if (strcmp(t->format, "qemu-log") == 0)
 		rc = trace_read_qemu_log(path, &t->import, syms, p, &info, &err);
 	else
@@ -489,6 +496,9 @@ static int store_trace(struct trace_cmd *t, const char *path, int import)
 	}
 	if (rc == 0 && !t->quiet)
 		print_summary(t, p, &info);
+	if (rc == 0 && !t->quiet && children)
+		fprintf(stderr, "zond trace: with the traces of %zu process%s the program forked "
+				"(%s.PID)\n", children, children == 1 ? "" : "es", path);
 	profile_free(p);
 	symbols_free(syms);
 	return rc < 0 ? cmd_error("trace", "%s", err.msg) : 0;

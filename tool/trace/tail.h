@@ -31,8 +31,9 @@ struct tail_head {
 	uint32_t done;      /* the plugin ended the trace itself: nothing to recover */
 	uint32_t exec;      /* the program is in execve (the new image is not traced) */
 	uint64_t committed; /* file offset after the last complete chunk written */
-	uint32_t children;  /* processes the program forked (each adds 1): not traced */
+	uint32_t children;  /* processes the program forked (each adds 1, its children too) */
 	uint32_t started;   /* the program ran (its first block was translated) */
+	uint32_t traced;    /* of the children: those writing a trace of their own (FILE.PID) */
 	char command[4096]; /* the command line as the user gave it (zond writes it) */
 };
 

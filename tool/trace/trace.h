@@ -38,6 +38,8 @@ struct trace_info {
 	uint64_t bytes;    /* size of the trace file */
 	uint64_t cut;      /* a trace cut short: where its complete chunks end; 0 if whole */
 	char warning[2048]; /* what was guessed for a damaged header, "" if nothing */
+	int64_t pid;       /* the traced process's, from the header (0 if not said) */
+	char run[64];      /* the recording's token, shared by its processes' traces ("" if none) */
 };
 
 /*
@@ -49,6 +51,18 @@ FILE *trace_open(const char *path, uint64_t *bytes, struct zerr *err);
 /* Reads a .ztrace into p (event Ir, collector "trace", arch set). */
 int trace_read_ztrace(const char *path, struct symbols *syms, struct zp_profile *p,
 		      struct trace_info *info, struct zerr *err);
+
+/*
+ * The same, with the traces of the processes the program forked: each
+ * file PATH.PID beside it whose header has the same run token (another
+ * recording's are not read) is read into p too, its threads carrying its
+ * pid (as the first trace's carry the program's).  info sums instructions,
+ * blocks and bytes over them; a child's trace that cannot be read, or is
+ * cut short, is a note in info->warning, not an error.  *children: the
+ * child traces read.
+ */
+int trace_read_ztrace_family(const char *path, struct symbols *syms, struct zp_profile *p,
+			     struct trace_info *info, size_t *children, struct zerr *err);
 
 /*
  * Writes the instructions a .ztrace executed as a "pcs" file ("PC WORD" a

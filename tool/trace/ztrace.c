@@ -9,6 +9,7 @@
  * they are also kept (code-sized, not trace-sized) for threads that start
  * later.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -114,6 +115,10 @@ static int read_header(struct reader *r, struct zerr *err)
 			snprintf(r->info->program, sizeof r->info->program, "%s", line + 4);
 		else if (strncmp(line, "entry ", 6) == 0)
 			entry = strtoull(line + 6, NULL, 0);
+		else if (strncmp(line, "pid ", 4) == 0)
+			r->info->pid = strtoll(line + 4, NULL, 10);
+		else if (strncmp(line, "run ", 4) == 0)
+			snprintf(r->info->run, sizeof r->info->run, "%s", line + 4);
 	}
 	free(text);
 	r->offset = 16 + len;
@@ -470,14 +475,17 @@ static int read_cut(struct reader *r, struct zerr *err)
 	return 0;
 }
 
-/* Every thread's profile into p, the first thread as tid 0. */
+/* Every thread's profile into p, the first thread as tid 0, with the process's pid. */
 static int finish(struct reader *r, struct zp_profile *p, struct zerr *err)
 {
 	r->info->insns = all_insns(r);
+	size_t first = p->nthreads;
 	for (size_t t = 0; t < r->nthreads; t++)
 		if (r->threads[t] && rebuild_finish_thread(r->threads[t]->rb, p, (int64_t)t - 1,
 							   err) < 0)
 			return -1;
+	for (size_t t = first; t < p->nthreads; t++)
+		p->threads[t].pid = r->info->pid;
 	profile_event(p, "Ir", "instructions");
 	profile_set_str(&p->run.collector, "trace");
 	profile_set_str(&p->run.arch, r->info->arch);
@@ -546,6 +554,82 @@ int trace_read_ztrace(const char *path, struct symbols *syms, struct zp_profile 
 		      struct trace_info *info, struct zerr *err)
 {
 	return read_ztrace(path, syms, p, info, NULL, NULL, err);
+}
+
+/* The pids of the files BASE.PID beside path (base its last component), ascending. */
+static size_t child_pids(const char *path, int64_t **pids)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+	size_t n = 0, len = strlen(base);
+	*pids = NULL;
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		const char *tail = e->d_name + len;
+		if (strncmp(e->d_name, base, len) != 0 || tail[0] != '.' || !tail[1] ||
+		    strspn(tail + 1, "0123456789") != strlen(tail + 1) || strlen(tail + 1) > 10)
+			continue;
+		*pids = zp_xrealloc(*pids, (n + 1) * sizeof **pids);
+		(*pids)[n++] = strtoll(tail + 1, NULL, 10);
+	}
+	if (d)
+		closedir(d);
+	for (size_t i = 1; i < n; i++) /* few: insertion sort */
+		for (size_t j = i; j > 0 && (*pids)[j - 1] > (*pids)[j]; j--) {
+			int64_t t = (*pids)[j];
+			(*pids)[j] = (*pids)[j - 1];
+			(*pids)[j - 1] = t;
+		}
+	return n;
+}
+
+/* One child's trace into p, or a note in info->warning of why it is left out. */
+static void read_child(const char *file, struct symbols *syms, struct zp_profile *p,
+		       struct trace_info *info, size_t *nread)
+{
+	struct trace_info ci;
+	struct zerr e;
+	struct zp_profile *q = profile_new();
+	size_t w = strlen(info->warning);
+	char *note = info->warning + w;
+	size_t room = sizeof info->warning - w;
+	if (read_ztrace(file, syms, q, &ci, NULL, NULL, &e) < 0) {
+		/* A file of another recording is not this one's child: not a word. */
+		if (strstr(e.msg, "offset 0:") == NULL && room > 1)
+			snprintf(note, room, "%s%s (left out)", w ? "; " : "", e.msg);
+	} else if (*ci.run && strcmp(ci.run, info->run) == 0 && ci.pid != info->pid) {
+		profile_merge(p, q);
+		info->insns += ci.insns;
+		info->blocks += ci.blocks;
+		info->lost += ci.lost;
+		info->bytes += ci.bytes;
+		(*nread)++;
+		if (ci.cut && room > 1)
+			snprintf(note, room, "%s%s: cut short at offset %" PRIu64
+				 " (the process died or exec'd): read up to there",
+				 w ? "; " : "", file, ci.cut);
+	}
+	profile_free(q);
+}
+
+int trace_read_ztrace_family(const char *path, struct symbols *syms, struct zp_profile *p,
+			     struct trace_info *info, size_t *children, struct zerr *err)
+{
+	*children = 0;
+	if (read_ztrace(path, syms, p, info, NULL, NULL, err) < 0)
+		return -1;
+	if (!*info->run)
+		return 0; /* a trace of an older zond, or not from `zond trace record` */
+	int64_t *pids;
+	size_t n = child_pids(path, &pids);
+	for (size_t i = 0; i < n; i++) {
+		char file[4096 + 32];
+		snprintf(file, sizeof file, "%s.%" PRId64, path, pids[i]);
+		read_child(file, syms, p, info, children);
+	}
+	free(pids);
+	return 0;
 }
 
 static void print_pc(void *ctx, uint64_t pc, uint64_t word, unsigned len)
