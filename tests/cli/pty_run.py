@@ -8,7 +8,7 @@ in the foreground; stdin, stdout and stderr are the pty, but stderr goes to
 FILE with --stderr, or through a pipe copied into FILE with --stderr-pipe.
 GO (a file) is created once WHEN holds:
   re:REGEX    the bytes the terminal received so far match REGEX
-  file:PATH   PATH exists, and 1.5 s (three progress intervals) have passed
+  file:PATH   PATH exists, and 3 s (six progress intervals: room for a loaded machine) have passed
 When WHEN has not held after 60 s, GO is created all the same and the
 result says "timeout".  Prints how the command ended ("exit N", "signal N")
 and writes what the terminal received to TRANSCRIPT, as received.
@@ -65,7 +65,7 @@ while open_fds:
     else:
         if ready_at is None and os.path.exists(when[5:]):
             ready_at = time.time()
-        hold = ready_at is not None and time.time() - ready_at >= 1.5
+        hold = ready_at is not None and time.time() - ready_at >= 3.0
     if hold or time.time() - start > 60:
         timeout = not hold
         open(go, "w").close()
