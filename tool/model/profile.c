@@ -437,6 +437,19 @@ static void merge_extremes(uint64_t *dmin, uint64_t *dmax, const uint64_t *smin,
 	}
 }
 
+/* Adds src's calls, jumps taken and inclusive costs into d (site: the first seen). */
+static void edge_add(struct zp_edge *d, const struct zp_edge *src, const unsigned *event_map,
+		     size_t nevents)
+{
+	d->calls += src->calls;
+	d->taken += src->taken;
+	if (!d->site) {
+		d->site = src->site;
+		d->site_line = src->site_line;
+	}
+	merge_costs(d->incl, src->incl, event_map, nevents);
+}
+
 /* Parents come first in src, so each parent is mapped before its children. */
 static void merge_contexts(struct zp_profile *dst, const struct zp_profile *src,
 			   const uint32_t *thread_map, const uint32_t *node_map,
@@ -494,13 +507,7 @@ void profile_merge(struct zp_profile *dst, const struct zp_profile *src)
 		uint32_t caller = e->caller == ZP_NONE ? ZP_NONE : node_map[e->caller];
 		struct zp_edge *d = profile_edge(dst, thread_map[e->thread], e->kind, caller,
 						 node_map[e->callee]);
-		d->calls += e->calls;
-		d->taken += e->taken;
-		if (!d->site) {
-			d->site = e->site;
-			d->site_line = e->site_line;
-		}
-		merge_costs(d->incl, e->incl, event_map, src->nevents);
+		edge_add(d, e, event_map, src->nevents);
 	}
 	for (size_t i = 0; i < src->ninstrs; i++) {
 		const struct zp_instr *in = &src->instrs[i];
@@ -532,20 +539,16 @@ struct zp_view *profile_view(const struct zp_profile *p, uint32_t thread)
 	}
 
 	/* Edges of all threads fold into one per (kind, caller, callee). */
+	unsigned identity[ZP_MAX_EVENTS];
+	for (unsigned k = 0; k < ZP_MAX_EVENTS; k++)
+		identity[k] = k;
 	struct zp_profile *tmp = profile_new();
 	for (size_t i = 0; i < p->nedges; i++) {
 		const struct zp_edge *e = &p->edges[i];
 		if (thread != ZP_NONE && e->thread != thread)
 			continue;
 		struct zp_edge *d = profile_edge(tmp, thread, e->kind, e->caller, e->callee);
-		d->calls += e->calls;
-		d->taken += e->taken;
-		if (!d->site) {
-			d->site = e->site;
-			d->site_line = e->site_line;
-		}
-		for (size_t k = 0; k < p->nevents; k++)
-			d->incl[k] += e->incl[k];
+		edge_add(d, e, identity, p->nevents);
 	}
 	v->nedges = tmp->nedges;
 	v->edges = tmp->edges;
