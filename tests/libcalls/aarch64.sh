@@ -30,7 +30,7 @@ guest() {
 }
 
 # callers named after the calling module, "[/path/prog]": by base name (build trees differ)
-by_base_name='s|\[/[^]]*/\([^]/]*\)\]|[\1]|g'
+base_names=$(dirname "$0")/base_names.sh
 rc=0
 # run_case NAME PROG [ZOND_ environment...]: runs $build/PROG
 run_case() {
@@ -51,7 +51,7 @@ run_case() {
 		echo "--- output"
 		cat "$dir/out"
 		echo "--- profile"
-		{ "$rawdump" -p -m "$dir/raw" || echo "rawdump failed"; } | sed "$by_base_name"
+		{ "$rawdump" -p -m "$dir/raw" || echo "rawdump failed"; } | sh "$base_names"
 	} >"$dir/actual" 2>&1
 	expected=$src/expected/aarch64_$name.txt
 	[ "${ZOND_UPDATE_EXPECTED:-}" = 1 ] && cp "$dir/actual" "$expected"

@@ -31,7 +31,7 @@ grep -v '^zond libcalls: raw data kept in ' "$work/err" |
 	sed '/^Segmentation fault/d' >"$work/prog.err"
 
 # callers named after the calling module, "[/path/prog]": by base name (build trees differ)
-by_base_name='s|\[/[^]]*/\([^]/]*\)\]|[\1]|g'
+base_names=$(dirname "$0")/base_names.sh
 rc=0
 if [ "$status" != "$plain_status" ]; then
 	echo "exit status $status under zond, $plain_status alone"
@@ -53,7 +53,7 @@ fi
 	cat "$work/out"
 	echo "--- profile"
 	# shellcheck disable=SC2086
-	{ "$rawdump" ${RAWDUMP_FLAGS:--p} "$raw" || echo "rawdump failed"; } | sed "$by_base_name"
+	{ "$rawdump" ${RAWDUMP_FLAGS:--p} "$raw" || echo "rawdump failed"; } | sh "$base_names"
 } >"$work/actual" 2>&1
 rm -rf "$raw"
 # ZOND_UPDATE_EXPECTED=1: write the expected file from this run (check it by eye!)
