@@ -103,6 +103,8 @@ struct functions_job {
 	int descend;        /* --descend */
 	const char *from;   /* --from FUNC */
 	double threshold;   /* --threshold PCT */
+	const char *safe;   /* --safe-point FUNC: the cyclic scenario */
+	double period;      /* --period S */
 	double duration;
 	const char *store, *campaign;
 	int quiet;
@@ -385,6 +387,111 @@ static int region(struct functions_job *job, struct symbols *s, const struct inj
 	return rc;
 }
 
+/* The plan's function called name that can be patched, or -1. */
+static ptrdiff_t plan_function(const struct inject_plan *plan, const char *name)
+{
+	for (size_t i = 0; i < plan->nfuncs; i++)
+		if (plan->funcs[i].ok && strcmp(plan->funcs[i].name, name) == 0)
+			return (ptrdiff_t)i;
+	return -1;
+}
+
+/* Set r (number i of n) of a cyclic run as a run of the campaign. */
+static int store_set(const struct functions_job *job, struct symbols *s,
+		     const struct inject_plan *plan, const struct record_desc *recs,
+		     const struct inject_result *r, size_t i, size_t n, char **argv)
+{
+	struct zerr err;
+	struct zp_profile *p = run_profile(job, s, plan, recs, r, argv);
+	char buf[64];
+	snprintf(buf, sizeof buf, "%zu of %zu", i + 1, n);
+	profile_add_meta(p, "inject_cyclic_set", buf);
+	snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->periods);
+	profile_add_meta(p, "inject_cyclic_periods", buf);
+	profile_add_meta(p, "inject_safe_point", job->safe);
+	int rc = store_run(job, p, &err);
+	if (rc < 0)
+		cmd_error("inject", "%s", err.msg);
+	else if (!job->quiet)
+		fprintf(stderr,
+			"zond inject: set %zu of %zu: run %lld stored in %s: %zu functions, "
+			"measured %.3f s in %llu period%s\n",
+			i + 1, n, (long long)p->run.id, job->store, r->n, r->duration_ns / 1e9,
+			(unsigned long long)r->periods, r->periods == 1 ? "" : "s");
+	profile_free(p);
+	return rc;
+}
+
+/*
+ * The cyclic scenario: the chosen functions (but the safe point), per_run
+ * of them a set, swapped round robin at the safe point every period; one
+ * run per set that was measured.
+ */
+static int cyclic(struct functions_job *job, struct symbols *s, const struct inject_plan *plan,
+		  char **argv, const char *prog, int *runs)
+{
+	ptrdiff_t safe = plan_function(plan, job->safe);
+	if (safe < 0)
+		return cmd_error("inject", "--safe-point %s: no function of %s that can be patched",
+				 job->safe, prog);
+	size_t *which, n, m = 0;
+	if (choose(job, plan, prog, &which, &n) < 0)
+		return 1;
+	for (size_t k = 0; k < n; k++)
+		if (which[k] != (size_t)safe)
+			which[m++] = which[k]; /* the safe point is not measured */
+	if (!m) {
+		free(which);
+		return cmd_error("inject", "%s: no function to measure but the safe point", prog);
+	}
+	struct inject_patch *patches = inject_function_patches(plan, which, m);
+	struct record_desc *recs = zp_xcalloc(m + 1, sizeof *recs);
+	for (size_t k = 0; k < m; k++)
+		recs[k] = (struct record_desc){ZP_FUNCTION, plan->funcs[which[k]].name,
+					       plan->funcs[which[k]].addr};
+	size_t per = job->per_run > 0 ? (size_t)job->per_run : m;
+	struct inject_job ij = {plan, patches, m, m};
+	struct inject_cyclic c = {&ij,
+				  {plan->funcs[safe].name, NULL, plan->funcs[safe].site,
+				   INJECT_SAFE, 0},
+				  per,
+				  job->period,
+				  job->duration,
+				  job->pid};
+	size_t nsets = (m + per - 1) / per;
+	if (!job->quiet)
+		fprintf(stderr,
+			"zond inject: %zu functions of %s in %zu set%s, swapped at %s every %g s, "
+			"campaign %s\n",
+			m, prog, nsets, nsets == 1 ? "" : "s", job->safe, job->period, job->campaign);
+	struct inject_result *sets;
+	struct zerr err;
+	int status, rc = 0;
+	char pidtext[32];
+	char *pargv[] = {(char *)prog, pidtext, NULL};
+	snprintf(pidtext, sizeof pidtext, "(pid %ld)", job->pid);
+	if (inject_cyclic(&c, argv, &sets, &nsets, &status, &err) < 0)
+		rc = cmd_error("inject", "%s", err.msg);
+	for (size_t i = 0; i < nsets; i++) {
+		if (!sets[i].periods) {
+			if (!job->quiet)
+				fprintf(stderr, "zond inject: set %zu of %zu was never measured\n",
+					i + 1, nsets);
+		} else if (store_set(job, s, plan, recs + i * per, &sets[i], i, nsets,
+				     job->pid ? pargv : argv) == 0) {
+			*runs += 1;
+		} else {
+			rc = 1;
+		}
+		inject_result_free(&sets[i]);
+	}
+	free(sets);
+	free(recs);
+	free(patches);
+	free(which);
+	return rc == 0 && !job->pid && status >= 0 ? program_status(status) : rc;
+}
+
 /* Inclusive time (ns) of record k summed over r's threads. */
 static uint64_t incl_of(const struct inject_result *r, size_t k)
 {
@@ -528,6 +635,7 @@ static int scenario(struct functions_job *job, char **argv)
 	int runs = 0;
 	int rc = job->region    ? region(job, s, &plan, argv, prog, &runs)
 		 : job->descend ? descend(job, s, &plan, argv, prog, &runs)
+		 : job->safe    ? cyclic(job, s, &plan, argv, prog, &runs)
 				: functions(job, s, &plan, argv, prog, &runs);
 	if (!job->quiet && runs)
 		fprintf(stderr, "zond inject: campaign %s: %d run%s (zond report -C %s)\n",
@@ -549,6 +657,8 @@ int cmd_inject(int argc, char **argv)
 		{"descend", no_argument, NULL, 'S'},
 		{"from", required_argument, NULL, 'F'},
 		{"threshold", required_argument, NULL, 'T'},
+		{"safe-point", required_argument, NULL, 'P'},
+		{"period", required_argument, NULL, 'I'},
 		{"campaign", required_argument, NULL, 'c'},
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -596,6 +706,14 @@ int cmd_inject(int argc, char **argv)
 				return cmd_usage_error("inject", "--threshold wants a percentage");
 			break;
 		}
+		case 'P': job.safe = optarg; break;
+		case 'I': {
+			char *end;
+			job.period = strtod(optarg, &end);
+			if (*end || end == optarg || job.period <= 0)
+				return cmd_usage_error("inject", "--period wants seconds > 0");
+			break;
+		}
 		case 'c': job.campaign = optarg; break;
 		case 'o': job.store = optarg; break;
 		case 'q': job.quiet = 1; break;
@@ -610,16 +728,23 @@ int cmd_inject(int argc, char **argv)
 	}
 	if ((job.from || job.threshold != 1) && !job.descend)
 		return cmd_usage_error("inject", "--from and --threshold go with --descend");
+	if (job.period && !job.safe)
+		return cmd_usage_error("inject", "--period goes with --safe-point");
+	if (job.safe && (job.region || job.descend))
+		return cmd_usage_error("inject", "--safe-point: no --region, no --descend");
+	if (job.safe && !job.period)
+		job.period = 1;
 	if (job.descend && (job.region || job.pid))
 		return cmd_usage_error("inject",
 				       "--descend starts the program: no -p, no --region");
 	if (job.pid) {
-		if (optind != argc || job.per_run)
-			return cmd_usage_error("inject", "-p takes no program and no --per-run");
+		if (optind != argc || (job.per_run && !job.safe))
+			return cmd_usage_error("inject", "-p takes no program and no --per-run "
+							 "(but with --safe-point)");
 		return scenario(&job, NULL);
 	}
-	if (job.duration)
-		return cmd_usage_error("inject", "--duration goes with -p");
+	if (job.duration && !job.safe)
+		return cmd_usage_error("inject", "--duration goes with -p or --safe-point");
 	if (optind >= argc)
 		return cmd_usage_error("inject", "no program to run (zond inject -- PROG ARGS)");
 	return scenario(&job, argv + optind);

@@ -41,6 +41,9 @@ enum inject_probe {
 	INJECT_REGION_TO,   /* a point where it stops and one pass is accumulated */
 	INJECT_UNWIND,      /* an unwinder's entry: the thread's replaced return
 			     * addresses are given back before it walks the stack */
+	INJECT_SAFE,        /* the cyclic scenario's safe point (a function's entry):
+			     * while the results' park flag is set, a thread
+			     * arriving there waits (parked) until zond clears it */
 };
 
 #define INJECT_SITE_INSNS 16

@@ -31,6 +31,8 @@
  * A forked child keeps its parent thread's block: while both run, a few of
  * their updates may be lost, never the memory corrupted.  A stat's min is
  * stored inverted (~min), so that zeroed memory reads as "no call yet".
+ * The cyclic scenario's safe point parks a thread (park set) until zond
+ * clears park again; parked counts the threads waiting there.
  * Costs are compensated in the payload: a call's inclusive cost is its
  * measured interval less the payload's own part (c0) and the full cost
  * (cpair) of each measured call below it; self cost is exact by the same
@@ -68,6 +70,8 @@
 #define INJ_H_NFUNCS 8
 #define INJ_H_DEEP   16 /* calls not measured: the shadow stack was full */
 #define INJ_H_NOSLOT 24 /* calls not measured: no thread slot was free */
+#define INJ_H_PARK   32 /* cyclic: set by zond, a thread at the safe point waits */
+#define INJ_H_PARKED 40 /* cyclic: threads now waiting at the safe point */
 
 /* stat offsets */
 #define INJ_S_CALLS 0
@@ -98,7 +102,7 @@ struct inject_stat {
 };
 
 struct inject_header {
-	uint64_t magic, nfuncs, deep, noslot, pad[4];
+	uint64_t magic, nfuncs, deep, noslot, park, parked, pad[2];
 };
 
 _Static_assert(sizeof(struct inject_stat) == INJ_STAT, "stat layout");

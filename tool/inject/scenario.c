@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -46,6 +47,8 @@ struct session {
 	uint64_t *entries;         /* where each jump goes (the stub's call) */
 	char **owned;              /* module paths of the unwinders' patches */
 	size_t nowned;
+	unsigned char *off; /* noff flags: patch k's jump is not written (cyclic) */
+	size_t noff;
 };
 
 static int64_t wall_ns(void)
@@ -117,23 +120,43 @@ static int original_bytes(struct session *x, size_t k, uint8_t *out, struct zerr
 		       : 0;
 }
 
-/* Writes the jumps at the entries, checking first that the bytes are the file's. */
-static int patch_entries(struct session *x, struct zerr *err)
+/* Writes the jump at patch k's entry, checking first that the bytes are the file's. */
+static int patch_one(struct session *x, size_t k, struct zerr *err)
 {
 	const struct inject_arch *a = x->plan->arch;
-	for (size_t k = 0; k < x->npatches; k++) {
-		uint8_t want[16], have[16], jump[16];
-		uint64_t at = x->sites[k].addr + x->sites[k].keep;
-		if (original_bytes(x, k, want, err) < 0 ||
-		    x->t->ops->read(x->t, at, have, a->jump_len, err) < 0)
+	uint8_t want[16], have[16], jump[16];
+	uint64_t at = x->sites[k].addr + x->sites[k].keep;
+	if (original_bytes(x, k, want, err) < 0 || x->t->ops->read(x->t, at, have, a->jump_len, err) < 0)
+		return -1;
+	if (memcmp(want, have, a->jump_len) != 0)
+		return zerr_set(err, "%s: %s in memory is not as in the file",
+				x->areas[x->in_area[k]].path, x->patches[k].name);
+	a->jump(at, x->entries[k], jump);
+	return x->t->ops->write(x->t, at, jump, a->jump_len, err);
+}
+
+/* Writes the file's bytes back at patch k's entry. */
+static int unpatch_one(struct session *x, size_t k, struct zerr *err)
+{
+	uint8_t orig[16];
+	if (original_bytes(x, k, orig, err) < 0)
+		return -1;
+	return x->t->ops->write(x->t, x->sites[k].addr + x->sites[k].keep, orig,
+				x->plan->arch->jump_len, err);
+}
+
+/* Whether patch k's jump is (to be) written: the cyclic scenario holds back the other sets'. */
+static int patch_on(const struct session *x, size_t k)
+{
+	return k >= x->noff || !x->off[k];
+}
+
+/* Writes the jumps at the entries of the patches that are on. */
+static int patch_entries(struct session *x, struct zerr *err)
+{
+	for (size_t k = 0; k < x->npatches; k++)
+		if (patch_on(x, k) && patch_one(x, k, err) < 0)
 			return -1;
-		if (memcmp(want, have, a->jump_len) != 0)
-			return zerr_set(err, "%s: %s in memory is not as in the file",
-					x->areas[x->in_area[k]].path, x->patches[k].name);
-		a->jump(at, x->entries[k], jump);
-		if (x->t->ops->write(x->t, at, jump, a->jump_len, err) < 0)
-			return -1;
-	}
 	return 0;
 }
 
@@ -152,7 +175,7 @@ static int move_threads(struct session *x, struct zerr *err)
 		for (size_t k = 0; k < x->npatches; k++) {
 			const struct inject_site *site = &x->sites[k];
 			uint64_t lo = site->addr + site->keep;
-			if (pc <= lo || pc >= lo + x->plan->arch->jump_len)
+			if (!patch_on(x, k) || pc <= lo || pc >= lo + x->plan->arch->jump_len)
 				continue;
 			for (uint32_t j = 0; j < site->ninsn; j++)
 				if (lo + site->map_from[j] == pc &&
@@ -437,6 +460,7 @@ static void session_end(struct session *x)
 	free(x->sites);
 	free(x->copies);
 	free(x->entries);
+	free(x->off);
 	x->t->ops->close(x->t);
 }
 
@@ -496,22 +520,38 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
+/* ^C and SIGTERM to zond set `interrupted` from now on; old keeps what they did. */
+static void catch_interrupts(struct sigaction old[2])
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_interrupt;
+	interrupted = 0;
+	sigaction(SIGINT, &sa, &old[0]);
+	sigaction(SIGTERM, &sa, &old[1]);
+}
+
+static void release_interrupts(const struct sigaction old[2])
+{
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+}
+
+static void nap(void)
+{
+	struct timespec ts = {0, 2000000};
+	nanosleep(&ts, NULL);
+}
+
 /* Waits until seconds passed (0: for ever) or ^C / SIGTERM. */
 static void wait_duration(double seconds)
 {
-	struct sigaction sa, old_int, old_term;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_interrupt;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	interrupted = 0;
+	struct sigaction old[2];
+	catch_interrupts(old);
 	int64_t end = wall_ns() + (int64_t)(seconds * 1e9);
-	while (!interrupted && (seconds <= 0 || wall_ns() < end)) {
-		struct timespec ts = {0, 10000000};
-		nanosleep(&ts, NULL);
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	while (!interrupted && (seconds <= 0 || wall_ns() < end))
+		nap();
+	release_interrupts(old);
 }
 
 /* A pending return through the exit payload gets its real address back. */
@@ -527,13 +567,9 @@ static int give_back_return(const struct session *x, uint64_t slot, uint64_t ret
 static int restore(struct session *x, struct inject_result *out, struct zerr *err)
 {
 	read_results(x, out);
-	for (size_t k = 0; k < x->npatches; k++) {
-		uint8_t orig[16];
-		if (original_bytes(x, k, orig, err) < 0 ||
-		    x->t->ops->write(x->t, x->sites[k].addr + x->sites[k].keep, orig,
-				     x->plan->arch->jump_len, err) < 0)
+	for (size_t k = 0; k < x->npatches; k++)
+		if (patch_on(x, k) && unpatch_one(x, k, err) < 0)
 			return -1;
-	}
 	if (each_frame(x, give_back_return, err) < 0)
 		return -1;
 	/* the trampoline area and the results stay mapped: a thread inside a
@@ -583,4 +619,270 @@ void inject_result_free(struct inject_result *r)
 	free(r->stats);
 	free(r->edges);
 	memset(r, 0, sizeof *r);
+}
+
+/* ---- the cyclic scenario ---------------------------------------------------- */
+
+/* The cyclic run's state besides the session's. */
+struct cycle {
+	const struct inject_cyclic *c;
+	struct session *x;
+	size_t nsets, cur;
+	int64_t set_start, end; /* end: 0 for none */
+	int64_t *active_ns;
+	uint64_t *periods;
+	int ended, status;
+};
+
+static volatile uint64_t *header_word(struct session *x, size_t off)
+{
+	return (volatile uint64_t *)((uint8_t *)x->shared + off);
+}
+
+/* Patch k's set, or SIZE_MAX for the safe point and the unwinders (always on). */
+static size_t set_of(const struct cycle *y, size_t k)
+{
+	return k < y->c->job->npatches ? k / y->c->per_set : SIZE_MAX;
+}
+
+/* Whether the run is over: the target ended, zond was interrupted, the duration passed. */
+static int cycle_over(struct cycle *y)
+{
+	struct inject_transport *t = y->x->t;
+	if (!y->ended && t->ops->ended && t->ops->ended(t, &y->status))
+		y->ended = 1;
+	return y->ended || interrupted || (y->end && wall_ns() >= y->end);
+}
+
+/*
+ * Asks the target to park at the safe point and waits until a thread does
+ * (1) or the run is over (0).  Says once when a period passes without one.
+ */
+static int park(struct cycle *y, int64_t since, int *said)
+{
+	volatile uint64_t *parked = header_word(y->x, INJ_H_PARKED);
+	*parked = 0;
+	__atomic_store_n(header_word(y->x, INJ_H_PARK), 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(parked, __ATOMIC_SEQ_CST)) {
+		if (cycle_over(y))
+			return 0;
+		if (!*said && wall_ns() - since >= (int64_t)(y->c->period * 1e9)) {
+			*said = 1;
+			fprintf(stderr,
+				"zond inject: process %lld has not reached the safe point %s in "
+				"%g s: set %zu of %zu stays measured\n",
+				(long long)y->x->t->pid, y->c->safe.name, y->c->period, y->cur + 1,
+				y->nsets);
+		}
+		nap();
+	}
+	return 1;
+}
+
+static void unpark(struct cycle *y)
+{
+	__atomic_store_n(header_word(y->x, INJ_H_PARK), 0, __ATOMIC_SEQ_CST);
+	*header_word(y->x, INJ_H_PARKED) = 0;
+}
+
+/* With the target stopped at the safe point: the current set's jumps out, the next set's in. */
+static int swap_sets(struct cycle *y, struct zerr *err)
+{
+	struct session *x = y->x;
+	size_t next = (y->cur + 1) % y->nsets;
+	for (size_t k = 0; k < x->npatches; k++)
+		if (set_of(y, k) == y->cur && unpatch_one(x, k, err) < 0)
+			return -1;
+	for (size_t k = 0; k < x->npatches; k++) {
+		if (set_of(y, k) == SIZE_MAX)
+			continue;
+		x->off[k] = set_of(y, k) != next;
+		if (!x->off[k] && patch_one(x, k, err) < 0)
+			return -1;
+	}
+	if (move_threads(x, err) < 0)
+		return -1;
+	int64_t now = wall_ns();
+	y->active_ns[y->cur] += now - y->set_start;
+	y->set_start = now;
+	y->cur = next;
+	y->periods[next]++;
+	return 0;
+}
+
+/* Measures set after set until the run is over; 0, or -1 with err (the target released). */
+static int cycle(struct cycle *y, struct zerr *err)
+{
+	struct inject_transport *t = y->x->t;
+	int said = 0;
+	for (;;) {
+		int64_t due = y->set_start + (int64_t)(y->c->period * 1e9);
+		while (!cycle_over(y) && (y->nsets == 1 || wall_ns() < due))
+			nap();
+		if (cycle_over(y) || !park(y, due, &said))
+			return 0;
+		if (t->ops->stop(t, err) < 0)
+			return cycle_over(y) ? 0 : -1; /* it ended meanwhile */
+		int rc = swap_sets(y, err);
+		unpark(y);
+		if (t->ops->release(t, err) < 0 || rc < 0)
+			return -1;
+	}
+}
+
+/*
+ * The end: parked at the safe point if the target reaches it within a
+ * period (so every set saw whole passes), the results read, the code put
+ * back (unless the target is gone) and the target released.
+ */
+static int cycle_end(struct cycle *y, struct inject_result *all, struct zerr *err)
+{
+	struct session *x = y->x;
+	struct inject_transport *t = x->t;
+	int rc = 0, said = 1;
+	if (!y->ended) {
+		int64_t now = wall_ns();
+		y->end = now + (int64_t)(y->c->period * 1e9);
+		interrupted = 0;
+		park(y, now, &said);
+	}
+	if (!y->ended && t->ops->stop(t, err) == 0) {
+		rc = restore(x, all, err);
+		unpark(y);
+		struct zerr ignored;
+		if (t->ops->release(t, rc == 0 ? err : &ignored) < 0)
+			rc = -1;
+	} else {
+		read_results(x, all);
+	}
+	y->active_ns[y->cur] += wall_ns() - y->set_start;
+	return rc;
+}
+
+/* Set s's part of the results of every set (records from `from`, k of them). */
+static void split_set(const struct inject_result *all, size_t from, size_t k,
+		      struct inject_result *out)
+{
+	*out = *all;
+	out->n = k;
+	out->nthreads = out->nedges = 0;
+	out->open = 0;
+	out->tids = zp_xcalloc(all->nthreads + 1, sizeof *out->tids);
+	out->stats = zp_xcalloc((all->nthreads + 1) * (k ? k : 1), sizeof *out->stats);
+	out->edges = NULL;
+	size_t *thread_of = zp_xcalloc(all->nthreads + 1, sizeof *thread_of);
+	for (size_t t = 0; t < all->nthreads; t++) {
+		uint64_t calls = 0;
+		for (size_t j = 0; j < k; j++)
+			calls += all->stats[t * all->n + from + j].calls;
+		thread_of[t] = SIZE_MAX;
+		if (!calls)
+			continue; /* this set's functions never ran on it */
+		thread_of[t] = out->nthreads;
+		out->tids[out->nthreads] = all->tids[t];
+		memcpy(&out->stats[out->nthreads * k], &all->stats[t * all->n + from],
+		       k * sizeof *out->stats);
+		out->nthreads++;
+	}
+	for (size_t i = 0; i < all->nedges; i++) {
+		struct inject_edge e = all->edges[i];
+		int caller_in = e.caller == INJECT_NO_CALLER ||
+				(e.caller >= from && e.caller < from + k);
+		if (e.callee < from || e.callee >= from + k || !caller_in ||
+		    thread_of[e.thread] == SIZE_MAX)
+			continue; /* a call across a swap: no edge */
+		e.thread = thread_of[e.thread];
+		e.callee -= from;
+		if (e.caller != INJECT_NO_CALLER)
+			e.caller -= from;
+		out->edges = zp_xrealloc(out->edges, (out->nedges + 1) * sizeof *out->edges);
+		out->edges[out->nedges++] = e;
+	}
+	free(thread_of);
+}
+
+/* The target of a cyclic run, started (run to its entry point) or attached. */
+static struct inject_transport *cyclic_target(const struct inject_cyclic *c, char *const argv[],
+					      struct zerr *err)
+{
+	return c->pid ? inject_ptrace_attach(c->pid, err) : inject_ptrace_start(argv, err);
+}
+
+int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inject_result **sets,
+		  size_t *nsets, int *status, struct zerr *err)
+{
+	const struct inject_job *job = c->job;
+	struct inject_result all;
+	memset(&all, 0, sizeof all);
+	*sets = NULL;
+	*nsets = 0;
+	*status = -1;
+	if (calibrate(job, &all, err) < 0)
+		return -1;
+	struct inject_transport *t = cyclic_target(c, argv, err);
+	if (!t)
+		return -1;
+	struct inject_job with_safe = *job;
+	struct inject_patch *pt = zp_xcalloc(job->npatches + 1, sizeof *pt);
+	memcpy(pt, job->patches, job->npatches * sizeof *pt);
+	pt[job->npatches] = c->safe;
+	pt[job->npatches].kind = INJECT_SAFE;
+	with_safe.patches = pt;
+	with_safe.npatches = job->npatches + 1;
+	struct session x;
+	session_init(&x, t, &with_safe);
+	free(pt);
+	struct cycle y = {c, &x, (job->npatches + c->per_set - 1) / c->per_set, 0, 0, 0,
+			  NULL, NULL, 0, -1};
+	y.active_ns = zp_xcalloc(y.nsets + 1, sizeof *y.active_ns);
+	y.periods = zp_xcalloc(y.nsets + 1, sizeof *y.periods);
+	x.noff = job->npatches;
+	x.off = zp_xcalloc(x.noff + 1, 1);
+	for (size_t k = 0; k < job->npatches; k++)
+		x.off[k] = set_of(&y, k) != 0;
+	all.pid = t->pid;
+	all.start_ns = wall_ns();
+	struct sigaction old[2];
+	catch_interrupts(old);
+	struct zerr ignored;
+	int rc = 0;
+	if ((!c->pid && run_to_entry(&x, err) < 0) || prepare(&x, &all, err) < 0) {
+		if (c->pid && x.shared && x.nareas)
+			restore(&x, &all, &ignored); /* put back whatever was patched */
+		t->ops->release(t, &ignored);
+		rc = -1;
+	} else if (t->ops->release(t, err) < 0) {
+		rc = -1;
+	} else {
+		y.set_start = wall_ns();
+		y.end = c->duration > 0 ? y.set_start + (int64_t)(c->duration * 1e9) : 0;
+		y.periods[0] = 1;
+		rc = cycle(&y, err);
+		struct zerr end_err;
+		if (cycle_end(&y, &all, rc == 0 ? err : &end_err) < 0)
+			rc = -1;
+	}
+	release_interrupts(old);
+	if (!c->pid && !y.ended && t->ops->wait(t, &y.status, rc == 0 ? err : &ignored) == 0)
+		y.ended = 1;
+	*status = c->pid ? -1 : y.status;
+	all.status = *status;
+	all.duration_ns = wall_ns() - all.start_ns;
+	if (all.tids) {
+		*sets = zp_xcalloc(y.nsets, sizeof **sets);
+		*nsets = y.nsets;
+		for (size_t s = 0; s < y.nsets; s++) {
+			size_t from = s * c->per_set;
+			size_t k = job->npatches - from < c->per_set ? job->npatches - from
+								      : c->per_set;
+			split_set(&all, from, k, &(*sets)[s]);
+			(*sets)[s].duration_ns = y.active_ns[s];
+			(*sets)[s].periods = y.periods[s];
+		}
+	}
+	inject_result_free(&all);
+	free(y.active_ns);
+	free(y.periods);
+	session_end(&x);
+	return rc;
 }

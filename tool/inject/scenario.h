@@ -69,6 +69,7 @@ struct inject_result {
 	struct inject_stat *stats; /* nthreads * n: thread t's record k at t * n + k */
 	struct inject_edge *edges; /* none when more than INJ_EDGES_MAX records */
 	size_t nedges;
+	uint64_t periods; /* cyclic: the periods this set was measured */
 };
 
 /* Runs argv with the job's patches. */
@@ -88,5 +89,35 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 		  struct inject_result *out, struct zerr *err);
 void inject_result_free(struct inject_result *r);
+
+/*
+ * The cyclic scenario, for a program that never ends: the job's patches
+ * (record k = patch k, all INJECT_FUNCTION) form sets of per_set, measured
+ * one set at a time.  Every period seconds zond sets the park flag in the
+ * shared results; the first thread to reach the safe point (a function's
+ * entry, patched with INJECT_SAFE: breakpoint-free, it waits in the
+ * payload) is parked there, zond stops the process, writes the original
+ * bytes at the current set's entries and the jumps at the next set's,
+ * clears the flag and lets it run: round robin, every set's calls counted
+ * in whole passes from safe point to safe point (calls still open across
+ * a swap end in their own set's records).  While the safe point is not
+ * reached the current set stays measured, and zond says so once on
+ * stderr.  The run ends when the program does, after duration seconds
+ * (0: none) or at ^C / SIGTERM to zond: then zond parks it once more
+ * (waiting at most a period), reads the results and puts the code back;
+ * a started program is then waited for (*status its wait status; -1 with
+ * pid).  *sets gets one result per set (malloc'ed, *nsets of them, each
+ * with the time it was measured as duration_ns and its periods), also
+ * when -1 is returned after the target ran, so nothing measured is lost.
+ */
+struct inject_cyclic {
+	const struct inject_job *job;
+	struct inject_patch safe; /* site of the safe point (kind and id are set here) */
+	size_t per_set;
+	double period, duration;
+	int64_t pid; /* attach to it; 0: start argv */
+};
+int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inject_result **sets,
+		  size_t *nsets, int *status, struct zerr *err);
 
 #endif

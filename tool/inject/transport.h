@@ -33,6 +33,9 @@
  *   wait          (after release) waits for the target to end and gives
  *                 its wait status; only for a target the transport started
  *   close         frees the transport (the target keeps running)
+ *   ended         (optional, may be NULL: never) whether the target has
+ *                 ended, without waiting; 1 with its wait status (-1 when
+ *                 not known: an attached process), else 0
 
  */
 #ifndef ZOND_INJECT_TRANSPORT_H
@@ -71,6 +74,7 @@ struct inject_transport_ops {
 	int (*stop)(struct inject_transport *t, struct zerr *err);
 	int (*wait)(struct inject_transport *t, int *status, struct zerr *err);
 	void (*close)(struct inject_transport *t);
+	int (*ended)(struct inject_transport *t, int *status);
 };
 
 /*

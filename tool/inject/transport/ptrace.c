@@ -121,13 +121,19 @@ static int find_syscall_in(void *arg, uint64_t lo, uint64_t hi, const char *perm
 	return f->found != 0;
 }
 
-static int stopped(pid_t pid, struct zerr *err)
+/* Waits for thread tid's stop; a started target's end is kept for wait(). */
+static int stopped(struct ptrace_target *p, pid_t tid, struct zerr *err)
 {
 	int status;
-	if (waitpid(pid, &status, __WALL) != pid)
-		return zerr_set(err, "process %d: %s", (int)pid, strerror(errno));
-	if (!WIFSTOPPED(status))
-		return zerr_set(err, "process %d ended while zond inject prepared it", (int)pid);
+	if (waitpid(tid, &status, __WALL) != tid)
+		return zerr_set(err, "process %d: %s", (int)tid, strerror(errno));
+	if (!WIFSTOPPED(status)) {
+		if (tid == p->pid && !p->attached) {
+			p->ended = 1;
+			p->status = status;
+		}
+		return zerr_set(err, "process %d ended while zond inject held it", (int)tid);
+	}
 	return 0;
 }
 
@@ -149,7 +155,7 @@ static int remote_syscall(struct ptrace_target *p, long nr, const uint64_t args[
 	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0 || ptrace(PTRACE_SINGLESTEP, tid, 0, 0) < 0)
 		return zerr_set(err, "process %d: cannot run a system call (%s)", p->pid,
 				strerror(errno));
-	if (stopped(tid, err) < 0)
+	if (stopped(p, tid, err) < 0)
 		return -1;
 	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0 || ptrace(PTRACE_SETREGS, tid, 0, &saved) < 0)
 		return zerr_set(err, "process %d: cannot restore registers (%s)", p->pid,
@@ -418,7 +424,7 @@ static int seize_all(struct ptrace_target *p, struct zerr *err)
 			p->tids = zp_xrealloc(p->tids, (p->ntids + 1) * sizeof *p->tids);
 			p->tids[p->ntids++] = tid;
 			added = 1;
-			if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0 || stopped(tid, err) < 0) {
+			if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0 || stopped(p, tid, err) < 0) {
 				closedir(d);
 				return zerr_set(err, "process %d: cannot stop thread %d",
 						(int)p->pid, (int)tid);
@@ -452,6 +458,20 @@ static int pt_wait(struct inject_transport *t, int *status, struct zerr *err)
 	return 0;
 }
 
+static int pt_ended(struct inject_transport *t, int *status)
+{
+	struct ptrace_target *p = as_target(t);
+	if (!p->ended && p->attached && kill(p->pid, 0) < 0 && errno == ESRCH) {
+		p->ended = 1;
+		p->status = -1; /* not zond's child: its status is not known */
+	} else if (!p->ended && !p->attached && p->released &&
+		   waitpid(p->pid, &p->status, WNOHANG) == p->pid) {
+		p->ended = 1;
+	}
+	*status = p->status;
+	return p->ended;
+}
+
 static void pt_close(struct inject_transport *t)
 {
 	struct ptrace_target *p = as_target(t);
@@ -479,6 +499,7 @@ static const struct inject_transport_ops ptrace_ops = {
 	.stop = pt_stop,
 	.wait = pt_wait,
 	.close = pt_close,
+	.ended = pt_ended,
 };
 
 /* /proc/PID/mem and a syscall instruction of the stopped target; 0 or -1 with err. */

@@ -37,8 +37,8 @@
 #define ACTIVE INJ_ACTIVE
 
 	.section .rodata.zond_payload, "a"
-	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind
-	.hidden za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind
+	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_safe
+	.hidden za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_safe
 	.p2align 6
 za_blob:
 za_shm:		.quad 0	/* the target's address of the shared results */
@@ -375,6 +375,32 @@ za_unwind:
 	pop %rdx
 	pop %rcx
 	pop %rax
+	ret				/* into the relocated copy */
+/*
+ * The cyclic scenario's safe point (stub: .long id; call za_safe at a
+ * function's entry, where no argument register may be lost): while zond
+ * has set park in the results' header, the thread counts itself parked
+ * and waits, yielding the CPU, until zond (which stops the process, swaps
+ * the measured set and clears park) lets it go on into the relocated copy.
+ * Keeps every register but rflags (sched_yield clobbers rax, rcx, r11).
+ */
+za_safe:
+	push %rax
+	mov za_shm(%rip), %rax
+	cmpq $0, INJ_H_PARK(%rax)
+	je 9f
+	push %rcx
+	push %r11
+	lock incq INJ_H_PARKED(%rax)
+1:	pause
+	mov $24, %eax			/* SYS_sched_yield */
+	syscall
+	mov za_shm(%rip), %rax
+	cmpq $0, INJ_H_PARK(%rax)
+	jne 1b
+	pop %r11
+	pop %rcx
+9:	pop %rax
 	ret				/* into the relocated copy */
 za_blob_end:
 	.section .note.GNU-stack, "", @progbits

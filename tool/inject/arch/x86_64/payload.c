@@ -19,7 +19,7 @@
 #include "../../results.h"
 
 extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[], za_to[],
-	za_unwind[];
+	za_unwind[], za_safe[];
 
 #define STUB_LEN        9  /* .long id; call rel32 */
 #define REGION_STUB_LEN 22 /* .long id; lea -128(%rsp),%rsp; call rel32; lea 128(%rsp),%rsp */
@@ -53,8 +53,9 @@ size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32
 			  enum inject_probe kind)
 {
 	memcpy(out, &id, 4);
-	if (kind == INJECT_FUNCTION || kind == INJECT_UNWIND) {
-		put_call(out + 4, at + 4, payload_at, kind == INJECT_UNWIND ? za_unwind : za_entry);
+	if (kind == INJECT_FUNCTION || kind == INJECT_UNWIND || kind == INJECT_SAFE) {
+		put_call(out + 4, at + 4, payload_at,
+			 kind == INJECT_UNWIND ? za_unwind : kind == INJECT_SAFE ? za_safe : za_entry);
 		return STUB_LEN;
 	}
 	static const uint8_t below[] = {0x48, 0x8d, 0x64, 0x24, 0x80}; /* lea -128(%rsp),%rsp */

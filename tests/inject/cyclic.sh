@@ -1,0 +1,93 @@
+#!/bin/sh
+# cyclic.sh - zond inject's cyclic scenario on a control loop (progs/cycle.c:
+# per pass tick() once, one() once, two() twice, three() 3 and four() 4
+# times).  The sets {one,two} and {three,four} are swapped at tick(), so
+# each set sees whole passes: two = 2 one, 4 three = 3 four exactly, and
+# when the program ends by itself the passes of the two sets add up to the
+# program's own count.  A safe point never reached gets its line and the
+# first set keeps every pass; ^C (SIGINT) to zond and -p keep what was
+# measured.  The program's output and status are as without zond.
+#
+# Usage: cyclic.sh ZOND CYCLE WORKDIR
+set -u
+zond=$1 cycle=$2 dir=$3/cyclic
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+sets="-f one -f two -f three -f four --per-run 2"
+
+# calls of FUNC in run RUN (a number or -C NAME) of store DB
+calls() { "$zond" dump -i "$1" $2 | sed -n "s/^function $3 calls=//p"; }
+
+# Checks the two sets of a run in store DB, campaign C: whole passes each;
+# prints the passes measured.
+whole_passes() {
+	one=$(calls "$1" "-r 1" one) two=$(calls "$1" "-r 1" two)
+	three=$(calls "$1" "-r 2" three) four=$(calls "$1" "-r 2" four)
+	[ -n "$one" ] && [ -n "$two" ] && [ -n "$three" ] && [ -n "$four" ] ||
+		{ fail "$1: a set was not stored ($one $two $three $four)"; echo 0; return; }
+	[ "$two" -eq $((2 * one)) ] || fail "$1: one $one, two $two: not whole passes"
+	[ $((4 * three)) -eq $((3 * four)) ] || fail "$1: three $three, four $four: not whole passes"
+	echo $((one + three / 3))
+}
+
+# 1. The program ends by itself after 300 passes.
+"$cycle" 300 >plain.out 2>plain.err
+plain=$?
+"$zond" inject -o end.db -c end --safe-point tick --period 0.05 $sets -- "$cycle" 300 \
+	>end.out 2>end.err
+rc=$?
+[ $rc -eq $plain ] || fail "status $rc under zond inject, $plain without"
+diff -u plain.out end.out || fail "output differs"
+grep -q '^passes 300$' end.err || fail "the program's count: $(grep passes end.err)"
+got=$(whole_passes end.db)
+[ "$got" -eq 300 ] || fail "the sets measured $got passes of 300"
+[ "$(calls end.db "-C end" four)" = "$(calls end.db "-r 2" four)" ] || fail "campaign end: four is not run 2's"
+grep -q '^zond inject: set 2 of 2: run 2 stored in end.db: 2 functions, measured' end.err ||
+	fail "no line for set 2: $(cat end.err)"
+
+# 2. A safe point never reached: one line, the first set keeps every pass.
+"$zond" inject -o never.db -c never --safe-point tick --period 0.05 $sets -- "$cycle" 200 never \
+	>/dev/null 2>never.err || fail "never: status $?"
+grep -q '^zond inject: process [0-9]* has not reached the safe point tick in 0.05 s: set 1 of 2 stays measured$' \
+	never.err || fail "no line for the safe point never reached: $(cat never.err)"
+grep -q '^zond inject: set 2 of 2 was never measured$' never.err || fail "set 2: $(cat never.err)"
+[ "$(calls never.db "-r 1" one)" = 200 ] && [ "$(calls never.db "-r 1" two)" = 400 ] ||
+	fail "never: set 1 measured $(calls never.db "-r 1" one) passes of 200"
+
+# 3. ^C to zond while the program runs on: what was measured is stored.
+"$zond" inject -o int.db -c int --safe-point tick --period 0.05 $sets -- "$cycle" 0 \
+	>/dev/null 2>int.err &
+zpid=$!
+pid=
+while [ -z "$pid" ]; do
+	pid=$(sed -n 's/^ready //p' int.err)
+	kill -0 $zpid 2>/dev/null || break
+	sleep 0.05
+done
+sleep 0.5
+kill -INT $zpid
+sleep 0.3 # either order of the two ends is correct
+kill -TERM $pid
+wait $zpid
+rc=$?
+[ $rc -eq 0 ] || fail "^C: zond's status $rc: $(cat int.err)"
+own=$(sed -n 's/^passes //p' int.err)
+got=$(whole_passes int.db)
+[ "$got" -gt 0 ] && [ "$got" -le "$own" ] || fail "^C: $got passes measured, the program made $own"
+
+# 4. Attached: measure 0.5 s, detach; the program goes on.
+"$cycle" 0 2>att.err &
+pid=$!
+while ! grep -q ready att.err; do sleep 0.05; done
+"$zond" inject -q -o att.db -c att --safe-point tick --period 0.05 $sets -p $pid --duration 0.5 ||
+	fail "-p: status $?"
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 0 ] || fail "-p: the program's status $rc"
+own=$(sed -n 's/^passes //p' att.err)
+got=$(whole_passes att.db)
+[ "$got" -gt 0 ] && [ "$got" -le "$own" ] || fail "-p: $got passes measured, the program made $own"
+[ $status -eq 0 ] && echo "cyclic: ok"
+exit $status
