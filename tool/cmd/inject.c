@@ -17,6 +17,7 @@
 #include "cmd.h"
 #include "inject/descend.h"
 #include "inject/engine.h"
+#include "inject/metrics.h"
 #include "inject/scenario.h"
 #include "launch.h"
 #include "store/store.h"
@@ -94,6 +95,74 @@ static int coverage(const char *prog)
 	return 0;
 }
 
+/* The metrics of one run's functions (one result set), on f. */
+static void print_run_metrics(FILE *f, const struct zp_profile *p)
+{
+	size_t nm;
+	const struct metric *ms = metrics_all(&nm);
+	double *value = zp_xcalloc(nm, sizeof *value);
+	unsigned char *done = zp_xcalloc(nm, 1), *any = zp_xcalloc(nm, 1);
+	const char *set = profile_meta(p, "inject_cyclic_set");
+	fprintf(f, "run %lld%s%s%s: %.6f s\n", (long long)p->run.id, set ? " (set " : "",
+		set ? set : "", set ? ")" : "", p->run.duration_ns / 1e9);
+	for (uint32_t node = 0; node < p->nnodes; node++) {
+		struct metric_inputs in;
+		metrics_inputs(p, node, &in);
+		if (!(in.have & (1u << MI_CALLS)) || !metrics_compute(&in, value, done))
+			continue;
+		fprintf(f, "  %s calls=%.0f", p->nodes[node].name, in.v[MI_CALLS]);
+		for (size_t m = 0; m < nm; m++)
+			if (done[m]) {
+				any[m] = 1;
+				fprintf(f, " %s=%.4g%s", ms[m].name, value[m], ms[m].unit);
+			}
+		fputc('\n', f);
+	}
+	for (size_t m = 0; m < nm; m++)
+		if (!any[m])
+			fprintf(f, "  %s (%s): not computed, its inputs are not all in this run\n",
+				ms[m].name, ms[m].what);
+	free(value);
+	free(done);
+	free(any);
+}
+
+/*
+ * --metrics: every run of the campaign (each run one result set: metrics
+ * never mix runs) with the metrics its functions have, on f.
+ */
+static int print_metrics(FILE *f, const char *store_path, const char *campaign)
+{
+	struct zerr err;
+	struct store *st = store_open(store_path, STORE_READ, &err);
+	int64_t *ids = NULL;
+	size_t n = 0;
+	if (!st || store_campaign_runs(st, campaign, &ids, &n, &err) < 0) {
+		store_close(st);
+		return cmd_error("inject", "%s", err.msg);
+	}
+	size_t nm;
+	const struct metric *ms = metrics_all(&nm);
+	fprintf(f, "metrics of campaign %s (monotone, usable for pruning:", campaign);
+	for (size_t m = 0; m < nm; m++)
+		if (ms[m].monotone)
+			fprintf(f, " %s", ms[m].name);
+	fprintf(f, ")\n");
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct zp_profile *p = store_load_run(st, ids[i], &err);
+		if (!p) {
+			rc = cmd_error("inject", "%s", err.msg);
+			break;
+		}
+		print_run_metrics(f, p);
+		profile_free(p);
+	}
+	free(ids);
+	store_close(st);
+	return rc;
+}
+
 /* What the functions scenario was asked. */
 struct functions_job {
 	struct name_filter filter;
@@ -108,6 +177,7 @@ struct functions_job {
 	double duration;
 	const char *store, *campaign;
 	int quiet;
+	int metrics; /* --metrics */
 	char campaign_buf[128];
 };
 
@@ -640,6 +710,8 @@ static int scenario(struct functions_job *job, char **argv)
 	if (!job->quiet && runs)
 		fprintf(stderr, "zond inject: campaign %s: %d run%s (zond report -C %s)\n",
 			job->campaign, runs, runs == 1 ? "" : "s", job->campaign);
+	if (job->metrics && runs && print_metrics(stderr, job->store, job->campaign) != 0)
+		rc = rc ? rc : 1;
 	inject_plan_free(&plan);
 	symbols_free(s);
 	return rc;
@@ -662,6 +734,7 @@ int cmd_inject(int argc, char **argv)
 		{"campaign", required_argument, NULL, 'c'},
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"metrics", no_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -717,6 +790,7 @@ int cmd_inject(int argc, char **argv)
 		case 'c': job.campaign = optarg; break;
 		case 'o': job.store = optarg; break;
 		case 'q': job.quiet = 1; break;
+		case 'M': job.metrics = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return cmd_usage_error("inject", "unknown option");
 		}
@@ -728,6 +802,11 @@ int cmd_inject(int argc, char **argv)
 	}
 	if ((job.from || job.threshold != 1) && !job.descend)
 		return cmd_usage_error("inject", "--from and --threshold go with --descend");
+	if (job.metrics && optind == argc && !job.pid) {
+		if (!job.campaign)
+			return cmd_usage_error("inject", "--metrics wants -c NAME (or a program)");
+		return print_metrics(stdout, job.store, job.campaign);
+	}
 	if (job.period && !job.safe)
 		return cmd_usage_error("inject", "--period goes with --safe-point");
 	if (job.safe && (job.region || job.descend))
