@@ -4,11 +4,14 @@
  * the plan of patchable functions is tool/inject/engine.h, the instruction
  * sets tool/inject/arch/.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <linux/perf_event.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -161,6 +164,55 @@ static int print_metrics(FILE *f, const char *store_path, const char *campaign)
 	free(ids);
 	store_close(st);
 	return rc;
+}
+
+/* The hardware events --event knows, as perf_event_open counts them. */
+static const struct {
+	const char *name;
+	uint64_t config;
+} hw_events[] = {
+	{"cycles", PERF_COUNT_HW_CPU_CYCLES},
+	{"instructions", PERF_COUNT_HW_INSTRUCTIONS},
+	{"cache-misses", PERF_COUNT_HW_CACHE_MISSES},
+	{"branch-misses", PERF_COUNT_HW_BRANCH_MISSES},
+};
+
+/*
+ * --event NAME: 0 for tsc (the payload's counter); else one line saying
+ * why the event cannot be counted here, and 1 (2: unknown name).
+ */
+static int check_event(const char *name)
+{
+	if (strcmp(name, "tsc") == 0)
+		return 0;
+	size_t i = 0, n = sizeof hw_events / sizeof hw_events[0];
+	while (i < n && strcmp(hw_events[i].name, name) != 0)
+		i++;
+	if (i == n)
+		return cmd_usage_error("inject",
+				       "--event wants tsc, cycles, instructions, cache-misses "
+				       "or branch-misses");
+	if (access("/sys/bus/event_source/devices/cpu", F_OK) != 0)
+		return cmd_error("inject",
+				 "--event %s: this machine has no PMU (no hardware events: "
+				 "/sys/bus/event_source/devices/cpu is missing); --event tsc works",
+				 name);
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = hw_events[i].config;
+	a.exclude_kernel = 1;
+	a.disabled = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return cmd_error("inject", "--event %s: the PMU does not count it for zond (%s)",
+				 name, strerror(errno));
+	close(fd);
+	return cmd_error("inject",
+			 "--event %s: the PMU counts it, but the payload reads only the TSC so "
+			 "far (rdpmc is not implemented); --event tsc works",
+			 name);
 }
 
 /* What the functions scenario was asked. */
@@ -700,7 +752,7 @@ static int scenario(struct functions_job *job, char **argv)
 	if (!job->quiet)
 		fprintf(stderr, "zond inject: counter %s; %s\n", plan.arch->counter,
 			access("/sys/bus/event_source/devices/cpu", F_OK) == 0
-				? "hardware events through rdpmc are not implemented yet"
+				? "hardware events (--event) through rdpmc are not implemented yet"
 				: "this machine has no PMU (no hardware events)");
 	int runs = 0;
 	int rc = job->region    ? region(job, s, &plan, argv, prog, &runs)
@@ -735,6 +787,7 @@ int cmd_inject(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"metrics", no_argument, NULL, 'M'},
+		{"event", required_argument, NULL, 'E'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -791,6 +844,12 @@ int cmd_inject(int argc, char **argv)
 		case 'o': job.store = optarg; break;
 		case 'q': job.quiet = 1; break;
 		case 'M': job.metrics = 1; break;
+		case 'E': {
+			int rc = check_event(optarg);
+			if (rc)
+				return rc;
+			break;
+		}
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return cmd_usage_error("inject", "unknown option");
 		}
