@@ -5,6 +5,7 @@
  * sets tool/inject/arch/.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <linux/perf_event.h>
 #include <libgen.h>
@@ -218,6 +219,8 @@ static int check_event(const char *name)
 /* What the functions scenario was asked. */
 struct functions_job {
 	struct name_filter filter;
+	const char *libs[NAME_FILTER_MAX]; /* -f MODULE:GLOB */
+	int nlibs;
 	long per_run;       /* 0: all in one run */
 	long pid;           /* -p: attach, 0: start argv */
 	const char *region; /* --region FROM,TO */
@@ -262,7 +265,8 @@ static char *join_argv(char *const argv[])
 struct record_desc {
 	enum zp_node_kind kind;
 	const char *name;
-	uint64_t addr; /* link-time */
+	uint64_t addr;      /* link-time */
+	const char *module; /* the ELF file; NULL: the program's */
 };
 
 /* Thread i of the results: its statistics per record. */
@@ -275,14 +279,14 @@ static void add_thread(struct zp_profile *p, struct symbols *s, const struct inj
 		const struct inject_stat *in = &r->stats[i * r->n + k];
 		if (!in->calls)
 			continue;
-		const char *file = "";
+		const char *file = "", *module = recs[k].module ? recs[k].module : plan->path;
 		int line = 0;
 		struct zerr ignored;
 		if (recs[k].kind == ZP_FUNCTION)
-			symbols_decl_line(s, plan->path, recs[k].addr, &file, &line, &ignored);
+			symbols_decl_line(s, module, recs[k].addr, &file, &line, &ignored);
 		else
-			symbols_line(s, plan->path, recs[k].addr, &file, &line, &ignored);
-		uint32_t node = profile_node(p, recs[k].kind, recs[k].name, plan->path, file, line,
+			symbols_line(s, module, recs[k].addr, &file, &line, &ignored);
+		uint32_t node = profile_node(p, recs[k].kind, recs[k].name, module, file, line,
 					     recs[k].kind == ZP_FUNCTION ? recs[k].addr : 0);
 		nodes[k] = node;
 		struct zp_stat *st = profile_stat(p, th, node);
@@ -424,17 +428,17 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 /*
  * The functions of the plan -f chooses that can be injected, as indexes
  * into plan->funcs (*which, malloc'ed); -1 with the error printed when
- * there is none.
+ * there is none (and none_ok is 0).
  */
 static int choose(const struct functions_job *job, const struct inject_plan *plan,
-		  const char *prog, size_t **which, size_t *n)
+		  const char *prog, size_t **which, size_t *n, int none_ok)
 {
 	*which = zp_xcalloc(plan->nfuncs + 1, sizeof **which);
 	*n = 0;
 	for (size_t i = 0; i < plan->nfuncs; i++)
 		if (plan->funcs[i].ok && name_filter_wants(&job->filter, plan->funcs[i].name))
 			(*which)[(*n)++] = i;
-	if (*n)
+	if (*n || none_ok)
 		return 0;
 	free(*which);
 	cmd_error("inject", "%s: no function to measure (%s)", prog,
@@ -443,21 +447,174 @@ static int choose(const struct functions_job *job, const struct inject_plan *pla
 	return -1;
 }
 
+/* The length of the MODULE of a -f MODULE:GLOB, 0 for a GLOB of the program ("ns::f" is one). */
+static size_t module_part(const char *spec)
+{
+	const char *colon = strchr(spec, ':');
+	return colon && colon != spec && colon[1] != ':' && colon[1] ? (size_t)(colon - spec) : 0;
+}
+
+struct library_search {
+	char name[PATH_MAX];
+	char path[PATH_MAX]; /* found: non-empty */
+};
+
+static void library_seen(void *arg, const char *path)
+{
+	struct library_search *ls = arg;
+	const char *base = strrchr(path, '/');
+	if (!ls->path[0] && (strcmp(path, ls->name) == 0 || strcmp(base ? base + 1 : path, ls->name) == 0))
+		snprintf(ls->path, sizeof ls->path, "%s", path);
+}
+
+/* The chosen functions and what they are: the program's, then the libraries'. */
+struct choice {
+	struct inject_patch *patches;
+	struct record_desc *recs;
+	size_t n;
+	struct inject_plan *libs; /* the libraries' plans, nlibs */
+	size_t nlibs;
+	char **names; /* the libraries' function names, nnames */
+	size_t nnames;
+};
+
+/*
+ * Adds the functions `which` (n) of plan to c (module: NULL for the
+ * program), named names[k] (NULL: the plan's names).
+ */
+static void choice_add(struct choice *c, const struct inject_plan *plan, const size_t *which,
+		       size_t n, const char *module, char **names)
+{
+	struct inject_patch *p = inject_function_patches(plan, which, n);
+	c->patches = zp_xrealloc(c->patches, (c->n + n + 1) * sizeof *c->patches);
+	c->recs = zp_xrealloc(c->recs, (c->n + n + 1) * sizeof *c->recs);
+	for (size_t k = 0; k < n; k++) {
+		const struct inject_func *f = &plan->funcs[which[k]];
+		c->patches[c->n] = p[k];
+		c->patches[c->n].module = module;
+		c->patches[c->n].id = (uint32_t)c->n;
+		c->recs[c->n++] = (struct record_desc){ZP_FUNCTION, names ? names[k] : f->name,
+						       f->addr, module};
+	}
+	free(p);
+}
+
+/* A library's functions a glob names, by any of their symbols (version suffix left out). */
+struct library_match {
+	const char *glob;
+	const struct inject_plan *plan;
+	size_t *which, n;
+	char **names; /* the name matched, without "@VERSION" */
+};
+
+static void library_symbol(void *arg, const struct symbol *sym)
+{
+	struct library_match *m = arg;
+	char name[512];
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(sym->name, "@"), sym->name);
+	if (fnmatch(m->glob, name, 0) != 0)
+		return;
+	for (size_t i = 0; i < m->plan->nfuncs; i++) {
+		const struct inject_func *f = &m->plan->funcs[i];
+		if (f->addr != sym->start || !f->ok)
+			continue;
+		for (size_t k = 0; k < m->n; k++)
+			if (m->which[k] == i)
+				return; /* an alias of one chosen already */
+		m->which = zp_xrealloc(m->which, (m->n + 1) * sizeof *m->which);
+		m->names = zp_xrealloc(m->names, (m->n + 1) * sizeof *m->names);
+		m->which[m->n] = i;
+		m->names[m->n++] = zp_xstrdup(name);
+		return;
+	}
+}
+
+/* -f MODULE:GLOB: the library's functions matching GLOB, added to c; -1 printed. */
+static int choose_library(const char *spec, struct symbols *s, const struct inject_plan *plan,
+			  const char *prog, struct choice *c)
+{
+	struct library_search ls = {"", ""};
+	size_t len = module_part(spec);
+	struct zerr err;
+	snprintf(ls.name, sizeof ls.name, "%.*s", (int)len, spec);
+	if (strchr(ls.name, '/'))
+		snprintf(ls.path, sizeof ls.path, "%s", ls.name);
+	else if (launch_each_library(prog, library_seen, &ls, &err) < 0)
+		return cmd_error("inject", "%s", err.msg);
+	if (!ls.path[0])
+		return cmd_error("inject", "-f %s: %s loads no library %s", spec, prog, ls.name);
+	c->libs = zp_xrealloc(c->libs, (c->nlibs + 1) * sizeof *c->libs);
+	struct inject_plan *lp = &c->libs[c->nlibs];
+	if (inject_plan_file(s, ls.path, plan->arch, lp, &err) < 0)
+		return cmd_error("inject", "%s", err.msg);
+	c->nlibs++;
+	struct library_match m = {spec + len + 1, lp, NULL, 0, NULL};
+	if (symbols_each_function(s, lp->path, library_symbol, &m, &err) < 0)
+		return cmd_error("inject", "%s", err.msg);
+	if (m.n)
+		choice_add(c, lp, m.which, m.n, lp->path, m.names);
+	c->names = zp_xrealloc(c->names, (c->nnames + m.n + 1) * sizeof *c->names);
+	memcpy(c->names + c->nnames, m.names, m.n * sizeof *m.names);
+	c->nnames += m.n;
+	free(m.which);
+	free(m.names);
+	return m.n ? 0
+		   : cmd_error("inject", "-f %s: no function of %s matches that can be injected",
+			       spec, lp->path);
+}
+
+static void choice_free(struct choice *c)
+{
+	for (size_t i = 0; i < c->nlibs; i++)
+		inject_plan_free(&c->libs[i]);
+	free(c->libs);
+	for (size_t i = 0; i < c->nnames; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->patches);
+	free(c->recs);
+}
+
+/*
+ * The functions -f chooses, of the program (plan) and of its libraries
+ * (-f MODULE:GLOB); -1 with the error printed when there is none.
+ */
+static int choose_all(const struct functions_job *job, struct symbols *s,
+		      const struct inject_plan *plan, const char *prog, struct choice *c)
+{
+	memset(c, 0, sizeof *c);
+	size_t *which, n;
+	int only_libs = job->nlibs && !job->filter.ninclude;
+	if (choose(job, plan, prog, &which, &n, job->nlibs) < 0)
+		return -1;
+	if (!only_libs)
+		choice_add(c, plan, which, n, NULL, NULL);
+	free(which);
+	for (int i = 0; i < job->nlibs; i++)
+		if (choose_library(job->libs[i], s, plan, prog, c) != 0) {
+			choice_free(c);
+			return -1;
+		}
+	if (c->n)
+		return 0;
+	choice_free(c);
+	cmd_error("inject", "%s: no function to measure (-f matched none that can be injected)", prog);
+	return -1;
+}
+
 /* The functions scenario: the chosen functions, per_run of them a run. */
 static int functions(struct functions_job *job, struct symbols *s, const struct inject_plan *plan,
 		     char **argv, const char *prog, int *runs)
 {
-	size_t *which, n;
-	if (choose(job, plan, prog, &which, &n) < 0)
+	struct choice c;
+	if (choose_all(job, s, plan, prog, &c) < 0)
 		return 1;
-	struct inject_patch *patches = inject_function_patches(plan, which, n);
-	struct record_desc *recs = zp_xcalloc(n + 1, sizeof *recs);
-	for (size_t k = 0; k < n; k++)
-		recs[k] = (struct record_desc){ZP_FUNCTION, plan->funcs[which[k]].name,
-					       plan->funcs[which[k]].addr};
+	struct inject_patch *patches = c.patches;
+	struct record_desc *recs = c.recs;
+	size_t n = c.n;
 	if (!job->quiet)
-		fprintf(stderr, "zond inject: %zu functions of %s, campaign %s\n", n, prog,
-			job->campaign);
+		fprintf(stderr, "zond inject: %zu functions of %s%s, campaign %s\n", n, prog,
+			c.nlibs ? " and its libraries" : "", job->campaign);
 	size_t per = job->per_run > 0 && !job->pid ? (size_t)job->per_run : n;
 	int rc = 0;
 	for (size_t from = 0; from < n; from += per) {
@@ -471,9 +628,7 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 		if (!stored)
 			break;
 	}
-	free(recs);
-	free(patches);
-	free(which);
+	choice_free(&c);
 	return rc;
 }
 
@@ -499,7 +654,7 @@ static int region(struct functions_job *job, struct symbols *s, const struct inj
 				 job->region, plan->arch->jump_len);
 	char name[600];
 	snprintf(name, sizeof name, "region %s", job->region);
-	struct record_desc rec = {ZP_BLOCK, name, pt[0].site.addr};
+	struct record_desc rec = {ZP_BLOCK, name, pt[0].site.addr, NULL};
 	struct inject_job ij = {plan, pt, 2, 1};
 	if (!job->quiet)
 		fprintf(stderr, "zond inject: %s of %s, campaign %s\n", name, prog, job->campaign);
@@ -556,21 +711,23 @@ static int cyclic(struct functions_job *job, struct symbols *s, const struct inj
 	if (safe < 0)
 		return cmd_error("inject", "--safe-point %s: no function of %s that can be patched",
 				 job->safe, prog);
-	size_t *which, n, m = 0;
-	if (choose(job, plan, prog, &which, &n) < 0)
+	struct choice ch;
+	size_t m = 0;
+	if (choose_all(job, s, plan, prog, &ch) < 0)
 		return 1;
-	for (size_t k = 0; k < n; k++)
-		if (which[k] != (size_t)safe)
-			which[m++] = which[k]; /* the safe point is not measured */
+	for (size_t k = 0; k < ch.n; k++)
+		if (ch.recs[k].module || ch.recs[k].addr != plan->funcs[safe].addr) {
+			ch.recs[m] = ch.recs[k]; /* the safe point is not measured */
+			ch.patches[m] = ch.patches[k];
+			ch.patches[m].id = (uint32_t)m;
+			m++;
+		}
 	if (!m) {
-		free(which);
+		choice_free(&ch);
 		return cmd_error("inject", "%s: no function to measure but the safe point", prog);
 	}
-	struct inject_patch *patches = inject_function_patches(plan, which, m);
-	struct record_desc *recs = zp_xcalloc(m + 1, sizeof *recs);
-	for (size_t k = 0; k < m; k++)
-		recs[k] = (struct record_desc){ZP_FUNCTION, plan->funcs[which[k]].name,
-					       plan->funcs[which[k]].addr};
+	struct inject_patch *patches = ch.patches;
+	struct record_desc *recs = ch.recs;
 	size_t per = job->per_run > 0 ? (size_t)job->per_run : m;
 	struct inject_job ij = {plan, patches, m, m};
 	struct inject_cyclic c = {&ij,
@@ -608,9 +765,7 @@ static int cyclic(struct functions_job *job, struct symbols *s, const struct inj
 		inject_result_free(&sets[i]);
 	}
 	free(sets);
-	free(recs);
-	free(patches);
-	free(which);
+	choice_free(&ch);
 	return rc == 0 && !job->pid && status >= 0 ? program_status(status) : rc;
 }
 
@@ -631,15 +786,16 @@ static uint64_t incl_of(const struct inject_result *r, size_t k)
 static int descend(struct functions_job *job, struct symbols *s, const struct inject_plan *plan,
 		   char **argv, const char *prog, int *runs)
 {
-	size_t *which, n;
+	struct choice ch;
 	ptrdiff_t from = -1;
-	if (choose(job, plan, prog, &which, &n) < 0)
+	if (choose_all(job, s, plan, prog, &ch) < 0)
 		return 1;
+	size_t n = ch.n;
 	for (size_t k = 0; job->from && k < n; k++)
-		if (strcmp(plan->funcs[which[k]].name, job->from) == 0)
+		if (strcmp(ch.recs[k].name, job->from) == 0)
 			from = (ptrdiff_t)k;
 	if (n > INJ_EDGES_MAX || (job->from && from < 0)) {
-		free(which);
+		choice_free(&ch);
 		return job->from && from < 0
 			       ? cmd_error("inject", "--from %s: no such function to measure",
 					   job->from)
@@ -648,11 +804,8 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 					   "edges for at most %d (choose some with -f)",
 					   n, INJ_EDGES_MAX);
 	}
-	struct inject_patch *patches = inject_function_patches(plan, which, n);
-	struct record_desc *recs = zp_xcalloc(n + 1, sizeof *recs);
-	for (size_t k = 0; k < n; k++)
-		recs[k] = (struct record_desc){ZP_FUNCTION, plan->funcs[which[k]].name,
-					       plan->funcs[which[k]].addr};
+	struct inject_patch *patches = ch.patches;
+	struct record_desc *recs = ch.recs;
 	char graph[sizeof job->campaign_buf + 8];
 	snprintf(graph, sizeof graph, "%s.graph", job->campaign);
 	struct functions_job first = *job;
@@ -661,9 +814,7 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 	struct inject_result r;
 	int stored, rc = measure(&first, s, &ij, recs, argv, prog, &stored, &r);
 	if (!stored) {
-		free(recs);
-		free(patches);
-		free(which);
+		choice_free(&ch);
 		return rc;
 	}
 	uint64_t *est = zp_xcalloc(n + 1, sizeof *est);
@@ -714,9 +865,7 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 	free(batch);
 	free(bp);
 	free(br);
-	free(recs);
-	free(patches);
-	free(which);
+	choice_free(&ch);
 	return rc;
 }
 
@@ -799,10 +948,13 @@ int cmd_inject(int argc, char **argv)
 		switch (c) {
 		case 'C': cov = optarg; break;
 		case 'f':
-			if (job.filter.ninclude == NAME_FILTER_MAX)
+			if (job.filter.ninclude == NAME_FILTER_MAX || job.nlibs == NAME_FILTER_MAX)
 				return cmd_usage_error("inject", "at most %d patterns",
 						       NAME_FILTER_MAX);
-			job.filter.include[job.filter.ninclude++] = optarg;
+			if (module_part(optarg))
+				job.libs[job.nlibs++] = optarg;
+			else
+				job.filter.include[job.filter.ninclude++] = optarg;
 			break;
 		case 'K':
 			job.per_run = parse_count(optarg);

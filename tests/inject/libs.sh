@@ -1,0 +1,46 @@
+#!/bin/sh
+# libs.sh - zond inject -f MODULE:GLOB: functions of the program's shared
+# libraries (a library of the test's, found by its name as the loader
+# lists it, and libc's getpid, named by an alias of its symbol) measured
+# beside the program's main: calls as the program counts them, the edges
+# from main, output and status as without zond.  A library the program
+# does not load gets one line.
+#
+# Usage: libs.sh ZOND USELIB WORKDIR
+set -u
+zond=$1 uselib=$2 dir=$3/libs
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+"$uselib" 11 5 >plain.out
+plain=$?
+"$zond" inject -q -o libs.db -f 'libinject_count.so:lib_*' -f 'libc.so.6:getpid' -f main \
+	-- "$uselib" 11 5 >inject.out
+rc=$?
+[ $rc -eq $plain ] || fail "status $rc under zond inject, $plain without"
+diff -u plain.out inject.out || fail "output differs"
+[ "$(cat plain.out)" = "sum 60 lib_calls 11" ] || fail "the program: $(cat plain.out)"
+"$zond" dump -i libs.db >dump.txt
+cat >want.txt <<'W'
+threads 1
+call - -> main calls=1
+call main -> getpid calls=5
+call main -> lib_add calls=11
+function getpid calls=5
+function lib_add calls=11
+function main calls=1
+W
+diff -u want.txt dump.txt || fail "calls and edges"
+lib=$("$zond" export -f json -i libs.db | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(*sorted(n["name"] + " " + n["module"].rsplit("/", 1)[1] for n in d["nodes"]))')
+[ "$lib" = "getpid libc.so.6 lib_add libinject_count.so main inject_uselib" ] ||
+	fail "modules of the nodes: $lib"
+err=$("$zond" inject -q -o none.db -f 'libnosuch.so:f' -- "$uselib" 2>&1)
+rc=$?
+[ $rc -eq 1 ] && [ "$err" = "zond inject: -f libnosuch.so:f: $uselib loads no library libnosuch.so" ] ||
+	fail "a library not loaded: status $rc, '$err'"
+[ $status -eq 0 ] && echo "libs: ok"
+exit $status
