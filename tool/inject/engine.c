@@ -156,7 +156,21 @@ int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char
 	uint64_t off = 0, addr = 0;
 	char *end;
 	ptrdiff_t i;
-	if (strncmp(spec, "0x", 2) == 0) {
+	const char *colon = strrchr(spec, ':');
+	if (colon && colon[1] >= '0' && colon[1] <= '9' && colon != spec) {
+		long line = strtol(colon + 1, &end, 10);
+		int rc;
+		if (*end || line <= 0 || (size_t)(colon - spec) >= sizeof name)
+			return zerr_set(err, "%s: not FILE:LINE", spec);
+		snprintf(name, sizeof name, "%.*s", (int)(colon - spec), spec);
+		if ((rc = symbols_line_addr(s, p->path, name, (int)line, &addr, err)) != 0)
+			return rc < 0 ? -1
+				      : zerr_set(err, "%s: no code at that line in %s (DWARF)",
+						 spec, p->path);
+		if ((i = find_func(p, NULL, addr)) < 0)
+			return zerr_set(err, "%s: in no function of %s", spec, p->path);
+		off = addr - p->funcs[i].addr;
+	} else if (strncmp(spec, "0x", 2) == 0) {
 		addr = strtoull(spec, &end, 16);
 		if (*end)
 			return zerr_set(err, "%s: not an address", spec);

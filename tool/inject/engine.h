@@ -44,10 +44,11 @@ void inject_plan_free(struct inject_plan *p);
 
 /*
  * A point of the plan's file for a region probe: "FUNC", "FUNC+OFFSET"
- * (decimal or 0x hex) or "0xADDR" (link-time); its site into *site (at
+ * (decimal or 0x hex), "0xADDR" (link-time) or "FILE:LINE" (the line's
+ * lowest statement address, DWARF); its site into *site (at
  * least the arch's jump of the function's instructions from there, no
  * jump of the function into them).  -1 with err set: "SPEC: no function
- * FUNC", "SPEC: WHY".
+ * FUNC", "SPEC: no code at that line in PATH (DWARF)", "SPEC: WHY".
  */
 int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char *spec,
 		      struct inject_site *site, struct zerr *err);

@@ -408,6 +408,32 @@ int symbols_line(struct symbols *s, const char *path, uint64_t addr, const char 
 	return 0;
 }
 
+int symbols_line_addr(struct symbols *s, const char *path, const char *file, int line,
+		      uint64_t *addr, struct zerr *err)
+{
+	struct elf_file *f = get_file(s, path, err);
+	if (!f)
+		return -1;
+	Dwfl_Line **lines = NULL;
+	size_t n = 0;
+	uint64_t best = UINT64_MAX;
+	if (dwfl_module_getsrc_file(f->mod, file, line, 0, &lines, &n) == 0)
+		for (size_t i = 0; i < n; i++) {
+			Dwarf_Addr a, bias;
+			int at = 0;
+			bool stmt = false;
+			Dwarf_Line *dl = dwfl_dwarf_line(lines[i], &bias);
+			if (dwfl_lineinfo(lines[i], &a, &at, NULL, NULL, NULL) && at == line &&
+			    dl && dwarf_linebeginstatement(dl, &stmt) == 0 && stmt && a < best)
+				best = a; /* the line's first instruction */
+		}
+	free(lines);
+	if (best == UINT64_MAX)
+		return 1;
+	*addr = best;
+	return 0;
+}
+
 /* ---- declarations --------------------------------------------------------
  *
  * Declarations are indexed once per file: every subprogram's code ranges

@@ -53,6 +53,16 @@ int symbols_line(struct symbols *s, const char *path, uint64_t addr, const char 
 		 int *line, struct zerr *err);
 
 /*
+ * The lowest address where code of line `line` of source file `file`
+ * begins a statement (DWARF line table; file matched as elfutils does: a
+ * relative name matches the end of the table's paths at a '/'), into
+ * *addr: 0.  1 when the file has no code at that line; -1 with err when
+ * path is unusable.
+ */
+int symbols_line_addr(struct symbols *s, const char *path, const char *file, int line,
+		      uint64_t *addr, struct zerr *err);
+
+/*
  * Where the function containing addr is declared (DWARF DW_AT_decl_file and
  * DW_AT_decl_line of its subprogram); falls back to symbols_line(addr) when
  * the file has no such entry.  *file = "" and *line = 0 when unknown.
