@@ -71,6 +71,22 @@ for path in sys.argv[2:]:
 assert lines[1:] == want, "\n".join(lines[1:] + ["--- wanted"] + want)
 PY
 
+# --raw: one line per measurement (run, thread, function), as the export has them
+"$zond" inject --raw -c end -o end.db >raw.tsv || fail "--raw: status $?"
+python3 - raw.tsv run1.json run2.json <<'PY' || fail "--raw: $(cat raw.tsv)"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+want = []
+for path in sys.argv[2:]:
+    d = json.load(open(path))
+    for n in d["nodes"]:
+        want.append((str(d["run"]["id"]), n["name"], str(n["calls"]), str(n["incl"]["time"]),
+                     str(n["self"]["time"]), str(n["max"]["time"])))
+got = [(r["run"], r["name"], r["calls"], r["incl"], r["self"], r["max"]) for r in rows]
+assert sorted(got) == sorted(want) and len(got) == 4, (got, want)
+assert all(r["event"] == "time" and r["kind"] == "function" for r in rows)
+PY
+
 # 2. A safe point never reached: one line, the first set keeps every pass.
 "$zond" inject -o never.db -c never --safe-point tick --period 0.05 $sets -- "$cycle" 200 never \
 	>/dev/null 2>never.err || fail "never: status $?"

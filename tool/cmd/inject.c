@@ -132,10 +132,31 @@ static void print_run_metrics(FILE *f, const struct zp_profile *p)
 }
 
 /*
- * --metrics: every run of the campaign (each run one result set: metrics
- * never mix runs) with the metrics its functions have, on f.
+ * --raw: one line per measurement (a record of one thread in one run) with
+ * its numbers as stored, tab-separated under a header line.
  */
-static int print_metrics(FILE *f, const char *store_path, const char *campaign)
+static void print_run_raw(FILE *f, const struct zp_profile *p)
+{
+	for (size_t e = 0; e < p->nevents; e++)
+		for (size_t i = 0; i < p->nstats; i++) {
+			const struct zp_stat *st = &p->stats[i];
+			const struct zp_node *n = &p->nodes[st->node];
+			fprintf(f, "%lld\t%lld\t%s\t%s\t%s\t%llu\t%s\t%llu\t%llu\t%llu\t%llu\n",
+				(long long)p->run.id, (long long)p->threads[st->thread].tid,
+				n->kind == ZP_FUNCTION ? "function" : "block", n->name, n->module,
+				(unsigned long long)st->calls, p->events[e].name,
+				(unsigned long long)st->incl[e], (unsigned long long)st->self[e],
+				(unsigned long long)(st->calls ? st->min[e] : 0),
+				(unsigned long long)st->max[e]);
+		}
+}
+
+/*
+ * --metrics: every run of the campaign (each run one result set: metrics
+ * never mix runs) with the metrics its functions have, on f; --raw: the
+ * measurements themselves.
+ */
+static int print_metrics(FILE *f, const char *store_path, const char *campaign, int raw)
 {
 	struct zerr err;
 	struct store *st = store_open(store_path, STORE_READ, &err);
@@ -147,11 +168,15 @@ static int print_metrics(FILE *f, const char *store_path, const char *campaign)
 	}
 	size_t nm;
 	const struct metric *ms = metrics_all(&nm);
-	fprintf(f, "metrics of campaign %s (monotone, usable for pruning:", campaign);
-	for (size_t m = 0; m < nm; m++)
-		if (ms[m].monotone)
-			fprintf(f, " %s", ms[m].name);
-	fprintf(f, ")\n");
+	if (raw) {
+		fprintf(f, "run\ttid\tkind\tname\tmodule\tcalls\tevent\tincl\tself\tmin\tmax\n");
+	} else {
+		fprintf(f, "metrics of campaign %s (monotone, usable for pruning:", campaign);
+		for (size_t m = 0; m < nm; m++)
+			if (ms[m].monotone)
+				fprintf(f, " %s", ms[m].name);
+		fprintf(f, ")\n");
+	}
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct zp_profile *p = store_load_run(st, ids[i], &err);
@@ -159,7 +184,10 @@ static int print_metrics(FILE *f, const char *store_path, const char *campaign)
 			rc = cmd_error("inject", "%s", err.msg);
 			break;
 		}
-		print_run_metrics(f, p);
+		if (raw)
+			print_run_raw(f, p);
+		else
+			print_run_metrics(f, p);
 		profile_free(p);
 	}
 	free(ids);
@@ -233,6 +261,7 @@ struct functions_job {
 	const char *store, *campaign;
 	int quiet;
 	int metrics; /* --metrics */
+	int raw;     /* --raw */
 	char campaign_buf[128];
 };
 
@@ -911,7 +940,7 @@ static int scenario(struct functions_job *job, char **argv)
 	if (!job->quiet && runs)
 		fprintf(stderr, "zond inject: campaign %s: %d run%s (zond report -C %s)\n",
 			job->campaign, runs, runs == 1 ? "" : "s", job->campaign);
-	if (job->metrics && runs && print_metrics(stderr, job->store, job->campaign) != 0)
+	if (job->metrics && runs && print_metrics(stderr, job->store, job->campaign, 0) != 0)
 		rc = rc ? rc : 1;
 	inject_plan_free(&plan);
 	symbols_free(s);
@@ -936,6 +965,7 @@ int cmd_inject(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"metrics", no_argument, NULL, 'M'},
+		{"raw", no_argument, NULL, 'W'},
 		{"event", required_argument, NULL, 'E'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
@@ -996,6 +1026,7 @@ int cmd_inject(int argc, char **argv)
 		case 'o': job.store = optarg; break;
 		case 'q': job.quiet = 1; break;
 		case 'M': job.metrics = 1; break;
+		case 'W': job.raw = 1; break;
 		case 'E': {
 			int rc = check_event(optarg);
 			if (rc)
@@ -1013,10 +1044,15 @@ int cmd_inject(int argc, char **argv)
 	}
 	if ((job.from || job.threshold != 1) && !job.descend)
 		return cmd_usage_error("inject", "--from and --threshold go with --descend");
+	if (job.raw) {
+		if (!job.campaign || optind != argc || job.pid || job.metrics)
+			return cmd_usage_error("inject", "--raw wants -c NAME and nothing to run");
+		return print_metrics(stdout, job.store, job.campaign, 1);
+	}
 	if (job.metrics && optind == argc && !job.pid) {
 		if (!job.campaign)
 			return cmd_usage_error("inject", "--metrics wants -c NAME (or a program)");
-		return print_metrics(stdout, job.store, job.campaign);
+		return print_metrics(stdout, job.store, job.campaign, 0);
 	}
 	if (job.period && !job.safe)
 		return cmd_usage_error("inject", "--period goes with --safe-point");
