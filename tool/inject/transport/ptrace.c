@@ -72,11 +72,14 @@ static int pt_write(struct inject_transport *t, uint64_t addr, const void *buf, 
 	return 0;
 }
 
+/* One line of /proc/PID/maps. */
+struct mapping {
+	uint64_t lo, hi, off;
+	const char *perms, *path;
+};
+
 /* Calls fn for each line of /proc/PID/maps until it returns non-zero. */
-static int each_mapping(pid_t pid,
-			int (*fn)(void *arg, uint64_t lo, uint64_t hi, const char *perms,
-				  uint64_t off, const char *path),
-			void *arg)
+static int each_mapping(pid_t pid, int (*fn)(void *arg, const struct mapping *m), void *arg)
 {
 	char name[64], line[PATH_MAX + 128];
 	snprintf(name, sizeof name, "/proc/%d/maps", (int)pid);
@@ -92,7 +95,8 @@ static int each_mapping(pid_t pid,
 			continue;
 		char *path = line + used;
 		path[strcspn(path, "\n")] = 0;
-		rc = fn(arg, lo, hi, perms, off, path);
+		struct mapping m = {lo, hi, off, perms, path};
+		rc = fn(arg, &m);
 	}
 	fclose(f);
 	return rc;
@@ -103,18 +107,16 @@ struct find_syscall {
 	uint64_t found;
 };
 
-static int find_syscall_in(void *arg, uint64_t lo, uint64_t hi, const char *perms, uint64_t off,
-			   const char *path)
+static int find_syscall_in(void *arg, const struct mapping *m)
 {
-	(void)off, (void)path;
 	struct find_syscall *f = arg;
-	if (perms[2] != 'x' || hi - lo > (64u << 20))
+	if (m->perms[2] != 'x' || m->hi - m->lo > (64u << 20))
 		return 0;
-	uint8_t *buf = zp_xmalloc(hi - lo);
-	ssize_t got = pread(f->p->mem, buf, hi - lo, (off_t)lo);
+	uint8_t *buf = zp_xmalloc(m->hi - m->lo);
+	ssize_t got = pread(f->p->mem, buf, m->hi - m->lo, (off_t)m->lo);
 	for (ssize_t i = 0; i + 1 < got; i++)
 		if (buf[i] == 0x0f && buf[i + 1] == 0x05) {
-			f->found = lo + (uint64_t)i;
+			f->found = m->lo + (uint64_t)i;
 			break;
 		}
 	free(buf);
@@ -263,34 +265,6 @@ static int pt_share(struct inject_transport *t, size_t len, void **local, uint64
 	return 0;
 }
 
-struct find_module {
-	const char *path;
-	uint64_t start;
-};
-
-static int module_in(void *arg, uint64_t lo, uint64_t hi, const char *perms, uint64_t off,
-		     const char *path)
-{
-	(void)hi, (void)perms;
-	struct find_module *m = arg;
-	if (off != 0 || strcmp(path, m->path) != 0)
-		return 0;
-	m->start = lo;
-	return 1;
-}
-
-static int pt_module_start(struct inject_transport *t, const char *path, uint64_t *start,
-			   struct zerr *err)
-{
-	struct ptrace_target *p = as_target(t);
-	char real[PATH_MAX];
-	struct find_module m = {realpath(path, real) ? real : path, 0};
-	if (each_mapping(p->pid, module_in, &m) <= 0)
-		return zerr_set(err, "process %d has not mapped %s", p->pid, path);
-	*start = m.start;
-	return 0;
-}
-
 static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err)
 {
 	struct ptrace_target *p = as_target(t);
@@ -325,13 +299,11 @@ struct each_module {
 	void *arg;
 };
 
-static int module_seen(void *arg, uint64_t lo, uint64_t hi, const char *perms, uint64_t off,
-		       const char *path)
+static int module_seen(void *arg, const struct mapping *m)
 {
-	(void)hi, (void)perms;
-	struct each_module *m = arg;
-	if (off == 0 && path[0] == '/')
-		m->fn(m->arg, path, lo);
+	struct each_module *e = arg;
+	if (m->off == 0 && m->path[0] == '/')
+		e->fn(e->arg, m->path, m->lo);
 	return 0;
 }
 
@@ -343,6 +315,31 @@ static int pt_modules(struct inject_transport *t,
 	struct each_module m = {fn, arg};
 	if (each_mapping(p->pid, module_seen, &m) < 0)
 		return zerr_set(err, "process %d: cannot read its mappings", p->pid);
+	return 0;
+}
+
+struct find_module {
+	const char *path;
+	uint64_t start; /* 0: not found yet */
+};
+
+static void module_is(void *arg, const char *path, uint64_t start)
+{
+	struct find_module *f = arg;
+	if (!f->start && strcmp(path, f->path) == 0)
+		f->start = start;
+}
+
+static int pt_module_start(struct inject_transport *t, const char *path, uint64_t *start,
+			   struct zerr *err)
+{
+	char real[PATH_MAX];
+	struct find_module f = {realpath(path, real) ? real : path, 0};
+	if (pt_modules(t, module_is, &f, err) < 0)
+		return -1;
+	if (!f.start)
+		return zerr_set(err, "process %d has not mapped %s", (int)t->pid, path);
+	*start = f.start;
 	return 0;
 }
 
