@@ -947,6 +947,14 @@ static int scenario(struct functions_job *job, char **argv)
 	return rc;
 }
 
+/* A number of seconds > 0 into *out; -1 when text is not one. */
+static int parse_seconds(const char *text, double *out)
+{
+	char *end;
+	*out = strtod(text, &end);
+	return *end || end == text || !(*out > 0) ? -1 : 0;
+}
+
 int cmd_inject(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -997,13 +1005,10 @@ int cmd_inject(int argc, char **argv)
 			if (job.pid <= 0)
 				return cmd_usage_error("inject", "-p wants a process id");
 			break;
-		case 'D': {
-			char *end;
-			job.duration = strtod(optarg, &end);
-			if (*end || end == optarg || job.duration <= 0)
+		case 'D':
+			if (parse_seconds(optarg, &job.duration) < 0)
 				return cmd_usage_error("inject", "--duration wants seconds > 0");
 			break;
-		}
 		case 'R': job.region = optarg; break;
 		case 'S': job.descend = 1; break;
 		case 'F': job.from = optarg; break;
@@ -1015,13 +1020,10 @@ int cmd_inject(int argc, char **argv)
 			break;
 		}
 		case 'P': job.safe = optarg; break;
-		case 'I': {
-			char *end;
-			job.period = strtod(optarg, &end);
-			if (*end || end == optarg || job.period <= 0)
+		case 'I':
+			if (parse_seconds(optarg, &job.period) < 0)
 				return cmd_usage_error("inject", "--period wants seconds > 0");
 			break;
-		}
 		case 'c': job.campaign = optarg; break;
 		case 'o': job.store = optarg; break;
 		case 'q': job.quiet = 1; break;
