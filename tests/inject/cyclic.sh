@@ -6,7 +6,8 @@
 # when the program ends by itself the passes of the two sets add up to the
 # program's own count.  A safe point never reached gets its line and the
 # first set keeps every pass; ^C (SIGINT) to zond and -p keep what was
-# measured.  The program's output and status are as without zond.
+# measured, and so does the program's SIGKILL (zond's status 137).  The
+# program's output and status are as without zond.
 #
 # Usage: cyclic.sh ZOND CYCLE WORKDIR
 set -u
@@ -110,7 +111,7 @@ zpid=$!
 pid=
 while [ -z "$pid" ]; do
 	pid=$(sed -n 's/^ready //p' int.err)
-	kill -0 $zpid 2>/dev/null || break
+	kill -0 $zpid 2>/dev/null || { echo "FAIL: zond ended first: $(cat int.err)"; exit 1; }
 	sleep 0.05
 done
 sleep 0.5
@@ -125,7 +126,10 @@ some_passes "^C" int.db int.err
 # 4. Attached: measure 0.5 s, detach; the program goes on.
 "$cycle" 0 2>att.err &
 pid=$!
-while ! grep -q ready att.err; do sleep 0.05; done
+while ! grep -q ready att.err; do
+	kill -0 $pid 2>/dev/null || { echo "FAIL: the program ended first"; exit 1; }
+	sleep 0.05
+done
 "$zond" inject -q -o att.db -c att --safe-point tick --period 0.05 $sets -p $pid --duration 0.5 ||
 	fail "-p: status $?"
 kill -TERM $pid
@@ -133,5 +137,22 @@ wait $pid
 rc=$?
 [ $rc -eq 0 ] || fail "-p: the program's status $rc"
 some_passes -p att.db att.err
+# 5. The program killed (SIGKILL) while measured: zond's status is its, the sets are kept
+# (a pass may be cut anywhere: only that calls were stored is checked)
+"$zond" inject -q -o kill.db -c kill --safe-point tick --period 0.05 $sets -- "$cycle" 0 \
+	2>kill.err &
+zpid=$!
+pid=
+while [ -z "$pid" ]; do
+	pid=$(sed -n 's/^ready //p' kill.err)
+	kill -0 $zpid 2>/dev/null || { echo "FAIL: zond ended first: $(cat kill.err)"; exit 1; }
+	sleep 0.05
+done
+sleep 0.5
+kill -KILL $pid
+wait $zpid
+rc=$?
+[ $rc -eq 137 ] || fail "SIGKILL: zond's status $rc: $(cat kill.err)"
+[ "$(calls kill.db "-r 1" one)" -gt 0 ] || fail "SIGKILL: set 1 not stored: $(cat kill.err)"
 [ $status -eq 0 ] && echo "cyclic: ok"
 exit $status

@@ -436,7 +436,18 @@ static int pt_stop(struct inject_transport *t, struct zerr *err)
 {
 	struct ptrace_target *p = as_target(t);
 	p->released = 0;
-	return seize_all(p, err);
+	if (seize_all(p, err) == 0)
+		return 0;
+	/* a started target that has just ended cannot be seized: keep its status
+	 * (every thread seized so far was waited for, so no stop is pending) */
+	int status;
+	if (!p->attached && !p->ended && waitpid(p->pid, &status, WNOHANG | __WALL) == p->pid &&
+	    (WIFEXITED(status) || WIFSIGNALED(status))) {
+		p->ended = 1;
+		p->status = status;
+		zerr_set(err, "process %d ended", (int)p->pid);
+	}
+	return -1;
 }
 
 static int pt_wait(struct inject_transport *t, int *status, struct zerr *err)
