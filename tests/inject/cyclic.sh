@@ -39,17 +39,17 @@ some_passes() {
 	[ "$got" -gt 0 ] && [ "$got" -le "$own" ] || fail "$1: $got passes measured, the program made $own"
 }
 
-# 1. The program ends by itself after 300 passes.
-"$cycle" 300 >plain.out 2>plain.err
+# 1. The program ends by itself after 600 passes.
+"$cycle" 600 >plain.out 2>plain.err
 plain=$?
-"$zond" inject -o end.db -c end --safe-point tick --period 0.05 $sets -- "$cycle" 300 \
+"$zond" inject -o end.db -c end --safe-point tick --period 0.05 $sets -- "$cycle" 600 \
 	>end.out 2>end.err
 rc=$?
 [ $rc -eq $plain ] || fail "status $rc under zond inject, $plain without"
 diff -u plain.out end.out || fail "output differs"
-grep -q '^passes 300$' end.err || fail "the program's count: $(grep passes end.err)"
+grep -q "^passes 600$" end.err || fail "the program's count: $(grep passes end.err)"
 got=$(whole_passes end.db)
-[ "$got" -eq 300 ] || fail "the sets measured $got passes of 300"
+[ "$got" -eq 600 ] || fail "the sets measured $got passes of 600"
 [ "$(calls end.db "-C end" four)" = "$(calls end.db "-r 2" four)" ] || fail "campaign end: four is not run 2's"
 grep -q '^zond inject: set 2 of 2: run 2 stored in end.db: 2 functions, measured' end.err ||
 	fail "no line for set 2: $(cat end.err)"
@@ -96,13 +96,13 @@ assert all(r["event"] == "time" and r["kind"] == "function" for r in rows)
 PY
 
 # 2. A safe point never reached: one line, the first set keeps every pass.
-"$zond" inject -o never.db -c never --safe-point tick --period 0.05 $sets -- "$cycle" 200 never \
+"$zond" inject -o never.db -c never --safe-point tick --period 0.05 $sets -- "$cycle" 300 never \
 	>/dev/null 2>never.err || fail "never: status $?"
 grep -q '^zond inject: process [0-9]* has not reached the safe point tick in 0.05 s: set 1 of 2 stays measured$' \
 	never.err || fail "no line for the safe point never reached: $(cat never.err)"
 grep -q '^zond inject: set 2 of 2 was never measured$' never.err || fail "set 2: $(cat never.err)"
-[ "$(calls never.db "-r 1" one)" = 200 ] && [ "$(calls never.db "-r 1" two)" = 400 ] ||
-	fail "never: set 1 measured $(calls never.db "-r 1" one) passes of 200"
+[ "$(calls never.db "-r 1" one)" = 300 ] && [ "$(calls never.db "-r 1" two)" = 600 ] ||
+	fail "never: set 1 measured $(calls never.db "-r 1" one) passes of 300"
 
 # 3. ^C to zond while the program runs on: what was measured is stored.
 "$zond" inject -o int.db -c int --safe-point tick --period 0.05 $sets -- "$cycle" 0 \
