@@ -39,6 +39,20 @@ some_passes() {
 	[ "$got" -gt 0 ] && [ "$got" -le "$own" ] || fail "$1: $got passes measured, the program made $own"
 }
 
+# NAME: zond measuring a program that never ends, in the background (store
+# NAME.db, campaign NAME, stderr NAME.err); sets zpid and the program's pid.
+measure_forever() {
+	"$zond" inject -q -o $1.db -c $1 --safe-point tick --period 0.05 $sets -- "$cycle" 0 \
+		>/dev/null 2>$1.err &
+	zpid=$!
+	pid=
+	while [ -z "$pid" ]; do
+		pid=$(sed -n 's/^ready //p' $1.err)
+		kill -0 $zpid 2>/dev/null || { echo "FAIL: zond ended first: $(cat $1.err)"; exit 1; }
+		sleep 0.05
+	done
+}
+
 # 1. The program ends by itself after 600 passes.
 "$cycle" 600 >plain.out 2>plain.err
 plain=$?
@@ -105,15 +119,7 @@ grep -q '^zond inject: set 2 of 2 was never measured$' never.err || fail "set 2:
 	fail "never: set 1 measured $(calls never.db "-r 1" one) passes of 300"
 
 # 3. ^C to zond while the program runs on: what was measured is stored.
-"$zond" inject -o int.db -c int --safe-point tick --period 0.05 $sets -- "$cycle" 0 \
-	>/dev/null 2>int.err &
-zpid=$!
-pid=
-while [ -z "$pid" ]; do
-	pid=$(sed -n 's/^ready //p' int.err)
-	kill -0 $zpid 2>/dev/null || { echo "FAIL: zond ended first: $(cat int.err)"; exit 1; }
-	sleep 0.05
-done
+measure_forever int
 sleep 0.5
 kill -INT $zpid
 sleep 0.3 # either order of the two ends is correct
@@ -137,17 +143,10 @@ wait $pid
 rc=$?
 [ $rc -eq 0 ] || fail "-p: the program's status $rc"
 some_passes -p att.db att.err
+
 # 5. The program killed (SIGKILL) while measured: zond's status is its, the sets are kept
 # (a pass may be cut anywhere: only that calls were stored is checked)
-"$zond" inject -q -o kill.db -c kill --safe-point tick --period 0.05 $sets -- "$cycle" 0 \
-	2>kill.err &
-zpid=$!
-pid=
-while [ -z "$pid" ]; do
-	pid=$(sed -n 's/^ready //p' kill.err)
-	kill -0 $zpid 2>/dev/null || { echo "FAIL: zond ended first: $(cat kill.err)"; exit 1; }
-	sleep 0.05
-done
+measure_forever kill
 sleep 0.5
 kill -KILL $pid
 wait $zpid
