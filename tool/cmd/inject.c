@@ -485,8 +485,8 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
  * into plan->funcs (*which, malloc'ed); -1 with the error printed when
  * there is none (and none_ok is 0).
  */
-static int choose(const struct functions_job *job, const struct inject_plan *plan,
-		  const char *prog, size_t **which, size_t *n, int none_ok)
+static int choose(const struct functions_job *job, const struct inject_plan *plan, const char *prog,
+		  size_t **which, size_t *n, int none_ok)
 {
 	*which = zp_xcalloc(plan->nfuncs + 1, sizeof **which);
 	*n = 0;
@@ -518,7 +518,8 @@ static void library_seen(void *arg, const char *path)
 {
 	struct library_search *ls = arg;
 	const char *base = strrchr(path, '/');
-	if (!ls->path[0] && (strcmp(path, ls->name) == 0 || strcmp(base ? base + 1 : path, ls->name) == 0))
+	if (!ls->path[0] &&
+	    (strcmp(path, ls->name) == 0 || strcmp(base ? base + 1 : path, ls->name) == 0))
 		snprintf(ls->path, sizeof ls->path, "%s", path);
 }
 
@@ -653,7 +654,8 @@ static int choose_all(const struct functions_job *job, struct symbols *s,
 	if (c->n)
 		return 0;
 	choice_free(c);
-	cmd_error("inject", "%s: no function to measure (-f matched none that can be injected)", prog);
+	cmd_error("inject", "%s: no function to measure (-f matched none that can be injected)",
+		  prog);
 	return -1;
 }
 
@@ -785,19 +787,20 @@ static int cyclic(struct functions_job *job, struct symbols *s, const struct inj
 	struct record_desc *recs = ch.recs;
 	size_t per = job->per_run > 0 ? (size_t)job->per_run : m;
 	struct inject_job ij = {plan, patches, m, m};
-	struct inject_cyclic c = {&ij,
-				  {plan->funcs[safe].name, NULL, plan->funcs[safe].site,
-				   INJECT_SAFE, 0},
-				  per,
-				  job->period,
-				  job->duration,
-				  job->pid};
+	struct inject_cyclic c = {
+		&ij,
+		{plan->funcs[safe].name, NULL, plan->funcs[safe].site, INJECT_SAFE, 0},
+		per,
+		job->period,
+		job->duration,
+		job->pid};
 	size_t nsets = (m + per - 1) / per;
 	if (!job->quiet)
 		fprintf(stderr,
 			"zond inject: %zu functions of %s in %zu set%s, swapped at %s every %g s, "
 			"campaign %s\n",
-			m, prog, nsets, nsets == 1 ? "" : "s", job->safe, job->period, job->campaign);
+			m, prog, nsets, nsets == 1 ? "" : "s", job->safe, job->period,
+			job->campaign);
 	struct inject_result *sets;
 	struct zerr err;
 	int status, rc = 0;

@@ -126,7 +126,8 @@ static int patch_one(struct session *x, size_t k, struct zerr *err)
 	const struct inject_arch *a = x->plan->arch;
 	uint8_t want[16], have[16], jump[16];
 	uint64_t at = x->sites[k].addr + x->sites[k].keep;
-	if (original_bytes(x, k, want, err) < 0 || x->t->ops->read(x->t, at, have, a->jump_len, err) < 0)
+	if (original_bytes(x, k, want, err) < 0 ||
+	    x->t->ops->read(x->t, at, have, a->jump_len, err) < 0)
 		return -1;
 	if (memcmp(want, have, a->jump_len) != 0)
 		return zerr_set(err, "%s: %s in memory is not as in the file",
@@ -786,8 +787,8 @@ static void split_set(const struct inject_result *all, size_t from, size_t k,
 	}
 	for (size_t i = 0; i < all->nedges; i++) {
 		struct inject_edge e = all->edges[i];
-		int caller_in = e.caller == INJECT_NO_CALLER ||
-				(e.caller >= from && e.caller < from + k);
+		int caller_in =
+			e.caller == INJECT_NO_CALLER || (e.caller >= from && e.caller < from + k);
 		if (e.callee < from || e.callee >= from + k || !caller_in ||
 		    thread_of[e.thread] == SIZE_MAX)
 			continue; /* a call across a swap: no edge */
@@ -832,8 +833,8 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 	struct session x;
 	session_init(&x, t, &with_safe);
 	free(pt);
-	struct cycle y = {c, &x, (job->npatches + c->per_set - 1) / c->per_set, 0, 0, 0,
-			  NULL, NULL, 0, -1};
+	struct cycle y = {c, &x, (job->npatches + c->per_set - 1) / c->per_set, 0, 0, 0, NULL, NULL,
+			  0, -1};
 	y.active_ns = zp_xcalloc(y.nsets + 1, sizeof *y.active_ns);
 	y.periods = zp_xcalloc(y.nsets + 1, sizeof *y.periods);
 	x.noff = job->npatches;
@@ -874,7 +875,7 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 		for (size_t s = 0; s < y.nsets; s++) {
 			size_t from = s * c->per_set;
 			size_t k = job->npatches - from < c->per_set ? job->npatches - from
-								      : c->per_set;
+								     : c->per_set;
 			split_set(&all, from, k, &(*sets)[s]);
 			(*sets)[s].duration_ns = y.active_ns[s];
 			(*sets)[s].periods = y.periods[s];

@@ -55,7 +55,9 @@ size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32
 	memcpy(out, &id, 4);
 	if (kind == INJECT_FUNCTION || kind == INJECT_UNWIND || kind == INJECT_SAFE) {
 		put_call(out + 4, at + 4, payload_at,
-			 kind == INJECT_UNWIND ? za_unwind : kind == INJECT_SAFE ? za_safe : za_entry);
+			 kind == INJECT_UNWIND ? za_unwind
+			 : kind == INJECT_SAFE ? za_safe
+					       : za_entry);
 		return STUB_LEN;
 	}
 	static const uint8_t below[] = {0x48, 0x8d, 0x64, 0x24, 0x80}; /* lea -128(%rsp),%rsp */
