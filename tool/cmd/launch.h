@@ -35,6 +35,8 @@ struct launch_options {
 				 NULL: default */
 	const char *time;     /* --time: ZOND_TIME, "sampled" or "exact"; the command's default */
 	const char *sample_period; /* --sample-period: ZOND_SAMPLE_PERIOD (ns), NULL: default */
+	long timeline;        /* --timeline[-size]: ZOND_TIMELINE, events per thread; 0: none */
+	const char *timeline_keep; /* --timeline-keep: ZOND_TIMELINE_KEEP, "oldest" or "newest" */
 };
 
 enum {
@@ -49,7 +51,13 @@ enum {
 	LAUNCH_OPT_TIME,
 	LAUNCH_OPT_SAMPLE_PERIOD,
 	LAUNCH_OPT_NO_PROGRESS,
+	LAUNCH_OPT_TIMELINE,
+	LAUNCH_OPT_TIMELINE_SIZE,
+	LAUNCH_OPT_TIMELINE_KEEP,
 };
+/* The timeline's ring, events per thread, when --timeline gives no size: 16 MiB of a slot. */
+#define LAUNCH_TIMELINE_DEFAULT 1048576L
+#define LAUNCH_TIMELINE_MAX (1L << 26) /* the runtime's limit (runtime/linux/port.c) */
 
 #define LAUNCH_SHORT_OPTIONS "o:c:n:q"
 #define LAUNCH_LONG_OPTIONS                                                                       \
@@ -67,7 +75,10 @@ enum {
 	{"top", required_argument, NULL, 'n'},                                                    \
 	{"quiet", no_argument, NULL, 'q'},                                                        \
 	{"no-progress", no_argument, NULL, LAUNCH_OPT_NO_PROGRESS},                               \
-	{"keep-raw", no_argument, NULL, LAUNCH_OPT_KEEP_RAW}
+	{"keep-raw", no_argument, NULL, LAUNCH_OPT_KEEP_RAW},                                     \
+	{"timeline", no_argument, NULL, LAUNCH_OPT_TIMELINE},                                     \
+	{"timeline-size", required_argument, NULL, LAUNCH_OPT_TIMELINE_SIZE},                     \
+	{"timeline-keep", required_argument, NULL, LAUNCH_OPT_TIMELINE_KEEP}
 
 /*
  * From -c on; -o, --time, --sample-period, --no-time and --fast-clock, worded
@@ -84,7 +95,12 @@ enum {
 	"  -q, --quiet           no summary, no progress line\n"                                  \
 	"      --no-progress     no progress line (on a terminal, one line on stderr says\n"      \
 	"                        the time, calls and raw data so far while PROG runs)\n"         \
-	"      --keep-raw        keep the raw data directory and print its path\n"
+	"      --keep-raw        keep the raw data directory and print its path\n"              \
+	"      --timeline        keep every enter and exit of the recorded functions, per\n"     \
+	"                        thread, with its time ('zond export -f chrome', --time)\n"      \
+	"      --timeline-size N events kept per thread (default 1048576; implies --timeline)\n" \
+	"      --timeline-keep oldest|newest  which events a full timeline keeps (default\n"    \
+	"                        oldest); the others are counted as dropped\n"
 
 /* The end of the --help of a command that runs a program. */
 #define LAUNCH_EXIT_HELP                                                                          \
