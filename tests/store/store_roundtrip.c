@@ -90,7 +90,7 @@ static void test_round_trip(const char *dir)
 		     1007);
 	CHECK_EQ_U64(
 		sample_sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"),
-		2);
+		STORE_SCHEMA_VERSION);
 	CHECK_EQ_U64(
 		sample_sql_int(path,
 			       "SELECT count(*) FROM contexts WHERE run = 1 AND parent IS NULL"),
