@@ -18,6 +18,9 @@
  *              weighted by their self cost in the event (nanoseconds, or
  *              "none" for counts), frames shared; without contexts one-frame
  *              samples per function.
+ *   chrome     Chrome's trace event JSON (Perfetto UI, chrome://tracing,
+ *              speedscope): the run's timeline, one complete event per call;
+ *              a run without a timeline is an error.
  *   pprof      pprof's profile.proto, gzipped (go tool pprof, Pyroscope,
  *              Parca): one sample per calling context (its stack, its calls
  *              and self cost per event), one sample type per event; without
@@ -69,6 +72,8 @@ int export_json(const struct zp_profile *p, const struct export_options *o, FILE
 		struct zerr *err);
 int export_speedscope(const struct zp_profile *p, const struct export_options *o, FILE *out,
 		      struct zerr *err);
+int export_chrome(const struct zp_profile *p, const struct export_options *o, FILE *out,
+		  struct zerr *err);
 int export_pprof(const struct zp_profile *p, const struct export_options *o, FILE *out,
 		 struct zerr *err);
 
