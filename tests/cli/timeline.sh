@@ -77,6 +77,14 @@ W 0 worker|W 1 w|W 1 w|W 1 w|"
 "$ZOND" report -i new.db >new.txt
 check_eq "keep newest: dropped counted" "$(grep -c 'timeline_dropped = 41 events (the timeline keeps the newest)' new.txt)" 1
 
+# A crash keeps the timeline up to it: killed by SIGABRT after the second
+# mark(), main still open (cut where the thread was last seen).
+"$ZOND" record --timeline -q -o crash.db -- "$PHASES" 5 7 abort >/dev/null 2>&1
+check_eq "crash: zond ends as the program did" "$?" 134
+"$ZOND" export -f chrome -i crash.db -o crash.json || fail "export crash"
+check_eq "crash: every call up to the crash" "$(calls crash.json)" \
+	"M 0 main cut-end|M 1 mark|M 1 a|M 1 a|M 1 a|M 1 a|M 1 a|M 1 mark|W 0 worker|W 1 w|W 1 w|W 1 w|"
+
 # libcalls: the library calls, getppid() once per b()
 "$ZOND" libcalls --timeline -q -o lib.db -- "$PHASES" 5 7 >/dev/null || fail "libcalls --timeline"
 "$ZOND" export -f chrome -i lib.db -o lib.json || fail "export lib"

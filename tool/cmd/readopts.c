@@ -30,7 +30,7 @@ static const struct common_option {
 	{READ_TIME, {"time", required_argument, NULL, OPT_TIME},
 	 "      --time FROM~TO    only what ran in that window of the run's timeline\n"
 	 "                        (record --timeline): 100ms~200ms, ~1s, 5ms~; units\n"
-	 "                        ns, us, ms, s (trace runs: instructions, no unit)\n"},
+	 "                        ns, us, ms, s\n"},
 	{READ_EVENT, {"event", required_argument, NULL, 'e'},
 	 "  -e, --event NAME      event shown (default: the first)\n"},
 	{READ_OUTPUT, {"output", required_argument, NULL, 'o'},

@@ -867,9 +867,10 @@ static void add_span(struct zp_profile *p, const struct raw *r, const struct raw
 		     uint32_t thread, const struct open_frame *o, uint64_t end, uint32_t flags)
 {
 	uint32_t node = t->nodes[o->func];
+	/* a thread's ticks only grow; a damaged file's may not, and a call never ends before it starts */
 	if (node != ZP_NONE)
 		profile_add_span(p, thread, node, o->depth, o->flags | flags, timeline_ns(r, o->start),
-				 timeline_ns(r, end));
+				 timeline_ns(r, end > o->start ? end : o->start));
 }
 
 /*
@@ -878,7 +879,7 @@ static void add_span(struct zp_profile *p, const struct raw *r, const struct raw
  * ring that lost its oldest events starts inside calls: an exit below every
  * depth seen so far ends a call entered before the first event kept.
  * Frames still open at the end close at the last event kept (the ring was
- * full) or when the thread was last seen.
+ * full) or when the thread was last seen, never before that event.
  */
 static void add_spans(struct zp_profile *p, const struct raw *r, const struct raw_thread *t,
 		      uint32_t thread)
@@ -907,7 +908,9 @@ static void add_spans(struct zp_profile *p, const struct raw *r, const struct ra
 		if (d < shallowest)
 			shallowest = d;
 	}
-	uint64_t end = lost_end ? t->events[t->n_events - 1].ticks : last_known_ticks(r, t);
+	/* sampled time keeps no times of its own: the last event may be the last time known */
+	uint64_t last = t->events[t->n_events - 1].ticks, known = last_known_ticks(r, t);
+	uint64_t end = lost_end || known < last ? last : known;
 	while (n_open)
 		add_span(p, r, t, thread, &open[--n_open], end, ZP_SPAN_NO_END);
 	free(open);

@@ -3,6 +3,7 @@
  * --timeline): `phases A B` runs a worker thread that calls w() 3 times and
  * waits for it to end; then mark(), a() A times, mark(), b() B times (each
  * calling leaf() twice and getppid() once), mark().  It prints its counts.
+ * `phases A B abort` dies of SIGABRT right after the second mark().
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -52,8 +53,8 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fputs("usage: phases A B\n", stderr);
+	if (argc != 3 && argc != 4) {
+		fputs("usage: phases A B [abort]\n", stderr);
 		return 2;
 	}
 	long na = atol(argv[1]), nb = atol(argv[2]);
@@ -64,6 +65,8 @@ int main(int argc, char **argv)
 	for (long i = 0; i < na; i++)
 		a();
 	mark();
+	if (argc == 4)
+		abort(); /* killed by SIGABRT in main, after the second mark() */
 	for (long i = 0; i < nb; i++)
 		b();
 	mark();
