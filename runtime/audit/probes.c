@@ -186,7 +186,8 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 	if (fr->core && zrt.timed)
 		fr->core->enter_ticks = zl_clock_enter();
 	if (zrt_unlikely(zrt.timeline) && fr->core)
-		zrt_timeline_enter(&t->core, fr->core, zrt.timed ? fr->core->enter_ticks : zl_clock());
+		zrt_timeline_enter(&t->core, fr->core,
+				   zrt.timed ? fr->core->enter_ticks : zl_clock());
 	return fr;
 }
 

@@ -101,7 +101,8 @@ static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
 		h->contexts_off + (uint64_t)h->max_contexts * sizeof(struct zr_context), 64);
 	uint64_t end = zrt_timeline_lay_out(
 		h, cfg,
-		align_up(h->sample_pcs_off + (uint64_t)h->max_sample_pcs * sizeof(struct zr_sample_pc),
+		align_up(h->sample_pcs_off +
+				 (uint64_t)h->max_sample_pcs * sizeof(struct zr_sample_pc),
 			 64));
 	/* page-aligned slots: no two threads ever write the same cache line */
 	h->thread_bytes = align_up(end, 4096);

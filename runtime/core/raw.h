@@ -167,13 +167,12 @@ struct zr_header {
 	/* version 3: the timeline (zond record --timeline), a ring of struct
 	   zr_event per thread slot; max_events 0: no timeline */
 	uint32_t max_events;
-	uint32_t timeline_flags;  /* ZR_TIMELINE_* */
-	uint64_t events_off;      /* offset of the ring inside one thread slot */
+	uint32_t timeline_flags; /* ZR_TIMELINE_* */
+	uint64_t events_off;     /* offset of the ring inside one thread slot */
 };
 
-/* zr_header.timeline_flags */
-#define ZR_TIMELINE_KEEP_NEWEST 1u /* a full ring overwrites its oldest event; else new
-				      events are dropped */
+/* zr_header.timeline_flags: a full ring overwrites its oldest event (else new ones are dropped) */
+#define ZR_TIMELINE_KEEP_NEWEST 1u
 
 /* A loaded ELF object, recorded the first time one of its functions runs. */
 struct zr_module {
@@ -221,8 +220,8 @@ struct zr_thread {
 	   n is at index n % max_events, kept while n is among the max_events first
 	   (keep oldest) or last (ZR_TIMELINE_KEEP_NEWEST) */
 	uint64_t events_written;
-	uint64_t events_lost;     /* events of ended threads merged into this slot (their
-				     rings are not kept) */
+	uint64_t events_lost; /* events of ended threads merged into this slot (their
+				 rings are not kept) */
 };
 
 /*
@@ -305,8 +304,8 @@ struct zr_sample_pc {
  */
 struct zr_event {
 	uint64_t ticks;
-	uint32_t func;           /* zr_func index */
-	uint32_t depth;          /* frame index | ZR_EVENT_EXIT */
+	uint32_t func;  /* zr_func index */
+	uint32_t depth; /* frame index | ZR_EVENT_EXIT */
 };
 #define ZR_EVENT_EXIT (1u << 31)
 

@@ -166,10 +166,9 @@ struct zp_profile *fixture_timeline_profile(void)
 		uint32_t thread, node, depth;
 		int64_t start, end; /* ns after the start */
 	} spans[] = {
-		{0, TL_MAIN, 0, 0, 10000},   {0, TL_F, 1, 1000, 4000}, {0, TL_G, 2, 1500, 2500},
-		{0, TL_F, 1, 5000, 9000},    {0, TL_G, 2, 6000, 8000}, {0, TL_F, 3, 6500, 7500},
-		{0, TL_G, 2, 8000, 8500},    {1, TL_WORKER, 0, 2000, 6000},
-		{1, TL_F, 1, 3000, 5000},
+		{0, TL_MAIN, 0, 0, 10000}, {0, TL_F, 1, 1000, 4000},      {0, TL_G, 2, 1500, 2500},
+		{0, TL_F, 1, 5000, 9000},  {0, TL_G, 2, 6000, 8000},      {0, TL_F, 3, 6500, 7500},
+		{0, TL_G, 2, 8000, 8500},  {1, TL_WORKER, 0, 2000, 6000}, {1, TL_F, 1, 3000, 5000},
 	};
 	static const char *const names[] = {"main", "f", "g", "worker"};
 	struct zp_profile *p = profile_new();

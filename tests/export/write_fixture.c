@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 		if (strcmp(formats[i].name, format) != 0)
 			continue;
 		unsigned nevents = (unsigned)atoi(argv[2]);
-		struct zp_profile *p = timeline ? fixture_timeline_profile()
+		struct zp_profile *p = timeline   ? fixture_timeline_profile()
 				       : contexts ? fixture_context_profile(nevents)
 						  : fixture_profile(nevents);
 		struct export_options o = {.thread = ZP_NONE};

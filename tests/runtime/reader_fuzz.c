@@ -88,7 +88,8 @@ static uint8_t *load(const char *file, size_t *n)
 	return data;
 }
 
-/* The bytes worth damaging: header, modules, used strings, the first thread's tables and timeline. */
+/* The bytes worth damaging: header, modules, used strings, the first thread's tables, its events.
+ */
 static size_t interesting_offset(const struct zr_header *h, uint64_t r)
 {
 	const uint64_t slot = h->threads_off;

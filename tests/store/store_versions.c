@@ -186,12 +186,9 @@ static void test_v2_store(const char *dir)
 	read_everything(path, STORE_READ, 1);
 	read_everything(path, STORE_CREATE, 1);
 	CHECK_EQ_U64(checksum(path), before);
-	CHECK_EQ_U64(sample_sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'spans'"),
-		     0);
+	CHECK_EQ_U64(
+		sample_sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'spans'"), 0);
 
-	profile_add_meta(p, "timeline_unit", "ns");
-	profile_add_span(p, 0, 0, 0, ZP_SPAN_NO_START, -5, 1000);
-	profile_add_span(p, 0, 1, 1, ZP_SPAN_NO_END, 100, INT64_MAX);
 	s = store_open(path, STORE_CREATE, &err);
 	CHECK(s && store_add_run(s, p, &err) == 0);
 	store_close(s);
@@ -202,9 +199,9 @@ static void test_v2_store(const char *dir)
 	struct zp_profile *old = s ? store_load_run(s, 1, &err) : NULL;
 	struct zp_profile *q = s ? store_load_run(s, 2, &err) : NULL;
 	CHECK(old && old->nspans == 0);
-	CHECK(q && q->nspans == 2);
-	if (q && q->nspans == 2)
-		CHECK(memcmp(q->spans, p->spans, 2 * sizeof *p->spans) == 0);
+	CHECK(p->nspans > 0 && q && q->nspans == p->nspans);
+	if (q)
+		CHECK_EQ_U64(sample_mismatches(p, q), 0);
 	profile_free(old);
 	profile_free(q);
 	store_close(s);

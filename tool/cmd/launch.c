@@ -90,15 +90,15 @@ static int shared_option(struct launch *l, int opt, const char *arg)
 		break;
 	case LAUNCH_OPT_TIMELINE_SIZE:
 		if ((v = parse_count(arg)) < 1 || v > LAUNCH_TIMELINE_MAX)
-			return cmd_usage_error(l->cmd,
-					       "--timeline-size wants a number from 1 to %ld, not '%s'",
-					       LAUNCH_TIMELINE_MAX, arg);
+			return cmd_usage_error(
+				l->cmd, "--timeline-size wants a number from 1 to %ld, not '%s'",
+				LAUNCH_TIMELINE_MAX, arg);
 		l->opt.timeline = v;
 		break;
 	case LAUNCH_OPT_TIMELINE_KEEP:
 		if (strcmp(arg, "oldest") != 0 && strcmp(arg, "newest") != 0)
-			return cmd_usage_error(l->cmd, "--timeline-keep wants oldest or newest, not '%s'",
-					       arg);
+			return cmd_usage_error(
+				l->cmd, "--timeline-keep wants oldest or newest, not '%s'", arg);
 		l->opt.timeline_keep = arg;
 		break;
 	case 'q': l->opt.quiet = 1; break;
@@ -129,7 +129,8 @@ int launch_parse(struct launch *l, int argc, char **argv, const char *short_opti
 			return status;
 	}
 	if (l->opt.timeline && l->opt.no_time)
-		return cmd_usage_error(l->cmd, "--timeline needs the calls' frames: not with --no-time");
+		return cmd_usage_error(l->cmd,
+				       "--timeline needs the calls' frames: not with --no-time");
 	if (l->opt.timeline_keep && !l->opt.timeline)
 		l->opt.timeline = LAUNCH_TIMELINE_DEFAULT;
 	if (optind >= argc)
@@ -522,7 +523,8 @@ static void run_child(struct launch *l, void (*setup)(void *arg), void *arg,
 		char n[32];
 		snprintf(n, sizeof n, "%ld", l->opt.timeline);
 		setenv("ZOND_TIMELINE", n, 1);
-		setenv("ZOND_TIMELINE_KEEP", l->opt.timeline_keep ? l->opt.timeline_keep : "oldest", 1);
+		setenv("ZOND_TIMELINE_KEEP", l->opt.timeline_keep ? l->opt.timeline_keep : "oldest",
+		       1);
 	}
 	setup(arg);
 	/* the program's own dispositions before anything pending is delivered */

@@ -18,22 +18,29 @@ static const struct common_option {
 	struct option opt;
 	const char *help;
 } common[] = {
-	{READ_INPUT, {"input", required_argument, NULL, 'i'},
+	{READ_INPUT,
+	 {"input", required_argument, NULL, 'i'},
 	 "  -i, --input FILE      profile store read (default ./zond.db)\n"},
-	{READ_RUN, {"run", required_argument, NULL, 'r'},
+	{READ_RUN,
+	 {"run", required_argument, NULL, 'r'},
 	 "  -r, --run RUN         run id, -N for the Nth newest, or 'last' (default)\n"},
-	{READ_CAMPAIGN, {"campaign", required_argument, NULL, 'C'},
+	{READ_CAMPAIGN,
+	 {"campaign", required_argument, NULL, 'C'},
 	 "  -C, --campaign NAME   all runs of campaign NAME combined\n"},
-	{READ_TID, {"tid", required_argument, NULL, OPT_TID},
+	{READ_TID,
+	 {"tid", required_argument, NULL, OPT_TID},
 	 "      --tid THREAD      one thread only: TID, PID/TID or its name, as\n"
 	 "                        'zond report --per-thread' prints them\n"},
-	{READ_TIME, {"time", required_argument, NULL, OPT_TIME},
+	{READ_TIME,
+	 {"time", required_argument, NULL, OPT_TIME},
 	 "      --time FROM~TO    only what ran in that window of the run's timeline\n"
 	 "                        (record --timeline): 100ms~200ms, ~1s, 5ms~; units\n"
 	 "                        ns, us, ms, s\n"},
-	{READ_EVENT, {"event", required_argument, NULL, 'e'},
+	{READ_EVENT,
+	 {"event", required_argument, NULL, 'e'},
 	 "  -e, --event NAME      event shown (default: the first)\n"},
-	{READ_OUTPUT, {"output", required_argument, NULL, 'o'},
+	{READ_OUTPUT,
+	 {"output", required_argument, NULL, 'o'},
 	 "  -o, --output FILE     file written (default: standard output)\n"},
 };
 #define NCOMMON (sizeof common / sizeof common[0])
@@ -222,8 +229,9 @@ int time_window_parse(const char *s, struct time_window *w, struct zerr *err)
 		 (!tilde[1] || parse_bound(tilde + 1, strlen(tilde + 1), &w->to, &to_unit) == 0) &&
 		 !strchr(tilde + 1, '~');
 	if (!ok)
-		return zerr_set(err, "--time wants FROM~TO, ~TO or FROM~ (as 100ms~200ms; units ns, "
-				     "us, ms, s), not '%s'",
+		return zerr_set(err,
+				"--time wants FROM~TO, ~TO or FROM~ (as 100ms~200ms; units ns, "
+				"us, ms, s), not '%s'",
 				s);
 	if (w->from >= w->to)
 		return zerr_set(err, "--time '%s': the window ends before it starts", s);

@@ -45,16 +45,18 @@ static void put_names(FILE *out, const struct zp_profile *p, uint32_t thread, in
 			continue;
 		if (t->pid != last_pid) {
 			next(out, n);
-			fprintf(out, "\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%" PRId64
-				     ",\"tid\":%" PRId64 ",\"args\":{\"name\":",
+			fprintf(out,
+				"\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%" PRId64
+				",\"tid\":%" PRId64 ",\"args\":{\"name\":",
 				t->pid, t->tid);
 			json_put_string(out, p->run.command ? p->run.command : "");
 			fputs("}}", out);
 			last_pid = t->pid;
 		}
 		next(out, n);
-		fprintf(out, "\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
-			     ",\"args\":{\"name\":",
+		fprintf(out,
+			"\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
+			",\"args\":{\"name\":",
 			t->pid, t->tid);
 		json_put_string(out, t->name ? t->name : "");
 		fputs("}}", out);
@@ -88,8 +90,9 @@ int export_chrome(const struct zp_profile *p, const struct export_options *o, FI
 				p->run.id);
 	int ns = strcmp(unit, "ns") == 0, n = 0;
 	int64_t origin = profile_timeline_origin(p);
-	fprintf(out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"zond_run\":%" PRId64
-		     ",\"timeline_unit\":",
+	fprintf(out,
+		"{\"displayTimeUnit\":\"ns\",\"otherData\":{\"zond_run\":%" PRId64
+		",\"timeline_unit\":",
 		p->run.id);
 	json_put_string(out, unit);
 	fputs("},\n\"traceEvents\":[\n", out);

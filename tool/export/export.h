@@ -31,8 +31,8 @@
  *
  * Options (o must not be NULL): thread is a thread index or ZP_NONE; event
  * is an event index, or METRIC_CALLS (report/format.h) for calls, ignored by
- * a run with no event (counts-only: dot and folded then show calls); an export of a thread or event the run lacks
- * fails with a message before anything is written.
+ * a run with no event (counts-only: dot and folded then show calls); an export of a thread or event
+ * the run lacks fails with a message before anything is written.
  */
 #ifndef ZOND_EXPORT_H
 #define ZOND_EXPORT_H

@@ -53,7 +53,7 @@ struct raw_thread {
 	struct zr_sample_pc *sample_pcs; /* h.max_sample_pcs entries */
 	struct zr_event *events;         /* the timeline's kept events, oldest first */
 	uint32_t n_events;
-	uint64_t events_dropped;         /* offered but not kept (raw.h zr_thread.events_*) */
+	uint64_t events_dropped; /* offered but not kept (raw.h zr_thread.events_*) */
 	uint32_t n_frames, n_contexts;
 	uint32_t *nodes; /* node id per function, ZP_NONE for filtered ones */
 	uint32_t *edge_ids; /* zp_edge id per edge, ZP_NONE when not added */
@@ -265,7 +265,8 @@ static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *
 		const struct zr_event *e = &t->events[i];
 		if (e->func >= ti->n_funcs || (e->depth & ~ZR_EVENT_EXIT) >= h->max_depth)
 			return bad(r, t->off + h->events_off,
-				   "timeline event names a function or depth outside the tables", err);
+				   "timeline event names a function or depth outside the tables",
+				   err);
 	}
 	return check_sample_pcs(r, t, err);
 }
@@ -289,7 +290,8 @@ static void load_events(const struct raw *r, struct raw_thread *t)
 	t->events_dropped = written - n + t->info.events_lost;
 	t->events = zp_xmalloc((n + 1) * sizeof *t->events);
 	for (uint64_t i = 0; i < n; i++)
-		memcpy(&t->events[i], r->map + t->off + h->events_off + (first + i) % max * sizeof *t->events,
+		memcpy(&t->events[i],
+		       r->map + t->off + h->events_off + (first + i) % max * sizeof *t->events,
 		       sizeof *t->events);
 }
 
@@ -847,7 +849,8 @@ static int64_t sub_ns(int64_t a, int64_t b)
 /* A tick of the process's clock on the timeline: ns since the epoch. */
 static int64_t timeline_ns(const struct raw *r, uint64_t ticks)
 {
-	return add_ns(r->h.start_realtime_ns, (int64_t)to_ns(r, sub_clamp(ticks, r->h.start_ticks)));
+	return add_ns(r->h.start_realtime_ns,
+		      (int64_t)to_ns(r, sub_clamp(ticks, r->h.start_ticks)));
 }
 
 static int cmp_span(const void *a, const void *b)
@@ -867,9 +870,11 @@ static void add_span(struct zp_profile *p, const struct raw *r, const struct raw
 		     uint32_t thread, const struct open_frame *o, uint64_t end, uint32_t flags)
 {
 	uint32_t node = t->nodes[o->func];
-	/* a thread's ticks only grow; a damaged file's may not, and a call never ends before it starts */
+	/* a thread's ticks only grow; a damaged file's may not, and a call never ends before it
+	 * starts */
 	if (node != ZP_NONE)
-		profile_add_span(p, thread, node, o->depth, o->flags | flags, timeline_ns(r, o->start),
+		profile_add_span(p, thread, node, o->depth, o->flags | flags,
+				 timeline_ns(r, o->start),
 				 timeline_ns(r, end > o->start ? end : o->start));
 }
 
@@ -980,8 +985,21 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 }
 
 /* Per-thread counts summed over a file, reported as run meta (describe_run). */
-enum { LOST_FUNCS, LOST_EDGES, LOST_FRAMES, LOST_CONTEXTS, SAMPLES, SAMPLES_ZOND, SAMPLES_LOST,
-       SAMPLES_UNPLACED, PAID_SUM, PAID_THREADS, EVENTS_KEPT, EVENTS_DROPPED, N_COUNTS };
+enum {
+	LOST_FUNCS,
+	LOST_EDGES,
+	LOST_FRAMES,
+	LOST_CONTEXTS,
+	SAMPLES,
+	SAMPLES_ZOND,
+	SAMPLES_LOST,
+	SAMPLES_UNPLACED,
+	PAID_SUM,
+	PAID_THREADS,
+	EVENTS_KEPT,
+	EVENTS_DROPPED,
+	N_COUNTS
+};
 
 /* Checks every thread before adding any: a bad file adds nothing. */
 static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, struct zerr *err)
@@ -1119,9 +1137,9 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	}
 	if (h->max_events) {
 		profile_add_meta(p, "timeline_unit", "ns");
-		profile_add_meta(p, "timeline_keep", (h->timeline_flags & ZR_TIMELINE_KEEP_NEWEST)
-							     ? "newest"
-							     : "oldest");
+		profile_add_meta(p, "timeline_keep",
+				 (h->timeline_flags & ZR_TIMELINE_KEEP_NEWEST) ? "newest"
+									       : "oldest");
 		add_count(p, "timeline_events", counts[EVENTS_KEPT]);
 		add_count(p, "timeline_dropped", counts[EVENTS_DROPPED]);
 	}

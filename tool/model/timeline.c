@@ -62,8 +62,8 @@ struct walk {
 	size_t n, cap;
 };
 
-static void add_cost(uint64_t *self, uint64_t *incl, uint64_t *min, uint64_t *max,
-		     uint64_t s, uint64_t i)
+static void add_cost(uint64_t *self, uint64_t *incl, uint64_t *min, uint64_t *max, uint64_t s,
+		     uint64_t i)
 {
 	*self += s;
 	*incl += i;
@@ -106,8 +106,8 @@ static void open_call(struct walk *k, const struct zp_span *sp, int64_t from, in
 			c.outermost = 0;
 	k->w->contexts[c.ctx].calls++;
 	profile_stat(k->w, sp->thread, sp->node)->calls++;
-	struct zp_edge *e = profile_edge(k->w, sp->thread, ZP_CALL, parent ? parent->node : ZP_NONE,
-					 sp->node);
+	struct zp_edge *e =
+		profile_edge(k->w, sp->thread, ZP_CALL, parent ? parent->node : ZP_NONE, sp->node);
 	e->calls++;
 	e->incl[0] += c.incl;
 	uint32_t flags = sp->flags;

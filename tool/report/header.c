@@ -80,6 +80,7 @@ void report_header(const struct zp_profile *p, FILE *out)
 	if (dropped)
 		fprintf(out, "%-11stimeline_dropped = %s events (the timeline keeps the %s)\n",
 			"warning:", dropped,
-			profile_meta(p, "timeline_keep") ? profile_meta(p, "timeline_keep") : "oldest");
+			profile_meta(p, "timeline_keep") ? profile_meta(p, "timeline_keep")
+							 : "oldest");
 	putc('\n', out);
 }

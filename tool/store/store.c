@@ -195,9 +195,8 @@ static const char spans_sql[] = "CREATE TABLE IF NOT EXISTS spans (\n"
 
 /* Tables holding a run's parts, deleted children first; older stores may lack some. */
 static const char *const run_tables[] = {
-	"spans",      "context_costs", "contexts", "instr_costs", "instrs",  "edge_costs",
-	"edges",      "stat_costs",    "stats",    "nodes",       "threads", "events",
-	"run_meta",
+	"spans",      "context_costs", "contexts", "instr_costs", "instrs", "edge_costs", "edges",
+	"stat_costs", "stats",         "nodes",    "threads",     "events", "run_meta",
 };
 
 struct store {
@@ -823,8 +822,7 @@ static int insert_contexts(struct store *s, const struct zp_profile *p, int64_t 
 	return rc;
 }
 
-static int insert_spans(struct store *s, const struct zp_profile *p, int64_t run,
-			struct zerr *err)
+static int insert_spans(struct store *s, const struct zp_profile *p, int64_t run, struct zerr *err)
 {
 	sqlite3_stmt *st;
 	if (!p->nspans)

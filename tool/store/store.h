@@ -10,9 +10,9 @@
  * profile store (...)", never a crash.
  *
  * An older store (schema 1: no calling contexts; schema 2: no timeline
- * spans) opens and reads as it is; its runs load without them.  Writing a run into it first upgrades it
- * to this zond's schema in the run's own transaction.  Opening and reading
- * never change the file.
+ * spans) opens and reads as it is; its runs load without them.  Writing a run into it first
+ * upgrades it to this zond's schema in the run's own transaction.  Opening and reading never change
+ * the file.
  *
  * Run ids are never reused, so "run 7" names the same run for the life of
  * the store.  Several zond processes may use one store at once: each waits
