@@ -15,6 +15,7 @@
 #include "audit.h"
 
 #include "../core/port.h"
+#include "../core/timeline.h"
 #include "../linux/linux.h"
 #include "../linux/sample.h"
 
@@ -184,6 +185,9 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 	fr->sp = sp;
 	if (fr->core && zrt.timed)
 		fr->core->enter_ticks = zl_clock_enter();
+	if (zrt_unlikely(zrt.timeline) && fr->core)
+		zrt_timeline_enter(&t->core, fr->core,
+				   zrt.timed ? fr->core->enter_ticks : zl_clock());
 	return fr;
 }
 
@@ -209,8 +213,13 @@ struct za_ret za_exit(struct za_frame *fr, uint64_t result)
 	/* a forked child must not write into its parent's file */
 	if (zrt_unlikely(fr->target->kind & ZA_FORK) && result == 0)
 		za_forked_child();
-	if (fr->core && t->core.state == ZRT_THREAD_ON)
-		zrt_exit(&t->core, fr->target->key, fr->sp, now);
+	if (fr->core && t->core.state == ZRT_THREAD_ON) {
+		if (zrt_unlikely(zrt.timeline))
+			zrt_timeline_exit(&t->core, fr->target->key, fr->sp,
+					  zrt.timed ? now : zl_clock());
+		else
+			zrt_exit(&t->core, fr->target->key, fr->sp, now);
+	}
 	/*
 	 * Closed: its return slot may still hold the return point (a tail call
 	 * out of a profiled function shares its caller's slot), and a stale

@@ -6,13 +6,14 @@
 #include "core.h"
 
 #include "port.h"
+#include "timeline.h"
 
 struct zrt_process zrt;
 
 /* the sizes doc/raw-format.md promises */
-_Static_assert(sizeof(struct zr_header) == 288, "zr_header layout");
+_Static_assert(sizeof(struct zr_header) == 304, "zr_header layout");
 _Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
-_Static_assert(sizeof(struct zr_thread) == 136, "zr_thread layout");
+_Static_assert(sizeof(struct zr_thread) == 152, "zr_thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "zr_func layout");
 _Static_assert(sizeof(struct zr_edge) == 32, "zr_edge layout");
 _Static_assert(sizeof(struct zr_context) == 80, "zr_context layout");
@@ -98,9 +99,13 @@ static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
 	h->max_sample_pcs = cfg->max_sample_pcs ? hash_size(cfg->max_sample_pcs / 2) : 0;
 	h->sample_pcs_off = align_up(
 		h->contexts_off + (uint64_t)h->max_contexts * sizeof(struct zr_context), 64);
+	uint64_t end = zrt_timeline_lay_out(
+		h, cfg,
+		align_up(h->sample_pcs_off +
+				 (uint64_t)h->max_sample_pcs * sizeof(struct zr_sample_pc),
+			 64));
 	/* page-aligned slots: no two threads ever write the same cache line */
-	h->thread_bytes = align_up(
-		h->sample_pcs_off + (uint64_t)h->max_sample_pcs * sizeof(struct zr_sample_pc), 4096);
+	h->thread_bytes = align_up(end, 4096);
 
 	h->modules_off = align_up(sizeof *h, 64);
 	h->strings_off =
@@ -123,6 +128,7 @@ static void use_mapping(void *base)
 	zrt.ctx_mask = h->ctx_hash_size - 1;
 	zrt.max_contexts = h->max_contexts;
 	zrt.pc_mask = h->max_sample_pcs ? h->max_sample_pcs - 1 : 0;
+	zrt.timeline = h->max_events;
 	zrt.index_bytes = align_up(
 		((uint64_t)h->func_hash_size + h->edge_hash_size + h->ctx_hash_size) * 4, 4096);
 	zrt.timed = !(h->flags & ZR_FLAG_NO_TIME);
@@ -247,6 +253,7 @@ void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index)
 	t->stack = (struct zr_frame *)(s + h->stack_off);
 	t->contexts = (struct zr_context *)(s + h->contexts_off);
 	t->sample_pcs = (struct zr_sample_pc *)(s + h->sample_pcs_off);
+	t->events = (struct zr_event *)(s + h->events_off);
 	t->ctx_hash = t->edge_hash + h->edge_hash_size;
 	t->busy = 0;
 	t->root_lo = t->root_len = 0;
@@ -585,6 +592,7 @@ static void merge_thread(const struct zrt_thread *d)
 	for (uint32_t i = 0; i < di->n_contexts; i++)
 		merge_context(d, i);
 	merge_sample_pcs(d);
+	zrt_timeline_merged(s, d);
 	si->samples_unplaced += di->samples_unplaced;
 	si->lost_funcs += di->lost_funcs;
 	si->lost_edges += di->lost_edges;

@@ -60,6 +60,8 @@ struct zrt_config {
 	uint64_t sample_period_ns; /* ZR_FLAG_SAMPLED */
 	uint32_t sample_signal;
 	uint32_t max_sample_pcs;   /* ZR_FLAG_SAMPLED: (context, pc) entries per thread, 0 none */
+	uint32_t timeline_events;  /* the timeline's ring: events per thread, 0 none (timeline.h) */
+	uint32_t timeline_flags;   /* ZR_TIMELINE_* */
 	uint32_t flags;       /* ZR_FLAG_* */
 	uint32_t clock, arch; /* enum zr_clock, enum zr_arch */
 	double ticks_per_sec;
@@ -86,6 +88,7 @@ struct zrt_process {
 	uint32_t func_mask, edge_mask, max_funcs, max_edges, max_depth;
 	uint32_t ctx_mask, max_contexts;
 	uint32_t pc_mask;     /* the (context, pc) tables' size - 1, 0 without them */
+	uint32_t timeline;    /* events per thread's timeline ring, 0: no timeline (timeline.h) */
 	uint64_t index_bytes; /* a thread's hash indexes, outside the file */
 	uint32_t gate;        /* ZRT_GATE_*, changed atomically */
 	int timed;            /* !(flags & ZR_FLAG_NO_TIME) */
@@ -130,6 +133,7 @@ struct zrt_thread {
 	struct zr_context *contexts;
 	uint32_t *ctx_hash;
 	struct zr_sample_pc *sample_pcs;
+	struct zr_event *events; /* the timeline's ring (timeline.h) */
 	/*
 	 * Ports that key root calls by calling module (zrt.root_modules): the
 	 * module of the last root call, [root_lo, root_lo + root_len), its

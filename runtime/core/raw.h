@@ -21,6 +21,7 @@
  *        struct zr_frame stack[max_depth]
  *        struct zr_context contexts[max_contexts]
  *        struct zr_sample_pc sample_pcs[max_sample_pcs]
+ *        struct zr_event events[max_events]          the timeline's ring
  *
  * The runtime's hash indexes (func_hash_size, edge_hash_size, ctx_hash_size
  * entries) live in its private memory, not in the file: func_hash_off and
@@ -47,7 +48,7 @@
 #include <stdint.h>
 
 #define ZR_MAGIC "ZONDRAW\0"
-#define ZR_VERSION 2
+#define ZR_VERSION 3
 #define ZR_NONE 0xffffffffu /* no index (caller of a root call) */
 
 /* zr_header.state */
@@ -162,7 +163,16 @@ struct zr_header {
 	   max_sample_pcs is a power of two, or 0 for none (libcalls) */
 	uint32_t max_sample_pcs, pad2;
 	uint64_t sample_pcs_off;  /* offset of the table inside one thread slot */
+
+	/* version 3: the timeline (zond record --timeline), a ring of struct
+	   zr_event per thread slot; max_events 0: no timeline */
+	uint32_t max_events;
+	uint32_t timeline_flags; /* ZR_TIMELINE_* */
+	uint64_t events_off;     /* offset of the ring inside one thread slot */
 };
+
+/* zr_header.timeline_flags: a full ring overwrites its oldest event (else new ones are dropped) */
+#define ZR_TIMELINE_KEEP_NEWEST 1u
 
 /* A loaded ELF object, recorded the first time one of its functions runs. */
 struct zr_module {
@@ -206,6 +216,12 @@ struct zr_thread {
 	uint64_t samples_unplaced;
 	uint32_t n_sample_pcs;    /* entries used in the thread's zr_sample_pc table */
 	uint32_t pad;
+	/* the timeline (version 3): events offered to the ring, kept or not; event
+	   n is at index n % max_events, kept while n is among the max_events first
+	   (keep oldest) or last (ZR_TIMELINE_KEEP_NEWEST) */
+	uint64_t events_written;
+	uint64_t events_lost; /* events of ended threads merged into this slot (their
+				 rings are not kept) */
 };
 
 /*
@@ -276,6 +292,22 @@ struct zr_sample_pc {
 	uint32_t pad;
 	uint64_t samples;
 };
+
+/*
+ * One timeline event: a frame of the shadow stack opened (enter) or closed
+ * (exit) at ticks.  depth is the frame's index on the stack: an enter opens
+ * frame depth, and both close every frame at depth or above still open (an
+ * exit closes more than one when frames were abandoned by longjmp or an
+ * exception).  func is the function of the frame opened, or of the
+ * outermost frame closed.  Written by its thread only, the event before
+ * zr_thread.events_written counts it.
+ */
+struct zr_event {
+	uint64_t ticks;
+	uint32_t func;  /* zr_func index */
+	uint32_t depth; /* frame index | ZR_EVENT_EXIT */
+};
+#define ZR_EVENT_EXIT (1u << 31)
 
 /* One live activation on a thread's shadow stack. */
 struct zr_frame {

@@ -8,6 +8,7 @@
  * makes frames of different probes comparable (see core.h).
  */
 #include "instrument.h"
+#include "../core/timeline.h"
 
 #include "../../include/zond.h"
 
@@ -27,6 +28,8 @@ API void __cyg_profile_func_enter(void *fn, void *site)
 		if (zrt_unlikely(start))
 			zrt_probe_paid(t, 0, fr->enter_ticks - start);
 	}
+	if (zrt_unlikely(zrt.timeline) && fr)
+		zrt_timeline_enter(t, fr, zrt.timed ? fr->enter_ticks : zl_clock());
 }
 
 API void __cyg_profile_func_exit(void *fn, void *site)
@@ -36,7 +39,11 @@ API void __cyg_profile_func_exit(void *fn, void *site)
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON))
 		return;
 	uint64_t now = zrt.timed ? zl_clock_exit() : 0;
-	zrt_exit(t, (uintptr_t)fn, (uintptr_t)__builtin_frame_address(0), now);
+	if (zrt_unlikely(zrt.timeline))
+		zrt_timeline_exit(t, (uintptr_t)fn, (uintptr_t)__builtin_frame_address(0),
+				  zrt.timed ? now : zl_clock());
+	else
+		zrt_exit(t, (uintptr_t)fn, (uintptr_t)__builtin_frame_address(0), now);
 	/* now and then, what this probe costs after its clock read */
 	if (zrt_unlikely(!t->measure[1]--) && zrt.timed)
 		zrt_probe_paid(t, 1, zl_clock() - now);

@@ -231,6 +231,11 @@ int zl_configure(struct zrt_config *cfg)
 	cfg->max_contexts = env_count("ZOND_CONTEXTS", cfg->max_contexts ? cfg->max_contexts : 65536,
 				      1u << 26);
 	cfg->flags |= zl_env_flag("ZOND_NO_TIME") ? ZR_FLAG_NO_TIME : 0;
+	/* the timeline (timeline.h): events per thread's ring, 0 or unset: none */
+	cfg->timeline_events = (uint32_t)zl_env_number("ZOND_TIMELINE", 0, 1, 1u << 26);
+	const char *keep = zl_getenv("ZOND_TIMELINE_KEEP");
+	if (keep && keep[0] == 'n' && keep[1] == 'e' && keep[2] == 'w')
+		cfg->timeline_flags |= ZR_TIMELINE_KEEP_NEWEST;
 	cfg->pid = current_pid();
 	cfg->ppid = (int32_t)zl_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0);
 	zl_clock_setup(cfg, !(cfg->flags & ZR_FLAG_NO_TIME));

@@ -28,10 +28,10 @@ check_eq "folded: one line on stderr" "$(wc -l <err.txt)" 1
 check_eq "folded: saying the stacks are rebuilt" \
 	"$(grep -c 'run 1 has no calling contexts: stacks rebuilt from call edges' err.txt)" 1
 
-cp v1.db v3.db
-sqlite3 v3.db "UPDATE zond_meta SET value = '3' WHERE key = 'schema_version'"
-before=$(sha256sum <v3.db)
-check_error "a newer store" "v3.db: written by a newer zond (schema 3, this zond reads 2)" \
-	"$ZOND" report -i v3.db
-check_eq "a refused store is left as it was" "$(sha256sum <v3.db)" "$before"
+cp v1.db v4.db
+sqlite3 v4.db "UPDATE zond_meta SET value = '4' WHERE key = 'schema_version'"
+before=$(sha256sum <v4.db)
+check_error "a newer store" "v4.db: written by a newer zond (schema 4, this zond reads 3)" \
+	"$ZOND" report -i v4.db
+check_eq "a refused store is left as it was" "$(sha256sum <v4.db)" "$before"
 finish

@@ -160,6 +160,35 @@ struct zp_profile *fixture_context_profile(unsigned nevents)
 	return p;
 }
 
+struct zp_profile *fixture_timeline_profile(void)
+{
+	static const struct {
+		uint32_t thread, node, depth;
+		int64_t start, end; /* ns after the start */
+	} spans[] = {
+		{0, TL_MAIN, 0, 0, 10000}, {0, TL_F, 1, 1000, 4000},      {0, TL_G, 2, 1500, 2500},
+		{0, TL_F, 1, 5000, 9000},  {0, TL_G, 2, 6000, 8000},      {0, TL_F, 3, 6500, 7500},
+		{0, TL_G, 2, 8000, 8500},  {1, TL_WORKER, 0, 2000, 6000}, {1, TL_F, 1, 3000, 5000},
+	};
+	static const char *const names[] = {"main", "f", "g", "worker"};
+	struct zp_profile *p = profile_new();
+	p->run.id = 9;
+	profile_set_str(&p->run.collector, "record");
+	profile_set_str(&p->run.command, "./timeline");
+	p->run.pid = 300;
+	p->run.start_ns = TL_START;
+	profile_add_meta(p, "timeline_unit", "ns");
+	profile_thread(p, 300, 300, "main");
+	profile_thread(p, 300, 301, "worker");
+	for (int i = 0; i < 4; i++)
+		profile_node(p, ZP_FUNCTION, names[i], "/usr/bin/timeline", "timeline.c", i + 1,
+			     0x1000 + 0x10 * (uint64_t)i);
+	for (size_t i = 0; i < sizeof spans / sizeof spans[0]; i++)
+		profile_add_span(p, spans[i].thread, spans[i].node, spans[i].depth, 0,
+				 TL_START + spans[i].start, TL_START + spans[i].end);
+	return p;
+}
+
 char *fixture_read_file(const char *path)
 {
 	FILE *f = fopen(path, "rb");

@@ -69,6 +69,24 @@ struct zp_profile *fixture_profile(unsigned nevents);
 enum { CX_MAIN, CX_A, CX_B, CX_C, CX_X, CX_Y, CX_F, CX_G, CX_WORKER };
 struct zp_profile *fixture_context_profile(unsigned nevents);
 
+/*
+ * fixture_timeline_profile() builds a run with a timeline (record
+ * --timeline): meta timeline_unit ns, run.start_ns TL_START, spans (times in
+ * us after the start, x1000 ns; depth in brackets):
+ *
+ * thread 0 (pid 300, tid 300, "main"):
+ *   main[0] 0-10   f[1] 1-4   g[2] 1.5-2.5   f[1] 5-9   g[2] 6-8   f[3] 6.5-7.5
+ *   g[2] 8-8.5
+ * thread 1 (pid 300, tid 301, "worker"):
+ *   worker[0] 2-6   f[1] 3-5
+ *
+ * No events, stats, edges or contexts: the spans alone (profile_window
+ * makes the rest).
+ */
+#define TL_START 1700000000000000000
+enum { TL_MAIN, TL_F, TL_G, TL_WORKER };
+struct zp_profile *fixture_timeline_profile(void);
+
 /* Reads a whole file into a malloc'ed string (NULL on failure). */
 char *fixture_read_file(const char *path);
 

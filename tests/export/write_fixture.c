@@ -4,12 +4,13 @@
  * "contexts-store", adds the contexts fixture (fixture_context_profile) as a
  * run to the profile store OUTFILE, for tests of the zond command.
  *
- * "contexts-FORMAT" writes the contexts fixture in FORMAT.
+ * "contexts-FORMAT" writes the contexts fixture in FORMAT, "timeline-FORMAT"
+ * the timeline fixture (fixture_timeline_profile).
  *
  * "huge-store" adds a run whose counts fill 64 bits (HUGE_* below): for the
  * column widths of the reports.
  *
- * Usage: write_fixture [contexts-]FORMAT|contexts-store|huge-store NEVENTS OUTFILE
+ * Usage: write_fixture [contexts-|timeline-]FORMAT|contexts-store|huge-store NEVENTS OUTFILE
  */
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,7 @@ int main(int argc, char **argv)
 			     struct zerr *);
 	} formats[] = {
 		{"callgrind", export_callgrind},
+		{"chrome", export_chrome},
 		{"dot", export_dot},
 		{"folded", export_folded},
 		{"json", export_json},
@@ -78,14 +80,16 @@ int main(int argc, char **argv)
 		return write_store((unsigned)atoi(argv[2]), argv[3], argv[1][0] == 'h');
 	const char *format = argv[1];
 	int contexts = strncmp(format, "contexts-", 9) == 0;
-	if (contexts)
+	int timeline = strncmp(format, "timeline-", 9) == 0;
+	if (contexts || timeline)
 		format += 9;
 	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
 		if (strcmp(formats[i].name, format) != 0)
 			continue;
 		unsigned nevents = (unsigned)atoi(argv[2]);
-		struct zp_profile *p =
-			contexts ? fixture_context_profile(nevents) : fixture_profile(nevents);
+		struct zp_profile *p = timeline   ? fixture_timeline_profile()
+				       : contexts ? fixture_context_profile(nevents)
+						  : fixture_profile(nevents);
 		struct export_options o = {.thread = ZP_NONE};
 		struct zerr err;
 		FILE *out = fopen(argv[3], "w");

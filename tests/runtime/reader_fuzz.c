@@ -88,7 +88,8 @@ static uint8_t *load(const char *file, size_t *n)
 	return data;
 }
 
-/* The bytes worth damaging: header, modules, used strings, the first thread's tables. */
+/* The bytes worth damaging: header, modules, used strings, the first thread's tables, its events.
+ */
 static size_t interesting_offset(const struct zr_header *h, uint64_t r)
 {
 	const uint64_t slot = h->threads_off;
@@ -100,8 +101,9 @@ static size_t interesting_offset(const struct zr_header *h, uint64_t r)
 		{slot + h->funcs_off, slot + h->funcs_off + 8 * sizeof(struct zr_func)},
 		{slot + h->edges_off, slot + h->edges_off + 8 * sizeof(struct zr_edge)},
 		{slot + h->stack_off, slot + h->stack_off + 4 * sizeof(struct zr_frame)},
+		{slot + h->events_off, slot + h->events_off + 16 * sizeof(struct zr_event)},
 	};
-	const uint64_t *range = ranges[r % 7];
+	const uint64_t *range = ranges[r % 8];
 	uint64_t len = range[1] > range[0] ? range[1] - range[0] : 1;
 	return (size_t)(range[0] + (r >> 8) % len);
 }

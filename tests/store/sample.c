@@ -96,6 +96,12 @@ struct zp_profile *sample_profile(const char *campaign)
 	c->calls = UINT64_MAX;
 	c->self[time] = c->incl[time] = c->min[time] = c->max[time] = 2;
 	p->contexts[c_blk].calls = 2;
+
+	/* The timeline: main for 1 ms, f inside it cut at its start, blk (t1) never seen ending. */
+	profile_add_meta(p, "timeline_unit", "ns");
+	profile_add_span(p, t0, main_, 0, 0, r->start_ns, r->start_ns + 1000000);
+	profile_add_span(p, t0, f, 1, ZP_SPAN_NO_START, r->start_ns + 10, r->start_ns + 20);
+	profile_add_span(p, t1, blk, 0, ZP_SPAN_NO_END, -5, 100);
 	return p;
 }
 
@@ -275,6 +281,16 @@ int sample_mismatches(const struct zp_profile *a, const struct zp_profile *b)
 	same_stats(a, b);
 	same_edges(a, b);
 	same_contexts(a, b);
+	same_u64("nspans", 0, a->nspans, b->nspans);
+	for (size_t i = 0; i < a->nspans && i < b->nspans; i++) {
+		const struct zp_span *x = &a->spans[i], *y = &b->spans[i];
+		same_u64("span thread", i, x->thread, y->thread);
+		same_u64("span node", i, x->node, y->node);
+		same_u64("span depth", i, x->depth, y->depth);
+		same_u64("span flags", i, x->flags, y->flags);
+		same_u64("span start", i, (uint64_t)x->start, (uint64_t)y->start);
+		same_u64("span end", i, (uint64_t)x->end, (uint64_t)y->end);
+	}
 	return mismatches;
 }
 

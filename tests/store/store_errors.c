@@ -77,9 +77,9 @@ static void test_open_errors(const char *dir)
 
 	char *newer = sample_path(dir, "newer.db");
 	store_close(store_with_runs(newer, 1, NULL));
-	sample_run_sql(newer, "UPDATE zond_meta SET value = '3' WHERE key = 'schema_version'");
+	sample_run_sql(newer, "UPDATE zond_meta SET value = '4' WHERE key = 'schema_version'");
 	check_open_error(newer, STORE_READ,
-			 ": written by a newer zond (schema 3, this zond reads 2)");
+			 ": written by a newer zond (schema 4, this zond reads 3)");
 	sample_run_sql(newer, "UPDATE zond_meta SET value = 'x' WHERE key = 'schema_version'");
 	check_open_error(newer, STORE_READ, ": damaged zond profile store (bad schema_version)");
 

@@ -90,7 +90,7 @@ static void test_round_trip(const char *dir)
 		     1007);
 	CHECK_EQ_U64(
 		sample_sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"),
-		2);
+		STORE_SCHEMA_VERSION);
 	CHECK_EQ_U64(
 		sample_sql_int(path,
 			       "SELECT count(*) FROM contexts WHERE run = 1 AND parent IS NULL"),
@@ -161,8 +161,9 @@ static char *first_row(sqlite3 *db, const char *sql, int *rows)
 /* The example queries of doc/store-schema.md work on a real store, with the results shown. */
 static void test_documented_queries(const char *dir, const char *doc_path)
 {
-	static const char *const want[] = {"main|1000|1", "main|ns::f(int)|3", NULL, "checkout|2"};
-	static const int want_rows[] = {-1, -1, 2, 4};
+	static const char *const want[] = {"main|1000|1", "main|ns::f(int)|3", NULL, "checkout|2",
+					   "main|1.0"};
+	static const int want_rows[] = {-1, -1, 2, 4, 3};
 	char *path = sample_path(dir, "rt.db"); /* from test_round_trip: newest run is 2 */
 	FILE *doc = fopen(doc_path, "r");
 	CHECK(doc != NULL);
@@ -180,9 +181,9 @@ static void test_documented_queries(const char *dir, const char *doc_path)
 			int rows;
 			char *row = first_row(db, sql, &rows);
 			CHECK(rows > 0);
-			if (nqueries < 4 && want[nqueries])
+			if (nqueries < 5 && want[nqueries])
 				CHECK_EQ_STR(row, want[nqueries]);
-			if (nqueries < 4 && want_rows[nqueries] >= 0)
+			if (nqueries < 5 && want_rows[nqueries] >= 0)
 				CHECK_EQ_U64(rows, want_rows[nqueries]);
 			nqueries++;
 			free(row);
@@ -191,7 +192,7 @@ static void test_documented_queries(const char *dir, const char *doc_path)
 			fputs(line, q);
 		}
 	}
-	CHECK_EQ_U64(nqueries, 4);
+	CHECK_EQ_U64(nqueries, 5);
 	free(line);
 	if (doc)
 		fclose(doc);

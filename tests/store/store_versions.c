@@ -4,7 +4,8 @@
  * A schema 1 store (made here with schema 1's own SQL, tests/store/v1.sql,
  * as zond wrote it then: no instrs, no contexts) opens and reads without a byte of the file
  * changing, its run loads without contexts, and writing a run upgrades it to
- * schema 2 in the run's transaction (a failed write leaves it at schema 1).
+ * this schema in the run's transaction (a failed write leaves it at schema 1).
+ * A schema 2 store (no timeline) likewise, its spans table made by a write.
  * A store of a newer schema is refused with one line naming the file, for
  * reading and for writing, and is left as it was.
  */
@@ -141,7 +142,7 @@ static void test_v1_store(const char *dir, const char *v1_sql)
 	store_close(s);
 	CHECK_EQ_U64(
 		sample_sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"),
-		2);
+		STORE_SCHEMA_VERSION);
 	CHECK_EQ_U64(sample_sql_int(path, "SELECT count(*) FROM contexts WHERE run = 2"),
 		     p->ncontexts);
 	s = store_open(path, STORE_READ, &err);
@@ -158,10 +159,52 @@ static void test_v1_store(const char *dir, const char *v1_sql)
 	}
 	store_close(s);
 
-	/* Reading a schema 2 store does not change it either. */
+	/* Reading a store of this schema does not change it either. */
 	before = checksum(path);
 	read_everything(path, STORE_READ, 1);
 	CHECK_EQ_U64(checksum(path), before);
+	profile_free(p);
+	free(path);
+}
+
+/*
+ * A schema 2 store (this schema without its spans table, as schema 2 made
+ * it): read as it is, without a table made by the reading; a write of a run
+ * with a timeline upgrades it and the spans come back exactly.
+ */
+static void test_v2_store(const char *dir)
+{
+	char *path = sample_path(dir, "v2.db");
+	struct zerr err = {{0}};
+	struct store *s = store_open(path, STORE_CREATE, &err);
+	struct zp_profile *p = sample_profile(NULL);
+	CHECK(s && store_add_run(s, p, &err) == 0);
+	store_close(s);
+	sample_run_sql(path, "DROP TABLE spans; "
+			     "UPDATE zond_meta SET value = '2' WHERE key = 'schema_version'");
+	uint64_t before = checksum(path);
+	read_everything(path, STORE_READ, 1);
+	read_everything(path, STORE_CREATE, 1);
+	CHECK_EQ_U64(checksum(path), before);
+	CHECK_EQ_U64(
+		sample_sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'spans'"), 0);
+
+	s = store_open(path, STORE_CREATE, &err);
+	CHECK(s && store_add_run(s, p, &err) == 0);
+	store_close(s);
+	CHECK_EQ_U64(
+		sample_sql_int(path, "SELECT value FROM zond_meta WHERE key = 'schema_version'"),
+		STORE_SCHEMA_VERSION);
+	s = store_open(path, STORE_READ, &err);
+	struct zp_profile *old = s ? store_load_run(s, 1, &err) : NULL;
+	struct zp_profile *q = s ? store_load_run(s, 2, &err) : NULL;
+	CHECK(old && old->nspans == 0);
+	CHECK(p->nspans > 0 && q && q->nspans == p->nspans);
+	if (q)
+		CHECK_EQ_U64(sample_mismatches(p, q), 0);
+	profile_free(old);
+	profile_free(q);
+	store_close(s);
 	profile_free(p);
 	free(path);
 }
@@ -174,10 +217,10 @@ static void test_newer_store(const char *dir)
 	struct zp_profile *p = sample_profile(NULL);
 	CHECK(s && store_add_run(s, p, &err) == 0);
 	store_close(s);
-	sample_run_sql(path, "UPDATE zond_meta SET value = '3' WHERE key = 'schema_version'");
+	sample_run_sql(path, "UPDATE zond_meta SET value = '4' WHERE key = 'schema_version'");
 	uint64_t before = checksum(path);
 	char want[1100];
-	snprintf(want, sizeof want, "%s: written by a newer zond (schema 3, this zond reads 2)",
+	snprintf(want, sizeof want, "%s: written by a newer zond (schema 4, this zond reads 3)",
 		 path);
 	enum store_mode modes[] = {STORE_READ, STORE_CREATE};
 	for (size_t i = 0; i < 2; i++) {
@@ -201,6 +244,7 @@ int main(int argc, char **argv)
 	}
 	char *dir = sample_tmpdir();
 	test_v1_store(dir, argv[1]);
+	test_v2_store(dir);
 	test_newer_store(dir);
 	sample_rmdir(dir);
 	return check_done();

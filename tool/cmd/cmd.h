@@ -48,6 +48,7 @@ struct run_choice {
 	const char *run;      /* NULL: the last run */
 	const char *campaign; /* all runs of this campaign combined, instead of one run */
 	const char *tid;      /* NULL: all threads */
+	const char *time;     /* --time FROM~TO: the profile of that window of the timeline */
 };
 
 /*
@@ -60,6 +61,7 @@ struct run_choice {
  *   -C, --campaign NAME  all runs of campaign NAME combined
  *       --tid THREAD     one thread: TID, PID/TID or the thread's name, as
  *                        'zond report --per-thread' prints them
+ *       --time FROM~TO   the profile of a window of the run's timeline
  *   -e, --event NAME     the event shown
  *   -o, --output FILE    the file written (default: standard output)
  *   -h, --help           the command's help
@@ -73,11 +75,26 @@ enum {
 	READ_TID = 8,
 	READ_EVENT = 16,
 	READ_OUTPUT = 32,
-	READ_RUN_CHOICE = READ_INPUT | READ_RUN | READ_CAMPAIGN | READ_TID,
+	READ_TIME = 64,
+	READ_RUN_CHOICE = READ_INPUT | READ_RUN | READ_CAMPAIGN | READ_TID | READ_TIME,
 };
 
-/* The long option value of --tid, shared; own options of commands start at 256. */
-enum { OPT_TID = 200 };
+/* The long option values of --tid and --time, shared; own options of commands start at 256. */
+enum { OPT_TID = 200, OPT_TIME = 201 };
+
+/*
+ * A window of a run's timeline, --time FROM~TO as uftrace takes it: either
+ * bound may be left out (~TO, FROM~), each a whole number with a unit (ns,
+ * us, ms, s) or none (the timeline's own unit: ns, or instructions for
+ * trace runs).  Bounds with a unit are in ns.
+ */
+struct time_window {
+	int64_t from, to; /* [from, to), from the run's start; INT64_MIN/MAX when left out */
+	int units;        /* a bound was given with a time unit */
+};
+
+/* Parses s into *w: 0, or -1 with err saying what a window looks like. */
+int time_window_parse(const char *s, struct time_window *w, struct zerr *err);
 
 struct read_options {
 	struct run_choice rc;
@@ -133,7 +150,9 @@ int read_output_close(const char *cmd, struct read_options *o, FILE *out);
 /*
  * Loads the chosen run, or the runs of the campaign combined into one profile
  * (its header is the newest run's, with meta "runs_combined"); NULL with err
- * set.  *thread gets ZP_NONE or the thread's index.
+ * set.  *thread gets ZP_NONE or the thread's index.  With c->time, each run
+ * is the profile of that window of its timeline (profile_window, meta
+ * "time_window"); a run without a timeline is an error.
  */
 struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
 				   struct zerr *err);

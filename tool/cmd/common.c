@@ -110,13 +110,37 @@ struct store *run_choice_open(const struct run_choice *c, int64_t **ids, size_t 
 	return s;
 }
 
-/* The runs ids[0..n) combined, the newest (last) giving the header. */
+/* The profile of the window of p's timeline that spec says (cmd.h, time_window), or NULL. */
+static struct zp_profile *window_of(struct zp_profile *p, const char *spec, struct zerr *err)
+{
+	struct time_window w;
+	const char *unit = profile_meta(p, "timeline_unit");
+	struct zp_profile *win = NULL;
+	if (time_window_parse(spec, &w, err) < 0)
+		;
+	else if (!unit)
+		zerr_set(err, "run %lld has no timeline: record it with --timeline to use --time",
+			 (long long)p->run.id);
+	else if (w.units && strcmp(unit, "ns") != 0)
+		zerr_set(err, "run %lld's timeline counts %s: give --time without units",
+			 (long long)p->run.id, unit);
+	else
+		win = profile_window(p, w.from, w.to);
+	if (win)
+		profile_add_meta(win, "time_window", spec);
+	profile_free(p);
+	return win;
+}
+
+/* The runs ids[0..n) combined, the newest (last) giving the header; each run's window of time. */
 static struct zp_profile *load_combined(struct store *s, const int64_t *ids, size_t n,
-					struct zerr *err)
+					const char *time, struct zerr *err)
 {
 	struct zp_profile *all = NULL;
 	for (size_t i = n; i-- > 0;) {
 		struct zp_profile *p = store_load_run(s, ids[i], err);
+		if (p && time)
+			p = window_of(p, time, err);
 		if (!p) {
 			profile_free(all);
 			return NULL;
@@ -139,7 +163,7 @@ struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
 	struct store *s = run_choice_open(c, &ids, &n, err);
 	if (!s)
 		return NULL;
-	struct zp_profile *p = load_combined(s, ids, n, err);
+	struct zp_profile *p = load_combined(s, ids, n, c->time, err);
 	free(ids);
 	store_close(s);
 	if (!p)

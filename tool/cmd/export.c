@@ -67,6 +67,9 @@ static const struct {
 	{"callgrind", export_callgrind, "KCachegrind, callgrind_annotate\n"},
 	{"callgrind-bb", export_callgrind_bb,
 	 "one node per basic block (zond trace runs): the control-flow graph\n"},
+	{"chrome", export_chrome,
+	 "Chrome trace event JSON for Perfetto UI, chrome://tracing and\n"
+	 "speedscope: the run's timeline (record --timeline), one event per call\n"},
 	{"dot", export_dot, "Graphviz call graph (dot -Tsvg)\n"},
 	{"folded", export_folded,
 	 "folded stacks for flamegraph.pl and speedscope: the real stacks\n"

@@ -84,6 +84,23 @@ static int shared_option(struct launch *l, int opt, const char *arg)
 			return cmd_usage_error(l->cmd, "--sample-period wants 10000 to 10000000000 ns");
 		l->opt.sample_period = arg;
 		break;
+	case LAUNCH_OPT_TIMELINE:
+		if (!l->opt.timeline)
+			l->opt.timeline = LAUNCH_TIMELINE_DEFAULT;
+		break;
+	case LAUNCH_OPT_TIMELINE_SIZE:
+		if ((v = parse_count(arg)) < 1 || v > LAUNCH_TIMELINE_MAX)
+			return cmd_usage_error(
+				l->cmd, "--timeline-size wants a number from 1 to %ld, not '%s'",
+				LAUNCH_TIMELINE_MAX, arg);
+		l->opt.timeline = v;
+		break;
+	case LAUNCH_OPT_TIMELINE_KEEP:
+		if (strcmp(arg, "oldest") != 0 && strcmp(arg, "newest") != 0)
+			return cmd_usage_error(
+				l->cmd, "--timeline-keep wants oldest or newest, not '%s'", arg);
+		l->opt.timeline_keep = arg;
+		break;
 	case 'q': l->opt.quiet = 1; break;
 	case LAUNCH_OPT_NO_PROGRESS: l->opt.no_progress = 1; break;
 	case LAUNCH_OPT_KEEP_RAW: l->keep_raw = 1; break;
@@ -111,6 +128,11 @@ int launch_parse(struct launch *l, int argc, char **argv, const char *short_opti
 		if (status)
 			return status;
 	}
+	if (l->opt.timeline && l->opt.no_time)
+		return cmd_usage_error(l->cmd,
+				       "--timeline needs the calls' frames: not with --no-time");
+	if (l->opt.timeline_keep && !l->opt.timeline)
+		l->opt.timeline = LAUNCH_TIMELINE_DEFAULT;
 	if (optind >= argc)
 		return cmd_usage_error(l->cmd, "no program to run (zond %s -- PROG ARGS)", l->cmd);
 	l->argv = argv + optind;
@@ -497,6 +519,13 @@ static void run_child(struct launch *l, void (*setup)(void *arg), void *arg,
 	for (int i = 0; i < 5; i++)
 		if (l->opt.pool[i])
 			setenv(pool_vars[i], l->opt.pool[i], 1);
+	if (l->opt.timeline) {
+		char n[32];
+		snprintf(n, sizeof n, "%ld", l->opt.timeline);
+		setenv("ZOND_TIMELINE", n, 1);
+		setenv("ZOND_TIMELINE_KEEP", l->opt.timeline_keep ? l->opt.timeline_keep : "oldest",
+		       1);
+	}
 	setup(arg);
 	/* the program's own dispositions before anything pending is delivered */
 	for (size_t i = 0; i < NFORWARDED; i++)
@@ -716,7 +745,8 @@ static uint64_t pool_bytes(const struct launch *l, uint64_t *per_thread)
 	*per_thread = (uint64_t)v[1] * sizeof(struct zr_func) +
 		      (uint64_t)v[2] * sizeof(struct zr_edge) +
 		      (uint64_t)v[3] * sizeof(struct zr_frame) +
-		      (uint64_t)v[4] * sizeof(struct zr_context);
+		      (uint64_t)v[4] * sizeof(struct zr_context) +
+		      (uint64_t)l->opt.timeline * sizeof(struct zr_event);
 	return (uint64_t)v[0] * *per_thread + 8 * ((uint64_t)v[1] + (uint64_t)v[2] + (uint64_t)v[4]);
 }
 

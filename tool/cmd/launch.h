@@ -35,6 +35,8 @@ struct launch_options {
 				 NULL: default */
 	const char *time;     /* --time: ZOND_TIME, "sampled" or "exact"; the command's default */
 	const char *sample_period; /* --sample-period: ZOND_SAMPLE_PERIOD (ns), NULL: default */
+	long timeline; /* --timeline[-size]: ZOND_TIMELINE, events per thread; 0: none */
+	const char *timeline_keep; /* --timeline-keep: ZOND_TIMELINE_KEEP, "oldest" or "newest" */
 };
 
 enum {
@@ -49,42 +51,57 @@ enum {
 	LAUNCH_OPT_TIME,
 	LAUNCH_OPT_SAMPLE_PERIOD,
 	LAUNCH_OPT_NO_PROGRESS,
+	LAUNCH_OPT_TIMELINE,
+	LAUNCH_OPT_TIMELINE_SIZE,
+	LAUNCH_OPT_TIMELINE_KEEP,
 };
+/* The timeline's ring, events per thread, when --timeline gives no size: 16 MiB of a slot. */
+#define LAUNCH_TIMELINE_DEFAULT 1048576L
+#define LAUNCH_TIMELINE_MAX     (1L << 26) /* the runtime's limit (runtime/linux/port.c) */
 
 #define LAUNCH_SHORT_OPTIONS "o:c:n:q"
-#define LAUNCH_LONG_OPTIONS                                                                       \
-	{"output", required_argument, NULL, 'o'},                                                 \
-	{"no-time", no_argument, NULL, LAUNCH_OPT_NO_TIME},                                       \
-	{"fast-clock", no_argument, NULL, LAUNCH_OPT_FAST_CLOCK},                                 \
-	{"campaign", required_argument, NULL, 'c'},                                               \
-	{"threads", required_argument, NULL, LAUNCH_OPT_THREADS},                                 \
-	{"funcs", required_argument, NULL, LAUNCH_OPT_FUNCS},                                     \
-	{"edges", required_argument, NULL, LAUNCH_OPT_EDGES},                                     \
-	{"depth", required_argument, NULL, LAUNCH_OPT_DEPTH},                                     \
-	{"contexts", required_argument, NULL, LAUNCH_OPT_CONTEXTS},                               \
-	{"time", required_argument, NULL, LAUNCH_OPT_TIME},                                       \
-	{"sample-period", required_argument, NULL, LAUNCH_OPT_SAMPLE_PERIOD},                     \
-	{"top", required_argument, NULL, 'n'},                                                    \
-	{"quiet", no_argument, NULL, 'q'},                                                        \
-	{"no-progress", no_argument, NULL, LAUNCH_OPT_NO_PROGRESS},                               \
-	{"keep-raw", no_argument, NULL, LAUNCH_OPT_KEEP_RAW}
+#define LAUNCH_LONG_OPTIONS                                                                        \
+	{"output", required_argument, NULL, 'o'},                                                  \
+		{"no-time", no_argument, NULL, LAUNCH_OPT_NO_TIME},                                \
+		{"fast-clock", no_argument, NULL, LAUNCH_OPT_FAST_CLOCK},                          \
+		{"campaign", required_argument, NULL, 'c'},                                        \
+		{"threads", required_argument, NULL, LAUNCH_OPT_THREADS},                          \
+		{"funcs", required_argument, NULL, LAUNCH_OPT_FUNCS},                              \
+		{"edges", required_argument, NULL, LAUNCH_OPT_EDGES},                              \
+		{"depth", required_argument, NULL, LAUNCH_OPT_DEPTH},                              \
+		{"contexts", required_argument, NULL, LAUNCH_OPT_CONTEXTS},                        \
+		{"time", required_argument, NULL, LAUNCH_OPT_TIME},                                \
+		{"sample-period", required_argument, NULL, LAUNCH_OPT_SAMPLE_PERIOD},              \
+		{"top", required_argument, NULL, 'n'}, {"quiet", no_argument, NULL, 'q'},          \
+		{"no-progress", no_argument, NULL, LAUNCH_OPT_NO_PROGRESS},                        \
+		{"keep-raw", no_argument, NULL, LAUNCH_OPT_KEEP_RAW},                              \
+		{"timeline", no_argument, NULL, LAUNCH_OPT_TIMELINE},                              \
+		{"timeline-size", required_argument, NULL, LAUNCH_OPT_TIMELINE_SIZE},              \
+	{                                                                                          \
+		"timeline-keep", required_argument, NULL, LAUNCH_OPT_TIMELINE_KEEP                 \
+	}
 
 /*
  * From -c on; -o, --time, --sample-period, --no-time and --fast-clock, worded
  * for each command, are its own.
  */
-#define LAUNCH_OPTIONS_HELP                                                                       \
-	"  -c, --campaign NAME   file the run under campaign NAME\n"                              \
-	"      --threads N       thread slots (default 64)\n"                                     \
-	"      --funcs N         functions per thread (default 16384)\n"                          \
-	"      --edges N         call edges per thread (default 65536)\n"                         \
-	"      --depth N         shadow stack depth (default 4096)\n"                             \
-	"      --contexts N      calling contexts per thread (default 65536)\n"                   \
-	"  -n, --top N           functions in the summary (default 10, 0: none)\n"                \
-	"  -q, --quiet           no summary, no progress line\n"                                  \
-	"      --no-progress     no progress line (on a terminal, one line on stderr says\n"      \
-	"                        the time, calls and raw data so far while PROG runs)\n"         \
-	"      --keep-raw        keep the raw data directory and print its path\n"
+#define LAUNCH_OPTIONS_HELP                                                                        \
+	"  -c, --campaign NAME   file the run under campaign NAME\n"                               \
+	"      --threads N       thread slots (default 64)\n"                                      \
+	"      --funcs N         functions per thread (default 16384)\n"                           \
+	"      --edges N         call edges per thread (default 65536)\n"                          \
+	"      --depth N         shadow stack depth (default 4096)\n"                              \
+	"      --contexts N      calling contexts per thread (default 65536)\n"                    \
+	"  -n, --top N           functions in the summary (default 10, 0: none)\n"                 \
+	"  -q, --quiet           no summary, no progress line\n"                                   \
+	"      --no-progress     no progress line (on a terminal, one line on stderr says\n"       \
+	"                        the time, calls and raw data so far while PROG runs)\n"           \
+	"      --keep-raw        keep the raw data directory and print its path\n"                 \
+	"      --timeline        keep every enter and exit of the recorded functions, per\n"       \
+	"                        thread, with its time ('zond export -f chrome', --time)\n"        \
+	"      --timeline-size N events kept per thread (default 1048576; implies --timeline)\n"   \
+	"      --timeline-keep oldest|newest  which events a full timeline keeps (default\n"       \
+	"                        oldest); the others are counted as dropped\n"
 
 /* The end of the --help of a command that runs a program. */
 #define LAUNCH_EXIT_HELP                                                                          \

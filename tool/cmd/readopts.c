@@ -18,18 +18,29 @@ static const struct common_option {
 	struct option opt;
 	const char *help;
 } common[] = {
-	{READ_INPUT, {"input", required_argument, NULL, 'i'},
+	{READ_INPUT,
+	 {"input", required_argument, NULL, 'i'},
 	 "  -i, --input FILE      profile store read (default ./zond.db)\n"},
-	{READ_RUN, {"run", required_argument, NULL, 'r'},
+	{READ_RUN,
+	 {"run", required_argument, NULL, 'r'},
 	 "  -r, --run RUN         run id, -N for the Nth newest, or 'last' (default)\n"},
-	{READ_CAMPAIGN, {"campaign", required_argument, NULL, 'C'},
+	{READ_CAMPAIGN,
+	 {"campaign", required_argument, NULL, 'C'},
 	 "  -C, --campaign NAME   all runs of campaign NAME combined\n"},
-	{READ_TID, {"tid", required_argument, NULL, OPT_TID},
+	{READ_TID,
+	 {"tid", required_argument, NULL, OPT_TID},
 	 "      --tid THREAD      one thread only: TID, PID/TID or its name, as\n"
 	 "                        'zond report --per-thread' prints them\n"},
-	{READ_EVENT, {"event", required_argument, NULL, 'e'},
+	{READ_TIME,
+	 {"time", required_argument, NULL, OPT_TIME},
+	 "      --time FROM~TO    only what ran in that window of the run's timeline\n"
+	 "                        (record --timeline): 100ms~200ms, ~1s, 5ms~; units\n"
+	 "                        ns, us, ms, s\n"},
+	{READ_EVENT,
+	 {"event", required_argument, NULL, 'e'},
 	 "  -e, --event NAME      event shown (default: the first)\n"},
-	{READ_OUTPUT, {"output", required_argument, NULL, 'o'},
+	{READ_OUTPUT,
+	 {"output", required_argument, NULL, 'o'},
 	 "  -o, --output FILE     file written (default: standard output)\n"},
 };
 #define NCOMMON (sizeof common / sizeof common[0])
@@ -87,6 +98,7 @@ static int take_common(struct read_options *o, int c, const char *arg)
 	case 'r': o->rc.run = arg; return 1;
 	case 'C': o->rc.campaign = arg; return 1;
 	case OPT_TID: o->rc.tid = arg; return 1;
+	case OPT_TIME: o->rc.time = arg; return 1;
 	case 'e': o->event = arg; return 1;
 	case 'o': o->output = arg; return 1;
 	}
@@ -113,7 +125,11 @@ int read_parse(const struct read_cmd *cmd, int argc, char **argv, struct read_op
 			print_help(cmd);
 			status = 0;
 		} else if (is_common(cmd, c)) {
+			struct time_window w;
+			struct zerr err;
 			take_common(o, c, optarg);
+			if (c == OPT_TIME && time_window_parse(optarg, &w, &err) < 0)
+				status = cmd_usage_error(cmd->name, "%s", err.msg);
 		} else if (c == '?' || c == ':' || !cmd->own) {
 			status = cmd_usage_error(cmd->name, "bad option");
 		} else {
@@ -172,4 +188,53 @@ int read_event(const char *cmd, const struct read_options *o, const struct zp_pr
 	if ((*event = profile_find_event(p, o->event)) >= 0)
 		return 0;
 	return cmd_error(cmd, "run %lld has no event '%s'", (long long)p->run.id, o->event);
+}
+
+/* One bound: a whole number and an optional unit; *ns_per the unit's ns, 0 for none. */
+static int parse_bound(const char *s, size_t len, int64_t *v, int64_t *ns_per)
+{
+	static const struct {
+		const char *name;
+		int64_t ns;
+	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+	char buf[64];
+	if (len == 0 || len >= sizeof buf)
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	char *end;
+	errno = 0;
+	long long n = strtoll(buf, &end, 10);
+	if (errno || end == buf || n < 0 || buf[0] == '-' || buf[0] == '+')
+		return -1;
+	*ns_per = 0;
+	for (size_t i = 0; *end && i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(end, units[i].name) == 0)
+			*ns_per = units[i].ns;
+	if (*end && !*ns_per)
+		return -1;
+	if (*ns_per && n > INT64_MAX / *ns_per)
+		return -1;
+	*v = n * (*ns_per ? *ns_per : 1);
+	return 0;
+}
+
+int time_window_parse(const char *s, struct time_window *w, struct zerr *err)
+{
+	const char *tilde = strchr(s, '~');
+	int64_t from_unit = 0, to_unit = 0;
+	*w = (struct time_window){INT64_MIN, INT64_MAX, 0};
+	int ok = tilde && tilde[1] != '~' && (tilde > s || tilde[1]) &&
+		 (tilde == s || parse_bound(s, (size_t)(tilde - s), &w->from, &from_unit) == 0) &&
+		 (!tilde[1] || parse_bound(tilde + 1, strlen(tilde + 1), &w->to, &to_unit) == 0) &&
+		 !strchr(tilde + 1, '~');
+	if (!ok)
+		return zerr_set(err,
+				"--time wants FROM~TO, ~TO or FROM~ (as 100ms~200ms; units ns, "
+				"us, ms, s), not '%s'",
+				s);
+	if (w->from >= w->to)
+		return zerr_set(err, "--time '%s': the window ends before it starts", s);
+	w->units = from_unit || to_unit;
+	return 0;
 }

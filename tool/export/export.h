@@ -18,6 +18,9 @@
  *              weighted by their self cost in the event (nanoseconds, or
  *              "none" for counts), frames shared; without contexts one-frame
  *              samples per function.
+ *   chrome     Chrome's trace event JSON (Perfetto UI, chrome://tracing,
+ *              speedscope): the run's timeline, one complete event per call;
+ *              a run without a timeline is an error.
  *   pprof      pprof's profile.proto, gzipped (go tool pprof, Pyroscope,
  *              Parca): one sample per calling context (its stack, its calls
  *              and self cost per event), one sample type per event; without
@@ -28,8 +31,8 @@
  *
  * Options (o must not be NULL): thread is a thread index or ZP_NONE; event
  * is an event index, or METRIC_CALLS (report/format.h) for calls, ignored by
- * a run with no event (counts-only: dot and folded then show calls); an export of a thread or event the run lacks
- * fails with a message before anything is written.
+ * a run with no event (counts-only: dot and folded then show calls); an export of a thread or event
+ * the run lacks fails with a message before anything is written.
  */
 #ifndef ZOND_EXPORT_H
 #define ZOND_EXPORT_H
@@ -69,6 +72,8 @@ int export_json(const struct zp_profile *p, const struct export_options *o, FILE
 		struct zerr *err);
 int export_speedscope(const struct zp_profile *p, const struct export_options *o, FILE *out,
 		      struct zerr *err);
+int export_chrome(const struct zp_profile *p, const struct export_options *o, FILE *out,
+		  struct zerr *err);
 int export_pprof(const struct zp_profile *p, const struct export_options *o, FILE *out,
 		 struct zerr *err);
 

@@ -51,6 +51,9 @@ struct raw_thread {
 	struct zr_frame *stack;
 	struct zr_context *contexts;
 	struct zr_sample_pc *sample_pcs; /* h.max_sample_pcs entries */
+	struct zr_event *events;         /* the timeline's kept events, oldest first */
+	uint32_t n_events;
+	uint64_t events_dropped; /* offered but not kept (raw.h zr_thread.events_*) */
 	uint32_t n_frames, n_contexts;
 	uint32_t *nodes; /* node id per function, ZP_NONE for filtered ones */
 	uint32_t *edge_ids; /* zp_edge id per edge, ZP_NONE when not added */
@@ -98,7 +101,8 @@ static int check_sections(const struct raw *r, struct zerr *err)
 	    !fits(h->edges_off, h->max_edges, sizeof(struct zr_edge), slot) ||
 	    !fits(h->stack_off, h->max_depth, sizeof(struct zr_frame), slot) ||
 	    !fits(h->contexts_off, h->max_contexts, sizeof(struct zr_context), slot) ||
-	    !fits(h->sample_pcs_off, h->max_sample_pcs, sizeof(struct zr_sample_pc), slot))
+	    !fits(h->sample_pcs_off, h->max_sample_pcs, sizeof(struct zr_sample_pc), slot) ||
+	    !fits(h->events_off, h->max_events, sizeof(struct zr_event), slot))
 		return bad(r, offsetof(struct zr_header, thread_bytes),
 			   "thread slot layout out of the slot", err);
 	if (h->max_sample_pcs & (h->max_sample_pcs - 1))
@@ -184,6 +188,7 @@ static void free_thread(struct raw_thread *t)
 	free(t->stack);
 	free(t->contexts);
 	free(t->sample_pcs);
+	free(t->events);
 	free(t->nodes);
 	free(t->edge_ids);
 	free(t->ns);
@@ -256,7 +261,38 @@ static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *
 			return bad(r, t->off + h->contexts_off + i * sizeof *c,
 				   "context names a parent, function or edge outside the tables", err);
 	}
+	for (uint32_t i = 0; i < t->n_events; i++) {
+		const struct zr_event *e = &t->events[i];
+		if (e->func >= ti->n_funcs || (e->depth & ~ZR_EVENT_EXIT) >= h->max_depth)
+			return bad(r, t->off + h->events_off,
+				   "timeline event names a function or depth outside the tables",
+				   err);
+	}
 	return check_sample_pcs(r, t, err);
+}
+
+/*
+ * The ring's kept events, oldest first.  A ring that overwrote its oldest
+ * events (ZR_TIMELINE_KEEP_NEWEST) starts at the slot written next: the
+ * event the thread was writing there when it died may be half written, so
+ * that slot is never read (counted as dropped).
+ */
+static void load_events(const struct raw *r, struct raw_thread *t)
+{
+	const struct zr_header *h = &r->h;
+	uint64_t written = t->info.events_written, max = h->max_events;
+	uint64_t first = 0, n = written < max ? written : max;
+	if (written > max && (h->timeline_flags & ZR_TIMELINE_KEEP_NEWEST)) {
+		first = written % max + 1;
+		n = max - 1;
+	}
+	t->n_events = (uint32_t)n;
+	t->events_dropped = written - n + t->info.events_lost;
+	t->events = zp_xmalloc((n + 1) * sizeof *t->events);
+	for (uint64_t i = 0; i < n; i++)
+		memcpy(&t->events[i],
+		       r->map + t->off + h->events_off + (first + i) % max * sizeof *t->events,
+		       sizeof *t->events);
 }
 
 static int load_thread(const struct raw *r, uint32_t slot, struct raw_thread *t, struct zerr *err)
@@ -278,6 +314,7 @@ static int load_thread(const struct raw *r, uint32_t slot, struct raw_thread *t,
 	t->contexts = copy_out(r, t->off + h->contexts_off, t->n_contexts, sizeof *t->contexts);
 	t->sample_pcs = copy_out(r, t->off + h->sample_pcs_off, h->max_sample_pcs,
 				 sizeof *t->sample_pcs);
+	load_events(r, t);
 	return check_thread(r, t, err);
 }
 
@@ -796,6 +833,96 @@ static void add_contexts(struct zp_profile *p, const struct raw *r, const struct
 	free(incl_samples);
 }
 
+/* ---- the timeline ------------------------------------------------------- */
+
+/* a + b and a - b of times that a damaged file may make absurd: wrapped, never undefined */
+static int64_t add_ns(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static int64_t sub_ns(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+/* A tick of the process's clock on the timeline: ns since the epoch. */
+static int64_t timeline_ns(const struct raw *r, uint64_t ticks)
+{
+	return add_ns(r->h.start_realtime_ns,
+		      (int64_t)to_ns(r, sub_clamp(ticks, r->h.start_ticks)));
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct zp_span *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+struct open_frame {
+	uint32_t depth, func, flags;
+	uint64_t start;
+};
+
+static void add_span(struct zp_profile *p, const struct raw *r, const struct raw_thread *t,
+		     uint32_t thread, const struct open_frame *o, uint64_t end, uint32_t flags)
+{
+	uint32_t node = t->nodes[o->func];
+	/* a thread's ticks only grow; a damaged file's may not, and a call never ends before it
+	 * starts */
+	if (node != ZP_NONE)
+		profile_add_span(p, thread, node, o->depth, o->flags | flags,
+				 timeline_ns(r, o->start),
+				 timeline_ns(r, end > o->start ? end : o->start));
+}
+
+/*
+ * The thread's events into spans (doc/raw-format.md, "Timeline"): an event
+ * at depth d closes the frames open at d and above; an enter opens one.  A
+ * ring that lost its oldest events starts inside calls: an exit below every
+ * depth seen so far ends a call entered before the first event kept.
+ * Frames still open at the end close at the last event kept (the ring was
+ * full) or when the thread was last seen, never before that event.
+ */
+static void add_spans(struct zp_profile *p, const struct raw *r, const struct raw_thread *t,
+		      uint32_t thread)
+{
+	if (!t->n_events)
+		return;
+	const struct zr_header *h = &r->h;
+	struct open_frame *open = zp_xmalloc((h->max_depth + 1) * sizeof *open);
+	uint32_t n_open = 0, shallowest = UINT32_MAX;
+	size_t first = p->nspans;
+	int lost_start = t->info.events_written > h->max_events &&
+			 (h->timeline_flags & ZR_TIMELINE_KEEP_NEWEST);
+	int lost_end = t->info.events_written > h->max_events && !lost_start;
+	for (uint32_t i = 0; i < t->n_events; i++) {
+		const struct zr_event *e = &t->events[i];
+		uint32_t d = e->depth & ~ZR_EVENT_EXIT;
+		while (n_open && open[n_open - 1].depth >= d)
+			add_span(p, r, t, thread, &open[--n_open], e->ticks, 0);
+		struct open_frame o = {d, e->func, 0, e->ticks};
+		if (!(e->depth & ZR_EVENT_EXIT)) {
+			open[n_open++] = o;
+		} else if (lost_start && d < shallowest) {
+			o.start = t->events[0].ticks;
+			add_span(p, r, t, thread, &o, e->ticks, ZP_SPAN_NO_START);
+		}
+		if (d < shallowest)
+			shallowest = d;
+	}
+	/* sampled time keeps no times of its own: the last event may be the last time known */
+	uint64_t last = t->events[t->n_events - 1].ticks, known = last_known_ticks(r, t);
+	uint64_t end = lost_end || known < last ? last : known;
+	while (n_open)
+		add_span(p, r, t, thread, &open[--n_open], end, ZP_SPAN_NO_END);
+	free(open);
+	/* closed innermost first: in the order the calls were entered */
+	qsort(p->spans + first, p->nspans - first, sizeof *p->spans, cmp_span);
+}
+
 /* ---- into the profile -------------------------------------------------- */
 
 static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thread *t)
@@ -854,11 +981,25 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 		t->edge_ids[i] = (uint32_t)(pe - p->edges);
 	}
 	add_contexts(p, r, t, thread);
+	add_spans(p, r, t, thread);
 }
 
 /* Per-thread counts summed over a file, reported as run meta (describe_run). */
-enum { LOST_FUNCS, LOST_EDGES, LOST_FRAMES, LOST_CONTEXTS, SAMPLES, SAMPLES_ZOND, SAMPLES_LOST,
-       SAMPLES_UNPLACED, PAID_SUM, PAID_THREADS, N_COUNTS };
+enum {
+	LOST_FUNCS,
+	LOST_EDGES,
+	LOST_FRAMES,
+	LOST_CONTEXTS,
+	SAMPLES,
+	SAMPLES_ZOND,
+	SAMPLES_LOST,
+	SAMPLES_UNPLACED,
+	PAID_SUM,
+	PAID_THREADS,
+	EVENTS_KEPT,
+	EVENTS_DROPPED,
+	N_COUNTS
+};
 
 /* Checks every thread before adding any: a bad file adds nothing. */
 static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, struct zerr *err)
@@ -899,6 +1040,8 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 		counts[SAMPLES_ZOND] += t->info.samples_zond;
 		counts[SAMPLES_LOST] += t->info.samples_lost;
 		counts[SAMPLES_UNPLACED] += t->info.samples_unplaced;
+		counts[EVENTS_KEPT] += t->n_events;
+		counts[EVENTS_DROPPED] += t->events_dropped;
 		if (t->info.paid_pair_ticks) {
 			counts[PAID_SUM] += t->info.paid_pair_ticks;
 			counts[PAID_THREADS]++;
@@ -932,17 +1075,6 @@ static const char *clock_name(const struct zr_header *h)
 	case ZR_CLOCK_MCYCLE: return "mcycle";
 	default: return "clock_gettime";
 	}
-}
-
-/* a + b and a - b of times that a damaged file may make absurd: wrapped, never undefined */
-static int64_t add_ns(int64_t a, int64_t b)
-{
-	return (int64_t)((uint64_t)a + (uint64_t)b);
-}
-
-static int64_t sub_ns(int64_t a, int64_t b)
-{
-	return (int64_t)((uint64_t)a - (uint64_t)b);
 }
 
 static const char *arch_name(const struct zr_header *h)
@@ -1002,6 +1134,14 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 		snprintf(paid, sizeof paid, "%.3f",
 			 (double)counts[PAID_SUM] / (double)counts[PAID_THREADS] * 1e9 / h->ticks_per_sec);
 		profile_add_meta(p, "overhead_pair_paid_ns", paid);
+	}
+	if (h->max_events) {
+		profile_add_meta(p, "timeline_unit", "ns");
+		profile_add_meta(p, "timeline_keep",
+				 (h->timeline_flags & ZR_TIMELINE_KEEP_NEWEST) ? "newest"
+									       : "oldest");
+		add_count(p, "timeline_events", counts[EVENTS_KEPT]);
+		add_count(p, "timeline_dropped", counts[EVENTS_DROPPED]);
 	}
 	if (!(h->flags & ZR_FLAG_SAMPLED))
 		return;

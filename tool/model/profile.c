@@ -56,7 +56,7 @@ struct table {
 
 struct zp_index {
 	struct table nodes, stats, edges, contexts;
-	size_t cap_threads, cap_nodes, cap_stats, cap_edges, cap_contexts;
+	size_t cap_threads, cap_nodes, cap_stats, cap_edges, cap_contexts, cap_spans;
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -197,6 +197,7 @@ void profile_free(struct zp_profile *p)
 	free(p->edges);
 	free(p->instrs);
 	free(p->contexts);
+	free(p->spans);
 	free(p->index->contexts.slot);
 	free(p->index->nodes.slot);
 	free(p->index->stats.slot);
@@ -473,6 +474,13 @@ static void merge_contexts(struct zp_profile *dst, const struct zp_profile *src,
 	free(map);
 }
 
+void profile_add_span(struct zp_profile *p, uint32_t thread, uint32_t node, uint32_t depth,
+		      uint32_t flags, int64_t start, int64_t end)
+{
+	grow((void **)&p->spans, &p->index->cap_spans, p->nspans + 1, sizeof *p->spans);
+	p->spans[p->nspans++] = (struct zp_span){thread, node, depth, flags, start, end};
+}
+
 void profile_merge(struct zp_profile *dst, const struct zp_profile *src)
 {
 	unsigned event_map[ZP_MAX_EVENTS];
@@ -516,6 +524,11 @@ void profile_merge(struct zp_profile *dst, const struct zp_profile *src)
 		merge_costs(d->cost, in->cost, event_map, src->nevents);
 	}
 	merge_contexts(dst, src, thread_map, node_map, event_map);
+	for (size_t i = 0; i < src->nspans; i++) {
+		const struct zp_span *sp = &src->spans[i];
+		profile_add_span(dst, thread_map[sp->thread], node_map[sp->node], sp->depth,
+				 sp->flags, sp->start, sp->end);
+	}
 	free(thread_map);
 	free(node_map);
 }

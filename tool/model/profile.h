@@ -153,6 +153,27 @@ struct zp_context {
 	uint64_t max[ZP_MAX_EVENTS]; /* inclusive cost of the dearest call */
 };
 
+/*
+ * One call on the run's timeline (`zond record --timeline`): node active on
+ * thread from start to end, its frame depth (0: a root call).  Times are in
+ * the timeline's unit, run meta "timeline_unit": "ns" since the epoch (as
+ * run.start_ns) for record and libcalls, "instructions" since the run's
+ * start for trace; profile_timeline_origin() is the run's start in it.  A
+ * thread's spans are in the order their calls were entered, parents before
+ * their children; a span lies inside its parent's.
+ */
+struct zp_span {
+	uint32_t thread;
+	uint32_t node;
+	uint32_t depth;
+	uint32_t flags; /* ZP_SPAN_* */
+	int64_t start, end;
+};
+/* entered before the first event the timeline kept: start is that event's time */
+#define ZP_SPAN_NO_START 1u
+/* not seen ending (the timeline was full, or the thread ended first): end is the last time known */
+#define ZP_SPAN_NO_END 2u
+
 struct zp_profile {
 	struct zp_run run;
 	size_t nevents;
@@ -167,6 +188,8 @@ struct zp_profile {
 	struct zp_instr *instrs; /* in the order added; empty for most collectors */
 	size_t ncontexts;
 	struct zp_context *contexts; /* empty when the collector kept none (store v1) */
+	size_t nspans;
+	struct zp_span *spans; /* the timeline; empty without one */
 };
 
 struct zp_profile *profile_new(void);
@@ -208,6 +231,10 @@ uint32_t profile_context(struct zp_profile *p, uint32_t thread, uint32_t parent,
 
 /* Adds one context's costs into another's (calls, self, incl, min, max; site if unset). */
 void profile_context_add(struct zp_context *dst, const struct zp_context *src, size_t nevents);
+
+/* Appends a span to the timeline (see struct zp_span for the order). */
+void profile_add_span(struct zp_profile *p, uint32_t thread, uint32_t node, uint32_t depth,
+		      uint32_t flags, int64_t start, int64_t end);
 
 /* Appends an instruction's costs (zeroed); instructions are not merged by address. */
 struct zp_instr *profile_add_instr(struct zp_profile *p, uint32_t thread, uint32_t node,
@@ -253,6 +280,23 @@ struct zp_context_view {
 };
 struct zp_context_view *profile_context_view(const struct zp_profile *p, uint32_t thread);
 void profile_context_view_free(struct zp_context_view *v);
+
+/*
+ * The timeline (tool/model/timeline.c).  The run's start in the timeline's
+ * unit: run.start_ns for an "ns" timeline, else 0.
+ */
+int64_t profile_timeline_origin(const struct zp_profile *p);
+
+/*
+ * The profile of what ran in the window [from, to) of p's timeline (times
+ * from profile_timeline_origin): p's run, meta, threads and nodes, one event
+ * (time in ns, or the timeline's unit), and calls, self and inclusive cost
+ * per context, function and call edge recomputed from the spans that
+ * overlap the window, each clipped to it.  A call counts once in every
+ * window it ran in.  Its spans are those, clipped (flags ZP_SPAN_NO_START
+ * and NO_END where clipped).  A new profile to free.
+ */
+struct zp_profile *profile_window(const struct zp_profile *p, int64_t from, int64_t to);
 
 /* Checked allocation helpers for the tool; they abort on failure. */
 void *zp_xmalloc(size_t n);

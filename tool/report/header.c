@@ -50,6 +50,12 @@ void report_header(const struct zp_profile *p, FILE *out)
 			 combined);
 		put_field(out, "runs:", buf);
 	}
+	const char *window = profile_meta(p, "time_window");
+	if (window) {
+		snprintf(buf, sizeof buf, "%s of the timeline (calls and times recomputed from it)",
+			 window);
+		put_field(out, "window:", buf);
+	}
 	put_field(out, "command:", r->command);
 	put_field(out, "collector:", r->collector);
 	put_field(out, "host:", r->host);
@@ -70,5 +76,11 @@ void report_header(const struct zp_profile *p, FILE *out)
 		if (strncmp(r->meta[i].key, "lost_", 5) == 0)
 			fprintf(out, "%-11s%s = %s (the profile is incomplete)\n",
 				"warning:", r->meta[i].key, r->meta[i].value);
+	const char *dropped = profile_meta(p, "timeline_dropped");
+	if (dropped)
+		fprintf(out, "%-11stimeline_dropped = %s events (the timeline keeps the %s)\n",
+			"warning:", dropped,
+			profile_meta(p, "timeline_keep") ? profile_meta(p, "timeline_keep")
+							 : "oldest");
 	putc('\n', out);
 }

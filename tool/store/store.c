@@ -177,10 +177,26 @@ static const char contexts_sql[] = "CREATE TABLE IF NOT EXISTS contexts (\n"
 				   "  PRIMARY KEY (run, context, event)\n"
 				   ") WITHOUT ROWID, STRICT;\n";
 
+/*
+ * The timeline's spans: schema 3.  An older store has none; writing a run
+ * into it adds the table and raises its version in the run's transaction.
+ */
+static const char spans_sql[] = "CREATE TABLE IF NOT EXISTS spans (\n"
+				"  run INTEGER NOT NULL REFERENCES runs(id),\n"
+				"  id INTEGER NOT NULL,\n"
+				"  thread INTEGER NOT NULL,\n"
+				"  node INTEGER NOT NULL,\n"
+				"  depth INTEGER NOT NULL,\n"
+				"  flags INTEGER NOT NULL,\n"
+				"  start INTEGER NOT NULL,\n"
+				"  end INTEGER NOT NULL,\n"
+				"  PRIMARY KEY (run, id)\n"
+				") WITHOUT ROWID, STRICT;\n";
+
 /* Tables holding a run's parts, deleted children first; older stores may lack some. */
 static const char *const run_tables[] = {
-	"context_costs", "contexts", "instr_costs", "instrs",  "edge_costs", "edges",
-	"stat_costs",    "stats",    "nodes",       "threads", "events",     "run_meta",
+	"spans",      "context_costs", "contexts", "instr_costs", "instrs", "edge_costs", "edges",
+	"stat_costs", "stats",         "nodes",    "threads",     "events", "run_meta",
 };
 
 struct store {
@@ -327,7 +343,8 @@ static int create_schema(struct store *s, struct zerr *err)
 			 "('schema_version', '%d')",
 			 STORE_FORMAT, STORE_SCHEMA_VERSION);
 		if (exec_sql(s, schema_sql, err) < 0 || exec_sql(s, instr_sql, err) < 0 ||
-		    exec_sql(s, contexts_sql, err) < 0 || exec_sql(s, sql, err) < 0)
+		    exec_sql(s, contexts_sql, err) < 0 || exec_sql(s, spans_sql, err) < 0 ||
+		    exec_sql(s, sql, err) < 0)
 			goto fail;
 	}
 	if (exec_sql(s, "COMMIT", err) == 0)
@@ -426,7 +443,8 @@ static int upgrade_schema(struct store *s, struct zerr *err)
 		return 0;
 	snprintf(sql, sizeof sql, "UPDATE zond_meta SET value = '%d' WHERE key = 'schema_version'",
 		 STORE_SCHEMA_VERSION);
-	if (exec_sql(s, instr_sql, err) < 0 || exec_sql(s, contexts_sql, err) < 0)
+	if (exec_sql(s, instr_sql, err) < 0 || exec_sql(s, contexts_sql, err) < 0 ||
+	    exec_sql(s, spans_sql, err) < 0)
 		return -1;
 	return exec_sql(s, sql, err);
 }
@@ -804,6 +822,30 @@ static int insert_contexts(struct store *s, const struct zp_profile *p, int64_t 
 	return rc;
 }
 
+static int insert_spans(struct store *s, const struct zp_profile *p, int64_t run, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	if (!p->nspans)
+		return 0;
+	if (prepare(s, "INSERT INTO spans VALUES (?, ?, ?, ?, ?, ?, ?, ?)", &st, err) < 0)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < p->nspans; i++) {
+		const struct zp_span *sp = &p->spans[i];
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		sqlite3_bind_int64(st, 3, sp->thread);
+		sqlite3_bind_int64(st, 4, sp->node);
+		sqlite3_bind_int64(st, 5, sp->depth);
+		sqlite3_bind_int64(st, 6, sp->flags);
+		sqlite3_bind_int64(st, 7, sp->start);
+		sqlite3_bind_int64(st, 8, sp->end);
+		rc = step_done(s, st, err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err)
 {
 	/* IMMEDIATE: take the write lock now, so a concurrent writer waits in the busy handler. */
@@ -816,7 +858,8 @@ int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err)
 	if (insert_meta_and_events(s, p, run, err) < 0 || insert_threads(s, p, run, err) < 0 ||
 	    insert_nodes(s, p, run, err) < 0 || insert_stats(s, p, run, err) < 0 ||
 	    insert_edges(s, p, run, err) < 0 || insert_instrs(s, p, run, err) < 0 ||
-	    insert_contexts(s, p, run, err) < 0 || exec_sql(s, "COMMIT", err) < 0)
+	    insert_contexts(s, p, run, err) < 0 || insert_spans(s, p, run, err) < 0 ||
+	    exec_sql(s, "COMMIT", err) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -1207,6 +1250,47 @@ static int load_contexts(struct store *s, struct zp_profile *p, int64_t run, str
 			  err);
 }
 
+/* A span's thread, node, depth and times as stored, in range and in order. */
+static int span_of_row(sqlite3_stmt *st, const struct zp_profile *p, struct zp_span *sp)
+{
+	int64_t thread = sqlite3_column_int64(st, 0), node = sqlite3_column_int64(st, 1);
+	int64_t depth = sqlite3_column_int64(st, 2), flags = sqlite3_column_int64(st, 3);
+	*sp = (struct zp_span){.start = sqlite3_column_int64(st, 4),
+			       .end = sqlite3_column_int64(st, 5)};
+	if (thread < 0 || (uint64_t)thread >= p->nthreads || node < 0 ||
+	    (uint64_t)node >= p->nnodes || depth < 0 || depth > UINT32_MAX || flags < 0 ||
+	    flags > UINT32_MAX || sp->end < sp->start)
+		return -1;
+	sp->thread = (uint32_t)thread;
+	sp->node = (uint32_t)node;
+	sp->depth = (uint32_t)depth;
+	sp->flags = (uint32_t)flags;
+	return 0;
+}
+
+static int load_spans(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
+{
+	sqlite3_stmt *st;
+	int have = check_table_exists(s, "spans", err);
+	if (have <= 0)
+		return have; /* a store older than schema 3: runs without a timeline */
+	const char *sql = "SELECT thread, node, depth, flags, start, end FROM spans "
+			  "WHERE run = ? ORDER BY id";
+	if (query_run(s, sql, run, &st, err) < 0)
+		return -1;
+	int rc;
+	struct zp_span sp;
+	while ((rc = step_row(s, st, err)) == 1) {
+		if (span_of_row(st, p, &sp) < 0) {
+			rc = damaged(s, err, run, "bad spans row");
+			break;
+		}
+		profile_add_span(p, sp.thread, sp.node, sp.depth, sp.flags, sp.start, sp.end);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* A run's header: the runs row, its meta facts and its events. */
 static struct zp_profile *load_header(struct store *s, int64_t id, struct zerr *err)
 {
@@ -1228,7 +1312,8 @@ struct zp_profile *store_load_run(struct store *s, int64_t id, struct zerr *err)
 	if (p && (load_threads(s, p, id, err) < 0 || load_nodes(s, p, id, err) < 0 ||
 		  load_stats(s, p, id, err) < 0 || load_stat_costs(s, p, id, err) < 0 ||
 		  load_edges(s, p, id, err) < 0 || load_edge_costs(s, p, id, err) < 0 ||
-		  load_instrs(s, p, id, err) < 0 || load_contexts(s, p, id, err) < 0)) {
+		  load_instrs(s, p, id, err) < 0 || load_contexts(s, p, id, err) < 0 ||
+		  load_spans(s, p, id, err) < 0)) {
 		profile_free(p);
 		p = NULL;
 	}

@@ -6,13 +6,13 @@
  * transaction: a reader never sees half a run.  Opening a file that is not a
  * zond store, or one written by a newer zond, fails with a clear message
  * ("FILE: not a zond profile store (...)", "FILE: written by a newer zond
- * (schema 3, this zond reads 2)").  A damaged file gives "FILE: damaged zond
+ * (schema 4, this zond reads 3)").  A damaged file gives "FILE: damaged zond
  * profile store (...)", never a crash.
  *
- * An older store (schema 1: no calling contexts) opens and reads as it is;
- * its runs load without contexts.  Writing a run into it first upgrades it
- * to this zond's schema in the run's own transaction.  Opening and reading
- * never change the file.
+ * An older store (schema 1: no calling contexts; schema 2: no timeline
+ * spans) opens and reads as it is; its runs load without them.  Writing a run into it first
+ * upgrades it to this zond's schema in the run's own transaction.  Opening and reading never change
+ * the file.
  *
  * Run ids are never reused, so "run 7" names the same run for the life of
  * the store.  Several zond processes may use one store at once: each waits
@@ -29,7 +29,7 @@
 #include "../model/profile.h"
 #include "../util/error.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 #define STORE_DEFAULT_PATH "zond.db"
 
 struct store;

@@ -1,0 +1,61 @@
+/* timeline.c - the timeline's ring of enter and exit events (timeline.h). */
+#include "timeline.h"
+
+/* the size doc/raw-format.md promises */
+_Static_assert(sizeof(struct zr_event) == 16, "zr_event layout");
+
+uint64_t zrt_timeline_lay_out(struct zr_header *h, const struct zrt_config *cfg, uint64_t off)
+{
+	h->max_events = cfg->timeline_events;
+	h->timeline_flags = h->max_events ? cfg->timeline_flags : 0;
+	h->events_off = off;
+	return off + (uint64_t)h->max_events * sizeof(struct zr_event);
+}
+
+/* Appends one event to t's ring; the caller holds t's busy flag. */
+static void put(struct zrt_thread *t, uint64_t ticks, uint32_t func, uint32_t depth)
+{
+	struct zr_thread *ti = t->info;
+	uint64_t n = ti->events_written;
+	uint32_t max = zrt.timeline;
+	if (n < max || (zrt.hdr->timeline_flags & ZR_TIMELINE_KEEP_NEWEST)) {
+		struct zr_event *e = &t->events[n < max ? n : n % max];
+		e->ticks = ticks;
+		e->func = func;
+		e->depth = depth;
+	}
+	zrt_signal_fence();
+	ti->events_written = n + 1;
+}
+
+void zrt_timeline_enter(struct zrt_thread *t, const struct zr_frame *fr, uint64_t ticks)
+{
+	if (t->busy)
+		return;
+	t->busy = 1;
+	zrt_signal_fence();
+	put(t, ticks, fr->func, (uint32_t)(fr - t->stack));
+	zrt_signal_fence();
+	t->busy = 0;
+}
+
+void zrt_timeline_exit(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t ticks)
+{
+	uint32_t before = t->info->depth;
+	zrt_exit(t, fn, sp, ticks);
+	uint32_t d = t->info->depth;
+	/* nothing closed (a call that was not pushed), or no frame kept so deep */
+	if (d >= before || d >= zrt.max_depth || t->busy)
+		return;
+	t->busy = 1;
+	zrt_signal_fence();
+	/* the outermost frame closed is still in its slot of the stack */
+	put(t, ticks, t->stack[d].func, d | ZR_EVENT_EXIT);
+	zrt_signal_fence();
+	t->busy = 0;
+}
+
+void zrt_timeline_merged(struct zrt_thread *s, const struct zrt_thread *d)
+{
+	s->info->events_lost += d->info->events_written + d->info->events_lost;
+}

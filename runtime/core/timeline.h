@@ -1,0 +1,41 @@
+/*
+ * timeline.h - the timeline: every enter and exit of a recorded function, in
+ * order and with its time, kept per thread in a bounded ring of the raw file
+ * (raw.h struct zr_event; `zond record --timeline`, doc/raw-format.md).
+ *
+ * Contract with the ports:
+ *  - Off unless zrt.timeline (the ring's size) is nonzero; a port's hooks
+ *    test it once per probe (zrt_unlikely) and call in here only when set,
+ *    so that the per-call path without a timeline is what it was.
+ *  - zrt_timeline_enter() after zrt_enter() gave a frame, with the frame's
+ *    entry time; zrt_timeline_exit() instead of zrt_exit(), with the exit
+ *    time.  Times are the port's clock ticks, read by the port even when
+ *    the run keeps no times otherwise (sampled time, --no-time).
+ *  - An event is written into the thread's own ring before
+ *    zr_thread.events_written counts it, under the thread's busy flag: a
+ *    crash loses at most the event being written.  A full ring keeps its
+ *    oldest events (later ones are counted, not kept) or, with
+ *    ZR_TIMELINE_KEEP_NEWEST, overwrites them.
+ *  - Frames deeper than max_depth, blocks and frames a forked child carries
+ *    over have no events; a reader closes a frame left open at the
+ *    thread's end.
+ * Freestanding like the rest of the core.
+ */
+#ifndef ZOND_TIMELINE_H
+#define ZOND_TIMELINE_H
+
+#include "core.h"
+
+/* Lays out the ring from cfg at slot offset off (64-byte aligned); the offset past it. */
+uint64_t zrt_timeline_lay_out(struct zr_header *h, const struct zrt_config *cfg, uint64_t off);
+
+/* The frame fr that zrt_enter() just opened on t, entered at ticks. */
+void zrt_timeline_enter(struct zrt_thread *t, const struct zr_frame *fr, uint64_t ticks);
+
+/* zrt_exit(t, fn, sp, ticks), noting the frames it closed. */
+void zrt_timeline_exit(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t ticks);
+
+/* The ended thread d is merged into s (core.c): its events are lost, and counted in s. */
+void zrt_timeline_merged(struct zrt_thread *s, const struct zrt_thread *d);
+
+#endif

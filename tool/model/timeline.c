@@ -1,0 +1,161 @@
+/*
+ * timeline.c - the profile of a window of the run's timeline (profile.h,
+ * profile_window): calls, self and inclusive cost recomputed from the spans.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+int64_t profile_timeline_origin(const struct zp_profile *p)
+{
+	const char *unit = profile_meta(p, "timeline_unit");
+	return unit && strcmp(unit, "ns") == 0 ? p->run.start_ns : 0;
+}
+
+static void copy_run(struct zp_profile *dst, const struct zp_profile *src)
+{
+	const struct zp_run *r = &src->run;
+	struct zp_run *d = &dst->run;
+	d->id = r->id;
+	profile_set_str(&d->campaign, r->campaign);
+	profile_set_str(&d->collector, r->collector);
+	profile_set_str(&d->command, r->command);
+	profile_set_str(&d->host, r->host);
+	profile_set_str(&d->arch, r->arch);
+	profile_set_str(&d->clock, r->clock);
+	d->start_ns = r->start_ns;
+	d->duration_ns = r->duration_ns;
+	d->pid = r->pid;
+	d->exit_status = r->exit_status;
+	d->term_signal = r->term_signal;
+	d->overhead_ns = r->overhead_ns;
+	for (size_t i = 0; i < r->nmeta; i++)
+		profile_add_meta(dst, r->meta[i].key, r->meta[i].value);
+}
+
+/* Threads and nodes keep their ids: the window's profile names the same things. */
+static void copy_names(struct zp_profile *dst, const struct zp_profile *src)
+{
+	for (size_t i = 0; i < src->nthreads; i++) {
+		const struct zp_thread *t = &src->threads[i];
+		profile_thread(dst, t->pid, t->tid, t->name);
+	}
+	for (size_t i = 0; i < src->nnodes; i++) {
+		const struct zp_node *n = &src->nodes[i];
+		profile_node(dst, n->kind, n->name, n->module, n->file, n->line, n->addr);
+	}
+	for (size_t i = 0; i < src->nnodes; i++)
+		dst->nodes[i].parent = src->nodes[i].parent;
+}
+
+/* A span of the window on its thread's stack of open calls. */
+struct open_call {
+	uint32_t depth, node, ctx;
+	uint64_t incl, children; /* its cost in the window, its children's */
+	int outermost;           /* no activation of node below it: counts for its incl */
+};
+
+struct walk {
+	struct zp_profile *w;
+	struct open_call *stack;
+	size_t n, cap;
+};
+
+static void add_cost(uint64_t *self, uint64_t *incl, uint64_t *min, uint64_t *max, uint64_t s,
+		     uint64_t i)
+{
+	*self += s;
+	*incl += i;
+	if (i < *min)
+		*min = i;
+	if (i > *max)
+		*max = i;
+}
+
+/* Closes the top call: its self cost is what its children did not take. */
+static void close_top(struct walk *k, uint32_t thread)
+{
+	struct open_call *c = &k->stack[--k->n];
+	uint64_t self = c->incl - c->children;
+	struct zp_context *ctx = &k->w->contexts[c->ctx];
+	add_cost(&ctx->self[0], &ctx->incl[0], &ctx->min[0], &ctx->max[0], self, c->incl);
+	struct zp_stat *st = profile_stat(k->w, thread, c->node);
+	uint64_t none = 0;
+	add_cost(&st->self[0], c->outermost ? &st->incl[0] : &none, &st->min[0], &st->max[0], self,
+		 c->incl);
+	if (k->n)
+		k->stack[k->n - 1].children += c->incl;
+}
+
+static void open_call(struct walk *k, const struct zp_span *sp, int64_t from, int64_t to)
+{
+	while (k->n && k->stack[k->n - 1].depth >= sp->depth)
+		close_top(k, sp->thread);
+	int64_t a = sp->start > from ? sp->start : from, b = sp->end < to ? sp->end : to;
+	const struct open_call *parent = k->n ? &k->stack[k->n - 1] : NULL;
+	struct open_call c = {
+		.depth = sp->depth,
+		.node = sp->node,
+		.ctx = profile_context(k->w, sp->thread, parent ? parent->ctx : ZP_NONE, sp->node),
+		.incl = b > a ? (uint64_t)(b - a) : 0,
+		.outermost = 1,
+	};
+	for (size_t i = 0; i < k->n; i++)
+		if (k->stack[i].node == sp->node)
+			c.outermost = 0;
+	k->w->contexts[c.ctx].calls++;
+	profile_stat(k->w, sp->thread, sp->node)->calls++;
+	struct zp_edge *e =
+		profile_edge(k->w, sp->thread, ZP_CALL, parent ? parent->node : ZP_NONE, sp->node);
+	e->calls++;
+	e->incl[0] += c.incl;
+	uint32_t flags = sp->flags;
+	flags |= sp->start < from ? ZP_SPAN_NO_START : 0;
+	flags |= sp->end > to ? ZP_SPAN_NO_END : 0;
+	profile_add_span(k->w, sp->thread, sp->node, sp->depth, flags, a, b);
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 64;
+		k->stack = zp_xrealloc(k->stack, k->cap * sizeof *k->stack);
+	}
+	k->stack[k->n++] = c;
+}
+
+/* A span runs in [from, to) when they overlap; an instant one when it lies inside. */
+static int in_window(const struct zp_span *sp, int64_t from, int64_t to)
+{
+	if (sp->start == sp->end)
+		return sp->start >= from && sp->start < to;
+	return sp->start < to && sp->end > from;
+}
+
+struct zp_profile *profile_window(const struct zp_profile *p, int64_t from, int64_t to)
+{
+	struct zp_profile *w = profile_new();
+	copy_run(w, p);
+	copy_names(w, p);
+	const char *unit = profile_meta(p, "timeline_unit");
+	if (!unit || strcmp(unit, "ns") == 0)
+		profile_event(w, "time", "ns");
+	else
+		profile_event(w, unit, unit);
+	int64_t origin = profile_timeline_origin(p);
+	from = from > INT64_MIN + origin ? from + origin : INT64_MIN;
+	to = to < INT64_MAX - origin ? to + origin : INT64_MAX;
+	struct walk k = {.w = w};
+	uint32_t thread = ZP_NONE;
+	for (size_t i = 0; i < p->nspans; i++) {
+		const struct zp_span *sp = &p->spans[i];
+		if (sp->thread != thread) {
+			while (k.n)
+				close_top(&k, thread);
+			thread = sp->thread;
+		}
+		if (in_window(sp, from, to))
+			open_call(&k, sp, from, to);
+	}
+	while (k.n)
+		close_top(&k, thread);
+	free(k.stack);
+	return w;
+}
