@@ -19,7 +19,7 @@ API void __cyg_profile_func_enter(void *fn, void *site)
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON) && !zl_thread_ready(t))
 		return;
 	/* now and then, what this probe costs before its clock read (zrt_probe_paid) */
-	uint64_t start = zrt_unlikely(!t->measure[0]--) && zrt.timed ? zl_clock() : 0;
+	uint64_t start = zrt.timed && zrt_unlikely(!t->measure[0]--) ? zl_clock() : 0;
 	struct zr_frame *fr =
 		zrt_enter(t, (uintptr_t)fn, (uintptr_t)site, (uintptr_t)__builtin_frame_address(0));
 	if (fr && zrt.timed) {
@@ -38,7 +38,7 @@ API void __cyg_profile_func_exit(void *fn, void *site)
 	uint64_t now = zrt.timed ? zl_clock_exit() : 0;
 	zrt_exit(t, (uintptr_t)fn, (uintptr_t)__builtin_frame_address(0), now);
 	/* now and then, what this probe costs after its clock read */
-	if (zrt_unlikely(!t->measure[1]--) && zrt.timed)
+	if (zrt.timed && zrt_unlikely(!t->measure[1]--))
 		zrt_probe_paid(t, 1, zl_clock() - now);
 }
 
