@@ -1123,11 +1123,18 @@ static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, u
 
 struct zr_frame *zrt_enter_slow(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
 {
+	if (t->busy)
+		return NULL;
+	t->busy = 1;
+	zrt_signal_fence();
 	drop_stale(t, sp, 0);
-	return push(t, fn, site, sp);
+	struct zr_frame *fr = push(t, fn, site, sp);
+	zrt_signal_fence();
+	t->busy = 0;
+	return fr;
 }
 
-void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
+static void exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
 {
 	uint32_t d = t->info->depth;
 	if (d > zrt.max_depth) {
@@ -1149,6 +1156,17 @@ void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
 		k = t->stack[k - 1].sp > sp ? 0 : k - 1;
 	for (; k > 0 && d >= k; d--)
 		zrt_pop(t, d, now);
+}
+
+void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
+{
+	if (t->busy)
+		return;
+	t->busy = 1;
+	zrt_signal_fence();
+	exit_slow(t, fn, sp, now);
+	zrt_signal_fence();
+	t->busy = 0;
 }
 
 uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
