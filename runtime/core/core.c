@@ -26,6 +26,16 @@ _Static_assert(sizeof(struct zr_sample_pc) == 24, "zr_sample_pc layout");
  */
 #define CTX_LOST 0xfffffffeu
 
+/*
+ * The contexts' index of a thread starts small and doubles as contexts come,
+ * up to the size laid out for max_contexts, always at most half full: the
+ * entry probe reads it on most calls, and an index spread over the whole
+ * laid-out size (512 KiB by default) would take that much of the caches
+ * from the program, which then runs slower than without zond wherever it
+ * reads memory (zond's sampled shares showed it).
+ */
+#define CTX_INDEX_MIN 4096u
+
 static uint64_t align_up(uint64_t n, uint64_t a)
 {
 	return (n + a - 1) / a * a;
@@ -255,6 +265,7 @@ void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index)
 	t->sample_pcs = (struct zr_sample_pc *)(s + h->sample_pcs_off);
 	t->events = (struct zr_event *)(s + h->events_off);
 	t->ctx_hash = t->edge_hash + h->edge_hash_size;
+	t->ctx_mask = zrt.ctx_mask < CTX_INDEX_MIN - 1 ? zrt.ctx_mask : CTX_INDEX_MIN - 1;
 	t->busy = 0;
 	t->root_lo = t->root_len = 0;
 	t->root_func = t->root_ctx = ZR_NONE;
@@ -386,6 +397,29 @@ static void zero_bytes(void *p, uint64_t n)
 		*b++ = 0;
 }
 
+/* Refills t's context index, ctx_mask + 1 entries, from its contexts. */
+static void index_contexts(struct zrt_thread *t)
+{
+	volatile uint32_t *x = t->ctx_hash; /* volatile: not a call of the program's memset */
+	for (uint32_t h = 0; h <= t->ctx_mask; h++)
+		x[h] = 0;
+	for (uint32_t i = 0; i < t->info->n_contexts; i++) {
+		const struct zr_context *c = &t->contexts[i];
+		uint32_t h = zrt_ctx_hash(c->parent, c->addr) & t->ctx_mask;
+		while (t->ctx_hash[h])
+			h = (h + 1) & t->ctx_mask;
+		t->ctx_hash[h] = i + 1;
+	}
+}
+
+/* Grows t's context index until n contexts fill at most half of it, and refills it. */
+static void fit_ctx_index(struct zrt_thread *t, uint32_t n)
+{
+	while ((uint64_t)n * 2 > (uint64_t)t->ctx_mask + 1 && t->ctx_mask < zrt.ctx_mask)
+		t->ctx_mask = t->ctx_mask * 2 + 1;
+	index_contexts(t);
+}
+
 /* Rebuilds the hash indexes of the tables t is bound to (the summary's index is private). */
 static void index_tables(struct zrt_thread *t)
 {
@@ -402,13 +436,7 @@ static void index_tables(struct zrt_thread *t)
 			h = (h + 1) & zrt.edge_mask;
 		t->edge_hash[h] = i + 1;
 	}
-	for (uint32_t i = 0; i < t->info->n_contexts; i++) {
-		const struct zr_context *c = &t->contexts[i];
-		uint32_t h = zrt_ctx_hash(c->parent, c->addr) & zrt.ctx_mask;
-		while (t->ctx_hash[h])
-			h = (h + 1) & zrt.ctx_mask;
-		t->ctx_hash[h] = i + 1;
-	}
+	fit_ctx_index(t, t->info->n_contexts);
 }
 
 /* Makes the ended thread in slot the summary of ended threads: 0, or -1 (no memory). */
@@ -933,8 +961,8 @@ static uint32_t find_context(struct zrt_thread *t, uint32_t parent, uint64_t add
 		ti->lost_contexts++;
 		return ZR_NONE;
 	}
-	uint32_t h = zrt_ctx_hash(parent, addr) & zrt.ctx_mask;
-	for (;; h = (h + 1) & zrt.ctx_mask) {
+	uint32_t h = zrt_ctx_hash(parent, addr) & t->ctx_mask;
+	for (;; h = (h + 1) & t->ctx_mask) {
 		uint32_t x = t->ctx_hash[h];
 		if (x) {
 			struct zr_context *c = &t->contexts[x - 1];
@@ -949,6 +977,13 @@ static uint32_t find_context(struct zrt_thread *t, uint32_t parent, uint64_t add
 		if (ti->n_contexts >= zrt.max_contexts) {
 			ti->lost_contexts++;
 			return ZR_NONE;
+		}
+		if ((uint64_t)(ti->n_contexts + 1) * 2 > (uint64_t)t->ctx_mask + 1 &&
+		    t->ctx_mask < zrt.ctx_mask) {
+			/* its slot moves with the index's size */
+			fit_ctx_index(t, ti->n_contexts + 1);
+			for (h = zrt_ctx_hash(parent, addr) & t->ctx_mask; t->ctx_hash[h];)
+				h = (h + 1) & t->ctx_mask;
 		}
 		struct zr_context *c = &t->contexts[ti->n_contexts];
 		c->parent = parent;
@@ -1088,16 +1123,26 @@ static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, u
 	uint32_t e = find_edge(t, caller_at(t, d, site, &parent), i, site);
 	uint32_t c = find_context(t, parent, fn, i, e);
 	count_call(t, i, e, c);
+	/* the caller's next call of fn takes the fast path's cache (core.h zrt_enter) */
+	if (d && c != ZR_NONE && t->contexts[c].edge != ZR_NONE)
+		t->stack[d - 1].last_child = c;
 	return zrt_open_frame(t, d, fn, sp, i, e, c);
 }
 
 struct zr_frame *zrt_enter_slow(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
 {
+	if (t->busy)
+		return NULL;
+	t->busy = 1;
+	zrt_signal_fence();
 	drop_stale(t, sp, 0);
-	return push(t, fn, site, sp);
+	struct zr_frame *fr = push(t, fn, site, sp);
+	zrt_signal_fence();
+	t->busy = 0;
+	return fr;
 }
 
-void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
+static void exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
 {
 	uint32_t d = t->info->depth;
 	if (d > zrt.max_depth) {
@@ -1119,6 +1164,17 @@ void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
 		k = t->stack[k - 1].sp > sp ? 0 : k - 1;
 	for (; k > 0 && d >= k; d--)
 		zrt_pop(t, d, now);
+}
+
+void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
+{
+	if (t->busy)
+		return;
+	t->busy = 1;
+	zrt_signal_fence();
+	exit_slow(t, fn, sp, now);
+	zrt_signal_fence();
+	t->busy = 0;
 }
 
 uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)

@@ -132,6 +132,7 @@ struct zrt_thread {
 	struct zr_frame *stack;
 	struct zr_context *contexts;
 	uint32_t *ctx_hash;
+	uint32_t ctx_mask; /* ctx_hash's size - 1: grows with the contexts (core.c) */
 	struct zr_sample_pc *sample_pcs;
 	struct zr_event *events; /* the timeline's ring (timeline.h) */
 	/*
@@ -263,7 +264,10 @@ int zrt_module_matches(const char *wanted, const char *path);
 #define zrt_likely(x)   __builtin_expect(!!(x), 1)
 #define zrt_unlikely(x) __builtin_expect(!!(x), 0)
 
-/* The general enter and exit: anything the fast paths below do not handle. */
+/*
+ * The general enter and exit: anything the fast paths below do not handle.
+ * They set t->busy themselves.
+ */
 struct zr_frame *zrt_enter_slow(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp);
 void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now);
 
@@ -304,6 +308,7 @@ static inline struct zr_frame *zrt_open_frame(struct zrt_thread *t, uint32_t d, 
 	fr->sp = sp;
 	fr->func = i;
 	fr->ctx = c;
+	fr->last_child = ZR_NONE;
 	if (zrt.timed) {
 		if (c == ZR_NONE)
 			t->funcs[i].depth++;
@@ -333,70 +338,133 @@ static inline void zrt_pop(struct zrt_thread *t, uint32_t d, uint64_t now)
 }
 
 /*
- * The entry probe; the caller has checked t->state == ZRT_THREAD_ON.  Fast
- * path: a call in a context seen before (which has its edge), from a live
- * caller, with room on the stack and nothing gating the recording.
+ * The entry probe's fast path; the caller has checked t->state ==
+ * ZRT_THREAD_ON.  A call in a context seen before (which has its edge),
+ * from a live caller, with room on the stack and nothing gating the
+ * recording: counted, its frame opened and returned.  NULL otherwise, with
+ * nothing changed: t->busy still set when the probe must ignore the call
+ * (zrt_enter's case), else zrt_enter_slow's case.  It calls nothing, so
+ * that a port's hook can run it without a stack frame of its own.
+ *
+ * A caller calling the same function again (a loop) finds the context in
+ * its own frame (last_child), without the hash index: a frame's last_child
+ * is always a context whose parent is the frame's and that has its edge, so
+ * only the callee needs checking.
  */
-static inline struct zr_frame *zrt_enter(struct zrt_thread *t, uint64_t fn, uint64_t site,
-					 uint64_t sp)
+static inline __attribute__((always_inline)) struct zr_frame *
+zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
 {
 	if (zrt_unlikely(t->busy))
 		return NULL;
 	t->busy = 1;
 	zrt_signal_fence();
-	struct zr_frame *fr = NULL;
+	struct zr_frame *fr = NULL, *top = NULL;
+	struct zr_context *c;
 	uint32_t d = t->info->depth;
-	uint32_t parent = ZR_NONE;
+	uint32_t parent = ZR_NONE, x;
+	if (zrt_unlikely(zrt.gate))
+		goto done;
 	if (d) {
-		const struct zr_frame *top = &t->stack[d - 1];
+		top = &t->stack[d - 1];
 		/*
 		 * A live ancestor's probe ran higher up the stack than ours, or in
 		 * the same frame when we were inlined into it.
 		 */
 		if (zrt_unlikely(d >= zrt.max_depth || top->sp < sp || top->ctx == ZR_NONE))
-			goto slow;
+			goto done;
 		parent = top->ctx;
+		x = top->last_child;
+		if (zrt_likely(x != ZR_NONE) && zrt_likely(t->contexts[x].addr == fn)) {
+			c = &t->contexts[x];
+			goto found;
+		}
 	} else if (zrt.root_modules) {
 		/* a root call: its caller is the calling module's record */
 		if (zrt_unlikely(site - t->root_lo >= t->root_len || t->root_ctx == ZR_NONE))
-			goto slow;
+			goto done;
 		parent = t->root_ctx;
 	}
-	if (zrt_unlikely(zrt.gate))
-		goto slow;
-	uint32_t x = t->ctx_hash[zrt_ctx_hash(parent, fn) & zrt.ctx_mask];
-	if (zrt_unlikely(!x))
-		goto slow;
-	struct zr_context *c = &t->contexts[x - 1];
-	if (zrt_unlikely(c->parent != parent || c->addr != fn || c->edge == ZR_NONE))
-		goto slow;
+	/* linear probing, as find_context adds: the index is at most half full */
+	for (uint32_t h = zrt_ctx_hash(parent, fn) & t->ctx_mask;; h = (h + 1) & t->ctx_mask) {
+		x = t->ctx_hash[h];
+		if (zrt_unlikely(!x))
+			goto done;
+		c = &t->contexts[--x];
+		if (zrt_likely(c->parent == parent && c->addr == fn))
+			break;
+	}
+	if (zrt_unlikely(c->edge == ZR_NONE))
+		goto done;
+	if (top)
+		top->last_child = x;
+found:
 	c->calls++;
-	fr = zrt_open_frame(t, d, fn, sp, c->func, c->edge, x - 1);
-	goto done;
-slow:
-	fr = zrt_enter_slow(t, fn, site, sp);
+	fr = zrt_open_frame(t, d, fn, sp, c->func, c->edge, x);
 done:
 	zrt_signal_fence();
 	t->busy = 0;
 	return fr;
 }
 
-/* The exit probe; the caller has checked t->state == ZRT_THREAD_ON. */
-static inline void zrt_exit(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
+/*
+ * The entry probe; the caller has checked t->state == ZRT_THREAD_ON.
+ * The new frame, or NULL when the call opens none.
+ */
+static inline struct zr_frame *zrt_enter(struct zrt_thread *t, uint64_t fn, uint64_t site,
+					 uint64_t sp)
 {
 	if (zrt_unlikely(t->busy))
-		return;
+		return NULL;
+	struct zr_frame *fr = zrt_enter_fast(t, fn, site, sp);
+	return fr ? fr : zrt_enter_slow(t, fn, site, sp);
+}
+
+/*
+ * 1 when fn's exit probe, run at sp, closes the top frame of the d open
+ * ones (fn's own): the probe ran at or below the frame's entry probe (an
+ * alloca may have moved the stack pointer down since), or above it but not
+ * above the frame below: a probe the compiler called last from fn's
+ * epilogue (a jump, after fn's stack frame was given back) runs just below
+ * fn's caller's frame.  A frame of fn abandoned by a longjmp to an older
+ * activation of fn fails both: that activation's exit runs above the frame
+ * below (it is that activation's own, or deeper).  zrt_exit_slow handles
+ * every other case.
+ */
+static inline int zrt_exit_closes_top(const struct zrt_thread *t, uint32_t d, uint64_t sp)
+{
+	const struct zr_frame *top = &t->stack[d - 1];
+	return top->sp >= sp || d == 1 || top[-1].sp >= sp;
+}
+
+/*
+ * The exit probe's fast path; the caller has checked t->state ==
+ * ZRT_THREAD_ON.  1 when done (fn's frame closed at now, or the call
+ * ignored); 0: zrt_exit_slow's case, nothing changed.  Calls nothing.
+ */
+static inline __attribute__((always_inline)) int zrt_exit_fast(struct zrt_thread *t, uint64_t fn,
+								uint64_t sp, uint64_t now)
+{
+	if (zrt_unlikely(t->busy))
+		return 1;
 	t->busy = 1;
 	zrt_signal_fence();
 	uint32_t d = t->info->depth;
-	/* an alloca may have moved the stack pointer down since the entry probe */
+	int done = !d;
 	if (zrt_likely(d - 1 < zrt.max_depth && t->stack[d - 1].addr == fn &&
-		       t->stack[d - 1].sp >= sp))
+		       zrt_exit_closes_top(t, d, sp))) {
 		zrt_pop(t, d, now);
-	else if (d)
-		zrt_exit_slow(t, fn, sp, now);
+		done = 1;
+	}
 	zrt_signal_fence();
 	t->busy = 0;
+	return done;
+}
+
+/* The exit probe; the caller has checked t->state == ZRT_THREAD_ON. */
+static inline void zrt_exit(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
+{
+	if (!zrt_exit_fast(t, fn, sp, now))
+		zrt_exit_slow(t, fn, sp, now);
 }
 
 #endif

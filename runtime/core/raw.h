@@ -321,7 +321,9 @@ struct zr_frame {
 	uint32_t n_children;     /* direct children */
 	uint32_t n_desc;         /* all descendants (for overhead correction) */
 	uint32_t ctx;            /* zr_context index, ZR_NONE when not counted */
-	uint32_t pad;
+	uint32_t last_child;     /* the runtime's cache: the context of the last call
+				    made from this frame, ZR_NONE for none (readers
+				    ignore it) */
 	uint64_t child_incl;     /* corrected inclusive ticks of direct children */
 };
 

@@ -19,7 +19,7 @@ __attribute__((visibility("default"))) void *__cxa_begin_catch(void *exception)
 	static void *(*real_begin_catch)(void *);
 	struct zrt_thread *t = &zl_self;
 	if (t->state == ZRT_THREAD_ON)
-		zrt_unwound(t, (uintptr_t)__builtin_frame_address(0));
+		zrt_unwound(t, ZL_PROBE_SP());
 	if (!real_begin_catch)
 		real_begin_catch = (void *(*)(void *))dlsym(RTLD_NEXT, "__cxa_begin_catch");
 	if (!real_begin_catch)

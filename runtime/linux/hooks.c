@@ -2,10 +2,10 @@
  * hooks.c - the entry points compiled code calls: the -finstrument-functions
  * hooks (the per-call path) and the API of include/zond.h.
  *
- * Every entry point passes its own frame address as the "sp" of the frame it
- * opens or closes.  They all compute it the same way, so it always lies the
- * same distance below the calling function's stack pointer, which is what
- * makes frames of different probes comparable (see core.h).
+ * Every entry point passes its own frame address (ZL_PROBE_SP) as the "sp"
+ * of the frame it opens or closes.  They all compute it the same way, so it
+ * always lies the same distance below the calling function's stack pointer,
+ * which is what makes frames of different probes comparable (see core.h).
  */
 #include "instrument.h"
 #include "../core/timeline.h"
@@ -14,15 +14,15 @@
 
 #define API __attribute__((visibility("default")))
 
-API void __cyg_profile_func_enter(void *fn, void *site)
+/* The entry probe but its fast path without a clock: a thread's first call, exact time. */
+static __attribute__((noinline)) void enter(struct zrt_thread *t, uint64_t fn, uint64_t site,
+					    uint64_t sp)
 {
-	struct zrt_thread *t = &zl_self;
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON) && !zl_thread_ready(t))
 		return;
 	/* now and then, what this probe costs before its clock read (zrt_probe_paid) */
-	uint64_t start = zrt_unlikely(!t->measure[0]--) && zrt.timed ? zl_clock() : 0;
-	struct zr_frame *fr =
-		zrt_enter(t, (uintptr_t)fn, (uintptr_t)site, (uintptr_t)__builtin_frame_address(0));
+	uint64_t start = zrt.timed && zrt_unlikely(!t->measure[0]--) ? zl_clock() : 0;
+	struct zr_frame *fr = zrt_enter(t, fn, site, sp);
 	if (fr && zrt.timed) {
 		fr->enter_ticks = zl_clock_enter();
 		if (zrt_unlikely(start))
@@ -32,21 +32,48 @@ API void __cyg_profile_func_enter(void *fn, void *site)
 		zrt_timeline_enter(t, fr, zrt.timed ? fr->enter_ticks : zl_clock());
 }
 
+API void __cyg_profile_func_enter(void *fn, void *site)
+{
+	struct zrt_thread *t = &zl_self;
+	/* sampled time or counts only: the common call costs no call and no frame */
+	if (zrt_likely(t->state == ZRT_THREAD_ON) && !zrt.timed && !zrt.timeline &&
+	    zrt_likely(zrt_enter_fast(t, (uintptr_t)fn, (uintptr_t)site, ZL_PROBE_SP()) != NULL))
+		return;
+	enter(t, (uintptr_t)fn, (uintptr_t)site, ZL_PROBE_SP());
+}
+
+/* The exit probe with exact time. */
+static __attribute__((noinline)) void exit_timed(struct zrt_thread *t, uint64_t fn, uint64_t sp)
+{
+	uint64_t now = zl_clock_exit();
+	zrt_exit(t, fn, sp, now);
+	/* now and then, what this probe costs after its clock read */
+	if (zrt_unlikely(!t->measure[1]--))
+		zrt_probe_paid(t, 1, zl_clock() - now);
+}
+
+/* The exit probe with the timeline on: the event takes the exit's time, read by
+ * the clock whether or not calls are timed. */
+static __attribute__((noinline)) void exit_timeline(struct zrt_thread *t, uint64_t fn, uint64_t sp)
+{
+	uint64_t now = zrt.timed ? zl_clock_exit() : zl_clock();
+	zrt_timeline_exit(t, fn, sp, now);
+	if (zrt.timed && zrt_unlikely(!t->measure[1]--))
+		zrt_probe_paid(t, 1, zl_clock() - now);
+}
+
 API void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
 	struct zrt_thread *t = &zl_self;
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON))
 		return;
-	uint64_t now = zrt.timed ? zl_clock_exit() : 0;
 	if (zrt_unlikely(zrt.timeline))
-		zrt_timeline_exit(t, (uintptr_t)fn, (uintptr_t)__builtin_frame_address(0),
-				  zrt.timed ? now : zl_clock());
-	else
-		zrt_exit(t, (uintptr_t)fn, (uintptr_t)__builtin_frame_address(0), now);
-	/* now and then, what this probe costs after its clock read */
-	if (zrt_unlikely(!t->measure[1]--) && zrt.timed)
-		zrt_probe_paid(t, 1, zl_clock() - now);
+		exit_timeline(t, (uintptr_t)fn, ZL_PROBE_SP());
+	else if (zrt.timed)
+		exit_timed(t, (uintptr_t)fn, ZL_PROBE_SP());
+	else if (zrt_unlikely(!zrt_exit_fast(t, (uintptr_t)fn, ZL_PROBE_SP(), 0)))
+		zrt_exit_slow(t, (uintptr_t)fn, ZL_PROBE_SP(), 0);
 }
 
 API void zond_start(void)
@@ -67,7 +94,7 @@ API void zond_block_begin(const char *name, const char *file, int line)
 	if (t->state != ZRT_THREAD_ON && !zl_thread_ready(t))
 		return;
 	zrt_block_begin(t, (uintptr_t)__builtin_return_address(0), name, file, line,
-			(uintptr_t)__builtin_frame_address(0));
+			ZL_PROBE_SP());
 }
 
 API void zond_block_end(const char *name)

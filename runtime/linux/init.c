@@ -161,6 +161,8 @@ static void start_recording(void)
 		}
 		if (zrt.timed)
 			zl_calibrate(&zl_self, probed_loop, bare_loop);
+		zl_sample_hooks((uintptr_t)__cyg_profile_func_enter,
+				(uintptr_t)__cyg_profile_func_exit);
 		zl_sample_start(self);
 		pthread_key_create(&thread_key, thread_gone);
 		pthread_atfork(NULL, NULL, in_forked_child);

@@ -15,6 +15,20 @@
 extern __thread struct zrt_thread zl_self __attribute__((tls_model("initial-exec")));
 
 /*
+ * An entry point's frame address, the "sp" of the frame it opens or closes
+ * (core.h): where its frame pointer would point, two words below the
+ * caller's stack pointer at the call.  With GCC on x86-64 it is taken from
+ * the canonical frame address, so that the probes' fast paths need no frame
+ * of their own (and so save no registers); otherwise it is the frame
+ * address itself.  Every entry point must use this.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ZL_PROBE_SP() ((uintptr_t)__builtin_dwarf_cfa() - 16)
+#else
+#define ZL_PROBE_SP() ((uintptr_t)__builtin_frame_address(0))
+#endif
+
+/*
  * Makes the calling thread ready to record: starts the runtime on the first
  * call of the process, attaches the thread on its first call.  1 when t is
  * ON afterwards.

@@ -33,6 +33,45 @@ static int32_t timers_pid; /* the process the ids in timers belong to */
 /* the executable code of zond's own library: a sample there is zond's cost */
 static uint64_t own_lo, own_hi;
 
+/* the probes whose PLT stubs are zond's (zl_sample_hooks), 0 when none */
+static uint64_t hook_enter, hook_exit;
+
+void zl_sample_hooks(uint64_t enter, uint64_t exit)
+{
+	hook_enter = enter;
+	hook_exit = exit;
+}
+
+/*
+ * 1 when the instruction at pc jumps through a GOT slot to one of the hooks:
+ * an x86-64 PLT stub, "jmp *slot(%rip)" (with "bnd", and endbr64 before it,
+ * in IBT PLTs).  pc is where the thread stopped, so an instruction starts
+ * there; its bytes are read only within pc's page (readable: the thread runs
+ * it), and the slot only as the jump itself would read it.
+ */
+static int in_hook_stub(uint64_t pc)
+{
+#if defined(__x86_64__)
+	enum { LONGEST = 4 + 1 + 6 }; /* endbr64, bnd, jmp *disp32(%rip) */
+	if (!hook_enter || (pc & 4095) > 4096 - LONGEST)
+		return 0;
+	const uint8_t *p = (const uint8_t *)(uintptr_t)pc;
+	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
+		p += 4;
+	if (p[0] == 0xf2)
+		p++;
+	if (p[0] != 0xff || p[1] != 0x25)
+		return 0;
+	int32_t disp;
+	memcpy(&disp, p + 2, sizeof disp);
+	uint64_t target = *(const uint64_t *)(uintptr_t)((uintptr_t)(p + 6) + (intptr_t)disp);
+	return target == hook_enter || target == hook_exit;
+#else
+	(void)pc;
+	return 0;
+#endif
+}
+
 /* The calling thread's timer: id + 1 (0: none), and the process that made it. */
 static __thread struct {
 	int32_t id_plus_1;
@@ -74,7 +113,7 @@ static void on_sample(int sig, siginfo_t *si, void *ctx)
 	    t->state == ZRT_THREAD_ON) {
 		uint64_t pc = interrupted_pc(ctx);
 		zrt_sample(t, 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0),
-			   pc - own_lo < own_hi - own_lo, pc);
+			   pc - own_lo < own_hi - own_lo || in_hook_stub(pc), pc);
 	}
 	errno = saved_errno;
 }

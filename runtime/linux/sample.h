@@ -41,6 +41,14 @@ void zl_sample_configure(struct zrt_config *cfg);
  */
 void zl_sample_start(struct zrt_thread *(*self)(void));
 
+/*
+ * Before zl_sample_start: the probes the program calls through its PLT
+ * (libzond's hooks).  A sample whose pc is a PLT stub jumping to one of them
+ * is zond's cost: the stub runs only because zond's hooks are called, and
+ * bench/accuracy's reference counts it with the hooks.
+ */
+void zl_sample_hooks(uint64_t enter, uint64_t exit);
+
 /* Arms the calling thread's timer (it was just attached: port_thread_attached). */
 void zl_sample_thread_start(void);
 

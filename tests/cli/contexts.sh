@@ -4,7 +4,8 @@
 #    real tree per thread, folded stacks with exact calls per stack (-e
 #    calls), no "rebuilt" note, and callgrind_annotate's inclusive costs;
 #  - a real `zond record` of the contexts program (which counts its own
-#    stacks): its exact stacks in folded, the call tree, dump and JSON;
+#    stacks): its exact stacks in folded, the call tree, dump (its context
+#    lines) and JSON;
 #  - --contexts 3: the pool overflows, the report says by how much, and the
 #    flat counts stay exact;
 #  - --time exact: the probe-cost correction never takes a caller below its
@@ -39,6 +40,8 @@ check_eq "program's own counts" "$(cat out.txt | tr '\n' ' ')" "main;a;c;x 3 mai
 "$ZOND" dump -i ctx.db >dump.txt
 check_eq "c calls" "$(grep -c '^function c calls=8$' dump.txt)" 1
 check_eq "c -> x" "$(grep -c '^call c -> x calls=3$' dump.txt)" 1
+check_eq "dump: the contexts, exact paths and calls" "$(grep '^context ' dump.txt | tr '\n' '|')" \
+	"context main calls=1|context main;a calls=3|context main;a;c calls=3|context main;a;c;x calls=3|context main;b calls=5|context main;b;c calls=5|context main;b;c;y calls=5|"
 # the real stacks through the store, as the program counted them (edges alone
 # would also allow main;a;c;y and main;b;c;x)
 "$ZOND" export -f folded -e calls -i ctx.db >rec-folded.txt 2>err.txt
@@ -69,8 +72,12 @@ check_eq "recorded: JSON contexts, exact paths" "$(cat rec-json.txt)" \
 "$ZOND" record -q -o small.db --contexts 3 -- "$CONTEXTS" >/dev/null
 check_eq "lost contexts reported" \
 	"$("$ZOND" report -i small.db | grep -c '^warning: *lost_contexts = 18 ')" 1
-"$ZOND" dump -i small.db | grep -v '^lost_contexts 18$' >small.txt
-check_same "flat counts with contexts lost" dump.txt small.txt
+"$ZOND" dump -i small.db >small-all.txt
+check_eq "dump: the contexts kept" "$(grep '^context ' small-all.txt | tr '\n' '|')" \
+	"context main calls=1|context main;a calls=3|context main;a;c calls=3|"
+grep -v '^context ' dump.txt >flat.txt
+grep -v -e '^lost_contexts 18$' -e '^context ' small-all.txt >small.txt
+check_same "flat counts with contexts lost" flat.txt small.txt
 check_error "--contexts 0" "--contexts wants a number from 1 to" \
 	"$ZOND" record -q -o bad.db --contexts 0 -- "$CONTEXTS"
 check_error "--time bad" "--time wants sampled or exact" \

@@ -11,6 +11,6 @@ check_error "static without runtime" "is statically linked without zond's runtim
 "$ZOND" record -q -o s.db -- "$TINY_STATIC_ZOND"
 check_eq "static with -lzond: exit status" "$?" 0
 "$ZOND" dump -i s.db >dump.txt
-printf 'threads 1\ncall - -> main calls=1\ncall main -> add calls=3\nfunction add calls=3\nfunction main calls=1\n' >want.txt
+printf 'threads 1\ncall - -> main calls=1\ncall main -> add calls=3\ncontext main calls=1\ncontext main;add calls=3\nfunction add calls=3\nfunction main calls=1\n' >want.txt
 check_same "static with -lzond: profile" dump.txt want.txt
 finish

@@ -3,6 +3,7 @@
  *
  * Made for tests and diffs: no times unless asked, no thread ids, no
  * addresses; every line sorted, so the same program gives the same text.
+ * Functions and edges are the flat sums; context lines are the real stacks.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,14 +11,17 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "export/export.h"
 
 static const char usage_text[] =
 	"usage: zond dump [options]\n"
 	"Print a run as sorted text without times: the number of threads, a line\n"
 	"'lost_X N' per table the collector found full (the run is then incomplete), a line\n"
 	"per function 'function NAME calls=N' (blocks: 'block NAME FILE:LINE calls=N')\n"
-	"and a line per call edge 'call CALLER -> CALLEE calls=N' (CALLER '-' for a\n"
-	"thread's root).\n\n"
+	"a line per call edge 'call CALLER -> CALLEE calls=N' (CALLER '-' for a\n"
+	"thread's root) and a line per calling context 'context ROOT;...;FUNC calls=N'\n"
+	"(its path as in folded stacks; threads folded by path; none for a run whose\n"
+	"collector kept no contexts).\n\n"
 	"      --times           add self= and total= of every event\n";
 
 enum { OPT_TIMES = 256 };
@@ -96,6 +100,30 @@ static char *edge_line(const struct zp_view *v, const struct zp_edge *e, int tim
 	return buf;
 }
 
+/* Every calling context of the thread (or of all, folded by path) as a line. */
+static void add_context_lines(struct lines *l, const struct zp_profile *p, uint32_t thread,
+			      int times)
+{
+	struct zp_context_view *cv = profile_context_view(p, thread);
+	uint32_t *path = zp_xcalloc(cv->ncontexts ? cv->ncontexts : 1, sizeof *path);
+	for (uint32_t c = 0; c < cv->ncontexts; c++) {
+		const struct zp_context *ctx = &cv->contexts[c];
+		char *buf;
+		size_t len;
+		FILE *f = open_memstream(&buf, &len);
+		fputs("context ", f);
+		export_context_path(f, cv, c, path);
+		fprintf(f, " calls=%" PRIu64, ctx->calls);
+		for (size_t e = 0; times && e < p->nevents; e++)
+			fprintf(f, " self.%s=%" PRIu64 " total.%s=%" PRIu64, p->events[e].name,
+				ctx->self[e], p->events[e].name, ctx->incl[e]);
+		fclose(f);
+		add_line(l, buf);
+	}
+	free(path);
+	profile_context_view_free(cv);
+}
+
 static void dump(const struct zp_profile *p, uint32_t thread, int times, FILE *out)
 {
 	struct zp_view *v = profile_view(p, thread);
@@ -105,6 +133,7 @@ static void dump(const struct zp_profile *p, uint32_t thread, int times, FILE *o
 			add_line(&l, node_line(v, i, times));
 	for (size_t i = 0; i < v->nedges; i++)
 		add_line(&l, edge_line(v, &v->edges[i], times));
+	add_context_lines(&l, p, thread, times);
 	qsort(l.line, l.n, sizeof *l.line, compare_lines);
 
 	fprintf(out, "threads %zu\n", thread == ZP_NONE ? p->nthreads : (size_t)1);

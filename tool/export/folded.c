@@ -172,9 +172,7 @@ static void put_path(FILE *out, const struct folder *f, uint32_t at)
 	put_frame_name(out, f->v->p->nodes[fr->node].name);
 }
 
-/* The path of context c, root first; path has room for every context. */
-static void put_context_path(FILE *out, const struct zp_context_view *cv, uint32_t c,
-			     uint32_t *path)
+void export_context_path(FILE *out, const struct zp_context_view *cv, uint32_t c, uint32_t *path)
 {
 	size_t n = 0;
 	for (; c != ZP_NONE; c = cv->contexts[c].parent)
@@ -194,7 +192,7 @@ static void fold_contexts(const struct zp_profile *p, uint32_t thread, int metri
 		uint64_t value = metric_context_self(&cv->contexts[c], metric);
 		if (!value)
 			continue;
-		put_context_path(out, cv, c, path);
+		export_context_path(out, cv, c, path);
 		fprintf(out, " %" PRIu64 "\n", value);
 	}
 	free(path);
