@@ -729,3 +729,52 @@ int symbols_load_start(struct symbols *s, const char *path, uint64_t *start, str
 		return zerr_set(err, "%s: no loadable segment", path);
 	return 0;
 }
+
+struct seg_range {
+	uint64_t start, end;
+};
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct seg_range *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int symbols_segment_gap(struct symbols *s, const char *path, uint64_t *addr, uint64_t *len,
+			struct zerr *err)
+{
+	struct elf_file *f = get_file(s, path, err);
+	if (!f)
+		return -1;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(f->mod, &bias);
+	size_t nphdr = 0;
+	if (!elf || elf_getphdrnum(elf, &nphdr) != 0)
+		return zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
+	struct seg_range *r = zp_xmalloc((2 * nphdr + 1) * sizeof *r);
+	size_t n = 0;
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_memsz)
+			r[n++] = (struct seg_range){ph.p_vaddr, ph.p_vaddr + ph.p_memsz};
+		if (ph.p_filesz)
+			r[n++] = (struct seg_range){ph.p_paddr, ph.p_paddr + ph.p_filesz};
+	}
+	qsort(r, n, sizeof *r, range_cmp);
+	uint64_t best = 0, best_len = 0, end = n ? r[0].end : 0;
+	for (size_t i = 1; i < n; i++) {
+		uint64_t start = (end + 15) & ~(uint64_t)15;
+		if (r[i].start > start && r[i].start - start > best_len) {
+			best = start;
+			best_len = r[i].start - start;
+		}
+		if (r[i].end > end)
+			end = r[i].end;
+	}
+	free(r);
+	*addr = best;
+	*len = best_len;
+	return 0;
+}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -323,39 +324,79 @@ struct rsp *rsp_open_fd(int fd, const char *name, int timeout_ms, struct zerr *e
 	return r;
 }
 
-static int dial(const char *hostport, int timeout_ms, struct zerr *err)
+/* A socket connected to path (AF_UNIX), or -1 with errno set. */
+static int dial_unix(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof sa.sun_path) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* A socket connected to HOST:PORT over TCP, or -1 with errno set (*gai on a bad name). */
+static int dial_tcp(const char *hostport, int *gai)
 {
 	char host[256];
 	const char *colon = strrchr(hostport, ':');
-	if (!colon || !colon[1] || (size_t)(colon - hostport) >= sizeof host)
-		return zerr_set(err, "%s: not HOST:PORT", hostport);
-	memcpy(host, hostport, (size_t)(colon - hostport));
-	host[colon - hostport] = 0;
+	size_t hl = (size_t)(colon - hostport);
+	if (hl >= sizeof host) {
+		*gai = EAI_NONAME;
+		return -1;
+	}
+	memcpy(host, hostport, hl);
+	host[hl] = 0;
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai;
-	int rc = getaddrinfo(host[0] ? host : "localhost", colon + 1, &hints, &ai);
-	if (rc)
-		return zerr_set(err, "%s: %s", hostport, gai_strerror(rc));
-	int64_t until = now_ms() + timeout_ms;
+	if ((*gai = getaddrinfo(host[0] ? host : "localhost", colon + 1, &hints, &ai)) != 0)
+		return -1;
 	int fd = -1, e = 0;
-	for (;;) {
-		for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
-			fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-			if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
-				e = errno;
-				close(fd);
-				fd = -1;
-			}
+	for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+		if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
+			e = errno;
+			close(fd);
+			fd = -1;
 		}
-		if (fd >= 0 || e != ECONNREFUSED || now_ms() >= until)
-			break;
-		nanosleep(&(struct timespec){0, 20 * 1000000}, NULL);
 	}
 	freeaddrinfo(ai);
-	if (fd < 0)
-		return zerr_set(err, "%s: cannot connect: %s", hostport, strerror(e));
-	int one = 1; /* a packet and the ack of the one before go out at once */
+	if (fd < 0) {
+		errno = e;
+		return -1;
+	}
+	int one = 1; /* small packets go out at once, not after the peer's delayed ack */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	return fd;
+}
+
+/* Connects to "/path" (a Unix socket) or HOST:PORT, retrying while nobody listens yet. */
+static int dial(const char *where, int timeout_ms, struct zerr *err)
+{
+	int unix_socket = where[0] == '/';
+	const char *colon = strrchr(where, ':');
+	if (!unix_socket && (!colon || !colon[1]))
+		return zerr_set(err, "%s: not HOST:PORT", where);
+	int64_t until = now_ms() + timeout_ms;
+	for (;;) {
+		int gai = 0;
+		int fd = unix_socket ? dial_unix(where) : dial_tcp(where, &gai);
+		if (fd >= 0)
+			return fd;
+		if (gai)
+			return zerr_set(err, "%s: %s", where, gai_strerror(gai));
+		int e = errno;
+		if ((e != ECONNREFUSED && e != ENOENT) || now_ms() >= until)
+			return zerr_set(err, "%s: cannot connect: %s", where, strerror(e));
+		nanosleep(&(struct timespec){0, 20 * 1000000}, NULL);
+	}
 }
 
 struct rsp *rsp_connect(const char *hostport, int timeout_ms, struct zerr *err)

@@ -34,7 +34,7 @@ struct rsp;
 
 /*
  * Connects to HOST:PORT (a TCP port: QEMU's -gdb tcp::PORT, OpenOCD's gdb
- * port), retrying a refused connection until timeout_ms passed (a QEMU
+ * port) or to /PATH (a Unix socket: QEMU's -gdb unix:PATH,server=on), retrying a refused connection until timeout_ms passed (a QEMU
  * just started may not listen yet), then asks qSupported.  timeout_ms is
  * also how long any later reply may take.  NULL with err set.
  */
