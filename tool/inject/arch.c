@@ -6,6 +6,7 @@
 #ifdef ZOND_HAVE_ZYDIS
 extern const struct inject_arch inject_arch_x86_64;
 #endif
+extern const struct inject_arch inject_arch_riscv32, inject_arch_riscv64;
 
 const struct inject_arch *inject_arch_find(const char *name)
 {
@@ -13,6 +14,9 @@ const struct inject_arch *inject_arch_find(const char *name)
 	if (strcmp(name, "x86_64") == 0)
 		return &inject_arch_x86_64;
 #endif
-	(void)name;
+	if (strcmp(name, "riscv32") == 0)
+		return &inject_arch_riscv32;
+	if (strcmp(name, "riscv64") == 0)
+		return &inject_arch_riscv64;
 	return NULL;
 }

@@ -700,6 +700,14 @@ int symbols_machine(const char *path, struct zerr *err)
 	return read_ehdr(path, &eh, err) < 0 ? -1 : eh.e_machine;
 }
 
+int symbols_class(const char *path, struct zerr *err)
+{
+	GElf_Ehdr eh;
+	if (read_ehdr(path, &eh, err) < 0)
+		return -1;
+	return eh.e_ident[EI_CLASS] == ELFCLASS64 ? 64 : 32;
+}
+
 int symbols_entry(const char *path, uint64_t *entry, struct zerr *err)
 {
 	GElf_Ehdr eh;

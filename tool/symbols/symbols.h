@@ -123,6 +123,9 @@ int symbols_segment_gap(struct symbols *s, const char *path, uint64_t *addr, uin
 /* The ELF header's e_machine (EM_X86_64, EM_RISCV, ...) of path, or -1 with err set. */
 int symbols_machine(const char *path, struct zerr *err);
 
+/* 32 or 64: the ELF file's class (its word size), or -1 with err set. */
+int symbols_class(const char *path, struct zerr *err);
+
 /* The ELF header's entry point (link-time), 0 when none; -1 with err set. */
 int symbols_entry(const char *path, uint64_t *entry, struct zerr *err);
 
