@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "inject/bare.h"
 #include "inject/descend.h"
 #include "inject/engine.h"
 #include "inject/scenario.h"
@@ -27,6 +28,8 @@ static const char usage_text[] =
 	"       zond inject --region FROM,TO [-c NAME] [-o STORE] -- PROG [ARGS]\n"
 	"       zond inject --descend [--from FUNC] [--threshold PCT] [-f GLOB]... -- PROG\n"
 	"       zond inject [-f GLOB]... [-c NAME] [-o STORE] -p PID [--duration S]\n"
+	"       zond inject --elf APP.ELF [-f GLOB]... [--per-run K] -- qemu-system-riscv32 ...\n"
+	"       zond inject --elf APP.ELF --gdb HOST:PORT [-f GLOB]... [--duration S]\n"
 	"       zond inject --coverage PROG\n"
 	"Counters and code injected at function entries from outside the program, with\n"
 	"no recompilation (doc/inject.md); Linux x86-64.  The functions scenario: PROG\n"
@@ -50,6 +53,16 @@ static const char usage_text[] =
 	"  -p, --pid PID         attach to the running process PID instead (every thread),\n"
 	"                        measure, then put its code back and detach: it runs on\n"
 	"      --duration S      with -p: measure for S seconds (default: until ^C)\n"
+	"      --elf APP.ELF     a bare-metal RISC-V program, driven over the GDB remote\n"
+	"                        protocol: zond starts the QEMU command after -- with\n"
+	"                        -gdb and -S added (a fresh one per run), or connects\n"
+	"                        to --gdb HOST:PORT (QEMU -s, OpenOCD); cycles are\n"
+	"                        mcycle, exact instructions under -icount shift=0\n"
+	"      --gdb HOST:PORT   the stub to connect to (with --duration S: measure S\n"
+	"                        seconds, then put the code back and let it run on)\n"
+	"      --scratch ADDR,LEN  RAM no part of the program uses, for zond's code and\n"
+	"                        results (default: the widest gap between APP.ELF's\n"
+	"                        segments, RAM on QEMU's virt board)\n"
 	"  -c, --campaign NAME   the campaign of the runs (default: one is made up and\n"
 	"                        printed)\n"
 	"  -o, --output STORE    the profile store (default ./zond.db)\n"
@@ -106,6 +119,8 @@ struct functions_job {
 	double duration;
 	const char *store, *campaign;
 	int quiet;
+	const char *elf, *gdb; /* a bare-metal target over GDB */
+	uint64_t scratch, scratch_len;
 	char campaign_buf[128];
 };
 
@@ -262,7 +277,21 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 	char *pargv[] = {(char *)prog, pidtext, NULL};
 	int rc;
 	*stored = 0;
-	if (job->pid) {
+	char *gargv[] = {(char *)prog, (char *)job->gdb, NULL};
+	int lost = 0;
+	if (job->elf) {
+		struct inject_bare_target bt = {
+			job->gdb ? NULL : argv, job->gdb,
+			{job->elf, job->scratch, job->scratch_len, 10000, 200, 0}, job->duration};
+		rc = inject_bare_run(ij, &bt, &r, &err);
+		if (job->gdb)
+			argv = gargv;
+		if (rc == 1) { /* the target went away while it ran: keep what was read */
+			cmd_error("inject", "%s; stored as a partial run", err.msg);
+			lost = 1;
+			rc = 0;
+		}
+	} else if (job->pid) {
 		snprintf(pidtext, sizeof pidtext, "(pid %ld)", job->pid);
 		rc = inject_attach(ij, job->pid, job->duration, &r, &err);
 		argv = pargv;
@@ -276,7 +305,9 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 		return rc;
 	}
 	struct zp_profile *p = run_profile(job, s, ij->plan, recs, &r, argv);
-	rc = job->pid ? 0 : program_status(r.status);
+	if (lost)
+		profile_add_meta(p, "inject_connection_lost", "1");
+	rc = lost ? 1 : job->pid || r.status < 0 ? 0 : program_status(r.status);
 	if (store_run(job, p, &err) < 0) {
 		rc = cmd_error("inject", "%s", err.msg);
 	} else {
@@ -496,7 +527,11 @@ static int scenario(struct functions_job *job, char **argv)
 {
 	struct zerr err;
 	char prog[PATH_MAX];
-	if (job->pid) {
+	if (job->elf) {
+		snprintf(prog, sizeof prog, "%s", job->elf);
+		if (!symbols_is_elf(prog, &err))
+			return cmd_error("inject", "%s", err.msg);
+	} else if (job->pid) {
 		if (process_program(job->pid, prog) < 0)
 			return cmd_error("inject", "process %ld: no such process (or not ours)",
 					 job->pid);
@@ -520,7 +555,11 @@ static int scenario(struct functions_job *job, char **argv)
 			 basename(base), (long long)time(NULL));
 		job->campaign = job->campaign_buf;
 	}
-	if (!job->quiet)
+	if (!job->quiet && job->elf)
+		fprintf(stderr, "zond inject: counter %s over GDB, the payload's cost counted in "
+				"instructions\n",
+			plan.arch->counter);
+	else if (!job->quiet)
 		fprintf(stderr, "zond inject: counter %s; %s\n", plan.arch->counter,
 			access("/sys/bus/event_source/devices/cpu", F_OK) == 0
 				? "hardware events through rdpmc are not implemented yet"
@@ -552,6 +591,9 @@ int cmd_inject(int argc, char **argv)
 		{"campaign", required_argument, NULL, 'c'},
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"elf", required_argument, NULL, 'E'},
+		{"gdb", required_argument, NULL, 'G'},
+		{"scratch", required_argument, NULL, 'X'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -599,6 +641,16 @@ int cmd_inject(int argc, char **argv)
 		case 'c': job.campaign = optarg; break;
 		case 'o': job.store = optarg; break;
 		case 'q': job.quiet = 1; break;
+		case 'E': job.elf = optarg; break;
+		case 'G': job.gdb = optarg; break;
+		case 'X': {
+			char *end, *comma;
+			job.scratch = strtoull(optarg, &comma, 0);
+			job.scratch_len = *comma == ',' ? strtoull(comma + 1, &end, 0) : 0;
+			if (*comma != ',' || *end || !job.scratch_len)
+				return cmd_usage_error("inject", "--scratch wants ADDR,LEN");
+			break;
+		}
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return cmd_usage_error("inject", "unknown option");
 		}
@@ -613,6 +665,17 @@ int cmd_inject(int argc, char **argv)
 	if (job.descend && (job.region || job.pid))
 		return cmd_usage_error("inject",
 				       "--descend starts the program: no -p, no --region");
+	if ((job.gdb || job.scratch_len) && !job.elf)
+		return cmd_usage_error("inject", "--gdb and --scratch go with --elf");
+	if (job.elf && (job.pid || job.region || job.descend))
+		return cmd_usage_error("inject", "--elf: the functions scenario only, for now "
+						 "(no -p, --region, --descend)");
+	if (job.gdb) {
+		if (optind != argc || job.per_run)
+			return cmd_usage_error("inject",
+					       "--gdb takes no command and no --per-run");
+		return scenario(&job, NULL);
+	}
 	if (job.pid) {
 		if (optind != argc || job.per_run)
 			return cmd_usage_error("inject", "-p takes no program and no --per-run");

@@ -96,7 +96,8 @@ struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err);
  * zond and an area of the scratch RAM; release() writes the buffers to the
  * target, stop() and wait() read them back, and so does wait() every
  * poll_ms while the target runs (0: only at the end), stopping it for the
- * read (under QEMU's -icount the program cannot tell).  When the
+ * read (under QEMU's -icount the program cannot tell), and once more at a
+ * breakpoint on end_at (the program's _exit).  When the
  * connection is lost, the buffers keep the last read and wait() says when
  * that was.  alloc and alloc_near take scratch RAM: [scratch, scratch +
  * scratch_len) when given, else the widest gap between the ELF's loaded
@@ -110,6 +111,8 @@ struct inject_rsp_options {
 	uint64_t scratch, scratch_len; /* scratch_len 0: found from the ELF */
 	int timeout_ms;                /* any one reply */
 	int poll_ms;
+	uint64_t end_at; /* where the program ends (_exit), 0: unknown: a breakpoint
+			  * there lets wait() read the results before the target is gone */
 };
 
 /* Connects to a stub at HOST:PORT (or /PATH, a Unix socket) and stops its target. */

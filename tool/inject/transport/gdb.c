@@ -40,6 +40,8 @@ struct gdbt {
 	struct share shares[MAX_SHARES];
 	size_t nshares;
 	int poll_ms;
+	uint64_t end_at;
+	int end_set; /* the breakpoint at end_at is in */
 	int running;
 	int64_t started_ms, read_ms; /* when the target was released, the last read */
 	pid_t qemu;                  /* started by zond, 0 when not */
@@ -169,7 +171,14 @@ static int sync_shares(struct gdbt *g, int to, struct zerr *err)
 static int g_release(struct inject_transport *t, struct zerr *err)
 {
 	struct gdbt *g = (struct gdbt *)t;
-	if (sync_shares(g, 1, err) < 0 || rsp_continue(g->r, err) < 0)
+	if (sync_shares(g, 1, err) < 0)
+		return -1;
+	if (g->end_at && !g->end_set) {
+		if (rsp_break(g->r, g->end_at, 2, 1, err) < 0)
+			return -1;
+		g->end_set = 1;
+	}
+	if (rsp_continue(g->r, err) < 0)
 		return -1;
 	if (!g->started_ms)
 		g->started_ms = mono_ms();
@@ -244,6 +253,15 @@ static int exit_status(struct gdbt *g, const struct rsp_stop *st, int *status)
 	return 0;
 }
 
+/* 1 when the stopped target is at end_at, 0 when not, -1 with err. */
+static int at_end(struct gdbt *g, struct zerr *err)
+{
+	uint64_t pc;
+	if (rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
+		return -1;
+	return pc == g->end_at;
+}
+
 static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 {
 	struct gdbt *g = (struct gdbt *)t;
@@ -271,6 +289,14 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 		g->running = 1;
 	}
 	g->running = 0;
+	if ((st.kind == 'T' || st.kind == 'S') && g->end_set && at_end(g, err) == 1) {
+		/* the program's end: the last read while its memory is there */
+		if (sync_shares(g, 0, err) < 0 || rsp_break(g->r, g->end_at, 2, 0, err) < 0 ||
+		    rsp_continue(g->r, err) < 0)
+			return lost(g, err);
+		g->end_set = 0;
+		return g_wait(t, status, err);
+	}
 	if (st.kind == 'T' || st.kind == 'S') {
 		struct zerr ignored;
 		sync_shares(g, 0, &ignored);
@@ -388,6 +414,7 @@ static struct gdbt *attach(struct rsp *r, const struct inject_rsp_options *o, pi
 	g->sym = symbols_new();
 	g->elf = zp_xstrdup(o->elf);
 	g->poll_ms = o->poll_ms;
+	g->end_at = o->end_at;
 	struct rsp_stop st;
 	if (describe(g, err) < 0 || find_scratch(g, o, err) < 0 || rsp_halt_reason(r, &st, err) < 0) {
 		g_close(&g->base);

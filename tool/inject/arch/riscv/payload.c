@@ -41,6 +41,7 @@
 
 #include "../../arch.h"
 #include "../../results.h"
+#include "payload.h"
 #include "riscv.h"
 
 #define FR_WORDS   8
@@ -395,7 +396,7 @@ static size_t payload(uint8_t *out, size_t cap, const struct inject_payload_args
 static void costs(const struct layout *l, uint64_t *c0, uint64_t *cpair)
 {
 	*c0 = l->entry_from_csr + STUB_AFTER + l->exit_to_csr;
-	*cpair = STUB_BEFORE + l->entry_n + STUB_AFTER + l->exit_n;
+	*cpair = 1 /* the jal at the entry */ + STUB_BEFORE + l->entry_n + STUB_AFTER + l->exit_n;
 }
 
 /*
@@ -476,4 +477,45 @@ int inject_riscv_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
 {
 	(void)c0, (void)hz;
 	return zerr_set(err, "RISC-V: region probes are not implemented yet");
+}
+
+size_t inject_riscv_private_size(int xlen, size_t nfuncs)
+{
+	size_t w = (size_t)xlen / 8;
+	return w + (size_t)INJ_DEPTH * FR_WORDS * w + nfuncs * w;
+}
+
+static void put_word(uint8_t *p, size_t w, uint64_t v)
+{
+	for (size_t i = 0; i < w; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+void inject_riscv_private_init(uint8_t *buf, int xlen, size_t nfuncs, const int32_t *extra)
+{
+	size_t w = (size_t)xlen / 8;
+	memset(buf, 0, inject_riscv_private_size(xlen, nfuncs));
+	put_word(buf, w, 1);                        /* depth: the sentinel frame */
+	put_word(buf + w + F_ID * w, w, nfuncs);    /* its id: "no measured caller" */
+	uint8_t *ex = buf + w + (size_t)INJ_DEPTH * FR_WORDS * w;
+	for (size_t k = 0; k < nfuncs; k++)
+		put_word(ex + k * w, w, (uint64_t)(int64_t)extra[k]);
+}
+
+int32_t inject_riscv_copy_extra(const uint8_t *copy, size_t len, uint32_t ninsn)
+{
+	int32_t n = 0;
+	for (size_t off = 0; off < len; n++) {
+		struct rv_insn in, next;
+		rv_decode(copy + off, len - off, 32, &in);
+		if (!in.len)
+			break;
+		off += in.len;
+		rv_decode(copy + off, len - off, 32, &next);
+		/* a far branch, inverted over a jal: its usual path (not taken) runs one */
+		if (in.kind == RV_BRANCH && in.imm == 8 && next.kind == RV_JAL && next.rd == 0 &&
+		    off + next.len < len)
+			off += next.len;
+	}
+	return n - (int32_t)ninsn;
 }

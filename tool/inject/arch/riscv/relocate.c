@@ -20,8 +20,11 @@
  * Refused, with the reason: a body that branches into the overwritten
  * bytes (every direct branch and jal of the function), a loop back to the
  * entry (a recursive call is fine), a function shorter than the jump
- * unless alignment fill after it makes room, bytes that do not decode, a
- * trap handler (mret or sret in the body: entered with no return address).
+ * unless alignment fill after it makes room, bytes that do not decode,
+ * functions not entered by a call with their return address in ra (trap
+ * handlers, millicode returning through t0; see not_called()) and
+ * epilogue fragments entered by a jump (GCC's __riscv_restore_N: they load
+ * ra from the stack and never store it, their ret is their caller's).
  */
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +45,62 @@ static uint32_t decode_at(const uint8_t *b, size_t n, int xlen, size_t off, stru
 }
 
 /*
+ * Whether in shows a function entered otherwise than by a call with its
+ * return address in ra: a trap handler (mret, sret, a read of the trap
+ * CSRs mepc, mcause, mtval) or millicode that returns through t0 (GCC's
+ * __riscv_save_N, called with jal t0).
+ */
+static int not_called(const struct rv_insn *in, size_t off, char *why)
+{
+	uint32_t csr = in->raw >> 20;
+	if (in->raw == 0x30200073 || in->raw == 0x10200073)
+		snprintf(why, INJECT_WHY,
+			 "returns with %cret (+%zu): a trap handler, entered with no return "
+			 "address",
+			 in->raw == 0x30200073 ? 'm' : 's', off);
+	else if (in->len == 4 && (in->raw & 0x7f) == 0x73 && (in->raw >> 12 & 7) &&
+		 csr >= 0x341 && csr <= 0x343)
+		snprintf(why, INJECT_WHY,
+			 "reads the trap CSR 0x%x (+%zu): a trap handler, entered with no return "
+			 "address",
+			 csr, off);
+	else if (in->kind == RV_JALR && in->rd == 0 && in->rs1 == RV_T0 && in->imm == 0)
+		snprintf(why, INJECT_WHY,
+			 "returns through t0 (+%zu): millicode called with jal t0, its return "
+			 "address is not in ra",
+			 off);
+	else
+		return 0;
+	return 1;
+}
+
+/* Whether the function loads ra from memory and never stores it (an epilogue fragment). */
+static int is_restore_millicode(const uint8_t *code, size_t size, int xlen)
+{
+	int loads = 0;
+	for (size_t off = 0; off < size;) {
+		struct rv_insn in;
+		rv_decode(code + off, size - off, xlen, &in);
+		if (!in.len) {
+			off += 2;
+			continue;
+		}
+		uint32_t r = in.raw, f3 = r >> 13 & 7;
+		if (in.len == 4) {
+			loads |= (r & 0x7f) == 0x03 && in.rd == RV_RA;
+			if ((r & 0x7f) == 0x23 && in.rs2 == RV_RA)
+				return 0;
+		} else if ((r & 3) == 2) { /* c.lwsp, c.ldsp; c.swsp, c.sdsp */
+			loads |= (f3 == 2 || (f3 == 3 && xlen == 64)) && (r >> 7 & 31) == RV_RA;
+			if ((f3 == 6 || (f3 == 7 && xlen == 64)) && (r >> 2 & 31) == RV_RA)
+				return 0;
+		}
+		off += in.len;
+	}
+	return loads;
+}
+
+/*
  * Scans the whole function for branches and jumps into the patched bytes
  * [lo, hi): to lo itself (a loop to the entry) would run the payload
  * again, past lo lands inside the jump.  A call (jal ra) to lo is a
@@ -57,13 +116,8 @@ static int body_jumps_in(const uint8_t *code, size_t size, int xlen, uint64_t ad
 			off += 2; /* data: resynchronise on the next halfword */
 			continue;
 		}
-		if (in.raw == 0x30200073 || in.raw == 0x10200073) { /* mret, sret */
-			snprintf(why, INJECT_WHY,
-				 "returns with %cret (+%zu): a trap handler, entered with no "
-				 "return address",
-				 in.raw == 0x30200073 ? 'm' : 's', off);
+		if (not_called(&in, off, why))
 			return 1;
-		}
 		uint64_t t = addr + off + (uint64_t)in.imm;
 		if ((in.kind == RV_JAL || in.kind == RV_BRANCH) && t >= lo && t < hi &&
 		    !(t == lo && (point || (in.kind == RV_JAL && in.rd != 0)))) {
@@ -116,6 +170,11 @@ static int plan(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
 		off = offset + JUMP_LEN;
 	}
 	site->len = (uint32_t)(off - offset);
+	if (offset == 0 && is_restore_millicode(code, size, xlen)) {
+		snprintf(why, INJECT_WHY,
+			 "millicode entered by a jump from an epilogue (its ret is the caller's)");
+		return 1;
+	}
 	return body_jumps_in(code, size, xlen, addr, site->addr, site->addr + site->len, offset != 0,
 			     why);
 }
