@@ -34,7 +34,7 @@ check 1 "zond inject: --from nosuch: no such function to measure" --descend --fr
 check 1 "zond inject: process 999999999: no such process (or not ours)" -p 999999999
 check 2 "zond inject: --region wants FROM,TO (see 'zond inject --help')" --region main -- "$calls"
 check 2 "zond inject: --per-run wants a positive number (see 'zond inject --help')" --per-run 0 -- "$calls"
-check 2 "zond inject: --duration goes with -p (see 'zond inject --help')" --duration 1 -- "$calls"
+check 2 "zond inject: --duration goes with -p or --gdb (see 'zond inject --help')" --duration 1 -- "$calls"
 check 2 "zond inject: --from and --threshold go with --descend (see 'zond inject --help')" --threshold 5 -- "$calls"
 check 2 "zond inject: no program to run (zond inject -- PROG ARGS) (see 'zond inject --help')"
 # A program whose library is missing ends in the loader before its entry

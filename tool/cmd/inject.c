@@ -682,7 +682,7 @@ int cmd_inject(int argc, char **argv)
 		return scenario(&job, NULL);
 	}
 	if (job.duration)
-		return cmd_usage_error("inject", "--duration goes with -p");
+		return cmd_usage_error("inject", "--duration goes with -p or --gdb");
 	if (optind >= argc)
 		return cmd_usage_error("inject", "no program to run (zond inject -- PROG ARGS)");
 	return scenario(&job, argv + optind);
