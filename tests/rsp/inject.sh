@@ -110,6 +110,35 @@ calls=$(zond_table lost.db | awk '$1 == "tick" { print $2 }')
 [ "${calls:-0}" -gt 0 ] || fail "lost connection: no calls of tick kept: $(zond_table lost.db)"
 check_eq "lost connection: meta" "$(sqlite3 lost.db "select value from run_meta where key = 'inject_connection_lost'" 2>/dev/null)" 1
 
+# --gdb: a QEMU started by the test, stopped at reset; zond connects, the program runs to its end
+rm -f g.sock
+$qemu -kernel calls32.elf -gdb unix:$PWD/g.sock,server=on,wait=off -S >gdbq.txt 2>/dev/null &
+qpid=$!
+"$zond" inject -q -o gdb.db -c gdb --elf calls32.elf --gdb "$PWD/g.sock" -f leaf -f fib 2>gdb.err
+check_eq "--gdb: zond's status (the program's)" $? 5
+wait $qpid
+check_eq "--gdb: QEMU's status" $? 5
+check_same "--gdb: output" gdbq.txt want32.txt
+check_eq "--gdb: calls and inclusive" "$(zond_table gdb.db)" \
+	"$(awk '$1 == "fib" || $1 == "leaf"' truth32.txt)"
+
+# --gdb --duration: measured for a while, then the code put back and the program let run on;
+# a second attachment finds the ELF's bytes at the entries again (else it refuses)
+rm -f g.sock
+$qemu -kernel forever.elf -gdb unix:$PWD/g.sock,server=on,wait=off -S >/dev/null 2>&1 &
+qpid=$!
+for pass in 1 2; do
+	"$zond" inject -q -o dur.db -c dur --elf forever.elf --gdb "$PWD/g.sock" -f tick \
+		--duration 0.5 2>dur.err
+	check_eq "--gdb --duration, pass $pass: status" $? 0
+	kill -0 $qpid 2>/dev/null || fail "--gdb --duration, pass $pass: QEMU is gone"
+done
+kill $qpid
+wait $qpid 2>/dev/null
+check_eq "--gdb --duration: runs stored" "$(sqlite3 dur.db 'select count(*) from runs')" 2
+calls=$(zond_table dur.db | awk '$1 == "tick" { print $2 }')
+[ "${calls:-0}" -gt 0 ] || fail "--gdb --duration: no calls of tick: $(cat dur.err)"
+
 # bad input
 check_error "--gdb without --elf" "--gdb and --scratch go with --elf" "$zond" inject --gdb :1
 check_error "missing ELF" "nosuch.elf: no such file" "$zond" inject --elf nosuch.elf -- $qemu
