@@ -6,13 +6,9 @@
 # Usage: gdb.sh GDB_TEST WORKDIR SRCDIR    (exit 77: cross tools missing)
 set -u
 test=$1 dir=$2/gdb src=$3
-for tool in riscv64-unknown-elf-gcc riscv64-unknown-elf-nm qemu-system-riscv32; do
-	command -v $tool >/dev/null || { echo "SKIP: $tool not installed (scripts/install-deps)"; exit 77; }
-done
-riscv64-unknown-elf-gcc --specs=picolibc.specs -E -x c /dev/null >/dev/null 2>&1 ||
-	{ echo "SKIP: picolibc-riscv64-unknown-elf not installed (scripts/install-deps)"; exit 77; }
-mkdir -p "$dir" && cd "$dir" || exit 1
 . "$src/rv.sh"
+rv_need riscv64-unknown-elf-nm riscv64-unknown-elf-readelf qemu-system-riscv32
+mkdir -p "$dir" && cd "$dir" || exit 1
 rv_build 32 value.elf "$src/progs/value.c" || exit 1
 sym() { riscv64-unknown-elf-nm value.elf | awk -v n="$1" '$3 == n { print $1 }'; }
 entry=$(riscv64-unknown-elf-readelf -h value.elf | awk '/Entry point/ { sub("0x", "", $4); print $4 }')

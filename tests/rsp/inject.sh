@@ -18,16 +18,11 @@
 set -u
 zond=$1 dir=$2/inject src=$3
 truth=$src/../../bench/embench/truth.py
-for tool in riscv64-unknown-elf-gcc riscv64-unknown-elf-objdump qemu-system-riscv32 \
-	qemu-system-riscv64 python3; do
-	command -v $tool >/dev/null || { echo "SKIP: $tool not installed (scripts/install-deps)"; exit 77; }
-done
-riscv64-unknown-elf-gcc --specs=picolibc.specs -E -x c /dev/null >/dev/null 2>&1 ||
-	{ echo "SKIP: picolibc-riscv64-unknown-elf not installed (scripts/install-deps)"; exit 77; }
+. "$src/rv.sh"
+rv_need riscv64-unknown-elf-objdump qemu-system-riscv32 qemu-system-riscv64 python3 sqlite3
 mkdir -p "$dir" && cd "$dir" || exit 1
 rm -f ./*.db
 . "$src/../cli/lib.sh"
-. "$src/rv.sh"
 
 # "name calls inclusive" of zond's flat profile (functions with a time)
 zond_table() {

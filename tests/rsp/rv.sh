@@ -1,6 +1,15 @@
 # rv.sh - how the RSP tests build and run bare-metal RISC-V programs
 # (doc/bare-metal.md): picolibc with semihosting, QEMU's virt board with
 # -icount shift=0 (one cycle per instruction).
+# rv_need TOOL...: exits 77 (CTest's skip) naming what is missing, picolibc included
+rv_need() {
+	for tool in riscv64-unknown-elf-gcc "$@"; do
+		command -v "$tool" >/dev/null ||
+			{ echo "SKIP: $tool not installed (scripts/install-deps)"; exit 77; }
+	done
+	riscv64-unknown-elf-gcc --specs=picolibc.specs -E -x c /dev/null >/dev/null 2>&1 ||
+		{ echo "SKIP: picolibc-riscv64-unknown-elf not installed (scripts/install-deps)"; exit 77; }
+}
 # rv_build XLEN OUT SRC... [FLAGS]: builds an ELF for rv32imac or rv64imac
 rv_build() {
 	xlen=$1 out=$2

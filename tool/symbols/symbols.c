@@ -717,16 +717,28 @@ int symbols_entry(const char *path, uint64_t *entry, struct zerr *err)
 	return 0;
 }
 
-int symbols_load_start(struct symbols *s, const char *path, uint64_t *start, struct zerr *err)
+/* The file's ELF handle and its number of program headers; NULL with err set. */
+static Elf *program_headers(struct symbols *s, const char *path, size_t *nphdr, struct zerr *err)
 {
 	struct elf_file *f = get_file(s, path, err);
 	if (!f)
-		return -1;
+		return NULL;
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(f->mod, &bias);
-	size_t nphdr = 0;
-	if (!elf || elf_getphdrnum(elf, &nphdr) != 0)
-		return zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
+	*nphdr = 0;
+	if (!elf || elf_getphdrnum(elf, nphdr) != 0) {
+		zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
+		return NULL;
+	}
+	return elf;
+}
+
+int symbols_load_start(struct symbols *s, const char *path, uint64_t *start, struct zerr *err)
+{
+	size_t nphdr;
+	Elf *elf = program_headers(s, path, &nphdr, err);
+	if (!elf)
+		return -1;
 	*start = UINT64_MAX;
 	for (size_t i = 0; i < nphdr; i++) {
 		GElf_Phdr ph;
@@ -751,14 +763,10 @@ static int range_cmp(const void *a, const void *b)
 int symbols_segment_gap(struct symbols *s, const char *path, uint64_t *addr, uint64_t *len,
 			struct zerr *err)
 {
-	struct elf_file *f = get_file(s, path, err);
-	if (!f)
+	size_t nphdr;
+	Elf *elf = program_headers(s, path, &nphdr, err);
+	if (!elf)
 		return -1;
-	GElf_Addr bias;
-	Elf *elf = dwfl_module_getelf(f->mod, &bias);
-	size_t nphdr = 0;
-	if (!elf || elf_getphdrnum(elf, &nphdr) != 0)
-		return zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
 	struct seg_range *r = zp_xmalloc((2 * nphdr + 1) * sizeof *r);
 	size_t n = 0;
 	for (size_t i = 0; i < nphdr; i++) {

@@ -171,6 +171,20 @@ static void max_word(struct gen *g, int base, int64_t off, int v, int a, int c)
 	stw(g, v, base, off);
 }
 
+/* Stores (or loads back) regs[from..n) at sp + i words. */
+static void save_regs(struct gen *g, const int *regs, int from, int n, int load)
+{
+	for (int i = from; i < n; i++) {
+		if (load)
+			ldw(g, regs[i], RV_SP, i * g->w);
+		else
+			stw(g, regs[i], RV_SP, i * g->w);
+	}
+}
+
+static const int entry_regs[] = {RV_T0, RV_T1, RV_T2, RV_T3};
+static const int exit_regs[] = {RV_T0, RV_T1, RV_T2, RV_T3, RV_T4, RV_T5, RV_T6, RV_A0};
+
 struct layout {
 	uint64_t entry, exit;
 	size_t entry_n, entry_from_csr, exit_n, exit_to_csr; /* instructions on the paths */
@@ -186,10 +200,7 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	size_t n0 = g->n;
 	l->entry = here(g);
 	addi(g, RV_SP, RV_SP, -SAVE);
-	stw(g, RV_T0, RV_SP, 0);
-	stw(g, RV_T1, RV_SP, w);
-	stw(g, RV_T2, RV_SP, 2 * w);
-	stw(g, RV_T3, RV_SP, 3 * w);
+	save_regs(g, entry_regs, 0, 4, 0);
 	ld32(g, RV_T1, RV_RA, -16); /* id */
 	la(g, RV_T2, a->threads);   /* the private area */
 	ldw(g, RV_T3, RV_T2, 0);    /* depth */
@@ -225,13 +236,10 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	emit(g, rv_csrr(RV_T0, CSR_MCYCLE));
 	ADD(g, RV_T0, RV_T0, RV_T2);
 	stw(g, RV_T0, RV_T3, F_START * w);
-	ldw(g, RV_T0, RV_SP, 0);
-	ldw(g, RV_T1, RV_SP, w);
-	ldw(g, RV_T2, RV_SP, 2 * w);
-	ldw(g, RV_T3, RV_SP, 3 * w);
+	save_regs(g, entry_regs, 0, 4, 1);
 	addi(g, RV_SP, RV_SP, SAVE);
 	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0)); /* ret */
-	l->entry_n = (g->n - n0) / 4 - 0;
+	l->entry_n = (g->n - n0) / 4;
 	l->entry_from_csr = (g->n - csr_at) / 4;
 	/* full: count the call as not measured, leave the return address */
 	size_t full = g->n;
@@ -239,10 +247,7 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	ld32(g, RV_T1, RV_T0, 0);
 	addi(g, RV_T1, RV_T1, 1);
 	st32(g, RV_T1, RV_T0, 0);
-	ldw(g, RV_T0, RV_SP, 0);
-	ldw(g, RV_T1, RV_SP, w);
-	ldw(g, RV_T2, RV_SP, 2 * w);
-	ldw(g, RV_T3, RV_SP, 3 * w);
+	save_regs(g, entry_regs, 0, 4, 1);
 	addi(g, RV_SP, RV_SP, SAVE);
 	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0));
 	if (!g->full) {
@@ -262,13 +267,7 @@ static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct 
 	stw(g, RV_T0, RV_SP, 0);
 	l->exit_to_csr = (g->n - n0) / 4;
 	emit(g, rv_csrr(RV_T0, CSR_MCYCLE));
-	stw(g, RV_T1, RV_SP, w);
-	stw(g, RV_T2, RV_SP, 2 * w);
-	stw(g, RV_T3, RV_SP, 3 * w);
-	stw(g, RV_T4, RV_SP, 4 * w);
-	stw(g, RV_T5, RV_SP, 5 * w);
-	stw(g, RV_T6, RV_SP, 6 * w);
-	stw(g, RV_A0, RV_SP, 7 * w);
+	save_regs(g, exit_regs, 1, 8, 0); /* t0 went first */
 	/* pop the frame: t3 = frame, t4 = parent */
 	la(g, RV_T2, a->threads);
 	ldw(g, RV_T3, RV_T2, 0);
@@ -346,14 +345,7 @@ static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct 
 		add64(g, RV_T2, INJ_E_INCL, RV_T0, RV_RA, RV_T1);
 	}
 	ldw(g, RV_RA, RV_T3, F_RET * w);
-	ldw(g, RV_T0, RV_SP, 0);
-	ldw(g, RV_T1, RV_SP, w);
-	ldw(g, RV_T2, RV_SP, 2 * w);
-	ldw(g, RV_T3, RV_SP, 3 * w);
-	ldw(g, RV_T4, RV_SP, 4 * w);
-	ldw(g, RV_T5, RV_SP, 5 * w);
-	ldw(g, RV_T6, RV_SP, 6 * w);
-	ldw(g, RV_A0, RV_SP, 7 * w);
+	save_regs(g, exit_regs, 0, 8, 1);
 	addi(g, RV_SP, RV_SP, 8 * w);
 	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0)); /* ret */
 	l->exit_n = (g->n - n0) / 4;

@@ -121,15 +121,7 @@ static int body_jumps_in(const uint8_t *code, size_t size, int xlen, uint64_t ad
 		uint64_t t = addr + off + (uint64_t)in.imm;
 		if ((in.kind == RV_JAL || in.kind == RV_BRANCH) && t >= lo && t < hi &&
 		    !(t == lo && (point || (in.kind == RV_JAL && in.rd != 0)))) {
-			if (t == lo)
-				snprintf(why, INJECT_WHY,
-					 "the body (+%zu) jumps back to the entry +%u", off,
-					 (unsigned)(t - addr));
-			else
-				snprintf(why, INJECT_WHY,
-					 "the body (+%zu) jumps to +%u, inside the %u bytes the "
-					 "jump overwrites",
-					 off, (unsigned)(t - addr), (unsigned)(hi - lo));
+			inject_why_jumps_in(why, off, addr, t, lo, hi);
 			return 1;
 		}
 		off += in.len;
