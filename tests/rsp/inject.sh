@@ -111,6 +111,11 @@ $qemu -kernel calls32.elf -gdb unix:$PWD/g.sock,server=on,wait=off -S >gdbq.txt 
 qpid=$!
 "$zond" inject -q -o gdb.db -c gdb --elf calls32.elf --gdb "$PWD/g.sock" -f leaf -f fib 2>gdb.err
 check_eq "--gdb: zond's status (the program's)" $? 5
+for i in $(seq 100); do kill -0 $qpid 2>/dev/null || break; sleep 0.1; done
+if kill -0 $qpid 2>/dev/null; then # zond failed: never wait for a stopped QEMU
+	fail "--gdb: QEMU still runs after zond: $(cat gdb.err)"
+	kill $qpid
+fi
 wait $qpid
 check_eq "--gdb: QEMU's status" $? 5
 check_same "--gdb: output" gdbq.txt want32.txt

@@ -52,7 +52,7 @@ static inline int64_t rv_hi20(int64_t v)
 }
 static inline int64_t rv_lo12(int64_t v)
 {
-	return v - (rv_hi20(v) << 12);
+	return v - rv_hi20(v) * 4096;
 }
 static inline int rv_fits(int64_t v, int bits)
 {
