@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "inject/bare.h"
 #include "inject/descend.h"
 #include "inject/engine.h"
 #include "inject/metrics.h"
@@ -36,9 +37,12 @@ static const char usage_text[] =
 	"       zond inject [-f GLOB]... [-c NAME] [-o STORE] -p PID [--duration S]\n"
 	"       zond inject --metrics -c NAME [-o STORE]\n"
 	"       zond inject --raw -c NAME [-o STORE]\n"
+	"       zond inject --elf APP.ELF [-f GLOB]... [--per-run K] -- qemu-system-riscv32 ...\n"
+	"       zond inject --elf APP.ELF --gdb HOST:PORT [-f GLOB]... [--duration S]\n"
 	"       zond inject --coverage PROG\n"
 	"Counters and code injected at function entries from outside the program, with\n"
-	"no recompilation (doc/inject.md); Linux x86-64.  The functions scenario: PROG\n"
+	"no recompilation (doc/inject.md); Linux x86-64, and bare-metal RISC-V over the\n"
+	"GDB remote protocol (--elf).  The functions scenario: PROG\n"
 	"runs under ptrace until its entries are patched, then at full speed; each\n"
 	"measured function gets exact calls, inclusive and self time, min and max of\n"
 	"one call (rdtsc, the payload's own cost measured each run and subtracted).\n"
@@ -69,8 +73,8 @@ static const char usage_text[] =
 	"                        the program ends, --duration S, or ^C to zond\n"
 	"  -p, --pid PID         attach to the running process PID instead (every thread),\n"
 	"                        measure, then put its code back and detach: it runs on\n"
-	"      --duration S      with -p or --safe-point: measure for S seconds (default:\n"
-	"                        until ^C, or the program's end)\n"
+	"      --duration S      with -p, --safe-point or --gdb: measure for S seconds\n"
+	"                        (default: until ^C, or the program's end)\n"
 	"      --event EVENT     the counter: tsc (default); cycles, instructions,\n"
 	"                        cache-misses, branch-misses are refused with the reason\n"
 	"                        (no PMU here; the payload reads no PMU counter yet)\n"
@@ -81,6 +85,16 @@ static const char usage_text[] =
 	"                        run, on stderr; with -c NAME alone, of a stored campaign\n"
 	"      --raw             with -c NAME alone: one tab-separated line per\n"
 	"                        measurement (run, thread, function) as stored\n"
+	"      --elf APP.ELF     a bare-metal RISC-V program, driven over the GDB remote\n"
+	"                        protocol: zond starts the QEMU command after -- with\n"
+	"                        -gdb and -S added (a fresh one per run), or connects\n"
+	"                        to --gdb HOST:PORT (QEMU -s, OpenOCD); cycles are\n"
+	"                        mcycle, exact instructions under -icount shift=0\n"
+	"      --gdb HOST:PORT   the stub to connect to (with --duration S: measure S\n"
+	"                        seconds, then put the code back and let it run on)\n"
+	"      --scratch ADDR,LEN  RAM no part of the program uses, for zond's code and\n"
+	"                        results (default: the widest gap between APP.ELF's\n"
+	"                        segments, RAM on QEMU's virt board)\n"
 	"  -c, --campaign NAME   the campaign of the runs (default: one is made up and\n"
 	"                        printed)\n"
 	"  -o, --output STORE    the profile store (default ./zond.db)\n"
@@ -286,8 +300,10 @@ struct functions_job {
 	double duration;
 	const char *store, *campaign;
 	int quiet;
-	int metrics; /* --metrics */
-	int raw;     /* --raw */
+	int metrics;           /* --metrics */
+	int raw;               /* --raw */
+	const char *elf, *gdb; /* a bare-metal target over GDB */
+	uint64_t scratch, scratch_len;
 	char campaign_buf[128];
 };
 
@@ -445,7 +461,23 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 	char *pargv[] = {(char *)prog, pidtext, NULL};
 	int rc;
 	*stored = 0;
-	if (job->pid) {
+	char *gargv[] = {(char *)prog, (char *)job->gdb, NULL};
+	int lost = 0;
+	if (job->elf) {
+		struct inject_bare_target bt = {
+			job->gdb ? NULL : argv,
+			job->gdb,
+			{job->elf, job->scratch, job->scratch_len, 10000, 200, 0},
+			job->duration};
+		rc = inject_bare_run(ij, &bt, &r, &err);
+		if (job->gdb)
+			argv = gargv;
+		if (rc == 1) { /* the target went away while it ran: keep what was read */
+			cmd_error("inject", "%s; stored as a partial run", err.msg);
+			lost = 1;
+			rc = 0;
+		}
+	} else if (job->pid) {
 		snprintf(pidtext, sizeof pidtext, "(pid %ld)", job->pid);
 		rc = inject_attach(ij, job->pid, job->duration, &r, &err);
 		argv = pargv;
@@ -459,7 +491,9 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 		return rc;
 	}
 	struct zp_profile *p = run_profile(job, s, ij->plan, recs, &r, argv);
-	rc = job->pid ? 0 : program_status(r.status);
+	if (lost)
+		profile_add_meta(p, "inject_connection_lost", "1");
+	rc = lost ? 1 : job->pid || r.status < 0 ? 0 : program_status(r.status);
 	if (store_run(job, p, &err) < 0) {
 		rc = cmd_error("inject", "%s", err.msg);
 	} else {
@@ -932,7 +966,11 @@ static int scenario(struct functions_job *job, char **argv)
 {
 	struct zerr err;
 	char prog[PATH_MAX];
-	if (job->pid) {
+	if (job->elf) {
+		snprintf(prog, sizeof prog, "%s", job->elf);
+		if (!symbols_is_elf(prog, &err))
+			return cmd_error("inject", "%s", err.msg);
+	} else if (job->pid) {
 		if (process_program(job->pid, prog) < 0)
 			return cmd_error("inject", "process %ld: no such process (or not ours)",
 					 job->pid);
@@ -956,7 +994,12 @@ static int scenario(struct functions_job *job, char **argv)
 			 basename(base), (long long)time(NULL));
 		job->campaign = job->campaign_buf;
 	}
-	if (!job->quiet)
+	if (!job->quiet && job->elf)
+		fprintf(stderr,
+			"zond inject: counter %s over GDB, the payload's cost counted in "
+			"instructions\n",
+			plan.arch->counter);
+	else if (!job->quiet)
 		fprintf(stderr, "zond inject: counter %s; %s\n", plan.arch->counter,
 			access("/sys/bus/event_source/devices/cpu", F_OK) == 0
 				? "hardware events (--event) through rdpmc are not implemented yet"
@@ -1004,6 +1047,9 @@ int cmd_inject(int argc, char **argv)
 		{"metrics", no_argument, NULL, 'M'},
 		{"raw", no_argument, NULL, 'W'},
 		{"event", required_argument, NULL, 'E'},
+		{"elf", required_argument, NULL, 'L'},
+		{"gdb", required_argument, NULL, 'G'},
+		{"scratch", required_argument, NULL, 'X'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -1064,6 +1110,16 @@ int cmd_inject(int argc, char **argv)
 				return rc;
 			break;
 		}
+		case 'L': job.elf = optarg; break;
+		case 'G': job.gdb = optarg; break;
+		case 'X': {
+			char *end, *comma;
+			job.scratch = strtoull(optarg, &comma, 0);
+			job.scratch_len = *comma == ',' ? strtoull(comma + 1, &end, 0) : 0;
+			if (*comma != ',' || *end || !job.scratch_len)
+				return cmd_usage_error("inject", "--scratch wants ADDR,LEN");
+			break;
+		}
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return cmd_usage_error("inject", "unknown option");
 		}
@@ -1094,6 +1150,16 @@ int cmd_inject(int argc, char **argv)
 	if (job.descend && (job.region || job.pid))
 		return cmd_usage_error("inject",
 				       "--descend starts the program: no -p, no --region");
+	if ((job.gdb || job.scratch_len) && !job.elf)
+		return cmd_usage_error("inject", "--gdb and --scratch go with --elf");
+	if (job.elf && (job.pid || job.region || job.descend || job.safe))
+		return cmd_usage_error("inject", "--elf: the functions scenario only, for now "
+						 "(no -p, --region, --descend, --safe-point)");
+	if (job.gdb) {
+		if (optind != argc || job.per_run)
+			return cmd_usage_error("inject", "--gdb takes no command and no --per-run");
+		return scenario(&job, NULL);
+	}
 	if (job.pid) {
 		if (optind != argc || (job.per_run && !job.safe))
 			return cmd_usage_error("inject", "-p takes no program and no --per-run "
@@ -1101,7 +1167,7 @@ int cmd_inject(int argc, char **argv)
 		return scenario(&job, NULL);
 	}
 	if (job.duration && !job.safe)
-		return cmd_usage_error("inject", "--duration goes with -p or --safe-point");
+		return cmd_usage_error("inject", "--duration goes with -p, --safe-point or --gdb");
 	if (optind >= argc)
 		return cmd_usage_error("inject", "no program to run (zond inject -- PROG ARGS)");
 	return scenario(&job, argv + optind);

@@ -110,6 +110,14 @@ struct inject_arch {
 	const char *counter; /* "tsc" */
 };
 
+/*
+ * The reason of a refusal for a direct branch at +off of a function at addr
+ * to t, inside the patched bytes [lo, hi): "jumps back to the entry" for lo
+ * itself, else "jumps to +K, inside the B bytes the jump overwrites".
+ */
+void inject_why_jumps_in(char *why, size_t off, uint64_t addr, uint64_t t, uint64_t lo,
+			 uint64_t hi);
+
 /* The architecture called name ("x86_64"), or NULL when zond was built without it. */
 const struct inject_arch *inject_arch_find(const char *name);
 

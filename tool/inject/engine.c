@@ -17,9 +17,11 @@ const char *inject_elf_arch(const char *path, struct zerr *err)
 		return NULL;
 	if (m == EM_X86_64)
 		return "x86_64";
-	if (m == EM_RISCV)
-		return "riscv";
-	zerr_set(err, "%s: ELF machine %d; zond inject knows x86-64", path, m);
+	if (m == EM_RISCV) {
+		int bits = symbols_class(path, err);
+		return bits < 0 ? NULL : bits == 64 ? "riscv64" : "riscv32";
+	}
+	zerr_set(err, "%s: ELF machine %d; zond inject knows x86-64 and RISC-V", path, m);
 	return NULL;
 }
 

@@ -2,8 +2,9 @@
  * transport.h - how zond inject reaches a target: its memory, a place for
  * trampolines near its code, memory shared with the controller, and letting
  * it run.  One interface, several transports: ptrace for Linux processes
- * (transport/ptrace.c); the GDB remote protocol for QEMU and debug probes
- * is the next one (issue 10).  The engine and the scenarios use only this.
+ * (transport/ptrace.c); the GDB remote protocol for bare-metal targets
+ * behind QEMU's gdbstub or a debug probe (transport/gdb.c, over
+ * transport/rsp.c).  The engine and the scenarios use only this.
  *
  * Contract: every function returns 0, or -1 with one line in err naming
  * the target and what failed; after a failure the target is left running
@@ -91,5 +92,54 @@ struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *er
  * available (the process is not zond's child).
  */
 struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err);
+
+/*
+ * The GDB remote protocol transport (transport/gdb.c): one hart of a
+ * bare-metal target running the ELF file elf, linked where it runs (load
+ * bias 0).  There is no memory shared as such: share() gives a buffer of
+ * zond and an area of the scratch RAM; release() writes the buffers to the
+ * target, stop() and wait() read them back, and so does wait() every
+ * poll_ms while the target runs (0: only at the end), stopping it for the
+ * read (under QEMU's -icount the program cannot tell), and once more at a
+ * breakpoint on end_at (the program's _exit).  When the
+ * connection is lost, the buffers keep the last read and wait() says when
+ * that was.  alloc and alloc_near take scratch RAM: [scratch, scratch +
+ * scratch_len) when given, else the widest gap between the ELF's loaded
+ * segments (symbols_segment_gap), which is RAM on QEMU's virt board.
+ * Code written while the target is stopped is what it runs on resuming:
+ * QEMU drops translated blocks a debugger write touches, a debug probe
+ * (OpenOCD) runs fence.i before it resumes a hart.
+ */
+struct inject_rsp_options {
+	const char *elf;
+	uint64_t scratch, scratch_len; /* scratch_len 0: found from the ELF */
+	int timeout_ms;                /* any one reply */
+	int poll_ms;
+	uint64_t end_at; /* where the program ends (_exit), 0: unknown: a breakpoint
+			  * there lets wait() read the results before the target is gone */
+};
+
+/* Connects to a stub at HOST:PORT (or /PATH, a Unix socket) and stops its target. */
+struct inject_transport *inject_rsp_connect(const char *hostport,
+					    const struct inject_rsp_options *o, struct zerr *err);
+
+/*
+ * Starts argv (qemu-system-*) with -gdb on a Unix socket of its own and -S
+ * (stopped before the first instruction) added, and connects.  wait() gives
+ * QEMU's own wait status (the program's exit status with semihosting).
+ */
+struct inject_transport *inject_rsp_start(char *const argv[], const struct inject_rsp_options *o,
+					  struct zerr *err);
+
+/*
+ * A register of an RSP transport's stopped target, by the name its
+ * description gives ("a0", "mcycle"); -1 with err when there is none.
+ */
+int inject_rsp_get_reg(struct inject_transport *t, const char *name, uint64_t *value,
+		       struct zerr *err);
+int inject_rsp_set_reg(struct inject_transport *t, const char *name, uint64_t value,
+		       struct zerr *err);
+/* The target's register width in bytes (4: rv32, 8: rv64). */
+unsigned inject_rsp_xlen(struct inject_transport *t);
 
 #endif

@@ -726,6 +726,14 @@ int symbols_machine(const char *path, struct zerr *err)
 	return read_ehdr(path, &eh, err) < 0 ? -1 : eh.e_machine;
 }
 
+int symbols_class(const char *path, struct zerr *err)
+{
+	GElf_Ehdr eh;
+	if (read_ehdr(path, &eh, err) < 0)
+		return -1;
+	return eh.e_ident[EI_CLASS] == ELFCLASS64 ? 64 : 32;
+}
+
 int symbols_entry(const char *path, uint64_t *entry, struct zerr *err)
 {
 	GElf_Ehdr eh;
@@ -735,16 +743,28 @@ int symbols_entry(const char *path, uint64_t *entry, struct zerr *err)
 	return 0;
 }
 
-int symbols_load_start(struct symbols *s, const char *path, uint64_t *start, struct zerr *err)
+/* The file's ELF handle and its number of program headers; NULL with err set. */
+static Elf *program_headers(struct symbols *s, const char *path, size_t *nphdr, struct zerr *err)
 {
 	struct elf_file *f = get_file(s, path, err);
 	if (!f)
-		return -1;
+		return NULL;
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(f->mod, &bias);
-	size_t nphdr = 0;
-	if (!elf || elf_getphdrnum(elf, &nphdr) != 0)
-		return zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
+	*nphdr = 0;
+	if (!elf || elf_getphdrnum(elf, nphdr) != 0) {
+		zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
+		return NULL;
+	}
+	return elf;
+}
+
+int symbols_load_start(struct symbols *s, const char *path, uint64_t *start, struct zerr *err)
+{
+	size_t nphdr;
+	Elf *elf = program_headers(s, path, &nphdr, err);
+	if (!elf)
+		return -1;
 	*start = UINT64_MAX;
 	for (size_t i = 0; i < nphdr; i++) {
 		GElf_Phdr ph;
@@ -753,5 +773,50 @@ int symbols_load_start(struct symbols *s, const char *path, uint64_t *start, str
 	}
 	if (*start == UINT64_MAX)
 		return zerr_set(err, "%s: no loadable segment", path);
+	return 0;
+}
+
+struct seg_range {
+	uint64_t start, end;
+};
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct seg_range *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int symbols_segment_gap(struct symbols *s, const char *path, uint64_t *addr, uint64_t *len,
+			struct zerr *err)
+{
+	size_t nphdr;
+	Elf *elf = program_headers(s, path, &nphdr, err);
+	if (!elf)
+		return -1;
+	struct seg_range *r = zp_xmalloc((2 * nphdr + 1) * sizeof *r);
+	size_t n = 0;
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_memsz)
+			r[n++] = (struct seg_range){ph.p_vaddr, ph.p_vaddr + ph.p_memsz};
+		if (ph.p_filesz)
+			r[n++] = (struct seg_range){ph.p_paddr, ph.p_paddr + ph.p_filesz};
+	}
+	qsort(r, n, sizeof *r, range_cmp);
+	uint64_t best = 0, best_len = 0, end = n ? r[0].end : 0;
+	for (size_t i = 1; i < n; i++) {
+		uint64_t start = (end + 15) & ~(uint64_t)15;
+		if (r[i].start > start && r[i].start - start > best_len) {
+			best = start;
+			best_len = r[i].start - start;
+		}
+		if (r[i].end > end)
+			end = r[i].end;
+	}
+	free(r);
+	*addr = best;
+	*len = best_len;
 	return 0;
 }

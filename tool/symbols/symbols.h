@@ -119,8 +119,22 @@ long symbols_read(struct symbols *s, const char *path, uint64_t addr, uint8_t *b
  */
 int symbols_load_start(struct symbols *s, const char *path, uint64_t *start, struct zerr *err);
 
+/*
+ * The widest gap between the memory ranges the file's loaded segments
+ * occupy, at their run addresses (p_vaddr, p_memsz) and their load
+ * addresses (p_paddr, p_filesz) both: its 16-byte aligned start in *addr
+ * and its length in *len (0: no gap), or -1 with err set.  For a
+ * bare-metal image whose flash and RAM are one memory (QEMU's virt board),
+ * memory no part of the program uses (zond inject's scratch RAM).
+ */
+int symbols_segment_gap(struct symbols *s, const char *path, uint64_t *addr, uint64_t *len,
+			struct zerr *err);
+
 /* The ELF header's e_machine (EM_X86_64, EM_RISCV, ...) of path, or -1 with err set. */
 int symbols_machine(const char *path, struct zerr *err);
+
+/* 32 or 64: the ELF file's class (its word size), or -1 with err set. */
+int symbols_class(const char *path, struct zerr *err);
 
 /* The ELF header's entry point (link-time), 0 when none; -1 with err set. */
 int symbols_entry(const char *path, uint64_t *entry, struct zerr *err);

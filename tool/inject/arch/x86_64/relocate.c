@@ -77,16 +77,7 @@ static int body_jumps_in(const uint8_t *code, size_t size, uint64_t addr, uint64
 		uint64_t t;
 		if (relative_target(&in, addr + off, &t) && t >= lo && t < hi &&
 		    !(t == lo && (point || in.mnemonic == ZYDIS_MNEMONIC_CALL))) {
-			if (t == lo)
-				snprintf(why, INJECT_WHY,
-					 "the body (+%zu) jumps back to the entry +%u", off,
-					 (unsigned)(t - addr));
-			else
-				snprintf(why, INJECT_WHY,
-					 "the body (+%zu) jumps to +%u, inside the %u bytes the "
-					 "jump "
-					 "overwrites",
-					 off, (unsigned)(t - addr), (unsigned)(hi - lo));
+			inject_why_jumps_in(why, off, addr, t, lo, hi);
 			return 1;
 		}
 		off += in.length;

@@ -1,0 +1,513 @@
+/*
+ * payload.c - the RISC-V payload of zond inject, generated as machine code
+ * for the addresses it will run at (no assembler at build time).
+ *
+ * One stub per function, in the trampoline area (stub_len bytes, then the
+ * relocated copy):
+ *
+ *     .word id
+ *     addi sp, sp, -16; sw ra, 0(sp)     (sd on RV64)   <- the entry's jal lands here
+ *     jal  ra, za_entry
+ *     lw   ra, 0(sp); addi sp, sp, 16                   (ra is now za_exit)
+ *     <relocated entry instructions, jal back>
+ *
+ * za_entry takes a frame on the shadow stack (real return address, id,
+ * start, payload cost below), counts the activation, replaces the saved
+ * return address by za_exit and reads mcycle last.  The function's `ret`
+ * lands in za_exit, which reads mcycle first, pops the frame, and adds to
+ * the function's statistics (results.h, thread block 0: calls, inclusive
+ * of the outermost activation, self, min, max) and to the call edge from
+ * the frame below (a sentinel frame 0 stands for "no measured caller"),
+ * then returns to the real address.  Both keep every register but ra at
+ * the return (ra is the caller's to lose): t0-t6 are saved on the
+ * program's stack below sp, which is moved first (no red zone in the ABI:
+ * an interrupt may come at any time).
+ *
+ * Every path is straight-line (min, max and "outermost" by masks, not
+ * branches; only a full shadow stack branches, and its calls are not
+ * measured), so the payload's cost in instructions is a constant: under
+ * QEMU's -icount shift=0 mcycle counts retired instructions and the
+ * compensation is exact.  c0 is the payload's part inside a measured
+ * interval, cpair all of one call's payload; the relocated copy's own
+ * extra instructions (a jal back, an auipc made two) are per function:
+ * `extra[id]` in the private area, added to the start and to the payload
+ * cost the caller sees.  RV32: a call's interval is the low 32 bits of
+ * mcycle (calls under 2^32 cycles), sums are 64-bit.
+ *
+ * Private area (args->threads): depth word, INJ_DEPTH frames of 8 words
+ * (frame 0 the sentinel, its id nfuncs), then extra[] (one word per id).
+ */
+#include <string.h>
+
+#include "../../arch.h"
+#include "../../results.h"
+#include "payload.h"
+#include "riscv.h"
+
+#define FR_WORDS   8
+#define F_RET      0
+#define F_ID       1
+#define F_START    2
+#define F_CHILD    3 /* compensated inclusive cost of measured children */
+#define F_OVH      4 /* payload cost inside this call's interval, below it */
+#define CSR_MCYCLE 0xb00
+#define RV_T3      28
+#define RV_T4      29
+#define RV_T5      30
+#define RV_T6      31
+#define SAVE       32 /* bytes below sp for t0-t3 (entry) */
+
+struct gen {
+	uint8_t *b;
+	size_t n, cap;
+	uint64_t at;
+	int w; /* bytes per word */
+	int full;
+};
+
+static void emit(struct gen *g, uint32_t v)
+{
+	if (g->n + 4 > g->cap) {
+		g->full = 1;
+		return;
+	}
+	for (int i = 0; i < 4; i++)
+		g->b[g->n + (size_t)i] = (uint8_t)(v >> (8 * i));
+	g->n += 4;
+}
+
+static uint64_t here(const struct gen *g)
+{
+	return g->at + g->n;
+}
+
+/* word load and store (lw/sw or ld/sd), 32-bit ones */
+static void ldw(struct gen *g, int rd, int rs, int64_t off)
+{
+	emit(g, rv_itype(0x03, g->w == 8 ? 3 : 2, rd, rs, off));
+}
+static void stw(struct gen *g, int rs2, int rs1, int64_t off)
+{
+	emit(g, rv_stype(0x23, g->w == 8 ? 3 : 2, rs1, rs2, off));
+}
+static void ld32(struct gen *g, int rd, int rs, int64_t off)
+{
+	emit(g, rv_itype(0x03, 2, rd, rs, off));
+}
+static void st32(struct gen *g, int rs2, int rs1, int64_t off)
+{
+	emit(g, rv_stype(0x23, 2, rs1, rs2, off));
+}
+static void addi(struct gen *g, int rd, int rs, int64_t imm)
+{
+	emit(g, rv_itype(0x13, 0, rd, rs, imm));
+}
+static void rop(struct gen *g, uint32_t f3, uint32_t f7, int rd, int a, int b)
+{
+	emit(g, rv_rtype(0x33, f3, f7, rd, a, b));
+}
+#define ADD(g, d, a, b)  rop(g, 0, 0, d, a, b)
+#define SUB(g, d, a, b)  rop(g, 0, 0x20, d, a, b)
+#define SLTU(g, d, a, b) rop(g, 3, 0, d, a, b)
+#define XOR(g, d, a, b)  rop(g, 4, 0, d, a, b)
+#define AND(g, d, a, b)  rop(g, 7, 0, d, a, b)
+static void slli(struct gen *g, int rd, int rs, int sh)
+{
+	emit(g, rv_itype(0x13, 1, rd, rs, sh));
+}
+static void srai(struct gen *g, int rd, int rs, int sh)
+{
+	emit(g, rv_itype(0x13, 5, rd, rs, 0x400 | sh));
+}
+
+/* rd = addr (pc-relative: any address within 2 GiB) */
+static void la(struct gen *g, int rd, uint64_t addr)
+{
+	int64_t d = (int64_t)(addr - here(g));
+	emit(g, rv_auipc(rd, rv_hi20(d)));
+	addi(g, rd, rd, rv_lo12(d));
+}
+
+/* rd = v (a value below 2^31) */
+static void li(struct gen *g, int rd, int64_t v)
+{
+	if (rv_fits(v, 12)) {
+		addi(g, rd, 0, v);
+		return;
+	}
+	emit(g, ((uint32_t)rv_hi20(v) & 0xfffff) << 12 | (uint32_t)rd << 7 | 0x37); /* lui */
+	addi(g, rd, rd, rv_lo12(v));
+}
+
+/* the 64-bit sum at off(base) += v (a signed word); uses a, c */
+static void add64(struct gen *g, int base, int64_t off, int v, int a, int c)
+{
+	if (g->w == 8) {
+		ldw(g, a, base, off);
+		ADD(g, a, a, v);
+		stw(g, a, base, off);
+		return;
+	}
+	ld32(g, a, base, off);
+	ADD(g, a, a, v);
+	SLTU(g, c, a, v); /* carry */
+	st32(g, a, base, off);
+	ld32(g, a, base, off + 4);
+	ADD(g, a, a, c);
+	srai(g, c, v, 31); /* v's sign as the high word */
+	ADD(g, a, a, c);
+	st32(g, a, base, off + 4);
+}
+
+/* the word at off(base) = max(it, v), unsigned, without a branch; uses a, c */
+static void max_word(struct gen *g, int base, int64_t off, int v, int a, int c)
+{
+	ldw(g, a, base, off);
+	SLTU(g, c, a, v);    /* c = a < v */
+	SUB(g, c, 0, c);     /* mask */
+	XOR(g, v, v, a);     /* v ^= a */
+	AND(g, v, v, c);
+	XOR(g, v, v, a);     /* v = mask ? v : a */
+	stw(g, v, base, off);
+}
+
+/* Stores (or loads back) regs[from..n) at sp + i words. */
+static void save_regs(struct gen *g, const int *regs, int from, int n, int load)
+{
+	for (int i = from; i < n; i++) {
+		if (load)
+			ldw(g, regs[i], RV_SP, i * g->w);
+		else
+			stw(g, regs[i], RV_SP, i * g->w);
+	}
+}
+
+static const int entry_regs[] = {RV_T0, RV_T1, RV_T2, RV_T3};
+static const int exit_regs[] = {RV_T0, RV_T1, RV_T2, RV_T3, RV_T4, RV_T5, RV_T6, RV_A0};
+
+struct layout {
+	uint64_t entry, exit;
+	size_t entry_n, entry_from_csr, exit_n, exit_to_csr; /* instructions on the paths */
+};
+
+/*
+ * za_entry, called by a stub: ra = stub + 12 (the id at stub - 4 =
+ * ra - 16), the function's return address at 0(sp).
+ */
+static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct layout *l)
+{
+	int w = g->w;
+	size_t n0 = g->n;
+	l->entry = here(g);
+	addi(g, RV_SP, RV_SP, -SAVE);
+	save_regs(g, entry_regs, 0, 4, 0);
+	ld32(g, RV_T1, RV_RA, -16); /* id */
+	la(g, RV_T2, a->threads);   /* the private area */
+	ldw(g, RV_T3, RV_T2, 0);    /* depth */
+	li(g, RV_T0, INJ_DEPTH);
+	size_t full_at = g->n;
+	emit(g, 0); /* bgeu t3, t0, full: patched below */
+	addi(g, RV_T0, RV_T3, 1);
+	stw(g, RV_T0, RV_T2, 0);
+	slli(g, RV_T3, RV_T3, w == 8 ? 6 : 5); /* 8 words a frame */
+	ADD(g, RV_T3, RV_T3, RV_T2);
+	addi(g, RV_T3, RV_T3, w); /* frames after the depth word (aligned below) */
+	ldw(g, RV_T0, RV_SP, SAVE); /* the real return address */
+	stw(g, RV_T0, RV_T3, F_RET * w);
+	stw(g, RV_T1, RV_T3, F_ID * w);
+	stw(g, 0, RV_T3, F_CHILD * w);
+	stw(g, 0, RV_T3, F_OVH * w);
+	/* the open count of id (results' open counts: one hart, one block) */
+	slli(g, RV_T1, RV_T1, 2);
+	la(g, RV_T0, a->shm + INJ_HDR + INJ_SB_OPEN);
+	ADD(g, RV_T0, RV_T0, RV_T1);
+	ld32(g, RV_T2, RV_T0, 0);
+	addi(g, RV_T2, RV_T2, 1);
+	st32(g, RV_T2, RV_T0, 0);
+	/* extra[id]: the relocated copy's own instructions, taken out */
+	if (w == 8)
+		slli(g, RV_T1, RV_T1, 1);
+	la(g, RV_T0, a->threads + w + (uint64_t)INJ_DEPTH * FR_WORDS * w);
+	ADD(g, RV_T0, RV_T0, RV_T1);
+	ldw(g, RV_T2, RV_T0, 0);
+	la(g, RV_T0, a->exit);
+	stw(g, RV_T0, RV_SP, SAVE); /* the function returns to za_exit */
+	size_t csr_at = g->n;
+	emit(g, rv_csrr(RV_T0, CSR_MCYCLE));
+	ADD(g, RV_T0, RV_T0, RV_T2);
+	stw(g, RV_T0, RV_T3, F_START * w);
+	save_regs(g, entry_regs, 0, 4, 1);
+	addi(g, RV_SP, RV_SP, SAVE);
+	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0)); /* ret */
+	l->entry_n = (g->n - n0) / 4;
+	l->entry_from_csr = (g->n - csr_at) / 4;
+	/* full: count the call as not measured, leave the return address */
+	size_t full = g->n;
+	la(g, RV_T0, a->shm + INJ_H_DEEP);
+	ld32(g, RV_T1, RV_T0, 0);
+	addi(g, RV_T1, RV_T1, 1);
+	st32(g, RV_T1, RV_T0, 0);
+	save_regs(g, entry_regs, 0, 4, 1);
+	addi(g, RV_SP, RV_SP, SAVE);
+	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0));
+	if (!g->full) {
+		uint32_t v = rv_branch(7, RV_T3, RV_T0, (int64_t)(full - full_at));
+		for (int i = 0; i < 4; i++)
+			g->b[full_at + (size_t)i] = (uint8_t)(v >> (8 * i));
+	}
+}
+
+/* za_exit: the measured function's ret lands here, sp as at its entry. */
+static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct layout *l)
+{
+	int w = g->w;
+	size_t n0 = g->n;
+	l->exit = here(g);
+	addi(g, RV_SP, RV_SP, -8 * w);
+	stw(g, RV_T0, RV_SP, 0);
+	l->exit_to_csr = (g->n - n0) / 4;
+	emit(g, rv_csrr(RV_T0, CSR_MCYCLE));
+	save_regs(g, exit_regs, 1, 8, 0); /* t0 went first */
+	/* pop the frame: t3 = frame, t4 = parent */
+	la(g, RV_T2, a->threads);
+	ldw(g, RV_T3, RV_T2, 0);
+	addi(g, RV_T3, RV_T3, -1);
+	stw(g, RV_T3, RV_T2, 0);
+	slli(g, RV_T3, RV_T3, w == 8 ? 6 : 5);
+	ADD(g, RV_T3, RV_T3, RV_T2);
+	addi(g, RV_T3, RV_T3, w);
+	addi(g, RV_T4, RV_T3, -FR_WORDS * w);
+	/* d = now - start - c0 - the payload cost of the calls below */
+	ldw(g, RV_T1, RV_T3, F_START * w);
+	SUB(g, RV_T0, RV_T0, RV_T1);
+	li(g, RV_T1, (int64_t)a->c0);
+	SUB(g, RV_T0, RV_T0, RV_T1);
+	ldw(g, RV_T1, RV_T3, F_OVH * w);
+	SUB(g, RV_T0, RV_T0, RV_T1);
+	/* the parent's: child += d, ovh += cpair + extra[id] + ovh */
+	ldw(g, RV_T5, RV_T3, F_ID * w); /* id */
+	ldw(g, RV_T2, RV_T4, F_CHILD * w);
+	ADD(g, RV_T2, RV_T2, RV_T0);
+	stw(g, RV_T2, RV_T4, F_CHILD * w);
+	slli(g, RV_T6, RV_T5, w == 8 ? 3 : 2);
+	la(g, RV_T2, a->threads + w + (uint64_t)INJ_DEPTH * FR_WORDS * w);
+	ADD(g, RV_T2, RV_T2, RV_T6);
+	ldw(g, RV_T2, RV_T2, 0); /* extra[id] */
+	ADD(g, RV_T1, RV_T1, RV_T2);
+	li(g, RV_T2, (int64_t)a->cpair);
+	ADD(g, RV_T1, RV_T1, RV_T2);
+	ldw(g, RV_T2, RV_T4, F_OVH * w);
+	ADD(g, RV_T2, RV_T2, RV_T1);
+	stw(g, RV_T2, RV_T4, F_OVH * w);
+	/* the open count: one fewer; the outermost activation's mask in t6 */
+	slli(g, RV_T6, RV_T5, 2);
+	la(g, RV_T2, a->shm + INJ_HDR + INJ_SB_OPEN);
+	ADD(g, RV_T2, RV_T2, RV_T6);
+	ld32(g, RV_T1, RV_T2, 0);
+	addi(g, RV_T1, RV_T1, -1);
+	st32(g, RV_T1, RV_T2, 0);
+	emit(g, rv_itype(0x13, 3, RV_T6, RV_T1, 1)); /* sltiu t6, t1, 1: outermost */
+	SUB(g, RV_T6, 0, RV_T6);
+	/* t2 = the stats of id */
+	li(g, RV_T1, INJ_STAT);
+	rop(g, 0, 1, RV_T2, RV_T5, RV_T1); /* mul */
+	la(g, RV_T1, a->shm + INJ_HDR + a->stats);
+	ADD(g, RV_T2, RV_T2, RV_T1);
+	addi(g, RV_A0, 0, 1);
+	add64(g, RV_T2, INJ_S_CALLS, RV_A0, RV_RA, RV_T1);
+	AND(g, RV_T6, RV_T6, RV_T0);
+	add64(g, RV_T2, INJ_S_INCL, RV_T6, RV_RA, RV_T1);
+	ldw(g, RV_T6, RV_T3, F_CHILD * w);
+	SUB(g, RV_T6, RV_T0, RV_T6);
+	add64(g, RV_T2, INJ_S_SELF, RV_T6, RV_RA, RV_T1);
+	/* one call's cost, at least 0: max and ~min */
+	srai(g, RV_T6, RV_T0, w * 8 - 1);
+	emit(g, rv_itype(0x13, 4, RV_T6, RV_T6, -1)); /* xori: 0 when negative */
+	AND(g, RV_T0, RV_T0, RV_T6);
+	addi(g, RV_T6, RV_T0, 0);
+	max_word(g, RV_T2, INJ_S_MAX, RV_T6, RV_RA, RV_T1);
+	emit(g, rv_itype(0x13, 4, RV_T6, RV_T0, -1)); /* ~d */
+	max_word(g, RV_T2, INJ_S_MIN, RV_T6, RV_RA, RV_T1);
+	if (w == 4) { /* the high words: 0 for max, ~0 for ~min */
+		addi(g, RV_T1, 0, -1);
+		st32(g, RV_T1, RV_T2, INJ_S_MIN + 4);
+	}
+	/* the edge (parent's id, id): calls and inclusive */
+	if (a->edges) {
+		ldw(g, RV_T6, RV_T4, F_ID * w);
+		li(g, RV_T1, (int64_t)a->nfuncs);
+		rop(g, 0, 1, RV_T6, RV_T6, RV_T1); /* mul */
+		ADD(g, RV_T6, RV_T6, RV_T5);
+		slli(g, RV_T6, RV_T6, 4);
+		la(g, RV_T2, a->shm + INJ_HDR + a->edges);
+		ADD(g, RV_T2, RV_T2, RV_T6);
+		add64(g, RV_T2, INJ_E_CALLS, RV_A0, RV_RA, RV_T1);
+		add64(g, RV_T2, INJ_E_INCL, RV_T0, RV_RA, RV_T1);
+	}
+	ldw(g, RV_RA, RV_T3, F_RET * w);
+	save_regs(g, exit_regs, 0, 8, 1);
+	addi(g, RV_SP, RV_SP, 8 * w);
+	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0)); /* ret */
+	l->exit_n = (g->n - n0) / 4;
+}
+
+/* The stub's instructions: before the jal to za_entry, after its ret. */
+#define STUB_BEFORE 3
+#define STUB_AFTER  2
+
+/* Bytes of za_entry (its length depends on no argument): za_exit follows it. */
+static uint64_t entry_len(int w)
+{
+	static uint64_t len[2];
+	if (!len[w == 8]) {
+		uint8_t buf[4096];
+		struct layout l;
+		struct gen g = {buf, 0, sizeof buf, 0, w, 0};
+		struct inject_payload_args a = {0};
+		gen_entry(&g, &a, &l);
+		len[w == 8] = g.n;
+	}
+	return len[w == 8];
+}
+
+/* The blob: za_entry at a->exit - entry_len, za_exit at a->exit. */
+static size_t payload(uint8_t *out, size_t cap, const struct inject_payload_args *a, int w,
+		      struct layout *l)
+{
+	struct gen g = {out, 0, cap, a->exit - entry_len(w), w, 0};
+	gen_entry(&g, a, l);
+	gen_exit(&g, a, l);
+	return g.full ? 0 : g.n;
+}
+
+/*
+ * The payload's cost in instructions (exact under -icount shift=0): c0
+ * inside a measured interval (entry from its csrr read, the stub's tail,
+ * exit up to its read), cpair all of one call's.
+ */
+static void costs(const struct layout *l, uint64_t *c0, uint64_t *cpair)
+{
+	*c0 = l->entry_from_csr + STUB_AFTER + l->exit_to_csr;
+	*cpair = 1 /* the jal at the entry */ + STUB_BEFORE + l->entry_n + STUB_AFTER + l->exit_n;
+}
+
+/*
+ * The blob at payload_at: args->exit must be payload_at (za_exit comes
+ * first), c0 and cpair as inject_riscv_costs() gives them.
+ */
+static size_t payload_xlen(uint8_t *out, size_t cap, const struct inject_payload_args *a, int w)
+{
+	struct layout l;
+	return payload(out, cap, a, w, &l);
+}
+
+size_t inject_riscv32_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a)
+{
+	return payload_xlen(out, cap, a, 4);
+}
+
+size_t inject_riscv64_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a)
+{
+	return payload_xlen(out, cap, a, 8);
+}
+
+/* c0 and cpair of the payload for these arguments (its length does not depend on them). */
+void inject_riscv_costs(int xlen, const struct inject_payload_args *a, uint64_t *c0,
+			uint64_t *cpair)
+{
+	uint8_t buf[4096];
+	struct layout l;
+	payload(buf, sizeof buf, a, xlen / 8, &l);
+	costs(&l, c0, cpair);
+}
+
+/* za_exit's address in a blob at payload_at. */
+uint64_t inject_riscv32_exit_addr(uint64_t payload_at)
+{
+	return payload_at + entry_len(4);
+}
+
+uint64_t inject_riscv64_exit_addr(uint64_t payload_at)
+{
+	return payload_at + entry_len(8);
+}
+
+static size_t stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id, int w)
+{
+	struct gen g = {out, 0, 24, at, w, 0};
+	emit(&g, id);
+	addi(&g, RV_SP, RV_SP, -16);
+	stw(&g, RV_RA, RV_SP, 0);
+	emit(&g, rv_jal(RV_RA, (int64_t)(payload_at - here(&g))));
+	ldw(&g, RV_RA, RV_SP, 0);
+	addi(&g, RV_SP, RV_SP, 16);
+	return g.n;
+}
+
+size_t inject_riscv32_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id,
+			   enum inject_probe kind)
+{
+	(void)kind;
+	return stub(out, at, payload_at, id, 4);
+}
+
+size_t inject_riscv64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id,
+			   enum inject_probe kind)
+{
+	(void)kind;
+	return stub(out, at, payload_at, id, 8);
+}
+
+int inject_riscv_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err)
+{
+	(void)c0, (void)cpair, (void)hz;
+	return zerr_set(err, "RISC-V: the payload's cost is counted, not measured "
+			     "(inject_riscv_costs)");
+}
+
+int inject_riscv_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
+{
+	(void)c0, (void)hz;
+	return zerr_set(err, "RISC-V: region probes are not implemented yet");
+}
+
+size_t inject_riscv_private_size(int xlen, size_t nfuncs)
+{
+	size_t w = (size_t)xlen / 8;
+	return w + (size_t)INJ_DEPTH * FR_WORDS * w + nfuncs * w;
+}
+
+static void put_word(uint8_t *p, size_t w, uint64_t v)
+{
+	for (size_t i = 0; i < w; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+void inject_riscv_private_init(uint8_t *buf, int xlen, size_t nfuncs, const int32_t *extra)
+{
+	size_t w = (size_t)xlen / 8;
+	memset(buf, 0, inject_riscv_private_size(xlen, nfuncs));
+	put_word(buf, w, 1);                        /* depth: the sentinel frame */
+	put_word(buf + w + F_ID * w, w, nfuncs);    /* its id: "no measured caller" */
+	uint8_t *ex = buf + w + (size_t)INJ_DEPTH * FR_WORDS * w;
+	for (size_t k = 0; k < nfuncs; k++)
+		put_word(ex + k * w, w, (uint64_t)(int64_t)extra[k]);
+}
+
+int32_t inject_riscv_copy_extra(const uint8_t *copy, size_t len, uint32_t ninsn)
+{
+	int32_t n = 0;
+	for (size_t off = 0; off < len; n++) {
+		struct rv_insn in, next;
+		rv_decode(copy + off, len - off, 32, &in);
+		if (!in.len)
+			break;
+		off += in.len;
+		rv_decode(copy + off, len - off, 32, &next);
+		/* a far branch, inverted over a jal: its usual path (not taken) runs one */
+		if (in.kind == RV_BRANCH && in.imm == 8 && next.kind == RV_JAL && next.rd == 0 &&
+		    off + next.len < len)
+			off += next.len;
+	}
+	return n - (int32_t)ninsn;
+}

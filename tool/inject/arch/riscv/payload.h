@@ -1,0 +1,34 @@
+/*
+ * payload.h - what the bare-metal controller (tool/inject/bare.c) needs of
+ * the RISC-V payload besides struct inject_arch: its cost in instructions
+ * and its private area (payload.c has the layout).
+ */
+#ifndef ZOND_INJECT_RISCV_PAYLOAD_H
+#define ZOND_INJECT_RISCV_PAYLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../arch.h"
+
+/*
+ * The payload's cost in instructions for these arguments (c0 and cpair of
+ * a are not read): c0 inside a measured interval, cpair one call's all.
+ */
+void inject_riscv_costs(int xlen, const struct inject_payload_args *a, uint64_t *c0,
+			uint64_t *cpair);
+
+/* Bytes of the private area (args->threads) for nfuncs functions. */
+size_t inject_riscv_private_size(int xlen, size_t nfuncs);
+
+/*
+ * The private area's first contents into buf (private_size bytes): an
+ * empty shadow stack over the sentinel frame, and per function the
+ * instructions its relocated copy runs beyond the original ones (extra).
+ */
+void inject_riscv_private_init(uint8_t *buf, int xlen, size_t nfuncs, const int32_t *extra);
+
+/* Instructions the relocated copy (len bytes) runs beyond the ninsn originals, on its straight path. */
+int32_t inject_riscv_copy_extra(const uint8_t *copy, size_t len, uint32_t ninsn);
+
+#endif

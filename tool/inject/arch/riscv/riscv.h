@@ -1,0 +1,70 @@
+/*
+ * riscv.h - the RISC-V instructions zond inject reads and writes: a
+ * decoder for what relocation needs (length, and the pc-relative forms of
+ * RV32I/RV64I and the C extension) and encoders of the few instructions
+ * the relocated copies and the payloads use.  Internal to arch/riscv/.
+ *
+ * Little-endian; instructions of 2 bytes (C) or 4 (the low two bits 11);
+ * longer encodings are not decoded (no standard extension has them).
+ */
+#ifndef ZOND_INJECT_RISCV_H
+#define ZOND_INJECT_RISCV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum rv_kind {
+	RV_PLAIN,  /* runs the same anywhere */
+	RV_AUIPC,  /* rd = pc + imm */
+	RV_JAL,    /* rd = pc + len; pc = target (c.j, c.jal: rd 0 or ra) */
+	RV_BRANCH, /* if (rs1 cond rs2) pc = target (c.beqz/c.bnez: rs2 = 0) */
+	RV_JALR,   /* rd = pc + len; pc = rs1 + imm (c.jr, c.jalr) */
+};
+
+struct rv_insn {
+	uint32_t len;  /* 2 or 4; 0: not decodable (too few bytes, reserved) */
+	enum rv_kind kind;
+	uint32_t raw;  /* the bits */
+	int rd, rs1, rs2;
+	uint32_t funct3; /* a branch's condition (beq 0, bne 1, blt 4, bge 5, bltu 6, bgeu 7) */
+	int64_t imm;     /* AUIPC: the added value; JAL/BRANCH: target - pc */
+};
+
+/* Decodes the instruction at b (n bytes there) for a hart of xlen 32 or 64. */
+void rv_decode(const uint8_t *b, size_t n, int xlen, struct rv_insn *in);
+
+/* Whether control never goes on to the next instruction (j, jr, ret, tail). */
+int rv_ends_flow(const struct rv_insn *in);
+
+/* Encoders (the 32-bit forms); imm ranges are the caller's to check. */
+uint32_t rv_jal(int rd, int64_t off);                       /* off: +-1 MiB, even */
+uint32_t rv_branch(uint32_t funct3, int rs1, int rs2, int64_t off); /* +-4 KiB */
+uint32_t rv_auipc(int rd, int64_t hi20);                     /* rd = pc + (hi20 << 12) */
+uint32_t rv_itype(uint32_t opcode, uint32_t funct3, int rd, int rs1, int64_t imm);
+uint32_t rv_stype(uint32_t opcode, uint32_t funct3, int rs1, int rs2, int64_t imm);
+uint32_t rv_rtype(uint32_t opcode, uint32_t funct3, uint32_t funct7, int rd, int rs1, int rs2);
+uint32_t rv_csrr(int rd, uint32_t csr);
+
+/* The upper part of a value for auipc/lui + addi (rounded for addi's sign). */
+static inline int64_t rv_hi20(int64_t v)
+{
+	return (v + 0x800) >> 12;
+}
+static inline int64_t rv_lo12(int64_t v)
+{
+	return v - rv_hi20(v) * 4096;
+}
+static inline int rv_fits(int64_t v, int bits)
+{
+	return v >= -(1ll << (bits - 1)) && v < (1ll << (bits - 1));
+}
+
+#define RV_RA 1
+#define RV_SP 2
+#define RV_T0 5
+#define RV_T1 6
+#define RV_T2 7
+#define RV_A0 10
+#define RV_A1 11
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * bare.h - one run of zond inject on a bare-metal target over the GDB
+ * remote protocol (transport/gdb.c): the functions scenario's patches of
+ * one job, the results in the same struct inject_result as a Linux run.
+ *
+ * A target zond starts (argv: qemu-system-*, which gets -gdb and -S) is
+ * run to its ELF's entry point first (nothing of the program ran); a
+ * target it connects to (gdb: HOST:PORT, QEMU -s or OpenOCD) is patched
+ * where it stopped (its pc moved into the copy when it stopped inside the
+ * overwritten bytes).  Trampolines, the shadow stack and the results go to
+ * scratch RAM; the payload's cost is counted in instructions, not
+ * measured (exact under QEMU's -icount shift=0: mcycle counts retired
+ * instructions; on real hardware cycles differ, see doc/inject.md).  Then
+ * the target runs until it ends (semihosting exit: QEMU's status is the
+ * run's), or for `seconds` when connected (0: until it ends), after which
+ * it is stopped, its entries restored and let run on.  The results are
+ * read at the end and every poll_ms while it runs.
+ *
+ * Returns 0; 1 when the connection was lost while it ran (err says so and
+ * out has what was read last: a partial run, stored as such); -1 with err
+ * when nothing was measured.
+ */
+#ifndef ZOND_INJECT_BARE_H
+#define ZOND_INJECT_BARE_H
+
+#include "scenario.h"
+#include "transport.h"
+
+struct inject_bare_target {
+	char *const *argv; /* QEMU's command line, or NULL */
+	const char *gdb;   /* HOST:PORT (or /PATH), when argv is NULL */
+	struct inject_rsp_options rsp;
+	double seconds;
+};
+
+int inject_bare_run(const struct inject_job *job, const struct inject_bare_target *bt,
+		    struct inject_result *out, struct zerr *err);
+
+#endif
