@@ -5,65 +5,123 @@
  * the frame it opens or closes.  Nothing here masks interrupts or takes a
  * lock, so the hooks and ZOND_BEGIN/END work the same with interrupts off;
  * an instrumented interrupt handler that comes in the middle of a probe is
- * not recorded (core.h: busy flag).  The entry probe also times its own
- * work, so that a slow first call costs the callers nothing (bare.h:
- * zb_discount).
+ * not recorded (core.h: busy flag).
+ *
+ * Each hook is a thin shell around a worker that is never inlined: the
+ * shell reads the counter first and last and accounts its whole cost to
+ * zond (bare.h: zb_own), so that the instructions outside the two reads are
+ * the same on every call, whatever path the worker takes.
  */
 #include "bare.h"
 
 #include "../../include/zond.h"
 
-void __cyg_profile_func_enter(void *fn, void *site)
+struct zb_cost zb_cost[ZB_HOOKS];
+uint64_t zb_own, zb_now, zb_calls;
+
+/* The program's clock at the call of a hook that read c0 first, with zb_own then own0. */
+static inline uint64_t program_clock(int kind, uint64_t c0, uint64_t own0)
+{
+	return c0 - zb_cost[kind].pre - own0;
+}
+
+/* zond's cycles when a hook that started at c0, with zb_own then own0, returns. */
+static inline void hook_done(int kind, uint64_t c0, uint64_t own0)
+{
+	uint64_t c1 = zb_clock();
+	zb_own = own0 + (c1 - c0) + zb_cost[kind].rest;
+}
+
+__attribute__((noinline)) static void enter_work(void *fn, void *site, uintptr_t sp,
+						 uintptr_t ra, uint64_t c0, uint64_t own0)
 {
 	struct zrt_thread *t = &zb_self;
+	zb_now = program_clock(ZB_ENTER, c0, own0);
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON) && !zb_ready(t))
 		return;
-	uint64_t t0 = zb_clock();
-	struct zr_frame *fr =
-		zrt_enter(t, (uintptr_t)fn, (uintptr_t)site, (uintptr_t)__builtin_frame_address(0));
-	if (fr && zrt.timed) {
-		uint64_t now = zb_clock();
-		if (zrt_unlikely(now - t0 > zb_enter_cost))
-			now = zb_discount(t, fr, t0);
-		fr->enter_ticks = now;
-	}
+	/* start-up measured zb_cost and ran hooks of its own */
+	uint64_t now = zb_now = program_clock(ZB_ENTER, c0, own0);
+	zb_calls++;
+	struct zr_frame *fr = zrt_enter(t, (uintptr_t)fn, (uintptr_t)site, sp);
+	if (fr && zrt.timed)
+		fr->enter_ticks = now - zb_before((uintptr_t)fn, ra);
+}
+
+void __cyg_profile_func_enter(void *fn, void *site)
+{
+	uint64_t c0 = zb_clock(), own0 = zb_own;
+	enter_work(fn, site, (uintptr_t)__builtin_frame_address(0),
+		   (uintptr_t)__builtin_return_address(0), c0, own0);
+	hook_done(ZB_ENTER, c0, own0);
+}
+
+__attribute__((noinline)) static void exit_work(void *fn, void *site, uintptr_t sp, uintptr_t ra,
+						uint64_t c0, uint64_t own0)
+{
+	struct zrt_thread *t = &zb_self;
+	if (zrt_unlikely(t->state != ZRT_THREAD_ON))
+		return;
+	uint64_t now = zb_now = program_clock(ZB_EXIT, c0, own0);
+	/* gcc may jump to this hook after the epilogue: it then returns for the function */
+	uint64_t after = ra == (uintptr_t)site ? 0 : zb_after(ra);
+	zrt_exit(t, (uintptr_t)fn, sp, zrt.timed ? now + after : 0);
 }
 
 void __cyg_profile_func_exit(void *fn, void *site)
 {
-	(void)site;
-	struct zrt_thread *t = &zb_self;
-	if (zrt_unlikely(t->state != ZRT_THREAD_ON))
-		return;
-	uint64_t now = zrt.timed ? zb_clock() : 0;
-	zrt_exit(t, (uintptr_t)fn, (uintptr_t)__builtin_frame_address(0), now);
+	uint64_t c0 = zb_clock(), own0 = zb_own;
+	exit_work(fn, site, (uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0),
+		  c0, own0);
+	hook_done(ZB_EXIT, c0, own0);
 }
 
+/* zond_start and zond_stop are rare: their cost is the program's. */
 void zond_start(void)
 {
+	zb_now = zb_clock() - zb_own;
 	zb_ready(&zb_self);
 	zrt_set_recording(1);
 }
 
 void zond_stop(void)
 {
+	zb_now = zb_clock() - zb_own;
 	zb_ready(&zb_self);
 	zrt_set_recording(0);
 }
 
-void zond_block_begin(const char *name, const char *file, int line)
+__attribute__((noinline)) static void begin_work(const char *name, const char *file, int line,
+						 uintptr_t site, uintptr_t sp, uint64_t c0,
+						 uint64_t own0)
 {
 	struct zrt_thread *t = &zb_self;
+	zb_now = program_clock(ZB_BEGIN, c0, own0);
 	if (t->state != ZRT_THREAD_ON && !zb_ready(t))
 		return;
-	zrt_block_begin(t, (uintptr_t)__builtin_return_address(0), name, file, line,
-			(uintptr_t)__builtin_frame_address(0));
+	zb_now = program_clock(ZB_BEGIN, c0, own0);
+	zrt_block_begin(t, site, name, file, line, sp);
 }
 
-void zond_block_end(const char *name)
+void zond_block_begin(const char *name, const char *file, int line)
+{
+	uint64_t c0 = zb_clock(), own0 = zb_own;
+	begin_work(name, file, line, (uintptr_t)__builtin_return_address(0),
+		   (uintptr_t)__builtin_frame_address(0), c0, own0);
+	hook_done(ZB_BEGIN, c0, own0);
+}
+
+__attribute__((noinline)) static void end_work(const char *name, uint64_t c0, uint64_t own0)
 {
 	struct zrt_thread *t = &zb_self;
 	if (t->state != ZRT_THREAD_ON)
 		return;
-	zrt_block_end(t, name, zrt.timed ? zb_clock() : 0);
+	uint64_t now = zb_now = program_clock(ZB_END, c0, own0);
+	zrt_block_end(t, name, zrt.timed ? now : 0);
+}
+
+void zond_block_end(const char *name)
+{
+	uint64_t c0 = zb_clock(), own0 = zb_own;
+	end_work(name, c0, own0);
+	hook_done(ZB_END, c0, own0);
 }

@@ -1,10 +1,26 @@
 #!/usr/bin/env python3
-"""truth.py - each function's exact calls and inclusive instruction count,
-from QEMU's execution log of an uninstrumented build (-singlestep -d
-exec,nochain: one line per executed instruction), independently of zond.
+"""truth.py - each instrumented function's exact calls and inclusive
+instruction count, from QEMU's execution log (-singlestep -d exec,nochain:
+one line per executed instruction) and the ELF alone, independently of
+zond's code: the truth for the bare-metal runtime (tests/bare, bench/embench).
 
-Usage: truth.py ELF OBJDUMP LOG   prints "name calls inclusive" per function
-of the whole run (main's inclusive count is the program's length).
+Usage: truth.py ELF OBJDUMP LOG
+prints "name calls inclusive" per instrumented function that ran (one whose
+code calls __cyg_profile_func_enter; code built without instrumentation,
+libgcc's and picolibc's, is part of its callers), then "@zond N" (the
+instructions that were zond's), "@hooks N" (calls of the entry hook) and
+"@total N" (every instruction of the run).
+
+What a function's instructions are in an instrumented build: every
+instruction it runs from its first to its return, that included, and those
+of everything it calls, except zond's.  zond's are the call instruction of
+each call of one of its entry points (the -finstrument-functions hooks, the
+zond.h API) and everything that runs until control comes back after it.
+gcc may jump to the exit hook after the function's epilogue (a tail call):
+the jump is then the call instruction, and the hook's return the function's.
+The rest of what instrumentation adds (saving ra and the values live across
+the hook calls, loading the hooks' arguments) is the function's: the program
+runs it.
 
 A call is an executed jal/jalr that writes ra (a call into code no symbol
 starts at opens an unnamed frame); its frame ends when control reaches the
@@ -31,7 +47,8 @@ def functions(elf):
 
 
 def calls_of(objdump, elf):
-    """pc -> length of each call instruction (jal/jalr writing ra, c.jal, c.jalr)."""
+    """pc -> length of each call instruction (jal/jalr writing ra, c.jal,
+    c.jalr)."""
     out = subprocess.run([objdump, "-d", "-M", "no-aliases", elf],
                          capture_output=True, text=True, check=True).stdout
     k = {}
@@ -47,10 +64,33 @@ def calls_of(objdump, elf):
     return k
 
 
+ENTRY_POINTS = ("__cyg_profile_func_enter", "__cyg_profile_func_exit", "zond_block_begin",
+                "zond_block_end", "zond_start", "zond_stop")
+
+
+def instrumented(objdump, elf):
+    """Functions whose code calls the entry hook."""
+    out = subprocess.run([objdump, "-d", elf], capture_output=True, text=True, check=True).stdout
+    found, name = set(), None
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if m:
+            name = m.group(1)
+        elif name and "<__cyg_profile_func_enter>" in line:
+            found.add(name)
+    return found
+
+
 def main():
     elf, objdump, log = sys.argv[1:4]
     starts = functions(elf)
     call_size = calls_of(objdump, elf)
+    probed = instrumented(objdump, elf)
+    hooks = {a for a, name in starts.items() if name in ENTRY_POINTS}
+    enter_hook = {a for a, name in starts.items() if name == ENTRY_POINTS[0]}
+    z = 0  # zond's instructions so far
+    hook_calls = 0
+    zond_until = None  # inside zond: the address its entry point returns to
     calls, incl, active = {}, {}, {}
     stack = []  # [name, entered at, return address, tail call]
     waiting = {}  # return address -> frames on the stack waiting for it
@@ -63,6 +103,29 @@ def main():
             if not m:
                 continue
             pc = int(m.group(1), 16)
+            if zond_until is not None:
+                if pc != zond_until:
+                    z += 1
+                    n += 1
+                    prev = pc
+                    continue
+                zond_until = None
+            elif prev in call_size and pc in hooks:
+                # the call instruction (counted as the program's a line ago) and the hook
+                z += 2
+                hook_calls += pc in enter_hook
+                zond_until = prev + call_size[prev]
+                n += 1
+                prev = pc
+                continue
+            elif pc in hooks and prev is not None and stack:
+                # a tail call of a hook (gcc jumps to the exit hook after the
+                # epilogue): it returns where the function on top would
+                z += 2
+                zond_until = stack[-1][2]
+                n += 1
+                prev = pc
+                continue
             # a return: control reaches the address after a live call
             if waiting.get(pc):
                 while stack:
@@ -71,7 +134,7 @@ def main():
                     if name is not None:
                         active[name] -= 1
                         if not active[name]:
-                            incl[name] = incl.get(name, 0) + n - at
+                            incl[name] = incl.get(name, 0) + n - z - at
                     if ret == pc and not tail:
                         break
             if prev in call_size:
@@ -80,7 +143,7 @@ def main():
                     calls[name] = calls.get(name, 0) + 1
                     active[name] = active.get(name, 0) + 1
                 ret = prev + call_size[prev]
-                stack.append([name, n, ret, False])
+                stack.append([name, n - z, ret, False])
                 waiting[ret] = waiting.get(ret, 0) + 1
             elif pc in starts and prev is not None and starts.get(pc) and pc != prev:
                 # a jump to a function's first instruction: a tail call, which
@@ -90,7 +153,7 @@ def main():
                     calls[name] = calls.get(name, 0) + 1
                     active[name] = active.get(name, 0) + 1
                     ret = stack[-1][2]
-                    stack.append([name, n, ret, True])
+                    stack.append([name, n - z, ret, True])
                     waiting[ret] += 1
             n += 1
             prev = pc
@@ -99,9 +162,13 @@ def main():
             continue
         active[name] -= 1
         if not active[name]:
-            incl[name] = incl.get(name, 0) + n - at
+            incl[name] = incl.get(name, 0) + n - z - at
     for name in sorted(calls):
-        print(name, calls[name], incl.get(name, 0))
+        if name in probed:
+            print(name, calls[name], incl.get(name, 0))
+    print("@zond", z)
+    print("@hooks", hook_calls)
+    print("@total", n)
 
 
 def any_frame_is(stack, pc, starts):
