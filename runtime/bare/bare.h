@@ -90,7 +90,7 @@ static inline uint64_t zb_clock(void)
  * nested in it (start-up, an instrumented interrupt handler) are counted
  * once.
  */
-enum { ZB_ENTER, ZB_EXIT, ZB_BEGIN, ZB_END, ZB_HOOKS };
+enum { ZB_ENTER, ZB_EXIT, ZB_BEGIN, ZB_END, ZB_RETURN, ZB_HOOKS };
 struct zb_cost {
 	uint64_t pre;  /* instructions from the call instruction up to c0's read */
 	uint64_t rest; /* the hook's instructions that c1 - c0 does not count */
@@ -99,6 +99,13 @@ extern struct zb_cost zb_cost[ZB_HOOKS];
 extern uint64_t zb_own, zb_now;
 /* Hook calls so far (entry probes): zb_own / zb_calls is the mean cost per probe pair. */
 extern uint64_t zb_calls;
+
+/* zb_return's instructions before its call of zb_late_exit and after it returns. */
+enum { ZB_RETURN_BEFORE = 3, ZB_RETURN_AFTER = 5 };
+/* The exit of a frame whose return was replaced (above): the real return address. */
+uintptr_t zb_late_exit(void);
+/* Makes the next zb_late_exit close fn's frame (probe frame sp) and return to real: 0, or -1 (full). */
+int zb_defer_exit(uintptr_t fn, uintptr_t sp, uintptr_t real);
 
 /*
  * The instrumented function's own instructions that lie outside its probed
@@ -111,6 +118,20 @@ extern uint64_t zb_calls;
 uint32_t zb_before(uintptr_t fn, uintptr_t ra);
 uint32_t zb_after(uintptr_t ra);
 extern uint32_t zb_inexact_sites;
+/* 1 when zb_after(ra) is exact. */
+int zb_after_known(uintptr_t ra);
+
+/*
+ * When the code after the exit hook's call is not straight-line (gcc moves
+ * calls of functions it deems pure, libgcc's __muldf3 in Square(x) { return
+ * x * x; }, past the exit hook), the function's end is taken where it
+ * really returns: the exit hook replaces the return address the function
+ * will reload from its stack by zb_return's, and zb_return (hooks.c) closes
+ * the frame and returns to the real address.  zb_ra_slot gives the offset
+ * from sp (unchanged from the hook's call to the reload) of that reload in
+ * the code from ra, or -1 where there is none that is sure.
+ */
+int32_t zb_ra_slot(uintptr_t ra);
 
 /* Starts the runtime on the first call; 1 when the hart records. */
 int zb_ready(struct zrt_thread *t);

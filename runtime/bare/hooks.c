@@ -17,6 +17,54 @@
 #include "../../include/zond.h"
 
 struct zb_cost zb_cost[ZB_HOOKS];
+
+/*
+ * The return address an exit hook put in place of a function's (bare.h):
+ * keeps the return value (a0, a1), closes the frame and returns to the real
+ * address.  Its instruction counts are ZB_RETURN_BEFORE and _AFTER.
+ */
+void zb_return(void);
+#if __riscv_xlen == 64
+#define ZB_SAVE "sd"
+#define ZB_LOAD "ld"
+#define ZB_SECOND "8"
+#else
+#define ZB_SAVE "sw"
+#define ZB_LOAD "lw"
+#define ZB_SECOND "4"
+#endif
+__asm__(".text\n"
+	".globl zb_return\n"
+	".type zb_return, @function\n"
+	".p2align 2\n"
+	"zb_return:\n"
+	"	addi sp, sp, -16\n"
+	"	" ZB_SAVE " a0, 0(sp)\n"
+	"	" ZB_SAVE " a1, " ZB_SECOND "(sp)\n"
+	"	jal zb_late_exit\n"
+	"	mv t0, a0\n"
+	"	" ZB_LOAD " a0, 0(sp)\n"
+	"	" ZB_LOAD " a1, " ZB_SECOND "(sp)\n"
+	"	addi sp, sp, 16\n"
+	"	jr t0\n"
+	".size zb_return, .-zb_return\n");
+
+enum { DEFERRED = 32 };
+static struct {
+	uintptr_t fn, sp, real;
+} deferred[DEFERRED];
+static uint32_t n_deferred;
+
+int zb_defer_exit(uintptr_t fn, uintptr_t sp, uintptr_t real)
+{
+	if (n_deferred == DEFERRED)
+		return -1;
+	deferred[n_deferred].fn = fn;
+	deferred[n_deferred].sp = sp;
+	deferred[n_deferred].real = real;
+	n_deferred++;
+	return 0;
+}
 uint64_t zb_own, zb_now, zb_calls;
 
 /* The program's clock at the call of a hook that read c0 first, with zb_own then own0. */
@@ -63,8 +111,21 @@ __attribute__((noinline)) static void exit_work(void *fn, void *site, uintptr_t 
 		return;
 	uint64_t now = zb_now = program_clock(ZB_EXIT, c0, own0);
 	/* gcc may jump to this hook after the epilogue: it then returns for the function */
-	uint64_t after = ra == (uintptr_t)site ? 0 : zb_after(ra);
-	zrt_exit(t, (uintptr_t)fn, sp, zrt.timed ? now + after : 0);
+	if (ra == (uintptr_t)site || !zrt.timed) {
+		zrt_exit(t, (uintptr_t)fn, sp, now);
+		return;
+	}
+	if (zb_after_known(ra)) {
+		zrt_exit(t, (uintptr_t)fn, sp, now + zb_after(ra));
+		return;
+	}
+	/* calls after the hook: the frame ends where the function returns (bare.h) */
+	int32_t off = zb_ra_slot(ra);
+	uintptr_t *slot = (uintptr_t *)(sp + (intptr_t)off);
+	if (off >= 0 && *slot == (uintptr_t)site && zb_defer_exit((uintptr_t)fn, sp, *slot) == 0)
+		*slot = (uintptr_t)zb_return;
+	else
+		zrt_exit(t, (uintptr_t)fn, sp, now);
 }
 
 void __cyg_profile_func_exit(void *fn, void *site)
@@ -117,6 +178,26 @@ __attribute__((noinline)) static void end_work(const char *name, uint64_t c0, ui
 		return;
 	uint64_t now = zb_now = program_clock(ZB_END, c0, own0);
 	zrt_block_end(t, name, zrt.timed ? now : 0);
+}
+
+__attribute__((noinline)) static uintptr_t late_work(uint64_t c0, uint64_t own0)
+{
+	struct zrt_thread *t = &zb_self;
+	if (!n_deferred)
+		return 0; /* cannot happen: zb_return is reached through a deferred exit only */
+	n_deferred--;
+	uint64_t now = zb_now = program_clock(ZB_RETURN, c0, own0);
+	if (t->state == ZRT_THREAD_ON)
+		zrt_exit(t, deferred[n_deferred].fn, deferred[n_deferred].sp, now);
+	return deferred[n_deferred].real;
+}
+
+uintptr_t zb_late_exit(void)
+{
+	uint64_t c0 = zb_clock(), own0 = zb_own;
+	uintptr_t real = late_work(c0, own0);
+	hook_done(ZB_RETURN, c0, own0);
+	return real;
 }
 
 void zond_block_end(const char *name)

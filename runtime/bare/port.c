@@ -206,7 +206,13 @@ static void calibrate(void)
 		pair += measure_hook(ZB_EXIT, (void *)__cyg_profile_func_exit, fn, site, 0);
 		measure_hook(ZB_BEGIN, (void *)zond_block_begin, (uintptr_t)block, (uintptr_t)block, 1);
 		measure_hook(ZB_END, (void *)zond_block_end, (uintptr_t)block, 0, 0);
+		/* a deferred exit, zb_late_exit called as zb_return calls it */
+		measure_hook(ZB_ENTER, (void *)__cyg_profile_func_enter, fn, site, 0);
+		zb_defer_exit(fn, 0, site);
+		measure_hook(ZB_RETURN, (void *)zb_late_exit, 0, 0, 0);
 	}
+	zb_cost[ZB_RETURN].pre += ZB_RETURN_BEFORE;
+	zb_cost[ZB_RETURN].rest += ZB_RETURN_BEFORE + ZB_RETURN_AFTER; /* rest: all but c1 - c0 */
 	zrt_scratch_end(&zb_self, &saved, scratch);
 	zb_inexact_sites = 0;
 	zrt.inner = zrt.pair = 0;

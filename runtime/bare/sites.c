@@ -147,3 +147,68 @@ uint32_t zb_after(uintptr_t ra)
 {
 	return is_code(ra) ? cached(0, ra, 1) : 0;
 }
+
+int zb_after_known(uintptr_t ra)
+{
+	if (!is_code(ra))
+		return 1;
+	cached(0, ra, 1);
+	return site_count[(uint32_t)(ra >> 1) % SITES] != UNKNOWN;
+}
+
+/* The register an instruction writes, or 0 (none, or not known to be sp or ra). */
+static uint32_t written(uint32_t insn)
+{
+	if ((insn & 3) == 3) {
+		uint32_t op = insn & 0x7f;
+		return op == 0x23 || op == 0x63 || op == 0x27 ? 0 : field(insn, 7, 5);
+	}
+	/* quadrant 0 writes x8..x15 only; c.swsp/c.sdsp/c.fsdsp store */
+	if ((insn & 3) == 0 || ((insn & 3) == 2 && field(insn, 13, 3) >= 5))
+		return 0;
+	return field(insn, 7, 5);
+}
+
+/* The offset from sp that restores ra (lw/ld ra, off(sp); c.lwsp/c.ldsp ra), or -1. */
+static int32_t ra_load(uint32_t insn)
+{
+	int wide = __riscv_xlen == 64;
+	if ((insn & 3) == 3)
+		return (insn & 0x7f) == 0x03 && field(insn, 12, 3) == (wide ? 3u : 2u) &&
+				       field(insn, 7, 5) == 1 && field(insn, 15, 5) == 2
+			       ? (int32_t)insn >> 20
+			       : -1;
+	if ((insn & 3) != 2 || field(insn, 7, 5) != 1)
+		return -1;
+	if (!wide && field(insn, 13, 3) == 2) /* c.lwsp */
+		return (int32_t)(field(insn, 12, 1) << 5 | field(insn, 4, 3) << 2 |
+				 field(insn, 2, 2) << 6);
+	if (wide && field(insn, 13, 3) == 3) /* c.ldsp */
+		return (int32_t)(field(insn, 12, 1) << 5 | field(insn, 5, 2) << 3 |
+				 field(insn, 2, 3) << 6);
+	return -1;
+}
+
+int32_t zb_ra_slot(uintptr_t ra)
+{
+	if (!is_code(ra))
+		return -1;
+	uintptr_t pc = ra;
+	for (uint32_t n = 0; n < MAX_WALK; n++) {
+		uint32_t insn = insn_at(pc);
+		int32_t off = ra_load(insn);
+		if (off >= 0)
+			return off;
+		uintptr_t to = jump_target(pc, insn);
+		uint32_t rd = written(insn);
+		if (to)
+			pc = to;
+		else if (is_call(insn))
+			pc += insn_bytes(insn); /* comes back here; callees keep sp */
+		else if (is_transfer(insn) || rd == 1 || rd == 2)
+			return -1;
+		else
+			pc += insn_bytes(insn);
+	}
+	return -1;
+}

@@ -18,6 +18,8 @@ each call of one of its entry points (the -finstrument-functions hooks, the
 zond.h API) and everything that runs until control comes back after it.
 gcc may jump to the exit hook after the function's epilogue (a tail call):
 the jump is then the call instruction, and the hook's return the function's.
+Where the runtime replaced a function's return address by zb_return's, the
+function's ret is its last instruction and zb_return is zond's.
 The rest of what instrumentation adds (saving ra and the values live across
 the hook calls, loading the hooks' arguments) is the function's: the program
 runs it.
@@ -65,7 +67,7 @@ def calls_of(objdump, elf):
 
 
 ENTRY_POINTS = ("__cyg_profile_func_enter", "__cyg_profile_func_exit", "zond_block_begin",
-                "zond_block_end", "zond_start", "zond_stop")
+                "zond_block_end", "zond_start", "zond_stop", "zb_return")
 
 
 def instrumented(objdump, elf):
@@ -120,8 +122,9 @@ def main():
                 continue
             elif pc in hooks and prev is not None and stack:
                 # a tail call of a hook (gcc jumps to the exit hook after the
-                # epilogue): it returns where the function on top would
-                z += 2
+                # epilogue), or the function's return into zond's zb_return (the
+                # ret is the function's): it returns where the function on top would
+                z += 1 if starts[pc] == "zb_return" else 2
                 zond_until = stack[-1][2]
                 n += 1
                 prev = pc

@@ -30,6 +30,12 @@ __attribute__((noinline)) void fixed(void)
 	n_fixed++;
 }
 
+/* soft float: gcc calls libgcc's __muldf3 after the exit hook (doc/bare-metal.md) */
+__attribute__((noinline)) double square(double x)
+{
+	return x * x;
+}
+
 /* mstatus.MIE off and back on around the block: a critical section */
 static void critical(int i)
 {
@@ -64,7 +70,10 @@ int main(void)
 		critical(i);
 	for (int i = 0; i < 7; i++)
 		fixed();
-	sum = s;
+	double d = 1.5;
+	for (int i = 0; i < 5; i++)
+		d = square(d) / 2;
+	sum = s + (int)d;
 	atexit(report);
 	return 3;
 }
