@@ -98,13 +98,8 @@ def main():
     waiting = {}  # return address -> frames on the stack waiting for it
     n = 0
     prev = None
-    pat = re.compile(r"\[[0-9a-f]+/([0-9a-f]+)/")
     with open(log) as f:
-        for line in f:
-            m = pat.search(line)
-            if not m:
-                continue
-            pc = int(m.group(1), 16)
+        for pc in executed(f):
             if zond_until is not None:
                 if pc != zond_until:
                     z += 1
@@ -172,6 +167,29 @@ def main():
     print("@zond", z)
     print("@hooks", hook_calls)
     print("@total", n)
+
+
+def executed(log):
+    """The pc of each instruction that ran.  QEMU logs an instruction (a
+    one-instruction block with -singlestep) before it runs it; when it then
+    stops before running it (an exit request, icount's budget), it says so
+    on the next line, "Stopped execution of TB chain before ... [PC]", and
+    logs the instruction again when it does run it."""
+    trace = re.compile(r"\[[0-9a-f]+/([0-9a-f]+)/")
+    stopped = re.compile(r"^Stopped execution of TB chain before .*\[([0-9a-f]+)\]")
+    pending = None
+    for line in log:
+        m = trace.search(line)
+        if m:
+            if pending is not None:
+                yield pending
+            pending = int(m.group(1), 16)
+            continue
+        m = stopped.match(line)
+        if m and pending == int(m.group(1), 16):
+            pending = None
+    if pending is not None:
+        yield pending
 
 
 def any_frame_is(stack, pc, starts):
