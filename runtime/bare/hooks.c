@@ -17,6 +17,7 @@
 #include "../../include/zond.h"
 
 struct zb_cost zb_cost[ZB_HOOKS];
+uint64_t zb_own, zb_now, zb_calls;
 
 /*
  * The return address an exit hook put in place of a function's (bare.h):
@@ -65,7 +66,6 @@ int zb_defer_exit(uintptr_t fn, uintptr_t sp, uintptr_t real)
 	n_deferred++;
 	return 0;
 }
-uint64_t zb_own, zb_now, zb_calls;
 
 /* The program's clock at the call of a hook that read c0 first, with zb_own then own0. */
 static inline uint64_t program_clock(int kind, uint64_t c0, uint64_t own0)
@@ -110,8 +110,19 @@ __attribute__((noinline)) static void exit_work(void *fn, void *site, uintptr_t 
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON))
 		return;
 	uint64_t now = zb_now = program_clock(ZB_EXIT, c0, own0);
-	/* gcc may jump to this hook after the epilogue: it then returns for the function */
-	if (ra == (uintptr_t)site || !zrt.timed) {
+	/*
+	 * gcc may jump to this hook after the epilogue: it then returns for the
+	 * function, and sp is already the caller's (the frame of a recursive
+	 * caller has it too): the frame on top, when it is fn's, is the one.
+	 */
+	if (ra == (uintptr_t)site) {
+		uint32_t d = t->info->depth;
+		if (d && d - 1 < zrt.max_depth && t->stack[d - 1].addr == (uintptr_t)fn)
+			sp = (uintptr_t)t->stack[d - 1].sp;
+		zrt_exit(t, (uintptr_t)fn, sp, now);
+		return;
+	}
+	if (!zrt.timed) {
 		zrt_exit(t, (uintptr_t)fn, sp, now);
 		return;
 	}

@@ -34,6 +34,12 @@ static uint32_t field(uint32_t insn, int lo, int bits)
 	return insn >> lo & ((1u << bits) - 1);
 }
 
+/* The low `bits` bits of v as a signed offset. */
+static intptr_t sign_extend(uint32_t v, int bits)
+{
+	return (intptr_t)((int32_t)(v << (32 - bits)) >> (32 - bits));
+}
+
 /* A call: jal/jalr linking through ra, c.jalr, and c.jal (rv32 only; rv64's is c.addiw). */
 static int is_call(uint32_t insn)
 {
@@ -70,19 +76,17 @@ static uintptr_t jump_target(uintptr_t pc, uint32_t insn)
 	if ((insn & 3) == 3) {
 		if ((insn & 0x7f) != 0x6f || field(insn, 7, 5))
 			return 0;
-		int32_t off = (int32_t)((field(insn, 31, 1) << 20 | field(insn, 12, 8) << 12 |
-					 field(insn, 20, 1) << 11 | field(insn, 21, 10) << 1)
-					<< 11) >> 11;
-		return pc + (intptr_t)off;
+		return pc + sign_extend(field(insn, 31, 1) << 20 | field(insn, 12, 8) << 12 |
+					       field(insn, 20, 1) << 11 | field(insn, 21, 10) << 1,
+				       21);
 	}
 	if ((insn & 3) != 1 || field(insn, 13, 3) != 5)
 		return 0;
-	int32_t off = (int32_t)((field(insn, 12, 1) << 11 | field(insn, 8, 1) << 10 |
-				 field(insn, 9, 2) << 8 | field(insn, 6, 1) << 7 |
-				 field(insn, 7, 1) << 6 | field(insn, 2, 1) << 5 |
-				 field(insn, 11, 1) << 4 | field(insn, 3, 3) << 1)
-				<< 20) >> 20;
-	return pc + (intptr_t)off;
+	return pc + sign_extend(field(insn, 12, 1) << 11 | field(insn, 8, 1) << 10 |
+				       field(insn, 9, 2) << 8 | field(insn, 6, 1) << 7 |
+				       field(insn, 7, 1) << 6 | field(insn, 2, 1) << 5 |
+				       field(insn, 11, 1) << 4 | field(insn, 3, 3) << 1,
+			       12);
 }
 
 /* Instructions from fn up to the call that returns to ra, or UNKNOWN. */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <zond.h>
 
-static int n_leaf, n_fib, n_crit, n_fixed;
+static int n_leaf, n_fib, n_crit, n_fixed, n_down;
 
 __attribute__((noinline)) int leaf(int x)
 {
@@ -20,6 +20,14 @@ __attribute__((noinline)) int fib(int n)
 {
 	n_fib++;
 	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+/* a recursion whose exit hook gcc calls after the epilogue (a jump): sp is then the caller's */
+__attribute__((noinline)) void down(int n)
+{
+	if (n)
+		down(n - 1);
+	n_down++;
 }
 
 /* straight-line code, no branch: every call runs each of its instructions once */
@@ -57,6 +65,8 @@ int main(void)
 		critical(i);
 	for (int i = 0; i < 7; i++)
 		fixed();
+	down(6);
+	s += n_down;
 	double d = 1.5;
 	for (int i = 0; i < 5; i++)
 		d = square(d) / 2;
