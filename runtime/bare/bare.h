@@ -78,16 +78,60 @@ static inline uint64_t zb_clock(void)
 }
 
 /*
- * The entry probe's cost on the per-call path (measured at start-up:
- * calibrating a first time, with zb_enter_cost 0, finds it).  An entry that
- * costs more took the core's slow path (a function's or an edge's first
- * call, a hash collision): zb_discount takes what it cost beyond the per-call
- * path out of every open frame, so that the callers' cycles do not include
- * it, and gives the time to store as the new frame's entry.  t0: the clock
- * before the probe's work.
+ * zond's own cost, accounted exactly where the cycle counter counts
+ * instructions (QEMU -icount shift=0): every hook reads the counter first
+ * (c0) and last (c1), and zond's own cycles so far, zb_own, grow by
+ * c1 - c0 plus the hook's constant instructions outside the two reads
+ * (struct zb_cost: the call instruction and what runs before c0, what runs
+ * after c1 until the return), measured once at start-up.  The program's
+ * clock is the counter less zb_own; zb_now is its value at the call
+ * instruction of the hook running now, the clock the core sees (port_clock).
+ * A hook's total is set from zb_own as it was at its start, so that hooks
+ * nested in it (start-up, an instrumented interrupt handler) are counted
+ * once.
  */
-extern uint64_t zb_enter_cost;
-uint64_t zb_discount(struct zrt_thread *t, struct zr_frame *fr, uint64_t t0);
+enum { ZB_ENTER, ZB_EXIT, ZB_BEGIN, ZB_END, ZB_RETURN, ZB_HOOKS };
+struct zb_cost {
+	uint64_t pre;  /* instructions from the call instruction up to c0's read */
+	uint64_t rest; /* the hook's instructions that c1 - c0 does not count */
+};
+extern struct zb_cost zb_cost[ZB_HOOKS];
+extern uint64_t zb_own, zb_now;
+/* Hook calls so far (entry probes): zb_own / zb_calls is the mean cost per probe pair. */
+extern uint64_t zb_calls;
+
+/* zb_return's instructions before its call of zb_late_exit and after it returns. */
+enum { ZB_RETURN_BEFORE = 3, ZB_RETURN_AFTER = 5 };
+/* The exit of a frame whose return was replaced (above): the real return address. */
+uintptr_t zb_late_exit(void);
+/* Makes the next zb_late_exit close fn's frame (probe frame sp) and return to real: 0, or -1 (full). */
+int zb_defer_exit(uintptr_t fn, uintptr_t sp, uintptr_t real);
+
+/*
+ * The instrumented function's own instructions that lie outside its probed
+ * interval, from its code (sites.c): zb_before, those from its entry fn to
+ * the call of the entry hook that returns to ra; zb_after, those from the
+ * exit hook's return address ra to the function's return, that included.
+ * Straight-line code is assumed (jumps are followed after the exit call);
+ * where the code is not, 0 and zb_inexact_sites counts the site.
+ */
+uint32_t zb_before(uintptr_t fn, uintptr_t ra);
+uint32_t zb_after(uintptr_t ra);
+extern uint32_t zb_inexact_sites;
+/* 1 when zb_after(ra) is exact. */
+int zb_after_known(uintptr_t ra);
+
+/*
+ * When the code after the exit hook's call is not straight-line (gcc moves
+ * calls of functions it deems pure, libgcc's __muldf3 in Square(x) { return
+ * x * x; }, past the exit hook), the function's end is taken where it
+ * really returns: the exit hook replaces the return address the function
+ * will reload from its stack by zb_return's, and zb_return (hooks.c) closes
+ * the frame and returns to the real address.  zb_ra_slot gives the offset
+ * from sp (unchanged from the hook's call to the reload) of that reload in
+ * the code from ra, or -1 where there is none that is sure.
+ */
+int32_t zb_ra_slot(uintptr_t ra);
 
 /* Starts the runtime on the first call; 1 when the hart records. */
 int zb_ready(struct zrt_thread *t);

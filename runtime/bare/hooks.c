@@ -5,65 +5,215 @@
  * the frame it opens or closes.  Nothing here masks interrupts or takes a
  * lock, so the hooks and ZOND_BEGIN/END work the same with interrupts off;
  * an instrumented interrupt handler that comes in the middle of a probe is
- * not recorded (core.h: busy flag).  The entry probe also times its own
- * work, so that a slow first call costs the callers nothing (bare.h:
- * zb_discount).
+ * not recorded (core.h: busy flag).
+ *
+ * Each hook is a thin shell around a worker that is never inlined: the
+ * shell reads the counter first and last and accounts its whole cost to
+ * zond (bare.h: zb_own), so that the instructions outside the two reads are
+ * the same on every call, whatever path the worker takes.
  */
 #include "bare.h"
 
 #include "../../include/zond.h"
 
-void __cyg_profile_func_enter(void *fn, void *site)
+struct zb_cost zb_cost[ZB_HOOKS];
+uint64_t zb_own, zb_now, zb_calls;
+
+/*
+ * The return address an exit hook put in place of a function's (bare.h):
+ * keeps the return value (a0, a1), closes the frame and returns to the real
+ * address.  Its instruction counts are ZB_RETURN_BEFORE and _AFTER.
+ */
+void zb_return(void);
+#if __riscv_xlen == 64
+#define ZB_SAVE "sd"
+#define ZB_LOAD "ld"
+#define ZB_SECOND "8"
+#else
+#define ZB_SAVE "sw"
+#define ZB_LOAD "lw"
+#define ZB_SECOND "4"
+#endif
+__asm__(".text\n"
+	".globl zb_return\n"
+	".type zb_return, @function\n"
+	".p2align 2\n"
+	"zb_return:\n"
+	"	addi sp, sp, -16\n"
+	"	" ZB_SAVE " a0, 0(sp)\n"
+	"	" ZB_SAVE " a1, " ZB_SECOND "(sp)\n"
+	"	jal zb_late_exit\n"
+	"	mv t0, a0\n"
+	"	" ZB_LOAD " a0, 0(sp)\n"
+	"	" ZB_LOAD " a1, " ZB_SECOND "(sp)\n"
+	"	addi sp, sp, 16\n"
+	"	jr t0\n"
+	".size zb_return, .-zb_return\n");
+
+enum { DEFERRED = 32 };
+static struct {
+	uintptr_t fn, sp, real;
+} deferred[DEFERRED];
+static uint32_t n_deferred;
+
+int zb_defer_exit(uintptr_t fn, uintptr_t sp, uintptr_t real)
+{
+	if (n_deferred == DEFERRED)
+		return -1;
+	deferred[n_deferred].fn = fn;
+	deferred[n_deferred].sp = sp;
+	deferred[n_deferred].real = real;
+	n_deferred++;
+	return 0;
+}
+
+/* The program's clock at the call of a hook that read c0 first, with zb_own then own0. */
+static inline uint64_t program_clock(int kind, uint64_t c0, uint64_t own0)
+{
+	return c0 - zb_cost[kind].pre - own0;
+}
+
+/* zond's cycles when a hook that started at c0, with zb_own then own0, returns. */
+static inline void hook_done(int kind, uint64_t c0, uint64_t own0)
+{
+	uint64_t c1 = zb_clock();
+	zb_own = own0 + (c1 - c0) + zb_cost[kind].rest;
+}
+
+__attribute__((noinline)) static void enter_work(void *fn, void *site, uintptr_t sp,
+						 uintptr_t ra, uint64_t c0, uint64_t own0)
 {
 	struct zrt_thread *t = &zb_self;
+	zb_now = program_clock(ZB_ENTER, c0, own0);
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON) && !zb_ready(t))
 		return;
-	uint64_t t0 = zb_clock();
-	struct zr_frame *fr =
-		zrt_enter(t, (uintptr_t)fn, (uintptr_t)site, (uintptr_t)__builtin_frame_address(0));
-	if (fr && zrt.timed) {
-		uint64_t now = zb_clock();
-		if (zrt_unlikely(now - t0 > zb_enter_cost))
-			now = zb_discount(t, fr, t0);
-		fr->enter_ticks = now;
+	/* start-up measured zb_cost and ran hooks of its own */
+	uint64_t now = zb_now = program_clock(ZB_ENTER, c0, own0);
+	zb_calls++;
+	struct zr_frame *fr = zrt_enter(t, (uintptr_t)fn, (uintptr_t)site, sp);
+	if (fr && zrt.timed)
+		fr->enter_ticks = now - zb_before((uintptr_t)fn, ra);
+}
+
+void __cyg_profile_func_enter(void *fn, void *site)
+{
+	uint64_t c0 = zb_clock(), own0 = zb_own;
+	enter_work(fn, site, (uintptr_t)__builtin_frame_address(0),
+		   (uintptr_t)__builtin_return_address(0), c0, own0);
+	hook_done(ZB_ENTER, c0, own0);
+}
+
+__attribute__((noinline)) static void exit_work(void *fn, void *site, uintptr_t sp, uintptr_t ra,
+						uint64_t c0, uint64_t own0)
+{
+	struct zrt_thread *t = &zb_self;
+	if (zrt_unlikely(t->state != ZRT_THREAD_ON))
+		return;
+	uint64_t now = zb_now = program_clock(ZB_EXIT, c0, own0);
+	/*
+	 * gcc may jump to this hook after the epilogue: it then returns for the
+	 * function, and sp is already the caller's (the frame of a recursive
+	 * caller has it too): the frame on top, when it is fn's, is the one.
+	 */
+	if (ra == (uintptr_t)site) {
+		uint32_t d = t->info->depth;
+		if (d && d - 1 < zrt.max_depth && t->stack[d - 1].addr == (uintptr_t)fn)
+			sp = (uintptr_t)t->stack[d - 1].sp;
+		zrt_exit(t, (uintptr_t)fn, sp, now);
+		return;
 	}
+	if (!zrt.timed) {
+		zrt_exit(t, (uintptr_t)fn, sp, now);
+		return;
+	}
+	if (zb_after_known(ra)) {
+		zrt_exit(t, (uintptr_t)fn, sp, now + zb_after(ra));
+		return;
+	}
+	/* calls after the hook: the frame ends where the function returns (bare.h) */
+	int32_t off = zb_ra_slot(ra);
+	uintptr_t *slot = (uintptr_t *)(sp + (intptr_t)off);
+	if (off >= 0 && *slot == (uintptr_t)site && zb_defer_exit((uintptr_t)fn, sp, *slot) == 0)
+		*slot = (uintptr_t)zb_return;
+	else
+		zrt_exit(t, (uintptr_t)fn, sp, now);
 }
 
 void __cyg_profile_func_exit(void *fn, void *site)
 {
-	(void)site;
-	struct zrt_thread *t = &zb_self;
-	if (zrt_unlikely(t->state != ZRT_THREAD_ON))
-		return;
-	uint64_t now = zrt.timed ? zb_clock() : 0;
-	zrt_exit(t, (uintptr_t)fn, (uintptr_t)__builtin_frame_address(0), now);
+	uint64_t c0 = zb_clock(), own0 = zb_own;
+	exit_work(fn, site, (uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0),
+		  c0, own0);
+	hook_done(ZB_EXIT, c0, own0);
 }
 
+/* zond_start and zond_stop are rare: their cost is the program's. */
 void zond_start(void)
 {
+	zb_now = zb_clock() - zb_own;
 	zb_ready(&zb_self);
 	zrt_set_recording(1);
 }
 
 void zond_stop(void)
 {
+	zb_now = zb_clock() - zb_own;
 	zb_ready(&zb_self);
 	zrt_set_recording(0);
 }
 
-void zond_block_begin(const char *name, const char *file, int line)
+__attribute__((noinline)) static void begin_work(const char *name, const char *file, int line,
+						 uintptr_t site, uintptr_t sp, uint64_t c0,
+						 uint64_t own0)
 {
 	struct zrt_thread *t = &zb_self;
+	zb_now = program_clock(ZB_BEGIN, c0, own0);
 	if (t->state != ZRT_THREAD_ON && !zb_ready(t))
 		return;
-	zrt_block_begin(t, (uintptr_t)__builtin_return_address(0), name, file, line,
-			(uintptr_t)__builtin_frame_address(0));
+	zb_now = program_clock(ZB_BEGIN, c0, own0);
+	zrt_block_begin(t, site, name, file, line, sp);
 }
 
-void zond_block_end(const char *name)
+void zond_block_begin(const char *name, const char *file, int line)
+{
+	uint64_t c0 = zb_clock(), own0 = zb_own;
+	begin_work(name, file, line, (uintptr_t)__builtin_return_address(0),
+		   (uintptr_t)__builtin_frame_address(0), c0, own0);
+	hook_done(ZB_BEGIN, c0, own0);
+}
+
+__attribute__((noinline)) static void end_work(const char *name, uint64_t c0, uint64_t own0)
 {
 	struct zrt_thread *t = &zb_self;
 	if (t->state != ZRT_THREAD_ON)
 		return;
-	zrt_block_end(t, name, zrt.timed ? zb_clock() : 0);
+	uint64_t now = zb_now = program_clock(ZB_END, c0, own0);
+	zrt_block_end(t, name, zrt.timed ? now : 0);
+}
+
+__attribute__((noinline)) static uintptr_t late_work(uint64_t c0, uint64_t own0)
+{
+	struct zrt_thread *t = &zb_self;
+	if (!n_deferred)
+		return 0; /* cannot happen: zb_return is reached through a deferred exit only */
+	n_deferred--;
+	uint64_t now = zb_now = program_clock(ZB_RETURN, c0, own0);
+	if (t->state == ZRT_THREAD_ON)
+		zrt_exit(t, deferred[n_deferred].fn, deferred[n_deferred].sp, now);
+	return deferred[n_deferred].real;
+}
+
+uintptr_t zb_late_exit(void)
+{
+	uint64_t c0 = zb_clock(), own0 = zb_own;
+	uintptr_t real = late_work(c0, own0);
+	hook_done(ZB_RETURN, c0, own0);
+	return real;
+}
+
+void zond_block_end(const char *name)
+{
+	uint64_t c0 = zb_clock(), own0 = zb_own;
+	end_work(name, c0, own0);
+	hook_done(ZB_END, c0, own0);
 }

@@ -8,6 +8,8 @@
 #include "../core/calibrate.h"
 #include "../core/port.h"
 
+#include "../../include/zond.h"
+
 #define ALIGN(n, a) (((n) + (a) - 1) / (a) * (a))
 
 /* The raw data's size for one thread and one module: what core.c's lay_out makes of them. */
@@ -45,9 +47,10 @@ static uint32_t start_state;
 
 /* ---- port.h ------------------------------------------------------------- */
 
+/* The program's clock at the hook running now (bare.h: zb_now). */
 uint64_t port_clock(void)
 {
-	return zb_clock();
+	return zb_now;
 }
 
 void *port_map_output(uint64_t bytes)
@@ -128,76 +131,93 @@ int port_module_of(uint64_t addr, struct port_module *out)
 	return 0;
 }
 
-/* ---- probe cost ---------------------------------------------------------- */
-
-enum { CALIBRATION_CALLS = 100 };
+/* ---- zond's own cost ------------------------------------------------------ */
 
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
 
-__attribute__((noinline)) static void empty_leaf(uint64_t fn)
+/* The low half of the counter: the differences measured here are small. */
+static inline uintptr_t counter(void)
 {
-	__asm__ volatile("" : : "r"(fn) : "memory");
-}
-
-/* Shaped like instrumented code (see runtime/linux/init.c). */
-__attribute__((noinline)) static void probed_leaf(uint64_t fn)
-{
-	__cyg_profile_func_enter((void *)(uintptr_t)fn, (void *)0);
-	__cyg_profile_func_exit((void *)(uintptr_t)fn, (void *)0);
-	__asm__ volatile("" : : : "memory");
-}
-
-__attribute__((noinline)) static void probed_loop(uint64_t outer, uint64_t leaf)
-{
-	__cyg_profile_func_enter((void *)(uintptr_t)outer, (void *)0);
-	for (int i = 0; i < CALIBRATION_CALLS; i++)
-		probed_leaf(leaf);
-	__cyg_profile_func_exit((void *)(uintptr_t)outer, (void *)0);
-}
-
-static void bare_loop(void)
-{
-	for (int i = 0; i < CALIBRATION_CALLS; i++)
-		empty_leaf(0);
-}
-
-/* ---- slow entries -------------------------------------------------------- */
-
-uint64_t zb_enter_cost = UINT64_MAX;
-/* While the entry cost is measured: the cheapest entry of a nested call seen. */
-static int measuring_entry;
-static uint64_t cheapest_entry = UINT64_MAX;
-
-uint64_t zb_discount(struct zrt_thread *t, struct zr_frame *fr, uint64_t t0)
-{
-	uint64_t now = zb_clock();
-	if (measuring_entry) {
-		/* a nested call's: a root call skips the caller's checks */
-		if (fr > t->stack && now - t0 < cheapest_entry)
-			cheapest_entry = now - t0;
-		return zb_clock();
-	}
-	/* the open frames below fr started that much later, as far as their cycles go */
-	uint64_t extra = now - t0 - zb_enter_cost;
-	for (struct zr_frame *open = t->stack; open < fr; open++)
-		open->enter_ticks += extra;
-	return zb_clock();
+	uintptr_t c;
+	__asm__ volatile("csrr %0, mcycle" : "=r"(c));
+	return c;
 }
 
 /*
- * The probe cost, in two rounds: the first, with every entry going through
- * zb_discount, finds the per-call entry's cost; the second, with that cost
- * known, measures the probes as the program will run them.
+ * Calls hook(a0, a1, a2) between two counter reads, the call one jalr as
+ * in instrumented code: the instructions from the call to the return, and
+ * in *before those from the call up to the hook's first read (zb_now tells
+ * where that was, with zb_cost 0).  The reads and the call are in one asm
+ * statement so that nothing else runs between them.
+ */
+static uintptr_t time_hook(void *hook, uintptr_t a0, uintptr_t a1, uintptr_t a2, uint64_t *before)
+{
+	register uintptr_t r0 __asm__("a0") = a0;
+	register uintptr_t r1 __asm__("a1") = a1;
+	register uintptr_t r2 __asm__("a2") = a2;
+	register uintptr_t t0 __asm__("s10");
+	register uintptr_t t1 __asm__("s11");
+	uint64_t own0 = zb_own;
+	__asm__ volatile("csrr %0, mcycle\n\tjalr %5\n\tcsrr %1, mcycle"
+			 : "=&r"(t0), "=&r"(t1), "+r"(r0), "+r"(r1), "+r"(r2)
+			 : "r"(hook)
+			 : "ra", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a3", "a4", "a5", "a6",
+			   "a7", "memory");
+	/* c0 = zb_now + own0 (zb_cost[].pre is 0); the call is the instruction after t0's read */
+	*before = (uintptr_t)(zb_now + own0) - t0 - 1;
+	return t1 - t0 - 1;
+}
+
+/*
+ * zb_cost[kind] from one timed call of the hook: what the call cost less
+ * what the hook counted itself (c1 - c0, with rest 0).
+ */
+static uint64_t measure_hook(int kind, void *hook, uintptr_t a0, uintptr_t a1, uintptr_t a2)
+{
+	uint64_t before, own0 = zb_own;
+	zb_cost[kind].pre = zb_cost[kind].rest = 0;
+	uint64_t whole = time_hook(hook, a0, a1, a2, &before);
+	zb_cost[kind].pre = before;
+	zb_cost[kind].rest = whole - (zb_own - own0);
+	zb_own = own0 + whole;
+	return whole;
+}
+
+/*
+ * Measures every hook's constant cost on a scratch thread (calibrate.h),
+ * with fake functions below the program's addresses, then the probe pair's
+ * per-call cost the same way (a second call of the same function, the path
+ * every later call takes), written as overhead_pair_ticks.  Nothing is
+ * corrected by ratio: the core charges nothing (inner and pair 0 while
+ * recording), zb_own is the correction.
  */
 static void calibrate(void)
 {
-	measuring_entry = 1;
-	zb_enter_cost = 0;
-	zrt_calibrate(&zb_self, probed_loop, bare_loop, CALIBRATION_CALLS);
-	measuring_entry = 0;
-	zb_enter_cost = cheapest_entry;
-	zrt_calibrate(&zb_self, probed_loop, bare_loop, CALIBRATION_CALLS);
+	struct zrt_thread saved;
+	void *scratch = zrt_scratch_begin(&zb_self, &saved);
+	if (!scratch)
+		return;
+	static const char block[] = "calibration";
+	uint64_t pair = 0;
+	for (int round = 0; round < 2; round++) {
+		uintptr_t fn = 0x100, site = 0x200;
+		pair = measure_hook(ZB_ENTER, (void *)__cyg_profile_func_enter, fn, site, 0);
+		pair += measure_hook(ZB_EXIT, (void *)__cyg_profile_func_exit, fn, site, 0);
+		measure_hook(ZB_BEGIN, (void *)zond_block_begin, (uintptr_t)block, (uintptr_t)block, 1);
+		measure_hook(ZB_END, (void *)zond_block_end, (uintptr_t)block, 0, 0);
+		/* a deferred exit, zb_late_exit called as zb_return calls it */
+		measure_hook(ZB_ENTER, (void *)__cyg_profile_func_enter, fn, site, 0);
+		zb_defer_exit(fn, 0, site);
+		measure_hook(ZB_RETURN, (void *)zb_late_exit, 0, 0, 0);
+	}
+	zb_cost[ZB_RETURN].pre += ZB_RETURN_BEFORE;
+	zb_cost[ZB_RETURN].rest += ZB_RETURN_BEFORE + ZB_RETURN_AFTER; /* rest: all but c1 - c0 */
+	zrt_scratch_end(&zb_self, &saved, scratch);
+	zb_inexact_sites = 0;
+	zrt.inner = zrt.pair = 0;
+	zrt.hdr->overhead_inner_ticks = 0;
+	zrt.hdr->overhead_pair_ticks = pair;
 }
 
 /* ---- start and end ------------------------------------------------------- */
@@ -241,6 +261,26 @@ int zb_ready(struct zrt_thread *t)
 }
 
 /*
+ * Charges the frames still open at the end (exit() from inside) up to now,
+ * here rather than in the reader, which would take a probe cost per call
+ * out of them: zb_own has taken it out already.  The thread's mean cost
+ * per probe pair (paid_pair_ticks) is zond's whole own cost, start-up
+ * included, over the entry probes.
+ */
+static void close_frames(struct zrt_thread *t, uint64_t now)
+{
+	if (t->state != ZRT_THREAD_ON)
+		return;
+	uint32_t d = t->info->depth;
+	if (d > zrt.max_depth)
+		d = zrt.max_depth;
+	for (; d > 0; d--)
+		zrt_pop(t, d, now);
+	t->info->depth = 0;
+	t->info->paid_pair_ticks = zb_calls ? zb_own / zb_calls : 0;
+}
+
+/*
  * Ends the run with the program's status and writes the raw data out
  * (include/zond.h: zond_bare_flush).  Once: the data of a second call
  * would only repeat the first.
@@ -251,6 +291,8 @@ int zond_bare_flush(int status)
 	if (!zrt.hdr || flushed)
 		return -1;
 	flushed = 1;
+	zb_now = zb_clock() - zb_own;
+	close_frames(&zb_self, zb_now);
 	zrt_process_end(1, status, 0);
 	return zb_write_out(zrt.hdr, zrt.hdr->file_bytes);
 }

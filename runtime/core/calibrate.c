@@ -25,18 +25,33 @@ static void record_of(const struct zrt_thread *t, uint64_t leaf, uint64_t outer,
 	}
 }
 
-void zrt_calibrate(struct zrt_thread *t, void (*probed)(uint64_t outer, uint64_t leaf),
-		   void (*bare)(void), uint32_t calls)
+void *zrt_scratch_begin(struct zrt_thread *t, struct zrt_thread *saved)
 {
 	uint64_t slot_bytes = zrt_thread_bytes(), bytes = slot_bytes + zrt_index_bytes();
 	uint8_t *scratch = port_map_index(bytes);
 	if (!scratch)
-		return;
-	struct zrt_thread saved = *t;
+		return (void *)0;
+	*saved = *t;
 	/* measured uncorrected, also when an earlier calibration set a cost (bind copies zrt.pair) */
 	zrt.inner = zrt.pair = 0;
 	zrt_thread_bind(t, scratch, scratch + slot_bytes);
 	t->state = ZRT_THREAD_ON;
+	return scratch;
+}
+
+void zrt_scratch_end(struct zrt_thread *t, const struct zrt_thread *saved, void *scratch)
+{
+	*t = *saved;
+	port_unmap_index(scratch, zrt_thread_bytes() + zrt_index_bytes());
+}
+
+void zrt_calibrate(struct zrt_thread *t, void (*probed)(uint64_t outer, uint64_t leaf),
+		   void (*bare)(void), uint32_t calls)
+{
+	struct zrt_thread saved;
+	void *scratch = zrt_scratch_begin(t, &saved);
+	if (!scratch)
+		return;
 	uint64_t inner = UINT64_MAX, pair = UINT64_MAX;
 	for (int r = 0; r < CALIBRATION_ROUNDS; r++) {
 		uint64_t outer = fake_fn(r, 0), leaf = fake_fn(r, 1);
@@ -58,8 +73,7 @@ void zrt_calibrate(struct zrt_thread *t, void (*probed)(uint64_t outer, uint64_t
 		if (round_pair < pair)
 			pair = round_pair;
 	}
-	*t = saved;
-	port_unmap_index(scratch, bytes);
+	zrt_scratch_end(t, &saved, scratch);
 	if (pair < inner)
 		pair = inner;
 	zrt.inner = inner;

@@ -24,4 +24,13 @@
 void zrt_calibrate(struct zrt_thread *t, void (*probed)(uint64_t outer, uint64_t leaf),
 		   void (*bare)(void), uint32_t calls);
 
+/*
+ * The scratch binding zrt_calibrate measures in, for a port's own
+ * measurements: binds t to a fresh scratch slot and index (no correction,
+ * state on), keeping what it was in *saved; NULL (t unchanged) when the
+ * memory cannot be had.  zrt_scratch_end restores t and gives the memory back.
+ */
+void *zrt_scratch_begin(struct zrt_thread *t, struct zrt_thread *saved);
+void zrt_scratch_end(struct zrt_thread *t, const struct zrt_thread *saved, void *scratch);
+
 #endif

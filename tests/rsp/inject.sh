@@ -2,7 +2,7 @@
 # inject.sh - zond inject over GDB on qemu-system-riscv32/64 (progs/calls.c):
 #   - the program's output and exit status are as without zond;
 #   - every function zond measured has the calls and inclusive instructions
-#     QEMU's execution log of the plain program gives (bench/embench/truth.py,
+#     QEMU's execution log of the plain program gives (tests/bare/truth.py,
 #     -singlestep -d exec,nochain: one line per instruction, independent of
 #     zond), exactly: under -icount shift=0 mcycle counts instructions, and
 #     the payload's own instructions are taken out; the program's own
@@ -17,7 +17,7 @@
 # Usage: inject.sh ZOND WORKDIR SRCDIR    (exit 77: cross tools missing)
 set -u
 zond=$1 dir=$2/inject src=$3
-truth=$src/../../bench/embench/truth.py
+truth=$src/../../tests/bare/truth.py
 . "$src/rv.sh"
 rv_need riscv64-unknown-elf-objdump qemu-system-riscv32 qemu-system-riscv64 python3 sqlite3
 mkdir -p "$dir" && cd "$dir" || exit 1

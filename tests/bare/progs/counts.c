@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <zond.h>
 
-static int n_leaf, n_fib, n_crit, n_fixed;
+static int n_leaf, n_fib, n_crit, n_fixed, n_down;
 
 __attribute__((noinline)) int leaf(int x)
 {
@@ -22,11 +22,25 @@ __attribute__((noinline)) int fib(int n)
 	return n < 2 ? n : fib(n - 1) + fib(n - 2);
 }
 
+/* a recursion whose exit hook gcc calls after the epilogue (a jump): sp is then the caller's */
+__attribute__((noinline)) void down(int n)
+{
+	if (n)
+		down(n - 1);
+	n_down++;
+}
+
 /* straight-line code, no branch: every call runs each of its instructions once */
 __attribute__((noinline)) void fixed(void)
 {
 	__asm__ volatile(".rept 50\n addi zero, zero, 0\n .endr" ::: "memory");
 	n_fixed++;
+}
+
+/* soft float: gcc calls libgcc's __muldf3 after the exit hook (doc/bare-metal.md) */
+__attribute__((noinline)) double square(double x)
+{
+	return x * x;
 }
 
 /* mstatus.MIE off and back on around the block: a critical section */
@@ -51,6 +65,12 @@ int main(void)
 		critical(i);
 	for (int i = 0; i < 7; i++)
 		fixed();
+	down(6);
+	s += n_down;
+	double d = 1.5;
+	for (int i = 0; i < 5; i++)
+		d = square(d) / 2;
+	s += (int)d;
 	printf("leaf=%d fib=%d critical=%d fixed=%d sum=%d\n", n_leaf, n_fib, n_crit, n_fixed, s);
 	return 3;
 }
