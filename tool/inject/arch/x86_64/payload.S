@@ -81,6 +81,38 @@ za_nfuncs:	.quad 0
 10:
 	.endm
 
+/*
+ * DROP: za_drop (r11 = the slot, rdx = the limit) when the top frame is
+ * one to drop, the common case (none) inline; clobbers rax, rcx.
+ */
+	.macro DROP
+	mov INJ_T_DEPTH(%r11), %rax
+	test %rax, %rax
+	jz 11f
+	lea -1(%rax), %rcx
+	shl $6, %rcx			/* INJ_FRAME == 64 */
+	cmp %rdx, INJ_SLOT_HDR + INJ_F_SLOT(%r11, %rcx)
+	jae 11f
+	call za_drop
+11:
+	.endm
+
+/*
+ * MINMAX: the thread's stat at rcx takes the cost rsi into its min (kept
+ * inverted) and max; clobbers rax.
+ */
+	.macro MINMAX
+	mov %rsi, %rax
+	not %rax
+	cmp INJ_S_MIN(%rcx), %rax
+	jbe 12f
+	mov %rax, INJ_S_MIN(%rcx)
+12:	cmp INJ_S_MAX(%rcx), %rsi
+	jbe 13f
+	mov %rsi, INJ_S_MAX(%rcx)
+13:
+	.endm
+
 /* r11 = this thread's slot, or 0 when the table is full; clobbers rax, rcx, rdx (and flags). */
 za_slot:
 	mov %fs:0, %rcx
@@ -121,17 +153,10 @@ za_slot:
 	xor %r11d, %r11d
 3:	ret
 
-/* The thread's stat at rcx takes the cost rsi into its min (kept inverted) and max; clobbers rax. */
+/* MINMAX as a function, for the region probe. */
 za_minmax:
-	mov %rsi, %rax
-	not %rax
-	cmp INJ_S_MIN(%rcx), %rax
-	jbe 1f
-	mov %rax, INJ_S_MIN(%rcx)
-1:	cmp INJ_S_MAX(%rcx), %rsi
-	jbe 2f
-	mov %rsi, INJ_S_MAX(%rcx)
-2:	ret
+	MINMAX
+	ret
 
 /*
  * Drops the frames longjmp (or a thread's exit through an unwinder) left
@@ -175,7 +200,7 @@ za_entry:
 	cmp %rax, (%rdx)		/* holds za_exit: a tail call from a */
 	je 1f				/* measured function, whose frame lives */
 	inc %rdx
-1:	call za_drop
+1:	DROP
 	mov INJ_T_DEPTH(%r11), %rax
 	cmp $INJ_DEPTH, %rax
 	jae .Ldeep
@@ -235,7 +260,7 @@ za_exit:
 	mov %rax, %r8			/* now */
 	SLOT
 	lea 72(%rsp), %rdx		/* where the entry found the return address */
-	call za_drop
+	DROP
 	mov INJ_T_DEPTH(%r11), %rax	/* the top frame is this call's */
 	dec %rax
 	mov %rax, %rcx
@@ -288,7 +313,7 @@ za_exit:
 62:	test %rsi, %rsi			/* one call's cost is at least 0 */
 	jns 60f
 	xor %esi, %esi
-60:	call za_minmax
+60:	MINMAX
 	pop %r10
 	pop %r9
 	pop %r8
