@@ -9,6 +9,10 @@
 # measured, and so does the program's SIGKILL (zond's status 137).  The
 # program's output and status are as without zond.
 #
+# Nothing races with the clock: the program sees the swaps itself (three()'s
+# bytes, see cycle.c) and each case waits for the second swap the program
+# saw (so both sets have whole passes) before it ends the run.
+#
 # Usage: cyclic.sh ZOND CYCLE WORKDIR
 set -u
 zond=$1 cycle=$2 dir=$3/cyclic
@@ -20,16 +24,30 @@ sets="-f one -f two -f three -f four --per-run 2"
 # calls of FUNC in run RUN (a number or -C NAME) of store DB
 calls() { "$zond" dump -i "$1" $2 | sed -n "s/^function $3 calls=//p"; }
 
-# Checks the two sets of a run in store DB, campaign C: whole passes each;
-# prints the passes measured.
+# DB RUN: the whole passes run RUN (a set) of store DB measured: its
+# functions' calls are one pass's calls of each (one 1, two 2, three 3, four 4)
+# times the same count, whichever two functions the address order put
+# together; "bad" if not, "none" for no function.  Leaves the set in setRUN.
+set_passes() {
+	"$zond" dump -i "$1" -r $2 | sed -n 's/^function \([a-z]*\) calls=\([0-9]*\)$/\1 \2/p' >set$2
+	awk '{	k = $1 == "one" ? 1 : $1 == "two" ? 2 : $1 == "three" ? 3 : $1 == "four" ? 4 : 0
+		if (!k || $2 % k || (n && $2 / k != first)) { print "bad"; exit }
+		if (!n++) first = $2 / k }
+		END { if (n == 2) print first; else if (!n) print "none"; else print "bad" }' set$2
+}
+
+# Checks the two sets (runs 1 and 2) of store DB: whole passes each; prints
+# the passes measured.
 whole_passes() {
-	one=$(calls "$1" "-r 1" one) two=$(calls "$1" "-r 1" two)
-	three=$(calls "$1" "-r 2" three) four=$(calls "$1" "-r 2" four)
-	[ -n "$one" ] && [ -n "$two" ] && [ -n "$three" ] && [ -n "$four" ] ||
-		{ fail "$1: a set was not stored ($one $two $three $four)"; echo 0; return; }
-	[ "$two" -eq $((2 * one)) ] || fail "$1: one $one, two $two: not whole passes"
-	[ $((4 * three)) -eq $((3 * four)) ] || fail "$1: three $three, four $four: not whole passes"
-	echo $((one + three / 3))
+	total=0
+	for r in 1 2; do
+		set=$(set_passes "$1" $r)
+		case $set in
+		bad | none) fail "$1: set $r: not whole passes: $(cat set$r)"; echo 0; return ;;
+		esac
+		total=$((total + set))
+	done
+	echo $total
 }
 
 # WHAT DB ERR: some passes measured in whole, at most as many as the program made
@@ -39,10 +57,13 @@ some_passes() {
 	[ "$got" -gt 0 ] && [ "$got" -le "$own" ] || fail "$1: $got passes measured, the program made $own"
 }
 
-# NAME: zond measuring a program that never ends, in the background (store
-# NAME.db, campaign NAME, stderr NAME.err); sets zpid and the program's pid.
+# NAME [MODE]: zond measuring a program that never ends, in the background
+# (store NAME.db, campaign NAME, stderr NAME.err; -q unless quiet= is set);
+# sets zpid and the program's pid.
+quiet=-q
 measure_forever() {
-	"$zond" inject -q -o $1.db -c $1 --safe-point tick --period 0.05 $sets -- "$cycle" 0 \
+	: >$1.err
+	"$zond" inject $quiet -o $1.db -c $1 --safe-point tick --period 0.05 $sets -- "$cycle" 0 ${2:-} \
 		>/dev/null 2>$1.err &
 	zpid=$!
 	pid=
@@ -53,18 +74,32 @@ measure_forever() {
 	done
 }
 
-# 1. The program ends by itself after 600 passes.
-"$cycle" 600 >plain.out 2>plain.err
+# ERR: waits until the program whose stderr is ERR saw two swaps (zond
+# ending first fails).
+two_swaps() {
+	while ! grep -q '^swap 2 seen' $1; do
+		kill -0 $zpid 2>/dev/null || { echo "FAIL: zond ended first: $(cat $1)"; exit 1; }
+		sleep 0.05
+	done
+}
+
+# 1. The program ends by itself after 100 passes (under zond: and two swaps).
+"$cycle" 100 >plain.out 2>plain.err
 plain=$?
-"$zond" inject -o end.db -c end --safe-point tick --period 0.05 $sets -- "$cycle" 600 \
+grep -q "^passes 100$" plain.err && ! grep -q "^swap" plain.err ||
+	fail "without zond: $(cat plain.err)"
+"$zond" inject -o end.db -c end --safe-point tick --period 0.05 $sets -- "$cycle" 100 swaps \
 	>end.out 2>end.err
 rc=$?
 [ $rc -eq $plain ] || fail "status $rc under zond inject, $plain without"
 diff -u plain.out end.out || fail "output differs"
-grep -q "^passes 600$" end.err || fail "the program's count: $(grep passes end.err)"
+own=$(sed -n 's/^passes //p' end.err)
+grep -q '^swap 2 seen' end.err && [ "${own:-0}" -ge 100 ] ||
+	fail "the program's count and swaps: $(cat end.err)"
 got=$(whole_passes end.db)
-[ "$got" -eq 600 ] || fail "the sets measured $got passes of 600"
-[ "$(calls end.db "-C end" four)" = "$(calls end.db "-r 2" four)" ] || fail "campaign end: four is not run 2's"
+[ "$got" -eq "$own" ] || fail "the sets measured $got passes of $own"
+[ "$(calls end.db "-C end" four)" = "$(sed -n 's/^four //p' set1 set2)" ] ||
+	fail "campaign end: four is not its run's"
 grep -q '^zond inject: set 2 of 2: run 2 stored in end.db: 2 functions, measured' end.err ||
 	fail "no line for set 2: $(cat end.err)"
 
@@ -109,18 +144,24 @@ assert sorted(got) == sorted(want) and len(got) == 4, (got, want)
 assert all(r["event"] == "time" and r["kind"] == "function" for r in rows)
 PY
 
-# 2. A safe point never reached: one line, the first set keeps every pass.
-"$zond" inject -o never.db -c never --safe-point tick --period 0.05 $sets -- "$cycle" 300 never \
-	>/dev/null 2>never.err || fail "never: status $?"
-grep -q '^zond inject: process [0-9]* has not reached the safe point tick in 0.05 s: set 1 of 2 stays measured$' \
-	never.err || fail "no line for the safe point never reached: $(cat never.err)"
+# 2. A safe point never reached: one line, the first set keeps every pass
+# (the program ended by SIGTERM once zond said so).
+never_line='^zond inject: process [0-9]* has not reached the safe point tick in 0.05 s: set 1 of 2 stays measured$'
+quiet= measure_forever never never
+while ! grep -q "$never_line" never.err; do
+	kill -0 $zpid 2>/dev/null || { echo "FAIL: zond ended first: $(cat never.err)"; exit 1; }
+	sleep 0.05
+done
+kill -TERM $pid
+wait $zpid || fail "never: status $?"
 grep -q '^zond inject: set 2 of 2 was never measured$' never.err || fail "set 2: $(cat never.err)"
-[ "$(calls never.db "-r 1" one)" = 300 ] && [ "$(calls never.db "-r 1" two)" = 600 ] ||
-	fail "never: set 1 measured $(calls never.db "-r 1" one) passes of 300"
+own=$(sed -n 's/^passes //p' never.err)
+got=$(set_passes never.db 1)
+[ "$got" = "$own" ] || fail "never: set 1 measured $got passes of $own: $(cat set1)"
 
 # 3. ^C to zond while the program runs on: what was measured is stored.
 measure_forever int
-sleep 0.5
+two_swaps int.err
 kill -INT $zpid
 sleep 0.3 # either order of the two ends is correct
 kill -TERM $pid
@@ -129,15 +170,18 @@ rc=$?
 [ $rc -eq 0 ] || fail "^C: zond's status $rc: $(cat int.err)"
 some_passes "^C" int.db int.err
 
-# 4. Attached: measure 0.5 s, detach; the program goes on.
+# 4. Attached: measure until two swaps, ^C, detach; the program goes on.
 "$cycle" 0 2>att.err &
 pid=$!
 while ! grep -q ready att.err; do
 	kill -0 $pid 2>/dev/null || { echo "FAIL: the program ended first"; exit 1; }
 	sleep 0.05
 done
-"$zond" inject -q -o att.db -c att --safe-point tick --period 0.05 $sets -p $pid --duration 0.5 ||
-	fail "-p: status $?"
+"$zond" inject -q -o att.db -c att --safe-point tick --period 0.05 $sets -p $pid &
+zpid=$!
+two_swaps att.err
+kill -INT $zpid
+wait $zpid || fail "-p: status $?"
 kill -TERM $pid
 wait $pid
 rc=$?
@@ -145,13 +189,17 @@ rc=$?
 some_passes -p att.db att.err
 
 # 5. The program killed (SIGKILL) while measured: zond's status is its, the sets are kept
-# (a pass may be cut anywhere: only that calls were stored is checked)
+# (a pass may be cut anywhere: only that both sets, each measured before the
+# second swap, were stored is checked)
 measure_forever kill
-sleep 0.5
+two_swaps kill.err
 kill -KILL $pid
 wait $zpid
 rc=$?
 [ $rc -eq 137 ] || fail "SIGKILL: zond's status $rc: $(cat kill.err)"
-[ "$(calls kill.db "-r 1" one)" -gt 0 ] || fail "SIGKILL: set 1 not stored: $(cat kill.err)"
+for r in 1 2; do
+	set_passes kill.db $r >/dev/null
+	grep -q ' [1-9]' set$r || fail "SIGKILL: set $r not stored: $(cat kill.err)"
+done
 [ $status -eq 0 ] && echo "cyclic: ok"
 exit $status
