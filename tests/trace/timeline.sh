@@ -11,7 +11,8 @@
 #   - QEMU's `-d in_asm,exec,nochain` log imported with --timeline, and the online mode, give
 #     the same spans;
 #   - --time: a window of plain instruction counts around rec's outermost call is rec's calls
-#     and cost exactly; a window with time units is refused with one line;
+#     and cost exactly; a window with time units is refused with one line, and so is --time on
+#     a trace run without a timeline;
 #   - --timeline-size K: keeping the oldest, the first K events of the full timeline (complete
 #     spans as they were, the calls they did not see end cut), timeline_dropped = 2 x spans - K;
 #     keeping the newest, the last K events (the calls they did not see start cut);
@@ -59,7 +60,7 @@ paths() {
 
 for variant in O0 O2; do
 	$cc -$variant -g -static -o timeline "$src/timeline/timeline.c" || { fail build; continue; }
-	rm -f z.db on.db log.db old.db new.db
+	rm -f z.db on.db log.db old.db new.db plain.db
 	env -i "$qemu" ./timeline >plain.txt || fail "plain run"
 	env -i "$zond" trace record -q -o t.ztrace -- ./timeline >out.txt || fail "record"
 	cmp -s plain.txt out.txt || fail "output differs under zond trace"
@@ -124,6 +125,11 @@ for variant in O0 O2; do
 	"$zond" report -i z.db --time 1ms~2ms >/dev/null 2>err.txt && fail "--time with units taken"
 	[ $(wc -l <err.txt) = 1 ] && grep -q "counts instructions: give --time without units" err.txt ||
 		fail "--time 1ms~2ms: $(cat err.txt)"
+
+	"$zond" trace report -q -o plain.db t.ztrace || fail "report"
+	"$zond" report -i plain.db --time 1~2 >/dev/null 2>err.txt && fail "--time without a timeline taken"
+	[ "$(cat err.txt)" = "zond report: run 1 has no timeline: read its trace with \`zond trace report --timeline\` to use --time" ] ||
+		fail "--time without a timeline: $(cat err.txt)"
 
 	# bounded: the first or the last K events of the full timeline
 	k=25 total=$((2 * n))

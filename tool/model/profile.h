@@ -315,7 +315,7 @@ int64_t profile_timeline_origin(const struct zp_profile *p);
 /*
  * The profile of what ran in the window [from, to) of p's timeline (times
  * from profile_timeline_origin): p's run, meta, threads and nodes, one event
- * (time in ns, or the timeline's unit), and calls, self and inclusive cost
+ * (time in ns, or p's event counted in the timeline's unit: a trace's Ir), and calls, self and inclusive cost
  * per context, function and call edge recomputed from the spans that
  * overlap the window, each clipped to it.  A call counts once in every
  * window it ran in.  Its spans are those, clipped (flags ZP_SPAN_NO_START

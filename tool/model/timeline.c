@@ -129,6 +129,15 @@ static int in_window(const struct zp_span *sp, int64_t from, int64_t to)
 	return sp->start < to && sp->end > from;
 }
 
+/* The name of p's event counted in unit (a trace's Ir for "instructions"), else the unit's. */
+static const char *event_counting(const struct zp_profile *p, const char *unit)
+{
+	for (size_t i = 0; i < p->nevents; i++)
+		if (p->events[i].unit && strcmp(p->events[i].unit, unit) == 0)
+			return p->events[i].name;
+	return unit;
+}
+
 struct zp_profile *profile_window(const struct zp_profile *p, int64_t from, int64_t to)
 {
 	struct zp_profile *w = profile_new();
@@ -138,7 +147,7 @@ struct zp_profile *profile_window(const struct zp_profile *p, int64_t from, int6
 	if (!unit || strcmp(unit, "ns") == 0)
 		profile_event(w, "time", "ns");
 	else
-		profile_event(w, unit, unit);
+		profile_event(w, event_counting(p, unit), unit);
 	int64_t origin = profile_timeline_origin(p);
 	from = from > INT64_MIN + origin ? from + origin : INT64_MIN;
 	to = to < INT64_MAX - origin ? to + origin : INT64_MAX;
