@@ -154,6 +154,18 @@ for variant in O0 O2; do
 		[ -z "$bad" ] || fail "$keep $k: $bad"
 	done
 done
+# a program that forks: one timeline per process, the run's facts count every process's events
+variant=forks
+$cc -O1 -g -static -o forks "$src/scenarios/forks.c" || fail build
+rm -f f.ztrace* f.db
+env -i "$zond" trace record -q -o f.ztrace -- ./forks >/dev/null 2>&1
+"$zond" trace report -q --timeline -o f.db f.ztrace || fail "report --timeline"
+spans f.db >f.txt || fail export
+set -- f.ztrace*
+got=$(awk '$1 == "events" { n++; e += 2 * $3 - 10 } END { print n, e }' f.txt)
+"$zond" trace report -q --timeline-size 10 -o f.db f.ztrace || fail "report --timeline-size"
+dropped=$("$zond" report -i f.db | sed -n 's/^warning: *timeline_dropped = \([0-9]*\) events.*/\1/p')
+[ "$got" = "$# $dropped" ] || fail "$# traces, $dropped events dropped; the full export: $got"
 env -i "$zond" trace record -q --timeline -o t.ztrace -- ./timeline >/dev/null 2>err.txt &&
 	fail "record --timeline without --online taken"
 [ $(wc -l <err.txt) = 1 ] && grep -q "give it to .zond trace report" err.txt ||

@@ -605,6 +605,12 @@ static void read_child(const char *file, const struct trace_timeline *tl, struct
 			snprintf(note, room, "%s%s (left out)", w ? "; " : "", e.msg);
 	} else if (*ci.run && strcmp(ci.run, info->run) == 0 && ci.pid != info->pid) {
 		profile_merge(p, q);
+		/* the run's timeline facts count every process's (profile_merge keeps no meta) */
+		static const char *const counts[] = {"timeline_events", "timeline_dropped"};
+		for (size_t i = 0; i < 2; i++) {
+			const char *v = profile_meta(q, counts[i]);
+			profile_add_count(p, counts[i], v ? strtoull(v, NULL, 10) : 0);
+		}
 		info->insns += ci.insns;
 		info->blocks += ci.blocks;
 		info->lost += ci.lost;
