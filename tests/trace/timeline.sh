@@ -29,13 +29,7 @@ status=0
 fail() { echo "FAIL ($arch $variant): $*"; status=1; }
 own="main outer pair leaf_x leaf_y rec"
 
-# insns FUNC: instructions of FUNC up to its first return, from objdump.
-insns() {
-	$objdump -d --no-show-raw-insn timeline | awk -v f="<$1>:" '
-		$2 == f { on = 1; next }
-		on && /^ *[0-9a-f]+:/ { n++; if ($2 ~ /^ret/) { print n; exit } }
-		on && /^$/ { exit }'
-}
+. "$src/insns.sh"
 
 # spans DB [zond export options]: chrome_check.py's lines of the run's export
 spans() {
@@ -74,7 +68,7 @@ for variant in O0 O2; do
 	cmp -s want.seq got.seq || fail "calls differ from the program's log: $(diff want.seq got.seq)"
 
 	# branchless functions: objdump's length plus the callees'
-	x=$(insns leaf_x) y=$(insns leaf_y) p=$(insns pair) o=$(insns outer)
+	x=$(insns timeline leaf_x) y=$(insns timeline leaf_y) p=$(insns timeline pair) o=$(insns timeline outer)
 	[ -n "$x" ] && [ -n "$y" ] && [ -n "$p" ] && [ -n "$o" ] || fail "objdump: '$x' '$y' '$p' '$o'"
 	pair=$((p + x + y))
 	outer=$((o + 2 * pair + x))
