@@ -1335,17 +1335,26 @@ static void make_timeline(struct rebuild *r, struct zp_profile *p, uint32_t thre
 	if (!r->tl_max)
 		return;
 	int full = r->tl_offered > r->tl_max;
-	uint64_t kept = full ? r->tl_max : r->tl_offered, first = 0;
-	struct zp_tl_event *ev = zp_xmalloc((kept ? kept : 1) * sizeof *ev);
-	if (full && r->tl_newest)
-		first = r->tl_offered % r->tl_max;
-	for (uint64_t i = 0; i < kept; i++) {
-		ev[i] = r->tl[(first + i) % r->tl_max];
-		ev[i].node = r->funcs[ev[i].node].node;
+	uint64_t kept = full ? r->tl_max : r->tl_offered;
+	size_t first = full && r->tl_newest ? (size_t)(r->tl_offered % r->tl_max) : 0;
+	/* oldest first: a wrapped ring's oldest event is the one written next */
+	struct zp_tl_event *ev = r->tl;
+	if (first) {
+		ev = zp_xmalloc(kept * sizeof *ev);
+		memcpy(ev, r->tl + first, (kept - first) * sizeof *ev);
+		memcpy(ev + (kept - first), r->tl, first * sizeof *ev);
 	}
+	for (uint64_t i = 0; i < kept; i++)
+		ev[i].node = r->funcs[ev[i].node].node;
 	int64_t end = full && !r->tl_newest && kept ? ev[kept - 1].time : (int64_t)r->h.icount;
 	profile_add_timeline(p, thread, ev, (size_t)kept, full && r->tl_newest, end);
-	free(ev);
+	if (ev != r->tl)
+		free(ev);
+	/* its nodes are the profile's now: the timeline is done */
+	free(r->tl);
+	r->tl = NULL;
+	r->tl_cap = 0;
+	r->tl_max = 0;
 	profile_add_meta(p, "timeline_unit", "instructions");
 	profile_add_meta(p, "timeline_keep", r->tl_newest ? "newest" : "oldest");
 	profile_add_count(p, "timeline_events", kept);
