@@ -18,19 +18,19 @@ static int depths[N];
 static volatile int n, depth;
 static volatile unsigned sink;
 
-#define ENTER(name)                 \
-	do {                        \
-		int k = n;          \
-		names[k] = name;    \
-		depths[k] = depth;  \
-		n = k + 1;          \
+#define ENTER(name)                                                                                \
+	do {                                                                                       \
+		int k = n;                                                                         \
+		names[k] = name;                                                                   \
+		depths[k] = depth;                                                                 \
+		n = k + 1;                                                                         \
 	} while (0)
 
-#define CALL(f, ...)        \
-	do {                \
-		depth++;    \
-		f(__VA_ARGS__); \
-		depth--;    \
+#define CALL(f, ...)                                                                               \
+	do {                                                                                       \
+		depth++;                                                                           \
+		f(__VA_ARGS__);                                                                    \
+		depth--;                                                                           \
 	} while (0)
 
 __attribute__((noinline)) void leaf_x(void)
