@@ -5,9 +5,10 @@
 #     JSON as viewers need it and derives the nesting itself) holds the program's own calls in
 #     the order and at the depths the program logged them itself (its "call DEPTH NAME" lines);
 #   - each call's span is its exact inclusive instruction count: for the branchless functions
-#     (leaf_x, leaf_y, pair, outer) their objdump length plus their callees', and for every call
-#     the inclusive cost of its calling context that the trace's rebuild gives
-#     (trace_contexts_dump: the context's min = max = the span);
+#     (leaf_x, leaf_y, pair, outer) their objdump length plus their callees'; against the calling
+#     contexts the trace's rebuild gives (trace_contexts_dump), every context has as many spans
+#     as calls, summing to its inclusive cost, each between its min and max, and for the
+#     program's own functions min = max = the span;
 #   - QEMU's `-d in_asm,exec,nochain` log imported with --timeline, and the online mode, give
 #     the same spans;
 #   - --time: a window of plain instruction counts around rec's outermost call is rec's calls
@@ -16,6 +17,8 @@
 #   - --timeline-size K: keeping the oldest, the first K events of the full timeline (complete
 #     spans as they were, the calls they did not see end cut), timeline_dropped = 2 x spans - K;
 #     keeping the newest, the last K events (the calls they did not see start cut);
+#   - a program that forks (tests/trace/scenarios/forks.c): one timeline per process, and the
+#     run's timeline_dropped counts every process's;
 #   - `zond trace record --timeline` without --online is refused with one line.
 #
 # Usage: timeline.sh ZOND CONTEXTS_DUMP ARCH WORKDIR SRCDIR CHROME_CHECK  (77: cross tools missing)
