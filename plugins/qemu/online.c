@@ -47,6 +47,8 @@ static struct {
 	size_t nrec; /* published with release: records below it are complete and immutable */
 	struct online_thread **threads;
 	size_t nthreads;
+	uint64_t tl_events; /* online_timeline */
+	int tl_newest;
 } o = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 struct rebuild *online_one; /* online.h */
@@ -64,6 +66,12 @@ static int failed(const struct zerr *err)
 static int lost(void)
 {
 	return __atomic_load_n(&o.failed, __ATOMIC_RELAXED);
+}
+
+void online_timeline(uint64_t events, int keep_newest)
+{
+	o.tl_events = events;
+	o.tl_newest = keep_newest;
 }
 
 int online_start(const char *store, const char *arch, const char *exe, uint64_t entry)
@@ -217,6 +225,7 @@ static __attribute__((noinline)) int catch_up(struct online_thread *t)
 		t->rb = rebuild_new(o.isa, o.syms);
 		if (o.exe[0])
 			rebuild_set_program(t->rb, o.exe, o.entry);
+		rebuild_set_timeline(t->rb, o.tl_events, o.tl_newest);
 	}
 	size_t n = o.nrec;
 	for (; t->seen < n && rc == 0; t->seen++) {

@@ -30,6 +30,8 @@ struct online_thread;
 
 /* Starts the rebuild for QEMU's target arch; the store is written at the end. */
 int online_start(const char *store, const char *arch, const char *exe, uint64_t entry);
+/* Each thread keeps a timeline (rebuild_set_timeline); before the first thread starts. */
+void online_timeline(uint64_t events, int keep_newest);
 void online_map(uint64_t start, uint64_t end, uint64_t offset, const char *path);
 int online_define(uint32_t id, uint64_t vaddr, uint32_t ninsns, const uint8_t *sizes,
 		  const uint8_t *bytes);

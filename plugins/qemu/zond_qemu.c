@@ -886,7 +886,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 					   int argc, char **argv)
 {
 	z.path = "zond.ztrace";
-	int tail_fd = -1;
+	int tail_fd = -1, tl_newest = 0;
+	uint64_t tl_events = 0;
 	for (int i = 0; i < argc; i++) {
 		if (strncmp(argv[i], "tail=", 5) == 0) {
 			tail_fd = atoi(argv[i] + 5);
@@ -896,13 +897,19 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			z.online = z.path = argv[i] + 7;
 		} else if (strncmp(argv[i], "status=", 7) == 0) {
 			z.status = argv[i] + 7;
+		} else if (strncmp(argv[i], "timeline=", 9) == 0) {
+			tl_events = strtoull(argv[i] + 9, NULL, 10);
+		} else if (strncmp(argv[i], "timeline_keep=", 14) == 0) {
+			tl_newest = strcmp(argv[i] + 14, "newest") == 0;
 		} else {
 			fprintf(stderr, "zond plugin: unknown option '%s' (out=FILE, online=STORE, "
-				"status=FILE, tail=FD)\n",
+				"status=FILE, tail=FD, timeline=N, timeline_keep=oldest|newest)\n",
 				argv[i]);
 			return -1;
 		}
 	}
+	/* online only: a trace keeps every call, `zond trace report --timeline` reads them */
+	online_timeline(tl_events, tl_newest);
 	if (info->system_emulation) {
 		fprintf(stderr, "zond plugin: only user-mode QEMU (qemu-ARCH) is supported\n");
 		return -1;

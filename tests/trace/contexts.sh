@@ -38,13 +38,7 @@ project() {
 	END { for (k in calls) print k, calls[k] }' "$1" | sort
 }
 
-# insns FUNC: instructions of FUNC up to its first return, from objdump.
-insns() {
-	$objdump -d --no-show-raw-insn contexts | awk -v f="<$1>:" '
-		$2 == f { on = 1; next }
-		on && /^ *[0-9a-f]+:/ { n++; if ($2 ~ /^ret/) { print n; exit } }
-		on && /^$/ { exit }'
-}
+. "$5/insns.sh"
 
 # sums DUMP: contexts against the flat profile and the trace length; silent when they hold.
 sums() {
@@ -74,7 +68,7 @@ for variant in O0 O2; do
 	cmp -s full.want full.got || fail "stacks differ from the program's: $(diff full.want full.got)"
 	msg=$(sums full.dump) || fail "$msg"
 	for leaf in leaf_x leaf_y; do
-		n=$(insns $leaf)
+		n=$(insns contexts $leaf)
 		[ -n "$n" ] || { fail "no $leaf in objdump"; continue; }
 		bad=$(awk -v leaf=$leaf -v n=$n '(!/^=/ && $2 ~ (";" leaf "$") &&
 			($4 != $3 * n || $6 != n || $7 != n)) ||

@@ -118,6 +118,9 @@ static struct zp_profile *window_of(struct zp_profile *p, const char *spec, stru
 	struct zp_profile *win = NULL;
 	if (time_window_parse(spec, &w, err) < 0)
 		;
+	else if (!unit && p->run.collector && strcmp(p->run.collector, "trace") == 0)
+		zerr_set(err, "run %lld has no timeline: read its trace with `zond trace report "
+			      "--timeline` to use --time", (long long)p->run.id);
 	else if (!unit)
 		zerr_set(err, "run %lld has no timeline: record it with --timeline to use --time",
 			 (long long)p->run.id);

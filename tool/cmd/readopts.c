@@ -35,7 +35,8 @@ static const struct common_option {
 	 {"time", required_argument, NULL, OPT_TIME},
 	 "      --time FROM~TO    only what ran in that window of the run's timeline\n"
 	 "                        (record --timeline): 100ms~200ms, ~1s, 5ms~; units\n"
-	 "                        ns, us, ms, s\n"},
+	 "                        ns, us, ms, s; a trace's timeline (trace report\n"
+	 "                        --timeline) in instructions, without units: 1000~5000\n"},
 	{READ_EVENT,
 	 {"event", required_argument, NULL, 'e'},
 	 "  -e, --event NAME      event shown (default: the first)\n"},

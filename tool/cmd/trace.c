@@ -67,6 +67,13 @@ static const char usage_text[] =
 	"  -e, --elf PROG        the traced program (for names and lines)\n"
 	"  -b, --bias ADDR       PROG's load bias (position-independent code)\n"
 	"convert: write the instructions TRACE executed as a pcs file (-o, default stdout)\n"
+	"report, import and record --online:\n"
+	"      --timeline        keep every call's enter and exit, per thread, in instructions\n"
+	"                        of that thread (doc/trace.md, \"Timeline\"); record without\n"
+	"                        --online refuses it: the trace keeps every call already\n"
+	"      --timeline-size N events kept per thread (default 1048576; implies --timeline)\n"
+	"      --timeline-keep oldest|newest  which events a full timeline keeps (default\n"
+	"                        oldest); the others are counted as timeline_dropped\n"
 	"report and import:\n"
 	"  -o, --output FILE     profile store (default ./zond.db)\n"
 	"  -c, --campaign NAME   file the run under campaign NAME\n"
@@ -87,13 +94,16 @@ static const struct option options[] = {
 	{"top", required_argument, NULL, 'n'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"no-progress", no_argument, NULL, 'P'},
+	{"timeline", no_argument, NULL, 'T'},
+	{"timeline-size", required_argument, NULL, 'S'},
+	{"timeline-keep", required_argument, NULL, 'K'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
 struct trace_cmd {
 	const char *output, *sysroot, *qemu, *format, *campaign;
-	struct trace_import import;
+	struct trace_import import; /* import.timeline: --timeline for every reader */
 	long top;
 	int quiet, online, no_progress;
 };
@@ -130,6 +140,25 @@ static int parse(struct trace_cmd *t, int argc, char **argv, const char *sub)
 			break;
 		case 'q': t->quiet = 1; break;
 		case 'P': t->no_progress = 1; break;
+		case 'T':
+			if (!t->import.timeline.events)
+				t->import.timeline.events = LAUNCH_TIMELINE_DEFAULT;
+			break;
+		case 'S':
+			if ((v = parse_count(optarg)) < 1 || v > LAUNCH_TIMELINE_MAX)
+				return cmd_usage_error(
+					"trace", "--timeline-size wants a number from 1 to %ld, not '%s'",
+					LAUNCH_TIMELINE_MAX, optarg);
+			t->import.timeline.events = (uint64_t)v;
+			break;
+		case 'K':
+			if (strcmp(optarg, "oldest") != 0 && strcmp(optarg, "newest") != 0)
+				return cmd_usage_error(
+					"trace", "--timeline-keep wants oldest or newest, not '%s'", optarg);
+			t->import.timeline.keep_newest = strcmp(optarg, "newest") == 0;
+			if (!t->import.timeline.events)
+				t->import.timeline.events = LAUNCH_TIMELINE_DEFAULT;
+			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return cmd_usage_error("trace", "bad option for 'trace %s'", sub);
 		}
@@ -338,6 +367,9 @@ static int record(struct trace_cmd *t, char **argv)
 		const char *base = strrchr(prog, '/');
 		snprintf(out, sizeof out, "%s.ztrace", base ? base + 1 : prog);
 	}
+	if (t->import.timeline.events && !t->online)
+		return cmd_usage_error("trace", "--timeline is for the profile, and a trace keeps every "
+						"call: give it to `zond trace report` (or record --online)");
 	const char *inputs[] = {prog, t->sysroot, NULL};
 	/*
 	 * The plugin writes the trace in place, not through a temporary file: a
@@ -357,8 +389,12 @@ static int record(struct trace_cmd *t, char **argv)
 	if (tail >= 0)
 		snprintf(tailopt, sizeof tailopt, ",tail=%d", tail);
 	snprintf(qemu, sizeof qemu, "qemu-%s", arch);
-	snprintf(opt, sizeof opt, "%s,%s=%s,status=%s%s", find_plugin(),
-		 t->online ? "online" : "out", out, status, tailopt);
+	char tlopt[64] = "";
+	if (t->import.timeline.events)
+		snprintf(tlopt, sizeof tlopt, ",timeline=%" PRIu64 ",timeline_keep=%s",
+			 t->import.timeline.events, t->import.timeline.keep_newest ? "newest" : "oldest");
+	snprintf(opt, sizeof opt, "%s,%s=%s,status=%s%s%s", find_plugin(),
+		 t->online ? "online" : "out", out, status, tailopt, tlopt);
 	int argc = 0;
 	while (argv[argc])
 		argc++;
@@ -467,7 +503,8 @@ static int store_trace(struct trace_cmd *t, const char *path, int import)
 	int rc;
 	size_t children = 0;
 	if (!import)
-		rc = trace_read_ztrace_family(path, syms, p, &info, &children, &err);
+		rc = trace_read_ztrace_family(path, &t->import.timeline, syms, p, &info, &children,
+					      &err);
 	else if (strcmp(t->format, "qemu-log") == 0)
 		rc = trace_read_qemu_log(path, &t->import, syms, p, &info, &err);
 	else

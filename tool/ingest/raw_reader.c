@@ -853,38 +853,11 @@ static int64_t timeline_ns(const struct raw *r, uint64_t ticks)
 		      (int64_t)to_ns(r, sub_clamp(ticks, r->h.start_ticks)));
 }
 
-static int cmp_span(const void *a, const void *b)
-{
-	const struct zp_span *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->depth < y->depth ? -1 : x->depth > y->depth;
-}
-
-struct open_frame {
-	uint32_t depth, func, flags;
-	uint64_t start;
-};
-
-static void add_span(struct zp_profile *p, const struct raw *r, const struct raw_thread *t,
-		     uint32_t thread, const struct open_frame *o, uint64_t end, uint32_t flags)
-{
-	uint32_t node = t->nodes[o->func];
-	/* a thread's ticks only grow; a damaged file's may not, and a call never ends before it
-	 * starts */
-	if (node != ZP_NONE)
-		profile_add_span(p, thread, node, o->depth, o->flags | flags,
-				 timeline_ns(r, o->start),
-				 timeline_ns(r, end > o->start ? end : o->start));
-}
-
 /*
- * The thread's events into spans (doc/raw-format.md, "Timeline"): an event
- * at depth d closes the frames open at d and above; an enter opens one.  A
- * ring that lost its oldest events starts inside calls: an exit below every
- * depth seen so far ends a call entered before the first event kept.
- * Frames still open at the end close at the last event kept (the ring was
- * full) or when the thread was last seen, never before that event.
+ * The thread's events into spans (doc/raw-format.md, "Timeline";
+ * profile_add_timeline).  Frames still open at the end close at the last
+ * event kept (the ring was full) or when the thread was last seen, never
+ * before that event.
  */
 static void add_spans(struct zp_profile *p, const struct raw *r, const struct raw_thread *t,
 		      uint32_t thread)
@@ -892,35 +865,20 @@ static void add_spans(struct zp_profile *p, const struct raw *r, const struct ra
 	if (!t->n_events)
 		return;
 	const struct zr_header *h = &r->h;
-	struct open_frame *open = zp_xmalloc((h->max_depth + 1) * sizeof *open);
-	uint32_t n_open = 0, shallowest = UINT32_MAX;
-	size_t first = p->nspans;
 	int lost_start = t->info.events_written > h->max_events &&
 			 (h->timeline_flags & ZR_TIMELINE_KEEP_NEWEST);
 	int lost_end = t->info.events_written > h->max_events && !lost_start;
+	struct zp_tl_event *ev = zp_xmalloc(t->n_events * sizeof *ev);
 	for (uint32_t i = 0; i < t->n_events; i++) {
 		const struct zr_event *e = &t->events[i];
-		uint32_t d = e->depth & ~ZR_EVENT_EXIT;
-		while (n_open && open[n_open - 1].depth >= d)
-			add_span(p, r, t, thread, &open[--n_open], e->ticks, 0);
-		struct open_frame o = {d, e->func, 0, e->ticks};
-		if (!(e->depth & ZR_EVENT_EXIT)) {
-			open[n_open++] = o;
-		} else if (lost_start && d < shallowest) {
-			o.start = t->events[0].ticks;
-			add_span(p, r, t, thread, &o, e->ticks, ZP_SPAN_NO_START);
-		}
-		if (d < shallowest)
-			shallowest = d;
+		ev[i] = (struct zp_tl_event){timeline_ns(r, e->ticks), t->nodes[e->func],
+					     e->depth & ~ZR_EVENT_EXIT, (e->depth & ZR_EVENT_EXIT) != 0};
 	}
 	/* sampled time keeps no times of its own: the last event may be the last time known */
 	uint64_t last = t->events[t->n_events - 1].ticks, known = last_known_ticks(r, t);
 	uint64_t end = lost_end || known < last ? last : known;
-	while (n_open)
-		add_span(p, r, t, thread, &open[--n_open], end, ZP_SPAN_NO_END);
-	free(open);
-	/* closed innermost first: in the order the calls were entered */
-	qsort(p->spans + first, p->nspans - first, sizeof *p->spans, cmp_span);
+	profile_add_timeline(p, thread, ev, t->n_events, lost_start, timeline_ns(r, end));
+	free(ev);
 }
 
 /* ---- into the profile -------------------------------------------------- */
@@ -1056,16 +1014,6 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 
 /* ---- run facts --------------------------------------------------------- */
 
-static void add_count(struct zp_profile *p, const char *key, uint64_t n)
-{
-	if (!n)
-		return;
-	const char *old = profile_meta(p, key);
-	char buf[32];
-	snprintf(buf, sizeof buf, "%" PRIu64, n + (uint64_t)(old ? strtoull(old, NULL, 10) : 0));
-	profile_add_meta(p, key, buf);
-}
-
 static const char *clock_name(const struct zr_header *h)
 {
 	int fast = h->flags & ZR_FLAG_FAST_CLOCK;
@@ -1118,16 +1066,16 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	} else if (sub_ns(end_ns, p->run.start_ns) > p->run.duration_ns) {
 		p->run.duration_ns = sub_ns(end_ns, p->run.start_ns);
 	}
-	add_count(p, "processes", 1);
-	add_count(p, "lost_threads", h->lost_threads);
+	profile_add_count(p, "processes", 1);
+	profile_add_count(p, "lost_threads", h->lost_threads);
 	/* processes whose raw file had no room for every thread slot (raw.h) */
-	add_count(p, "lost_room", (h->flags & ZR_FLAG_NO_ROOM) != 0);
-	add_count(p, "lost_modules", h->lost_modules);
-	add_count(p, "lost_strings", h->lost_strings);
-	add_count(p, "lost_funcs", counts[LOST_FUNCS]);
-	add_count(p, "lost_edges", counts[LOST_EDGES]);
-	add_count(p, "lost_frames", counts[LOST_FRAMES]);
-	add_count(p, "lost_contexts", counts[LOST_CONTEXTS]);
+	profile_add_count(p, "lost_room", (h->flags & ZR_FLAG_NO_ROOM) != 0);
+	profile_add_count(p, "lost_modules", h->lost_modules);
+	profile_add_count(p, "lost_strings", h->lost_strings);
+	profile_add_count(p, "lost_funcs", counts[LOST_FUNCS]);
+	profile_add_count(p, "lost_edges", counts[LOST_EDGES]);
+	profile_add_count(p, "lost_frames", counts[LOST_FRAMES]);
+	profile_add_count(p, "lost_contexts", counts[LOST_CONTEXTS]);
 	if (counts[PAID_THREADS] && !profile_meta(p, "overhead_pair_paid_ns")) {
 		/* the probe pair's cost as measured on the program's own calls (threads' mean) */
 		char paid[32];
@@ -1140,18 +1088,18 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 		profile_add_meta(p, "timeline_keep",
 				 (h->timeline_flags & ZR_TIMELINE_KEEP_NEWEST) ? "newest"
 									       : "oldest");
-		add_count(p, "timeline_events", counts[EVENTS_KEPT]);
-		add_count(p, "timeline_dropped", counts[EVENTS_DROPPED]);
+		profile_add_count(p, "timeline_events", counts[EVENTS_KEPT]);
+		profile_add_count(p, "timeline_dropped", counts[EVENTS_DROPPED]);
 	}
 	if (!(h->flags & ZR_FLAG_SAMPLED))
 		return;
 	/* every sample is the program's (in the contexts or "[no function]"),
 	   zond's own, or lost: samples = those + samples_zond + samples_lost */
-	add_count(p, "samples", counts[SAMPLES]);
-	add_count(p, "samples_zond", counts[SAMPLES_ZOND]);
-	add_count(p, "samples_lost", counts[SAMPLES_LOST]);
+	profile_add_count(p, "samples", counts[SAMPLES]);
+	profile_add_count(p, "samples_zond", counts[SAMPLES_ZOND]);
+	profile_add_count(p, "samples_lost", counts[SAMPLES_LOST]);
 	/* in the contexts, but not placed by pc: a callee's prologue may count for its caller */
-	add_count(p, "samples_unplaced", counts[SAMPLES_UNPLACED]);
+	profile_add_count(p, "samples_unplaced", counts[SAMPLES_UNPLACED]);
 	char buf[32];
 	snprintf(buf, sizeof buf, "%" PRIu64, h->sample_period_ns);
 	profile_add_meta(p, "sample_period_ns", buf);

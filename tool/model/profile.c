@@ -5,6 +5,7 @@
  * arrays; each table knows how to hash and compare its own element kind.
  */
 #include "profile.h"
+#include <inttypes.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +226,16 @@ void profile_add_meta(struct zp_profile *p, const char *key, const char *value)
 	r->meta[r->nmeta].key = zp_xstrdup(key);
 	r->meta[r->nmeta].value = zp_xstrdup(value);
 	r->nmeta++;
+}
+
+void profile_add_count(struct zp_profile *p, const char *key, uint64_t n)
+{
+	if (!n)
+		return;
+	const char *old = profile_meta(p, key);
+	char buf[32];
+	snprintf(buf, sizeof buf, "%" PRIu64, n + (uint64_t)(old ? strtoull(old, NULL, 10) : 0));
+	profile_add_meta(p, key, buf);
 }
 
 const char *profile_meta(const struct zp_profile *p, const char *key)

@@ -199,6 +199,8 @@ void profile_free(struct zp_profile *p);
 void profile_set_str(char **field, const char *value);
 void profile_add_meta(struct zp_profile *p, const char *key, const char *value);
 const char *profile_meta(const struct zp_profile *p, const char *key);
+/* Adds n to the whole number of meta key (absent: 0); n == 0 adds nothing, not even the key. */
+void profile_add_count(struct zp_profile *p, const char *key, uint64_t n);
 
 /* Returns the event's index; adds it if new. */
 unsigned profile_event(struct zp_profile *p, const char *name, const char *unit);
@@ -235,6 +237,29 @@ void profile_context_add(struct zp_context *dst, const struct zp_context *src, s
 /* Appends a span to the timeline (see struct zp_span for the order). */
 void profile_add_span(struct zp_profile *p, uint32_t thread, uint32_t node, uint32_t depth,
 		      uint32_t flags, int64_t start, int64_t end);
+
+/*
+ * One enter or exit of a call, as a collector's timeline keeps it: its time
+ * in the timeline's unit, the call's node (ZP_NONE: a call not shown, whose
+ * frame still nests the others) and its depth (0: the thread's root).
+ */
+struct zp_tl_event {
+	int64_t time;
+	uint32_t node, depth;
+	int exit;
+};
+
+/*
+ * Appends the spans of one thread's events ev[0..n) (in the order they
+ * happened) to p: an event at depth d ends the calls open at d and above
+ * at its time, an enter opens one.  lost_start: the events are the newest
+ * of more, so an exit below every depth seen so far ends a call entered
+ * before ev[0] (ZP_SPAN_NO_START, starting at ev[0]'s time).  Calls still
+ * open after the last event end at end (ZP_SPAN_NO_END), never before
+ * they started.  Spans go in the order of struct zp_span.
+ */
+void profile_add_timeline(struct zp_profile *p, uint32_t thread, const struct zp_tl_event *ev,
+			  size_t n, int lost_start, int64_t end);
 
 /* Appends an instruction's costs (zeroed); instructions are not merged by address. */
 struct zp_instr *profile_add_instr(struct zp_profile *p, uint32_t thread, uint32_t node,
@@ -290,7 +315,7 @@ int64_t profile_timeline_origin(const struct zp_profile *p);
 /*
  * The profile of what ran in the window [from, to) of p's timeline (times
  * from profile_timeline_origin): p's run, meta, threads and nodes, one event
- * (time in ns, or the timeline's unit), and calls, self and inclusive cost
+ * (time in ns, or p's event counted in the timeline's unit: a trace's Ir), and calls, self and inclusive cost
  * per context, function and call edge recomputed from the spans that
  * overlap the window, each clipped to it.  A call counts once in every
  * window it ran in.  Its spans are those, clipped (flags ZP_SPAN_NO_START

@@ -129,6 +129,15 @@ static int in_window(const struct zp_span *sp, int64_t from, int64_t to)
 	return sp->start < to && sp->end > from;
 }
 
+/* The name of p's event counted in unit (a trace's Ir for "instructions"), else the unit's. */
+static const char *event_counting(const struct zp_profile *p, const char *unit)
+{
+	for (size_t i = 0; i < p->nevents; i++)
+		if (p->events[i].unit && strcmp(p->events[i].unit, unit) == 0)
+			return p->events[i].name;
+	return unit;
+}
+
 struct zp_profile *profile_window(const struct zp_profile *p, int64_t from, int64_t to)
 {
 	struct zp_profile *w = profile_new();
@@ -138,7 +147,7 @@ struct zp_profile *profile_window(const struct zp_profile *p, int64_t from, int6
 	if (!unit || strcmp(unit, "ns") == 0)
 		profile_event(w, "time", "ns");
 	else
-		profile_event(w, unit, unit);
+		profile_event(w, event_counting(p, unit), unit);
 	int64_t origin = profile_timeline_origin(p);
 	from = from > INT64_MIN + origin ? from + origin : INT64_MIN;
 	to = to < INT64_MAX - origin ? to + origin : INT64_MAX;
@@ -158,4 +167,52 @@ struct zp_profile *profile_window(const struct zp_profile *p, int64_t from, int6
 		close_top(&k, thread);
 	free(k.stack);
 	return w;
+}
+
+static int compare_spans(const void *a, const void *b)
+{
+	const struct zp_span *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+static void end_span(struct zp_profile *p, uint32_t thread, const struct zp_tl_event *o,
+		     uint32_t flags, int64_t end)
+{
+	/* a damaged file's times may not grow: a call never ends before it starts */
+	if (o->node != ZP_NONE)
+		profile_add_span(p, thread, o->node, o->depth, flags, o->time,
+				 end > o->time ? end : o->time);
+}
+
+void profile_add_timeline(struct zp_profile *p, uint32_t thread, const struct zp_tl_event *ev,
+			  size_t n, int lost_start, int64_t end)
+{
+	struct zp_tl_event *open = NULL;
+	size_t nopen = 0, cap = 0, first = p->nspans;
+	uint32_t shallowest = UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const struct zp_tl_event *e = &ev[i];
+		while (nopen && open[nopen - 1].depth >= e->depth)
+			end_span(p, thread, &open[--nopen], 0, e->time);
+		if (!e->exit) {
+			if (nopen == cap) {
+				cap = cap ? 2 * cap : 64;
+				open = zp_xrealloc(open, cap * sizeof *open);
+			}
+			open[nopen++] = *e;
+		} else if (lost_start && e->depth < shallowest) {
+			struct zp_tl_event o = *e;
+			o.time = ev[0].time;
+			end_span(p, thread, &o, ZP_SPAN_NO_START, e->time);
+		}
+		if (e->depth < shallowest)
+			shallowest = e->depth;
+	}
+	while (nopen)
+		end_span(p, thread, &open[--nopen], ZP_SPAN_NO_END, end);
+	free(open);
+	/* closed innermost first: in the order the calls were entered */
+	qsort(p->spans + first, p->nspans - first, sizeof *p->spans, compare_spans);
 }

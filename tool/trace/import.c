@@ -430,6 +430,7 @@ static int start(struct importer *im, const struct trace_import *o, struct symbo
 				isa_names());
 	snprintf(im->info->arch, sizeof im->info->arch, "%s", im->isa->name);
 	im->rb = rebuild_new(im->isa, syms);
+	rebuild_set_timeline(im->rb, o->timeline.events, o->timeline.keep_newest);
 	if (!o->elf)
 		return 0;
 	char real[PATH_MAX];

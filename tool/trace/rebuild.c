@@ -146,6 +146,16 @@ struct rebuild {
 
 	void *tap_ctx; /* tap: h.tap */
 	uint32_t first_block;
+
+	/*
+	 * The timeline (rebuild_set_timeline): every enter and exit as an
+	 * event, node holding the func until the end names it; a ring of at
+	 * most tl_max that keeps the first tl_max events offered, or the last.
+	 */
+	struct zp_tl_event *tl;
+	size_t tl_cap;
+	uint64_t tl_max, tl_offered;
+	int tl_newest;
 };
 
 struct rebuild *rebuild_new(const struct isa *isa, struct symbols *syms)
@@ -191,6 +201,7 @@ void rebuild_free(struct rebuild *r)
 	free(r->calls);
 	free(r->stack);
 	free(r->ctxs);
+	free(r->tl);
 	hmap_free(&r->ctx_index);
 	hmap_free(&r->func_index);
 	hmap_free(&r->trans_index);
@@ -777,8 +788,27 @@ static uint32_t context(struct rebuild *r, uint32_t parent, uint32_t func, uint6
 	return c;
 }
 
+/* One enter or exit of the timeline, if it keeps one (see struct rebuild). */
+static void timeline_event(struct rebuild *r, uint32_t func, int exit)
+{
+	if (!r->tl_max)
+		return;
+	uint64_t n = r->tl_offered++;
+	if (n >= r->tl_max && !r->tl_newest)
+		return;
+	size_t at = (size_t)(n % r->tl_max);
+	if (at >= r->tl_cap) {
+		r->tl_cap = r->tl_cap ? 2 * r->tl_cap : 1024;
+		if (r->tl_cap > r->tl_max)
+			r->tl_cap = (size_t)r->tl_max;
+		r->tl = zp_xrealloc(r->tl, r->tl_cap * sizeof *r->tl);
+	}
+	r->tl[at] = (struct zp_tl_event){(int64_t)r->h.icount, func, (uint32_t)r->depth, exit};
+}
+
 static void push(struct rebuild *r, uint32_t func, uint64_t ret, int tail, uint64_t site)
 {
+	timeline_event(r, func, 0);
 	const struct frame *top = r->depth ? &r->stack[r->depth - 1] : NULL;
 	uint32_t e = call_edge(r, top ? top->func : NONE, func, site);
 	uint32_t c = context(r, top ? top->ctx : NONE, func, site);
@@ -793,6 +823,7 @@ static void push(struct rebuild *r, uint32_t func, uint64_t ret, int tail, uint6
 static void pop(struct rebuild *r)
 {
 	struct frame *f = &r->stack[--r->depth];
+	timeline_event(r, f->func, 1);
 	uint64_t incl = r->h.icount - f->start;
 	struct context *c = &r->ctxs[f->ctx];
 	r->calls[f->edge].incl += incl;
@@ -992,6 +1023,12 @@ int rebuild_exec_slow(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *e
 			r->h.tap(r->tap_ctx, r->insns[b->first + i].addr, r->insns[b->first + i].word,
 			       r->insns[b->first + i].size);
 	return 0;
+}
+
+void rebuild_set_timeline(struct rebuild *r, uint64_t events, int keep_newest)
+{
+	r->tl_max = events;
+	r->tl_newest = keep_newest;
 }
 
 void rebuild_set_tap(struct rebuild *r, rebuild_tap tap, void *ctx)
@@ -1287,6 +1324,43 @@ static void make_contexts(struct rebuild *r, struct zp_profile *p, uint32_t thre
 	free(id);
 }
 
+/*
+ * The timeline's events into spans of thread, in instructions of this
+ * thread (doc/trace.md, "Timeline"), and the run's timeline facts.  Every
+ * frame was closed: nothing is open at the end but what a full ring keeping
+ * its oldest events did not see end.
+ */
+static void make_timeline(struct rebuild *r, struct zp_profile *p, uint32_t thread)
+{
+	if (!r->tl_max)
+		return;
+	int full = r->tl_offered > r->tl_max;
+	uint64_t kept = full ? r->tl_max : r->tl_offered;
+	size_t first = full && r->tl_newest ? (size_t)(r->tl_offered % r->tl_max) : 0;
+	/* oldest first: a wrapped ring's oldest event is the one written next */
+	struct zp_tl_event *ev = r->tl;
+	if (first) {
+		ev = zp_xmalloc(kept * sizeof *ev);
+		memcpy(ev, r->tl + first, (kept - first) * sizeof *ev);
+		memcpy(ev + (kept - first), r->tl, first * sizeof *ev);
+	}
+	for (uint64_t i = 0; i < kept; i++)
+		ev[i].node = r->funcs[ev[i].node].node;
+	int64_t end = full && !r->tl_newest && kept ? ev[kept - 1].time : (int64_t)r->h.icount;
+	profile_add_timeline(p, thread, ev, (size_t)kept, full && r->tl_newest, end);
+	if (ev != r->tl)
+		free(ev);
+	/* its nodes are the profile's now: the timeline is done */
+	free(r->tl);
+	r->tl = NULL;
+	r->tl_cap = 0;
+	r->tl_max = 0;
+	profile_add_meta(p, "timeline_unit", "instructions");
+	profile_add_meta(p, "timeline_keep", r->tl_newest ? "newest" : "oldest");
+	profile_add_count(p, "timeline_events", kept);
+	profile_add_count(p, "timeline_dropped", r->tl_offered - kept);
+}
+
 int rebuild_finish(struct rebuild *r, struct zp_profile *p, struct zerr *err)
 {
 	return rebuild_finish_thread(r, p, 0, err);
@@ -1319,6 +1393,7 @@ int rebuild_finish_thread(struct rebuild *r, struct zp_profile *p, int64_t tid,
 	make_instrs(r, p, thread, &fs);
 	make_calls(r, p, thread);
 	make_contexts(r, p, thread);
+	make_timeline(r, p, thread);
 	free(fs.sites);
 	free(fs.bb_node);
 	free(fs.bb_start);

@@ -73,6 +73,18 @@ int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t nins
 		   const uint8_t *sizes, const uint8_t *bytes, struct zerr *err);
 
 /*
+ * Keeps a timeline (call it before the first execution): every frame
+ * pushed and popped is an enter and an exit event at the instructions this
+ * rebuild executed so far, at most events of them, the first ones or, with
+ * keep_newest, the last.  rebuild_finish turns them into the profile's
+ * spans (in instructions of the thread, from 0 at its first instruction:
+ * a call's span is exactly its inclusive cost) and sets the run's facts
+ * timeline_unit "instructions", timeline_keep, timeline_events and
+ * timeline_dropped (summed over the threads finished into it).
+ */
+void rebuild_set_timeline(struct rebuild *r, uint64_t events, int keep_newest);
+
+/*
  * Calls tap with every executed instruction, in trace order (its address,
  * first bytes as a little-endian number, and length): for converters.
  */

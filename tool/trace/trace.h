@@ -43,6 +43,16 @@ struct trace_info {
 };
 
 /*
+ * A timeline of every call (rebuild_set_timeline): at most events enter and
+ * exit events per thread, the first ones or, with keep_newest, the last;
+ * events 0: none.
+ */
+struct trace_timeline {
+	uint64_t events;
+	int keep_newest;
+};
+
+/*
  * Opens a trace for reading; *bytes is its size (0 if not a regular file).
  * NULL with err for a file that cannot be opened or is a directory.
  */
@@ -59,10 +69,11 @@ int trace_read_ztrace(const char *path, struct symbols *syms, struct zp_profile 
  * pid (as the first trace's carry the program's).  info sums instructions,
  * blocks and bytes over them; a child's trace that cannot be read, or is
  * cut short, is a note in info->warning, not an error.  *children: the
- * child traces read.
+ * child traces read.  tl: each thread's timeline (NULL: none).
  */
-int trace_read_ztrace_family(const char *path, struct symbols *syms, struct zp_profile *p,
-			     struct trace_info *info, size_t *children, struct zerr *err);
+int trace_read_ztrace_family(const char *path, const struct trace_timeline *tl,
+			     struct symbols *syms, struct zp_profile *p, struct trace_info *info,
+			     size_t *children, struct zerr *err);
 
 /*
  * Writes the instructions a .ztrace executed as a "pcs" file ("PC WORD" a
@@ -77,6 +88,7 @@ struct trace_import {
 	const char *arch;    /* required */
 	const char *elf;     /* the program; NULL: functions are named by address */
 	uint64_t bias;       /* its load bias (0 for non-PIE programs) */
+	struct trace_timeline timeline;
 };
 
 int trace_read_qemu_log(const char *path, const struct trace_import *o, struct symbols *syms,

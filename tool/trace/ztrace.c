@@ -62,6 +62,7 @@ struct reader {
 	size_t bloblen;
 	rebuild_tap tap;
 	void *tap_ctx;
+	const struct trace_timeline *tl; /* NULL: no timeline */
 	uint64_t ndefined; /* blocks defined so far: the next id (ids are dense) */
 	int settled;       /* the program and its entry point checked (settle_program) */
 	uint64_t execs;    /* EXEC records read (the END says how many when there is one) */
@@ -249,6 +250,8 @@ static struct stream *thread_stream(struct reader *r, uint32_t n, struct zerr *e
 	struct stream *s = zp_xcalloc(1, sizeof *s);
 	s->rb = rebuild_new(r->isa, r->syms);
 	rebuild_set_tap(s->rb, r->tap, r->tap_ctx);
+	if (r->tl)
+		rebuild_set_timeline(s->rb, r->tl->events, r->tl->keep_newest);
 	if (*r->info->program)
 		rebuild_set_program(s->rb, r->info->program, r->entry);
 	r->threads[n] = s;
@@ -493,10 +496,12 @@ static int finish(struct reader *r, struct zp_profile *p, struct zerr *err)
 	return 0;
 }
 
-static int read_ztrace(const char *path, struct symbols *syms, struct zp_profile *p,
-		       struct trace_info *info, rebuild_tap tap, void *ctx, struct zerr *err)
+static int read_ztrace(const char *path, const struct trace_timeline *tl, struct symbols *syms,
+		       struct zp_profile *p, struct trace_info *info, rebuild_tap tap, void *ctx,
+		       struct zerr *err)
 {
-	struct reader r = {.path = path, .syms = syms, .info = info, .tap = tap, .tap_ctx = ctx};
+	struct reader r = {
+		.path = path, .syms = syms, .info = info, .tap = tap, .tap_ctx = ctx, .tl = tl};
 	memset(info, 0, sizeof *info);
 	r.f = trace_open(path, &info->bytes, err);
 	if (!r.f)
@@ -553,7 +558,7 @@ FILE *trace_open(const char *path, uint64_t *bytes, struct zerr *err)
 int trace_read_ztrace(const char *path, struct symbols *syms, struct zp_profile *p,
 		      struct trace_info *info, struct zerr *err)
 {
-	return read_ztrace(path, syms, p, info, NULL, NULL, err);
+	return read_ztrace(path, NULL, syms, p, info, NULL, NULL, err);
 }
 
 /* The pids of the files BASE.PID beside path (base its last component), ascending. */
@@ -585,8 +590,8 @@ static size_t child_pids(const char *path, int64_t **pids)
 }
 
 /* One child's trace into p, or a note in info->warning of why it is left out. */
-static void read_child(const char *file, struct symbols *syms, struct zp_profile *p,
-		       struct trace_info *info, size_t *nread)
+static void read_child(const char *file, const struct trace_timeline *tl, struct symbols *syms,
+		       struct zp_profile *p, struct trace_info *info, size_t *nread)
 {
 	struct trace_info ci;
 	struct zerr e;
@@ -594,12 +599,18 @@ static void read_child(const char *file, struct symbols *syms, struct zp_profile
 	size_t w = strlen(info->warning);
 	char *note = info->warning + w;
 	size_t room = sizeof info->warning - w;
-	if (read_ztrace(file, syms, q, &ci, NULL, NULL, &e) < 0) {
+	if (read_ztrace(file, tl, syms, q, &ci, NULL, NULL, &e) < 0) {
 		/* A file of another recording is not this one's child: not a word. */
 		if (strstr(e.msg, "offset 0:") == NULL && room > 1)
 			snprintf(note, room, "%s%s (left out)", w ? "; " : "", e.msg);
 	} else if (*ci.run && strcmp(ci.run, info->run) == 0 && ci.pid != info->pid) {
 		profile_merge(p, q);
+		/* the run's timeline facts count every process's (profile_merge keeps no meta) */
+		static const char *const counts[] = {"timeline_events", "timeline_dropped"};
+		for (size_t i = 0; i < 2; i++) {
+			const char *v = profile_meta(q, counts[i]);
+			profile_add_count(p, counts[i], v ? strtoull(v, NULL, 10) : 0);
+		}
 		info->insns += ci.insns;
 		info->blocks += ci.blocks;
 		info->lost += ci.lost;
@@ -613,11 +624,12 @@ static void read_child(const char *file, struct symbols *syms, struct zp_profile
 	profile_free(q);
 }
 
-int trace_read_ztrace_family(const char *path, struct symbols *syms, struct zp_profile *p,
-			     struct trace_info *info, size_t *children, struct zerr *err)
+int trace_read_ztrace_family(const char *path, const struct trace_timeline *tl,
+			     struct symbols *syms, struct zp_profile *p, struct trace_info *info,
+			     size_t *children, struct zerr *err)
 {
 	*children = 0;
-	if (read_ztrace(path, syms, p, info, NULL, NULL, err) < 0)
+	if (read_ztrace(path, tl, syms, p, info, NULL, NULL, err) < 0)
 		return -1;
 	if (!*info->run)
 		return 0; /* a trace of an older zond, or not from `zond trace record` */
@@ -626,7 +638,7 @@ int trace_read_ztrace_family(const char *path, struct symbols *syms, struct zp_p
 	for (size_t i = 0; i < n; i++) {
 		char file[4096 + 32];
 		snprintf(file, sizeof file, "%s.%" PRId64, path, pids[i]);
-		read_child(file, syms, p, info, children);
+		read_child(file, tl, syms, p, info, children);
 	}
 	free(pids);
 	return 0;
@@ -642,7 +654,7 @@ int trace_ztrace_to_pcs(const char *path, struct symbols *syms, FILE *out,
 			struct trace_info *info, struct zerr *err)
 {
 	struct zp_profile *p = profile_new();
-	int rc = read_ztrace(path, syms, p, info, print_pc, out, err);
+	int rc = read_ztrace(path, NULL, syms, p, info, print_pc, out, err);
 	profile_free(p);
 	return rc;
 }
