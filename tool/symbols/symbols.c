@@ -673,6 +673,28 @@ int symbols_each_function(struct symbols *s, const char *path,
 	return 0;
 }
 
+int symbols_named(struct symbols *s, const char *path, const char *name, struct symbol *out,
+		  struct zerr *err)
+{
+	struct elf_file *f = get_file(s, path, err);
+	if (!f)
+		return -1;
+	int n = dwfl_module_getsymtab(f->mod);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr, bias;
+		GElf_Word shndx;
+		Elf *elf;
+		const char *sname =
+			dwfl_module_getsym_info(f->mod, i, &sym, &addr, &shndx, &elf, &bias);
+		if (!sname || shndx == SHN_UNDEF || strcmp(sname, name) != 0)
+			continue;
+		*out = (struct symbol){.name = sname, .start = addr - bias, .size = sym.st_size};
+		return 1;
+	}
+	return 0;
+}
+
 long symbols_read(struct symbols *s, const char *path, uint64_t addr, uint8_t *buf, size_t len,
 		  struct zerr *err)
 {
