@@ -44,8 +44,10 @@ semi=$(sed -n 's/^zond record: raw data kept in //p' semi.err)
 
 # Over GDB: zond's status is the program's, QEMU's output and status unchanged.
 start_qemu app.elf
-"$zond" record -q -o gdb.db --keep-raw --gdb "$dir/q/gdb.sock" --elf app.elf 2>gdb.err
-check_eq "zond's status (the program's exit status)" $? 3
+"$zond" record -q -o gdb.db --keep-raw --gdb q/gdb.sock --elf app.elf 2>gdb.err
+status=$?
+check_eq "zond's status (the program's exit status)" $status 3
+[ $status -eq 3 ] || kill $qpid # zond never let it go: it would wait at -S for ever
 wait $qpid
 check_eq "QEMU's status after zond let go" $? 3
 grep -v "^qemu-system-riscv$xlen: warning" q/out.txt >q/prog.txt
@@ -78,7 +80,9 @@ n=0 # the target runs only once zond let it go, so zond waits for SIGINT by then
 until grep -q "^leaf=" q/out.txt || [ $n -ge 600 ]; do sleep 0.1; n=$((n + 1)); done
 kill -INT $zpid
 wait $zpid
-check_eq "zond's status after Ctrl-C" $? 0
+status=$?
+check_eq "zond's status after Ctrl-C" $status 0
+[ $status -eq 0 ] || { kill $qpid; finish; exit; }
 grep -q "a partial run: the pools were read as they were after .* (Ctrl-C); the target runs on" gdb.err ||
 	fail "no partial-run line after Ctrl-C: $(cat gdb.err)"
 # the same target again, already running: zond stops it, --duration 1 later it reads

@@ -351,9 +351,16 @@ static int fetch_raw(struct launch *l, struct gdb_run *g, const char *hostport, 
 
 int bare_record_gdb(struct launch *l, const char *hostport, const char *elf, int duration_s)
 {
-	char elf_path[PATH_MAX];
+	char elf_path[PATH_MAX], sock[PATH_MAX];
 	if (!realpath(elf, elf_path))
 		return cmd_error("record", "%s: %s", elf, strerror(errno));
+	/* a relative socket path, which may not exist yet (rsp_connect takes /PATH or HOST:PORT) */
+	if (strchr(hostport, '/') && hostport[0] != '/') {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof cwd) || launch_join_path(sock, sizeof sock, cwd, hostport) < 0)
+			return cmd_error("record", "%s: path too long", hostport);
+		hostport = sock;
+	}
 	struct zerr err;
 	struct gdb_run g = {0};
 	if (read_image(elf_path, &g.im, &err) < 0)

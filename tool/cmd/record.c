@@ -24,6 +24,7 @@
 
 static const char usage_text[] =
 	"usage: zond record [options] -- PROG [ARGS]\n"
+	"       zond record [options] --gdb HOST:PORT --elf FILE\n"
 	"Run PROG (built with -finstrument-functions) and store its profile as a run:\n"
 	"per calling context, function, call edge and thread the exact calls, and the\n"
 	"total and self time.\n\n"
