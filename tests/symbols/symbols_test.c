@@ -70,8 +70,9 @@ static int parse_nm_line(char *line, struct nm_sym *s)
 	return 1;
 }
 
-/* The functions nm sees in path: code symbols (T t W w i) that are defined. */
-static struct nm_list nm_functions(const struct args *a, const char *path, int dynamic)
+/* The defined symbols nm sees in path of the given types (nm's letters). */
+static struct nm_list nm_symbols(const struct args *a, const char *path, int dynamic,
+				 const char *types)
 {
 	struct nm_list l = {0};
 	char *cmd;
@@ -82,7 +83,7 @@ static struct nm_list nm_functions(const struct args *a, const char *path, int d
 	char *line;
 	while (f && (line = run_output_line(f))) {
 		struct nm_sym s = {0};
-		if (parse_nm_line(line, &s) && strchr("TtWwi", s.type)) {
+		if (parse_nm_line(line, &s) && strchr(types, s.type)) {
 			l.v = realloc(l.v, (l.n + 1) * sizeof *l.v);
 			l.v[l.n++] = s;
 		} else {
@@ -93,6 +94,12 @@ static struct nm_list nm_functions(const struct args *a, const char *path, int d
 	CHECK(f && pclose(f) == 0);
 	free(cmd);
 	return l;
+}
+
+/* The functions nm sees in path: code symbols (T t W w i) that are defined. */
+static struct nm_list nm_functions(const struct args *a, const char *path, int dynamic)
+{
+	return nm_symbols(a, path, dynamic, "TtWwi");
 }
 
 static void nm_free(struct nm_list *l)
@@ -449,6 +456,38 @@ static void check_non_pie(struct symbols *syms, const struct args *a)
 	nm_free(&nm);
 }
 
+/*
+ * symbols_named: every function and data object nm shows under a name it
+ * shows once has that start and size; a name not there is 0.
+ */
+static void check_named(struct symbols *syms, const struct args *a, const char *path)
+{
+	struct nm_list nm = nm_symbols(a, path, 0, "TtWwiDdBbRr");
+	struct symbol s;
+	struct zerr err;
+	size_t checked = 0, objects = 0;
+	for (size_t i = 0; i < nm.n; i++) {
+		const struct nm_sym *n = &nm.v[i];
+		if (nm_find(&nm, n->name) != n || strchr(n->name, ' ') || strchr(n->name, '('))
+			continue; /* shown twice, or a demangled C++ name */
+		int dup = 0;
+		for (size_t j = i + 1; j < nm.n; j++)
+			dup |= strcmp(nm.v[j].name, n->name) == 0;
+		if (dup)
+			continue;
+		if (!CHECK(symbols_named(syms, path, n->name, &s, &err) == 1))
+			continue;
+		CHECK_EQ_STR(s.name, n->name);
+		CHECK_EQ_U64(s.start, n->start);
+		CHECK_EQ_U64(s.size, n->size);
+		checked++;
+		objects += strchr("DdBbRr", n->type) != NULL;
+	}
+	CHECK(checked > 10 && objects > 0);
+	CHECK(symbols_named(syms, path, "no_such_symbol_here", &s, &err) == 0);
+	nm_free(&nm);
+}
+
 /* Every entry point refuses the file with "<path><suffix>", each time. */
 static void check_refused(struct symbols *syms, const char *path, const char *suffix)
 {
@@ -541,6 +580,7 @@ int main(int argc, char **argv)
 	struct symbols *syms = symbols_new();
 	check_program(syms, &a, a.pie);
 	check_non_pie(syms, &a);
+	check_named(syms, &a, a.nopie);
 	check_library(syms, &a);
 	check_stripped_program(syms, &a);
 	check_errors(syms, &a);

@@ -3,13 +3,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../runtime/core/raw.h"
 #include "cmd.h"
+#include "inject/transport/rsp.h"
+#include "symbols/symbols.h"
 
 /* The placeholder path the bare-metal port gives its module (runtime/bare/port.c). */
 static const char elf_placeholder[] = "[elf]";
@@ -113,4 +117,274 @@ int bare_record(struct launch *l, const char *elf)
 	return launch_collect(l, "record",
 			      "left no profile data: was it linked with `zond config --target "
 			      "rv32imac --libs` and run with semihosting on, and did it reach exit?");
+}
+
+/* ---- the raw data read from RAM over the GDB remote protocol ---------------- */
+
+#define GDB_TIMEOUT_MS 5000 /* connecting, and any one reply */
+#define GDB_POLL_MS    100  /* how often Ctrl-C and --duration are looked at */
+
+static volatile sig_atomic_t interrupted;
+
+static void note_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* What the ELF file says about the runtime in it: where its raw data live and where it ends. */
+struct bare_image {
+	uint64_t buffer, buffer_size; /* zond_raw_buffer */
+	uint64_t write_out;           /* zb_write_out: the end of the run, data complete */
+};
+
+static int find_symbol(struct symbols *syms, const char *elf, const char *name, struct symbol *sym,
+		       struct zerr *err)
+{
+	int found = symbols_named(syms, elf, name, sym, err);
+	if (found == 0)
+		zerr_set(err,
+			 "%s: no symbol %s: not linked with zond's bare-metal runtime (`zond "
+			 "config --target rv32imac --libs`)",
+			 elf, name);
+	return found == 1 ? 0 : -1;
+}
+
+static int read_image(const char *elf, struct bare_image *im, struct zerr *err)
+{
+	struct symbols *syms = symbols_new();
+	struct symbol buf, end;
+	int rc = find_symbol(syms, elf, "zond_raw_buffer", &buf, err) < 0 ||
+				 find_symbol(syms, elf, "zb_write_out", &end, err) < 0
+			 ? -1
+			 : 0;
+	if (rc == 0 && buf.size < sizeof(struct zr_header))
+		rc = zerr_set(err, "%s: zond_raw_buffer is %llu bytes: too small for raw data", elf,
+			      (unsigned long long)buf.size);
+	symbols_free(syms);
+	*im = (struct bare_image){buf.start, buf.size, end.start};
+	return rc;
+}
+
+/* One run of the target over the connection: what happened, what was read. */
+struct gdb_run {
+	struct rsp *r;
+	struct bare_image im;
+	uint32_t pc, ra, a0; /* register numbers */
+	size_t xlen;
+	int complete;    /* stopped at the runtime's end: the data are final */
+	int exit_status; /* the header's, -1 unless the program exited */
+};
+
+static int reg_number(struct gdb_run *g, const struct rsp_regs *regs, const char *name,
+		      uint32_t *num, struct zerr *err)
+{
+	const struct rsp_reg *reg = rsp_reg_find(regs, name);
+	if (!reg)
+		return zerr_set(err, "%s: the target has no register %s (%s): zond record --gdb "
+				     "knows RISC-V",
+				rsp_name(g->r), name, regs->arch[0] ? regs->arch : "unknown");
+	*num = reg->regnum;
+	g->xlen = reg->bitsize / 8;
+	return 0;
+}
+
+static int describe_target(struct gdb_run *g, struct zerr *err)
+{
+	struct rsp_regs regs = {0};
+	int rc = rsp_target_regs(g->r, &regs, err) < 0 || reg_number(g, &regs, "ra", &g->ra, err) < 0 ||
+			 reg_number(g, &regs, "a0", &g->a0, err) < 0 ||
+			 reg_number(g, &regs, "pc", &g->pc, err) < 0
+		 ? -1
+		 : 0;
+	rsp_regs_free(&regs);
+	return rc;
+}
+
+/*
+ * Lets the target run until the runtime's end (a breakpoint at
+ * zb_write_out: zrt_process_end has run, the data are final), Ctrl-C or
+ * duration_s seconds (0: none); then it is stopped.
+ */
+static int run_to_end(struct gdb_run *g, int duration_s, struct zerr *err)
+{
+	struct rsp_stop st;
+	if (rsp_halt_reason(g->r, &st, err) < 0)
+		return -1;
+	if (st.kind == 'W' || st.kind == 'X')
+		return zerr_set(err, "%s: the target has already ended: its RAM is gone",
+				rsp_name(g->r));
+	if (rsp_break(g->r, g->im.write_out, 2, 1, err) < 0 || rsp_continue(g->r, err) < 0)
+		return -1;
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int rc = rsp_wait_stop(g->r, GDB_POLL_MS, &st, err);
+		if (rc < 0)
+			return -1;
+		if (rc == 1)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int64_t ms = (int64_t)(now.tv_sec - t0.tv_sec) * 1000 +
+			     (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (interrupted || (duration_s && ms >= (int64_t)duration_s * 1000)) {
+			if (rsp_interrupt(g->r, err) < 0 || (rc = rsp_wait_stop(g->r, -1, &st, err)) < 0)
+				return -1;
+			if (rc == 0)
+				return zerr_set(err, "%s: the target did not stop when interrupted",
+						rsp_name(g->r));
+			break;
+		}
+	}
+	if (st.kind == 'W' || st.kind == 'X')
+		return zerr_set(err, "%s: the target ended (%s %d) without reaching the runtime's "
+				     "end (zb_write_out): its RAM is gone",
+				rsp_name(g->r), st.kind == 'W' ? "status" : "signal", st.value);
+	uint64_t pc;
+	if (rsp_read_reg(g->r, g->pc, g->xlen, &pc, err) < 0)
+		return -1;
+	g->complete = pc == g->im.write_out;
+	return 0;
+}
+
+/* The raw data as they are in RAM: the header's file_bytes from zond_raw_buffer. */
+static int read_raw(struct gdb_run *g, const char *elf, uint8_t **data, uint64_t *len,
+		    struct zerr *err)
+{
+	struct zr_header h;
+	if (rsp_read_mem(g->r, g->im.buffer, &h, sizeof h, err) < 0)
+		return -1;
+	if (memcmp(h.magic, ZR_MAGIC, 8) != 0)
+		return zerr_set(err, "%s: no raw data at zond_raw_buffer (0x%llx) of %s: the "
+				     "runtime has not started (no probe ran yet)",
+				rsp_name(g->r), (unsigned long long)g->im.buffer, elf);
+	if (h.file_bytes < sizeof h || h.file_bytes > g->im.buffer_size)
+		return zerr_set(err, "%s: the raw header at 0x%llx says %llu bytes, zond_raw_buffer "
+				     "has %llu",
+				rsp_name(g->r), (unsigned long long)g->im.buffer,
+				(unsigned long long)h.file_bytes,
+				(unsigned long long)g->im.buffer_size);
+	g->exit_status = h.state == ZR_EXITED ? h.exit_status : -1;
+	*len = h.file_bytes;
+	*data = malloc(*len);
+	if (!*data)
+		return zerr_set(err, "out of memory for %llu bytes", (unsigned long long)*len);
+	if (rsp_read_mem(g->r, g->im.buffer, *data, *len, err) < 0) {
+		free(*data);
+		*data = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Lets the target go on.  At the runtime's end its write-out through
+ * semihosting is skipped, as if it had written (a0 = 0, back to ra): zond
+ * has the data, and a board without semihosting would trap on it.
+ */
+static int let_go(struct gdb_run *g, struct zerr *err)
+{
+	uint64_t ra;
+	if (g->complete && (rsp_read_reg(g->r, g->ra, g->xlen, &ra, err) < 0 ||
+			    rsp_write_reg(g->r, g->a0, g->xlen, 0, err) < 0 ||
+			    rsp_write_reg(g->r, g->pc, g->xlen, ra, err) < 0))
+		return -1;
+	const char *reply;
+	size_t n;
+	if (rsp_break(g->r, g->im.write_out, 2, 0, err) < 0 ||
+	    rsp_request(g->r, "D", &reply, &n, err) < 0)
+		return -1;
+	return 0;
+}
+
+static int write_file(const char *path, const uint8_t *data, uint64_t len, struct zerr *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return zerr_set(err, "%s: %s", path, strerror(errno));
+	int rc = write_at(fd, data, len, 0) < 0 || close(fd) < 0 ? -1 : 0;
+	if (rc < 0)
+		zerr_set(err, "%s: cannot write: %s", path, strerror(errno));
+	return rc;
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Runs the target to its end (or the interruption) and leaves its raw data in l->dir. */
+static int fetch_raw(struct launch *l, struct gdb_run *g, const char *hostport, const char *elf,
+		     int duration_s, struct zerr *err)
+{
+	g->r = rsp_connect(hostport, GDB_TIMEOUT_MS, err);
+	if (!g->r || describe_target(g, err) < 0)
+		return -1;
+	struct sigaction sa = {.sa_handler = note_interrupt}, old;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	l->start_ns = realtime_ns();
+	int rc = run_to_end(g, duration_s, err);
+	sigaction(SIGINT, &old, NULL);
+	l->duration_ns = realtime_ns() - l->start_ns;
+	uint8_t *data = NULL;
+	uint64_t len = 0;
+	char raw[PATH_MAX];
+	if (rc == 0)
+		rc = read_raw(g, elf, &data, &len, err);
+	if (rc == 0 && launch_join_path(raw, sizeof raw, l->dir, "zond.zraw") < 0)
+		rc = zerr_set(err, "%s: path too long", l->dir);
+	if (rc == 0)
+		rc = write_file(raw, data, len, err);
+	free(data);
+	if (rc == 0)
+		rc = name_module(raw, elf, err);
+	struct zerr ignored;
+	if (rc == 0 && let_go(g, err) < 0) /* the data are in: a failure here costs nothing */
+		cmd_error("record", "%s", err->msg);
+	else if (rc < 0 && !rsp_gone(g->r))
+		let_go(g, &ignored);
+	return rc;
+}
+
+int bare_record_gdb(struct launch *l, const char *hostport, const char *elf, int duration_s)
+{
+	char elf_path[PATH_MAX], sock[PATH_MAX];
+	if (!realpath(elf, elf_path))
+		return cmd_error("record", "%s: %s", elf, strerror(errno));
+	/* a relative socket path, which may not exist yet (rsp_connect takes /PATH or HOST:PORT) */
+	if (strchr(hostport, '/') && hostport[0] != '/') {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof cwd) || launch_join_path(sock, sizeof sock, cwd, hostport) < 0)
+			return cmd_error("record", "%s: path too long", hostport);
+		hostport = sock;
+	}
+	struct zerr err;
+	struct gdb_run g = {0};
+	if (read_image(elf_path, &g.im, &err) < 0)
+		return cmd_error("record", "%s", err.msg);
+	snprintf(l->prog, sizeof l->prog, "%s", elf_path);
+	char *argv[] = {"--gdb", (char *)hostport, "--elf", elf_path, NULL};
+	l->argv = argv;
+	if (launch_prepare(l, "record", &err) < 0)
+		return cmd_error("record", "%s", err.msg);
+	interrupted = 0;
+	int rc = fetch_raw(l, &g, hostport, elf_path, duration_s, &err);
+	rsp_close(g.r);
+	if (rc < 0) {
+		cmd_error("record", "%s; no run stored", err.msg);
+		launch_remove_dir(l->dir);
+		return 1;
+	}
+	l->exit_status = g.exit_status;
+	if (!g.complete)
+		fprintf(stderr,
+			"zond record: a partial run: the pools were read as they were after %.1f s "
+			"(%s); the target runs on\n",
+			(double)l->duration_ns / 1e9, interrupted ? "Ctrl-C" : "--duration");
+	int status = launch_collect(l, "record", "no raw data in the target's RAM");
+	/* the target's exit status comes from its raw data; a partial run has none */
+	return g.complete || status >= 0 ? status : 0;
 }

@@ -24,4 +24,17 @@ int bare_wanted(const struct launch *l, const char *elf);
  */
 int bare_record(struct launch *l, const char *elf);
 
+/*
+ * `zond record --gdb HOST:PORT --elf elf`: a target behind a GDB stub (QEMU's
+ * -gdb, OpenOCD; HOST:PORT or a Unix socket's /PATH), its raw data read from
+ * its RAM.  zond stops it at the runtime's end (zb_write_out, the data
+ * final, its semihosting write then skipped), after duration_s seconds
+ * (0: none) or at Ctrl-C (a partial run: the pools as they are), reads
+ * zond_raw_buffer (address and size from elf's symbols, the bytes used from
+ * its header), detaches (the target runs on) and stores the run like
+ * launch_collect.  zond's exit status: the target's at its end, 0 after a
+ * partial run, 1 when nothing was read (one line says why).
+ */
+int bare_record_gdb(struct launch *l, const char *hostport, const char *elf, int duration_s);
+
 #endif

@@ -133,9 +133,9 @@ int launch_parse(struct launch *l, int argc, char **argv, const char *short_opti
 				       "--timeline needs the calls' frames: not with --no-time");
 	if (l->opt.timeline_keep && !l->opt.timeline)
 		l->opt.timeline = LAUNCH_TIMELINE_DEFAULT;
-	if (optind >= argc)
-		return cmd_usage_error(l->cmd, "no program to run (zond %s -- PROG ARGS)", l->cmd);
 	l->argv = argv + optind;
+	if (optind >= argc && !l->program_optional)
+		return cmd_usage_error(l->cmd, "no program to run (zond %s -- PROG ARGS)", l->cmd);
 	return -1;
 }
 

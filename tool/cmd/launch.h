@@ -117,6 +117,7 @@ struct launch {
 	struct launch_options opt;
 	int keep_raw;        /* keep dir (--keep-raw, set on errors too) */
 	int recovering;      /* zond recover: no program ran, nothing to die of */
+	int program_optional; /* launch_parse: no PROG is no error (l->argv[0] NULL) */
 	int exit_status, term_signal; /* -1 and 0 when unknown */
 	int64_t start_ns, duration_ns;
 };

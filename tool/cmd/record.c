@@ -24,6 +24,7 @@
 
 static const char usage_text[] =
 	"usage: zond record [options] -- PROG [ARGS]\n"
+	"       zond record [options] --gdb HOST:PORT --elf FILE\n"
 	"Run PROG (built with -finstrument-functions) and store its profile as a run:\n"
 	"per calling context, function, call edge and thread the exact calls, and the\n"
 	"total and self time.\n\n"
@@ -48,11 +49,17 @@ static const char usage_text[] =
 	"      --elf FILE        PROG runs a bare-metal RISC-V program FILE (implied by a\n"
 	"                        qemu-system-* PROG with -kernel FILE; exact time only;\n"
 	"                        doc/bare-metal.md)\n"
+	"      --gdb HOST:PORT   no PROG: a bare-metal target (--elf FILE) behind a GDB stub\n"
+	"                        (QEMU's -gdb, OpenOCD; or /PATH, a Unix socket), on a board\n"
+	"                        without semihosting: zond runs it to the runtime's end,\n"
+	"                        reads the raw data from its RAM and lets it go on\n"
+	"      --duration S      with --gdb: stop after S seconds (as Ctrl-C does) and store\n"
+	"                        the pools as they are then (a partial run)\n"
 	LAUNCH_OPTIONS_HELP
 	"  -h, --help            this help\n\n"
 	LAUNCH_EXIT_HELP;
 
-enum { OPT_MANUAL = 256, OPT_ELF };
+enum { OPT_MANUAL = 256, OPT_ELF, OPT_GDB, OPT_DURATION };
 
 static const struct option options[] = {
 	LAUNCH_LONG_OPTIONS,
@@ -61,6 +68,8 @@ static const struct option options[] = {
 	{"filter", required_argument, NULL, 'F'},
 	{"exclude", required_argument, NULL, 'N'},
 	{"elf", required_argument, NULL, OPT_ELF},
+	{"gdb", required_argument, NULL, OPT_GDB},
+	{"duration", required_argument, NULL, OPT_DURATION},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -70,6 +79,8 @@ struct record {
 	struct name_filter names;
 	int manual;
 	const char *elf; /* --elf: a bare-metal program (bare.h) */
+	const char *gdb; /* --gdb HOST:PORT: its stub */
+	int duration;    /* --duration S, with --gdb */
 
 	struct launch l;
 	/* what set_runtime_env passes on */
@@ -176,6 +187,19 @@ static int record_option(void *arg, int opt, const char *optarg)
 	case 'T': r->trigger = optarg; return 0;
 	case OPT_MANUAL: r->manual = 1; return 0;
 	case OPT_ELF: r->elf = optarg; return 0;
+	case OPT_GDB:
+		r->gdb = optarg;
+		r->l.program_optional = 1;
+		return 0;
+	case OPT_DURATION: {
+		char *end;
+		long s = strtol(optarg, &end, 10);
+		if (end == optarg || *end || s <= 0 || s > 86400)
+			return cmd_usage_error("record", "--duration wants whole seconds, not '%s'",
+					       optarg);
+		r->duration = (int)s;
+		return 0;
+	}
 	case 'F':
 	case 'N':
 		if ((opt == 'F' ? r->names.ninclude : r->names.nexclude) == NAME_FILTER_MAX)
@@ -218,6 +242,16 @@ static int record_bare(struct record *r)
 						 "--time sampled, --sample-period and the pool "
 						 "sizes (fixed when its runtime is built; it "
 						 "times every call by mcycle)");
+	if (r->gdb) {
+		if (r->l.argv && r->l.argv[0])
+			return cmd_usage_error("record", "--gdb takes no program: the target runs "
+							 "behind the stub");
+		if (!r->elf)
+			return cmd_usage_error("record", "--gdb needs the target's --elf FILE");
+		return bare_record_gdb(&r->l, r->gdb, r->elf, r->duration);
+	}
+	if (r->duration)
+		return cmd_usage_error("record", "--duration goes with --gdb");
 	return bare_record(&r->l, r->elf);
 }
 
@@ -231,6 +265,10 @@ int cmd_record(int argc, char **argv)
 		return status;
 	if (r.trigger && r.manual)
 		return cmd_usage_error("record", "--trigger and --manual exclude each other");
+	if (r.gdb)
+		return record_bare(&r);
+	if (r.duration)
+		return cmd_usage_error("record", "--duration goes with --gdb");
 	struct zerr err;
 	if (launch_find_program(r.l.argv[0], r.l.prog, &err) < 0)
 		return cmd_error("record", "%s", err.msg);

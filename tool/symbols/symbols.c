@@ -182,6 +182,19 @@ static uint64_t section_end(Elf *elf, GElf_Word shndx, uint64_t start)
 	return end > start ? end : start;
 }
 
+/*
+ * Entry i of the file's symbol table: its name, or NULL when it has none or
+ * is not defined here; *start its link-time address.
+ */
+static const char *symtab_entry(struct elf_file *f, int i, GElf_Sym *sym, uint64_t *start,
+				GElf_Word *shndx, Elf **elf)
+{
+	GElf_Addr addr, bias;
+	const char *name = dwfl_module_getsym_info(f->mod, i, sym, &addr, shndx, elf, &bias);
+	*start = addr - bias;
+	return name && *name && *shndx != SHN_UNDEF ? name : NULL;
+}
+
 static void read_symbols(struct elf_file *f)
 {
 	int n = dwfl_module_getsymtab(f->mod);
@@ -190,17 +203,15 @@ static void read_symbols(struct elf_file *f)
 	f->syms = zp_xcalloc((size_t)n, sizeof *f->syms);
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
-		GElf_Addr addr, bias;
 		GElf_Word shndx;
 		Elf *elf;
-		const char *name =
-			dwfl_module_getsym_info(f->mod, i, &sym, &addr, &shndx, &elf, &bias);
+		uint64_t start;
+		const char *name = symtab_entry(f, i, &sym, &start, &shndx, &elf);
 		int type = GELF_ST_TYPE(sym.st_info);
-		if (!name || !*name || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    shndx == SHN_UNDEF)
+		if (!name || (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
 		struct func_sym *s = &f->syms[f->nsyms++];
-		s->start = addr - bias;
+		s->start = start;
 		s->size = sym.st_size;
 		s->section_end = section_end(elf, shndx, s->start);
 		s->raw = name;
@@ -669,6 +680,27 @@ int symbols_each_function(struct symbols *s, const char *path,
 				     sym->size ? sym->size : f->extent[p]};
 		if (out.size)
 			fn(arg, &out);
+	}
+	return 0;
+}
+
+int symbols_named(struct symbols *s, const char *path, const char *name, struct symbol *out,
+		  struct zerr *err)
+{
+	struct elf_file *f = get_file(s, path, err);
+	if (!f)
+		return -1;
+	int n = dwfl_module_getsymtab(f->mod);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Word shndx;
+		Elf *elf;
+		uint64_t start;
+		const char *sname = symtab_entry(f, i, &sym, &start, &shndx, &elf);
+		if (!sname || strcmp(sname, name) != 0)
+			continue;
+		*out = (struct symbol){.name = sname, .start = start, .size = sym.st_size};
+		return 1;
 	}
 	return 0;
 }

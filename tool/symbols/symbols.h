@@ -104,6 +104,15 @@ int symbols_each_function(struct symbols *s, const char *path,
 			  struct zerr *err);
 
 /*
+ * The defined symbol called name (a function or a data object, from the
+ * whole symbol table: e.g. a static buffer's address and size): 1 with
+ * *out filled (out->name is name), 0 when the file has none, -1 with err
+ * set when the file is unusable.
+ */
+int symbols_named(struct symbols *s, const char *path, const char *name, struct symbol *out,
+		  struct zerr *err);
+
+/*
  * Copies up to len bytes of the file's loaded image from link-time address
  * addr (a PT_LOAD segment's file bytes; zero-fill and gaps end the copy).
  * Returns the number of bytes copied (0 when addr is not in the file's

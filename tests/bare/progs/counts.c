@@ -3,7 +3,8 @@
  * truth zond's counts are checked against) and prints them through
  * semihosting: a leaf called in a loop, a recursion, a block around a
  * critical section run with interrupts off, and a straight-line leaf whose
- * instruction count is known from objdump.
+ * instruction count is known from objdump.  Built with -DCOUNTS_FOREVER it
+ * never ends: it spins in main after printing (a target read while it runs).
  */
 #include <stdio.h>
 #include <zond.h>
@@ -72,5 +73,9 @@ int main(void)
 		d = square(d) / 2;
 	s += (int)d;
 	printf("leaf=%d fib=%d critical=%d fixed=%d sum=%d\n", n_leaf, n_fib, n_crit, n_fixed, s);
+#ifdef COUNTS_FOREVER
+	for (;;)
+		__asm__ volatile("" ::: "memory");
+#endif
 	return 3;
 }
