@@ -177,51 +177,52 @@ static void copy_args(const char *arg0, char **argv, ptrdiff_t argc, va_list *ap
 		argv[i] = va_arg(*ap, char *);
 }
 
-API int execl(const char *path, const char *arg0, ...)
+/* The three list forms in one: the arguments after arg0 as a vector, then
+ * execle's environment after the NULL when envp is wanted, then EXEC (execv,
+ * execvp) or execve. */
+static int exec_list(int (*exec)(const char *, char *const[]), const char *file,
+		     const char *arg0, int with_envp, va_list ap)
 {
 	ptrdiff_t argc;
-	va_list ap;
-	va_start(ap, arg0);
-	int bad = count_args(ap, &argc);
-	va_end(ap);
+	va_list counting;
+	va_copy(counting, ap);
+	int bad = count_args(counting, &argc);
+	va_end(counting);
 	if (bad)
 		return -1;
+	/* a local copy: a va_list parameter may be an array turned pointer */
+	va_list args;
+	va_copy(args, ap);
 	char *argv[argc + 1];
+	copy_args(arg0, argv, argc, &args);
+	char *const *envp = with_envp ? va_arg(args, char *const *) : NULL;
+	va_end(args);
+	return with_envp ? execve(file, argv, envp) : exec(file, argv);
+}
+
+API int execl(const char *path, const char *arg0, ...)
+{
+	va_list ap;
 	va_start(ap, arg0);
-	copy_args(arg0, argv, argc, &ap);
+	int rc = exec_list(execv, path, arg0, 0, ap);
 	va_end(ap);
-	return execv(path, argv);
+	return rc;
 }
 
 API int execlp(const char *file, const char *arg0, ...)
 {
-	ptrdiff_t argc;
 	va_list ap;
 	va_start(ap, arg0);
-	int bad = count_args(ap, &argc);
+	int rc = exec_list(execvp, file, arg0, 0, ap);
 	va_end(ap);
-	if (bad)
-		return -1;
-	char *argv[argc + 1];
-	va_start(ap, arg0);
-	copy_args(arg0, argv, argc, &ap);
-	va_end(ap);
-	return execvp(file, argv);
+	return rc;
 }
 
 API int execle(const char *path, const char *arg0, ...)
 {
-	ptrdiff_t argc;
 	va_list ap;
 	va_start(ap, arg0);
-	int bad = count_args(ap, &argc);
+	int rc = exec_list(NULL, path, arg0, 1, ap);
 	va_end(ap);
-	if (bad)
-		return -1;
-	char *argv[argc + 1];
-	va_start(ap, arg0);
-	copy_args(arg0, argv, argc, &ap);
-	char *const *envp = va_arg(ap, char *const *);
-	va_end(ap);
-	return execve(path, argv, envp);
+	return rc;
 }
