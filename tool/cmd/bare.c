@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "inject/transport/rsp.h"
 #include "symbols/symbols.h"
+#include "util/clock.h"
 
 /* The placeholder path the bare-metal port gives its module (runtime/bare/port.c). */
 static const char elf_placeholder[] = "[elf]";
@@ -308,13 +309,6 @@ static int write_file(const char *path, const uint8_t *data, uint64_t len, struc
 	return rc;
 }
 
-static int64_t realtime_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Runs the target to its end (or the interruption) and leaves its raw data in l->dir. */
 static int fetch_raw(struct launch *l, struct gdb_run *g, const char *hostport, const char *elf,
 		     int duration_s, struct zerr *err)
@@ -325,10 +319,10 @@ static int fetch_raw(struct launch *l, struct gdb_run *g, const char *hostport, 
 	struct sigaction sa = {.sa_handler = note_interrupt}, old;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
-	l->start_ns = realtime_ns();
+	l->start_ns = clock_now_ns(CLOCK_REALTIME);
 	int rc = run_to_end(g, duration_s, err);
 	sigaction(SIGINT, &old, NULL);
-	l->duration_ns = realtime_ns() - l->start_ns;
+	l->duration_ns = clock_now_ns(CLOCK_REALTIME) - l->start_ns;
 	uint8_t *data = NULL;
 	uint64_t len = 0;
 	char raw[PATH_MAX];

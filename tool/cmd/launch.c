@@ -27,13 +27,7 @@
 #include "report/report.h"
 #include "store/store.h"
 #include "symbols/symbols.h"
-
-static int64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-	clock_gettime(clock, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+#include "util/clock.h"
 
 void launch_init(struct launch *l, const char *cmd)
 {
@@ -553,8 +547,8 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 	sigemptyset(&block);
 	for (size_t i = 0; i < NFORWARDED; i++)
 		sigaddset(&block, forwarded[i]);
-	l->start_ns = now_ns(CLOCK_REALTIME);
-	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+	l->start_ns = clock_now_ns(CLOCK_REALTIME);
+	int64_t t0 = clock_now_ns(CLOCK_MONOTONIC);
 	fflush(NULL);
 	/* what the program leaves running is reparented to zond, not lost (wait_descendants) */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -576,7 +570,7 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 	progress_wait(&pr, pid, &status, peek_raw, l);
 	stop_forwarding(old);
 	wait_descendants(l);
-	l->duration_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	l->duration_ns = clock_now_ns(CLOCK_MONOTONIC) - t0;
 	l->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	l->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	FILE *f = open_run_info(l, "a");

@@ -1,5 +1,6 @@
 /* progress.c - the progress line of the commands that run a program (progress.h). */
 #include "progress.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -17,17 +18,10 @@
 /* Longest line drawn (wider terminals get no more). */
 #define LINE_MAX_LEN 160
 
-static int64_t monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 void progress_start(struct progress *pr, const char *cmd, int wanted)
 {
 	*pr = (struct progress){
-		.cmd = cmd, .on = wanted && isatty(STDERR_FILENO), .start_ns = monotonic_ns()};
+		.cmd = cmd, .on = wanted && isatty(STDERR_FILENO), .start_ns = clock_now_ns(CLOCK_MONOTONIC)};
 }
 
 /* All of buf to stderr; a terminal that takes no more turns the line off. */
@@ -72,7 +66,7 @@ static size_t line_text(const struct progress *pr, const struct progress_figures
 {
 	char size[32], buf[LINE_MAX_LEN + 64];
 	size_t n = (size_t)snprintf(buf, sizeof buf, "zond %s: %.1f s", pr->cmd,
-				    (double)(monotonic_ns() - pr->start_ns) / 1e9);
+				    (double)(clock_now_ns(CLOCK_MONOTONIC) - pr->start_ns) / 1e9);
 	if (f->count_unit && n < sizeof buf)
 		n += (size_t)snprintf(buf + n, sizeof buf - n, ", %" PRIu64 " %s", f->count,
 				      f->count_unit);

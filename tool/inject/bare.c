@@ -9,6 +9,7 @@
 #include "arch/riscv/payload.h"
 #include "model/profile.h"
 #include "results.h"
+#include "util/clock.h"
 
 #define BARE_TID   1   /* the one hart's thread id, as the bare runtime names it */
 #define EDGES_MAX  128 /* more functions: no call edges (their table is n^2) */
@@ -26,13 +27,6 @@ struct bare {
 	uint64_t *stubs; /* per patch: the stub's address */
 	uint8_t (*orig)[16]; /* per patch: the bytes the jump overwrote */
 };
-
-static int64_t wall_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static size_t slot_len(const struct inject_arch *a)
 {
@@ -263,12 +257,12 @@ int inject_bare_run(const struct inject_job *job, const struct inject_bare_targe
 	int rc = prepare(&b, out, s, err);
 	int status = -1;
 	if (rc == 0) {
-		out->start_ns = wall_ns();
+		out->start_ns = clock_now_ns(CLOCK_REALTIME);
 		rc = b.t->ops->release(b.t, err);
 		if (rc == 0)
 			rc = !bt->argv && bt->seconds > 0 ? detach_after(&b, bt->seconds, &status, err)
 							  : b.t->ops->wait(b.t, &status, err);
-		out->duration_ns = wall_ns() - out->start_ns;
+		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
 		if (rc < 0 && out->start_ns)
 			rc = 1; /* it ran: what was read is kept */
 		read_results(&b, out);

@@ -12,6 +12,7 @@
 
 #include "model/profile.h"
 #include "transport.h"
+#include "util/clock.h"
 
 #define MAX_AREAS 8
 
@@ -50,13 +51,6 @@ struct session {
 	unsigned char *off; /* noff flags: patch k's jump is not written (cyclic) */
 	size_t noff;
 };
-
-static int64_t wall_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Bytes of one function's stub and relocated copy, 16-aligned. */
 static size_t stub_room(const struct inject_arch *a)
@@ -491,7 +485,7 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 	struct session x;
 	session_init(&x, t, job);
 	out->pid = t->pid;
-	out->start_ns = wall_ns();
+	out->start_ns = clock_now_ns(CLOCK_REALTIME);
 	int status = 0, rc = 0;
 	if (run_to_entry(&x, err) < 0 || prepare(&x, out, err) < 0) {
 		/* zond's trouble costs zond's data only: the program runs on (every
@@ -503,7 +497,7 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 	} else if (t->ops->release(t, err) < 0 || t->ops->wait(t, &status, err) < 0) {
 		rc = -1;
 	} else {
-		out->duration_ns = wall_ns() - out->start_ns;
+		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
 		out->status = status;
 		read_results(&x, out);
 	}
@@ -549,8 +543,8 @@ static void wait_duration(double seconds)
 {
 	struct sigaction old[2];
 	catch_interrupts(old);
-	int64_t end = wall_ns() + (int64_t)(seconds * 1e9);
-	while (!interrupted && (seconds <= 0 || wall_ns() < end))
+	int64_t end = clock_now_ns(CLOCK_REALTIME) + (int64_t)(seconds * 1e9);
+	while (!interrupted && (seconds <= 0 || clock_now_ns(CLOCK_REALTIME) < end))
 		nap();
 	release_interrupts(old);
 }
@@ -591,7 +585,7 @@ int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 	struct session x;
 	session_init(&x, t, job);
 	out->pid = pid;
-	out->start_ns = wall_ns();
+	out->start_ns = clock_now_ns(CLOCK_REALTIME);
 	int rc = prepare(&x, out, err);
 	struct zerr ignored;
 	if (rc < 0) {
@@ -608,7 +602,7 @@ int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 			rc = -1;
 		if (t->ops->release(t, rc == 0 ? err : &ignored) < 0)
 			rc = -1;
-		out->duration_ns = wall_ns() - out->start_ns;
+		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
 	}
 	session_end(&x);
 	return rc;
@@ -652,7 +646,7 @@ static int cycle_over(struct cycle *y)
 	struct inject_transport *t = y->x->t;
 	if (!y->ended && t->ops->ended && t->ops->ended(t, &y->status))
 		y->ended = 1;
-	return y->ended || interrupted || (y->end && wall_ns() >= y->end);
+	return y->ended || interrupted || (y->end && clock_now_ns(CLOCK_REALTIME) >= y->end);
 }
 
 /*
@@ -667,7 +661,7 @@ static int park(struct cycle *y, int64_t since, int *said)
 	while (!__atomic_load_n(parked, __ATOMIC_SEQ_CST)) {
 		if (cycle_over(y))
 			return 0;
-		if (!*said && wall_ns() - since >= (int64_t)(y->c->period * 1e9)) {
+		if (!*said && clock_now_ns(CLOCK_REALTIME) - since >= (int64_t)(y->c->period * 1e9)) {
 			*said = 1;
 			fprintf(stderr,
 				"zond inject: process %lld has not reached the safe point %s in "
@@ -703,7 +697,7 @@ static int swap_sets(struct cycle *y, struct zerr *err)
 	}
 	if (move_threads(x, err) < 0)
 		return -1;
-	int64_t now = wall_ns();
+	int64_t now = clock_now_ns(CLOCK_REALTIME);
 	y->active_ns[y->cur] += now - y->set_start;
 	y->set_start = now;
 	y->cur = next;
@@ -718,7 +712,7 @@ static int cycle(struct cycle *y, struct zerr *err)
 	int said = 0;
 	for (;;) {
 		int64_t due = y->set_start + (int64_t)(y->c->period * 1e9);
-		while (!cycle_over(y) && (y->nsets == 1 || wall_ns() < due))
+		while (!cycle_over(y) && (y->nsets == 1 || clock_now_ns(CLOCK_REALTIME) < due))
 			nap();
 		if (cycle_over(y) || !park(y, due, &said))
 			return 0;
@@ -742,7 +736,7 @@ static int cycle_end(struct cycle *y, struct inject_result *all, struct zerr *er
 	struct inject_transport *t = x->t;
 	int rc = 0, said = 1;
 	if (!y->ended) {
-		int64_t now = wall_ns();
+		int64_t now = clock_now_ns(CLOCK_REALTIME);
 		y->end = now + (int64_t)(y->c->period * 1e9);
 		interrupted = 0;
 		park(y, now, &said);
@@ -756,7 +750,7 @@ static int cycle_end(struct cycle *y, struct inject_result *all, struct zerr *er
 	} else {
 		read_results(x, all);
 	}
-	y->active_ns[y->cur] += wall_ns() - y->set_start;
+	y->active_ns[y->cur] += clock_now_ns(CLOCK_REALTIME) - y->set_start;
 	return rc;
 }
 
@@ -842,7 +836,7 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 	for (size_t k = 0; k < job->npatches; k++)
 		x.off[k] = set_of(&y, k) != 0;
 	all.pid = t->pid;
-	all.start_ns = wall_ns();
+	all.start_ns = clock_now_ns(CLOCK_REALTIME);
 	struct sigaction old[2];
 	catch_interrupts(old);
 	struct zerr ignored;
@@ -855,7 +849,7 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 	} else if (t->ops->release(t, err) < 0) {
 		rc = -1;
 	} else {
-		y.set_start = wall_ns();
+		y.set_start = clock_now_ns(CLOCK_REALTIME);
 		y.end = c->duration > 0 ? y.set_start + (int64_t)(c->duration * 1e9) : 0;
 		y.periods[0] = 1;
 		rc = cycle(&y, err);
@@ -868,7 +862,7 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 		y.ended = 1;
 	*status = c->pid ? -1 : y.status;
 	all.status = *status;
-	all.duration_ns = wall_ns() - all.start_ns;
+	all.duration_ns = clock_now_ns(CLOCK_REALTIME) - all.start_ns;
 	if (all.tids) {
 		*sets = zp_xcalloc(y.nsets, sizeof **sets);
 		*nsets = y.nsets;

@@ -19,6 +19,7 @@
 #include "model/profile.h"
 #include "rsp.h"
 #include "symbols/symbols.h"
+#include "util/clock.h"
 
 #define SCRATCH_MIN (64 * 1024) /* the smallest gap taken for scratch RAM */
 #define MAX_SHARES  8
@@ -47,13 +48,6 @@ struct gdbt {
 	pid_t qemu;                  /* started by zond, 0 when not */
 	char sockdir[64];
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int g_read(struct inject_transport *t, uint64_t addr, void *buf, size_t n, struct zerr *err)
 {
@@ -164,7 +158,7 @@ static int sync_shares(struct gdbt *g, int to, struct zerr *err)
 			return -1;
 	}
 	if (!to)
-		g->read_ms = mono_ms();
+		g->read_ms = clock_now_ns(CLOCK_MONOTONIC) / 1000000;
 	return 0;
 }
 
@@ -181,7 +175,7 @@ static int g_release(struct inject_transport *t, struct zerr *err)
 	if (rsp_continue(g->r, err) < 0)
 		return -1;
 	if (!g->started_ms)
-		g->started_ms = mono_ms();
+		g->started_ms = clock_now_ns(CLOCK_MONOTONIC) / 1000000;
 	g->running = 1;
 	return 0;
 }
@@ -509,7 +503,7 @@ struct inject_transport *inject_rsp_start(char *const argv[], const struct injec
 	}
 	/* QEMU listens once it has parsed its options: wait for it, or for its end */
 	struct rsp *r = NULL;
-	int64_t until = mono_ms() + o->timeout_ms;
+	int64_t until = clock_now_ns(CLOCK_MONOTONIC) / 1000000 + o->timeout_ms;
 	while (!r) {
 		int status;
 		if (waitpid(pid, &status, WNOHANG) == pid) {
@@ -525,7 +519,7 @@ struct inject_transport *inject_rsp_start(char *const argv[], const struct injec
 			r = rsp_connect(sock, o->timeout_ms, err);
 			if (!r)
 				break;
-		} else if (mono_ms() > until) {
+		} else if (clock_now_ns(CLOCK_MONOTONIC) / 1000000 > until) {
 			zerr_set(err, "%s: no gdb socket after %d ms", argv[0], o->timeout_ms);
 			break;
 		} else {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "model/profile.h"
+#include "util/clock.h"
 
 #define RETRIES     3   /* a packet resent, or asked for again, at most */
 #define PACKET_MIN  400 /* what a stub takes when it does not say (gdb's default) */
@@ -37,13 +38,6 @@ struct rsp {
 	char *out;          /* the packet being sent, framed */
 	size_t out_cap;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Marks the connection broken: every later call fails with this line. */
 __attribute__((format(printf, 3, 4))) static int fail(struct rsp *r, struct zerr *err,
@@ -73,9 +67,9 @@ static int get_byte(struct rsp *r, int wait_ms, uint8_t *c, struct zerr *err, co
 {
 	if (r->in_pos == r->in_len) {
 		struct pollfd p = {.fd = r->fd, .events = POLLIN};
-		int64_t until = now_ms() + (wait_ms < 0 ? 0 : wait_ms);
+		int64_t until = clock_now_ns(CLOCK_MONOTONIC) / 1000000 + (wait_ms < 0 ? 0 : wait_ms);
 		for (;;) {
-			int left = (int)(until - now_ms());
+			int left = (int)(until - clock_now_ns(CLOCK_MONOTONIC) / 1000000);
 			int n = poll(&p, 1, left < 0 ? 0 : left);
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -384,7 +378,7 @@ static int dial(const char *where, int timeout_ms, struct zerr *err)
 	const char *colon = strrchr(where, ':');
 	if (!unix_socket && (!colon || !colon[1]))
 		return zerr_set(err, "%s: not HOST:PORT", where);
-	int64_t until = now_ms() + timeout_ms;
+	int64_t until = clock_now_ns(CLOCK_MONOTONIC) / 1000000 + timeout_ms;
 	for (;;) {
 		int gai = 0;
 		int fd = unix_socket ? dial_unix(where) : dial_tcp(where, &gai);
@@ -393,7 +387,7 @@ static int dial(const char *where, int timeout_ms, struct zerr *err)
 		if (gai)
 			return zerr_set(err, "%s: %s", where, gai_strerror(gai));
 		int e = errno;
-		if ((e != ECONNREFUSED && e != ENOENT) || now_ms() >= until)
+		if ((e != ECONNREFUSED && e != ENOENT) || clock_now_ns(CLOCK_MONOTONIC) / 1000000 >= until)
 			return zerr_set(err, "%s: cannot connect: %s", where, strerror(e));
 		nanosleep(&(struct timespec){0, 20 * 1000000}, NULL);
 	}
@@ -753,9 +747,10 @@ int rsp_wait_stop(struct rsp *r, int timeout_ms, struct rsp_stop *stop, struct z
 {
 	if (r->broken[0])
 		return zerr_set(err, "%s", r->broken);
-	int64_t until = now_ms() + (timeout_ms < 0 ? r->timeout_ms : timeout_ms);
+	int64_t until = clock_now_ns(CLOCK_MONOTONIC) / 1000000 +
+			(timeout_ms < 0 ? r->timeout_ms : timeout_ms);
 	for (;;) {
-		int left = (int)(until - now_ms());
+		int left = (int)(until - clock_now_ns(CLOCK_MONOTONIC) / 1000000);
 		int rc = recv_packet(r, left < 0 ? 0 : left, err, "waiting for the target to stop");
 		if (rc)
 			return rc < 0 ? -1 : 0;

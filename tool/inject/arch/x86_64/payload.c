@@ -17,6 +17,7 @@
 
 #include "../../arch.h"
 #include "../../results.h"
+#include "util/clock.h"
 
 extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[], za_to[],
 	za_unwind[], za_safe[];
@@ -69,19 +70,12 @@ size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32
 	return REGION_STUB_LEN;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* TSC ticks per second over 20 ms of the monotonic clock. */
 static uint64_t tsc_hz(void)
 {
-	uint64_t n0 = now_ns(), t0 = __rdtsc(), n1, t1;
+	uint64_t n0 = (uint64_t)clock_now_ns(CLOCK_MONOTONIC), t0 = __rdtsc(), n1, t1;
 	do {
-		n1 = now_ns();
+		n1 = (uint64_t)clock_now_ns(CLOCK_MONOTONIC);
 		t1 = __rdtsc();
 	} while (n1 - n0 < 20000000u);
 	return (uint64_t)((unsigned __int128)(t1 - t0) * 1000000000u / (n1 - n0));
