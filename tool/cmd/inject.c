@@ -737,12 +737,14 @@ static int region(struct functions_job *job, struct symbols *s, const struct inj
 				     {comma + 1, NULL, {0}, INJECT_REGION_TO, 0}};
 	struct zerr err;
 	for (int i = 0; i < 2; i++)
-		if (inject_plan_point(s, plan, pt[i].name, &pt[i].site, &err) < 0)
+		if ((job->elf ? inject_bare_point : inject_plan_point)(s, plan, pt[i].name,
+								      &pt[i].site, &err) < 0)
 			return cmd_error("inject", "%s", err.msg);
 	uint64_t a0 = pt[0].site.addr + pt[0].site.keep, a1 = pt[1].site.addr + pt[1].site.keep;
-	if (a0 < a1 + plan->arch->jump_len && a1 < a0 + plan->arch->jump_len)
+	uint32_t len = job->elf ? 1 : plan->arch->jump_len; /* over GDB: breakpoints */
+	if (a0 < a1 + len && a1 < a0 + len)
 		return cmd_error("inject", "--region %s: FROM and TO are too close (%u bytes each)",
-				 job->region, plan->arch->jump_len);
+				 job->region, len);
 	char name[600];
 	snprintf(name, sizeof name, "region %s", job->region);
 	struct record_desc rec = {ZP_BLOCK, name, pt[0].site.addr, NULL};
@@ -1152,9 +1154,9 @@ int cmd_inject(int argc, char **argv)
 				       "--descend starts the program: no -p, no --region");
 	if ((job.gdb || job.scratch_len) && !job.elf)
 		return cmd_usage_error("inject", "--gdb and --scratch go with --elf");
-	if (job.elf && (job.pid || job.region || job.descend || job.safe))
-		return cmd_usage_error("inject", "--elf: the functions scenario only, for now "
-						 "(no -p, --region, --descend, --safe-point)");
+	if (job.elf && (job.pid || job.descend || job.safe))
+		return cmd_usage_error("inject", "--elf: the functions and region scenarios only, "
+						 "for now (no -p, --descend, --safe-point)");
 	if (job.gdb) {
 		if (optind != argc || job.per_run)
 			return cmd_usage_error("inject", "--gdb takes no command and no --per-run");

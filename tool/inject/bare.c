@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "arch/riscv/payload.h"
+#include "arch/riscv/riscv.h"
 #include "model/profile.h"
 #include "results.h"
 #include "util/clock.h"
@@ -160,6 +161,8 @@ static int patch_entries(struct bare *b, struct symbols *s, struct zerr *err)
 /* Puts the entries' bytes back (the payload stays: returns still pending go through it). */
 static int unpatch(struct bare *b, struct zerr *err)
 {
+	if (!b->orig)
+		return 0; /* nothing patched (the region's breakpoints) */
 	for (size_t k = 0; k < b->job->npatches; k++) {
 		const struct inject_patch *p = &b->job->patches[k];
 		if (b->t->ops->write(b->t, p->site.addr + p->site.keep, b->orig[k],
@@ -206,19 +209,118 @@ static void read_results(const struct bare *b, struct inject_result *out)
 		}
 }
 
+/*
+ * The region scenario over GDB: breakpoints at FROM and TO (patches 0 and
+ * 1), the counter read at each while the hart is stopped, so nothing of
+ * zond's runs inside a pass: no cost to subtract.  A pass starts at FROM
+ * (a FROM within a pass is part of it) and ends at TO (a TO with no pass
+ * open is ignored), as on Linux.
+ */
+struct region {
+	struct inject_transport *t;
+	const char *counter;
+	uint64_t mask; /* the counter register's width */
+	int open;
+	uint64_t start;
+	struct inject_stat st;
+};
+
+static int region_hit(void *arg, size_t i, struct zerr *err)
+{
+	struct region *r = arg;
+	uint64_t now;
+	if (inject_rsp_get_reg(r->t, r->counter, &now, err) < 0)
+		return -1;
+	if (i == 0 && !r->open) {
+		r->open = 1;
+		r->start = now;
+	} else if (i == 1 && r->open) {
+		uint64_t d = (now - r->start) & r->mask;
+		r->open = 0;
+		r->st.calls++;
+		r->st.incl += d;
+		r->st.self += d;
+		r->st.max = d > r->st.max ? d : r->st.max;
+		r->st.min = d < r->st.min ? d : r->st.min;
+	}
+	return 0;
+}
+
+static int region_prepare(struct bare *b, struct region *r, struct zerr *err)
+{
+	uint64_t at[2], v;
+	for (int i = 0; i < 2; i++)
+		at[i] = b->job->patches[i].site.addr + b->job->patches[i].site.keep;
+	r->t = b->t;
+	r->mask = b->xlen == 64 ? UINT64_MAX : UINT32_MAX;
+	r->st.min = UINT64_MAX;
+	if (inject_rsp_get_reg(b->t, r->counter, &v, err) < 0)
+		return -1;
+	return inject_rsp_watch(b->t, at, 2, region_hit, r, err);
+}
+
+/* The passes as the one record of a one-thread result. */
+static void region_results(const struct region *r, struct inject_result *out)
+{
+	out->n = 1;
+	out->nthreads = 1;
+	out->tids = zp_xcalloc(1, sizeof *out->tids);
+	out->tids[0] = BARE_TID;
+	out->stats = zp_xcalloc(1, sizeof *out->stats);
+	out->stats[0] = r->st;
+}
+
+int inject_bare_point(struct symbols *s, const struct inject_plan *plan, const char *spec,
+		      struct inject_site *site, struct zerr *err)
+{
+	size_t i;
+	uint64_t off;
+	if (inject_plan_locate(s, plan, spec, &i, &off, err) < 0)
+		return -1;
+	const struct inject_func *f = &plan->funcs[i];
+	uint8_t *code = zp_xmalloc((size_t)f->size + 1);
+	long got = symbols_read(s, plan->path, f->addr, code, (size_t)f->size, err);
+	struct rv_insn in = {0};
+	uint64_t at = 0;
+	int xlen = strcmp(plan->arch->name, "riscv64") == 0 ? 64 : 32;
+	while (got >= 0 && at < off) { /* a breakpoint stands on an instruction's first byte */
+		rv_decode(code + at, (size_t)got - at, xlen, &in);
+		if (!in.len)
+			break;
+		at += in.len;
+	}
+	free(code);
+	if (got < 0)
+		return -1;
+	if (at != off || (uint64_t)got <= off)
+		return zerr_set(err, "%s: +%llu is not the start of an instruction", spec,
+				(unsigned long long)off);
+	memset(site, 0, sizeof *site);
+	site->addr = f->addr + off;
+	return 0;
+}
+
 /* Stops a target zond connected to after seconds, puts its entries back, lets it go. */
 static int detach_after(struct bare *b, double seconds, int *status, struct zerr *err)
 {
-	struct timespec ts = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
-	nanosleep(&ts, NULL);
-	if (b->t->ops->stop(b->t, err) < 0 || unpatch(b, err) < 0 ||
+	int rc = inject_rsp_wait_for(b->t, seconds, status, err);
+	if (rc <= 0)
+		return rc; /* ended by itself, or lost */
+	if (unpatch(b, err) < 0 ||
+	    inject_rsp_watch(b->t, NULL, 0, NULL, NULL, err) < 0 ||
 	    b->t->ops->release(b->t, err) < 0)
 		return -1;
 	*status = -1;
 	return 0;
 }
 
-static int prepare(struct bare *b, struct inject_result *out, struct symbols *s, struct zerr *err)
+static int is_region(const struct inject_job *job)
+{
+	return job->npatches == 2 && job->patches[0].kind == INJECT_REGION_FROM;
+}
+
+static int prepare(struct bare *b, struct inject_result *out, struct symbols *s,
+		   struct region *r, struct zerr *err)
 {
 	struct inject_transport *t = b->t;
 	if ((int)inject_rsp_xlen(t) * 8 != b->xlen)
@@ -228,6 +330,8 @@ static int prepare(struct bare *b, struct inject_result *out, struct symbols *s,
 	if (t->pid && (symbols_entry(b->job->plan->path, &entry, err) < 0 ||
 		       t->ops->run_to(t, entry, err) < 0))
 		return -1;
+	if (is_region(b->job))
+		return region_prepare(b, r, err);
 	return place(b, out, err) == 0 && write_trampolines(b, out, err) == 0 &&
 			       patch_entries(b, s, err) == 0
 		       ? 0
@@ -246,6 +350,8 @@ int inject_bare_run(const struct inject_job *job, const struct inject_bare_targe
 		return zerr_set(err, "%s: %s code; zond inject over GDB knows RISC-V",
 				job->plan->path, b.a->name);
 	struct inject_rsp_options o = bt->rsp;
+	if (is_region(job))
+		o.poll_ms = 0; /* every pass is read at its breakpoints */
 	for (size_t i = 0; i < job->plan->nfuncs && !o.end_at; i++)
 		if (job->plan->funcs[i].name && strcmp(job->plan->funcs[i].name, "_exit") == 0)
 			o.end_at = job->plan->funcs[i].addr;
@@ -254,7 +360,8 @@ int inject_bare_run(const struct inject_job *job, const struct inject_bare_targe
 		return -1;
 	out->pid = b.t->pid;
 	struct symbols *s = symbols_new();
-	int rc = prepare(&b, out, s, err);
+	struct region r = {.counter = "mcycle"};
+	int rc = prepare(&b, out, s, &r, err);
 	int status = -1;
 	if (rc == 0) {
 		out->start_ns = clock_now_ns(CLOCK_REALTIME);
@@ -265,7 +372,10 @@ int inject_bare_run(const struct inject_job *job, const struct inject_bare_targe
 		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
 		if (rc < 0 && out->start_ns)
 			rc = 1; /* it ran: what was read is kept */
-		read_results(&b, out);
+		if (is_region(job))
+			region_results(&r, out);
+		else
+			read_results(&b, out);
 	}
 	out->status = status;
 	b.t->ops->close(b.t);

@@ -33,6 +33,14 @@ struct inject_bare_target {
 	double seconds;
 };
 
+/*
+ * A region point (inject_plan_point's spec) where a breakpoint can stand:
+ * the first byte of an instruction of a function of the plan (none of the
+ * rules of a patched jump apply).  site->addr only; -1 with err.
+ */
+int inject_bare_point(struct symbols *s, const struct inject_plan *plan, const char *spec,
+		      struct inject_site *site, struct zerr *err);
+
 int inject_bare_run(const struct inject_job *job, const struct inject_bare_target *bt,
 		    struct inject_result *out, struct zerr *err);
 
