@@ -888,7 +888,8 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 	for (size_t k = 0; job->from && k < n; k++)
 		if (strcmp(ch.recs[k].name, job->from) == 0)
 			from = (ptrdiff_t)k;
-	if (n > INJ_EDGES_MAX || (job->from && from < 0)) {
+	size_t edges_max = job->elf ? INJECT_BARE_EDGES_MAX : INJ_EDGES_MAX;
+	if (n > edges_max || (job->from && from < 0)) {
 		choice_free(&ch);
 		return job->from && from < 0
 			       ? cmd_error("inject", "--from %s: no such function to measure",
@@ -896,7 +897,7 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 			       : cmd_error("inject",
 					   "--descend: %zu functions; its first pass keeps call "
 					   "edges for at most %d (choose some with -f)",
-					   n, INJ_EDGES_MAX);
+					   n, (int)edges_max);
 	}
 	struct inject_patch *patches = ch.patches;
 	struct record_desc *recs = ch.recs;
@@ -1154,9 +1155,11 @@ int cmd_inject(int argc, char **argv)
 				       "--descend starts the program: no -p, no --region");
 	if ((job.gdb || job.scratch_len) && !job.elf)
 		return cmd_usage_error("inject", "--gdb and --scratch go with --elf");
-	if (job.elf && (job.pid || job.descend || job.safe))
-		return cmd_usage_error("inject", "--elf: the functions and region scenarios only, "
-						 "for now (no -p, --descend, --safe-point)");
+	if (job.elf && (job.pid || job.safe))
+		return cmd_usage_error("inject", "--elf: no -p, no --safe-point (not yet)");
+	if (job.elf && job.gdb && job.descend)
+		return cmd_usage_error("inject", "--descend reruns the program: give QEMU's "
+						 "command after --, not --gdb");
 	if (job.gdb) {
 		if (optind != argc || job.per_run)
 			return cmd_usage_error("inject", "--gdb takes no command and no --per-run");

@@ -13,7 +13,6 @@
 #include "util/clock.h"
 
 #define BARE_TID   1   /* the one hart's thread id, as the bare runtime names it */
-#define EDGES_MAX  128 /* more functions: no call edges (their table is n^2) */
 #define STUB_ALIGN 16
 
 struct bare {
@@ -50,7 +49,7 @@ static struct inject_payload_args payload_args(const struct bare *b)
 static int place(struct bare *b, struct inject_result *out, struct zerr *err)
 {
 	struct inject_transport *t = b->t;
-	b->edges = b->n <= EDGES_MAX ? INJ_SB_EDGES(b->n) : 0;
+	b->edges = b->n <= INJECT_BARE_EDGES_MAX ? INJ_SB_EDGES(b->n) : 0;
 	b->results_len = INJ_HDR + INJ_SB_EDGES(b->n) +
 			 (b->edges ? (b->n + 1) * b->n * INJ_EDGE : 0);
 	void *local;

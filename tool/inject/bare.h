@@ -26,6 +26,9 @@
 #include "scenario.h"
 #include "transport.h"
 
+/* More functions in one run: no call edges (their table, n^2, in scratch RAM). */
+#define INJECT_BARE_EDGES_MAX 128
+
 struct inject_bare_target {
 	char *const *argv; /* QEMU's command line, or NULL */
 	const char *gdb;   /* HOST:PORT (or /PATH), when argv is NULL */
