@@ -303,6 +303,7 @@ struct functions_job {
 	int metrics;           /* --metrics */
 	int raw;               /* --raw */
 	const char *elf, *gdb; /* a bare-metal target over GDB */
+	const char *event;     /* --event */
 	uint64_t scratch, scratch_len;
 	char campaign_buf[128];
 };
@@ -383,7 +384,7 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 	profile_set_str(&p->run.collector, "inject");
 	profile_set_str(&p->run.campaign, job->campaign);
 	profile_set_str(&p->run.arch, plan->arch->name);
-	profile_set_str(&p->run.clock, plan->arch->counter);
+	profile_set_str(&p->run.clock, job->elf && job->event ? job->event : plan->arch->counter);
 	if (uname(&u) == 0)
 		profile_set_str(&p->run.host, u.nodename);
 	p->run.pid = r->pid;
@@ -467,8 +468,9 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 		struct inject_bare_target bt = {
 			job->gdb ? NULL : argv,
 			job->gdb,
-			{job->elf, job->scratch, job->scratch_len, 10000, 200, 0},
-			job->duration};
+			{job->elf, job->scratch, job->scratch_len, 10000, 200, 0, NULL},
+			job->duration,
+			job->event};
 		rc = inject_bare_run(ij, &bt, &r, &err);
 		if (job->gdb)
 			argv = gargv;
@@ -485,7 +487,7 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 		rc = inject_run(ij, argv, &r, &err);
 	}
 	if (rc < 0) {
-		rc = !job->pid && r.status ? program_status(r.status) : 1;
+		rc = !job->pid && r.status > 0 ? program_status(r.status) : 1; /* -1: it never ran */
 		cmd_error("inject", "%s", err.msg);
 		inject_result_free(&r);
 		return rc;
@@ -1001,7 +1003,7 @@ static int scenario(struct functions_job *job, char **argv)
 		fprintf(stderr,
 			"zond inject: counter %s over GDB, the payload's cost counted in "
 			"instructions\n",
-			plan.arch->counter);
+			job->event ? job->event : plan.arch->counter);
 	else if (!job->quiet)
 		fprintf(stderr, "zond inject: counter %s; %s\n", plan.arch->counter,
 			access("/sys/bus/event_source/devices/cpu", F_OK) == 0
@@ -1107,12 +1109,7 @@ int cmd_inject(int argc, char **argv)
 		case 'q': job.quiet = 1; break;
 		case 'M': job.metrics = 1; break;
 		case 'W': job.raw = 1; break;
-		case 'E': {
-			int rc = check_event(optarg);
-			if (rc)
-				return rc;
-			break;
-		}
+		case 'E': job.event = optarg; break;
 		case 'L': job.elf = optarg; break;
 		case 'G': job.gdb = optarg; break;
 		case 'X': {
@@ -1153,6 +1150,15 @@ int cmd_inject(int argc, char **argv)
 	if (job.descend && (job.region || job.pid))
 		return cmd_usage_error("inject",
 				       "--descend starts the program: no -p, no --region");
+	if (job.event && !job.elf) {
+		int rc = check_event(job.event);
+		if (rc)
+			return rc;
+	}
+	struct inject_bare_counter counter;
+	struct zerr err;
+	if (job.elf && inject_bare_counter(job.event, &counter, &err) < 0)
+		return cmd_usage_error("inject", "%s", err.msg);
 	if ((job.gdb || job.scratch_len) && !job.elf)
 		return cmd_usage_error("inject", "--gdb and --scratch go with --elf");
 	if (job.elf && (job.pid || job.safe))

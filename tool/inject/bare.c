@@ -26,7 +26,40 @@ struct bare {
 	uint64_t area, area_len, payload_len, priv;
 	uint64_t *stubs; /* per patch: the stub's address */
 	uint8_t (*orig)[16]; /* per patch: the bytes the jump overwrote */
+	struct inject_bare_counter counter;
+	int32_t *extra; /* per record: its copy's instructions beyond the originals */
 };
+
+int inject_bare_counter(const char *spec, struct inject_bare_counter *c, struct zerr *err)
+{
+	memset(c, 0, sizeof *c);
+	const char *name = spec ? spec : "mcycle", *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	char *end;
+	unsigned long n = 0;
+	if (len < sizeof c->reg)
+		snprintf(c->reg, sizeof c->reg, "%.*s", (int)len, name);
+	if (strcmp(c->reg, "mcycle") == 0 || strcmp(c->reg, "minstret") == 0) {
+		c->csr = c->reg[1] == 'c' ? 0xb00 : 0xb02;
+		if (!eq)
+			return 0;
+		return zerr_set(err, "--event %s: %s counts what it counts (=EVENT is for "
+				     "mhpmcounterN)", spec, c->reg);
+	}
+	if (strncmp(c->reg, "mhpmcounter", 11) == 0)
+		n = strtoul(c->reg + 11, &end, 10);
+	if (n < 3 || n > 31 || *end)
+		return zerr_set(err, "--event %s: over GDB the counter is mcycle, minstret or "
+				     "mhpmcounterN (3..31)[=EVENT]", spec);
+	c->csr = 0xb00 + (uint32_t)n;
+	if (!eq)
+		return 0;
+	c->event = strtoull(eq + 1, &end, 0);
+	if (*end || end == eq + 1)
+		return zerr_set(err, "--event %s: EVENT is not a number", spec);
+	snprintf(c->event_reg, sizeof c->event_reg, "mhpmevent%lu", n);
+	return 0;
+}
 
 static size_t slot_len(const struct inject_arch *a)
 {
@@ -64,7 +97,8 @@ static int place(struct bare *b, struct inject_result *out, struct zerr *err)
 	memcpy(b->results + INJ_HDR + INJ_SB_TID, &tid, 8);
 	uint8_t probe[4096];
 	struct inject_payload_args args = payload_args(b);
-	b->payload_len = (b->a->payload(probe, sizeof probe, &args) + 15) & ~(uint64_t)15;
+	b->payload_len = (inject_riscv_payload_reading(probe, sizeof probe, &args, b->xlen,
+							   b->counter.csr) + 15) & ~(uint64_t)15;
 	b->area_len = b->payload_len + b->job->npatches * slot_len(b->a);
 	uint64_t near = b->job->npatches ? b->job->patches[0].site.addr : 0;
 	if (t->ops->alloc_near(t, near, b->area_len, &b->area, err) < 0)
@@ -82,8 +116,10 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 	args.c0 = out->c0;
 	args.cpair = out->cpair;
 	uint8_t *buf = zp_xcalloc(1, b->area_len);
-	int32_t *extra = zp_xcalloc(b->n + 1, sizeof *extra);
-	int rc = a->payload(buf, b->payload_len, &args) ? 0 : zerr_set(err, "payload too long");
+	int32_t *extra = b->extra = zp_xcalloc(b->n + 1, sizeof *extra);
+	int rc = inject_riscv_payload_reading(buf, b->payload_len, &args, b->xlen, b->counter.csr)
+			 ? 0
+			 : zerr_set(err, "payload too long");
 	b->stubs = zp_xcalloc(b->job->npatches + 1, sizeof *b->stubs);
 	for (size_t k = 0; k < b->job->npatches && rc == 0; k++) {
 		const struct inject_patch *p = &b->job->patches[k];
@@ -109,7 +145,6 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 					 inject_riscv_private_size(b->xlen, b->n), err) < 0))
 		rc = -1;
 	free(priv);
-	free(extra);
 	free(buf);
 	return rc;
 }
@@ -247,14 +282,12 @@ static int region_hit(void *arg, size_t i, struct zerr *err)
 
 static int region_prepare(struct bare *b, struct region *r, struct zerr *err)
 {
-	uint64_t at[2], v;
+	uint64_t at[2];
 	for (int i = 0; i < 2; i++)
 		at[i] = b->job->patches[i].site.addr + b->job->patches[i].site.keep;
 	r->t = b->t;
 	r->mask = b->xlen == 64 ? UINT64_MAX : UINT32_MAX;
 	r->st.min = UINT64_MAX;
-	if (inject_rsp_get_reg(b->t, r->counter, &v, err) < 0)
-		return -1;
 	return inject_rsp_watch(b->t, at, 2, region_hit, r, err);
 }
 
@@ -299,6 +332,34 @@ int inject_bare_point(struct symbols *s, const struct inject_plan *plan, const c
 	return 0;
 }
 
+/*
+ * The program's own count from its start to its end (or to where zond
+ * stopped it): the counter's difference less the payload's instructions,
+ * counted exactly (every call that returned ran cpair, one that never
+ * returned the entry's part, each its copy's extra ones).  -1 when not
+ * known: no end read, or calls the payload did not measure (a full shadow
+ * stack runs another path).
+ */
+static int64_t program_count(const struct bare *b, const struct inject_result *out,
+			     uint64_t start)
+{
+	uint64_t end;
+	if (!inject_rsp_counter_end(b->t, &end) || out->deep)
+		return -1;
+	uint64_t n = (end - start) & (b->xlen == 64 ? UINT64_MAX : UINT32_MAX);
+	const uint8_t *blk = b->results ? b->results + INJ_HDR : NULL;
+	for (size_t k = 0; blk && k < b->n; k++) {
+		int32_t open;
+		memcpy(&open, blk + INJ_SB_OPEN + k * 4, 4);
+		uint64_t done = out->stats[k].calls - (uint64_t)(open > 0 ? open : 0);
+		n -= done * (out->cpair + (uint64_t)(int64_t)b->extra[k]);
+		if (open > 0)
+			n -= (uint64_t)open *
+			     (inject_riscv_open_cost(b->xlen) + (uint64_t)(int64_t)b->extra[k]);
+	}
+	return (int64_t)n;
+}
+
 /* Stops a target zond connected to after seconds, puts its entries back, lets it go. */
 static int detach_after(struct bare *b, double seconds, int *status, struct zerr *err)
 {
@@ -329,6 +390,11 @@ static int prepare(struct bare *b, struct inject_result *out, struct symbols *s,
 	if (t->pid && (symbols_entry(b->job->plan->path, &entry, err) < 0 ||
 		       t->ops->run_to(t, entry, err) < 0))
 		return -1;
+	uint64_t v; /* the counter is there (the target's description names it) */
+	if ((b->counter.event_reg[0] &&
+	     inject_rsp_set_reg(t, b->counter.event_reg, b->counter.event, err) < 0) ||
+	    inject_rsp_get_reg(t, b->counter.reg, &v, err) < 0)
+		return -1;
 	if (is_region(b->job))
 		return region_prepare(b, r, err);
 	return place(b, out, err) == 0 && write_trampolines(b, out, err) == 0 &&
@@ -348,7 +414,10 @@ int inject_bare_run(const struct inject_job *job, const struct inject_bare_targe
 	if (strncmp(b.a->name, "riscv", 5) != 0)
 		return zerr_set(err, "%s: %s code; zond inject over GDB knows RISC-V",
 				job->plan->path, b.a->name);
+	if (inject_bare_counter(bt->event, &b.counter, err) < 0)
+		return -1;
 	struct inject_rsp_options o = bt->rsp;
+	o.counter = b.counter.reg;
 	if (is_region(job))
 		o.poll_ms = 0; /* every pass is read at its breakpoints */
 	for (size_t i = 0; i < job->plan->nfuncs && !o.end_at; i++)
@@ -359,9 +428,12 @@ int inject_bare_run(const struct inject_job *job, const struct inject_bare_targe
 		return -1;
 	out->pid = b.t->pid;
 	struct symbols *s = symbols_new();
-	struct region r = {.counter = "mcycle"};
+	struct region r = {.counter = b.counter.reg};
 	int rc = prepare(&b, out, s, &r, err);
 	int status = -1;
+	uint64_t start = 0;
+	if (rc == 0)
+		rc = inject_rsp_get_reg(b.t, b.counter.reg, &start, err);
 	if (rc == 0) {
 		out->start_ns = clock_now_ns(CLOCK_REALTIME);
 		rc = b.t->ops->release(b.t, err);
@@ -375,11 +447,15 @@ int inject_bare_run(const struct inject_job *job, const struct inject_bare_targe
 			region_results(&r, out);
 		else
 			read_results(&b, out);
+		int64_t count = program_count(&b, out, start);
+		if (count >= 0)
+			out->duration_ns = count; /* the nominal clock's: one tick a ns */
 	}
 	out->status = status;
 	b.t->ops->close(b.t);
 	symbols_free(s);
 	free(b.stubs);
 	free(b.orig);
+	free(b.extra);
 	return rc;
 }

@@ -29,11 +29,27 @@
 /* More functions in one run: no call edges (their table, n^2, in scratch RAM). */
 #define INJECT_BARE_EDGES_MAX 128
 
+/*
+ * The counter of an --event over GDB: mcycle (the default), minstret, or
+ * mhpmcounterN (3..31), then optionally =EVENT, written to mhpmeventN
+ * before the run (the target's event number, e.g. QEMU: 1 cycles, 2
+ * instructions).  reg is its register's name in the target description,
+ * csr the number the payload reads it by.
+ */
+struct inject_bare_counter {
+	char reg[16], event_reg[16]; /* event_reg "": nothing to program */
+	uint32_t csr;
+	uint64_t event;
+};
+/* Parses spec (NULL: mcycle) into *c; -1 with err (one line) when it is none. */
+int inject_bare_counter(const char *spec, struct inject_bare_counter *c, struct zerr *err);
+
 struct inject_bare_target {
 	char *const *argv; /* QEMU's command line, or NULL */
 	const char *gdb;   /* HOST:PORT (or /PATH), when argv is NULL */
 	struct inject_rsp_options rsp;
 	double seconds;
+	const char *event; /* inject_bare_counter's spec, NULL: mcycle */
 };
 
 /*

@@ -117,6 +117,8 @@ struct inject_rsp_options {
 	int poll_ms;
 	uint64_t end_at; /* where the program ends (_exit), 0: unknown: a breakpoint
 			  * there lets wait() read the results before the target is gone */
+	const char *counter; /* a register wait() reads at end_at, or where
+			      * inject_rsp_wait_for stops the target; NULL: none */
 };
 
 /* Connects to a stub at HOST:PORT (or /PATH, a Unix socket) and stops its target. */
@@ -158,6 +160,8 @@ int inject_rsp_watch(struct inject_transport *t, const uint64_t *at, size_t n,
  */
 int inject_rsp_wait_for(struct inject_transport *t, double seconds, int *status,
 			struct zerr *err);
+/* 1 with the counter's value read at the end (options' counter), else 0. */
+int inject_rsp_counter_end(struct inject_transport *t, uint64_t *value);
 /* The target's register width in bytes (4: rv32, 8: rv64). */
 unsigned inject_rsp_xlen(struct inject_transport *t);
 

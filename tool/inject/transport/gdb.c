@@ -55,6 +55,9 @@ struct gdbt {
 	int running;
 	int64_t started_ms, read_ms; /* when the target was released, the last read */
 	int64_t until_ms;            /* inject_rsp_wait_for: when wait() stops it, 0: never */
+	const char *counter;         /* read when the program ends or zond stops it */
+	uint64_t counter_end;
+	int counter_read;
 	pid_t qemu;                  /* started by zond, 0 when not */
 	char sockdir[64];
 };
@@ -322,6 +325,20 @@ static int on_watch(struct gdbt *g, struct rsp_stop *st, struct zerr *err)
 	return 1;
 }
 
+static const struct rsp_reg *reg_named(struct gdbt *g, const char *name, struct zerr *err);
+
+/* The counter's value at the end (the target stopped), when one was asked. */
+static int read_counter(struct gdbt *g, struct zerr *err)
+{
+	const struct rsp_reg *reg = g->counter ? reg_named(g, g->counter, err) : NULL;
+	if (!g->counter)
+		return 0;
+	if (!reg || rsp_read_reg(g->r, reg->regnum, reg->bitsize / 8, &g->counter_end, err) < 0)
+		return -1;
+	g->counter_read = 1;
+	return 0;
+}
+
 static int64_t now_ms(void)
 {
 	return clock_now_ns(CLOCK_MONOTONIC) / 1000000;
@@ -365,7 +382,8 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 			int at = halt(g, &st, err);
 			if (at == 0 && (st.kind == 'W' || st.kind == 'X'))
 				break;
-			if (at < 0 || (at = watch_stopped(g, err)) < 0 || sync_shares(g, 0, err) < 0)
+			if (at < 0 || (at = watch_stopped(g, err)) < 0 || read_counter(g, err) < 0 ||
+			    sync_shares(g, 0, err) < 0)
 				return lost(g, err);
 			return 1; /* stopped on time */
 		}
@@ -388,7 +406,7 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 	g->running = 0;
 	if ((st.kind == 'T' || st.kind == 'S') && g->end_set && at_end(g, err) == 1) {
 		/* the program's end: the last read while its memory is there */
-		if (sync_shares(g, 0, err) < 0 || rsp_break(g->r, g->end_at, 2, 0, err) < 0 ||
+		if (read_counter(g, err) < 0 || sync_shares(g, 0, err) < 0 || rsp_break(g->r, g->end_at, 2, 0, err) < 0 ||
 		    rsp_continue(g->r, err) < 0)
 			return lost(g, err);
 		g->end_set = 0;
@@ -514,6 +532,7 @@ static struct gdbt *attach(struct rsp *r, const struct inject_rsp_options *o, pi
 	g->elf = zp_xstrdup(o->elf);
 	g->poll_ms = o->poll_ms;
 	g->end_at = o->end_at;
+	g->counter = o->counter;
 	struct rsp_stop st;
 	if (describe(g, err) < 0 || find_scratch(g, o, err) < 0 || rsp_halt_reason(r, &st, err) < 0) {
 		g_close(&g->base);
@@ -666,6 +685,13 @@ int inject_rsp_set_reg(struct inject_transport *t, const char *name, uint64_t va
 	struct gdbt *g = (struct gdbt *)t;
 	const struct rsp_reg *reg = reg_named(g, name, err);
 	return reg ? rsp_write_reg(g->r, reg->regnum, reg->bitsize / 8, value, err) : -1;
+}
+
+int inject_rsp_counter_end(struct inject_transport *t, uint64_t *value)
+{
+	struct gdbt *g = (struct gdbt *)t;
+	*value = g->counter_end;
+	return g->counter_read;
 }
 
 int inject_rsp_wait_for(struct inject_transport *t, double seconds, int *status,
