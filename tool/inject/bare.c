@@ -28,6 +28,8 @@ struct bare {
 	uint8_t (*orig)[16]; /* per patch: the bytes the jump overwrote */
 	struct inject_bare_counter counter;
 	int32_t *extra; /* per record: its copy's instructions beyond the originals */
+	uint64_t start; /* the counter when the program was let go */
+	struct symbols *sym;
 };
 
 int inject_bare_counter(const char *spec, struct inject_bare_counter *c, struct zerr *err)
@@ -149,11 +151,25 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 	return rc;
 }
 
+/* Patch k's jump written at its entry (on), or the entry's own bytes back. */
+static int patch_one(struct bare *b, size_t k, int on, struct zerr *err)
+{
+	const struct inject_patch *p = &b->job->patches[k];
+	uint64_t at = p->site.addr + p->site.keep;
+	uint8_t jump[16];
+	if (on)
+		b->a->jump(at, b->stubs[k], jump);
+	return b->t->ops->write(b->t, at, on ? jump : b->orig[k], b->a->jump_len, err);
+}
+
 /*
- * The jumps at the entries, after checking the target holds the ELF's
- * bytes there; a pc stopped inside the overwritten bytes moves to the copy.
+ * The jumps at the entries of patches [from, to) (the others' entries are
+ * checked only: the cyclic scenario's other sets), after checking the
+ * target holds the ELF's bytes there; a pc stopped inside the overwritten
+ * bytes moves to the copy.
  */
-static int patch_entries(struct bare *b, struct symbols *s, struct zerr *err)
+static int patch_entries(struct bare *b, struct symbols *s, size_t from, size_t to,
+			 struct zerr *err)
 {
 	const struct inject_arch *a = b->a;
 	b->orig = zp_xcalloc(b->job->npatches + 1, sizeof *b->orig);
@@ -163,7 +179,7 @@ static int patch_entries(struct bare *b, struct symbols *s, struct zerr *err)
 	for (size_t k = 0; k < b->job->npatches; k++) {
 		const struct inject_patch *p = &b->job->patches[k];
 		uint64_t at = p->site.addr + p->site.keep;
-		uint8_t file[16], jump[16];
+		uint8_t file[16];
 		if (symbols_read(s, b->job->plan->path, at, file, a->jump_len, err) < 0 ||
 		    b->t->ops->read(b->t, at, b->orig[k], a->jump_len, err) < 0)
 			return -1;
@@ -177,8 +193,9 @@ static int patch_entries(struct bare *b, struct symbols *s, struct zerr *err)
 					"%s: the trampoline at 0x%llx is out of a jal's reach (1 MiB): "
 					"give scratch RAM near the code with --scratch",
 					p->name, (unsigned long long)b->stubs[k]);
-		a->jump(at, b->stubs[k], jump);
-		if (b->t->ops->write(b->t, at, jump, a->jump_len, err) < 0)
+		if (k < from || k >= to)
+			continue;
+		if (patch_one(b, k, 1, err) < 0)
 			return -1;
 		if (pc > at && pc < at + p->site.len) {
 			for (uint32_t i = 0; i < p->site.ninsn; i++)
@@ -197,12 +214,9 @@ static int unpatch(struct bare *b, struct zerr *err)
 {
 	if (!b->orig)
 		return 0; /* nothing patched (the region's breakpoints) */
-	for (size_t k = 0; k < b->job->npatches; k++) {
-		const struct inject_patch *p = &b->job->patches[k];
-		if (b->t->ops->write(b->t, p->site.addr + p->site.keep, b->orig[k],
-				     b->a->jump_len, err) < 0)
+	for (size_t k = 0; k < b->job->npatches; k++)
+		if (patch_one(b, k, 0, err) < 0)
 			return -1;
-	}
 	return 0;
 }
 
@@ -380,7 +394,7 @@ static int is_region(const struct inject_job *job)
 }
 
 static int prepare(struct bare *b, struct inject_result *out, struct symbols *s,
-		   struct region *r, struct zerr *err)
+		   struct region *r, size_t active, struct zerr *err)
 {
 	struct inject_transport *t = b->t;
 	if ((int)inject_rsp_xlen(t) * 8 != b->xlen)
@@ -398,64 +412,92 @@ static int prepare(struct bare *b, struct inject_result *out, struct symbols *s,
 	if (is_region(b->job))
 		return region_prepare(b, r, err);
 	return place(b, out, err) == 0 && write_trampolines(b, out, err) == 0 &&
-			       patch_entries(b, s, err) == 0
+			       patch_entries(b, s, 0, active, err) == 0
 		       ? 0
 		       : -1;
 }
 
-int inject_bare_run(const struct inject_job *job, const struct inject_bare_target *bt,
-		    struct inject_result *out, struct zerr *err)
+/*
+ * Starts QEMU (or connects), runs it to the entry point, writes the
+ * trampolines and the jumps of patches [0, active), and reads the
+ * counter's start (b->start).  -1 with err; b->t is then set when
+ * there is a target to close.
+ */
+static int bare_open(struct bare *b, const struct inject_bare_target *bt,
+		     struct inject_result *out, struct region *r, size_t active, struct zerr *err)
 {
+	const struct inject_job *job = b->job;
 	memset(out, 0, sizeof *out);
 	out->status = -1;
 	out->hz = 1000000000; /* nominal: one cycle a ns, as the bare runtime stores it */
-	struct bare b = {.job = job, .a = job->plan->arch, .n = job->nstats};
-	b.xlen = strcmp(b.a->name, "riscv64") == 0 ? 64 : 32;
-	if (strncmp(b.a->name, "riscv", 5) != 0)
+	b->a = job->plan->arch;
+	b->n = job->nstats;
+	b->xlen = strcmp(b->a->name, "riscv64") == 0 ? 64 : 32;
+	if (strncmp(b->a->name, "riscv", 5) != 0)
 		return zerr_set(err, "%s: %s code; zond inject over GDB knows RISC-V",
-				job->plan->path, b.a->name);
-	if (inject_bare_counter(bt->event, &b.counter, err) < 0)
+				job->plan->path, b->a->name);
+	if (inject_bare_counter(bt->event, &b->counter, err) < 0)
 		return -1;
 	struct inject_rsp_options o = bt->rsp;
-	o.counter = b.counter.reg;
+	o.counter = b->counter.reg;
 	if (is_region(job))
 		o.poll_ms = 0; /* every pass is read at its breakpoints */
 	for (size_t i = 0; i < job->plan->nfuncs && !o.end_at; i++)
 		if (job->plan->funcs[i].name && strcmp(job->plan->funcs[i].name, "_exit") == 0)
 			o.end_at = job->plan->funcs[i].addr;
-	b.t = bt->argv ? inject_rsp_start(bt->argv, &o, err) : inject_rsp_connect(bt->gdb, &o, err);
-	if (!b.t)
+	b->t = bt->argv ? inject_rsp_start(bt->argv, &o, err) : inject_rsp_connect(bt->gdb, &o, err);
+	if (!b->t)
 		return -1;
-	out->pid = b.t->pid;
-	struct symbols *s = symbols_new();
-	struct region r = {.counter = b.counter.reg};
-	int rc = prepare(&b, out, s, &r, err);
+	out->pid = b->t->pid;
+	r->counter = b->counter.reg;
+	b->sym = symbols_new();
+	if (prepare(b, out, b->sym, r, active, err) < 0 ||
+	    inject_rsp_get_reg(b->t, b->counter.reg, &b->start, err) < 0)
+		return -1;
+	out->start_ns = clock_now_ns(CLOCK_REALTIME);
+	return 0;
+}
+
+static void bare_close(struct bare *b)
+{
+	if (b->t)
+		b->t->ops->close(b->t);
+	symbols_free(b->sym);
+	free(b->stubs);
+	free(b->orig);
+	free(b->extra);
+}
+
+/* The results, and the run's whole where it is known (program_count). */
+static void bare_results(struct bare *b, const struct region *r, struct inject_result *out)
+{
+	out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
+	if (is_region(b->job))
+		region_results(r, out);
+	else
+		read_results(b, out);
+	int64_t count = program_count(b, out, b->start);
+	if (count >= 0)
+		out->duration_ns = count; /* the nominal clock's: one tick a ns */
+}
+
+int inject_bare_run(const struct inject_job *job, const struct inject_bare_target *bt,
+		    struct inject_result *out, struct zerr *err)
+{
+	struct bare b = {.job = job};
+	struct region r = {0};
+	int rc = bare_open(&b, bt, out, &r, job->npatches, err);
 	int status = -1;
-	uint64_t start = 0;
-	if (rc == 0)
-		rc = inject_rsp_get_reg(b.t, b.counter.reg, &start, err);
 	if (rc == 0) {
-		out->start_ns = clock_now_ns(CLOCK_REALTIME);
 		rc = b.t->ops->release(b.t, err);
 		if (rc == 0)
 			rc = !bt->argv && bt->seconds > 0 ? detach_after(&b, bt->seconds, &status, err)
 							  : b.t->ops->wait(b.t, &status, err);
-		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
-		if (rc < 0 && out->start_ns)
+		if (rc < 0)
 			rc = 1; /* it ran: what was read is kept */
-		if (is_region(job))
-			region_results(&r, out);
-		else
-			read_results(&b, out);
-		int64_t count = program_count(&b, out, start);
-		if (count >= 0)
-			out->duration_ns = count; /* the nominal clock's: one tick a ns */
+		bare_results(&b, &r, out);
 	}
 	out->status = status;
-	b.t->ops->close(b.t);
-	symbols_free(s);
-	free(b.stubs);
-	free(b.orig);
-	free(b.extra);
+	bare_close(&b);
 	return rc;
 }

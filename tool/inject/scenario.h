@@ -21,6 +21,7 @@
 #ifndef ZOND_INJECT_SCENARIO_H
 #define ZOND_INJECT_SCENARIO_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "engine.h"
@@ -119,5 +120,23 @@ struct inject_cyclic {
 };
 int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inject_result **sets,
 		  size_t *nsets, int *status, struct zerr *err);
+
+/*
+ * Set s of a cyclic run: the records [from, from + k) of all (every set's
+ * records, each set measured in turn), the threads that ran them, the
+ * call edges within the set (a call across a swap has none), into out
+ * (malloc'ed parts; the rest of all copied).
+ */
+void inject_result_split(const struct inject_result *all, size_t from, size_t k,
+			 struct inject_result *out);
+
+/*
+ * ^C and SIGTERM to zond make inject_interrupted() 1 from
+ * inject_catch_interrupts until inject_release_interrupts puts back what
+ * they did before (old).
+ */
+void inject_catch_interrupts(struct sigaction old[2]);
+void inject_release_interrupts(const struct sigaction old[2]);
+int inject_interrupted(void);
 
 #endif

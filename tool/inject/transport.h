@@ -145,9 +145,10 @@ int inject_rsp_set_reg(struct inject_transport *t, const char *name, uint64_t va
  * Breakpoints zond handles itself at at[0..n) (an RSP transport's stopped
  * target; n = 0 takes them out): inserted at the next release(); each time
  * the target reaches one, wait() calls fn(arg, i) with the target stopped
- * there before the instruction (fn may read registers), steps over that
- * instruction and lets it run on.  A failing fn ends wait() as a lost
- * connection (what was measured is kept).  The instruction's length is the
+ * there before the instruction (fn may read registers and write memory),
+ * steps over that instruction and lets it run on; fn returning 1 takes
+ * every breakpoint out (as n = 0 would).  A failing fn (-1) ends wait() as
+ * a lost connection (what was measured is kept).  The instruction's length is the
  * breakpoint's kind.
  */
 int inject_rsp_watch(struct inject_transport *t, const uint64_t *at, size_t n,

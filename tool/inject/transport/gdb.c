@@ -291,6 +291,17 @@ static ptrdiff_t watched_at(const struct gdbt *g, uint64_t pc)
 	return -1;
 }
 
+/* A function asked to be done with its breakpoints: every one but i (out already) out. */
+static int watch_off_but(struct gdbt *g, size_t i, struct zerr *err)
+{
+	for (size_t j = 0; j < g->watch.n; j++)
+		if (j != i && rsp_break(g->r, g->watch.at[j], g->watch.kind[j], 0, err) < 0)
+			return -1;
+	g->watch.set = 0;
+	g->watch.n = 0;
+	return 0;
+}
+
 /*
  * A stop at a watched breakpoint: its function, then a step over the
  * instruction there (its breakpoint out for the step), again while the
@@ -309,16 +320,18 @@ static int on_watch(struct gdbt *g, struct rsp_stop *st, struct zerr *err)
 	if ((i = watched_at(g, pc)) < 0)
 		return 0;
 	while (i >= 0) {
-		if (g->watch.fn(g->watch.arg, (size_t)i, err) < 0 ||
-		    rsp_break(g->r, pc, g->watch.kind[i], 0, err) < 0 || rsp_step(g->r, st, err) < 0 ||
-		    rsp_break(g->r, pc, g->watch.kind[i], 1, err) < 0)
+		int done = g->watch.fn(g->watch.arg, (size_t)i, err);
+		if (done < 0 || rsp_break(g->r, pc, g->watch.kind[i], 0, err) < 0 ||
+		    rsp_step(g->r, st, err) < 0 ||
+		    (done ? watch_off_but(g, (size_t)i, err)
+			  : rsp_break(g->r, pc, g->watch.kind[i], 1, err)) < 0)
 			return -1;
 		g->read_ms = clock_now_ns(CLOCK_MONOTONIC) / 1000000;
 		if (st->kind != 'T' && st->kind != 'S')
 			return 0;
 		if (rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
 			return -1;
-		i = watched_at(g, pc);
+		i = g->watch.set ? watched_at(g, pc) : -1;
 	}
 	if (rsp_continue(g->r, err) < 0)
 		return -1;
@@ -351,7 +364,10 @@ static int watch_stopped(struct gdbt *g, struct zerr *err)
 	ptrdiff_t i;
 	if (!g->watch.set || rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
 		return g->watch.set ? -1 : 0;
-	return (i = watched_at(g, pc)) >= 0 ? g->watch.fn(g->watch.arg, (size_t)i, err) : 0;
+	int done = (i = watched_at(g, pc)) >= 0 ? g->watch.fn(g->watch.arg, (size_t)i, err) : 0;
+	if (done > 0 && watch_set(g, 0, err) == 0)
+		g->watch.n = 0;
+	return done < 0 || (done > 0 && g->watch.set) ? -1 : 0;
 }
 
 static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
