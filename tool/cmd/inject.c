@@ -94,8 +94,9 @@ static const char usage_text[] =
 	"                        -gdb and -S added (a fresh one per run), or connects\n"
 	"                        to --gdb HOST:PORT (QEMU -s, OpenOCD); cycles are\n"
 	"                        mcycle, exact instructions under -icount shift=0;\n"
-	"                        the functions, --region (breakpoints at FROM and TO)\n"
-	"                        and --descend (QEMU's command only) scenarios\n"
+	"                        the functions, --region (breakpoints at FROM and TO),\n"
+	"                        --descend (QEMU's command only) and --safe-point\n"
+	"                        (sets swapped at a breakpoint there) scenarios\n"
 	"      --gdb HOST:PORT   the stub to connect to (with --duration S: measure S\n"
 	"                        seconds, then put the code back and let it run on)\n"
 	"      --scratch ADDR,LEN  RAM no part of the program uses, for zond's code and\n"
@@ -454,6 +455,17 @@ static int process_program(long pid, char prog[PATH_MAX])
 	return realpath(link, prog) ? 0 : -1;
 }
 
+/* The bare-metal target of job: QEMU's command line (argv) or the stub at --gdb. */
+static struct inject_bare_target bare_target(const struct functions_job *job, char **argv)
+{
+	return (struct inject_bare_target){
+		job->gdb ? NULL : argv,
+		job->gdb,
+		{job->elf, job->scratch, job->scratch_len, 10000, 200, 0, NULL},
+		job->duration,
+		job->event};
+}
+
 /*
  * One run (argv) or one attachment (job->pid) with ijob's patches, stored.
  * *stored is set when the run was stored; the program's status is zond's.
@@ -471,12 +483,7 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 	char *gargv[] = {(char *)prog, (char *)job->gdb, NULL};
 	int lost = 0;
 	if (job->elf) {
-		struct inject_bare_target bt = {
-			job->gdb ? NULL : argv,
-			job->gdb,
-			{job->elf, job->scratch, job->scratch_len, 10000, 200, 0, NULL},
-			job->duration,
-			job->event};
+		struct inject_bare_target bt = bare_target(job, argv);
 		rc = inject_bare_run(ij, &bt, &r, &err);
 		if (job->gdb)
 			argv = gargv;
@@ -851,8 +858,13 @@ static int cyclic(struct functions_job *job, struct symbols *s, const struct inj
 	char pidtext[32];
 	char *pargv[] = {(char *)prog, pidtext, NULL};
 	snprintf(pidtext, sizeof pidtext, "(pid %ld)", job->pid);
-	if (inject_cyclic(&c, argv, &sets, &nsets, &status, &err) < 0)
+	struct inject_bare_target bt = bare_target(job, argv);
+	char *gargv[] = {(char *)prog, (char *)job->gdb, NULL};
+	if ((job->elf ? inject_bare_cyclic(&c, &bt, &sets, &nsets, &status, &err)
+		      : inject_cyclic(&c, argv, &sets, &nsets, &status, &err)) < 0)
 		rc = cmd_error("inject", "%s", err.msg);
+	if (job->gdb)
+		argv = gargv;
 	for (size_t i = 0; i < nsets; i++) {
 		if (!sets[i].periods) {
 			if (!job->quiet)
@@ -1167,14 +1179,15 @@ int cmd_inject(int argc, char **argv)
 		return cmd_usage_error("inject", "%s", err.msg);
 	if ((job.gdb || job.scratch_len) && !job.elf)
 		return cmd_usage_error("inject", "--gdb and --scratch go with --elf");
-	if (job.elf && (job.pid || job.safe))
-		return cmd_usage_error("inject", "--elf: no -p, no --safe-point (not yet)");
+	if (job.elf && job.pid)
+		return cmd_usage_error("inject", "--elf: no -p (--gdb HOST:PORT reaches a running target)");
 	if (job.elf && job.gdb && job.descend)
 		return cmd_usage_error("inject", "--descend reruns the program: give QEMU's "
 						 "command after --, not --gdb");
 	if (job.gdb) {
-		if (optind != argc || job.per_run)
-			return cmd_usage_error("inject", "--gdb takes no command and no --per-run");
+		if (optind != argc || (job.per_run && !job.safe))
+			return cmd_usage_error("inject", "--gdb takes no command and no --per-run "
+							 "(but with --safe-point: K per set)");
 		return scenario(&job, NULL);
 	}
 	if (job.pid) {

@@ -501,3 +501,157 @@ int inject_bare_run(const struct inject_job *job, const struct inject_bare_targe
 	bare_close(&b);
 	return rc;
 }
+
+/* ---- the cyclic scenario ------------------------------------------------- */
+
+struct cycle {
+	struct bare *b;
+	const struct inject_cyclic *c;
+	size_t nsets, cur;
+	int armed;    /* the safe point's breakpoint is in */
+	int last;     /* its next arrival ends the measurement */
+	int finished; /* it did: no set is patched */
+	uint64_t *periods;
+	int64_t *active_ns, set_start;
+};
+
+/* The jumps of set `set` written (on) or its entries' bytes back. */
+static int set_patched(struct cycle *y, size_t set, int on, struct zerr *err)
+{
+	size_t from = set * y->c->per_set, n = y->b->job->npatches;
+	for (size_t k = from; k < n && k < from + y->c->per_set; k++)
+		if (patch_one(y->b, k, on, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* The hart stopped at the safe point: the current set out, the next one in (or none: the end). */
+static int at_safe_point(void *arg, size_t i, struct zerr *err)
+{
+	struct cycle *y = arg;
+	int64_t now = clock_now_ns(CLOCK_REALTIME);
+	(void)i;
+	if (set_patched(y, y->cur, 0, err) < 0)
+		return -1;
+	y->active_ns[y->cur] += now - y->set_start;
+	y->set_start = now;
+	y->armed = 0;
+	if (y->last) {
+		y->finished = 1;
+		return 1;
+	}
+	y->cur = (y->cur + 1) % y->nsets;
+	y->periods[y->cur]++;
+	return set_patched(y, y->cur, 1, err) < 0 ? -1 : 1;
+}
+
+/* The safe point's breakpoint in (the target stopped). */
+static int arm(struct cycle *y, struct zerr *err)
+{
+	uint64_t at = y->c->safe.site.addr + y->c->safe.site.keep;
+	if (y->armed)
+		return 0;
+	y->armed = 1;
+	return inject_rsp_watch(y->b->t, &at, 1, at_safe_point, y, err);
+}
+
+/*
+ * Set after set until the program ends, the duration passes or zond is
+ * interrupted: 0 with the target stopped by zond, 1 when it ended
+ * (*status), -1 with err (the connection lost).
+ */
+static int cycle(struct cycle *y, int *status, struct zerr *err)
+{
+	struct inject_transport *t = y->b->t;
+	const struct inject_cyclic *c = y->c;
+	int64_t end = c->duration > 0 ? y->set_start + (int64_t)(c->duration * 1e9) : 0;
+	int said = 0;
+	for (;;) {
+		if (t->ops->release(t, err) < 0)
+			return -1;
+		int rc = inject_rsp_wait_for(t, c->period, status, err);
+		if (rc <= 0)
+			return rc < 0 ? -1 : 1;
+		if (inject_interrupted() || (end && clock_now_ns(CLOCK_REALTIME) >= end))
+			return 0;
+		if (y->nsets == 1)
+			continue;
+		if (y->armed && !said) {
+			said = 1;
+			fprintf(stderr,
+				"zond inject: the target has not reached the safe point %s in %g s: "
+				"set %zu of %zu stays measured\n",
+				c->safe.name, c->period, y->cur + 1, y->nsets);
+		}
+		if (arm(y, err) < 0)
+			return -1;
+	}
+}
+
+/*
+ * The end, the target stopped by zond: let it run to the safe point once
+ * more (at most a period, so the last pass is whole too), then the code
+ * back; a target zond connected to runs on.  1 when it ended meanwhile.
+ */
+static int cycle_end(struct cycle *y, const struct inject_bare_target *bt, int *status,
+		     struct zerr *err)
+{
+	struct inject_transport *t = y->b->t;
+	y->last = 1;
+	if (y->nsets > 0 && (arm(y, err) < 0 || t->ops->release(t, err) < 0))
+		return -1;
+	int rc = inject_rsp_wait_for(t, y->c->period, status, err);
+	if (rc <= 0)
+		return rc < 0 ? -1 : 1;
+	if (unpatch(y->b, err) < 0 || inject_rsp_watch(t, NULL, 0, NULL, NULL, err) < 0 ||
+	    (!bt->argv && t->ops->release(t, err) < 0))
+		return -1;
+	return 0;
+}
+
+int inject_bare_cyclic(const struct inject_cyclic *c, const struct inject_bare_target *bt,
+		       struct inject_result **sets, size_t *nsets, int *status, struct zerr *err)
+{
+	const struct inject_job *job = c->job;
+	struct bare b = {.job = job};
+	struct region r = {0};
+	struct inject_result all;
+	struct cycle y = {&b, c, (job->npatches + c->per_set - 1) / c->per_set, 0, 0, 0, 0,
+			  NULL, NULL, 0};
+	*sets = NULL;
+	*nsets = 0;
+	*status = -1;
+	size_t first = c->per_set < job->npatches ? c->per_set : job->npatches;
+	if (bare_open(&b, bt, &all, &r, first, err) < 0) {
+		bare_close(&b);
+		inject_result_free(&all);
+		return -1;
+	}
+	y.periods = zp_xcalloc(y.nsets + 1, sizeof *y.periods);
+	y.active_ns = zp_xcalloc(y.nsets + 1, sizeof *y.active_ns);
+	y.periods[0] = 1;
+	y.set_start = clock_now_ns(CLOCK_REALTIME);
+	struct sigaction old[2];
+	inject_catch_interrupts(old);
+	int rc = cycle(&y, status, err);
+	if (rc == 0)
+		rc = cycle_end(&y, bt, status, err);
+	inject_release_interrupts(old);
+	if (!y.finished)
+		y.active_ns[y.cur] += clock_now_ns(CLOCK_REALTIME) - y.set_start;
+	bare_results(&b, &r, &all);
+	*sets = zp_xcalloc(y.nsets + 1, sizeof **sets);
+	for (size_t s = 0; s < y.nsets; s++) {
+		size_t from = s * c->per_set;
+		size_t k = job->npatches - from < c->per_set ? job->npatches - from : c->per_set;
+		inject_result_split(&all, from, k, &(*sets)[s]);
+		(*sets)[s].duration_ns = y.active_ns[s];
+		(*sets)[s].periods = y.periods[s];
+	}
+	*nsets = y.nsets;
+	inject_result_free(&all);
+	free(y.periods);
+	free(y.active_ns);
+	bare_close(&b);
+	return rc < 0 ? -1 : 0;
+}

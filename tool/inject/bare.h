@@ -63,4 +63,22 @@ int inject_bare_point(struct symbols *s, const struct inject_plan *plan, const c
 int inject_bare_run(const struct inject_job *job, const struct inject_bare_target *bt,
 		    struct inject_result *out, struct zerr *err);
 
+/*
+ * The cyclic scenario over GDB (scenario.h's struct inject_cyclic; c->pid
+ * unused): every set's trampolines written at the start, set 0's jumps at
+ * its entries.  Every c->period seconds zond stops the hart, puts a
+ * breakpoint at the safe point and lets it run; when the hart reaches it,
+ * the current set's entries get their bytes back and the next set's their
+ * jumps, the breakpoint goes, and it runs on: round robin, whole passes
+ * from safe point to safe point.  A period with the breakpoint in and no
+ * arrival is said once on stderr (the set stays measured).  The end (the
+ * program's, c->duration, ^C or SIGTERM to zond): once more to the safe
+ * point (at most a period), the code put back, a target zond connected to
+ * let run on (one it started goes with it).  *sets as inject_cyclic gives
+ * them, also when -1 is returned after the target ran (a lost connection:
+ * what was read last); *status QEMU's when it ended, else -1.
+ */
+int inject_bare_cyclic(const struct inject_cyclic *c, const struct inject_bare_target *bt,
+		       struct inject_result **sets, size_t *nsets, int *status, struct zerr *err);
+
 #endif
