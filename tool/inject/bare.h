@@ -1,7 +1,9 @@
 /*
- * bare.h - one run of zond inject on a bare-metal target over the GDB
- * remote protocol (transport/gdb.c): the functions scenario's patches of
- * one job, the results in the same struct inject_result as a Linux run.
+ * bare.h - runs of zond inject on a bare-metal target over the GDB remote
+ * protocol (transport/gdb.c): one job's functions (trampolines) or region
+ * (breakpoints at FROM and TO, the counter read while the hart is
+ * stopped), or the cyclic scenario's sets; the results in the same struct
+ * inject_result as a Linux run.
  *
  * A target zond starts (argv: qemu-system-*, which gets -gdb and -S) is
  * run to its ELF's entry point first (nothing of the program ran); a
