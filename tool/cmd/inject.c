@@ -500,7 +500,8 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 		rc = inject_run(ij, argv, &r, &err);
 	}
 	if (rc < 0) {
-		rc = !job->pid && r.status > 0 ? program_status(r.status) : 1; /* -1: it never ran */
+		rc = !job->pid && r.status > 0 ? program_status(r.status)
+					       : 1; /* -1: it never ran */
 		cmd_error("inject", "%s", err.msg);
 		inject_result_free(&r);
 		return rc;
@@ -753,7 +754,7 @@ static int region(struct functions_job *job, struct symbols *s, const struct inj
 	struct zerr err;
 	for (int i = 0; i < 2; i++)
 		if ((job->elf ? inject_bare_point : inject_plan_point)(s, plan, pt[i].name,
-								      &pt[i].site, &err) < 0)
+								       &pt[i].site, &err) < 0)
 			return cmd_error("inject", "%s", err.msg);
 	uint64_t a0 = pt[0].site.addr + pt[0].site.keep, a1 = pt[1].site.addr + pt[1].site.keep;
 	uint32_t len = job->elf ? 1 : plan->arch->jump_len; /* over GDB: breakpoints */
@@ -1180,7 +1181,8 @@ int cmd_inject(int argc, char **argv)
 	if ((job.gdb || job.scratch_len) && !job.elf)
 		return cmd_usage_error("inject", "--gdb and --scratch go with --elf");
 	if (job.elf && job.pid)
-		return cmd_usage_error("inject", "--elf: no -p (--gdb HOST:PORT reaches a running target)");
+		return cmd_usage_error("inject",
+				       "--elf: no -p (--gdb HOST:PORT reaches a running target)");
 	if (job.elf && job.gdb && job.descend)
 		return cmd_usage_error("inject", "--descend reruns the program: give QEMU's "
 						 "command after --, not --gdb");

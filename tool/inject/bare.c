@@ -12,7 +12,7 @@
 #include "results.h"
 #include "util/clock.h"
 
-#define BARE_TID   1   /* the one hart's thread id, as the bare runtime names it */
+#define BARE_TID   1 /* the one hart's thread id, as the bare runtime names it */
 #define STUB_ALIGN 16
 
 struct bare {
@@ -45,14 +45,18 @@ int inject_bare_counter(const char *spec, struct inject_bare_counter *c, struct 
 		c->csr = c->reg[1] == 'c' ? 0xb00 : 0xb02;
 		if (!eq)
 			return 0;
-		return zerr_set(err, "--event %s: %s counts what it counts (=EVENT is for "
-				     "mhpmcounterN)", spec, c->reg);
+		return zerr_set(err,
+				"--event %s: %s counts what it counts (=EVENT is for "
+				"mhpmcounterN)",
+				spec, c->reg);
 	}
 	if (strncmp(c->reg, "mhpmcounter", 11) == 0)
 		n = strtoul(c->reg + 11, &end, 10);
 	if (n < 3 || n > 31 || *end)
-		return zerr_set(err, "--event %s: over GDB the counter is mcycle, minstret or "
-				     "mhpmcounterN (3..31)[=EVENT]", spec);
+		return zerr_set(err,
+				"--event %s: over GDB the counter is mcycle, minstret or "
+				"mhpmcounterN (3..31)[=EVENT]",
+				spec);
 	c->csr = 0xb00 + (uint32_t)n;
 	if (!eq)
 		return 0;
@@ -99,8 +103,10 @@ static int place(struct bare *b, struct inject_result *out, struct zerr *err)
 	memcpy(b->results + INJ_HDR + INJ_SB_TID, &tid, 8);
 	uint8_t probe[4096];
 	struct inject_payload_args args = payload_args(b);
-	b->payload_len = (inject_riscv_payload_reading(probe, sizeof probe, &args, b->xlen,
-							   b->counter.csr) + 15) & ~(uint64_t)15;
+	b->payload_len =
+		(inject_riscv_payload_reading(probe, sizeof probe, &args, b->xlen, b->counter.csr) +
+		 15) &
+		~(uint64_t)15;
 	b->area_len = b->payload_len + b->job->npatches * slot_len(b->a);
 	uint64_t near = b->job->npatches ? b->job->patches[0].site.addr : 0;
 	if (t->ops->alloc_near(t, near, b->area_len, &b->area, err) < 0)
@@ -354,8 +360,7 @@ int inject_bare_point(struct symbols *s, const struct inject_plan *plan, const c
  * known: no end read, or calls the payload did not measure (a full shadow
  * stack runs another path).
  */
-static int64_t program_count(const struct bare *b, const struct inject_result *out,
-			     uint64_t start)
+static int64_t program_count(const struct bare *b, const struct inject_result *out, uint64_t start)
 {
 	uint64_t end;
 	if (!inject_rsp_counter_end(b->t, &end) || out->deep)
@@ -380,8 +385,7 @@ static int detach_after(struct bare *b, double seconds, int *status, struct zerr
 	int rc = inject_rsp_wait_for(b->t, seconds, status, err);
 	if (rc <= 0)
 		return rc; /* ended by itself, or lost */
-	if (unpatch(b, err) < 0 ||
-	    inject_rsp_watch(b->t, NULL, 0, NULL, NULL, err) < 0 ||
+	if (unpatch(b, err) < 0 || inject_rsp_watch(b->t, NULL, 0, NULL, NULL, err) < 0 ||
 	    b->t->ops->release(b->t, err) < 0)
 		return -1;
 	*status = -1;
@@ -393,8 +397,8 @@ static int is_region(const struct inject_job *job)
 	return job->npatches == 2 && job->patches[0].kind == INJECT_REGION_FROM;
 }
 
-static int prepare(struct bare *b, struct inject_result *out, struct symbols *s,
-		   struct region *r, size_t active, struct zerr *err)
+static int prepare(struct bare *b, struct inject_result *out, struct symbols *s, struct region *r,
+		   size_t active, struct zerr *err)
 {
 	struct inject_transport *t = b->t;
 	if ((int)inject_rsp_xlen(t) * 8 != b->xlen)
@@ -423,8 +427,8 @@ static int prepare(struct bare *b, struct inject_result *out, struct symbols *s,
  * counter's start (b->start).  -1 with err; b->t is then set when
  * there is a target to close.
  */
-static int bare_open(struct bare *b, const struct inject_bare_target *bt,
-		     struct inject_result *out, struct region *r, size_t active, struct zerr *err)
+static int bare_open(struct bare *b, const struct inject_bare_target *bt, struct inject_result *out,
+		     struct region *r, size_t active, struct zerr *err)
 {
 	const struct inject_job *job = b->job;
 	memset(out, 0, sizeof *out);
@@ -445,7 +449,8 @@ static int bare_open(struct bare *b, const struct inject_bare_target *bt,
 	for (size_t i = 0; i < job->plan->nfuncs && !o.end_at; i++)
 		if (job->plan->funcs[i].name && strcmp(job->plan->funcs[i].name, "_exit") == 0)
 			o.end_at = job->plan->funcs[i].addr;
-	b->t = bt->argv ? inject_rsp_start(bt->argv, &o, err) : inject_rsp_connect(bt->gdb, &o, err);
+	b->t = bt->argv ? inject_rsp_start(bt->argv, &o, err)
+			: inject_rsp_connect(bt->gdb, &o, err);
 	if (!b->t)
 		return -1;
 	out->pid = b->t->pid;
@@ -579,7 +584,8 @@ static int cycle(struct cycle *y, int *status, struct zerr *err)
 		if (y->armed && !said) {
 			said = 1;
 			fprintf(stderr,
-				"zond inject: the target has not reached the safe point %s in %g s: "
+				"zond inject: the target has not reached the safe point %s in %g "
+				"s: "
 				"set %zu of %zu stays measured\n",
 				c->safe.name, c->period, y->cur + 1, y->nsets);
 		}
@@ -616,8 +622,8 @@ int inject_bare_cyclic(const struct inject_cyclic *c, const struct inject_bare_t
 	struct bare b = {.job = job};
 	struct region r = {0};
 	struct inject_result all;
-	struct cycle y = {&b, c, (job->npatches + c->per_set - 1) / c->per_set, 0, 0, 0, 0,
-			  NULL, NULL, 0};
+	struct cycle y = {&b,   c, (job->npatches + c->per_set - 1) / c->per_set, 0, 0, 0, 0, NULL,
+			  NULL, 0};
 	*sets = NULL;
 	*nsets = 0;
 	*status = -1;

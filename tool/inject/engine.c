@@ -216,9 +216,8 @@ int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char
 	int rc = got < (long)f->size ? -1 : 0;
 	if (got >= 0 && rc < 0)
 		zerr_set(err, "%s: no code in %s", spec, p->path);
-	if (rc == 0 &&
-	    p->arch->plan(code, (size_t)f->size, fill_after(p, i, code, (size_t)got),
-			  f->addr, (size_t)off, site, why) != 0)
+	if (rc == 0 && p->arch->plan(code, (size_t)f->size, fill_after(p, i, code, (size_t)got),
+				     f->addr, (size_t)off, site, why) != 0)
 		rc = zerr_set(err, "%s: %s", spec, why);
 	free(code);
 	return rc;

@@ -159,8 +159,7 @@ int inject_rsp_watch(struct inject_transport *t, const uint64_t *at, size_t n,
  * (the shared buffers read, a watched breakpoint it stopped at counted),
  * -1 with err as wait().
  */
-int inject_rsp_wait_for(struct inject_transport *t, double seconds, int *status,
-			struct zerr *err);
+int inject_rsp_wait_for(struct inject_transport *t, double seconds, int *status, struct zerr *err);
 /* 1 with the counter's value read at the end (options' counter), else 0. */
 int inject_rsp_counter_end(struct inject_transport *t, uint64_t *value);
 /* The target's register width in bytes (4: rv32, 8: rv64). */

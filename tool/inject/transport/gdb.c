@@ -44,7 +44,7 @@ struct gdbt {
 	int poll_ms;
 	uint64_t end_at;
 	int end_set; /* the breakpoint at end_at is in */
-	struct watch {   /* inject_rsp_watch: breakpoints zond handles itself */
+	struct watch { /* inject_rsp_watch: breakpoints zond handles itself */
 		uint64_t *at;
 		int *kind;
 		size_t n;
@@ -398,8 +398,8 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 			int at = halt(g, &st, err);
 			if (at == 0 && (st.kind == 'W' || st.kind == 'X'))
 				break;
-			if (at < 0 || (at = watch_stopped(g, err)) < 0 || read_counter(g, err) < 0 ||
-			    sync_shares(g, 0, err) < 0)
+			if (at < 0 || (at = watch_stopped(g, err)) < 0 ||
+			    read_counter(g, err) < 0 || sync_shares(g, 0, err) < 0)
 				return lost(g, err);
 			return 1; /* stopped on time */
 		}
@@ -422,8 +422,8 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 	g->running = 0;
 	if ((st.kind == 'T' || st.kind == 'S') && g->end_set && at_end(g, err) == 1) {
 		/* the program's end: the last read while its memory is there */
-		if (read_counter(g, err) < 0 || sync_shares(g, 0, err) < 0 || rsp_break(g->r, g->end_at, 2, 0, err) < 0 ||
-		    rsp_continue(g->r, err) < 0)
+		if (read_counter(g, err) < 0 || sync_shares(g, 0, err) < 0 ||
+		    rsp_break(g->r, g->end_at, 2, 0, err) < 0 || rsp_continue(g->r, err) < 0)
 			return lost(g, err);
 		g->end_set = 0;
 		return g_wait(t, status, err);
@@ -710,8 +710,7 @@ int inject_rsp_counter_end(struct inject_transport *t, uint64_t *value)
 	return g->counter_read;
 }
 
-int inject_rsp_wait_for(struct inject_transport *t, double seconds, int *status,
-			struct zerr *err)
+int inject_rsp_wait_for(struct inject_transport *t, double seconds, int *status, struct zerr *err)
 {
 	struct gdbt *g = (struct gdbt *)t;
 	g->until_ms = now_ms() + (int64_t)(seconds * 1000);
@@ -729,8 +728,12 @@ int inject_rsp_watch(struct inject_transport *t, const uint64_t *at, size_t n,
 		return -1;
 	free(w->at);
 	free(w->kind);
-	*w = (struct watch){zp_xcalloc(n + 1, sizeof *w->at), zp_xcalloc(n + 1, sizeof *w->kind),
-			    n, 0, fn, arg};
+	*w = (struct watch){zp_xcalloc(n + 1, sizeof *w->at),
+			    zp_xcalloc(n + 1, sizeof *w->kind),
+			    n,
+			    0,
+			    fn,
+			    arg};
 	for (size_t i = 0; i < n; i++) {
 		uint8_t b;
 		if (rsp_read_mem(g->r, at[i], &b, 1, err) < 0)
