@@ -82,14 +82,7 @@ one=$("$zond" inject --raw -c never -o n.db | awk -F'\t' '$4 == "one" { print $6
 "$zond" inject -q -o l.db -c lost --elf $elf --safe-point never_called --period 0.2 --per-run 2 \
 	$fns -- $qemu -kernel $elf >/dev/null 2>lost.err &
 zpid=$!
-qpid=""
-for i in $(seq 100); do
-	qpid=$(pgrep -P $zpid qemu-system | head -1)
-	[ -n "$qpid" ] && break
-	sleep 0.1
-done
-sleep 1
-[ -n "$qpid" ] && kill -9 "$qpid"
+rv_kill_qemu $zpid 1
 wait $zpid
 check_eq "lost connection: status" $? 1
 check_eq "lost connection: one line" "$(grep -c '^zond inject: .*the connection was closed by the target.*the results read [0-9]* ms after the start are kept' lost.err)" 1

@@ -89,14 +89,7 @@ rv_build 32 forever.elf "$src/progs/forever.c" || exit 1
 "$zond" inject -q -o lost.db -c lost --elf forever.elf -f tick -- $qemu -kernel forever.elf \
 	>lost.out 2>lost.err &
 zpid=$!
-qpid=""
-for i in $(seq 100); do
-	qpid=$(pgrep -P $zpid qemu-system | head -1)
-	[ -n "$qpid" ] && break
-	sleep 0.1
-done
-sleep 1.5 # results are read every 200 ms
-[ -n "$qpid" ] && kill -9 "$qpid"
+rv_kill_qemu $zpid 1.5 # results are read every 200 ms
 wait $zpid
 check_eq "lost connection: status" $? 1
 grep -q "zond inject: .*the connection was closed by the target[^;]*; the results read [0-9]* ms after the start are kept; stored as a partial run" lost.err ||

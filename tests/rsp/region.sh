@@ -73,14 +73,7 @@ tick=$(addr_of forever.elf tick) ret=$(ret_of forever.elf tick)
 "$zond" inject -q -o lost.db --elf forever.elf --region tick,0x$ret -- $qemu -kernel forever.elf \
 	>lost.out 2>lost.err &
 zpid=$!
-qpid=""
-for i in $(seq 100); do
-	qpid=$(pgrep -P $zpid qemu-system | head -1)
-	[ -n "$qpid" ] && break
-	sleep 0.1
-done
-sleep 1
-[ -n "$qpid" ] && kill -9 "$qpid"
+rv_kill_qemu $zpid 1
 wait $zpid
 check_eq "lost connection: status" $? 1
 check_eq "lost connection: one line of zond" "$(grep -c "^zond" lost.err)" 1
