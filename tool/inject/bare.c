@@ -646,14 +646,7 @@ int inject_bare_cyclic(const struct inject_cyclic *c, const struct inject_bare_t
 	if (!y.finished)
 		y.active_ns[y.cur] += clock_now_ns(CLOCK_REALTIME) - y.set_start;
 	bare_results(&b, &r, &all);
-	*sets = zp_xcalloc(y.nsets + 1, sizeof **sets);
-	for (size_t s = 0; s < y.nsets; s++) {
-		size_t from = s * c->per_set;
-		size_t k = job->npatches - from < c->per_set ? job->npatches - from : c->per_set;
-		inject_result_split(&all, from, k, &(*sets)[s]);
-		(*sets)[s].duration_ns = y.active_ns[s];
-		(*sets)[s].periods = y.periods[s];
-	}
+	inject_result_sets(&all, c->per_set, y.nsets, y.active_ns, y.periods, sets);
 	*nsets = y.nsets;
 	inject_result_free(&all);
 	free(y.periods);

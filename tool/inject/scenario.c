@@ -759,9 +759,9 @@ static int cycle_end(struct cycle *y, struct inject_result *all, struct zerr *er
 	return rc;
 }
 
-/* scenario.h */
-void inject_result_split(const struct inject_result *all, size_t from, size_t k,
-			 struct inject_result *out)
+/* Set s's part of the results of every set (records from `from`, k of them). */
+static void split_set(const struct inject_result *all, size_t from, size_t k,
+		      struct inject_result *out)
 {
 	*out = *all;
 	out->n = k;
@@ -799,6 +799,20 @@ void inject_result_split(const struct inject_result *all, size_t from, size_t k,
 		out->edges[out->nedges++] = e;
 	}
 	free(thread_of);
+}
+
+void inject_result_sets(const struct inject_result *all, size_t per_set, size_t nsets,
+			const int64_t *active_ns, const uint64_t *periods,
+			struct inject_result **sets)
+{
+	*sets = zp_xcalloc(nsets + 1, sizeof **sets);
+	for (size_t s = 0; s < nsets; s++) {
+		size_t from = s * per_set;
+		size_t k = all->n - from < per_set ? all->n - from : per_set;
+		split_set(all, from, k, &(*sets)[s]);
+		(*sets)[s].duration_ns = active_ns[s];
+		(*sets)[s].periods = periods[s];
+	}
 }
 
 /* The target of a cyclic run, started (run to its entry point) or attached. */
@@ -869,16 +883,8 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 	all.status = *status;
 	all.duration_ns = clock_now_ns(CLOCK_REALTIME) - all.start_ns;
 	if (all.tids) {
-		*sets = zp_xcalloc(y.nsets, sizeof **sets);
+		inject_result_sets(&all, c->per_set, y.nsets, y.active_ns, y.periods, sets);
 		*nsets = y.nsets;
-		for (size_t s = 0; s < y.nsets; s++) {
-			size_t from = s * c->per_set;
-			size_t k = job->npatches - from < c->per_set ? job->npatches - from
-								     : c->per_set;
-			inject_result_split(&all, from, k, &(*sets)[s]);
-			(*sets)[s].duration_ns = y.active_ns[s];
-			(*sets)[s].periods = y.periods[s];
-		}
 	}
 	inject_result_free(&all);
 	free(y.active_ns);

@@ -122,13 +122,15 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 		  size_t *nsets, int *status, struct zerr *err);
 
 /*
- * Set s of a cyclic run: the records [from, from + k) of all (every set's
- * records, each set measured in turn), the threads that ran them, the
- * call edges within the set (a call across a swap has none), into out
- * (malloc'ed parts; the rest of all copied).
+ * The cyclic scenario's sets out of all (every set's records, measured in
+ * turn; set s is records [s * per_set, s * per_set + per_set)): per set
+ * its records, the threads that ran them, the call edges within it (a
+ * call across a swap has none), active_ns[s] as its duration and its
+ * periods; *sets malloc'ed, nsets of them.
  */
-void inject_result_split(const struct inject_result *all, size_t from, size_t k,
-			 struct inject_result *out);
+void inject_result_sets(const struct inject_result *all, size_t per_set, size_t nsets,
+			const int64_t *active_ns, const uint64_t *periods,
+			struct inject_result **sets);
 
 /*
  * ^C and SIGTERM to zond make inject_interrupted() 1 from
