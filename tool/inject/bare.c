@@ -116,6 +116,25 @@ static int place(struct bare *b, struct inject_result *out, struct zerr *err)
 	return 0;
 }
 
+/*
+ * Whether the n bytes written at addr read back: a stub may take writes to
+ * memory that is not there (QEMU's to an unmapped address), and code that
+ * is not there would crash the program at its first measured call.
+ */
+static int written(struct bare *b, uint64_t addr, const uint8_t *want, size_t n,
+		   struct zerr *err)
+{
+	uint8_t *got = zp_xmalloc(n + 1);
+	int rc = b->t->ops->read(b->t, addr, got, n, err);
+	if (rc == 0 && memcmp(got, want, n) != 0)
+		rc = zerr_set(err,
+			      "scratch RAM at 0x%llx: what zond wrote there does not read back "
+			      "(no RAM there?): give RAM the program does not use with --scratch",
+			      (unsigned long long)addr);
+	free(got);
+	return rc;
+}
+
 /* The payload, one stub and relocated copy per patch, and the private area, written. */
 static int write_trampolines(struct bare *b, const struct inject_result *out, struct zerr *err)
 {
@@ -150,7 +169,8 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 	inject_riscv_private_init(priv, b->xlen, b->n, extra);
 	if (rc == 0 && (b->t->ops->write(b->t, b->area, buf, b->area_len, err) < 0 ||
 			b->t->ops->write(b->t, b->priv, priv,
-					 inject_riscv_private_size(b->xlen, b->n), err) < 0))
+					 inject_riscv_private_size(b->xlen, b->n), err) < 0 ||
+			written(b, b->area, buf, b->area_len, err) < 0))
 		rc = -1;
 	free(priv);
 	free(buf);
@@ -493,6 +513,14 @@ int inject_bare_run(const struct inject_job *job, const struct inject_bare_targe
 	struct region r = {0};
 	int rc = bare_open(&b, bt, out, &r, job->npatches, err);
 	int status = -1;
+	if (rc < 0 && b.t) {
+		/* zond's trouble: the program runs as it would without zond (a jump
+		 * written already leads to a complete trampoline) */
+		struct zerr ignored;
+		if (inject_rsp_watch(b.t, NULL, 0, NULL, NULL, &ignored) == 0 &&
+		    b.t->ops->release(b.t, &ignored) == 0 && bt->argv)
+			b.t->ops->wait(b.t, &status, &ignored);
+	}
 	if (rc == 0) {
 		rc = b.t->ops->release(b.t, err);
 		if (rc == 0)

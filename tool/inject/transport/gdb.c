@@ -338,15 +338,13 @@ static int on_watch(struct gdbt *g, struct rsp_stop *st, struct zerr *err)
 	return 1;
 }
 
-static const struct rsp_reg *reg_named(struct gdbt *g, const char *name, struct zerr *err);
-
 /* The counter's value at the end (the target stopped), when one was asked. */
 static int read_counter(struct gdbt *g, struct zerr *err)
 {
-	const struct rsp_reg *reg = g->counter ? reg_named(g, g->counter, err) : NULL;
-	if (!g->counter)
-		return 0;
-	if (!reg || rsp_read_reg(g->r, reg->regnum, reg->bitsize / 8, &g->counter_end, err) < 0)
+	const struct rsp_reg *reg = g->counter ? rsp_reg_find(&g->regs, g->counter) : NULL;
+	if (!reg)
+		return 0; /* none asked, or none there (the run failed before it began) */
+	if (rsp_read_reg(g->r, reg->regnum, reg->bitsize / 8, &g->counter_end, err) < 0)
 		return -1;
 	g->counter_read = 1;
 	return 0;
