@@ -506,6 +506,19 @@ static void bare_results(struct bare *b, const struct region *r, struct inject_r
 		out->duration_ns = count; /* the nominal clock's: one tick a ns */
 }
 
+/*
+ * Preparing failed (zond's trouble): the program runs as it would without
+ * zond (a jump written already leads to a complete trampoline), and a
+ * target zond started is waited for (*status).
+ */
+static void run_unmeasured(struct bare *b, const struct inject_bare_target *bt, int *status)
+{
+	struct zerr ignored;
+	if (b->t && inject_rsp_watch(b->t, NULL, 0, NULL, NULL, &ignored) == 0 &&
+	    b->t->ops->release(b->t, &ignored) == 0 && bt->argv)
+		b->t->ops->wait(b->t, status, &ignored);
+}
+
 int inject_bare_run(const struct inject_job *job, const struct inject_bare_target *bt,
 		    struct inject_result *out, struct zerr *err)
 {
@@ -513,14 +526,8 @@ int inject_bare_run(const struct inject_job *job, const struct inject_bare_targe
 	struct region r = {0};
 	int rc = bare_open(&b, bt, out, &r, job->npatches, err);
 	int status = -1;
-	if (rc < 0 && b.t) {
-		/* zond's trouble: the program runs as it would without zond (a jump
-		 * written already leads to a complete trampoline) */
-		struct zerr ignored;
-		if (inject_rsp_watch(b.t, NULL, 0, NULL, NULL, &ignored) == 0 &&
-		    b.t->ops->release(b.t, &ignored) == 0 && bt->argv)
-			b.t->ops->wait(b.t, &status, &ignored);
-	}
+	if (rc < 0)
+		run_unmeasured(&b, bt, &status);
 	if (rc == 0) {
 		rc = b.t->ops->release(b.t, err);
 		if (rc == 0)
@@ -657,6 +664,7 @@ int inject_bare_cyclic(const struct inject_cyclic *c, const struct inject_bare_t
 	*status = -1;
 	size_t first = c->per_set < job->npatches ? c->per_set : job->npatches;
 	if (bare_open(&b, bt, &all, &r, first, err) < 0) {
+		run_unmeasured(&b, bt, status);
 		bare_close(&b);
 		inject_result_free(&all);
 		return -1;
