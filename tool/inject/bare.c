@@ -121,8 +121,7 @@ static int place(struct bare *b, struct inject_result *out, struct zerr *err)
  * memory that is not there (QEMU's to an unmapped address), and code that
  * is not there would crash the program at its first measured call.
  */
-static int written(struct bare *b, uint64_t addr, const uint8_t *want, size_t n,
-		   struct zerr *err)
+static int written(struct bare *b, uint64_t addr, const uint8_t *want, size_t n, struct zerr *err)
 {
 	uint8_t *got = zp_xmalloc(n + 1);
 	int rc = b->t->ops->read(b->t, addr, got, n, err);
