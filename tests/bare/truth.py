@@ -200,4 +200,5 @@ def any_frame_is(stack, pc, starts):
     return stack[-1][0] == starts[pc]
 
 
-main()
+if __name__ == "__main__":
+    main()

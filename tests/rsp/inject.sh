@@ -12,6 +12,7 @@
 #     millicode) with the reason;
 #   - QEMU killed while the program runs (progs/forever.c): zond stores what
 #     it read last as a partial run and says so in one line, status 1;
+#   - scratch RAM that is not there: one line, the program runs as without zond;
 #   - bad input: one line each.
 #
 # Usage: inject.sh ZOND WORKDIR SRCDIR    (exit 77: cross tools missing)
@@ -89,14 +90,7 @@ rv_build 32 forever.elf "$src/progs/forever.c" || exit 1
 "$zond" inject -q -o lost.db -c lost --elf forever.elf -f tick -- $qemu -kernel forever.elf \
 	>lost.out 2>lost.err &
 zpid=$!
-qpid=""
-for i in $(seq 100); do
-	qpid=$(pgrep -P $zpid qemu-system | head -1)
-	[ -n "$qpid" ] && break
-	sleep 0.1
-done
-sleep 1.5 # results are read every 200 ms
-[ -n "$qpid" ] && kill -9 "$qpid"
+rv_kill_qemu $zpid 1.5 # results are read every 200 ms
 wait $zpid
 check_eq "lost connection: status" $? 1
 grep -q "zond inject: .*the connection was closed by the target[^;]*; the results read [0-9]* ms after the start are kept; stored as a partial run" lost.err ||
@@ -138,6 +132,15 @@ wait $qpid 2>/dev/null
 check_eq "--gdb --duration: runs stored" "$(sqlite3 dur.db 'select count(*) from runs')" 2
 calls=$(zond_table dur.db | awk '$1 == "tick" { print $2 }')
 [ "${calls:-0}" -gt 0 ] || fail "--gdb --duration: no calls of tick: $(cat dur.err)"
+
+# scratch RAM that is not there (QEMU takes the writes): one line, the program runs as without zond
+"$zond" inject -q -o bad.db --elf calls32.elf -f leaf --scratch 0x7ff80000,0x10000 \
+	-- $qemu -kernel calls32.elf >bad.txt 2>bad.err
+check_eq "scratch not RAM: the program's status" $? 5
+check_same "scratch not RAM: the program's output" bad.txt want32.txt
+check_eq "scratch not RAM: one line" "$(grep -c '^zond' bad.err)" 1
+grep -q "^zond inject: scratch RAM at 0x7ff8[0-9a-f]*: what zond wrote there does not read back (no RAM there?): give RAM the program does not use with --scratch$" bad.err ||
+	fail "scratch not RAM: $(cat bad.err)"
 
 # bad input
 check_error "--gdb without --elf" "--gdb and --scratch go with --elf" "$zond" inject --gdb :1

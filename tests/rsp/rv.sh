@@ -29,3 +29,15 @@ rv_qemu() {
 		"-chardev stdio,id=sh0 -semihosting-config enable=on,target=native,chardev=sh0" \
 		"-icount shift=0,sleep=off"
 }
+# rv_kill_qemu ZPID SECONDS: kills (SIGKILL) the QEMU zond (process ZPID) started, SECONDS
+# after it appeared: a lost connection
+rv_kill_qemu() {
+	qpid=""
+	for i in $(seq 100); do
+		qpid=$(pgrep -P "$1" qemu-system | head -1)
+		[ -n "$qpid" ] && break
+		sleep 0.1
+	done
+	sleep "$2"
+	[ -n "$qpid" ] && kill -9 "$qpid"
+}

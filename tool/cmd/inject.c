@@ -39,6 +39,8 @@ static const char usage_text[] =
 	"       zond inject --raw -c NAME [-o STORE]\n"
 	"       zond inject --elf APP.ELF [-f GLOB]... [--per-run K] -- qemu-system-riscv32 ...\n"
 	"       zond inject --elf APP.ELF --gdb HOST:PORT [-f GLOB]... [--duration S]\n"
+	"       zond inject --elf APP.ELF (--region FROM,TO | --descend ...) [--event CTR]\n"
+	"                   -- qemu-system-riscv32 ...\n"
 	"       zond inject --coverage PROG\n"
 	"Counters and code injected at function entries from outside the program, with\n"
 	"no recompilation (doc/inject.md); Linux x86-64, and bare-metal RISC-V over the\n"
@@ -77,7 +79,9 @@ static const char usage_text[] =
 	"                        (default: until ^C, or the program's end)\n"
 	"      --event EVENT     the counter: tsc (default); cycles, instructions,\n"
 	"                        cache-misses, branch-misses are refused with the reason\n"
-	"                        (no PMU here; the payload reads no PMU counter yet)\n"
+	"                        (no PMU here; the payload reads no PMU counter yet);\n"
+	"                        with --elf: mcycle (default), minstret, mhpmcounterN\n"
+	"                        [=EVENT] (EVENT written to mhpmeventN first)\n"
 	"      --metrics         print the metrics of the campaign's runs (each run one\n"
 	"                        result set): share and self-share of the run's time,\n"
 	"                        time per call, IPC and cache misses per 1000\n"
@@ -89,7 +93,10 @@ static const char usage_text[] =
 	"                        protocol: zond starts the QEMU command after -- with\n"
 	"                        -gdb and -S added (a fresh one per run), or connects\n"
 	"                        to --gdb HOST:PORT (QEMU -s, OpenOCD); cycles are\n"
-	"                        mcycle, exact instructions under -icount shift=0\n"
+	"                        mcycle, exact instructions under -icount shift=0;\n"
+	"                        the functions, --region (breakpoints at FROM and TO),\n"
+	"                        --descend (QEMU's command only) and --safe-point\n"
+	"                        (sets swapped at a breakpoint there) scenarios\n"
 	"      --gdb HOST:PORT   the stub to connect to (with --duration S: measure S\n"
 	"                        seconds, then put the code back and let it run on)\n"
 	"      --scratch ADDR,LEN  RAM no part of the program uses, for zond's code and\n"
@@ -303,6 +310,7 @@ struct functions_job {
 	int metrics;           /* --metrics */
 	int raw;               /* --raw */
 	const char *elf, *gdb; /* a bare-metal target over GDB */
+	const char *event;     /* --event */
 	uint64_t scratch, scratch_len;
 	char campaign_buf[128];
 };
@@ -383,7 +391,7 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 	profile_set_str(&p->run.collector, "inject");
 	profile_set_str(&p->run.campaign, job->campaign);
 	profile_set_str(&p->run.arch, plan->arch->name);
-	profile_set_str(&p->run.clock, plan->arch->counter);
+	profile_set_str(&p->run.clock, job->elf && job->event ? job->event : plan->arch->counter);
 	if (uname(&u) == 0)
 		profile_set_str(&p->run.host, u.nodename);
 	p->run.pid = r->pid;
@@ -447,6 +455,17 @@ static int process_program(long pid, char prog[PATH_MAX])
 	return realpath(link, prog) ? 0 : -1;
 }
 
+/* The bare-metal target of job: QEMU's command line (argv) or the stub at --gdb. */
+static struct inject_bare_target bare_target(const struct functions_job *job, char **argv)
+{
+	return (struct inject_bare_target){
+		job->gdb ? NULL : argv,
+		job->gdb,
+		{job->elf, job->scratch, job->scratch_len, 10000, 200, 0, NULL},
+		job->duration,
+		job->event};
+}
+
 /*
  * One run (argv) or one attachment (job->pid) with ijob's patches, stored.
  * *stored is set when the run was stored; the program's status is zond's.
@@ -464,11 +483,7 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 	char *gargv[] = {(char *)prog, (char *)job->gdb, NULL};
 	int lost = 0;
 	if (job->elf) {
-		struct inject_bare_target bt = {
-			job->gdb ? NULL : argv,
-			job->gdb,
-			{job->elf, job->scratch, job->scratch_len, 10000, 200, 0},
-			job->duration};
+		struct inject_bare_target bt = bare_target(job, argv);
 		rc = inject_bare_run(ij, &bt, &r, &err);
 		if (job->gdb)
 			argv = gargv;
@@ -485,7 +500,8 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 		rc = inject_run(ij, argv, &r, &err);
 	}
 	if (rc < 0) {
-		rc = !job->pid && r.status ? program_status(r.status) : 1;
+		rc = !job->pid && r.status > 0 ? program_status(r.status)
+					       : 1; /* -1: it never ran */
 		cmd_error("inject", "%s", err.msg);
 		inject_result_free(&r);
 		return rc;
@@ -737,12 +753,14 @@ static int region(struct functions_job *job, struct symbols *s, const struct inj
 				     {comma + 1, NULL, {0}, INJECT_REGION_TO, 0}};
 	struct zerr err;
 	for (int i = 0; i < 2; i++)
-		if (inject_plan_point(s, plan, pt[i].name, &pt[i].site, &err) < 0)
+		if ((job->elf ? inject_bare_point : inject_plan_point)(s, plan, pt[i].name,
+								       &pt[i].site, &err) < 0)
 			return cmd_error("inject", "%s", err.msg);
 	uint64_t a0 = pt[0].site.addr + pt[0].site.keep, a1 = pt[1].site.addr + pt[1].site.keep;
-	if (a0 < a1 + plan->arch->jump_len && a1 < a0 + plan->arch->jump_len)
+	uint32_t len = job->elf ? 1 : plan->arch->jump_len; /* over GDB: breakpoints */
+	if (a0 < a1 + len && a1 < a0 + len)
 		return cmd_error("inject", "--region %s: FROM and TO are too close (%u bytes each)",
-				 job->region, plan->arch->jump_len);
+				 job->region, len);
 	char name[600];
 	snprintf(name, sizeof name, "region %s", job->region);
 	struct record_desc rec = {ZP_BLOCK, name, pt[0].site.addr, NULL};
@@ -841,8 +859,13 @@ static int cyclic(struct functions_job *job, struct symbols *s, const struct inj
 	char pidtext[32];
 	char *pargv[] = {(char *)prog, pidtext, NULL};
 	snprintf(pidtext, sizeof pidtext, "(pid %ld)", job->pid);
-	if (inject_cyclic(&c, argv, &sets, &nsets, &status, &err) < 0)
+	struct inject_bare_target bt = bare_target(job, argv);
+	char *gargv[] = {(char *)prog, (char *)job->gdb, NULL};
+	if ((job->elf ? inject_bare_cyclic(&c, &bt, &sets, &nsets, &status, &err)
+		      : inject_cyclic(&c, argv, &sets, &nsets, &status, &err)) < 0)
 		rc = cmd_error("inject", "%s", err.msg);
+	if (job->gdb)
+		argv = gargv;
 	for (size_t i = 0; i < nsets; i++) {
 		if (!sets[i].periods) {
 			if (!job->quiet)
@@ -886,7 +909,8 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 	for (size_t k = 0; job->from && k < n; k++)
 		if (strcmp(ch.recs[k].name, job->from) == 0)
 			from = (ptrdiff_t)k;
-	if (n > INJ_EDGES_MAX || (job->from && from < 0)) {
+	size_t edges_max = job->elf ? INJECT_BARE_EDGES_MAX : INJ_EDGES_MAX;
+	if (n > edges_max || (job->from && from < 0)) {
 		choice_free(&ch);
 		return job->from && from < 0
 			       ? cmd_error("inject", "--from %s: no such function to measure",
@@ -894,7 +918,7 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 			       : cmd_error("inject",
 					   "--descend: %zu functions; its first pass keeps call "
 					   "edges for at most %d (choose some with -f)",
-					   n, INJ_EDGES_MAX);
+					   n, (int)edges_max);
 	}
 	struct inject_patch *patches = ch.patches;
 	struct record_desc *recs = ch.recs;
@@ -998,7 +1022,7 @@ static int scenario(struct functions_job *job, char **argv)
 		fprintf(stderr,
 			"zond inject: counter %s over GDB, the payload's cost counted in "
 			"instructions\n",
-			plan.arch->counter);
+			job->event ? job->event : plan.arch->counter);
 	else if (!job->quiet)
 		fprintf(stderr, "zond inject: counter %s; %s\n", plan.arch->counter,
 			access("/sys/bus/event_source/devices/cpu", F_OK) == 0
@@ -1104,12 +1128,7 @@ int cmd_inject(int argc, char **argv)
 		case 'q': job.quiet = 1; break;
 		case 'M': job.metrics = 1; break;
 		case 'W': job.raw = 1; break;
-		case 'E': {
-			int rc = check_event(optarg);
-			if (rc)
-				return rc;
-			break;
-		}
+		case 'E': job.event = optarg; break;
 		case 'L': job.elf = optarg; break;
 		case 'G': job.gdb = optarg; break;
 		case 'X': {
@@ -1150,14 +1169,27 @@ int cmd_inject(int argc, char **argv)
 	if (job.descend && (job.region || job.pid))
 		return cmd_usage_error("inject",
 				       "--descend starts the program: no -p, no --region");
+	if (job.event && !job.elf) {
+		int rc = check_event(job.event);
+		if (rc)
+			return rc;
+	}
+	struct inject_bare_counter counter;
+	struct zerr err;
+	if (job.elf && inject_bare_counter(job.event, &counter, &err) < 0)
+		return cmd_usage_error("inject", "%s", err.msg);
 	if ((job.gdb || job.scratch_len) && !job.elf)
 		return cmd_usage_error("inject", "--gdb and --scratch go with --elf");
-	if (job.elf && (job.pid || job.region || job.descend || job.safe))
-		return cmd_usage_error("inject", "--elf: the functions scenario only, for now "
-						 "(no -p, --region, --descend, --safe-point)");
+	if (job.elf && job.pid)
+		return cmd_usage_error("inject",
+				       "--elf: no -p (--gdb HOST:PORT reaches a running target)");
+	if (job.elf && job.gdb && job.descend)
+		return cmd_usage_error("inject", "--descend reruns the program: give QEMU's "
+						 "command after --, not --gdb");
 	if (job.gdb) {
-		if (optind != argc || job.per_run)
-			return cmd_usage_error("inject", "--gdb takes no command and no --per-run");
+		if (optind != argc || (job.per_run && !job.safe))
+			return cmd_usage_error("inject", "--gdb takes no command and no --per-run "
+							 "(but with --safe-point: K per set)");
 		return scenario(&job, NULL);
 	}
 	if (job.pid) {

@@ -7,12 +7,12 @@
 #include <time.h>
 
 #include "arch/riscv/payload.h"
+#include "arch/riscv/riscv.h"
 #include "model/profile.h"
 #include "results.h"
 #include "util/clock.h"
 
-#define BARE_TID   1   /* the one hart's thread id, as the bare runtime names it */
-#define EDGES_MAX  128 /* more functions: no call edges (their table is n^2) */
+#define BARE_TID   1 /* the one hart's thread id, as the bare runtime names it */
 #define STUB_ALIGN 16
 
 struct bare {
@@ -26,7 +26,46 @@ struct bare {
 	uint64_t area, area_len, payload_len, priv;
 	uint64_t *stubs; /* per patch: the stub's address */
 	uint8_t (*orig)[16]; /* per patch: the bytes the jump overwrote */
+	struct inject_bare_counter counter;
+	int32_t *extra; /* per record: its copy's instructions beyond the originals */
+	uint64_t start; /* the counter when the program was let go */
+	struct symbols *sym;
 };
+
+int inject_bare_counter(const char *spec, struct inject_bare_counter *c, struct zerr *err)
+{
+	memset(c, 0, sizeof *c);
+	const char *name = spec ? spec : "mcycle", *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	char *end;
+	unsigned long n = 0;
+	if (len < sizeof c->reg)
+		snprintf(c->reg, sizeof c->reg, "%.*s", (int)len, name);
+	if (strcmp(c->reg, "mcycle") == 0 || strcmp(c->reg, "minstret") == 0) {
+		c->csr = c->reg[1] == 'c' ? 0xb00 : 0xb02;
+		if (!eq)
+			return 0;
+		return zerr_set(err,
+				"--event %s: %s counts what it counts (=EVENT is for "
+				"mhpmcounterN)",
+				spec, c->reg);
+	}
+	if (strncmp(c->reg, "mhpmcounter", 11) == 0)
+		n = strtoul(c->reg + 11, &end, 10);
+	if (n < 3 || n > 31 || *end)
+		return zerr_set(err,
+				"--event %s: over GDB the counter is mcycle, minstret or "
+				"mhpmcounterN (3..31)[=EVENT]",
+				spec);
+	c->csr = 0xb00 + (uint32_t)n;
+	if (!eq)
+		return 0;
+	c->event = strtoull(eq + 1, &end, 0);
+	if (*end || end == eq + 1)
+		return zerr_set(err, "--event %s: EVENT is not a number", spec);
+	snprintf(c->event_reg, sizeof c->event_reg, "mhpmevent%lu", n);
+	return 0;
+}
 
 static size_t slot_len(const struct inject_arch *a)
 {
@@ -49,7 +88,7 @@ static struct inject_payload_args payload_args(const struct bare *b)
 static int place(struct bare *b, struct inject_result *out, struct zerr *err)
 {
 	struct inject_transport *t = b->t;
-	b->edges = b->n <= EDGES_MAX ? INJ_SB_EDGES(b->n) : 0;
+	b->edges = b->n <= INJECT_BARE_EDGES_MAX ? INJ_SB_EDGES(b->n) : 0;
 	b->results_len = INJ_HDR + INJ_SB_EDGES(b->n) +
 			 (b->edges ? (b->n + 1) * b->n * INJ_EDGE : 0);
 	void *local;
@@ -64,7 +103,10 @@ static int place(struct bare *b, struct inject_result *out, struct zerr *err)
 	memcpy(b->results + INJ_HDR + INJ_SB_TID, &tid, 8);
 	uint8_t probe[4096];
 	struct inject_payload_args args = payload_args(b);
-	b->payload_len = (b->a->payload(probe, sizeof probe, &args) + 15) & ~(uint64_t)15;
+	b->payload_len =
+		(inject_riscv_payload_reading(probe, sizeof probe, &args, b->xlen, b->counter.csr) +
+		 15) &
+		~(uint64_t)15;
 	b->area_len = b->payload_len + b->job->npatches * slot_len(b->a);
 	uint64_t near = b->job->npatches ? b->job->patches[0].site.addr : 0;
 	if (t->ops->alloc_near(t, near, b->area_len, &b->area, err) < 0)
@@ -72,6 +114,24 @@ static int place(struct bare *b, struct inject_result *out, struct zerr *err)
 	args = payload_args(b);
 	inject_riscv_costs(b->xlen, &args, &out->c0, &out->cpair);
 	return 0;
+}
+
+/*
+ * Whether the n bytes written at addr read back: a stub may take writes to
+ * memory that is not there (QEMU's to an unmapped address), and code that
+ * is not there would crash the program at its first measured call.
+ */
+static int written(struct bare *b, uint64_t addr, const uint8_t *want, size_t n, struct zerr *err)
+{
+	uint8_t *got = zp_xmalloc(n + 1);
+	int rc = b->t->ops->read(b->t, addr, got, n, err);
+	if (rc == 0 && memcmp(got, want, n) != 0)
+		rc = zerr_set(err,
+			      "scratch RAM at 0x%llx: what zond wrote there does not read back "
+			      "(no RAM there?): give RAM the program does not use with --scratch",
+			      (unsigned long long)addr);
+	free(got);
+	return rc;
 }
 
 /* The payload, one stub and relocated copy per patch, and the private area, written. */
@@ -82,8 +142,10 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 	args.c0 = out->c0;
 	args.cpair = out->cpair;
 	uint8_t *buf = zp_xcalloc(1, b->area_len);
-	int32_t *extra = zp_xcalloc(b->n + 1, sizeof *extra);
-	int rc = a->payload(buf, b->payload_len, &args) ? 0 : zerr_set(err, "payload too long");
+	int32_t *extra = b->extra = zp_xcalloc(b->n + 1, sizeof *extra);
+	int rc = inject_riscv_payload_reading(buf, b->payload_len, &args, b->xlen, b->counter.csr)
+			 ? 0
+			 : zerr_set(err, "payload too long");
 	b->stubs = zp_xcalloc(b->job->npatches + 1, sizeof *b->stubs);
 	for (size_t k = 0; k < b->job->npatches && rc == 0; k++) {
 		const struct inject_patch *p = &b->job->patches[k];
@@ -106,19 +168,33 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 	inject_riscv_private_init(priv, b->xlen, b->n, extra);
 	if (rc == 0 && (b->t->ops->write(b->t, b->area, buf, b->area_len, err) < 0 ||
 			b->t->ops->write(b->t, b->priv, priv,
-					 inject_riscv_private_size(b->xlen, b->n), err) < 0))
+					 inject_riscv_private_size(b->xlen, b->n), err) < 0 ||
+			written(b, b->area, buf, b->area_len, err) < 0))
 		rc = -1;
 	free(priv);
-	free(extra);
 	free(buf);
 	return rc;
 }
 
+/* Patch k's jump written at its entry (on), or the entry's own bytes back. */
+static int patch_one(struct bare *b, size_t k, int on, struct zerr *err)
+{
+	const struct inject_patch *p = &b->job->patches[k];
+	uint64_t at = p->site.addr + p->site.keep;
+	uint8_t jump[16];
+	if (on)
+		b->a->jump(at, b->stubs[k], jump);
+	return b->t->ops->write(b->t, at, on ? jump : b->orig[k], b->a->jump_len, err);
+}
+
 /*
- * The jumps at the entries, after checking the target holds the ELF's
- * bytes there; a pc stopped inside the overwritten bytes moves to the copy.
+ * The jumps at the entries of patches [from, to) (the others' entries are
+ * checked only: the cyclic scenario's other sets), after checking the
+ * target holds the ELF's bytes there; a pc stopped inside the overwritten
+ * bytes moves to the copy.
  */
-static int patch_entries(struct bare *b, struct symbols *s, struct zerr *err)
+static int patch_entries(struct bare *b, struct symbols *s, size_t from, size_t to,
+			 struct zerr *err)
 {
 	const struct inject_arch *a = b->a;
 	b->orig = zp_xcalloc(b->job->npatches + 1, sizeof *b->orig);
@@ -128,7 +204,7 @@ static int patch_entries(struct bare *b, struct symbols *s, struct zerr *err)
 	for (size_t k = 0; k < b->job->npatches; k++) {
 		const struct inject_patch *p = &b->job->patches[k];
 		uint64_t at = p->site.addr + p->site.keep;
-		uint8_t file[16], jump[16];
+		uint8_t file[16];
 		if (symbols_read(s, b->job->plan->path, at, file, a->jump_len, err) < 0 ||
 		    b->t->ops->read(b->t, at, b->orig[k], a->jump_len, err) < 0)
 			return -1;
@@ -142,8 +218,9 @@ static int patch_entries(struct bare *b, struct symbols *s, struct zerr *err)
 					"%s: the trampoline at 0x%llx is out of a jal's reach (1 MiB): "
 					"give scratch RAM near the code with --scratch",
 					p->name, (unsigned long long)b->stubs[k]);
-		a->jump(at, b->stubs[k], jump);
-		if (b->t->ops->write(b->t, at, jump, a->jump_len, err) < 0)
+		if (k < from || k >= to)
+			continue;
+		if (patch_one(b, k, 1, err) < 0)
 			return -1;
 		if (pc > at && pc < at + p->site.len) {
 			for (uint32_t i = 0; i < p->site.ninsn; i++)
@@ -160,12 +237,11 @@ static int patch_entries(struct bare *b, struct symbols *s, struct zerr *err)
 /* Puts the entries' bytes back (the payload stays: returns still pending go through it). */
 static int unpatch(struct bare *b, struct zerr *err)
 {
-	for (size_t k = 0; k < b->job->npatches; k++) {
-		const struct inject_patch *p = &b->job->patches[k];
-		if (b->t->ops->write(b->t, p->site.addr + p->site.keep, b->orig[k],
-				     b->a->jump_len, err) < 0)
+	if (!b->orig)
+		return 0; /* nothing patched (the region's breakpoints) */
+	for (size_t k = 0; k < b->job->npatches; k++)
+		if (patch_one(b, k, 0, err) < 0)
 			return -1;
-	}
 	return 0;
 }
 
@@ -206,19 +282,142 @@ static void read_results(const struct bare *b, struct inject_result *out)
 		}
 }
 
+/*
+ * The region scenario over GDB: breakpoints at FROM and TO (patches 0 and
+ * 1), the counter read at each while the hart is stopped, so nothing of
+ * zond's runs inside a pass: no cost to subtract.  A pass starts at FROM
+ * (a FROM within a pass is part of it) and ends at TO (a TO with no pass
+ * open is ignored), as on Linux.
+ */
+struct region {
+	struct inject_transport *t;
+	const char *counter;
+	uint64_t mask; /* the counter register's width */
+	int open;
+	uint64_t start;
+	struct inject_stat st;
+};
+
+static int region_hit(void *arg, size_t i, struct zerr *err)
+{
+	struct region *r = arg;
+	uint64_t now;
+	if (inject_rsp_get_reg(r->t, r->counter, &now, err) < 0)
+		return -1;
+	if (i == 0 && !r->open) {
+		r->open = 1;
+		r->start = now;
+	} else if (i == 1 && r->open) {
+		uint64_t d = (now - r->start) & r->mask;
+		r->open = 0;
+		r->st.calls++;
+		r->st.incl += d;
+		r->st.self += d;
+		r->st.max = d > r->st.max ? d : r->st.max;
+		r->st.min = d < r->st.min ? d : r->st.min;
+	}
+	return 0;
+}
+
+static int region_prepare(struct bare *b, struct region *r, struct zerr *err)
+{
+	uint64_t at[2];
+	for (int i = 0; i < 2; i++)
+		at[i] = b->job->patches[i].site.addr + b->job->patches[i].site.keep;
+	r->t = b->t;
+	r->mask = b->xlen == 64 ? UINT64_MAX : UINT32_MAX;
+	r->st.min = UINT64_MAX;
+	return inject_rsp_watch(b->t, at, 2, region_hit, r, err);
+}
+
+/* The passes as the one record of a one-thread result. */
+static void region_results(const struct region *r, struct inject_result *out)
+{
+	out->n = 1;
+	out->nthreads = 1;
+	out->tids = zp_xcalloc(1, sizeof *out->tids);
+	out->tids[0] = BARE_TID;
+	out->stats = zp_xcalloc(1, sizeof *out->stats);
+	out->stats[0] = r->st;
+}
+
+int inject_bare_point(struct symbols *s, const struct inject_plan *plan, const char *spec,
+		      struct inject_site *site, struct zerr *err)
+{
+	size_t i;
+	uint64_t off;
+	if (inject_plan_locate(s, plan, spec, &i, &off, err) < 0)
+		return -1;
+	const struct inject_func *f = &plan->funcs[i];
+	uint8_t *code = zp_xmalloc((size_t)f->size + 1);
+	long got = symbols_read(s, plan->path, f->addr, code, (size_t)f->size, err);
+	struct rv_insn in = {0};
+	uint64_t at = 0;
+	int xlen = strcmp(plan->arch->name, "riscv64") == 0 ? 64 : 32;
+	while (got >= 0 && at < off) { /* a breakpoint stands on an instruction's first byte */
+		rv_decode(code + at, (size_t)got - at, xlen, &in);
+		if (!in.len)
+			break;
+		at += in.len;
+	}
+	free(code);
+	if (got < 0)
+		return -1;
+	if (at != off || (uint64_t)got <= off)
+		return zerr_set(err, "%s: +%llu is not the start of an instruction", spec,
+				(unsigned long long)off);
+	memset(site, 0, sizeof *site);
+	site->addr = f->addr + off;
+	return 0;
+}
+
+/*
+ * The program's own count from its start to its end (or to where zond
+ * stopped it): the counter's difference less the payload's instructions,
+ * counted exactly (every call that returned ran cpair, one that never
+ * returned the entry's part, each its copy's extra ones).  -1 when not
+ * known: no end read, or calls the payload did not measure (a full shadow
+ * stack runs another path).
+ */
+static int64_t program_count(const struct bare *b, const struct inject_result *out, uint64_t start)
+{
+	uint64_t end;
+	if (!inject_rsp_counter_end(b->t, &end) || out->deep)
+		return -1;
+	uint64_t n = (end - start) & (b->xlen == 64 ? UINT64_MAX : UINT32_MAX);
+	const uint8_t *blk = b->results ? b->results + INJ_HDR : NULL;
+	for (size_t k = 0; blk && k < b->n; k++) {
+		int32_t open;
+		memcpy(&open, blk + INJ_SB_OPEN + k * 4, 4);
+		uint64_t done = out->stats[k].calls - (uint64_t)(open > 0 ? open : 0);
+		n -= done * (out->cpair + (uint64_t)(int64_t)b->extra[k]);
+		if (open > 0)
+			n -= (uint64_t)open *
+			     (inject_riscv_open_cost(b->xlen) + (uint64_t)(int64_t)b->extra[k]);
+	}
+	return (int64_t)n;
+}
+
 /* Stops a target zond connected to after seconds, puts its entries back, lets it go. */
 static int detach_after(struct bare *b, double seconds, int *status, struct zerr *err)
 {
-	struct timespec ts = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
-	nanosleep(&ts, NULL);
-	if (b->t->ops->stop(b->t, err) < 0 || unpatch(b, err) < 0 ||
+	int rc = inject_rsp_wait_for(b->t, seconds, status, err);
+	if (rc <= 0)
+		return rc; /* ended by itself, or lost */
+	if (unpatch(b, err) < 0 || inject_rsp_watch(b->t, NULL, 0, NULL, NULL, err) < 0 ||
 	    b->t->ops->release(b->t, err) < 0)
 		return -1;
 	*status = -1;
 	return 0;
 }
 
-static int prepare(struct bare *b, struct inject_result *out, struct symbols *s, struct zerr *err)
+static int is_region(const struct inject_job *job)
+{
+	return job->npatches == 2 && job->patches[0].kind == INJECT_REGION_FROM;
+}
+
+static int prepare(struct bare *b, struct inject_result *out, struct symbols *s, struct region *r,
+		   size_t active, struct zerr *err)
 {
 	struct inject_transport *t = b->t;
 	if ((int)inject_rsp_xlen(t) * 8 != b->xlen)
@@ -228,49 +427,265 @@ static int prepare(struct bare *b, struct inject_result *out, struct symbols *s,
 	if (t->pid && (symbols_entry(b->job->plan->path, &entry, err) < 0 ||
 		       t->ops->run_to(t, entry, err) < 0))
 		return -1;
+	uint64_t v; /* the counter is there (the target's description names it) */
+	if ((b->counter.event_reg[0] &&
+	     inject_rsp_set_reg(t, b->counter.event_reg, b->counter.event, err) < 0) ||
+	    inject_rsp_get_reg(t, b->counter.reg, &v, err) < 0)
+		return -1;
+	if (is_region(b->job))
+		return region_prepare(b, r, err);
 	return place(b, out, err) == 0 && write_trampolines(b, out, err) == 0 &&
-			       patch_entries(b, s, err) == 0
+			       patch_entries(b, s, 0, active, err) == 0
 		       ? 0
 		       : -1;
+}
+
+/*
+ * Starts QEMU (or connects), runs it to the entry point, writes the
+ * trampolines and the jumps of patches [0, active), and reads the
+ * counter's start (b->start).  -1 with err; b->t is then set when
+ * there is a target to close.
+ */
+static int bare_open(struct bare *b, const struct inject_bare_target *bt, struct inject_result *out,
+		     struct region *r, size_t active, struct zerr *err)
+{
+	const struct inject_job *job = b->job;
+	memset(out, 0, sizeof *out);
+	out->status = -1;
+	out->hz = 1000000000; /* nominal: one cycle a ns, as the bare runtime stores it */
+	b->a = job->plan->arch;
+	b->n = job->nstats;
+	b->xlen = strcmp(b->a->name, "riscv64") == 0 ? 64 : 32;
+	if (strncmp(b->a->name, "riscv", 5) != 0)
+		return zerr_set(err, "%s: %s code; zond inject over GDB knows RISC-V",
+				job->plan->path, b->a->name);
+	if (inject_bare_counter(bt->event, &b->counter, err) < 0)
+		return -1;
+	struct inject_rsp_options o = bt->rsp;
+	o.counter = b->counter.reg;
+	if (is_region(job))
+		o.poll_ms = 0; /* every pass is read at its breakpoints */
+	for (size_t i = 0; i < job->plan->nfuncs && !o.end_at; i++)
+		if (job->plan->funcs[i].name && strcmp(job->plan->funcs[i].name, "_exit") == 0)
+			o.end_at = job->plan->funcs[i].addr;
+	b->t = bt->argv ? inject_rsp_start(bt->argv, &o, err)
+			: inject_rsp_connect(bt->gdb, &o, err);
+	if (!b->t)
+		return -1;
+	out->pid = b->t->pid;
+	r->counter = b->counter.reg;
+	b->sym = symbols_new();
+	if (prepare(b, out, b->sym, r, active, err) < 0 ||
+	    inject_rsp_get_reg(b->t, b->counter.reg, &b->start, err) < 0)
+		return -1;
+	out->start_ns = clock_now_ns(CLOCK_REALTIME);
+	return 0;
+}
+
+static void bare_close(struct bare *b)
+{
+	if (b->t)
+		b->t->ops->close(b->t);
+	symbols_free(b->sym);
+	free(b->stubs);
+	free(b->orig);
+	free(b->extra);
+}
+
+/* The results, and the run's whole where it is known (program_count). */
+static void bare_results(struct bare *b, const struct region *r, struct inject_result *out)
+{
+	out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
+	if (is_region(b->job))
+		region_results(r, out);
+	else
+		read_results(b, out);
+	int64_t count = program_count(b, out, b->start);
+	if (count >= 0)
+		out->duration_ns = count; /* the nominal clock's: one tick a ns */
+}
+
+/*
+ * Preparing failed (zond's trouble): the program runs as it would without
+ * zond (a jump written already leads to a complete trampoline), and a
+ * target zond started is waited for (*status).
+ */
+static void run_unmeasured(struct bare *b, const struct inject_bare_target *bt, int *status)
+{
+	struct zerr ignored;
+	if (b->t && inject_rsp_watch(b->t, NULL, 0, NULL, NULL, &ignored) == 0 &&
+	    b->t->ops->release(b->t, &ignored) == 0 && bt->argv)
+		b->t->ops->wait(b->t, status, &ignored);
 }
 
 int inject_bare_run(const struct inject_job *job, const struct inject_bare_target *bt,
 		    struct inject_result *out, struct zerr *err)
 {
-	memset(out, 0, sizeof *out);
-	out->status = -1;
-	out->hz = 1000000000; /* nominal: one cycle a ns, as the bare runtime stores it */
-	struct bare b = {.job = job, .a = job->plan->arch, .n = job->nstats};
-	b.xlen = strcmp(b.a->name, "riscv64") == 0 ? 64 : 32;
-	if (strncmp(b.a->name, "riscv", 5) != 0)
-		return zerr_set(err, "%s: %s code; zond inject over GDB knows RISC-V",
-				job->plan->path, b.a->name);
-	struct inject_rsp_options o = bt->rsp;
-	for (size_t i = 0; i < job->plan->nfuncs && !o.end_at; i++)
-		if (job->plan->funcs[i].name && strcmp(job->plan->funcs[i].name, "_exit") == 0)
-			o.end_at = job->plan->funcs[i].addr;
-	b.t = bt->argv ? inject_rsp_start(bt->argv, &o, err) : inject_rsp_connect(bt->gdb, &o, err);
-	if (!b.t)
-		return -1;
-	out->pid = b.t->pid;
-	struct symbols *s = symbols_new();
-	int rc = prepare(&b, out, s, err);
+	struct bare b = {.job = job};
+	struct region r = {0};
+	int rc = bare_open(&b, bt, out, &r, job->npatches, err);
 	int status = -1;
+	if (rc < 0)
+		run_unmeasured(&b, bt, &status);
 	if (rc == 0) {
-		out->start_ns = clock_now_ns(CLOCK_REALTIME);
 		rc = b.t->ops->release(b.t, err);
 		if (rc == 0)
 			rc = !bt->argv && bt->seconds > 0 ? detach_after(&b, bt->seconds, &status, err)
 							  : b.t->ops->wait(b.t, &status, err);
-		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
-		if (rc < 0 && out->start_ns)
+		if (rc < 0)
 			rc = 1; /* it ran: what was read is kept */
-		read_results(&b, out);
+		bare_results(&b, &r, out);
 	}
 	out->status = status;
-	b.t->ops->close(b.t);
-	symbols_free(s);
-	free(b.stubs);
-	free(b.orig);
+	bare_close(&b);
 	return rc;
+}
+
+/* ---- the cyclic scenario ------------------------------------------------- */
+
+struct cycle {
+	struct bare *b;
+	const struct inject_cyclic *c;
+	size_t nsets, cur;
+	int armed;    /* the safe point's breakpoint is in */
+	int last;     /* its next arrival ends the measurement */
+	int finished; /* it did: no set is patched */
+	uint64_t *periods;
+	int64_t *active_ns, set_start;
+};
+
+/* The jumps of set `set` written (on) or its entries' bytes back. */
+static int set_patched(struct cycle *y, size_t set, int on, struct zerr *err)
+{
+	size_t from = set * y->c->per_set, n = y->b->job->npatches;
+	for (size_t k = from; k < n && k < from + y->c->per_set; k++)
+		if (patch_one(y->b, k, on, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* The hart stopped at the safe point: the current set out, the next one in (or none: the end). */
+static int at_safe_point(void *arg, size_t i, struct zerr *err)
+{
+	struct cycle *y = arg;
+	int64_t now = clock_now_ns(CLOCK_REALTIME);
+	(void)i;
+	if (set_patched(y, y->cur, 0, err) < 0)
+		return -1;
+	y->active_ns[y->cur] += now - y->set_start;
+	y->set_start = now;
+	y->armed = 0;
+	if (y->last) {
+		y->finished = 1;
+		return 1;
+	}
+	y->cur = (y->cur + 1) % y->nsets;
+	y->periods[y->cur]++;
+	return set_patched(y, y->cur, 1, err) < 0 ? -1 : 1;
+}
+
+/* The safe point's breakpoint in (the target stopped). */
+static int arm(struct cycle *y, struct zerr *err)
+{
+	uint64_t at = y->c->safe.site.addr + y->c->safe.site.keep;
+	if (y->armed)
+		return 0;
+	y->armed = 1;
+	return inject_rsp_watch(y->b->t, &at, 1, at_safe_point, y, err);
+}
+
+/*
+ * Set after set until the program ends, the duration passes or zond is
+ * interrupted: 0 with the target stopped by zond, 1 when it ended
+ * (*status), -1 with err (the connection lost).
+ */
+static int cycle(struct cycle *y, int *status, struct zerr *err)
+{
+	struct inject_transport *t = y->b->t;
+	const struct inject_cyclic *c = y->c;
+	int64_t end = c->duration > 0 ? y->set_start + (int64_t)(c->duration * 1e9) : 0;
+	int said = 0;
+	for (;;) {
+		if (t->ops->release(t, err) < 0)
+			return -1;
+		int rc = inject_rsp_wait_for(t, c->period, status, err);
+		if (rc <= 0)
+			return rc < 0 ? -1 : 1;
+		if (inject_interrupted() || (end && clock_now_ns(CLOCK_REALTIME) >= end))
+			return 0;
+		if (y->nsets == 1)
+			continue;
+		if (y->armed && !said) {
+			said = 1;
+			fprintf(stderr,
+				"zond inject: the target has not reached the safe point %s in %g "
+				"s: "
+				"set %zu of %zu stays measured\n",
+				c->safe.name, c->period, y->cur + 1, y->nsets);
+		}
+		if (arm(y, err) < 0)
+			return -1;
+	}
+}
+
+/*
+ * The end, the target stopped by zond: let it run to the safe point once
+ * more (at most a period, so the last pass is whole too), then the code
+ * back; a target zond connected to runs on.  1 when it ended meanwhile.
+ */
+static int cycle_end(struct cycle *y, const struct inject_bare_target *bt, int *status,
+		     struct zerr *err)
+{
+	struct inject_transport *t = y->b->t;
+	y->last = 1;
+	if (y->nsets > 0 && (arm(y, err) < 0 || t->ops->release(t, err) < 0))
+		return -1;
+	int rc = inject_rsp_wait_for(t, y->c->period, status, err);
+	if (rc <= 0)
+		return rc < 0 ? -1 : 1;
+	if (unpatch(y->b, err) < 0 || inject_rsp_watch(t, NULL, 0, NULL, NULL, err) < 0 ||
+	    (!bt->argv && t->ops->release(t, err) < 0))
+		return -1;
+	return 0;
+}
+
+int inject_bare_cyclic(const struct inject_cyclic *c, const struct inject_bare_target *bt,
+		       struct inject_result **sets, size_t *nsets, int *status, struct zerr *err)
+{
+	const struct inject_job *job = c->job;
+	struct bare b = {.job = job};
+	struct region r = {0};
+	struct inject_result all;
+	struct cycle y = {&b,   c, (job->npatches + c->per_set - 1) / c->per_set, 0, 0, 0, 0, NULL,
+			  NULL, 0};
+	*sets = NULL;
+	*nsets = 0;
+	*status = -1;
+	size_t first = c->per_set < job->npatches ? c->per_set : job->npatches;
+	if (bare_open(&b, bt, &all, &r, first, err) < 0) {
+		run_unmeasured(&b, bt, status);
+		bare_close(&b);
+		inject_result_free(&all);
+		return -1;
+	}
+	y.periods = zp_xcalloc(y.nsets + 1, sizeof *y.periods);
+	y.active_ns = zp_xcalloc(y.nsets + 1, sizeof *y.active_ns);
+	y.periods[0] = 1;
+	y.set_start = clock_now_ns(CLOCK_REALTIME);
+	struct sigaction old[2];
+	inject_catch_interrupts(old);
+	int rc = cycle(&y, status, err);
+	if (rc == 0)
+		rc = cycle_end(&y, bt, status, err);
+	inject_release_interrupts(old);
+	if (!y.finished)
+		y.active_ns[y.cur] += clock_now_ns(CLOCK_REALTIME) - y.set_start;
+	bare_results(&b, &r, &all);
+	inject_result_sets(&all, c->per_set, y.nsets, y.active_ns, y.periods, sets);
+	*nsets = y.nsets;
+	inject_result_free(&all);
+	free(y.periods);
+	free(y.active_ns);
+	bare_close(&b);
+	return rc < 0 ? -1 : 0;
 }

@@ -151,8 +151,8 @@ static ptrdiff_t find_func(const struct inject_plan *p, const char *name, uint64
 	return -1;
 }
 
-int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char *spec,
-		      struct inject_site *site, struct zerr *err)
+int inject_plan_locate(struct symbols *s, const struct inject_plan *p, const char *spec,
+		       size_t *func, uint64_t *offset, struct zerr *err)
 {
 	char name[256];
 	uint64_t off = 0, addr = 0;
@@ -196,6 +196,18 @@ int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char
 			return zerr_set(err, "%s: past the end of %s (%llu bytes)", spec, name,
 					(unsigned long long)p->funcs[i].size);
 	}
+	*func = (size_t)i;
+	*offset = off;
+	return 0;
+}
+
+int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char *spec,
+		      struct inject_site *site, struct zerr *err)
+{
+	size_t i;
+	uint64_t off;
+	if (inject_plan_locate(s, p, spec, &i, &off, err) < 0)
+		return -1;
 	const struct inject_func *f = &p->funcs[i];
 	size_t want = (size_t)f->size + FILL_MAX;
 	uint8_t *code = zp_xmalloc(want);
@@ -204,9 +216,8 @@ int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char
 	int rc = got < (long)f->size ? -1 : 0;
 	if (got >= 0 && rc < 0)
 		zerr_set(err, "%s: no code in %s", spec, p->path);
-	if (rc == 0 &&
-	    p->arch->plan(code, (size_t)f->size, fill_after(p, (size_t)i, code, (size_t)got),
-			  f->addr, (size_t)off, site, why) != 0)
+	if (rc == 0 && p->arch->plan(code, (size_t)f->size, fill_after(p, i, code, (size_t)got),
+				     f->addr, (size_t)off, site, why) != 0)
 		rc = zerr_set(err, "%s: %s", spec, why);
 	free(code);
 	return rc;

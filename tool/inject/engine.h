@@ -52,6 +52,12 @@ void inject_plan_free(struct inject_plan *p);
  */
 int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char *spec,
 		      struct inject_site *site, struct zerr *err);
+/*
+ * The same spec as the function of the plan it lies in (an index into
+ * p->funcs) and the offset into it, unchecked; -1 with err as above.
+ */
+int inject_plan_locate(struct symbols *s, const struct inject_plan *p, const char *spec,
+		       size_t *func, uint64_t *offset, struct zerr *err);
 
 /* Functions the plan can patch. */
 size_t inject_plan_count_ok(const struct inject_plan *p);

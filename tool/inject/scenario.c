@@ -509,6 +509,11 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 
 static volatile sig_atomic_t interrupted;
 
+int inject_interrupted(void)
+{
+	return interrupted;
+}
+
 static void on_interrupt(int sig)
 {
 	(void)sig;
@@ -516,7 +521,7 @@ static void on_interrupt(int sig)
 }
 
 /* ^C and SIGTERM to zond set `interrupted` from now on; old keeps what they did. */
-static void catch_interrupts(struct sigaction old[2])
+void inject_catch_interrupts(struct sigaction old[2])
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -526,7 +531,7 @@ static void catch_interrupts(struct sigaction old[2])
 	sigaction(SIGTERM, &sa, &old[1]);
 }
 
-static void release_interrupts(const struct sigaction old[2])
+void inject_release_interrupts(const struct sigaction old[2])
 {
 	sigaction(SIGINT, &old[0], NULL);
 	sigaction(SIGTERM, &old[1], NULL);
@@ -542,11 +547,11 @@ static void nap(void)
 static void wait_duration(double seconds)
 {
 	struct sigaction old[2];
-	catch_interrupts(old);
+	inject_catch_interrupts(old);
 	int64_t end = clock_now_ns(CLOCK_REALTIME) + (int64_t)(seconds * 1e9);
 	while (!interrupted && (seconds <= 0 || clock_now_ns(CLOCK_REALTIME) < end))
 		nap();
-	release_interrupts(old);
+	inject_release_interrupts(old);
 }
 
 /* A pending return through the exit payload gets its real address back. */
@@ -796,6 +801,20 @@ static void split_set(const struct inject_result *all, size_t from, size_t k,
 	free(thread_of);
 }
 
+void inject_result_sets(const struct inject_result *all, size_t per_set, size_t nsets,
+			const int64_t *active_ns, const uint64_t *periods,
+			struct inject_result **sets)
+{
+	*sets = zp_xcalloc(nsets + 1, sizeof **sets);
+	for (size_t s = 0; s < nsets; s++) {
+		size_t from = s * per_set;
+		size_t k = all->n - from < per_set ? all->n - from : per_set;
+		split_set(all, from, k, &(*sets)[s]);
+		(*sets)[s].duration_ns = active_ns[s];
+		(*sets)[s].periods = periods[s];
+	}
+}
+
 /* The target of a cyclic run, started (run to its entry point) or attached. */
 static struct inject_transport *cyclic_target(const struct inject_cyclic *c, char *const argv[],
 					      struct zerr *err)
@@ -838,7 +857,7 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 	all.pid = t->pid;
 	all.start_ns = clock_now_ns(CLOCK_REALTIME);
 	struct sigaction old[2];
-	catch_interrupts(old);
+	inject_catch_interrupts(old);
 	struct zerr ignored;
 	int rc = 0;
 	if ((!c->pid && run_to_entry(&x, err) < 0) || prepare(&x, &all, err) < 0) {
@@ -857,23 +876,15 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 		if (cycle_end(&y, &all, rc == 0 ? err : &end_err) < 0)
 			rc = -1;
 	}
-	release_interrupts(old);
+	inject_release_interrupts(old);
 	if (!c->pid && !y.ended && t->ops->wait(t, &y.status, rc == 0 ? err : &ignored) == 0)
 		y.ended = 1;
 	*status = c->pid ? -1 : y.status;
 	all.status = *status;
 	all.duration_ns = clock_now_ns(CLOCK_REALTIME) - all.start_ns;
 	if (all.tids) {
-		*sets = zp_xcalloc(y.nsets, sizeof **sets);
+		inject_result_sets(&all, c->per_set, y.nsets, y.active_ns, y.periods, sets);
 		*nsets = y.nsets;
-		for (size_t s = 0; s < y.nsets; s++) {
-			size_t from = s * c->per_set;
-			size_t k = job->npatches - from < c->per_set ? job->npatches - from
-								     : c->per_set;
-			split_set(&all, from, k, &(*sets)[s]);
-			(*sets)[s].duration_ns = y.active_ns[s];
-			(*sets)[s].periods = y.periods[s];
-		}
 	}
 	inject_result_free(&all);
 	free(y.active_ns);

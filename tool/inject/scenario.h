@@ -21,6 +21,7 @@
 #ifndef ZOND_INJECT_SCENARIO_H
 #define ZOND_INJECT_SCENARIO_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "engine.h"
@@ -119,5 +120,25 @@ struct inject_cyclic {
 };
 int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inject_result **sets,
 		  size_t *nsets, int *status, struct zerr *err);
+
+/*
+ * The cyclic scenario's sets out of all (every set's records, measured in
+ * turn; set s is records [s * per_set, s * per_set + per_set)): per set
+ * its records, the threads that ran them, the call edges within it (a
+ * call across a swap has none), active_ns[s] as its duration and its
+ * periods; *sets malloc'ed, nsets of them.
+ */
+void inject_result_sets(const struct inject_result *all, size_t per_set, size_t nsets,
+			const int64_t *active_ns, const uint64_t *periods,
+			struct inject_result **sets);
+
+/*
+ * ^C and SIGTERM to zond make inject_interrupted() 1 from
+ * inject_catch_interrupts until inject_release_interrupts puts back what
+ * they did before (old).
+ */
+void inject_catch_interrupts(struct sigaction old[2]);
+void inject_release_interrupts(const struct sigaction old[2]);
+int inject_interrupted(void);
 
 #endif

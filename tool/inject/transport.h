@@ -117,6 +117,8 @@ struct inject_rsp_options {
 	int poll_ms;
 	uint64_t end_at; /* where the program ends (_exit), 0: unknown: a breakpoint
 			  * there lets wait() read the results before the target is gone */
+	const char *counter; /* a register wait() reads at end_at, or where
+			      * inject_rsp_wait_for stops the target; NULL: none */
 };
 
 /* Connects to a stub at HOST:PORT (or /PATH, a Unix socket) and stops its target. */
@@ -139,6 +141,27 @@ int inject_rsp_get_reg(struct inject_transport *t, const char *name, uint64_t *v
 		       struct zerr *err);
 int inject_rsp_set_reg(struct inject_transport *t, const char *name, uint64_t value,
 		       struct zerr *err);
+/*
+ * Breakpoints zond handles itself at at[0..n) (an RSP transport's stopped
+ * target; n = 0 takes them out): inserted at the next release(); each time
+ * the target reaches one, wait() calls fn(arg, i) with the target stopped
+ * there before the instruction (fn may read registers and write memory),
+ * steps over that instruction and lets it run on; fn returning 1 takes
+ * every breakpoint out (as n = 0 would).  A failing fn (-1) ends wait() as
+ * a lost connection (what was measured is kept).  The instruction's length is the
+ * breakpoint's kind.
+ */
+int inject_rsp_watch(struct inject_transport *t, const uint64_t *at, size_t n,
+		     int (*fn)(void *arg, size_t i, struct zerr *err), void *arg, struct zerr *err);
+/*
+ * wait() of an RSP transport for at most seconds: 0 when the target ended
+ * (*status as wait() gives it), 1 when it still ran and zond stopped it
+ * (the shared buffers read, a watched breakpoint it stopped at counted),
+ * -1 with err as wait().
+ */
+int inject_rsp_wait_for(struct inject_transport *t, double seconds, int *status, struct zerr *err);
+/* 1 with the counter's value read at the end (options' counter), else 0. */
+int inject_rsp_counter_end(struct inject_transport *t, uint64_t *value);
 /* The target's register width in bytes (4: rv32, 8: rv64). */
 unsigned inject_rsp_xlen(struct inject_transport *t);
 

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,8 +44,20 @@ struct gdbt {
 	int poll_ms;
 	uint64_t end_at;
 	int end_set; /* the breakpoint at end_at is in */
+	struct watch { /* inject_rsp_watch: breakpoints zond handles itself */
+		uint64_t *at;
+		int *kind;
+		size_t n;
+		int set; /* inserted in the target */
+		int (*fn)(void *arg, size_t i, struct zerr *err);
+		void *arg;
+	} watch;
 	int running;
 	int64_t started_ms, read_ms; /* when the target was released, the last read */
+	int64_t until_ms;            /* inject_rsp_wait_for: when wait() stops it, 0: never */
+	const char *counter;         /* read when the program ends or zond stops it */
+	uint64_t counter_end;
+	int counter_read;
 	pid_t qemu;                  /* started by zond, 0 when not */
 	char sockdir[64];
 };
@@ -162,10 +175,23 @@ static int sync_shares(struct gdbt *g, int to, struct zerr *err)
 	return 0;
 }
 
+/* Inserts (insert = 1) or takes out the watched breakpoints. */
+static int watch_set(struct gdbt *g, int insert, struct zerr *err)
+{
+	struct watch *w = &g->watch;
+	if (w->set == insert)
+		return 0;
+	for (size_t i = 0; i < w->n; i++)
+		if (rsp_break(g->r, w->at[i], w->kind[i], insert, err) < 0)
+			return -1;
+	w->set = insert;
+	return 0;
+}
+
 static int g_release(struct inject_transport *t, struct zerr *err)
 {
 	struct gdbt *g = (struct gdbt *)t;
-	if (sync_shares(g, 1, err) < 0)
+	if (sync_shares(g, 1, err) < 0 || watch_set(g, 1, err) < 0)
 		return -1;
 	if (g->end_at && !g->end_set) {
 		if (rsp_break(g->r, g->end_at, 2, 1, err) < 0)
@@ -256,12 +282,107 @@ static int at_end(struct gdbt *g, struct zerr *err)
 	return pc == g->end_at;
 }
 
+/* The watched breakpoint at pc, or -1. */
+static ptrdiff_t watched_at(const struct gdbt *g, uint64_t pc)
+{
+	for (size_t i = 0; i < g->watch.n; i++)
+		if (g->watch.at[i] == pc)
+			return (ptrdiff_t)i;
+	return -1;
+}
+
+/* A function asked to be done with its breakpoints: every one but i (out already) out. */
+static int watch_off_but(struct gdbt *g, size_t i, struct zerr *err)
+{
+	for (size_t j = 0; j < g->watch.n; j++)
+		if (j != i && rsp_break(g->r, g->watch.at[j], g->watch.kind[j], 0, err) < 0)
+			return -1;
+	g->watch.set = 0;
+	g->watch.n = 0;
+	return 0;
+}
+
+/*
+ * A stop at a watched breakpoint: its function, then a step over the
+ * instruction there (its breakpoint out for the step), again while the
+ * step lands on another one, and the target let run.  1 when handled (the
+ * target runs), 0 when the stop is not one (*st the stop to handle: also a
+ * step's that ended the target), -1 with err.
+ */
+static int on_watch(struct gdbt *g, struct rsp_stop *st, struct zerr *err)
+{
+	uint64_t pc;
+	ptrdiff_t i;
+	if (!g->watch.set || (st->kind != 'T' && st->kind != 'S'))
+		return 0;
+	if (rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
+		return -1;
+	if ((i = watched_at(g, pc)) < 0)
+		return 0;
+	while (i >= 0) {
+		int done = g->watch.fn(g->watch.arg, (size_t)i, err);
+		if (done < 0 || rsp_break(g->r, pc, g->watch.kind[i], 0, err) < 0 ||
+		    rsp_step(g->r, st, err) < 0 ||
+		    (done ? watch_off_but(g, (size_t)i, err)
+			  : rsp_break(g->r, pc, g->watch.kind[i], 1, err)) < 0)
+			return -1;
+		g->read_ms = clock_now_ns(CLOCK_MONOTONIC) / 1000000;
+		if (st->kind != 'T' && st->kind != 'S')
+			return 0;
+		if (rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
+			return -1;
+		i = g->watch.set ? watched_at(g, pc) : -1;
+	}
+	if (rsp_continue(g->r, err) < 0)
+		return -1;
+	return 1;
+}
+
+/* The counter's value at the end (the target stopped), when one was asked. */
+static int read_counter(struct gdbt *g, struct zerr *err)
+{
+	const struct rsp_reg *reg = g->counter ? rsp_reg_find(&g->regs, g->counter) : NULL;
+	if (!reg)
+		return 0; /* none asked, or none there (the run failed before it began) */
+	if (rsp_read_reg(g->r, reg->regnum, reg->bitsize / 8, &g->counter_end, err) < 0)
+		return -1;
+	g->counter_read = 1;
+	return 0;
+}
+
+static int64_t now_ms(void)
+{
+	return clock_now_ns(CLOCK_MONOTONIC) / 1000000;
+}
+
+/* Stopped by zond at a watched breakpoint before it fired: its function runs. */
+static int watch_stopped(struct gdbt *g, struct zerr *err)
+{
+	uint64_t pc;
+	ptrdiff_t i;
+	if (!g->watch.set || rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
+		return g->watch.set ? -1 : 0;
+	int done = (i = watched_at(g, pc)) >= 0 ? g->watch.fn(g->watch.arg, (size_t)i, err) : 0;
+	if (done > 0 && watch_set(g, 0, err) == 0)
+		g->watch.n = 0;
+	return done < 0 || (done > 0 && g->watch.set) ? -1 : 0;
+}
+
 static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 {
 	struct gdbt *g = (struct gdbt *)t;
 	struct rsp_stop st;
 	for (;;) {
-		int rc = rsp_wait_stop(g->r, g->poll_ms ? g->poll_ms : 1000, &st, err);
+		int64_t wait_ms = g->poll_ms ? g->poll_ms : 1000, now = now_ms();
+		if (g->until_ms && g->until_ms - now < wait_ms)
+			wait_ms = g->until_ms > now ? g->until_ms - now : 0;
+		int rc = rsp_wait_stop(g->r, (int)wait_ms, &st, err);
+		if (rc == 1 && g->watch.set) {
+			int w = on_watch(g, &st, err);
+			if (w > 0)
+				continue;
+			rc = w < 0 ? -1 : 1;
+		}
 		if (rc < 0) {
 			if (g->qemu > 0 && rsp_gone(g->r)) {
 				kill(g->qemu, SIGKILL);
@@ -271,6 +392,15 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 		}
 		if (rc == 1)
 			break;
+		if (g->until_ms && now_ms() >= g->until_ms) {
+			int at = halt(g, &st, err);
+			if (at == 0 && (st.kind == 'W' || st.kind == 'X'))
+				break;
+			if (at < 0 || (at = watch_stopped(g, err)) < 0 ||
+			    read_counter(g, err) < 0 || sync_shares(g, 0, err) < 0)
+				return lost(g, err);
+			return 1; /* stopped on time */
+		}
 		if (!g->poll_ms)
 			continue;
 		/* a read of the results while it runs: stop, read, go on */
@@ -290,8 +420,8 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 	g->running = 0;
 	if ((st.kind == 'T' || st.kind == 'S') && g->end_set && at_end(g, err) == 1) {
 		/* the program's end: the last read while its memory is there */
-		if (sync_shares(g, 0, err) < 0 || rsp_break(g->r, g->end_at, 2, 0, err) < 0 ||
-		    rsp_continue(g->r, err) < 0)
+		if (read_counter(g, err) < 0 || sync_shares(g, 0, err) < 0 ||
+		    rsp_break(g->r, g->end_at, 2, 0, err) < 0 || rsp_continue(g->r, err) < 0)
 			return lost(g, err);
 		g->end_set = 0;
 		return g_wait(t, status, err);
@@ -344,6 +474,8 @@ static void g_close(struct inject_transport *t)
 	}
 	for (size_t i = 0; i < g->nshares; i++)
 		free(g->shares[i].local);
+	free(g->watch.at);
+	free(g->watch.kind);
 	rsp_regs_free(&g->regs);
 	symbols_free(g->sym);
 	free(g->elf);
@@ -414,6 +546,7 @@ static struct gdbt *attach(struct rsp *r, const struct inject_rsp_options *o, pi
 	g->elf = zp_xstrdup(o->elf);
 	g->poll_ms = o->poll_ms;
 	g->end_at = o->end_at;
+	g->counter = o->counter;
 	struct rsp_stop st;
 	if (describe(g, err) < 0 || find_scratch(g, o, err) < 0 || rsp_halt_reason(r, &st, err) < 0) {
 		g_close(&g->base);
@@ -566,6 +699,47 @@ int inject_rsp_set_reg(struct inject_transport *t, const char *name, uint64_t va
 	struct gdbt *g = (struct gdbt *)t;
 	const struct rsp_reg *reg = reg_named(g, name, err);
 	return reg ? rsp_write_reg(g->r, reg->regnum, reg->bitsize / 8, value, err) : -1;
+}
+
+int inject_rsp_counter_end(struct inject_transport *t, uint64_t *value)
+{
+	struct gdbt *g = (struct gdbt *)t;
+	*value = g->counter_end;
+	return g->counter_read;
+}
+
+int inject_rsp_wait_for(struct inject_transport *t, double seconds, int *status, struct zerr *err)
+{
+	struct gdbt *g = (struct gdbt *)t;
+	g->until_ms = now_ms() + (int64_t)(seconds * 1000);
+	int rc = g_wait(t, status, err);
+	g->until_ms = 0;
+	return rc;
+}
+
+int inject_rsp_watch(struct inject_transport *t, const uint64_t *at, size_t n,
+		     int (*fn)(void *arg, size_t i, struct zerr *err), void *arg, struct zerr *err)
+{
+	struct gdbt *g = (struct gdbt *)t;
+	struct watch *w = &g->watch;
+	if (watch_set(g, 0, err) < 0)
+		return -1;
+	free(w->at);
+	free(w->kind);
+	*w = (struct watch){zp_xcalloc(n + 1, sizeof *w->at),
+			    zp_xcalloc(n + 1, sizeof *w->kind),
+			    n,
+			    0,
+			    fn,
+			    arg};
+	for (size_t i = 0; i < n; i++) {
+		uint8_t b;
+		if (rsp_read_mem(g->r, at[i], &b, 1, err) < 0)
+			return -1;
+		w->at[i] = at[i];
+		w->kind[i] = (b & 3) == 3 ? 4 : 2; /* the instruction's length */
+	}
+	return 0;
 }
 
 unsigned inject_rsp_xlen(struct inject_transport *t)

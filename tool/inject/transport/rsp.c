@@ -743,6 +743,16 @@ int rsp_continue(struct rsp *r, struct zerr *err)
 	return send_packet(r, cmd, strlen(cmd), err, cmd);
 }
 
+int rsp_step(struct rsp *r, struct rsp_stop *stop, struct zerr *err)
+{
+	if (r->broken[0])
+		return zerr_set(err, "%s", r->broken);
+	if (send_packet(r, "s", 1, err, "s") < 0)
+		return -1;
+	int rc = rsp_wait_stop(r, -1, stop, err);
+	return rc == 0 ? fail(r, err, "s: no stop reply to a single step") : rc < 0 ? -1 : 0;
+}
+
 int rsp_wait_stop(struct rsp *r, int timeout_ms, struct rsp_stop *stop, struct zerr *err)
 {
 	if (r->broken[0])

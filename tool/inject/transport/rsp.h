@@ -114,6 +114,8 @@ int rsp_halt_reason(struct rsp *r, struct rsp_stop *stop, struct zerr *err);
 /* Lets the target run (vCont;c when the stub has it, else c); no reply is waited for. */
 int rsp_continue(struct rsp *r, struct zerr *err);
 
+/* Executes one instruction (s) and gives its stop reply. */
+int rsp_step(struct rsp *r, struct rsp_stop *stop, struct zerr *err);
 /*
  * Waits up to timeout_ms (-1: the connection's timeout, 0: no wait) for
  * the stop reply of a running target.  1: stopped (*stop filled), 0: still

@@ -13,7 +13,8 @@
  *
  * za_entry takes a frame on the shadow stack (real return address, id,
  * start, payload cost below), counts the activation, replaces the saved
- * return address by za_exit and reads mcycle last.  The function's `ret`
+ * return address by za_exit and reads mcycle last (or another counter CSR:
+ * inject_riscv_payload_reading).  The function's `ret`
  * lands in za_exit, which reads mcycle first, pops the frame, and adds to
  * the function's statistics (results.h, thread block 0: calls, inclusive
  * of the outermost activation, self, min, max) and to the call edge from
@@ -63,6 +64,7 @@ struct gen {
 	uint64_t at;
 	int w; /* bytes per word */
 	int full;
+	uint32_t csr; /* the counter read (0: mcycle) */
 };
 
 static void emit(struct gen *g, uint32_t v)
@@ -233,7 +235,7 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	la(g, RV_T0, a->exit);
 	stw(g, RV_T0, RV_SP, SAVE); /* the function returns to za_exit */
 	size_t csr_at = g->n;
-	emit(g, rv_csrr(RV_T0, CSR_MCYCLE));
+	emit(g, rv_csrr(RV_T0, g->csr ? g->csr : CSR_MCYCLE));
 	ADD(g, RV_T0, RV_T0, RV_T2);
 	stw(g, RV_T0, RV_T3, F_START * w);
 	save_regs(g, entry_regs, 0, 4, 1);
@@ -266,7 +268,7 @@ static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct 
 	addi(g, RV_SP, RV_SP, -8 * w);
 	stw(g, RV_T0, RV_SP, 0);
 	l->exit_to_csr = (g->n - n0) / 4;
-	emit(g, rv_csrr(RV_T0, CSR_MCYCLE));
+	emit(g, rv_csrr(RV_T0, g->csr ? g->csr : CSR_MCYCLE));
 	save_regs(g, exit_regs, 1, 8, 0); /* t0 went first */
 	/* pop the frame: t3 = frame, t4 = parent */
 	la(g, RV_T2, a->threads);
@@ -362,7 +364,7 @@ static uint64_t entry_len(int w)
 	if (!len[w == 8]) {
 		uint8_t buf[4096];
 		struct layout l;
-		struct gen g = {buf, 0, sizeof buf, 0, w, 0};
+		struct gen g = {buf, 0, sizeof buf, 0, w, 0, 0};
 		struct inject_payload_args a = {0};
 		gen_entry(&g, &a, &l);
 		len[w == 8] = g.n;
@@ -372,9 +374,9 @@ static uint64_t entry_len(int w)
 
 /* The blob: za_entry at a->exit - entry_len, za_exit at a->exit. */
 static size_t payload(uint8_t *out, size_t cap, const struct inject_payload_args *a, int w,
-		      struct layout *l)
+		      struct layout *l, uint32_t csr)
 {
-	struct gen g = {out, 0, cap, a->exit - entry_len(w), w, 0};
+	struct gen g = {out, 0, cap, a->exit - entry_len(w), w, 0, csr};
 	gen_entry(&g, a, l);
 	gen_exit(&g, a, l);
 	return g.full ? 0 : g.n;
@@ -398,7 +400,14 @@ static void costs(const struct layout *l, uint64_t *c0, uint64_t *cpair)
 static size_t payload_xlen(uint8_t *out, size_t cap, const struct inject_payload_args *a, int w)
 {
 	struct layout l;
-	return payload(out, cap, a, w, &l);
+	return payload(out, cap, a, w, &l, 0);
+}
+
+size_t inject_riscv_payload_reading(uint8_t *out, size_t cap, const struct inject_payload_args *a,
+				    int xlen, uint32_t csr)
+{
+	struct layout l;
+	return payload(out, cap, a, xlen / 8, &l, csr);
 }
 
 size_t inject_riscv32_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a)
@@ -417,8 +426,18 @@ void inject_riscv_costs(int xlen, const struct inject_payload_args *a, uint64_t 
 {
 	uint8_t buf[4096];
 	struct layout l;
-	payload(buf, sizeof buf, a, xlen / 8, &l);
+	payload(buf, sizeof buf, a, xlen / 8, &l, 0);
 	costs(&l, c0, cpair);
+}
+
+/* What a call that never returns ran of the payload: the entry's jal, the stub, za_entry. */
+uint64_t inject_riscv_open_cost(int xlen)
+{
+	uint8_t buf[4096];
+	struct layout l;
+	struct inject_payload_args a = {0};
+	payload(buf, sizeof buf, &a, xlen / 8, &l, 0);
+	return 1 + STUB_BEFORE + l.entry_n + STUB_AFTER;
 }
 
 /* za_exit's address in a blob at payload_at. */
@@ -434,7 +453,7 @@ uint64_t inject_riscv64_exit_addr(uint64_t payload_at)
 
 static size_t stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id, int w)
 {
-	struct gen g = {out, 0, 24, at, w, 0};
+	struct gen g = {out, 0, 24, at, w, 0, 0};
 	emit(&g, id);
 	addi(&g, RV_SP, RV_SP, -16);
 	stw(&g, RV_RA, RV_SP, 0);

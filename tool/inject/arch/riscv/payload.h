@@ -18,6 +18,21 @@
 void inject_riscv_costs(int xlen, const struct inject_payload_args *a, uint64_t *c0,
 			uint64_t *cpair);
 
+/*
+ * The payload blob as struct inject_arch's payload() writes it, reading
+ * the counter CSR csr (0xb00 mcycle, 0xb02 minstret, 0xb03.. mhpmcounterN)
+ * instead of mcycle; the same length and cost in instructions.
+ */
+size_t inject_riscv_payload_reading(uint8_t *out, size_t cap, const struct inject_payload_args *a,
+				    int xlen, uint32_t csr);
+
+/*
+ * The instructions a measured call that never returns ran of the payload
+ * (the entry's jal, the stub, za_entry; its copy's extra ones are the
+ * function's, inject_riscv_copy_extra).
+ */
+uint64_t inject_riscv_open_cost(int xlen);
+
 /* Bytes of the private area (args->threads) for nfuncs functions. */
 size_t inject_riscv_private_size(int xlen, size_t nfuncs);
 
