@@ -133,6 +133,12 @@ struct zrt_thread {
 	struct zr_context *contexts;
 	uint32_t *ctx_hash;
 	uint32_t ctx_mask; /* ctx_hash's size - 1: grows with the contexts (core.c) */
+	/*
+	 * The context pool is laid out for max_contexts but its file blocks are
+	 * reserved as it fills (core.c): contexts below ctx_room may be written;
+	 * ctx_limit, max_contexts until a reservation failed (no room), bounds it.
+	 */
+	uint32_t ctx_room, ctx_limit;
 	struct zr_sample_pc *sample_pcs;
 	struct zr_event *events; /* the timeline's ring (timeline.h) */
 	/*
