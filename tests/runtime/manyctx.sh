@@ -11,6 +11,7 @@
 # small tmpfs, when this user may mount one), the pool ends there: the
 # program's output is unchanged, and the lost calls are counted.
 set -u
+. "$(dirname "$0")/tmpfs.sh"
 zond=$1 runtime=$2 rawdump=$3 rec=$4 lib=$5 work=$6
 rm -rf "$work"
 mkdir -p "$work"
@@ -79,12 +80,10 @@ done
 
 # a file system with room for the pool's first chunk only
 mnt=$work/mnt
-mkdir -p "$mnt"
-if ! mount -t tmpfs -o size=12m zondctx "$mnt" 2>/dev/null; then
-	echo "SKIP (full file system part): cannot mount a tmpfs here"
+if ! mount_tmpfs "$mnt" 12m; then
+	echo "SKIP (full file system part): cannot mount a tmpfs here (needs root, no container limits)"
 	exit $rc
 fi
-trap 'umount "$mnt"' EXIT
 ZOND_DIR=$mnt LD_PRELOAD=$runtime "$rec" $depth >out.txt 2>&1
 echo "status $?" >>out.txt
 { cat plain.txt; echo "status 0"; } | cmp -s - out.txt || fail "tmpfs: the program changed"
