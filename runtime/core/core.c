@@ -156,6 +156,7 @@ static void use_mapping(void *base)
 		((uint64_t)h->func_hash_size + h->edge_hash_size + h->ctx_hash_size) * 4, 4096);
 	zrt.timed = !(h->flags & ZR_FLAG_NO_TIME);
 	zrt.stacked = zrt.timed || (h->flags & ZR_FLAG_SAMPLED);
+	zrt.clocked = zrt.timed || zrt.timeline;
 }
 
 /*
@@ -299,7 +300,7 @@ void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index)
 	t->ctx_room = in_file ? first_contexts() : zrt.max_contexts;
 	t->busy = 0;
 	t->root_lo = t->root_len = 0;
-	t->root_func = t->root_ctx = ZR_NONE;
+	t->root_func = t->root_ctx = t->root_last = ZR_NONE;
 	t->pair = zrt.pair;
 	t->measure[0] = t->measure[1] = ZRT_MEASURE_EVERY;
 	t->paid_sum[0] = t->paid_sum[1] = 0;
@@ -1086,6 +1087,7 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
 	t->root_func = i;
 	/* the module's own root context: the parent of the contexts of its calls */
 	t->root_ctx = find_context(t, ZR_NONE, m->start | ZR_MODULE_BIT, i, ZR_NONE);
+	t->root_last = ZR_NONE;
 	return i;
 }
 
