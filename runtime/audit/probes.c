@@ -143,6 +143,39 @@ static int may_be_live(const struct za_frame *fr)
 
 /* ---- the per-call path ------------------------------------------------- */
 
+/*
+ * The frame a call at sp with return address ret takes when the top one is
+ * dead or the next one still live (za_enter's rare case): above the live
+ * ones, ZA_MAX_FRAMES when none is free.
+ */
+static __attribute__((noinline)) uint32_t free_frame(struct za_thread *t, uint32_t d, uint64_t sp,
+						     uint64_t ret)
+{
+	if (d && frame_dead(&t->frames[d - 1], sp, ret))
+		d = drop_dead_frames(t, sp, ret);
+	while (d < ZA_MAX_FRAMES && may_be_live(&t->frames[d]))
+		d++;
+	return d;
+}
+
+/* No frame free: the call is counted, not timed (what the core's own stack overflow reports). */
+static __attribute__((noinline)) void lost_frame(struct za_thread *t,
+						 const struct za_target *target, uint64_t sp,
+						 uint64_t ret)
+{
+	t->lost++;
+	if (t->core.state == ZRT_THREAD_ON)
+		t->core.info->lost_frames++;
+	zrt_count_call(&t->core, target->key, ret, sp);
+}
+
+/* The timeline's entry event, and with exact time the call's clock read before it. */
+static __attribute__((noinline)) void enter_timeline(struct za_thread *t, struct zr_frame *core)
+{
+	uint64_t now = zrt.timed ? (core->enter_ticks = zl_clock_enter()) : zl_clock();
+	zrt_timeline_enter(&t->core, core, now);
+}
+
 struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t ret,
 			  uint64_t saved)
 {
@@ -150,16 +183,11 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 	if (!ready(t))
 		return NULL;
 	uint32_t d = t->depth;
-	if (d && zrt_unlikely(t->frames[d - 1].sp <= sp))
-		d = drop_dead_frames(t, sp, ret);
-	while (zrt_unlikely(d < ZA_MAX_FRAMES && may_be_live(&t->frames[d])))
-		d++;
+	if (zrt_unlikely((d && frame_dead(&t->frames[d - 1], sp, ret)) || d >= ZA_MAX_FRAMES ||
+			 may_be_live(&t->frames[d])))
+		d = free_frame(t, d, sp, ret);
 	if (zrt_unlikely(d >= ZA_MAX_FRAMES)) {
-		/* counted, not timed: what the core's own stack overflow reports */
-		t->lost++;
-		if (t->core.state == ZRT_THREAD_ON)
-			t->core.info->lost_frames++;
-		zrt_count_call(&t->core, target->key, ret, sp);
+		lost_frame(t, target, sp, ret);
 		return NULL;
 	}
 	/*
@@ -183,11 +211,13 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 	else /* fork when only counting: every call stays a root call (za_fast) */
 		zrt_count_call(&t->core, target->key, ret, sp);
 	fr->sp = sp;
-	if (fr->core && zrt.timed)
-		fr->core->enter_ticks = zl_clock_enter();
-	if (zrt_unlikely(zrt.timeline) && fr->core)
-		zrt_timeline_enter(&t->core, fr->core,
-				   zrt.timed ? fr->core->enter_ticks : zl_clock());
+	/* the clock last: as little of the probe as possible inside the call's time */
+	if (fr->core && zrt.clocked) {
+		if (zrt_likely(!zrt.timeline))
+			fr->core->enter_ticks = zl_clock_enter();
+		else
+			enter_timeline(t, fr->core);
+	}
 	return fr;
 }
 

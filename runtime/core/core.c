@@ -36,6 +36,19 @@ _Static_assert(sizeof(struct zr_sample_pc) == 24, "zr_sample_pc layout");
  */
 #define CTX_INDEX_MIN 4096u
 
+/*
+ * The context pool of a thread slot is laid out for max_contexts (a million
+ * by default: a program with a large shared interpreter needs some 100,000),
+ * which costs nothing while it is a hole of the file, but a write into a hole
+ * that the file system has no room for kills the program (SIGBUS).  So a
+ * slot's blocks are reserved with its first CTX_CHUNK contexts, and the pool
+ * CTX_CHUNK contexts at a time as it fills (find_context): a reservation that
+ * fails ends the pool there (lost_contexts, ZR_FLAG_NO_ROOM).  Under a file
+ * size or address-space limit too small for the whole layout, the pool is
+ * laid out for CTX_CHUNK contexts before any thread slot is given up.
+ */
+#define CTX_CHUNK 65536u
+
 static uint64_t align_up(uint64_t n, uint64_t a)
 {
 	return (n + a - 1) / a * a;
@@ -143,6 +156,7 @@ static void use_mapping(void *base)
 		((uint64_t)h->func_hash_size + h->edge_hash_size + h->ctx_hash_size) * 4, 4096);
 	zrt.timed = !(h->flags & ZR_FLAG_NO_TIME);
 	zrt.stacked = zrt.timed || (h->flags & ZR_FLAG_SAMPLED);
+	zrt.clocked = zrt.timed || zrt.timeline;
 }
 
 /*
@@ -168,6 +182,14 @@ static struct zr_header *map_file(const struct zr_header *layout)
 static struct zr_header *map_file_with_room(struct zr_header *layout, const struct zrt_config *cfg)
 {
 	uint64_t limit = port_output_limit();
+	if (layout->file_bytes > limit && cfg->max_contexts > CTX_CHUNK) {
+		struct zrt_config small = *cfg;
+		small.max_contexts = CTX_CHUNK;
+		uint32_t flags = layout->flags;
+		*layout = (struct zr_header){0};
+		lay_out(layout, &small);
+		layout->flags = flags;
+	}
 	if (layout->file_bytes > limit) {
 		uint64_t fit = limit > layout->threads_off
 				       ? (limit - layout->threads_off) / layout->thread_bytes
@@ -251,6 +273,12 @@ uint64_t zrt_index_bytes(void)
 	return zrt.hdr ? zrt.index_bytes : 0;
 }
 
+/* The first contexts of a slot's pool, reserved with the slot. */
+static uint32_t first_contexts(void)
+{
+	return zrt.max_contexts < CTX_CHUNK ? zrt.max_contexts : CTX_CHUNK;
+}
+
 void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index)
 {
 	const struct zr_header *h = zrt.hdr;
@@ -266,9 +294,13 @@ void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index)
 	t->events = (struct zr_event *)(s + h->events_off);
 	t->ctx_hash = t->edge_hash + h->edge_hash_size;
 	t->ctx_mask = zrt.ctx_mask < CTX_INDEX_MIN - 1 ? zrt.ctx_mask : CTX_INDEX_MIN - 1;
+	/* a slot of the file has its first contexts reserved; scratch memory (calibration) all */
+	int in_file = s >= zrt.base && s < zrt.base + zrt.file_bytes;
+	t->ctx_limit = zrt.max_contexts;
+	t->ctx_room = in_file ? first_contexts() : zrt.max_contexts;
 	t->busy = 0;
 	t->root_lo = t->root_len = 0;
-	t->root_func = t->root_ctx = ZR_NONE;
+	t->root_func = t->root_ctx = t->root_last = ZR_NONE;
 	t->pair = zrt.pair;
 	t->measure[0] = t->measure[1] = ZRT_MEASURE_EVERY;
 	t->paid_sum[0] = t->paid_sum[1] = 0;
@@ -294,15 +326,57 @@ static uint8_t *slot_at(uint32_t slot)
 
 static uint32_t reuse_slot(void);
 
+/* Reserves the file blocks of [off, off + bytes) of the raw file: 0, or -1 (no room). */
+static int reserve(uint64_t off, uint64_t bytes)
+{
+	if (!bytes || port_reserve_output(off, bytes) >= 0)
+		return 0;
+	__atomic_fetch_or(&zrt.hdr->flags, ZR_FLAG_NO_ROOM, __ATOMIC_RELAXED);
+	return -1;
+}
+
+/* Reserves slot's blocks, of its context pool the first contexts only: 0, or -1. */
+static int reserve_slot(uint32_t slot)
+{
+	const struct zr_header *h = zrt.hdr;
+	uint64_t at = h->threads_off + (uint64_t)slot * h->thread_bytes;
+	uint64_t pool_end = h->contexts_off + (uint64_t)h->max_contexts * sizeof(struct zr_context);
+	uint64_t head = h->contexts_off + (uint64_t)first_contexts() * sizeof(struct zr_context);
+	return reserve(at, head) < 0 || reserve(at + pool_end, h->thread_bytes - pool_end) < 0
+		       ? -1
+		       : 0;
+}
+
+/*
+ * Room for one more context in t's pool: its blocks reserved, CTX_CHUNK
+ * contexts at a time; 0 when the pool is full or the file system has no room.
+ */
+static int context_room(struct zrt_thread *t)
+{
+	uint32_t n = t->info->n_contexts;
+	if (n < t->ctx_room)
+		return 1;
+	if (t->ctx_room >= t->ctx_limit)
+		return 0;
+	uint32_t more = t->ctx_limit - t->ctx_room < CTX_CHUNK ? t->ctx_limit - t->ctx_room
+							       : CTX_CHUNK;
+	uint64_t at = (uint64_t)((uint8_t *)t->contexts - zrt.base) +
+		      (uint64_t)t->ctx_room * sizeof(struct zr_context);
+	if (reserve(at, (uint64_t)more * sizeof(struct zr_context)) < 0) {
+		t->ctx_limit = t->ctx_room;
+		return 0;
+	}
+	t->ctx_room += more;
+	return 1;
+}
+
 static int bind_new_slot(struct zrt_thread *t)
 {
 	struct zr_header *h = zrt.hdr;
 	void *index = port_map_index(zrt.index_bytes);
 	uint32_t slot = index ? claim_slot(h) : ZR_NONE;
-	if (slot != ZR_NONE &&
-	    port_reserve_output(h->threads_off + slot * h->thread_bytes, h->thread_bytes) < 0) {
+	if (slot != ZR_NONE && reserve_slot(slot) < 0) {
 		/* no room for its tables: the slot stays unused (the reader skips it) */
-		__atomic_fetch_or(&h->flags, ZR_FLAG_NO_ROOM, __ATOMIC_RELAXED);
 		slot = ZR_NONE;
 	} else if (slot == ZR_NONE && index) {
 		slot = reuse_slot();
@@ -974,7 +1048,7 @@ static uint32_t find_context(struct zrt_thread *t, uint32_t parent, uint64_t add
 			}
 			continue;
 		}
-		if (ti->n_contexts >= zrt.max_contexts) {
+		if (!context_room(t)) {
 			ti->lost_contexts++;
 			return ZR_NONE;
 		}
@@ -1013,6 +1087,7 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
 	t->root_func = i;
 	/* the module's own root context: the parent of the contexts of its calls */
 	t->root_ctx = find_context(t, ZR_NONE, m->start | ZR_MODULE_BIT, i, ZR_NONE);
+	t->root_last = ZR_NONE;
 	return i;
 }
 

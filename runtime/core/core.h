@@ -92,6 +92,8 @@ struct zrt_process {
 	uint64_t index_bytes; /* a thread's hash indexes, outside the file */
 	uint32_t gate;        /* ZRT_GATE_*, changed atomically */
 	int timed;            /* !(flags & ZR_FLAG_NO_TIME) */
+	int clocked;          /* timed or timeline: the hooks read a clock at every call
+				 (one test on the fast paths of the modes that read none) */
 	int stacked;          /* timed or sampled: calls open frames on the shadow stack */
 	uint64_t inner, pair; /* probe cost in ticks (see top) */
 	uint64_t trigger;     /* run-time address of the trigger function, 0 if unresolved */
@@ -133,16 +135,25 @@ struct zrt_thread {
 	struct zr_context *contexts;
 	uint32_t *ctx_hash;
 	uint32_t ctx_mask; /* ctx_hash's size - 1: grows with the contexts (core.c) */
+	/*
+	 * The context pool is laid out for max_contexts but its file blocks are
+	 * reserved as it fills (core.c): contexts below ctx_room may be written;
+	 * ctx_limit, max_contexts until a reservation failed (no room), bounds it.
+	 */
+	uint32_t ctx_room, ctx_limit;
 	struct zr_sample_pc *sample_pcs;
 	struct zr_event *events; /* the timeline's ring (timeline.h) */
 	/*
 	 * Ports that key root calls by calling module (zrt.root_modules): the
 	 * module of the last root call, [root_lo, root_lo + root_len), its
 	 * ZR_FUNC_MODULE record, the caller of root calls from it, and that
-	 * record's root context, the parent of their contexts.
+	 * record's root context, the parent of their contexts; root_last, the
+	 * context of the last root call from it that the fast path found (what
+	 * a frame's last_child is to the calls made from the frame), ZR_NONE
+	 * for none.
 	 */
 	uint64_t root_lo, root_len;
-	uint32_t root_func, root_ctx;
+	uint32_t root_func, root_ctx, root_last;
 	/*
 	 * Exact time: the probe pair's cost used for this thread's calls,
 	 * zrt.pair until measured on its own calls (zrt_probe_paid), and the
@@ -349,7 +360,8 @@ static inline void zrt_pop(struct zrt_thread *t, uint32_t d, uint64_t now)
  * A caller calling the same function again (a loop) finds the context in
  * its own frame (last_child), without the hash index: a frame's last_child
  * is always a context whose parent is the frame's and that has its edge, so
- * only the callee needs checking.
+ * only the callee needs checking.  Root calls from the cached calling module
+ * (root_modules) do the same with root_last, whose parent is root_ctx.
  */
 static inline __attribute__((always_inline)) struct zr_frame *
 zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
@@ -383,6 +395,11 @@ zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
 		if (zrt_unlikely(site - t->root_lo >= t->root_len || t->root_ctx == ZR_NONE))
 			goto done;
 		parent = t->root_ctx;
+		x = t->root_last;
+		if (zrt_likely(x != ZR_NONE) && zrt_likely(t->contexts[x].addr == fn)) {
+			c = &t->contexts[x];
+			goto found;
+		}
 	}
 	/* linear probing, as find_context adds: the index is at most half full */
 	for (uint32_t h = zrt_ctx_hash(parent, fn) & t->ctx_mask;; h = (h + 1) & t->ctx_mask) {
@@ -397,6 +414,8 @@ zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
 		goto done;
 	if (top)
 		top->last_child = x;
+	else
+		t->root_last = x; /* a root call with root_modules (parent: root_ctx) */
 found:
 	c->calls++;
 	fr = zrt_open_frame(t, d, fn, sp, c->func, c->edge, x);

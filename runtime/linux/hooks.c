@@ -36,7 +36,7 @@ API void __cyg_profile_func_enter(void *fn, void *site)
 {
 	struct zrt_thread *t = &zl_self;
 	/* sampled time or counts only: the common call costs no call and no frame */
-	if (zrt_likely(t->state == ZRT_THREAD_ON) && !zrt.timed && !zrt.timeline &&
+	if (zrt_likely(t->state == ZRT_THREAD_ON) && !zrt.clocked &&
 	    zrt_likely(zrt_enter_fast(t, (uintptr_t)fn, (uintptr_t)site, ZL_PROBE_SP()) != NULL))
 		return;
 	enter(t, (uintptr_t)fn, (uintptr_t)site, ZL_PROBE_SP());
@@ -68,11 +68,12 @@ API void __cyg_profile_func_exit(void *fn, void *site)
 	struct zrt_thread *t = &zl_self;
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON))
 		return;
-	if (zrt_unlikely(zrt.timeline))
-		exit_timeline(t, (uintptr_t)fn, ZL_PROBE_SP());
-	else if (zrt.timed)
-		exit_timed(t, (uintptr_t)fn, ZL_PROBE_SP());
-	else if (zrt_unlikely(!zrt_exit_fast(t, (uintptr_t)fn, ZL_PROBE_SP(), 0)))
+	if (zrt.clocked) {
+		if (zrt_unlikely(zrt.timeline))
+			exit_timeline(t, (uintptr_t)fn, ZL_PROBE_SP());
+		else
+			exit_timed(t, (uintptr_t)fn, ZL_PROBE_SP());
+	} else if (zrt_unlikely(!zrt_exit_fast(t, (uintptr_t)fn, ZL_PROBE_SP(), 0)))
 		zrt_exit_slow(t, (uintptr_t)fn, ZL_PROBE_SP(), 0);
 }
 

@@ -137,7 +137,7 @@ static void start_recording(void)
 {
 	struct zrt_config cfg = {
 		.max_threads = 64, .max_funcs = 16384, .max_edges = 65536, .max_depth = 4096,
-		.max_contexts = 65536,
+		.max_contexts = 1u << 20,
 		.max_modules = 512,
 	};
 	int saved_errno = errno;

@@ -228,7 +228,7 @@ int zl_configure(struct zrt_config *cfg)
 	cfg->max_funcs = env_count("ZOND_FUNCS", cfg->max_funcs, 1u << 24);
 	cfg->max_edges = env_count("ZOND_EDGES", cfg->max_edges, 1u << 26);
 	cfg->max_depth = env_count("ZOND_DEPTH", cfg->max_depth, 1u << 20);
-	cfg->max_contexts = env_count("ZOND_CONTEXTS", cfg->max_contexts ? cfg->max_contexts : 65536,
+	cfg->max_contexts = env_count("ZOND_CONTEXTS", cfg->max_contexts ? cfg->max_contexts : 1u << 20,
 				      1u << 26);
 	cfg->flags |= zl_env_flag("ZOND_NO_TIME") ? ZR_FLAG_NO_TIME : 0;
 	/* the timeline (timeline.h): events per thread's ring, 0 or unset: none */

@@ -44,7 +44,7 @@ export TMPDIR
 case $target in
 raw)
 	mkdir raw &&
-		ZOND_DIR=raw ZOND_THREADS=2 ZOND_FUNCS=16 ZOND_EDGES=16 ZOND_DEPTH=32 \
+		ZOND_DIR=raw ZOND_THREADS=2 ZOND_FUNCS=16 ZOND_EDGES=16 ZOND_DEPTH=32 ZOND_CONTEXTS=64 \
 			LD_PRELOAD=$RUNTIME "$SHOP" >/dev/null 2>&1
 	cp raw/*.zraw corpus/ || { echo "no raw file recorded for a seed"; exit 1; }
 	;;

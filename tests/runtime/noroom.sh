@@ -8,6 +8,7 @@
 # (rawdump -m: lost_room, lost_threads).  fib's counts are checked exactly
 # where its thread fits.
 set -u
+. "$(dirname "$0")/tmpfs.sh"
 runtime=$1 rawdump=$2 fib=$3 threads=$4 work=$5
 rm -rf "$work"
 mkdir -p "$work"
@@ -55,12 +56,10 @@ expect limit-v "$work/l3" "threads 1" "function fib calls=21891" "meta lost_room
 
 # a full file system
 mnt=$work/mnt
-mkdir -p "$mnt"
-if ! mount -t tmpfs -o size=2m zondtest "$mnt" 2>/dev/null; then
+if ! mount_tmpfs "$mnt" 2m; then
 	echo "SKIP: full file system: cannot mount a tmpfs here (needs root, no container limits)"
 	exit $rc
 fi
-trap 'umount "$mnt"' EXIT
 # room for the file's fixed part, none for a thread slot: every thread is lost
 run tmpfs-2m "$mnt/a" "-f unlimited" "$threads"
 expect tmpfs-2m "$mnt/a" "threads 0" "meta lost_room 1" "meta lost_threads 9"

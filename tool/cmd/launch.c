@@ -39,7 +39,7 @@ static const char *const pool_vars[5] = {"ZOND_THREADS", "ZOND_FUNCS", "ZOND_EDG
 static const char *const pool_options[5] = {"threads", "funcs", "edges", "depth", "contexts"};
 /* The runtime's limits (runtime/linux/port.c): above them it would use its default. */
 static const long pool_max[5] = {1L << 16, 1L << 24, 1L << 26, 1L << 20, 1L << 26};
-static const long pool_default[5] = {64, 16384, 65536, 4096, 65536};
+static const long pool_default[5] = {64, 16384, 65536, 4096, 1L << 20};
 
 /* Takes opt if it is a shared option: 0, else LAUNCH_NOT_MINE or a usage error's status. */
 static int shared_option(struct launch *l, int opt, const char *arg)

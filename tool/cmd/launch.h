@@ -91,7 +91,7 @@ enum {
 	"      --funcs N         functions per thread (default 16384)\n"                           \
 	"      --edges N         call edges per thread (default 65536)\n"                          \
 	"      --depth N         shadow stack depth (default 4096)\n"                              \
-	"      --contexts N      calling contexts per thread (default 65536)\n"                    \
+	"      --contexts N      calling contexts per thread (default 1048576)\n"                  \
 	"  -n, --top N           functions in the summary (default 10, 0: none)\n"                 \
 	"  -q, --quiet           no summary, no progress line\n"                                   \
 	"      --no-progress     no progress line (on a terminal, one line on stderr says\n"       \
