@@ -256,7 +256,9 @@ struct zp_tl_event {
  * of more, so an exit below every depth seen so far ends a call entered
  * before ev[0] (ZP_SPAN_NO_START, starting at ev[0]'s time).  Calls still
  * open after the last event end at end (ZP_SPAN_NO_END), never before
- * they started.  Spans go in the order of struct zp_span.
+ * the last event.  A time earlier than the event before it (a counter read
+ * on another CPU) counts as that event's time, so a thread's spans nest by
+ * time as they do by depth.  Spans go in the order of struct zp_span.
  */
 void profile_add_timeline(struct zp_profile *p, uint32_t thread, const struct zp_tl_event *ev,
 			  size_t n, int lost_start, int64_t end);

@@ -192,8 +192,18 @@ void profile_add_timeline(struct zp_profile *p, uint32_t thread, const struct zp
 	struct zp_tl_event *open = NULL;
 	size_t nopen = 0, cap = 0, first = p->nspans;
 	uint32_t shallowest = UINT32_MAX;
+	int64_t latest = INT64_MIN;
 	for (size_t i = 0; i < n; i++) {
-		const struct zp_tl_event *e = &ev[i];
+		/*
+		 * A thread's clock never goes back: a counter read on another CPU
+		 * (a VM's TSCs differ by a few ns) may, and a call would then
+		 * start before its sibling ended, which viewers draw as nested.
+		 */
+		struct zp_tl_event now = ev[i];
+		if (now.time < latest)
+			now.time = latest;
+		latest = now.time;
+		const struct zp_tl_event *e = &now;
 		while (nopen && open[nopen - 1].depth >= e->depth)
 			end_span(p, thread, &open[--nopen], 0, e->time);
 		if (!e->exit) {
@@ -210,6 +220,8 @@ void profile_add_timeline(struct zp_profile *p, uint32_t thread, const struct zp
 		if (e->depth < shallowest)
 			shallowest = e->depth;
 	}
+	if (end < latest)
+		end = latest;
 	while (nopen)
 		end_span(p, thread, &open[--nopen], ZP_SPAN_NO_END, end);
 	free(open);
