@@ -160,9 +160,37 @@ static void test_no_timeline(void)
 	profile_free(p);
 }
 
+/*
+ * Times read on two CPUs may go back by a few ticks: the thread's calls
+ * still nest by time as they do by depth (a sibling never starts inside the
+ * call before it, a child never ends after its parent).
+ */
+static void test_time_backwards(void)
+{
+	struct zp_profile *p = profile_new();
+	profile_event(p, "time", "ns");
+	uint32_t t = profile_thread(p, 1, 1, "");
+	uint32_t m = profile_node(p, ZP_FUNCTION, "m", "", "", 0, 1);
+	uint32_t a = profile_node(p, ZP_FUNCTION, "a", "", "", 0, 2);
+	const struct zp_tl_event ev[] = {
+		{100, m, 0, 0}, {110, a, 1, 0}, {120, a, 1, 1},
+		{118, a, 1, 0}, /* read on another CPU: 2 ns behind the exit before it */
+		{130, a, 1, 1}, {125, m, 0, 1},
+	};
+	profile_add_timeline(p, t, ev, sizeof ev / sizeof *ev, 0, 200);
+	CHECK_EQ_U64(p->nspans, 3);
+	if (p->nspans == 3) {
+		CHECK(p->spans[0].node == m && p->spans[0].start == 100 && p->spans[0].end == 130);
+		CHECK(p->spans[1].node == a && p->spans[1].start == 110 && p->spans[1].end == 120);
+		CHECK(p->spans[2].node == a && p->spans[2].start == 120 && p->spans[2].end == 130);
+	}
+	profile_free(p);
+}
+
 int main(void)
 {
 	test_whole();
+	test_time_backwards();
 	test_window();
 	test_no_timeline();
 	return check_done();
