@@ -91,6 +91,10 @@ enum zr_clock {
  */
 #define ZR_FLAG_NO_ROOM 8u
 
+/* zr_header.samplers: what counted a thread's CPU time for its samples */
+#define ZR_SAMPLER_PERF 1u  /* a perf_event software task clock, one period at a time */
+#define ZR_SAMPLER_TIMER 2u /* a POSIX timer on the thread's CPU-time clock (checked at the tick) */
+
 /* zr_func.flags */
 #define ZR_FUNC_BLOCK 1u    /* a hand-marked block: name/file/line are set */
 #define ZR_FUNC_FILTERED 2u /* excluded by a filter: never counted */
@@ -161,7 +165,8 @@ struct zr_header {
 	uint32_t sample_state;    /* 1 sampling ran; 2 stopped: the program took the signal */
 	/* sampled time: the (context, pc) table of each thread slot, open addressing;
 	   max_sample_pcs is a power of two, or 0 for none (libcalls) */
-	uint32_t max_sample_pcs, pad2;
+	uint32_t max_sample_pcs;
+	uint32_t samplers;        /* ZR_SAMPLER_*: what sampled the threads (was padding: 0) */
 	uint64_t sample_pcs_off;  /* offset of the table inside one thread slot */
 
 	/* version 3: the timeline (zond record --timeline), a ring of struct

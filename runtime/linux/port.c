@@ -21,6 +21,7 @@
 
 #include "../core/calibrate.h"
 #include "../core/port.h"
+#include "sample.h"
 
 static const char *out_dir;
 
@@ -288,6 +289,7 @@ void zl_process_forked(struct zrt_thread *t)
 		return;
 	void *old = zrt.base;
 	uint64_t old_bytes = zrt.file_bytes;
+	zl_sample_forked();
 	zrt_process_forked(t, current_pid(), (int32_t)zl_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0),
 			   zl_realtime_ns());
 	zl_syscall6(SYS_munmap, (long)old, (long)old_bytes, 0, 0, 0, 0);

@@ -1103,6 +1103,10 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	char buf[32];
 	snprintf(buf, sizeof buf, "%" PRIu64, h->sample_period_ns);
 	profile_add_meta(p, "sample_period_ns", buf);
+	static const char *const samplers[] = {"", "perf_event task-clock", "cpu-time timer",
+					       "perf_event task-clock, cpu-time timer"};
+	if (h->samplers & (ZR_SAMPLER_PERF | ZR_SAMPLER_TIMER))
+		profile_add_meta(p, "sampler", samplers[h->samplers & 3]);
 	if (h->sample_state == 2)
 		profile_add_meta(p, "sampling_stopped", "the program installed a handler for zond's signal");
 }
