@@ -231,7 +231,7 @@ int zl_configure(struct zrt_config *cfg)
 	cfg->max_depth = env_count("ZOND_DEPTH", cfg->max_depth, 1u << 20);
 	cfg->max_contexts = env_count("ZOND_CONTEXTS", cfg->max_contexts ? cfg->max_contexts : 65536,
 				      1u << 26);
-	cfg->flags |= zl_env_flag("ZOND_NO_TIME") ? ZR_FLAG_NO_TIME : 0;
+	cfg->flags |= zl_env_flag("ZOND_NO_TIME") ? ZR_FLAG_NO_TIME : ZR_FLAG_BOUND_SUMS;
 	/* the timeline (timeline.h): events per thread's ring, 0 or unset: none */
 	cfg->timeline_events = (uint32_t)zl_env_number("ZOND_TIMELINE", 0, 1, 1u << 26);
 	const char *keep = zl_getenv("ZOND_TIMELINE_KEEP");
