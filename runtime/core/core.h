@@ -33,11 +33,12 @@
  * calls that have no context (raw.h).  Recursion keeps
  * the full path (doc/raw-format.md says why).
  *
- * Times: raw = exit - enter ticks.  The calibrated probe cost is taken out
- * before anything is stored (zr_frame_charge in raw.h), bounded so that a
- * call never comes out below its children's corrected time plus one tick.
+ * Times: raw = exit - enter ticks on the thread's frame clock, which leaves
+ * out what a port measured of its probes' own cost (zrt_probe_paid); the
+ * calibrated rest is taken out before anything is stored (zr_frame_charge
+ * in raw.h), unbounded: the reader bounds the sums (ZR_FLAG_BOUND_SUMS).
  *
- * Sampled time (ZR_FLAG_SAMPLED): the port's per-thread CPU-time timer calls
+ * Sampled time (ZR_FLAG_SAMPLED): the port's per-thread sampler calls
  * zrt_sample() from its signal handler; a sample is charged to the context
  * on top of the shadow stack, or to zond when it lands inside a probe, and
  * kept with its program counter so that the reader can tell a callee's

@@ -42,7 +42,8 @@
 
 /*
  * Reads ZOND_TIME (sampled or exact; unset: exact), ZOND_SAMPLE_PERIOD (ns
- * of CPU time, default 1 ms) and ZOND_SAMPLE_SIGNAL into cfg; sampled sets
+ * of CPU time, default 1 ms), ZOND_SAMPLE_SIGNAL and ZOND_SAMPLER (timer:
+ * never the task clock) into cfg; sampled sets
  * ZR_FLAG_SAMPLED and ZR_FLAG_NO_TIME.  ZOND_NO_TIME=1 wins over both.
  * Call after zl_configure.
  */
