@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "raw.h"
+#include "rawmap.h"
 
 struct range {
 	int pid;
@@ -68,26 +68,17 @@ static const char *sampler_name(uint32_t samplers)
 
 static int check_file(const char *path, char *out, size_t size)
 {
-	int fd = open(path, O_RDONLY);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(struct zr_header))
-		return -1;
-	const uint8_t *f = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (f == MAP_FAILED)
+	size_t bytes;
+	const uint8_t *f = map_sampled_raw(path, &bytes);
+	if (!f)
 		return -1;
 	const struct zr_header *h = (const void *)f;
-	if (memcmp(h->magic, ZR_MAGIC, 8) || !h->max_sample_pcs) {
-		munmap((void *)f, (size_t)st.st_size);
-		return -1;
-	}
 	uint64_t program = 0, stray = 0;
 	for (uint32_t s = 0; s < h->n_threads; s++) {
-		const uint8_t *slot = f + h->threads_off + s * h->thread_bytes;
-		const struct zr_thread *t = (const void *)slot;
-		if (!t->used)
+		const struct zr_thread *t;
+		const struct zr_sample_pc *e = thread_sample_pcs(f, s, &t);
+		if (!e)
 			continue;
-		const struct zr_sample_pc *e = (const void *)(slot + h->sample_pcs_off);
 		for (uint32_t i = 0; i < h->max_sample_pcs; i++) {
 			program += e[i].samples;
 			if (e[i].samples && in_zond_code(h->pid, e[i].pc))
@@ -99,7 +90,7 @@ static int check_file(const char *path, char *out, size_t size)
 			 sampler_name(h->samplers), program ? "yes" : "no", stray);
 	else
 		snprintf(out, size, "pid %d: zond's code not known", h->pid);
-	munmap((void *)f, (size_t)st.st_size);
+	munmap((void *)f, bytes);
 	return 0;
 }
 

@@ -24,25 +24,11 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+
+#include "spin.h"
 #include <unistd.h>
 
-static volatile unsigned long sink;
 static pthread_barrier_t forked;
-
-static double cpu_seconds(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static void spin(double seconds)
-{
-	double t0 = cpu_seconds();
-	while (cpu_seconds() - t0 < seconds)
-		for (int i = 0; i < 1000; i++)
-			sink += (unsigned long)i;
-}
 
 static void block_all(void)
 {
