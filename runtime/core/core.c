@@ -13,7 +13,7 @@ struct zrt_process zrt;
 /* the sizes doc/raw-format.md promises */
 _Static_assert(sizeof(struct zr_header) == 304, "zr_header layout");
 _Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
-_Static_assert(sizeof(struct zr_thread) == 152, "zr_thread layout");
+_Static_assert(sizeof(struct zr_thread) == 160, "zr_thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "zr_func layout");
 _Static_assert(sizeof(struct zr_edge) == 32, "zr_edge layout");
 _Static_assert(sizeof(struct zr_context) == 80, "zr_context layout");
@@ -393,6 +393,7 @@ static int bind_new_slot(struct zrt_thread *t)
 	port_thread_name(ti->name);
 	ti->start_ticks = port_clock();
 	ti->last_ticks = ti->start_ticks;
+	ti->paid_ticks = 0;
 	/* the reader skips slots not (yet) marked used */
 	__atomic_store_n(&ti->used, 1, __ATOMIC_RELEASE);
 	return 0;
@@ -1158,7 +1159,7 @@ static uint32_t drop_stale(struct zrt_thread *t, uint64_t sp, uint64_t now)
 	uint32_t d = t->info->depth;
 	while (d > 0 && d <= zrt.max_depth && t->stack[d - 1].sp < sp) {
 		if (!now && zrt.timed)
-			now = port_clock();
+			now = zrt_frame_clock(t, port_clock());
 		zrt_pop(t, d, now);
 		d--;
 	}
@@ -1303,19 +1304,24 @@ void zrt_func_times(const struct zrt_thread *t, uint32_t i, uint64_t *self, uint
 
 /* ---- probe cost where it is paid --------------------------------------- */
 
-void zrt_probe_paid(struct zrt_thread *t, int which, uint64_t ticks)
+void zrt_probe_paid(struct zrt_thread *t, struct zr_frame *fr, int which, uint64_t ticks)
 {
-	t->measure[which] = ZRT_MEASURE_EVERY;
-	/* not while calibrating (no cost known yet), nor a window an interrupt or a preemption hit */
-	if (!zrt.pair || ticks > 8 * zrt.pair)
-		return;
+	t->info->paid_ticks += ticks;
+	if (fr) {
+		if (fr->ctx != ZR_NONE)
+			t->contexts[fr->ctx].overhead += ticks;
+		else if (fr->func != ZR_NONE)
+			t->funcs[fr->func].overhead += ticks;
+	}
+	/* the mean whole pair, now and then: the reports' cost per call */
 	t->paid_sum[which] += ticks;
 	t->paid_n[which]++;
-	if (t->paid_n[0] < 16 || t->paid_n[1] < 16)
+	if (which || t->measure[0]--)
 		return;
-	uint64_t outer = t->paid_sum[0] / t->paid_n[0] + t->paid_sum[1] / t->paid_n[1];
-	t->pair = zrt.inner + outer;
-	t->info->paid_pair_ticks = t->pair;
+	t->measure[0] = ZRT_MEASURE_EVERY;
+	if (t->paid_n[1])
+		t->info->paid_pair_ticks = t->pair + t->paid_sum[0] / t->paid_n[0] +
+					   t->paid_sum[1] / t->paid_n[1];
 }
 
 /* ---- sampled time ------------------------------------------------------- */
@@ -1365,7 +1371,7 @@ void zrt_block_begin(struct zrt_thread *t, uint64_t site, const char *name, cons
 	zrt_signal_fence();
 	t->busy = 0;
 	if (fr && zrt.timed)
-		fr->enter_ticks = port_clock();
+		fr->enter_ticks = zrt_frame_clock(t, port_clock());
 }
 
 /* Ends the innermost open block of that name, and whatever was left open above it. */

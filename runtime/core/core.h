@@ -33,11 +33,12 @@
  * calls that have no context (raw.h).  Recursion keeps
  * the full path (doc/raw-format.md says why).
  *
- * Times: raw = exit - enter ticks.  The calibrated probe cost is taken out
- * before anything is stored (zr_frame_charge in raw.h), bounded so that a
- * call never comes out below its children's corrected time plus one tick.
+ * Times: raw = exit - enter ticks on the thread's frame clock, which leaves
+ * out what a port measured of its probes' own cost (zrt_probe_paid); the
+ * calibrated rest is taken out before anything is stored (zr_frame_charge
+ * in raw.h), unbounded: the reader bounds the sums (ZR_FLAG_BOUND_SUMS).
  *
- * Sampled time (ZR_FLAG_SAMPLED): the port's per-thread CPU-time timer calls
+ * Sampled time (ZR_FLAG_SAMPLED): the port's per-thread sampler calls
  * zrt_sample() from its signal handler; a sample is charged to the context
  * on top of the shadow stack, or to zond when it lands inside a probe, and
  * kept with its program counter so that the reader can tell a callee's
@@ -155,17 +156,16 @@ struct zrt_thread {
 	uint64_t root_lo, root_len;
 	uint32_t root_func, root_ctx, root_last;
 	/*
-	 * Exact time: the probe pair's cost used for this thread's calls,
-	 * zrt.pair until measured on its own calls (zrt_probe_paid), and the
-	 * measurement: calls until the next measured entry [0] and exit [1],
-	 * sums and counts of the measured parts.
+	 * Exact time: the rest of the probe pair's cost per call (zrt.pair),
+	 * and what zrt_probe_paid measured: calls until the next update of the
+	 * thread's mean [0], sums and counts of the measured parts.
 	 */
 	uint64_t pair;
 	uint32_t measure[2];
 	uint64_t paid_sum[2], paid_n[2];
 };
 
-/* Every this many entries and exits, a port that can measures its probe's cost (zrt_probe_paid). */
+/* Every this many measured probes, zrt_probe_paid updates the thread's mean pair. */
 #define ZRT_MEASURE_EVERY 255u
 
 /* ---- cold paths (core.c) ----------------------------------------------- */
@@ -250,13 +250,19 @@ void zrt_module_closed(uint64_t start, uint64_t end);
 void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond, uint64_t pc);
 
 /*
- * A port's measurement of what one probe cost outside the measured
- * intervals, where it was paid: which 0, the entry probe from its start to
- * its clock read; 1, the exit probe from its clock read to its end.  Once
- * both are known, t->pair = zrt.inner + the two means (raw.h
- * zr_thread.paid_pair_ticks).  Rearms t->measure[which].
+ * Exact time (ZR_FLAG_PAID_EVERY_CALL): a port's measurement of what one
+ * probe cost outside the measured intervals, where it was paid: which 0,
+ * the entry probe from its start to its clock read; 1, the exit probe from
+ * its clock read to its end.  Those ticks lie in the interval of frame fr
+ * (the probe's caller: below the frame the entry opened, on top after the
+ * exit closed one; NULL for none), which then starts that much later, and
+ * its context's (or function's) overhead counts them.  So a caller is
+ * never charged its callees' probes by an estimate, only by what they
+ * cost; zrt.pair is left for the rest (the call itself, the hook's first
+ * and last instructions: see zrt_calibrate).  Also keeps the thread's mean
+ * whole pair (zr_thread.paid_pair_ticks) for the reports.
  */
-void zrt_probe_paid(struct zrt_thread *t, int which, uint64_t ticks);
+void zrt_probe_paid(struct zrt_thread *t, struct zr_frame *fr, int which, uint64_t ticks);
 
 /*
  * Function i's self and inclusive (outermost activations) ticks on t: its
@@ -271,6 +277,12 @@ uint32_t zrt_keep_string(const char *s);
 int zrt_module_matches(const char *wanted, const char *path);
 
 /* ---- the per-call path ------------------------------------------------- */
+
+/* The time on t's frame clock of the port's clock reading now (zrt_probe_paid). */
+static inline uint64_t zrt_frame_clock(const struct zrt_thread *t, uint64_t now)
+{
+	return now - t->info->paid_ticks;
+}
 
 #define zrt_likely(x)   __builtin_expect(!!(x), 1)
 #define zrt_unlikely(x) __builtin_expect(!!(x), 0)

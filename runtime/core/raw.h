@@ -33,11 +33,12 @@
  * with atomic operations on cold paths only.
  *
  * Times are in clock ticks; ticks_per_sec converts them.  Function records
- * keep *corrected* times: the calibrated probe cost has already been taken
- * out (see overhead_* below and zr_frame_charge), never so much that a call
- * ends up below its callees' corrected time plus one tick.  Every single
- * call's corrected time is thus at least 1 tick; the sums are plain unsigned
- * sums.  zr_func.overhead is what was taken out of a function's self time.
+ * keep *corrected* times: the probe cost has already been taken out (see
+ * overhead_* below and zr_frame_charge).  The sums are signed (two's
+ * complement in uint64_t): with ZR_FLAG_BOUND_SUMS the reader bounds them
+ * (no self below 1 tick per call, and contexts above raised as much);
+ * older writers bounded each call themselves.  zr_func.overhead is what was
+ * taken out of a function's self time.
  *
  * The only dependency is <stdint.h>: this header is included by the
  * freestanding runtime core.
@@ -90,6 +91,24 @@ enum zr_clock {
  * none at all when not even the fixed part had room.
  */
 #define ZR_FLAG_NO_ROOM 8u
+/*
+ * Exact time: every probe's own cost outside the measured intervals was
+ * measured where it was paid and kept out of every frame (frame times run
+ * on the clock minus zr_thread.paid_ticks); overhead_pair_ticks is only the
+ * rest per call, and zr_thread.paid_pair_ticks the mean whole pair.
+ */
+#define ZR_FLAG_PAID_EVERY_CALL 16u
+/*
+ * Exact time: calls were charged their corrected time unbounded (signed
+ * sums, zr_frame_charge); the reader bounds the sums.  Without it (older
+ * writers, and the bare-metal runtime, whose accounting is exact) the sums
+ * are taken as they are.
+ */
+#define ZR_FLAG_BOUND_SUMS 32u
+
+/* zr_header.samplers: what counted a thread's CPU time for its samples */
+#define ZR_SAMPLER_PERF 1u  /* a perf_event software task clock, one period at a time */
+#define ZR_SAMPLER_TIMER 2u /* a POSIX timer on the thread's CPU-time clock (checked at the tick) */
 
 /* zr_func.flags */
 #define ZR_FUNC_BLOCK 1u    /* a hand-marked block: name/file/line are set */
@@ -161,7 +180,8 @@ struct zr_header {
 	uint32_t sample_state;    /* 1 sampling ran; 2 stopped: the program took the signal */
 	/* sampled time: the (context, pc) table of each thread slot, open addressing;
 	   max_sample_pcs is a power of two, or 0 for none (libcalls) */
-	uint32_t max_sample_pcs, pad2;
+	uint32_t max_sample_pcs;
+	uint32_t samplers;        /* ZR_SAMPLER_*: what sampled the threads (was padding: 0) */
 	uint64_t sample_pcs_off;  /* offset of the table inside one thread slot */
 
 	/* version 3: the timeline (zond record --timeline), a ring of struct
@@ -209,7 +229,8 @@ struct zr_thread {
 	uint64_t samples_root;   /* no function open on the shadow stack */
 	uint64_t samples_lost;   /* the open frame has no context (pool full, too deep) */
 	uint64_t paid_pair_ticks; /* exact time: the probe pair's cost as measured on this
-				     thread's own calls (0: not yet), used instead of
+				     thread's own calls (0: not yet); without
+				     ZR_FLAG_PAID_EVERY_CALL used instead of
 				     overhead_pair_ticks once known */
 	/* sampled time: samples charged to a context (zr_context.samples) that are
 	   in no zr_sample_pc entry because the thread's table was full */
@@ -222,6 +243,10 @@ struct zr_thread {
 	uint64_t events_written;
 	uint64_t events_lost; /* events of ended threads merged into this slot (their
 				 rings are not kept) */
+	/* exact time with ZR_FLAG_PAID_EVERY_CALL (was room before funcs_off, 0): the
+	   probes' own cost measured so far outside the measured intervals; the
+	   thread's frame times (enter_ticks, last_ticks) are on the clock minus it */
+	uint64_t paid_ticks;
 };
 
 /*
@@ -343,29 +368,30 @@ static inline void zr_note_call(uint64_t *min, uint64_t *max, uint64_t incl)
  * exit, and for the reader, for frames a process left open.
  *
  * Times are corrected for the probes' own cost: inner is the part of one
- * probe pair inside the measured interval, pair a whole pair, and a call
- * with n_desc calls below it loses inner + n_desc * pair.  The correction
- * is an estimate (calibrated at start-up), so it is bounded: a call never
- * comes out below what its direct children were charged plus one tick.  A
- * caller's inclusive time is then never below its callees' along its edges,
- * and code that ran never costs 0.  What the correction took out of the
- * call's self time is added to the overhead (signed: a floor may give back
- * more than was taken).  edge, ctx and parent may be NULL.
+ * probe pair inside the measured interval, pair a whole pair (or, with
+ * ZR_FLAG_PAID_EVERY_CALL, what is left of it once the measured parts are
+ * kept out), and a call with n_desc calls below it loses inner + n_desc *
+ * pair.  The correction is an estimate, so one call may come out below its
+ * children, or below zero: it is charged as it comes (the sums are signed),
+ * because bounding each call would bias the sums (a caller of many tiny
+ * callees lost what each bound gave them).  Readers bound the sums
+ * (ZR_FLAG_BOUND_SUMS, doc/raw-format.md "Times"); min and max take a call
+ * at 1 tick at least.  What the correction took out of the call's self time
+ * is added to the overhead.  edge, ctx and parent may be NULL.
  */
 static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent, struct zr_func *f,
 				   struct zr_edge *edge, struct zr_context *ctx, uint64_t now,
 				   uint64_t inner, uint64_t pair)
 {
 	uint64_t raw = now > fr->enter_ticks ? now - fr->enter_ticks : 0;
-	uint64_t cost = inner + fr->n_desc * pair;
-	uint64_t floor = fr->child_incl + 1;
-	uint64_t incl = raw > cost && raw - cost > floor ? raw - cost : floor;
-	uint64_t self = incl - fr->child_incl;
+	uint64_t incl = raw - (inner + fr->n_desc * pair); /* signed */
+	uint64_t self = incl - fr->child_incl;             /* signed */
+	uint64_t one = (int64_t)incl > 0 ? incl : 1;       /* for min and max */
 	if (ctx) {
 		ctx->incl += incl;
 		ctx->self += self;
 		ctx->overhead += raw - fr->child_ticks - self;
-		zr_note_call(&ctx->min, &ctx->max, incl);
+		zr_note_call(&ctx->min, &ctx->max, one);
 	} else {
 		f->self += self;
 		f->overhead += raw - fr->child_ticks - self;
@@ -375,7 +401,7 @@ static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent,
 			f->depth--;
 		if (edge)
 			edge->incl += incl;
-		zr_note_call(&f->min, &f->max, incl);
+		zr_note_call(&f->min, &f->max, one);
 	}
 	if (parent) {
 		parent->child_ticks += raw;

@@ -63,7 +63,7 @@ static void before(struct zl_exec_note *note)
 	int saved_errno = errno;
 	zl_process_exec(&zl_self, note);
 	/* a sample signal still pending at the exec would meet the new image's default action */
-	zl_sample_thread_end();
+	zl_sample_exec();
 	errno = saved_errno;
 }
 
@@ -72,8 +72,7 @@ static int after(struct zl_exec_note *note, int ret)
 {
 	int saved_errno = errno;
 	zl_process_exec_failed(&zl_self, note);
-	if (zl_self.state == ZRT_THREAD_ON)
-		zl_sample_thread_start();
+	zl_sample_exec_failed();
 	errno = saved_errno;
 	return ret;
 }

@@ -144,6 +144,9 @@ static void start_recording(void)
 	if (zl_configure(&cfg) < 0)
 		return;
 	zl_sample_configure(&cfg);
+	/* the hooks measure their own cost on every call (zrt_probe_paid) */
+	if (!(cfg.flags & ZR_FLAG_NO_TIME))
+		cfg.flags |= ZR_FLAG_PAID_EVERY_CALL;
 	/* module paths and block names: room for a fair share per function */
 	cfg.string_bytes =
 		65536 + 64 * (cfg.max_funcs < (1u << 16) ? cfg.max_funcs : (1u << 16));

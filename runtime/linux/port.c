@@ -21,6 +21,7 @@
 
 #include "../core/calibrate.h"
 #include "../core/port.h"
+#include "sample.h"
 
 static const char *out_dir;
 
@@ -230,7 +231,7 @@ int zl_configure(struct zrt_config *cfg)
 	cfg->max_depth = env_count("ZOND_DEPTH", cfg->max_depth, 1u << 20);
 	cfg->max_contexts = env_count("ZOND_CONTEXTS", cfg->max_contexts ? cfg->max_contexts : 1u << 20,
 				      1u << 26);
-	cfg->flags |= zl_env_flag("ZOND_NO_TIME") ? ZR_FLAG_NO_TIME : 0;
+	cfg->flags |= zl_env_flag("ZOND_NO_TIME") ? ZR_FLAG_NO_TIME : ZR_FLAG_BOUND_SUMS;
 	/* the timeline (timeline.h): events per thread's ring, 0 or unset: none */
 	cfg->timeline_events = (uint32_t)zl_env_number("ZOND_TIMELINE", 0, 1, 1u << 26);
 	const char *keep = zl_getenv("ZOND_TIMELINE_KEEP");
@@ -288,6 +289,7 @@ void zl_process_forked(struct zrt_thread *t)
 		return;
 	void *old = zrt.base;
 	uint64_t old_bytes = zrt.file_bytes;
+	zl_sample_forked();
 	zrt_process_forked(t, current_pid(), (int32_t)zl_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0),
 			   zl_realtime_ns());
 	zl_syscall6(SYS_munmap, (long)old, (long)old_bytes, 0, 0, 0, 0);

@@ -1,16 +1,20 @@
 /*
- * sample.c - sampled CPU time: one CPU-time timer per recorded thread and
- * the signal handler that charges its samples (sample.h).
+ * sample.c - sampled CPU time: one sampler per recorded thread, a perf_event
+ * task clock or else a CPU-time timer, and the signal handler that charges
+ * its samples (sample.h).
  */
 #define _GNU_SOURCE
 #include "sample.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <ucontext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -21,15 +25,30 @@ enum {
 	DEFAULT_PCS = 16384, /* (context, pc) entries per thread: 384 KiB of its slot */
 	STATE_RUNNING = 1, /* zr_header.sample_state */
 	STATE_STOPPED = 2,
+	/* a perf_event fd goes at or above this minus the thread's slot, when the limit allows */
+	FD_TOP = 1024,
+	SIGNAL_POLL_HUP = 6, /* si_code of a perf_event signal: its refresh count ran out */
 };
 
 static struct zrt_thread *(*thread_self)(void);
 static int sample_signal;
 static uint32_t stopped;
-/* every armed timer's id + 1, by thread slot: zl_sample_stop deletes them all */
-static int32_t *timers;
-static uint32_t n_timers;
-static int32_t timers_pid; /* the process the ids in timers belong to */
+static int timer_only; /* ZOND_SAMPLER=timer */
+
+/*
+ * A thread's sampler, + 1 each (0: none): a perf_event fd (with the event's
+ * id, to tell it from a file the program put at that number since), or a
+ * POSIX timer id.
+ */
+struct sampler {
+	int32_t fd_plus_1, timer_plus_1;
+	uint64_t perf_id;
+};
+
+/* every armed sampler by thread slot: zl_sample_signal_taken ends them all */
+static struct sampler *samplers;
+static uint32_t n_samplers;
+static int32_t samplers_pid; /* the process the samplers belong to */
 /* the executable code of zond's own library: a sample there is zond's cost */
 static uint64_t own_lo, own_hi;
 
@@ -72,9 +91,9 @@ static int in_hook_stub(uint64_t pc)
 #endif
 }
 
-/* The calling thread's timer: id + 1 (0: none), and the process that made it. */
+/* The calling thread's sampler, the process that made it, and its slot. */
 static __thread struct {
-	int32_t id_plus_1;
+	struct sampler s;
 	int32_t pid;
 	uint32_t slot;
 } own __attribute__((tls_model("initial-exec")));
@@ -91,6 +110,8 @@ void zl_sample_configure(struct zrt_config *cfg)
 	cfg->max_sample_pcs = (uint32_t)zl_env_number("ZOND_SAMPLE_PCS", DEFAULT_PCS, 16, 1u << 24);
 	cfg->sample_signal = (uint32_t)zl_env_number("ZOND_SAMPLE_SIGNAL", (uint64_t)(SIGRTMAX - 3),
 						     (uint64_t)SIGRTMIN, (uint64_t)SIGRTMAX);
+	const char *sampler = zl_getenv("ZOND_SAMPLER");
+	timer_only = sampler && strcmp(sampler, "timer") == 0;
 }
 
 /* The interrupted program counter. */
@@ -104,16 +125,37 @@ static uint64_t interrupted_pc(const void *ctx)
 #endif
 }
 
+/* Lets the calling thread's perf_event count one more period (it stops after each). */
+static void rearm(int32_t fd)
+{
+	zl_syscall6(SYS_ioctl, fd, PERF_EVENT_IOC_REFRESH, 1, 0, 0, 0);
+}
+
+/*
+ * The samples a signal of ours stands for: a timer's, 1 + its overruns; the
+ * calling thread's perf_event's, 1 (it counts one period at a time); 0 for
+ * any other signal of that number.
+ */
+static uint64_t samples_of(const siginfo_t *si)
+{
+	if (si->si_code == SI_TIMER)
+		return 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
+	if (si->si_code == SIGNAL_POLL_HUP && own.s.fd_plus_1 && si->si_fd == own.s.fd_plus_1 - 1)
+		return 1;
+	return 0;
+}
+
 static void on_sample(int sig, siginfo_t *si, void *ctx)
 {
 	(void)sig;
 	int saved_errno = errno;
 	struct zrt_thread *t = thread_self();
-	if (si->si_code == SI_TIMER && !__atomic_load_n(&stopped, __ATOMIC_RELAXED) &&
-	    t->state == ZRT_THREAD_ON) {
+	uint64_t n = samples_of(si);
+	if (n && !__atomic_load_n(&stopped, __ATOMIC_RELAXED) && t->state == ZRT_THREAD_ON) {
 		uint64_t pc = interrupted_pc(ctx);
-		zrt_sample(t, 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0),
-			   pc - own_lo < own_hi - own_lo || in_hook_stub(pc), pc);
+		zrt_sample(t, n, pc - own_lo < own_hi - own_lo || in_hook_stub(pc), pc);
+		if (si->si_code == SIGNAL_POLL_HUP)
+			rearm(own.s.fd_plus_1 - 1);
 	}
 	errno = saved_errno;
 }
@@ -156,25 +198,37 @@ void zl_sample_start(struct zrt_thread *(*self)(void))
 	sa.sa_sigaction = on_sample;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&sa.sa_mask);
-	/* before timers is set: libzond's own sigaction stops nothing then */
-	int32_t *map = NULL;
+	/* before samplers is set: libzond's own sigaction stops nothing then */
+	struct sampler *map = NULL;
 	if (sigaction(sample_signal, &sa, NULL) == 0)
-		map = port_map_index((uint64_t)h->max_threads * sizeof *timers);
+		map = port_map_index((uint64_t)h->max_threads * sizeof *samplers);
 	if (!map) {
 		stopped = 1;
 		h->sample_state = STATE_STOPPED;
 		return;
 	}
-	n_timers = h->max_threads;
-	__atomic_store_n(&timers, map, __ATOMIC_RELEASE);
+	n_samplers = h->max_threads;
+	samplers_pid = (int32_t)zl_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	__atomic_store_n(&samplers, map, __ATOMIC_RELEASE);
 	h->sample_state = STATE_RUNNING;
 }
 
-static void delete_timer(int32_t *slot)
+/* 1 when fd is still the perf_event of that id (the program may have closed or reused it). */
+static int is_event(int32_t fd, uint64_t id)
 {
-	int32_t id_plus_1 = __atomic_exchange_n(slot, 0, __ATOMIC_ACQ_REL);
-	if (id_plus_1)
-		zl_syscall6(SYS_timer_delete, id_plus_1 - 1, 0, 0, 0, 0, 0);
+	uint64_t now = 0;
+	return zl_syscall6(SYS_ioctl, fd, PERF_EVENT_IOC_ID, (long)&now, 0, 0, 0) == 0 && now == id;
+}
+
+/* Ends the sampler in slot s (any thread's): its timer deleted, its fd closed. */
+static void end_sampler(struct sampler *s)
+{
+	int32_t timer_plus_1 = __atomic_exchange_n(&s->timer_plus_1, 0, __ATOMIC_ACQ_REL);
+	if (timer_plus_1)
+		zl_syscall6(SYS_timer_delete, timer_plus_1 - 1, 0, 0, 0, 0, 0);
+	int32_t fd_plus_1 = __atomic_exchange_n(&s->fd_plus_1, 0, __ATOMIC_ACQ_REL);
+	if (fd_plus_1 && is_event(fd_plus_1 - 1, s->perf_id))
+		zl_syscall6(SYS_close, fd_plus_1 - 1, 0, 0, 0, 0, 0);
 }
 
 /* The slot of the calling thread in the raw file. */
@@ -184,24 +238,92 @@ static uint32_t thread_slot(const struct zrt_thread *t)
 	return (uint32_t)(((const uint8_t *)t->info - zrt.base - h->threads_off) / h->thread_bytes);
 }
 
-void zl_sample_thread_start(void)
+static int32_t current_pid(void)
 {
-	if (!timers || __atomic_load_n(&stopped, __ATOMIC_RELAXED))
+	return (int32_t)zl_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+}
+
+/*
+ * In a forked child: the samplers are its parent's.  The timers are not
+ * inherited, the perf_event fds are (they still count the parent's
+ * threads): closed, so that the child has none of zond's fds.
+ */
+static void forget_parents(int32_t pid)
+{
+	if (samplers_pid == pid)
 		return;
-	struct zrt_thread *t = thread_self();
-	int32_t pid = (int32_t)zl_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
-	/* a forked child has none of its parent's timers: forget them */
-	if (timers_pid != pid) {
-		for (uint32_t i = 0; i < n_timers; i++)
-			timers[i] = 0;
-		timers_pid = pid;
+	for (uint32_t i = 0; i < n_samplers; i++) {
+		samplers[i].timer_plus_1 = 0;
+		end_sampler(&samplers[i]);
 	}
-	if (own.id_plus_1 && own.pid == pid)
-		zl_sample_thread_end();
-	own.id_plus_1 = 0;
-	uint32_t slot = thread_slot(t);
-	if (slot >= n_timers)
-		return;
+	own.s = (struct sampler){0};
+	samplers_pid = pid;
+}
+
+void zl_sample_forked(void)
+{
+	if (samplers)
+		forget_parents(current_pid());
+}
+
+/*
+ * Moves fd to a number the program is unlikely to look at: FD_TOP - 1 -
+ * slot or the first free one above, below the file limit (with O_CLOEXEC,
+ * as it was opened).  The new fd, or -1 (fd closed) when there is no room
+ * up there: a low fd would be a change the program can see.
+ */
+static int32_t move_high(int32_t fd, uint32_t slot)
+{
+	struct rlimit lim = {0, 0};
+	zl_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&lim, 0, 0);
+	uint64_t top = lim.rlim_cur < FD_TOP ? lim.rlim_cur : FD_TOP;
+	long high = -1;
+	if (top > 64 + (uint64_t)slot + 1)
+		high = zl_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)(top - 1 - slot), 0, 0, 0);
+	zl_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	return high >= 0 ? (int32_t)high : -1;
+}
+
+/*
+ * A perf_event software task clock of the calling thread (CPU time, user
+ * and kernel: as the timer's clock) that signals this thread after one
+ * period and stops (rearmed by the handler), so that a thread that blocks
+ * the signal has one sample pending, not a queue that could overflow into
+ * SIGIO.  Not counting yet: the handler must know the fd first (rearm).
+ * 0, or -1 when the kernel does not allow it (perf_event_paranoid below
+ * what kernel time needs, seccomp, no perf events): the timer samples.
+ */
+static int start_perf(struct sampler *s, uint32_t slot)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof attr);
+	attr.size = sizeof attr;
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.sample_period = zrt.hdr->sample_period_ns;
+	attr.disabled = 1;
+	attr.wakeup_events = 1;
+	long fd = zl_syscall6(SYS_perf_event_open, (long)&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	int32_t high = move_high((int32_t)fd, slot);
+	if (high < 0)
+		return -1;
+	struct f_owner_ex owner = {F_OWNER_TID, port_thread_id()};
+	if (zl_syscall6(SYS_ioctl, high, PERF_EVENT_IOC_ID, (long)&s->perf_id, 0, 0, 0) != 0 ||
+	    zl_syscall6(SYS_fcntl, high, F_SETOWN_EX, (long)&owner, 0, 0, 0) != 0 ||
+	    zl_syscall6(SYS_fcntl, high, F_SETSIG, sample_signal, 0, 0, 0) != 0 ||
+	    zl_syscall6(SYS_fcntl, high, F_SETFL, O_ASYNC | O_NONBLOCK, 0, 0, 0) != 0) {
+		zl_syscall6(SYS_close, high, 0, 0, 0, 0, 0);
+		return -1;
+	}
+	__atomic_store_n(&s->fd_plus_1, high + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* A timer on the calling thread's CPU-time clock: 0, or -1. */
+static int start_timer(struct sampler *s)
+{
 	struct sigevent sev;
 	memset(&sev, 0, sizeof sev);
 	sev.sigev_notify = SIGEV_THREAD_ID;
@@ -210,32 +332,81 @@ void zl_sample_thread_start(void)
 	int id = -1;
 	if (zl_syscall6(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, (long)&sev, (long)&id, 0, 0,
 			0) != 0)
-		return;
+		return -1;
 	uint64_t period = zrt.hdr->sample_period_ns;
 	struct {
 		long interval_sec, interval_nsec, value_sec, value_nsec;
 	} its = {(long)(period / 1000000000u), (long)(period % 1000000000u),
 		 (long)(period / 1000000000u), (long)(period % 1000000000u)};
-	own.id_plus_1 = id + 1;
+	__atomic_store_n(&s->timer_plus_1, id + 1, __ATOMIC_RELEASE);
+	zl_syscall6(SYS_timer_settime, id, 0, (long)&its, 0, 0, 0);
+	return 0;
+}
+
+void zl_sample_thread_start(void)
+{
+	if (!samplers || __atomic_load_n(&stopped, __ATOMIC_RELAXED))
+		return;
+	struct zrt_thread *t = thread_self();
+	int32_t pid = current_pid();
+	forget_parents(pid);
+	if (own.pid == pid)
+		zl_sample_thread_end();
+	uint32_t slot = thread_slot(t);
+	if (slot >= n_samplers)
+		return;
+	struct sampler *s = &samplers[slot];
 	own.pid = pid;
 	own.slot = slot;
-	__atomic_store_n(&timers[slot], id + 1, __ATOMIC_RELEASE);
-	zl_syscall6(SYS_timer_settime, id, 0, (long)&its, 0, 0, 0);
+	uint32_t kind = 0;
+	if (!timer_only && start_perf(s, slot) == 0)
+		kind = ZR_SAMPLER_PERF;
+	else if (start_timer(s) == 0)
+		kind = ZR_SAMPLER_TIMER;
+	own.s = *s;
+	if (kind == ZR_SAMPLER_PERF)
+		rearm(own.s.fd_plus_1 - 1);
+	__atomic_fetch_or(&zrt.hdr->samplers, kind, __ATOMIC_RELAXED);
 }
 
 void zl_sample_thread_end(void)
 {
-	if (timers && own.id_plus_1 && own.slot < n_timers)
-		delete_timer(&timers[own.slot]);
-	own.id_plus_1 = 0;
+	/* not in a vfork child: the samplers and own are its parent's */
+	if (samplers && (own.s.fd_plus_1 || own.s.timer_plus_1) && own.pid == current_pid() &&
+	    own.slot < n_samplers)
+		end_sampler(&samplers[own.slot]);
+	own.s = (struct sampler){0};
+}
+
+void zl_sample_exec(void)
+{
+	if (!samplers || own.pid != current_pid())
+		return;
+	zl_sample_thread_end();
+	/*
+	 * A perf_event's signal may still be pending (the thread blocks it):
+	 * the new image would meet it with the default action, and closing the
+	 * fd does not take it back.  Taken here (the program does not use the
+	 * signal: sampling would have stopped).
+	 */
+	uint64_t set = 1ull << (sample_signal - 1); /* the kernel's sigset_t */
+	struct timespec now = {0, 0};
+	while (zl_syscall6(SYS_rt_sigtimedwait, (long)&set, 0, (long)&now, sizeof set, 0, 0) > 0)
+		;
+}
+
+void zl_sample_exec_failed(void)
+{
+	if (samplers && own.pid == current_pid() && thread_self()->state == ZRT_THREAD_ON)
+		zl_sample_thread_start();
 }
 
 void zl_sample_signal_taken(int sig)
 {
-	if (!timers || sig != sample_signal || __atomic_exchange_n(&stopped, 1, __ATOMIC_ACQ_REL))
+	if (!samplers || sig != sample_signal || __atomic_exchange_n(&stopped, 1, __ATOMIC_ACQ_REL))
 		return;
-	for (uint32_t i = 0; i < n_timers; i++)
-		delete_timer(&timers[i]);
+	for (uint32_t i = 0; i < n_samplers; i++)
+		end_sampler(&samplers[i]);
 	if (zrt.hdr)
 		zrt.hdr->sample_state = STATE_STOPPED;
 }

@@ -1,10 +1,24 @@
 /*
  * sample.h - sampled CPU time for both in-process collectors (ZOND_TIME=
- * sampled, the default of `zond record`): each recorded thread gets a POSIX
- * timer on its own CPU-time clock that raises zond's signal on that thread
- * (SIGEV_THREAD_ID) every sample period of CPU time; the handler charges one
- * sample (plus the timer's overruns) to the context on top of the thread's
- * shadow stack (zrt_sample).  The hooks read no clock in this mode.
+ * sampled, the default of `zond record`): each recorded thread gets a
+ * sampler that raises zond's signal on that thread every sample period of
+ * its CPU time; the handler charges the sample to the context on top of the
+ * thread's shadow stack (zrt_sample).  The hooks read no clock in this mode.
+ *
+ * The sampler is a perf_event software task clock of the thread when the
+ * kernel allows one that counts kernel time too (root, CAP_PERFMON, or
+ * perf_event_paranoid <= 1), else (or with ZOND_SAMPLER=timer) a POSIX
+ * timer on the thread's CPU-time clock (SIGEV_THREAD_ID).  The kernel checks
+ * such timers only at its tick (4 ms at HZ=250): a 1 ms period then comes
+ * as one signal and three overruns at one pc, a quarter of the independent
+ * samples.  The task clock runs an hrtimer of the period itself.  Its fd
+ * sits high (below 1024 and the file limit, O_CLOEXEC), is closed when the
+ * thread ends, just before an exec, and in a forked child (which inherits
+ * it); a number the program closed or reused is left alone (the event's id
+ * is checked).  It counts one period, signals the thread (F_SETOWN_EX
+ * F_OWNER_TID, F_SETSIG) and stops until the handler rearms it: a thread
+ * blocking the signal has one pending, never a queue.  header.samplers says
+ * which ran.
  *
  * The signal is a real-time one, SIGRTMAX-3 unless ZOND_SAMPLE_SIGNAL says
  * otherwise: SIGPROF and SIGALRM belong to the program (setitimer, gprof,
@@ -28,7 +42,8 @@
 
 /*
  * Reads ZOND_TIME (sampled or exact; unset: exact), ZOND_SAMPLE_PERIOD (ns
- * of CPU time, default 1 ms) and ZOND_SAMPLE_SIGNAL into cfg; sampled sets
+ * of CPU time, default 1 ms), ZOND_SAMPLE_SIGNAL and ZOND_SAMPLER (timer:
+ * never the task clock) into cfg; sampled sets
  * ZR_FLAG_SAMPLED and ZR_FLAG_NO_TIME.  ZOND_NO_TIME=1 wins over both.
  * Call after zl_configure.
  */
@@ -49,11 +64,24 @@ void zl_sample_start(struct zrt_thread *(*self)(void));
  */
 void zl_sample_hooks(uint64_t enter, uint64_t exit);
 
-/* Arms the calling thread's timer (it was just attached: port_thread_attached). */
+/* Arms the calling thread's sampler (it was just attached: port_thread_attached). */
 void zl_sample_thread_start(void);
 
-/* Deletes the calling thread's timer (the thread ends). */
+/* Ends the calling thread's sampler (the thread ends). */
 void zl_sample_thread_end(void);
+
+/*
+ * Just before an exec: ends the calling thread's sampler and takes a
+ * sample signal still pending (the new image would die of it); nothing in
+ * a vfork child (the sampler is its parent's).
+ */
+void zl_sample_exec(void);
+
+/* The exec failed: the calling thread samples again. */
+void zl_sample_exec_failed(void);
+
+/* In a forked child, first: closes the perf_event fds inherited from the parent. */
+void zl_sample_forked(void);
 
 /* The program set a disposition for sig: stops sampling if sig is zond's. */
 void zl_sample_signal_taken(int sig);

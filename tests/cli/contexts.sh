@@ -10,7 +10,8 @@
 #    flat counts stay exact;
 #  - --time exact: the probe-cost correction never takes a caller below its
 #    callees nor any function that ran to 0 (a tiny leaf called 1M times),
-#    and the probe cost is measured on the program's own calls too.
+#    what it took is shown per function, and the probe cost is measured on
+#    the program's own calls too.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 work=$1
@@ -100,6 +101,9 @@ if [ "$main" -ge "$loop" ]; then pass; else fail "main total $main < main -> loo
 loop=$(value "function loop" total.time) leaf=$(value "call loop -> leaf" total.time)
 if [ "$loop" -ge "$leaf" ]; then pass; else fail "loop total $loop < loop -> leaf $leaf"; fi
 check_eq "leaf calls" "$(grep -c '^function leaf calls=1000000 ' exact.txt)" 1
+# what was subtracted is shown per function: loop paid its 1M calls' probes
+pc=$(value "function loop" self.probe-cost)
+if [ "${pc:-0}" -gt 0 ]; then pass; else fail "loop self.probe-cost '$pc'"; fi
 # the probe cost measured on the program's own calls (1 in 256): known, and no
 # more than 8 start-up calibrations (the bound that keeps interrupts out)
 "$ZOND" export -i exact.db -f json | python3 -c '

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "raw.h"
+#include "rawmap.h"
 
 static const char *base_name(const char *path)
 {
@@ -46,27 +46,19 @@ static int program_bias(const uint8_t *f, const char *program, uint64_t *bias)
 static int check_file(const char *path, const char *program, const uint64_t *ranges, int n,
 		      uint64_t *in_stub, uint64_t *program_samples, uint64_t *zond)
 {
-	int fd = open(path, O_RDONLY);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(struct zr_header))
-		return -1;
-	const uint8_t *f = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (f == MAP_FAILED)
+	size_t size;
+	const uint8_t *f = map_sampled_raw(path, &size);
+	if (!f)
 		return -1;
 	const struct zr_header *h = (const void *)f;
 	uint64_t bias;
-	int rc = memcmp(h->magic, ZR_MAGIC, 8) || !h->max_sample_pcs ||
-				 program_bias(f, program, &bias) < 0
-			 ? -1
-			 : 0;
+	int rc = program_bias(f, program, &bias) < 0 ? -1 : 0;
 	for (uint32_t s = 0; rc == 0 && s < h->n_threads; s++) {
-		const uint8_t *slot = f + h->threads_off + s * h->thread_bytes;
-		const struct zr_thread *t = (const void *)slot;
-		if (!t->used)
+		const struct zr_thread *t;
+		const struct zr_sample_pc *e = thread_sample_pcs(f, s, &t);
+		if (!e)
 			continue;
 		*zond += t->samples_zond;
-		const struct zr_sample_pc *e = (const void *)(slot + h->sample_pcs_off);
 		for (uint32_t i = 0; i < h->max_sample_pcs; i++) {
 			if (!e[i].samples)
 				continue;
@@ -76,7 +68,7 @@ static int check_file(const char *path, const char *program, const uint64_t *ran
 					*in_stub += e[i].samples;
 		}
 	}
-	munmap((void *)f, (size_t)st.st_size);
+	munmap((void *)f, size);
 	return rc;
 }
 

@@ -331,6 +331,9 @@ static uint64_t sub_clamp(uint64_t a, uint64_t b)
 static uint64_t last_known_ticks(const struct raw *r, const struct raw_thread *t)
 {
 	uint64_t last = t->info.end_ticks ? t->info.end_ticks : r->h.end_ticks;
+	/* on the thread's frame clock, as its frames' times (raw.h ZR_FLAG_PAID_EVERY_CALL) */
+	if (r->h.flags & ZR_FLAG_PAID_EVERY_CALL)
+		last = sub_clamp(last, t->info.paid_ticks);
 	if (t->info.last_ticks > last)
 		last = t->info.last_ticks;
 	for (uint32_t i = 0; i < t->n_frames; i++)
@@ -343,8 +346,12 @@ static uint64_t last_known_ticks(const struct raw *r, const struct raw_thread *t
 static void close_open_frames(const struct raw *r, struct raw_thread *t)
 {
 	uint64_t now = last_known_ticks(r, t);
-	/* the cost the thread's own calls were corrected by (raw.h zr_thread.paid_pair_ticks) */
-	uint64_t pair = t->info.paid_pair_ticks >= r->h.overhead_inner_ticks
+	/*
+	 * The cost the thread's own calls were corrected by beyond what was kept
+	 * out where it was paid (raw.h zr_thread.paid_pair_ticks)
+	 */
+	uint64_t pair = !(r->h.flags & ZR_FLAG_PAID_EVERY_CALL) &&
+					t->info.paid_pair_ticks >= r->h.overhead_inner_ticks
 				? t->info.paid_pair_ticks
 				: r->h.overhead_pair_ticks;
 	for (uint32_t d = t->n_frames; d > 0; d--) {
@@ -354,6 +361,45 @@ static void close_open_frames(const struct raw *r, struct raw_thread *t)
 		zr_frame_charge(fr, d > 1 ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now,
 				r->h.overhead_inner_ticks, pair);
 	}
+}
+
+/*
+ * ZR_FLAG_BOUND_SUMS: the runtime charged every call its estimate, signed
+ * (raw.h zr_frame_charge), so that the sums are unbiased.  A context whose
+ * self comes out below 1 tick per call (code that costs about what the
+ * correction took) is raised to that, and every context above it by as
+ * much: no caller's inclusive below its callees', no code that ran without
+ * time; what was given back comes off its overhead.  Records counted on no
+ * context are bounded alike, by themselves.
+ */
+static void bound_sums(struct raw_thread *t)
+{
+	uint64_t *raised = zp_xcalloc(t->n_contexts + 1, sizeof *raised);
+	for (uint32_t i = t->n_contexts; i-- > 0;) {
+		struct zr_context *c = &t->contexts[i];
+		int64_t self = (int64_t)c->self, floor = (int64_t)c->calls;
+		uint64_t up = self < floor ? (uint64_t)(floor - self) : 0;
+		c->self += up;
+		c->overhead -= up;
+		raised[i] += up;
+		c->incl += raised[i];
+		if (c->parent != ZR_NONE && c->parent < t->n_contexts)
+			raised[c->parent] += raised[i];
+	}
+	free(raised);
+	for (uint32_t i = 0; i < t->info.n_funcs; i++) {
+		struct zr_func *f = &t->funcs[i];
+		int64_t self = (int64_t)f->self, floor = (int64_t)f->calls;
+		if (self < floor) {
+			f->overhead -= (uint64_t)(floor - self);
+			f->self = (uint64_t)floor;
+		}
+		if ((int64_t)f->incl < (int64_t)f->self)
+			f->incl = f->self;
+	}
+	for (uint32_t i = 0; i < t->info.n_edges; i++)
+		if ((int64_t)t->edges[i].incl < (int64_t)t->edges[i].calls)
+			t->edges[i].incl = t->edges[i].calls;
 }
 
 /* ---- naming ------------------------------------------------------------ */
@@ -986,6 +1032,8 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 			continue;
 		if (r->event >= 0)
 			close_open_frames(r, t);
+		if (r->event >= 0 && (r->h.flags & ZR_FLAG_BOUND_SUMS))
+			bound_sums(t);
 		if (hooked)
 			place_samples(r, t, hooked, n_hooked);
 		fold_contexts(r, t);
@@ -1103,6 +1151,10 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	char buf[32];
 	snprintf(buf, sizeof buf, "%" PRIu64, h->sample_period_ns);
 	profile_add_meta(p, "sample_period_ns", buf);
+	static const char *const samplers[] = {"", "perf_event task-clock", "cpu-time timer",
+					       "perf_event task-clock, cpu-time timer"};
+	if (h->samplers & (ZR_SAMPLER_PERF | ZR_SAMPLER_TIMER))
+		profile_add_meta(p, "sampler", samplers[h->samplers & 3]);
 	if (h->sample_state == 2)
 		profile_add_meta(p, "sampling_stopped", "the program installed a handler for zond's signal");
 }

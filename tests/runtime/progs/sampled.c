@@ -12,23 +12,9 @@
 #include <sys/time.h>
 #include <time.h>
 
-static volatile unsigned long sink;
+#include "spin.h"
+
 static volatile sig_atomic_t prof_signals, own_signals;
-
-static double cpu_seconds(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static void spin(double seconds)
-{
-	double t0 = cpu_seconds();
-	while (cpu_seconds() - t0 < seconds)
-		for (int i = 0; i < 1000; i++)
-			sink += (unsigned long)i;
-}
 
 static void hot(void)
 {
