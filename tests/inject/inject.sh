@@ -44,6 +44,16 @@ grep -qx 'threads 5' one.dump || fail "not 5 threads: $(head -1 one.dump)"
 n=$("$zond" report -i one.db --per-thread | grep -c ' 5000 .* thread_leaf$')
 [ "$n" -eq 4 ] || fail "thread_leaf: $n threads with 5000 calls, not 4"
 
+# Times are in ns: main's inclusive time (the payload's units, finer than a
+# counter tick, converted with their own rate) lies within the run's duration.
+"$zond" export -f json -i one.db | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+main = [n for n in d["nodes"] if n["name"] == "main"][0]
+if not 0 < main["incl"]["time"] <= d["run"]["duration_ns"]:
+	sys.exit("main: %d ns inclusive, the run took %d ns" % (main["incl"]["time"], d["run"]["duration_ns"]))
+' || fail "main's time is not within the run's"
+
 # One function per run, every counted function; the campaign merges them.
 set -- $(grep '^count ' plain.out | awk '{ printf "-f %s ", $2 }')
 "$zond" inject -q -o per.db --per-run 1 -c percall "$@" -- "$calls" >per.out 2>per.err

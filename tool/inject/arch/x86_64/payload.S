@@ -43,6 +43,8 @@
  */
 #include "../../results.h"
 
+#include "payload.h"
+
 #define ACTIVE INJ_ACTIVE
 
 	.section .rodata.zond_payload, "a"
@@ -271,7 +273,8 @@ za_exit:
 	mov %rcx, 72(%rsp)
 	mov %r8, %rsi			/* inclusive, compensated; signed, so that */
 	sub INJ_F_START(%rdi), %rsi	/* sums stay consistent where the */
-	sub za_c0(%rip), %rsi		/* compensation overshoots a short call */
+	shl $ZA_FRAC, %rsi		/* compensation overshoots a short call; */
+	sub za_c0(%rip), %rsi		/* in 1/2^ZA_FRAC ticks (payload.h) */
 	mov INJ_F_NDESC(%rdi), %r9
 	mov %r9, %rcx
 	imul za_cpair(%rip), %rcx
@@ -368,6 +371,7 @@ za_to:
 	jz 9f
 	movq $0, INJ_T_RSTART(%r11)
 	sub %rax, %rsi
+	shl $ZA_FRAC, %rsi
 	sub za_c0(%rip), %rsi
 	jns 1f
 	xor %esi, %esi
