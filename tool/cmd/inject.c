@@ -75,9 +75,11 @@ static const char usage_text[] =
 	"                        measure, then put its code back and detach: it runs on\n"
 	"      --duration S      with -p, --safe-point or --gdb: measure for S seconds\n"
 	"                        (default: until ^C, or the program's end)\n"
-	"      --event EVENT     the counter: tsc (default); cycles, instructions,\n"
-	"                        cache-misses, branch-misses are refused with the reason\n"
-	"                        (no PMU here; the payload reads no PMU counter yet)\n"
+	"      --event EVENT     the counter: tsc (default), or a perf_event counter each\n"
+	"                        measured thread opens and read()s: task-clock (ns),\n"
+	"                        page-faults, context-switches, cpu-migrations, and\n"
+	"                        with a PMU cycles, instructions, cache-misses,\n"
+	"                        branch-misses (without one: refused with the reason)\n"
 	"      --metrics         print the metrics of the campaign's runs (each run one\n"
 	"                        result set): share and self-share of the run's time,\n"
 	"                        time per call, IPC and cache misses per 1000\n"
@@ -235,53 +237,70 @@ static int print_metrics(FILE *f, const char *store_path, const char *campaign, 
 	return rc;
 }
 
-/* The hardware events --event knows, as perf_event_open counts them. */
-static const struct {
-	const char *name;
-	uint64_t config;
-} hw_events[] = {
-	{"cycles", PERF_COUNT_HW_CPU_CYCLES},
-	{"instructions", PERF_COUNT_HW_INSTRUCTIONS},
-	{"cache-misses", PERF_COUNT_HW_CACHE_MISSES},
-	{"branch-misses", PERF_COUNT_HW_BRANCH_MISSES},
+/* The events --event knows, as perf_event_open counts them. */
+static const struct inject_event events[] = {
+	{"task-clock", "ns", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0},
+	{"page-faults", "events", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0},
+	{"context-switches", "events", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0},
+	{"cpu-migrations", "events", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 0},
+	{"cycles", "events", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0},
+	{"instructions", "events", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0},
+	{"cache-misses", "events", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 0},
+	{"branch-misses", "events", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 0},
 };
 
-/*
- * --event NAME: 0 for tsc (the payload's counter); else one line saying
- * why the event cannot be counted here, and 1 (2: unknown name).
- */
-static int check_event(const char *name)
+/* Whether perf_event_open counts ev for this thread here; errno set when not. */
+static int event_opens(const struct inject_event *ev)
 {
-	if (strcmp(name, "tsc") == 0)
-		return 0;
-	size_t i = 0, n = sizeof hw_events / sizeof hw_events[0];
-	while (i < n && strcmp(hw_events[i].name, name) != 0)
-		i++;
-	if (i == n)
-		return cmd_usage_error("inject",
-				       "--event wants tsc, cycles, instructions, cache-misses "
-				       "or branch-misses");
-	if (access("/sys/bus/event_source/devices/cpu", F_OK) != 0)
-		return cmd_error("inject",
-				 "--event %s: this machine has no PMU (no hardware events: "
-				 "/sys/bus/event_source/devices/cpu is missing); --event tsc works",
-				 name);
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof a);
 	a.size = sizeof a;
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = hw_events[i].config;
-	a.exclude_kernel = 1;
+	a.type = ev->type;
+	a.config = ev->config;
+	a.exclude_kernel = ev->exclude_kernel != 0;
+	a.exclude_hv = 1;
 	a.disabled = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
-		return cmd_error("inject", "--event %s: the PMU does not count it for zond (%s)",
-				 name, strerror(errno));
+		return 0;
 	close(fd);
-	return cmd_error("inject",
-			 "--event %s: the PMU counts it, but the payload reads only the TSC so "
-			 "far (rdpmc is not implemented); --event tsc works",
-			 name);
+	return 1;
+}
+
+/*
+ * --event NAME into *ev: 0 for tsc (the payload's own counter, *ev
+ * untouched), 1 for a perf_event counter; else one line saying why the
+ * event cannot be counted here, and -1 (-2: unknown name).  Counted in
+ * user and kernel mode where perf_event_paranoid allows, else in user mode.
+ */
+static int choose_event(const char *name, struct inject_event *ev)
+{
+	if (strcmp(name, "tsc") == 0)
+		return 0;
+	size_t i = 0, n = sizeof events / sizeof events[0];
+	while (i < n && strcmp(events[i].name, name) != 0)
+		i++;
+	if (i == n)
+		return -(cmd_usage_error("inject",
+					 "--event wants tsc, task-clock, page-faults, "
+					 "context-switches, cpu-migrations, cycles, instructions, "
+					 "cache-misses or branch-misses"));
+	if (events[i].type == PERF_TYPE_HARDWARE &&
+	    access("/sys/bus/event_source/devices/cpu", F_OK) != 0)
+		return -cmd_error("inject",
+				  "--event %s: this machine has no PMU (no hardware events: "
+				  "/sys/bus/event_source/devices/cpu is missing); --event tsc and "
+				  "the software events (task-clock, page-faults, context-switches, "
+				  "cpu-migrations) work",
+				  name);
+	*ev = events[i];
+	if (event_opens(ev))
+		return 1;
+	ev->exclude_kernel = 1;
+	if (event_opens(ev))
+		return 1;
+	return -cmd_error("inject", "--event %s: perf_event_open does not count it for zond (%s)",
+			  name, strerror(errno));
 }
 
 /* What the functions scenario was asked. */
@@ -296,6 +315,8 @@ struct functions_job {
 	const char *from;   /* --from FUNC */
 	double threshold;   /* --threshold PCT */
 	const char *safe;   /* --safe-point FUNC: the cyclic scenario */
+	struct inject_event event; /* --event, when has_event */
+	int has_event;
 	double period;      /* --period S */
 	double duration;
 	const char *store, *campaign;
@@ -330,6 +351,12 @@ static char *join_argv(char *const argv[])
 		strcat(s, *a);
 	}
 	return s;
+}
+
+/* The counter the payload reads for the job: NULL for the architecture's own. */
+static const struct inject_event *job_event(const struct functions_job *job)
+{
+	return job->has_event ? &job->event : NULL;
 }
 
 /* What one statistics record of a run is, for the store. */
@@ -383,7 +410,8 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 	profile_set_str(&p->run.collector, "inject");
 	profile_set_str(&p->run.campaign, job->campaign);
 	profile_set_str(&p->run.arch, plan->arch->name);
-	profile_set_str(&p->run.clock, plan->arch->counter);
+	const struct inject_event *event = job_event(job);
+	profile_set_str(&p->run.clock, event ? event->name : plan->arch->counter);
 	if (uname(&u) == 0)
 		profile_set_str(&p->run.host, u.nodename);
 	p->run.pid = r->pid;
@@ -391,12 +419,21 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 	p->run.duration_ns = r->duration_ns;
 	p->run.exit_status = r->status >= 0 && WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
 	p->run.term_signal = r->status >= 0 && WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
-	p->run.overhead_ns = (double)ticks_to_ns(r->cpair, r->hz);
+	if (!event || strcmp(event->unit, "ns") == 0) /* else a count, in the meta below */
+		p->run.overhead_ns = (double)ticks_to_ns(r->cpair, r->hz);
 	char buf[64];
 	snprintf(buf, sizeof buf, "%zu", r->n);
 	profile_add_meta(p, "inject_records", buf);
 	snprintf(buf, sizeof buf, "%.1f", (double)ticks_to_ns(r->c0 * 1000, r->hz) / 1000);
-	profile_add_meta(p, "inject_payload_inside_ns", buf);
+	profile_add_meta(p, event ? "inject_payload_inside" : "inject_payload_inside_ns", buf);
+	if (event) {
+		snprintf(buf, sizeof buf, "%.1f", (double)ticks_to_ns(r->cpair * 1000, r->hz) / 1000);
+		profile_add_meta(p, "inject_payload_per_call", buf);
+	}
+	if (r->nocounter) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->nocounter);
+		profile_add_meta(p, "inject_threads_without_counter", buf);
+	}
 	if (r->deep || r->noslot) {
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)(r->deep + r->noslot));
 		profile_add_meta(p, "inject_calls_not_measured", buf);
@@ -405,7 +442,7 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->open);
 		profile_add_meta(p, "inject_calls_never_returned", buf);
 	}
-	unsigned ev = profile_event(p, "time", "ns");
+	unsigned ev = event ? profile_event(p, event->name, event->unit) : profile_event(p, "time", "ns");
 	uint32_t *nodes = zp_xcalloc(r->n + 1, sizeof *nodes);
 	for (size_t k = 0; k < r->n; k++)
 		nodes[k] = ZP_NONE; /* a record no thread called */
@@ -500,11 +537,17 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 		*stored = 1;
 		if (!job->quiet)
 			fprintf(stderr,
-				"zond inject: run %lld stored in %s: %zu %s, payload %.1f ns per "
+				"zond inject: run %lld stored in %s: %zu %s, payload %.1f %s per "
 				"measured call subtracted\n",
 				(long long)p->run.id, job->store, r.n,
 				job->region ? "region" : "functions",
-				job->region ? ticks_to_ns(r.c0, r.hz) * 1.0 : p->run.overhead_ns);
+				(double)ticks_to_ns((job->region ? r.c0 : r.cpair) * 1000, r.hz) / 1000,
+				job->has_event ? job->event.unit : "ns");
+		if (r.nocounter)
+			fprintf(stderr,
+				"zond inject: %llu threads could not open their %s counter "
+				"(perf_event_open or fcntl failed in the program): not measured\n",
+				(unsigned long long)r.nocounter, job->event.name);
 	}
 	profile_free(p);
 	if (keep)
@@ -712,7 +755,7 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 		size_t k = n - from < per ? n - from : per;
 		for (size_t j = 0; j < k; j++)
 			patches[from + j].id = (uint32_t)j;
-		struct inject_job ij = {plan, patches + from, k, k};
+		struct inject_job ij = {plan, patches + from, k, k, job_event(job)};
 		int stored;
 		rc = measure(job, s, &ij, recs + from, argv, prog, &stored, NULL);
 		*runs += stored;
@@ -746,7 +789,7 @@ static int region(struct functions_job *job, struct symbols *s, const struct inj
 	char name[600];
 	snprintf(name, sizeof name, "region %s", job->region);
 	struct record_desc rec = {ZP_BLOCK, name, pt[0].site.addr, NULL};
-	struct inject_job ij = {plan, pt, 2, 1};
+	struct inject_job ij = {plan, pt, 2, 1, job_event(job)};
 	if (!job->quiet)
 		fprintf(stderr, "zond inject: %s of %s, campaign %s\n", name, prog, job->campaign);
 	int stored;
@@ -820,7 +863,7 @@ static int cyclic(struct functions_job *job, struct symbols *s, const struct inj
 	struct inject_patch *patches = ch.patches;
 	struct record_desc *recs = ch.recs;
 	size_t per = job->per_run > 0 ? (size_t)job->per_run : m;
-	struct inject_job ij = {plan, patches, m, m};
+	struct inject_job ij = {plan, patches, m, m, job_event(job)};
 	struct inject_cyclic c = {
 		&ij,
 		{plan->funcs[safe].name, NULL, plan->funcs[safe].site, INJECT_SAFE, 0},
@@ -902,7 +945,7 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 	snprintf(graph, sizeof graph, "%s.graph", job->campaign);
 	struct functions_job first = *job;
 	first.campaign = graph;
-	struct inject_job ij = {plan, patches, n, n};
+	struct inject_job ij = {plan, patches, n, n, job_event(job)};
 	struct inject_result r;
 	int stored, rc = measure(&first, s, &ij, recs, argv, prog, &stored, &r);
 	if (!stored) {
@@ -925,7 +968,7 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 			bp[j].id = (uint32_t)j;
 			br[j] = recs[batch[j]];
 		}
-		struct inject_job bj = {plan, bp, k, k};
+		struct inject_job bj = {plan, bp, k, k, job_event(job)};
 		rc = measure(job, s, &bj, br, argv, prog, &stored, &r);
 		if (!stored)
 			break;
@@ -999,11 +1042,15 @@ static int scenario(struct functions_job *job, char **argv)
 			"zond inject: counter %s over GDB, the payload's cost counted in "
 			"instructions\n",
 			plan.arch->counter);
+	else if (!job->quiet && job->has_event)
+		fprintf(stderr, "zond inject: counter %s (perf_event, read() by each thread)\n",
+			job->event.name);
 	else if (!job->quiet)
 		fprintf(stderr, "zond inject: counter %s; %s\n", plan.arch->counter,
 			access("/sys/bus/event_source/devices/cpu", F_OK) == 0
-				? "hardware events (--event) through rdpmc are not implemented yet"
-				: "this machine has no PMU (no hardware events)");
+				? "hardware and software events with --event"
+				: "this machine has no PMU (no hardware events; software events "
+				  "with --event)");
 	int runs = 0;
 	int rc = job->region    ? region(job, s, &plan, argv, prog, &runs)
 		 : job->descend ? descend(job, s, &plan, argv, prog, &runs)
@@ -1105,9 +1152,10 @@ int cmd_inject(int argc, char **argv)
 		case 'M': job.metrics = 1; break;
 		case 'W': job.raw = 1; break;
 		case 'E': {
-			int rc = check_event(optarg);
-			if (rc)
-				return rc;
+			int rc = choose_event(optarg, &job.event);
+			if (rc < 0)
+				return -rc;
+			job.has_event = rc;
 			break;
 		}
 		case 'L': job.elf = optarg; break;
@@ -1155,6 +1203,8 @@ int cmd_inject(int argc, char **argv)
 	if (job.elf && (job.pid || job.region || job.descend || job.safe))
 		return cmd_usage_error("inject", "--elf: the functions scenario only, for now "
 						 "(no -p, --region, --descend, --safe-point)");
+	if (job.elf && job.has_event)
+		return cmd_usage_error("inject", "--elf: the counter is mcycle (no --event)");
 	if (job.gdb) {
 		if (optind != argc || job.per_run)
 			return cmd_usage_error("inject", "--gdb takes no command and no --per-run");

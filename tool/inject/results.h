@@ -21,7 +21,7 @@
  *                 (the thread pointer, %fs:0 on x86-64 glibc: the TCB's
  *                 self pointer, unique per live thread), the shadow
  *                 stack's depth, the region's start, the address of its
- *                 shared block, INJ_DEPTH frames, and per function the
+ *                 shared block, its perf_event fd (x86-64, --event), INJ_DEPTH frames, and per function the
  *                 activations on this thread (recursion: inclusive cost of
  *                 the outermost activation only, as the rest of zond
  *                 counts it)
@@ -72,6 +72,7 @@
 #define INJ_H_NOSLOT 24 /* calls not measured: no thread slot was free */
 #define INJ_H_PARK   32 /* cyclic: set by zond, a thread at the safe point waits */
 #define INJ_H_PARKED 40 /* cyclic: threads now waiting at the safe point */
+#define INJ_H_NOCOUNTER 48 /* threads whose counter (--event) could not be opened */
 
 /* stat offsets */
 #define INJ_S_CALLS 0
@@ -85,6 +86,7 @@
 #define INJ_T_DEPTH  8
 #define INJ_T_RSTART 16 /* the region's counter at FROM, 0 when off */
 #define INJ_T_SHARED 24 /* the thread's shared block */
+#define INJ_T_FD     32 /* x86-64 with --event: the thread's perf_event fd, -1: none */
 
 /* frame offsets */
 #define INJ_F_RET   0  /* the real return address */
@@ -102,7 +104,7 @@ struct inject_stat {
 };
 
 struct inject_header {
-	uint64_t magic, nfuncs, deep, noslot, park, parked, pad[2];
+	uint64_t magic, nfuncs, deep, noslot, park, parked, nocounter, pad;
 };
 
 _Static_assert(sizeof(struct inject_stat) == INJ_STAT, "stat layout");

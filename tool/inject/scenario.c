@@ -1,4 +1,5 @@
 /* scenario.c - runs of a program with functions measured (scenario.h). */
+#define _GNU_SOURCE /* prlimit */
 #include "scenario.h"
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -34,7 +36,8 @@ static const char *const unwinders[] = {
 struct session {
 	struct inject_transport *t;
 	const struct inject_plan *plan;
-	struct inject_patch *patches; /* the job's, then the unwinders' */
+	const struct inject_event *event; /* the job's */
+	struct inject_patch *patches;     /* the job's, then the unwinders' */
 	size_t npatches, n;           /* n: statistics records */
 	struct symbols *s;
 	struct area areas[MAX_AREAS]; /* areas[0]: the plan's file */
@@ -272,6 +275,21 @@ static int place_areas(struct session *x, struct zerr *err)
 	return 0;
 }
 
+/*
+ * The lowest fd number the payload's counters (--event) may take in the
+ * target: the top INJ_THREADS + 1 numbers under its soft limit of open
+ * files (at most 4096, so that its fd table grows little), so that the
+ * program's own open()s get the numbers they get without zond.
+ */
+static uint64_t counter_fd_base(int64_t pid)
+{
+	struct rlimit r;
+	if (prlimit((pid_t)pid, RLIMIT_NOFILE, NULL, &r) < 0 || r.rlim_cur == RLIM_INFINITY)
+		r.rlim_cur = 1024;
+	uint64_t top = r.rlim_cur < 4096 ? r.rlim_cur : 4096;
+	return top > 2 * (INJ_THREADS + 1) ? top - INJ_THREADS - 1 : top / 2;
+}
+
 /* Prepares the stopped target: areas, results, payload, jumps. */
 static int prepare(struct session *x, struct inject_result *out, struct zerr *err)
 {
@@ -304,7 +322,9 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 					   remote + INJ_HDR,
 					   INJ_SBLOCK(x->n),
 					   x->n <= INJ_EDGES_MAX ? INJ_SB_EDGES(x->n) : 0,
-					   x->n};
+					   x->n,
+					   x->event,
+					   x->event ? counter_fd_base(t->pid) : 0};
 	for (size_t i = 0; i < x->nareas; i++) {
 		uint8_t *buf = build_area(x, i, &args, err);
 		int rc = buf ? t->ops->write(t, x->areas[i].addr, buf, x->areas[i].len, err) : -1;
@@ -375,6 +395,7 @@ static void read_results(const struct session *x, struct inject_result *out)
 	const struct inject_header *h = x->shared;
 	out->deep = h->deep;
 	out->noslot = h->noslot;
+	out->nocounter = h->nocounter;
 	out->n = x->n;
 	out->nthreads = 0;
 	out->tids = zp_xcalloc(INJ_THREADS, sizeof *out->tids);
@@ -411,6 +432,7 @@ static void session_init(struct session *x, struct inject_transport *t,
 	memset(x, 0, sizeof *x);
 	x->t = t;
 	x->plan = job->plan;
+	x->event = job->event;
 	x->patches = zp_xcalloc(job->npatches + 1, sizeof *x->patches);
 	memcpy(x->patches, job->patches, job->npatches * sizeof *x->patches);
 	x->npatches = job->npatches;
@@ -438,6 +460,12 @@ static int calibrate(const struct inject_job *job, struct inject_result *out, st
 {
 	const struct inject_arch *a = job->plan->arch;
 	int region = job->npatches && job->patches[0].kind != INJECT_FUNCTION;
+	if (job->event)
+		return a->calibrate_event
+			       ? a->calibrate_event(job->event, &out->c0, region ? NULL : &out->cpair,
+						    &out->hz, err)
+			       : zerr_set(err, "%s: the payload reads no perf_event counter (--event)",
+					  a->name);
 	return region ? a->calibrate_region(&out->c0, &out->hz, err)
 		      : a->calibrate(&out->c0, &out->cpair, &out->hz, err);
 }

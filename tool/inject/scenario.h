@@ -39,6 +39,7 @@ struct inject_job {
 	const struct inject_plan *plan;
 	const struct inject_patch *patches;
 	size_t npatches, nstats;
+	const struct inject_event *event; /* NULL: the architecture's counter (tsc) */
 };
 
 /* The functions scenario's patches: plan->funcs[which[k]] as record k (malloc'ed). */
@@ -60,8 +61,10 @@ struct inject_result {
 	int status; /* wait status of the program */
 	int64_t pid;
 	int64_t start_ns, duration_ns;
-	uint64_t c0, cpair, hz;    /* compensation (ticks) and ticks per second */
+	uint64_t c0, cpair, hz;    /* compensation (payload units) and units per second
+				    * (per 10^9 events of a perf_event counter) */
 	uint64_t deep, noslot;     /* calls not measured, and why */
+	uint64_t nocounter;        /* threads whose counter (job->event) could not be opened */
 	uint64_t open;             /* calls never returned (counted, not timed) */
 	size_t n;                  /* the job's nstats */
 	size_t nthreads;           /* threads that ran measured code */

@@ -63,7 +63,10 @@ za_blocks:	.quad 0	/* the shared blocks, one per thread slot */
 za_blocksize:	.quad 0
 za_edges:	.quad 0	/* where in a shared block its call edges start, 0: none */
 za_nfuncs:	.quad 0
-	.quad 0, 0, 0, 0, 0
+za_event:	.quad 0	/* 0: the counter is the TSC; 1: the thread's perf_event fd, read() */
+za_fdbase:	.quad 0	/* the lowest fd number the counters' fds may take */
+	.quad 0, 0, 0
+za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
 
 /*
  * SLOT: r11 = this thread's slot as za_slot finds it, the common case (the
@@ -145,6 +148,10 @@ za_slot:
 	pop %rdx
 	pop %r11
 	mov %rax, INJ_SB_TID(%rdx)
+	movq $-1, INJ_T_FD(%r11)
+	cmpq $0, za_event(%rip)
+	je 3f
+	call za_open
 	jmp 3f
 4:	cmp %rcx, INJ_T_KEY(%r11)
 	je 3f
@@ -154,6 +161,100 @@ za_slot:
 	jnz 1b
 	xor %r11d, %r11d
 3:	ret
+
+/*
+ * The thread's counter (za_event 1), opened when its slot (r11) is
+ * claimed, that is at its first measured call: perf_event_open of
+ * za_attr for this thread, moved to the lowest free fd from za_fdbase
+ * up (F_DUPFD_CLOEXEC), so that the numbers the program's own open()s get
+ * stay as without zond, and closed at exec.  The fd goes to the slot; -1
+ * and the header's nocounter counted when it cannot be had.  Keeps every
+ * register but rflags.
+ */
+za_open:
+	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r10
+	push %r11
+	lea za_attr(%rip), %rdi
+	xor %esi, %esi			/* this thread */
+	mov $-1, %rdx			/* any cpu */
+	mov $-1, %r10			/* no group */
+	mov $8, %r8d			/* PERF_FLAG_FD_CLOEXEC */
+	mov $298, %eax			/* SYS_perf_event_open */
+	syscall
+	test %rax, %rax
+	js 8f
+	mov %rax, %r8			/* the fd as opened, the lowest free */
+	mov %rax, %rdi
+	mov $1030, %esi			/* F_DUPFD_CLOEXEC */
+	mov za_fdbase(%rip), %rdx
+	mov $72, %eax			/* SYS_fcntl */
+	syscall
+	mov %rax, %rsi
+	mov %r8, %rdi
+	mov $3, %eax			/* SYS_close: the low number is free again */
+	syscall
+	mov %rsi, %rax
+	test %rax, %rax
+	js 8f
+	mov (%rsp), %r11
+	mov %rax, INJ_T_FD(%r11)
+	jmp 9f
+8:	mov za_shm(%rip), %rax
+	lock incq INJ_H_NOCOUNTER(%rax)
+9:	pop %r11
+	pop %r10
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret
+
+/*
+ * rax = the thread's perf_event counter (slot r11), read() from its fd; 0
+ * when it has none.  Keeps every other register but rflags.
+ */
+za_read:
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r11
+	push $0				/* the value read */
+	mov INJ_T_FD(%r11), %rdi
+	test %rdi, %rdi
+	js 9f
+	mov %rsp, %rsi
+	mov $8, %edx
+	xor %eax, %eax			/* SYS_read */
+	syscall
+9:	pop %rax
+	pop %r11
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	ret
+
+/* COUNT: rax = the counter now (r11 = the thread's slot); clobbers rdx (and flags). */
+	.macro COUNT
+	cmpq $0, za_event(%rip)
+	jne 20f
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	jmp 21f
+20:	call za_read
+21:
+	.endm
 
 /* MINMAX as a function, for the region probe. */
 za_minmax:
@@ -214,22 +315,19 @@ za_entry:
 	mov INJ_T_SHARED(%r11), %rcx
 	incl INJ_SB_OPEN(%rcx, %rdx, 4)	/* open until it returns */
 	shl $6, %rax			/* INJ_FRAME == 64 */
-	lea INJ_SLOT_HDR(%r11, %rax), %r11
-	mov %rdx, INJ_F_ID(%r11)
+	lea INJ_SLOT_HDR(%r11, %rax), %rcx	/* the frame */
+	mov %rdx, INJ_F_ID(%rcx)
 	mov 40(%rsp), %rax
-	mov %rax, INJ_F_RET(%r11)
+	mov %rax, INJ_F_RET(%rcx)
 	lea 40(%rsp), %rax
-	mov %rax, INJ_F_SLOT(%r11)
+	mov %rax, INJ_F_SLOT(%rcx)
 	xor %eax, %eax
-	mov %rax, INJ_F_CHILD(%r11)
-	mov %rax, INJ_F_NDESC(%r11)
+	mov %rax, INJ_F_CHILD(%rcx)
+	mov %rax, INJ_F_NDESC(%rcx)
 	lea za_exit(%rip), %rax
 	mov %rax, 40(%rsp)
-	lfence
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
-	mov %rax, INJ_F_START(%r11)
+	COUNT
+	mov %rax, INJ_F_START(%rcx)
 .Lgo:	pop %r11
 	pop %rdx
 	pop %rcx
@@ -255,13 +353,19 @@ za_exit:
 	push %r8
 	push %r9
 	push %r10			/* the return address slot at 72(%rsp) */
+	cmpq $0, za_event(%rip)
+	jne 1f
 	lfence				/* after the function's last instruction */
 	rdtsc
 	shl $32, %rdx
 	or %rdx, %rax
 	mov %rax, %r8			/* now */
 	SLOT
-	lea 72(%rsp), %rdx		/* where the entry found the return address */
+	jmp 2f
+1:	SLOT				/* a perf_event counter: its fd is the slot's */
+	call za_read
+	mov %rax, %r8
+2:	lea 72(%rsp), %rdx		/* where the entry found the return address */
 	DROP
 	mov INJ_T_DEPTH(%r11), %rax	/* the top frame is this call's */
 	dec %rax
@@ -339,10 +443,8 @@ za_from:
 	jz 1f
 	cmpq $0, INJ_T_RSTART(%r11)
 	jne 1f				/* on already: the first FROM counts */
-	lfence
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
+	COUNT
+	bts $63, %rax			/* never 0, which means off (a count may be 0) */
 	mov %rax, INJ_T_RSTART(%r11)
 1:	pop %r11
 	pop %rdx
@@ -358,17 +460,15 @@ za_to:
 	push %rdx
 	push %r11
 	push %rsi			/* the stub's return address at 48(%rsp) */
-	lfence
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
-	mov %rax, %rsi
 	call za_slot
 	test %r11, %r11
 	jz 9f
+	COUNT
+	mov %rax, %rsi
 	mov INJ_T_RSTART(%r11), %rax
 	test %rax, %rax
 	jz 9f
+	btr $63, %rax
 	movq $0, INJ_T_RSTART(%r11)
 	sub %rax, %rsi
 	shl $ZA_FRAC, %rsi

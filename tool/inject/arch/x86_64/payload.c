@@ -9,10 +9,12 @@
  */
 #if defined(ZOND_HAVE_ZYDIS) && defined(__x86_64__)
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 #include <x86intrin.h>
 
 #include "../../arch.h"
@@ -23,7 +25,21 @@
 extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[], za_to[],
 	za_unwind[], za_safe[];
 
-#define STUB_LEN        9  /* .long id; call rel32 */
+#define STUB_LEN        9   /* .long id; call rel32 */
+#define ZA_HEAD         128 /* the blob's header, then the event's attr (payload.S) */
+
+_Static_assert(sizeof(struct perf_event_attr) <= ZA_ATTR, "payload.S's room for the attr");
+
+/* The attr the payload opens an event's counter with, for the thread that opens it. */
+static void event_attr(const struct inject_event *ev, struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof *attr);
+	attr->size = sizeof *attr;
+	attr->type = ev->type;
+	attr->config = ev->config;
+	attr->exclude_kernel = ev->exclude_kernel != 0;
+	attr->exclude_hv = 1;
+}
 #define REGION_STUB_LEN 22 /* .long id; lea -128(%rsp),%rsp; call rel32; lea 128(%rsp),%rsp */
 
 size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a)
@@ -32,9 +48,15 @@ size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_paylo
 	if (n > cap)
 		return 0;
 	memcpy(out, za_blob, n);
-	uint64_t head[11] = {a->shm,  a->threads, a->slot_size,  a->stats, a->c0,    a->cpair,
-			     a->exit, a->blocks,  a->block_size, a->edges, a->nfuncs};
+	uint64_t head[13] = {a->shm,    a->threads, a->slot_size, a->stats,  a->c0,
+			     a->cpair,  a->exit,    a->blocks,    a->block_size, a->edges,
+			     a->nfuncs, a->event != NULL, a->fd_base};
 	memcpy(out, head, sizeof head);
+	if (a->event) {
+		struct perf_event_attr attr;
+		event_attr(a->event, &attr);
+		memcpy(out + ZA_HEAD, &attr, sizeof attr);
+	}
 	return n;
 }
 
@@ -103,9 +125,10 @@ static uint64_t incl_sum(const uint8_t *res, size_t k)
 struct bench {
 	uint8_t *res, *slots, *code, *free_at; /* free_at: first byte after the blob */
 	size_t len;
+	const struct inject_event *event; /* NULL: the TSC */
 };
 
-static int bench_open(struct bench *b, struct zerr *err)
+static int bench_open(struct bench *b, const struct inject_event *ev, struct zerr *err)
 {
 	size_t blob = (size_t)(za_blob_end - za_blob);
 	uint64_t size = (inject_results_size(CAL_FUNCS) + 63) & ~(uint64_t)63;
@@ -119,6 +142,7 @@ static int bench_open(struct bench *b, struct zerr *err)
 		return zerr_set(err, "calibrating the payload: %s", strerror(errno));
 	}
 	memset(b->res, 0, size);
+	b->event = ev;
 	struct inject_payload_args a = {(uint64_t)b->res,
 					(uint64_t)b->slots,
 					INJ_PSLOT(CAL_FUNCS),
@@ -129,7 +153,9 @@ static int bench_open(struct bench *b, struct zerr *err)
 					(uint64_t)(b->res + INJ_HDR),
 					INJ_SBLOCK(CAL_FUNCS),
 					INJ_SB_EDGES(CAL_FUNCS),
-					CAL_FUNCS};
+					CAL_FUNCS,
+					ev,
+					3};
 	inject_x86_64_payload(b->code, b->len, &a);
 	b->free_at = b->code + ((blob + 63) & ~(size_t)63);
 	return 0;
@@ -143,8 +169,26 @@ static int bench_ready(struct bench *b, struct zerr *err)
 	return zerr_set(err, "calibrating the payload: %s", strerror(errno));
 }
 
+/* 0 when every thread that ran the payload here had its counter; -1 with err set. */
+static int bench_counted(const struct bench *b, struct zerr *err)
+{
+	const struct inject_header *h = (const void *)b->res;
+	return h->nocounter ? zerr_set(err, "calibrating the payload: its counter cannot be "
+					    "opened (perf_event_open)")
+			    : 0;
+}
+
+/* Frees the bench, closing the counters the payload opened here. */
 static void bench_close(struct bench *b)
 {
+	for (size_t t = 0; t < INJ_THREADS; t++) {
+		const uint8_t *slot = b->slots + t * (size_t)INJ_PSLOT(CAL_FUNCS);
+		int64_t key, fd;
+		memcpy(&key, slot + INJ_T_KEY, 8);
+		memcpy(&fd, slot + INJ_T_FD, 8);
+		if (key && fd >= 0 && b->event)
+			close((int)fd);
+	}
 	munmap(b->code, b->len);
 	free(b->res);
 	free(b->slots);
@@ -192,10 +236,17 @@ static uint64_t median(uint64_t *v, size_t n)
  * inner's own interval (its body is empty).  Medians of CAL_ROUNDS rounds:
  * the program pays the usual cost, not the luckiest.
  */
-int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err)
+/* The payload's units per second of the counter: the TSC's, or per 10^9 events. */
+static uint64_t units_hz(const struct inject_event *ev)
+{
+	return ev ? (uint64_t)1000000000 << ZA_FRAC : tsc_hz();
+}
+
+static int calibrate_with(const struct inject_event *ev, uint64_t *c0, uint64_t *cpair,
+			  uint64_t *hz, struct zerr *err)
 {
 	struct bench b;
-	if (bench_open(&b, err) < 0)
+	if (bench_open(&b, ev, err) < 0)
 		return -1;
 	uint8_t *inner = b.free_at, *outer = inner + 64, *plain_outer = outer + 64;
 	uint8_t *plain = b.code + 4096;
@@ -224,19 +275,26 @@ int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct 
 	}
 	*c0 = median(inside, CAL_ROUNDS);
 	*cpair = median(pair, CAL_ROUNDS);
-	*hz = tsc_hz();
+	*hz = units_hz(ev);
+	int rc = bench_counted(&b, err);
 	bench_close(&b);
-	return 0;
+	return rc;
+}
+
+int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err)
+{
+	return calibrate_with(NULL, c0, cpair, hz, err);
 }
 
 /*
  * The region probes' own part of a pass: a function whose body is the
  * FROM stub, a jmp over the TO stub's id, the TO stub and ret.
  */
-int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
+static int calibrate_region_with(const struct inject_event *ev, uint64_t *c0, uint64_t *hz,
+				 struct zerr *err)
 {
 	struct bench b;
-	if (bench_open(&b, err) < 0)
+	if (bench_open(&b, ev, err) < 0)
 		return -1;
 	uint8_t *from = b.free_at;
 	size_t n =
@@ -259,9 +317,22 @@ int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
 		inside[r] = (incl_sum(b.res, 0) - i) / CAL_CALLS;
 	}
 	*c0 = median(inside, CAL_ROUNDS);
-	*hz = tsc_hz();
+	*hz = units_hz(ev);
+	int rc = bench_counted(&b, err);
 	bench_close(&b);
-	return 0;
+	return rc;
+}
+
+int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
+{
+	return calibrate_region_with(NULL, c0, hz, err);
+}
+
+int inject_x86_64_calibrate_event(const struct inject_event *ev, uint64_t *c0, uint64_t *cpair,
+				  uint64_t *hz, struct zerr *err)
+{
+	return cpair ? calibrate_with(ev, c0, cpair, hz, err)
+		     : calibrate_region_with(ev, c0, hz, err);
 }
 #else
 typedef int zond_no_x86_64_payload; /* ISO C: a translation unit is not empty */

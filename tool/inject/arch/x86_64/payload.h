@@ -15,4 +15,7 @@
 
 #define ZA_FRAC 8
 
+/* Bytes the blob keeps for the struct perf_event_attr of --event (payload.c checks its size). */
+#define ZA_ATTR 128
+
 #endif
