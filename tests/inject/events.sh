@@ -8,7 +8,8 @@
 # the program's own count inside it and at most its thread's whole count;
 # task-clock in ns within the run's duration.  The program's output and
 # status are as without zond, its open() gets the fd it gets without zond,
-# and zond's counters are one fd per measured thread, above it, close-on-exec.
+# and zond's counters are one fd per measured thread, above it, close-on-exec,
+# each with its perf_event page mapped.
 #
 # Usage: events.sh ZOND EVENTS WORKDIR
 set -u
@@ -63,6 +64,10 @@ while read -r _ fd _ cloexec; do
 	[ "$fd" -gt "$own" ] || fail "counter fd $fd is not above the program's $own"
 	[ "$cloexec" -eq 1 ] || fail "counter fd $fd is not close-on-exec"
 done <zond.fds
+
+# and each its perf_event page mapped (rdpmc reads it where the kernel allows; not here: no PMU)
+grep -qx 'perf-maps 0' plain.out || fail "perf_event pages without zond: $(grep perf-maps plain.out)"
+grep -qx 'perf-maps 2' pf.out || fail "not 2 perf_event pages: $(grep perf-maps pf.out)"
 
 "$zond" inject -q -o cs.db --event context-switches -f nap -- "$prog" >cs.out
 rc=$?

@@ -87,6 +87,7 @@
 #define INJ_T_RSTART 16 /* the region's counter at FROM, 0 when off */
 #define INJ_T_SHARED 24 /* the thread's shared block */
 #define INJ_T_FD     32 /* x86-64 with --event: the thread's perf_event fd, -1: none */
+#define INJ_T_PAGE   40 /* and its mmap'ed page (rdpmc), 0: none */
 
 /* frame offsets */
 #define INJ_F_RET   0  /* the real return address */

@@ -10,6 +10,7 @@
  *     switches-thread N        the main thread's switches in the whole run
  *     open-fd N                the fd its open() gets after the measured calls
  *     extra-fd N cloexec C     every fd it did not open itself (zond's counters)
+ *     perf-maps N              its mappings of perf_event pages (zond's, for rdpmc)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -91,6 +92,18 @@ static void list_fds(int own)
 	closedir(d);
 }
 
+static void count_perf_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+	while (f && fgets(line, sizeof line, f))
+		n += strstr(line, "perf_event") != NULL;
+	if (f)
+		fclose(f);
+	printf("perf-maps %d\n", n);
+}
+
 int main(void)
 {
 	pthread_t t;
@@ -108,5 +121,6 @@ int main(void)
 	int fd = open("/dev/null", O_RDONLY);
 	printf("open-fd %d\n", fd);
 	list_fds(fd);
+	count_perf_maps();
 	return 0;
 }

@@ -180,6 +180,7 @@ za_open:
 	push %r8
 	push %r10
 	push %r11
+	push %r9
 	lea za_attr(%rip), %rdi
 	xor %esi, %esi			/* this thread */
 	mov $-1, %rdx			/* any cpu */
@@ -202,12 +203,26 @@ za_open:
 	mov %rsi, %rax
 	test %rax, %rax
 	js 8f
-	mov (%rsp), %r11
+	mov 8(%rsp), %r11
 	mov %rax, INJ_T_FD(%r11)
+	mov %rax, %r8			/* its page, for rdpmc where the kernel allows */
+	xor %edi, %edi
+	mov $4096, %esi
+	mov $1, %edx			/* PROT_READ */
+	mov $1, %r10d			/* MAP_SHARED */
+	xor %r9d, %r9d
+	mov $9, %eax			/* SYS_mmap */
+	syscall
+	cmp $-4096, %rax
+	jbe 7f
+	xor %eax, %eax			/* none: read() it is */
+7:	mov 8(%rsp), %r11
+	mov %rax, INJ_T_PAGE(%r11)
 	jmp 9f
 8:	mov za_shm(%rip), %rax
 	lock incq INJ_H_NOCOUNTER(%rax)
-9:	pop %r11
+9:	pop %r9
+	pop %r11
 	pop %r10
 	pop %r8
 	pop %rdi
@@ -218,8 +233,12 @@ za_open:
 	ret
 
 /*
- * rax = the thread's perf_event counter (slot r11), read() from its fd; 0
- * when it has none.  Keeps every other register but rflags.
+ * rax = the thread's perf_event counter (slot r11), 0 when it has none.
+ * With rdpmc allowed on its page (cap_user_rdpmc: a hardware event the
+ * kernel has scheduled on a counter, index > 0) the counter is read in
+ * user mode, by the kernel's seqlock protocol for self-monitoring
+ * (include/uapi/linux/perf_event.h); otherwise read() from its fd.
+ * Keeps every other register but rflags.
  */
 za_read:
 	push %rcx
@@ -227,16 +246,39 @@ za_read:
 	push %rsi
 	push %rdi
 	push %r11
-	push $0				/* the value read */
+	mov INJ_T_PAGE(%r11), %rsi
+	test %rsi, %rsi
+	jz 5f
+1:	mov PG_LOCK(%rsi), %edi		/* the sequence the values belong to */
+	testb $PG_CAP_RDPMC, PG_CAPS(%rsi)
+	jz 5f
+	mov PG_INDEX(%rsi), %ecx
+	test %ecx, %ecx
+	jz 5f				/* not on a counter now */
+	dec %ecx
+	lfence
+	rdpmc
+	shl $32, %rdx
+	or %rdx, %rax
+	movzwl PG_WIDTH(%rsi), %ecx
+	neg %ecx
+	add $64, %ecx
+	shl %cl, %rax			/* sign-extended from the counter's width */
+	sar %cl, %rax
+	add PG_OFFSET(%rsi), %rax
+	cmp PG_LOCK(%rsi), %edi
+	jne 1b				/* the kernel updated it meanwhile */
+	jmp 9f
+5:	push $0				/* the value read */
 	mov INJ_T_FD(%r11), %rdi
 	test %rdi, %rdi
-	js 9f
+	js 8f
 	mov %rsp, %rsi
 	mov $8, %edx
 	xor %eax, %eax			/* SYS_read */
 	syscall
-9:	pop %rax
-	pop %r11
+8:	pop %rax
+9:	pop %r11
 	pop %rdi
 	pop %rsi
 	pop %rdx

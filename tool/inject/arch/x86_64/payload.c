@@ -10,6 +10,7 @@
 #if defined(ZOND_HAVE_ZYDIS) && defined(__x86_64__)
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,6 +30,12 @@ extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[],
 #define ZA_HEAD         128 /* the blob's header, then the event's attr (payload.S) */
 
 _Static_assert(sizeof(struct perf_event_attr) <= ZA_ATTR, "payload.S's room for the attr");
+_Static_assert(offsetof(struct perf_event_mmap_page, lock) == PG_LOCK &&
+		       offsetof(struct perf_event_mmap_page, index) == PG_INDEX &&
+		       offsetof(struct perf_event_mmap_page, offset) == PG_OFFSET &&
+		       offsetof(struct perf_event_mmap_page, capabilities) == PG_CAPS &&
+		       offsetof(struct perf_event_mmap_page, pmc_width) == PG_WIDTH,
+	       "payload.S's view of the perf_event page");
 
 /* The attr the payload opens an event's counter with, for the thread that opens it. */
 static void event_attr(const struct inject_event *ev, struct perf_event_attr *attr)
@@ -178,15 +185,21 @@ static int bench_counted(const struct bench *b, struct zerr *err)
 			    : 0;
 }
 
-/* Frees the bench, closing the counters the payload opened here. */
+/* Frees the bench, closing the counters the payload opened here (and their pages). */
 static void bench_close(struct bench *b)
 {
 	for (size_t t = 0; t < INJ_THREADS; t++) {
 		const uint8_t *slot = b->slots + t * (size_t)INJ_PSLOT(CAL_FUNCS);
 		int64_t key, fd;
+		uint64_t page;
 		memcpy(&key, slot + INJ_T_KEY, 8);
 		memcpy(&fd, slot + INJ_T_FD, 8);
-		if (key && fd >= 0 && b->event)
+		memcpy(&page, slot + INJ_T_PAGE, 8);
+		if (!key || !b->event)
+			continue;
+		if (page)
+			munmap((void *)(uintptr_t)page, 4096);
+		if (fd >= 0)
 			close((int)fd);
 	}
 	munmap(b->code, b->len);
