@@ -586,6 +586,33 @@ static int give_back_return(const struct session *x, uint64_t slot, uint64_t ret
 	return now == exit_at ? x->t->ops->write(x->t, slot, &ret, 8, err) : 0;
 }
 
+/*
+ * The counters' fds the payload opened in the target (--event), closed:
+ * the process keeps no descriptor of zond's.  Their pages stay mapped, as
+ * the trampolines do: a thread stopped inside the payload may still read one.
+ */
+static int close_counters(const struct session *x, struct zerr *err)
+{
+	if (!x->event || !x->t->ops->close_fd)
+		return 0;
+	size_t len = INJ_PSLOT(x->n);
+	for (size_t t = 0; t < INJ_THREADS; t++) {
+		uint8_t head[INJ_SLOT_HDR];
+		int64_t key, fd, none = -1;
+		uint64_t at = x->slots + t * len;
+		if (x->t->ops->read(x->t, at, head, sizeof head, err) < 0)
+			return -1;
+		memcpy(&key, head + INJ_T_KEY, 8);
+		memcpy(&fd, head + INJ_T_FD, 8);
+		if (!key || fd < 0)
+			continue;
+		if (x->t->ops->write(x->t, at + INJ_T_FD, &none, 8, err) < 0 ||
+		    x->t->ops->close_fd(x->t, (int)fd, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Reads the results and puts the entries and pending returns back (all stopped). */
 static int restore(struct session *x, struct inject_result *out, struct zerr *err)
 {
@@ -593,7 +620,7 @@ static int restore(struct session *x, struct inject_result *out, struct zerr *er
 	for (size_t k = 0; k < x->npatches; k++)
 		if (patch_on(x, k) && unpatch_one(x, k, err) < 0)
 			return -1;
-	if (each_frame(x, give_back_return, err) < 0)
+	if (each_frame(x, give_back_return, err) < 0 || close_counters(x, err) < 0)
 		return -1;
 	/* the trampoline area and the results stay mapped: a thread inside a
 	 * relocated copy or the payload finishes there */
