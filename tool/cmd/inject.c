@@ -396,6 +396,34 @@ static void add_thread(struct zp_profile *p, struct symbols *s, const struct inj
 	}
 }
 
+/* The run's calling contexts (parents before children), as the store keeps them. */
+static void add_contexts(struct zp_profile *p, const struct inject_result *r, unsigned ev,
+			 const uint32_t *nodes)
+{
+	uint32_t *ids = zp_xcalloc(r->ncontexts + 1, sizeof *ids);
+	for (size_t i = 0; i < r->ncontexts; i++) {
+		const struct inject_context *c = &r->contexts[i];
+		uint32_t parent = c->parent == INJECT_NO_CALLER ? ZP_NONE : ids[c->parent];
+		ids[i] = ZP_NONE;
+		if (nodes[c->callee] == ZP_NONE || (c->parent != INJECT_NO_CALLER && parent == ZP_NONE))
+			continue; /* a record no thread called, or below one */
+		uint32_t th = profile_thread(p, r->pid, r->tids[c->thread], NULL);
+		ids[i] = profile_context(p, th, parent, nodes[c->callee]);
+		struct zp_context *zc = &p->contexts[ids[i]];
+		zc->calls = c->st.calls;
+		zc->incl[ev] = ticks_to_ns(at_least_0(c->st.incl), r->hz);
+		zc->self[ev] = ticks_to_ns(at_least_0(c->st.self), r->hz);
+		zc->min[ev] = c->st.min == UINT64_MAX ? UINT64_MAX : ticks_to_ns(c->st.min, r->hz);
+		zc->max[ev] = ticks_to_ns(c->st.max, r->hz);
+	}
+	free(ids);
+	if (r->noctx) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->noctx);
+		profile_add_meta(p, "inject_calls_without_context", buf);
+	}
+}
+
 /* One run's results as a profile of the store: one node per record, per thread. */
 static struct zp_profile *run_profile(const struct functions_job *job, struct symbols *s,
 				      const struct inject_plan *plan,
@@ -458,6 +486,7 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		ze->calls += e->calls;
 		ze->incl[ev] += ticks_to_ns(at_least_0(e->incl), r->hz);
 	}
+	add_contexts(p, r, ev, nodes);
 	free(nodes);
 	return p;
 }

@@ -85,6 +85,7 @@ struct inject_payload_args {
 	uint64_t nfuncs;
 	const struct inject_event *event; /* NULL: the architecture's own counter */
 	uint64_t fd_base;                 /* event: the lowest fd number its fds may take */
+	uint64_t contexts; /* the calling contexts' areas (results.h), 0: none kept */
 };
 
 struct inject_arch {
@@ -132,6 +133,7 @@ struct inject_arch {
 	int (*calibrate_event)(const struct inject_event *ev, uint64_t *c0, uint64_t *cpair,
 			       uint64_t *hz, struct zerr *err);
 	const char *counter; /* "tsc" */
+	int contexts;        /* the payload keeps calling contexts (results.h) */
 };
 
 /*

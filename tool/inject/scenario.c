@@ -296,7 +296,7 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 	const struct inject_arch *a = x->plan->arch;
 	struct inject_transport *t = x->t;
 	uint64_t remote;
-	x->shared_len = inject_results_size(x->n);
+	x->shared_len = inject_results_size(x->n) + (a->contexts ? inject_contexts_size() : 0);
 	struct zerr ignored;
 	t->ops->modules(t, add_unwinders, x, &ignored); /* none: nothing throws */
 	free(x->sites);
@@ -324,7 +324,8 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 					   x->n <= INJ_EDGES_MAX ? INJ_SB_EDGES(x->n) : 0,
 					   x->n,
 					   x->event,
-					   x->event ? counter_fd_base(t->pid) : 0};
+					   x->event ? counter_fd_base(t->pid) : 0,
+					   a->contexts ? remote + inject_results_size(x->n) : 0};
 	for (size_t i = 0; i < x->nareas; i++) {
 		uint8_t *buf = build_area(x, i, &args, err);
 		int rc = buf ? t->ops->write(t, x->areas[i].addr, buf, x->areas[i].len, err) : -1;
@@ -390,12 +391,46 @@ static void read_edges(const struct session *x, const uint8_t *b, struct inject_
 		}
 }
 
+/*
+ * The calling contexts of thread slot t (result thread out->nthreads),
+ * appended to out->contexts: record i's parent is record p of the same
+ * area, read before it.
+ */
+static void read_contexts(const struct session *x, size_t t, struct inject_result *out)
+{
+	const uint8_t *area = (const uint8_t *)x->shared + inject_results_size(x->n) +
+			      t * (size_t)INJ_CBLOCK;
+	uint64_t used;
+	memcpy(&used, area + INJ_C_CALLS, 8);
+	if (used > INJ_CTX_MAX)
+		used = INJ_CTX_MAX;
+	size_t first = out->ncontexts; /* record 1's index in out->contexts */
+	for (uint64_t i = 1; i < used; i++) {
+		const uint8_t *rec = area + i * INJ_CTX;
+		uint64_t key;
+		struct inject_context c = {out->nthreads, INJECT_NO_CALLER, 0, {0}};
+		memcpy(&key, rec + INJ_C_KEY, 8);
+		memcpy(&c.st, rec, sizeof c.st);
+		c.st.min = c.st.min ? ~c.st.min : UINT64_MAX;
+		uint64_t parent = key >> 32;
+		c.callee = (size_t)(key & 0xffffffffu);
+		if (parent >= i || c.callee >= x->n)
+			continue; /* not written whole: a thread stopped while adding it */
+		if (parent)
+			c.parent = first + parent - 1;
+		out->contexts =
+			zp_xrealloc(out->contexts, (out->ncontexts + 1) * sizeof *out->contexts);
+		out->contexts[out->ncontexts++] = c;
+	}
+}
+
 static void read_results(const struct session *x, struct inject_result *out)
 {
 	const struct inject_header *h = x->shared;
 	out->deep = h->deep;
 	out->noslot = h->noslot;
 	out->nocounter = h->nocounter;
+	out->noctx = h->noctx;
 	out->n = x->n;
 	out->nthreads = 0;
 	out->tids = zp_xcalloc(INJ_THREADS, sizeof *out->tids);
@@ -410,6 +445,8 @@ static void read_results(const struct session *x, struct inject_result *out)
 		struct inject_stat *mine = &out->stats[out->nthreads * x->n];
 		if (x->n <= INJ_EDGES_MAX)
 			read_edges(x, b, out);
+		if (x->plan->arch->contexts)
+			read_contexts(x, t, out);
 		out->tids[out->nthreads++] = (int64_t)tid;
 		for (size_t k = 0; k < x->n; k++) {
 			struct inject_stat st, *sum = &mine[k];
@@ -668,6 +705,7 @@ void inject_result_free(struct inject_result *r)
 	free(r->tids);
 	free(r->stats);
 	free(r->edges);
+	free(r->contexts);
 	memset(r, 0, sizeof *r);
 }
 
@@ -820,6 +858,8 @@ static void split_set(const struct inject_result *all, size_t from, size_t k,
 	out->tids = zp_xcalloc(all->nthreads + 1, sizeof *out->tids);
 	out->stats = zp_xcalloc((all->nthreads + 1) * (k ? k : 1), sizeof *out->stats);
 	out->edges = NULL;
+	out->contexts = NULL; /* a path may cross sets: the sets keep call edges only */
+	out->ncontexts = 0;
 	size_t *thread_of = zp_xcalloc(all->nthreads + 1, sizeof *thread_of);
 	for (size_t t = 0; t < all->nthreads; t++) {
 		uint64_t calls = 0;

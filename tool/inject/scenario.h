@@ -57,6 +57,14 @@ struct inject_edge {
 	uint64_t incl; /* compensated ticks, signed like the stats' sums */
 };
 
+/* One calling context of one thread: a record called along one path (results.h). */
+struct inject_context {
+	size_t thread; /* index into tids */
+	size_t parent; /* index into the result's contexts (before this one), or INJECT_NO_CALLER */
+	size_t callee; /* a record */
+	struct inject_stat st; /* calls, incl, self, min (UINT64_MAX: none), max */
+};
+
 struct inject_result {
 	int status; /* wait status of the program */
 	int64_t pid;
@@ -72,6 +80,9 @@ struct inject_result {
 	struct inject_stat *stats; /* nthreads * n: thread t's record k at t * n + k */
 	struct inject_edge *edges; /* none when more than INJ_EDGES_MAX records */
 	size_t nedges;
+	struct inject_context *contexts; /* where the architecture keeps them (not cyclic sets) */
+	size_t ncontexts;
+	uint64_t noctx; /* calls with no context: a thread's table was full */
 	uint64_t periods; /* cyclic: the periods this set was measured */
 };
 

@@ -10,7 +10,8 @@
  * so at za_entry (%rsp) is the relocated copy (the id 9 bytes before it)
  * and 8(%rsp) the return address.  The entry takes a frame on the thread's
  * shadow stack, saves the real return address there, puts za_exit in its
- * place, reads the counter last (lfence; rdtsc) and returns into the copy.
+ * place, reads the counter last (COUNT: lfence; rdtsc, or with --event the
+ * thread's perf_event counter, za_read) and returns into the copy.
  * It keeps every register but rflags (not preserved across calls): the
  * argument registers (rdi, rsi, rdx, rcx, r8, r9, rax for varargs, r10
  * for a static chain) and all vector registers are untouched or restored.
@@ -65,7 +66,8 @@ za_edges:	.quad 0	/* where in a shared block its call edges start, 0: none */
 za_nfuncs:	.quad 0
 za_event:	.quad 0	/* 0: the counter is the TSC; 1: the thread's perf_event fd, read() */
 za_fdbase:	.quad 0	/* the lowest fd number the counters' fds may take */
-	.quad 0, 0, 0
+za_ctxs:	.quad 0	/* the calling contexts' areas (results.h), 0: none kept */
+	.quad 0, 0
 za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
 
 /*
@@ -141,6 +143,9 @@ za_slot:
 	imul za_blocksize(%rip), %rdx
 	add za_blocks(%rip), %rdx
 	mov %rdx, INJ_T_SHARED(%r11)
+	imul $INJ_CBLOCK, %rax, %rcx	/* its calling contexts' area */
+	add za_ctxs(%rip), %rcx
+	mov %rcx, INJ_T_CTX(%r11)
 	push %r11			/* and the thread's id, once */
 	push %rdx
 	mov $186, %eax			/* SYS_gettid; clobbers rcx, r11 */
@@ -167,9 +172,9 @@ za_slot:
  * claimed, that is at its first measured call: perf_event_open of
  * za_attr for this thread, moved to the lowest free fd from za_fdbase
  * up (F_DUPFD_CLOEXEC), so that the numbers the program's own open()s get
- * stay as without zond, and closed at exec.  The fd goes to the slot; -1
- * and the header's nocounter counted when it cannot be had.  Keeps every
- * register but rflags.
+ * stay as without zond, and closed at exec; its page mapped (za_read's
+ * rdpmc).  Both go to the slot; fd -1 and the header's nocounter counted
+ * when it cannot be had.  Keeps every register but rflags.
  */
 za_open:
 	push %rax
@@ -178,9 +183,9 @@ za_open:
 	push %rsi
 	push %rdi
 	push %r8
-	push %r10
-	push %r11
 	push %r9
+	push %r10
+	push %r11			/* the slot, at (%rsp) */
 	lea za_attr(%rip), %rdi
 	xor %esi, %esi			/* this thread */
 	mov $-1, %rdx			/* any cpu */
@@ -203,7 +208,7 @@ za_open:
 	mov %rsi, %rax
 	test %rax, %rax
 	js 8f
-	mov 8(%rsp), %r11
+	mov (%rsp), %r11
 	mov %rax, INJ_T_FD(%r11)
 	mov %rax, %r8			/* its page, for rdpmc where the kernel allows */
 	xor %edi, %edi
@@ -216,14 +221,14 @@ za_open:
 	cmp $-4096, %rax
 	jbe 7f
 	xor %eax, %eax			/* none: read() it is */
-7:	mov 8(%rsp), %r11
+7:	mov (%rsp), %r11
 	mov %rax, INJ_T_PAGE(%r11)
 	jmp 9f
 8:	mov za_shm(%rip), %rax
 	lock incq INJ_H_NOCOUNTER(%rax)
-9:	pop %r9
-	pop %r11
+9:	pop %r11
 	pop %r10
+	pop %r9
 	pop %r8
 	pop %rdi
 	pop %rsi
@@ -298,6 +303,66 @@ za_read:
 21:
 	.endm
 
+/*
+ * The calling context of the new frame rcx (function rdx, slot r11) into
+ * its INJ_F_CTX: the child for rdx of the frame below's context (none
+ * below: a root call), found in the thread's hash table or added; 0, and
+ * the header's noctx counted, when the table is full or the parent has
+ * none.  Keeps every register but rax (and flags).
+ */
+za_ctx:
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	xor %esi, %esi			/* the parent's record, 0: a root call */
+	lea INJ_SLOT_HDR(%r11), %rax
+	cmp %rax, %rcx
+	je 1f
+	mov INJ_F_CTX - INJ_FRAME(%rcx), %rsi
+	test %rsi, %rsi
+	jz 8f
+1:	mov INJ_T_CTX(%r11), %rdi
+	mov %rsi, %r9
+	shl $32, %r9
+	or %rdx, %r9			/* the key */
+	movabs $0x9e3779b97f4a7c15, %rax
+	imul %r9, %rax
+	shr $(64 - INJ_CTX_HASH_BITS), %rax
+2:	mov INJ_CB_HASH(%rdi, %rax, 4), %r8d
+	test %r8d, %r8d
+	jz 4f				/* not there: added */
+	mov %r8, %rsi
+	shl $6, %rsi			/* INJ_CTX == 64 */
+	cmp %r9, INJ_C_KEY(%rdi, %rsi)
+	je 7f
+	inc %eax
+	and $(INJ_CTX_HASH - 1), %eax
+	jmp 2b
+4:	mov INJ_C_CALLS(%rdi), %r8	/* record 0 counts the records used */
+	test %r8, %r8
+	jnz 5f
+	mov $1, %r8d
+5:	cmp $INJ_CTX_MAX, %r8
+	jae 8f
+	lea 1(%r8), %rsi
+	mov %rsi, INJ_C_CALLS(%rdi)
+	mov %r8, %rsi
+	shl $6, %rsi
+	mov %r9, INJ_C_KEY(%rdi, %rsi)
+	mov %r8d, INJ_CB_HASH(%rdi, %rax, 4)
+7:	incq INJ_C_CALLS(%rdi, %rsi)	/* counted at entry, as calls that never return are */
+	mov %r8, INJ_F_CTX(%rcx)
+	jmp 9f
+8:	movq $0, INJ_F_CTX(%rcx)
+	mov za_shm(%rip), %rax
+	lock incq INJ_H_NOCTX(%rax)
+9:	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	ret
+
 /* MINMAX as a function, for the region probe. */
 za_minmax:
 	MINMAX
@@ -368,7 +433,10 @@ za_entry:
 	mov %rax, INJ_F_NDESC(%rcx)
 	lea za_exit(%rip), %rax
 	mov %rax, 40(%rsp)
-	COUNT
+	cmpq $0, za_ctxs(%rip)
+	je 1f
+	call za_ctx
+1:	COUNT
 	mov %rax, INJ_F_START(%rcx)
 .Lgo:	pop %r11
 	pop %rdx
@@ -459,10 +527,25 @@ za_exit:
 	add %r9, %r8
 	incq INJ_E_CALLS(%r8)
 	add %rsi, INJ_E_INCL(%r8)
-62:	test %rsi, %rsi			/* one call's cost is at least 0 */
+62:	xor %edx, %edx			/* its calling context's record, 0: none */
+	cmpq $0, za_ctxs(%rip)
+	je 63f
+	mov INJ_F_CTX(%rdi), %rdx
+	test %rdx, %rdx
+	jz 63f
+	shl $6, %rdx			/* INJ_CTX == 64 */
+	add INJ_T_CTX(%r11), %rdx
+	add %rsi, INJ_C_INCL(%rdx)
+	add %r10, INJ_C_SELF(%rdx)
+63:	test %rsi, %rsi			/* one call's cost is at least 0 */
 	jns 60f
 	xor %esi, %esi
 60:	MINMAX
+	test %rdx, %rdx
+	jz 64f
+	mov %rdx, %rcx			/* the context's min and max too */
+	MINMAX
+64:
 	pop %r10
 	pop %r9
 	pop %r8

@@ -3,9 +3,11 @@
  * uses it: the blob with its header filled, the per-function stubs, and
  * the payload's cost measured by running the very same code here.
  *
- * Counter: rdtsc after lfence (the invariant TSC).  Hardware event counters
- * (rdpmc) are not used: the development VM has no PMU, so rdtsc is the only
- * counter zond inject reads today.
+ * Counter: rdtsc after lfence (the invariant TSC), or with --event a
+ * perf_event counter each thread of the target opens for itself at its
+ * first measured call and reads with rdpmc where the kernel allows, read()
+ * otherwise (payload.S: za_open, za_read).  The calibration runs the same
+ * payload here with the same counter (zond's own thread opens one).
  */
 #if defined(ZOND_HAVE_ZYDIS) && defined(__x86_64__)
 #include <errno.h>
@@ -55,9 +57,9 @@ size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_paylo
 	if (n > cap)
 		return 0;
 	memcpy(out, za_blob, n);
-	uint64_t head[13] = {a->shm,    a->threads, a->slot_size, a->stats,  a->c0,
+	uint64_t head[14] = {a->shm,    a->threads, a->slot_size, a->stats,  a->c0,
 			     a->cpair,  a->exit,    a->blocks,    a->block_size, a->edges,
-			     a->nfuncs, a->event != NULL, a->fd_base};
+			     a->nfuncs, a->event != NULL, a->fd_base, a->contexts};
 	memcpy(out, head, sizeof head);
 	if (a->event) {
 		struct perf_event_attr attr;
@@ -131,24 +133,27 @@ static uint64_t incl_sum(const uint8_t *res, size_t k)
 /* The payload running inside zond, on results of CAL_FUNCS records, for calibration. */
 struct bench {
 	uint8_t *res, *slots, *code, *free_at; /* free_at: first byte after the blob */
-	size_t len;
+	size_t len, res_len;
 	const struct inject_event *event; /* NULL: the TSC */
 };
 
 static int bench_open(struct bench *b, const struct inject_event *ev, struct zerr *err)
 {
 	size_t blob = (size_t)(za_blob_end - za_blob);
-	uint64_t size = (inject_results_size(CAL_FUNCS) + 63) & ~(uint64_t)63;
+	uint64_t results = inject_results_size(CAL_FUNCS);
+	b->res_len = results + inject_contexts_size(); /* mapped: touched pages only */
 	b->len = 2 * 4096;
-	b->res = aligned_alloc(64, size);
+	b->res = mmap(NULL, b->res_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	b->slots = calloc(1, inject_slots_size(CAL_FUNCS));
 	b->code = mmap(NULL, b->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!b->res || !b->slots || b->code == MAP_FAILED) {
-		free(b->res);
+	if (b->res == MAP_FAILED || !b->slots || b->code == MAP_FAILED) {
+		if (b->res != MAP_FAILED)
+			munmap(b->res, b->res_len);
+		if (b->code != MAP_FAILED)
+			munmap(b->code, b->len);
 		free(b->slots);
 		return zerr_set(err, "calibrating the payload: %s", strerror(errno));
 	}
-	memset(b->res, 0, size);
 	b->event = ev;
 	struct inject_payload_args a = {(uint64_t)b->res,
 					(uint64_t)b->slots,
@@ -162,7 +167,8 @@ static int bench_open(struct bench *b, const struct inject_event *ev, struct zer
 					INJ_SB_EDGES(CAL_FUNCS),
 					CAL_FUNCS,
 					ev,
-					3};
+					3,
+					(uint64_t)(b->res + results)};
 	inject_x86_64_payload(b->code, b->len, &a);
 	b->free_at = b->code + ((blob + 63) & ~(size_t)63);
 	return 0;
@@ -203,7 +209,7 @@ static void bench_close(struct bench *b)
 			close((int)fd);
 	}
 	munmap(b->code, b->len);
-	free(b->res);
+	munmap(b->res, b->res_len);
 	free(b->slots);
 }
 

@@ -405,6 +405,7 @@ const struct inject_arch inject_arch_x86_64 = {
 	.calibrate_region = inject_x86_64_calibrate_region,
 	.calibrate_event = inject_x86_64_calibrate_event,
 	.counter = "tsc",
+	.contexts = 1,
 };
 #else
 typedef int zond_no_zydis; /* ISO C: a translation unit is not empty */
