@@ -396,10 +396,20 @@ static void add_thread(struct zp_profile *p, struct symbols *s, const struct inj
 	}
 }
 
-/* The run's calling contexts (parents before children), as the store keeps them. */
+/*
+ * The run's calling contexts (parents before children), as the store keeps
+ * them; none when a thread's table was full (its paths would be partial:
+ * trees then come from the call edges).
+ */
 static void add_contexts(struct zp_profile *p, const struct inject_result *r, unsigned ev,
 			 const uint32_t *nodes)
 {
+	if (r->noctx) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->noctx);
+		profile_add_meta(p, "inject_calls_without_context", buf);
+		return;
+	}
 	uint32_t *ids = zp_xcalloc(r->ncontexts + 1, sizeof *ids);
 	for (size_t i = 0; i < r->ncontexts; i++) {
 		const struct inject_context *c = &r->contexts[i];
@@ -417,11 +427,6 @@ static void add_contexts(struct zp_profile *p, const struct inject_result *r, un
 		zc->max[ev] = ticks_to_ns(c->st.max, r->hz);
 	}
 	free(ids);
-	if (r->noctx) {
-		char buf[32];
-		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->noctx);
-		profile_add_meta(p, "inject_calls_without_context", buf);
-	}
 }
 
 /* One run's results as a profile of the store: one node per record, per thread. */
@@ -572,6 +577,11 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				job->region ? "region" : "functions",
 				(double)ticks_to_ns((job->region ? r.c0 : r.cpair) * 1000, r.hz) / 1000,
 				job->has_event ? job->event.unit : "ns");
+		if (r.noctx)
+			fprintf(stderr,
+				"zond inject: more than %d calling contexts on a thread: the run "
+				"keeps call edges only\n",
+				INJ_CTX_MAX - 1);
 		if (r.nocounter)
 			fprintf(stderr,
 				"zond inject: %llu threads could not open their %s counter "
