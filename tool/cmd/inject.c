@@ -415,7 +415,8 @@ static void add_contexts(struct zp_profile *p, const struct inject_result *r, un
 		const struct inject_context *c = &r->contexts[i];
 		uint32_t parent = c->parent == INJECT_NO_CALLER ? ZP_NONE : ids[c->parent];
 		ids[i] = ZP_NONE;
-		if (nodes[c->callee] == ZP_NONE || (c->parent != INJECT_NO_CALLER && parent == ZP_NONE))
+		if (nodes[c->callee] == ZP_NONE ||
+		    (c->parent != INJECT_NO_CALLER && parent == ZP_NONE))
 			continue; /* a record no thread called, or below one */
 		uint32_t th = profile_thread(p, r->pid, r->tids[c->thread], NULL);
 		ids[i] = profile_context(p, th, parent, nodes[c->callee]);
@@ -460,7 +461,8 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 	snprintf(buf, sizeof buf, "%.1f", (double)ticks_to_ns(r->c0 * 1000, r->hz) / 1000);
 	profile_add_meta(p, event ? "inject_payload_inside" : "inject_payload_inside_ns", buf);
 	if (event) {
-		snprintf(buf, sizeof buf, "%.1f", (double)ticks_to_ns(r->cpair * 1000, r->hz) / 1000);
+		snprintf(buf, sizeof buf, "%.1f",
+			 (double)ticks_to_ns(r->cpair * 1000, r->hz) / 1000);
 		profile_add_meta(p, "inject_payload_per_call", buf);
 	}
 	if (r->nocounter) {
@@ -475,7 +477,8 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->open);
 		profile_add_meta(p, "inject_calls_never_returned", buf);
 	}
-	unsigned ev = event ? profile_event(p, event->name, event->unit) : profile_event(p, "time", "ns");
+	unsigned ev =
+		event ? profile_event(p, event->name, event->unit) : profile_event(p, "time", "ns");
 	uint32_t *nodes = zp_xcalloc(r->n + 1, sizeof *nodes);
 	for (size_t k = 0; k < r->n; k++)
 		nodes[k] = ZP_NONE; /* a record no thread called */
@@ -575,7 +578,8 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				"measured call subtracted\n",
 				(long long)p->run.id, job->store, r.n,
 				job->region ? "region" : "functions",
-				(double)ticks_to_ns((job->region ? r.c0 : r.cpair) * 1000, r.hz) / 1000,
+				(double)ticks_to_ns((job->region ? r.c0 : r.cpair) * 1000, r.hz) /
+					1000,
 				job->has_event ? job->event.unit : "ns");
 		if (r.noctx)
 			fprintf(stderr,

@@ -21,10 +21,9 @@
  *                 (the thread pointer, %fs:0 on x86-64 glibc: the TCB's
  *                 self pointer, unique per live thread), the shadow
  *                 stack's depth, the region's start, the address of its
- *                 shared block, its perf_event fd (x86-64, --event), INJ_DEPTH frames, and per function the
- *                 activations on this thread (recursion: inclusive cost of
- *                 the outermost activation only, as the rest of zond
- *                 counts it)
+ *                 shared block, its perf_event fd (x86-64, --event), INJ_DEPTH frames, and per
+ * function the activations on this thread (recursion: inclusive cost of the outermost activation
+ * only, as the rest of zond counts it)
  *
  * A slot and its block are written by their thread only (the slot claimed
  * once with lock cmpxchg), so the per-call path has no locked instruction.
@@ -109,18 +108,18 @@
  * call).  Record 0 is no context: its calls field counts the records used
  * (record 1 first, parents before their children).
  */
-#define INJ_CTX            64
-#define INJ_CTX_MAX        8192
-#define INJ_CTX_HASH_BITS  14
-#define INJ_CTX_HASH       (1 << INJ_CTX_HASH_BITS)
-#define INJ_CB_HASH        (INJ_CTX_MAX * INJ_CTX)
-#define INJ_CBLOCK         (INJ_CB_HASH + INJ_CTX_HASH * 4)
-#define INJ_C_CALLS        0 /* calls, incl, self, min, max: as a stat's */
-#define INJ_C_INCL         8
-#define INJ_C_SELF         16
-#define INJ_C_MIN          24 /* inverted: ~min */
-#define INJ_C_MAX          32
-#define INJ_C_KEY          40
+#define INJ_CTX           64
+#define INJ_CTX_MAX       8192
+#define INJ_CTX_HASH_BITS 14
+#define INJ_CTX_HASH      (1 << INJ_CTX_HASH_BITS)
+#define INJ_CB_HASH       (INJ_CTX_MAX * INJ_CTX)
+#define INJ_CBLOCK        (INJ_CB_HASH + INJ_CTX_HASH * 4)
+#define INJ_C_CALLS       0 /* calls, incl, self, min, max: as a stat's */
+#define INJ_C_INCL        8
+#define INJ_C_SELF        16
+#define INJ_C_MIN         24 /* inverted: ~min */
+#define INJ_C_MAX         32
+#define INJ_C_KEY         40
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>

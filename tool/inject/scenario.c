@@ -398,8 +398,8 @@ static void read_edges(const struct session *x, const uint8_t *b, struct inject_
  */
 static void read_contexts(const struct session *x, size_t t, struct inject_result *out)
 {
-	const uint8_t *area = (const uint8_t *)x->shared + inject_results_size(x->n) +
-			      t * (size_t)INJ_CBLOCK;
+	const uint8_t *area =
+		(const uint8_t *)x->shared + inject_results_size(x->n) + t * (size_t)INJ_CBLOCK;
 	uint64_t used;
 	memcpy(&used, area + INJ_C_CALLS, 8);
 	if (used > INJ_CTX_MAX)
@@ -499,9 +499,10 @@ static int calibrate(const struct inject_job *job, struct inject_result *out, st
 	int region = job->npatches && job->patches[0].kind != INJECT_FUNCTION;
 	if (job->event)
 		return a->calibrate_event
-			       ? a->calibrate_event(job->event, &out->c0, region ? NULL : &out->cpair,
-						    &out->hz, err)
-			       : zerr_set(err, "%s: the payload reads no perf_event counter (--event)",
+			       ? a->calibrate_event(job->event, &out->c0,
+						    region ? NULL : &out->cpair, &out->hz, err)
+			       : zerr_set(err,
+					  "%s: the payload reads no perf_event counter (--event)",
 					  a->name);
 	return region ? a->calibrate_region(&out->c0, &out->hz, err)
 		      : a->calibrate(&out->c0, &out->cpair, &out->hz, err);

@@ -82,7 +82,7 @@ struct inject_result {
 	size_t nedges;
 	struct inject_context *contexts; /* where the architecture keeps them (not cyclic sets) */
 	size_t ncontexts;
-	uint64_t noctx; /* calls with no context: a thread's table was full */
+	uint64_t noctx;   /* calls with no context: a thread's table was full */
 	uint64_t periods; /* cyclic: the periods this set was measured */
 };
 

@@ -28,8 +28,8 @@
 extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[], za_to[],
 	za_unwind[], za_safe[];
 
-#define STUB_LEN        9   /* .long id; call rel32 */
-#define ZA_HEAD         128 /* the blob's header, then the event's attr (payload.S) */
+#define STUB_LEN 9   /* .long id; call rel32 */
+#define ZA_HEAD  128 /* the blob's header, then the event's attr (payload.S) */
 
 _Static_assert(sizeof(struct perf_event_attr) <= ZA_ATTR, "payload.S's room for the attr");
 _Static_assert(offsetof(struct perf_event_mmap_page, lock) == PG_LOCK &&
@@ -57,9 +57,9 @@ size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_paylo
 	if (n > cap)
 		return 0;
 	memcpy(out, za_blob, n);
-	uint64_t head[14] = {a->shm,    a->threads, a->slot_size, a->stats,  a->c0,
-			     a->cpair,  a->exit,    a->blocks,    a->block_size, a->edges,
-			     a->nfuncs, a->event != NULL, a->fd_base, a->contexts};
+	uint64_t head[14] = {a->shm,    a->threads,       a->slot_size, a->stats,      a->c0,
+			     a->cpair,  a->exit,          a->blocks,    a->block_size, a->edges,
+			     a->nfuncs, a->event != NULL, a->fd_base,   a->contexts};
 	memcpy(out, head, sizeof head);
 	if (a->event) {
 		struct perf_event_attr attr;
@@ -113,8 +113,8 @@ static uint64_t tsc_hz(void)
 	return (uint64_t)(((unsigned __int128)(t1 - t0) << ZA_FRAC) * 1000000000u / (n1 - n0));
 }
 
-#define CAL_FUNCS 3   /* the calibration's records: outer, inner, outer of plain calls */
-#define CAL_CALLS 200 /* calls per round */
+#define CAL_FUNCS  3   /* the calibration's records: outer, inner, outer of plain calls */
+#define CAL_CALLS  200 /* calls per round */
 #define CAL_ROUNDS 50
 
 /* The incl sum of record k over every block of the calibration's results at res. */
@@ -274,7 +274,8 @@ static int calibrate_with(const struct inject_event *ev, uint64_t *c0, uint64_t 
 	plain[0] = 0xc3;
 	inject_x86_64_stub(outer, (uint64_t)outer, (uint64_t)b.code, 0, INJECT_FUNCTION);
 	put_loop(outer + STUB_LEN, (uint64_t)outer + STUB_LEN, (uint64_t)inner + 4);
-	inject_x86_64_stub(plain_outer, (uint64_t)plain_outer, (uint64_t)b.code, 2, INJECT_FUNCTION);
+	inject_x86_64_stub(plain_outer, (uint64_t)plain_outer, (uint64_t)b.code, 2,
+			   INJECT_FUNCTION);
 	put_loop(plain_outer + STUB_LEN, (uint64_t)plain_outer + STUB_LEN, (uint64_t)plain);
 	if (bench_ready(&b, err) < 0) {
 		bench_close(&b);

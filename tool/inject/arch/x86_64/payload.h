@@ -19,11 +19,11 @@
 #define ZA_ATTR 128
 
 /* struct perf_event_mmap_page, as the payload reads it for rdpmc (payload.c checks them) */
-#define PG_LOCK       8
-#define PG_INDEX      12
-#define PG_OFFSET     16
-#define PG_CAPS       40
-#define PG_CAP_RDPMC  4 /* cap_user_rdpmc: bit 2 of the capabilities */
-#define PG_WIDTH      48
+#define PG_LOCK      8
+#define PG_INDEX     12
+#define PG_OFFSET    16
+#define PG_CAPS      40
+#define PG_CAP_RDPMC 4 /* cap_user_rdpmc: bit 2 of the capabilities */
+#define PG_WIDTH     48
 
 #endif
