@@ -26,6 +26,10 @@
  * caller's entry, is the one mispredicted return per call).  The jump
  * reads the address from the red zone just given back, which the kernel
  * never lets a signal frame overwrite.
+ * With za_ctxs set, the entry also finds the frame's calling context (the
+ * child for its function of the frame below's, za_ctx: a hash table of the
+ * thread's paths in the shared results) and counts the call there; the
+ * exit adds its times to it.
  * It keeps every register but rflags too, not only the return values (rax,
  * rdx, vector and x87 registers): with -fipa-ra (GCC's default at -O2) a
  * caller relies on a callee in its unit leaving the caller-saved registers

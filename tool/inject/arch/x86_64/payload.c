@@ -249,8 +249,8 @@ static uint64_t median(uint64_t *v, size_t n)
  * function `inner` CAL_CALLS times in a loop, `plain_outer` the same loop
  * calling an unmeasured empty function.  The difference of the two outer
  * intervals per call is cpair, what one measured call adds to its measured
- * caller's interval: the whole path the caller pays, its frame's update and
- * the call edge included (a calibration without a measured caller skipped
+ * caller's interval: the whole path the caller pays, its frame's update, the
+ * call edge and the calling context included (a calibration without a measured caller skipped
  * both, 2-3 ns per nested call short on the development VM).  c0 is
  * inner's own interval (its body is empty).  Medians of CAL_ROUNDS rounds:
  * the program pays the usual cost, not the luckiest.
