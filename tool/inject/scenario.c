@@ -404,7 +404,7 @@ static void read_contexts(const struct session *x, size_t t, struct inject_resul
 	memcpy(&used, area + INJ_C_CALLS, 8);
 	if (used > INJ_CTX_MAX)
 		used = INJ_CTX_MAX;
-	size_t first = out->ncontexts; /* record 1's index in out->contexts */
+	size_t *at = zp_xcalloc(used + 1, sizeof *at); /* record i's index in out->contexts */
 	for (uint64_t i = 1; i < used; i++) {
 		const uint8_t *rec = area + i * INJ_CTX;
 		uint64_t key;
@@ -414,14 +414,17 @@ static void read_contexts(const struct session *x, size_t t, struct inject_resul
 		c.st.min = c.st.min ? ~c.st.min : UINT64_MAX;
 		uint64_t parent = key >> 32;
 		c.callee = (size_t)(key & 0xffffffffu);
-		if (parent >= i || c.callee >= x->n)
-			continue; /* not written whole: a thread stopped while adding it */
+		at[i] = SIZE_MAX;
+		if (parent >= i || c.callee >= x->n || (parent && at[parent] == SIZE_MAX))
+			continue; /* not written whole (a thread stopped while adding it), or below one */
 		if (parent)
-			c.parent = first + parent - 1;
+			c.parent = at[parent];
+		at[i] = out->ncontexts;
 		out->contexts =
 			zp_xrealloc(out->contexts, (out->ncontexts + 1) * sizeof *out->contexts);
 		out->contexts[out->ncontexts++] = c;
 	}
+	free(at);
 }
 
 static void read_results(const struct session *x, struct inject_result *out)
