@@ -243,6 +243,12 @@ static uint64_t median(uint64_t *v, size_t n)
 	return v[n / 2];
 }
 
+/* The payload's units per second of the counter: the TSC's, or per 10^9 events. */
+static uint64_t units_hz(const struct inject_event *ev)
+{
+	return ev ? (uint64_t)1000000000 << ZA_FRAC : tsc_hz();
+}
+
 /*
  * The payload's cost as a measured caller pays it.  Three functions run
  * under the payload here, as in a target: `outer` calls the measured empty
@@ -250,17 +256,12 @@ static uint64_t median(uint64_t *v, size_t n)
  * calling an unmeasured empty function.  The difference of the two outer
  * intervals per call is cpair, what one measured call adds to its measured
  * caller's interval: the whole path the caller pays, its frame's update, the
- * call edge and the calling context included (a calibration without a measured caller skipped
- * both, 2-3 ns per nested call short on the development VM).  c0 is
+ * call edge and the calling context included (a calibration without a
+ * measured caller skipped the first two: 2-3 ns per nested call short on
+ * the development VM).  c0 is
  * inner's own interval (its body is empty).  Medians of CAL_ROUNDS rounds:
  * the program pays the usual cost, not the luckiest.
  */
-/* The payload's units per second of the counter: the TSC's, or per 10^9 events. */
-static uint64_t units_hz(const struct inject_event *ev)
-{
-	return ev ? (uint64_t)1000000000 << ZA_FRAC : tsc_hz();
-}
-
 static int calibrate_with(const struct inject_event *ev, uint64_t *c0, uint64_t *cpair,
 			  uint64_t *hz, struct zerr *err)
 {
