@@ -2,7 +2,8 @@
 # attach.sh - zond inject -p on a running 4-thread program: attach, measure
 # for a while, detach; the program finishes with the output and status of a
 # plain run, and zond counted some of its calls of work(), never more than
-# the program counted itself.  The program is told to finish only after
+# the program counted itself.  A second attachment reads a perf_event
+# counter (--event): the process has the same fds after it as before.  The program is told to finish only after
 # zond detached (a line on its stdin, through a fifo).
 #
 # Usage: attach.sh ZOND SPIN WORKDIR
@@ -22,7 +23,15 @@ while ! grep -q ready spin.err; do
 	kill -0 $pid 2>/dev/null || { echo "FAIL: the program ended before zond attached"; exit 1; }
 	sleep 0.05
 done
+ls /proc/$pid/fd | LC_ALL=C sort >fds.before
 "$zond" inject -q -o attach.db -f work -p $pid --duration 0.3 || fail "zond inject -p: status $?"
+# again with a perf_event counter: each thread opened one; zond closes them at detach
+"$zond" inject -q -o event.db --event task-clock -f work -p $pid --duration 0.3 ||
+	fail "zond inject -p --event task-clock: status $?"
+ls /proc/$pid/fd | LC_ALL=C sort >fds.after
+diff -u fds.before fds.after || fail "the process's fds differ after zond inject -p --event"
+n=$("$zond" dump -i event.db | sed -n 's/^function work calls=//p')
+[ -n "$n" ] && [ "$n" -gt 0 ] || fail "--event task-clock: no calls of work measured"
 echo go >&3
 exec 3>&-
 wait $pid

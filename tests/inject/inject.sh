@@ -39,10 +39,46 @@ for e in 'main -> leaf calls=1000' 'interrupted -> leaf calls=7' 'main -> fib ca
 	'on_signal -> handler_work calls=7' 'main -> jumper calls=10'; do
 	grep -qx "call $e" one.dump || fail "no edge '$e': $(grep "^call .*${e%% *}" one.dump)"
 done
+# Calling contexts, as calls.c makes them (the paths from main and the
+# workers; calls counted at entry, so paths longjmp left count too):
+# fib(15)'s calls per depth of its recursion, deep's per level under jumper
+# (levels i % 4 for i < 10), a handler's calls under the function it interrupted.
+python3 - >contexts.want <<'PY'
+def fib(n, depth, per):
+    per[depth] = per.get(depth, 0) + 1
+    if n >= 2:
+        fib(n - 1, depth + 1, per)
+        fib(n - 2, depth + 1, per)
+per = {}
+fib(15, 1, per)
+lines = ["main calls=1", "main;leaf calls=1000", "main;jumper calls=10",
+         "main;interrupted calls=7", "main;interrupted;leaf calls=7",
+         "main;interrupted;on_signal calls=7", "main;interrupted;on_signal;handler_work calls=7",
+         "worker calls=4", "worker;thread_leaf calls=20000"]
+lines += ["main;" + ";".join(["fib"] * d) + " calls=%d" % n for d, n in per.items()]
+levels = [i % 4 for i in range(10)]
+for d in range(1, 5):
+    lines.append("main;jumper;" + ";".join(["deep"] * d) + " calls=%d" % sum(l >= d - 1 for l in levels))
+for l in sorted("context " + x for x in lines):
+    print(l)
+PY
+grep -E '^context (main|worker)( |;)' one.dump | LC_ALL=C sort >contexts.got
+LC_ALL=C sort contexts.want | diff -u - contexts.got || fail "calling contexts differ from the program's"
+
 # Per thread: main and 4 workers, each worker 5000 calls of thread_leaf (PER_THREAD).
 grep -qx 'threads 5' one.dump || fail "not 5 threads: $(head -1 one.dump)"
 n=$("$zond" report -i one.db --per-thread | grep -c ' 5000 .* thread_leaf$')
 [ "$n" -eq 4 ] || fail "thread_leaf: $n threads with 5000 calls, not 4"
+
+# Times are in ns: main's inclusive time (the payload's units, finer than a
+# counter tick, converted with their own rate) lies within the run's duration.
+"$zond" export -f json -i one.db | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+main = [n for n in d["nodes"] if n["name"] == "main"][0]
+if not 0 < main["incl"]["time"] <= d["run"]["duration_ns"]:
+	sys.exit("main: %d ns inclusive, the run took %d ns" % (main["incl"]["time"], d["run"]["duration_ns"]))
+' || fail "main's time is not within the run's"
 
 # One function per run, every counted function; the campaign merges them.
 set -- $(grep '^count ' plain.out | awk '{ printf "-f %s ", $2 }')

@@ -27,11 +27,14 @@ threads 1
 call - -> main calls=1
 call main -> getpid calls=5
 call main -> lib_add calls=11
+context main calls=1
+context main;getpid calls=5
+context main;lib_add calls=11
 function getpid calls=5
 function lib_add calls=11
 function main calls=1
 W
-diff -u want.txt dump.txt || fail "calls and edges"
+diff -u want.txt dump.txt || fail "calls, edges and calling contexts"
 lib=$("$zond" export -f json -i libs.db | python3 -c '
 import json, sys
 d = json.load(sys.stdin)

@@ -77,9 +77,11 @@ static const char usage_text[] =
 	"                        measure, then put its code back and detach: it runs on\n"
 	"      --duration S      with -p, --safe-point or --gdb: measure for S seconds\n"
 	"                        (default: until ^C, or the program's end)\n"
-	"      --event EVENT     the counter: tsc (default); cycles, instructions,\n"
-	"                        cache-misses, branch-misses are refused with the reason\n"
-	"                        (no PMU here; the payload reads no PMU counter yet);\n"
+	"      --event EVENT     the counter: tsc (default), or a perf_event counter each\n"
+	"                        measured thread opens and read()s: task-clock (ns),\n"
+	"                        page-faults, context-switches, cpu-migrations, and\n"
+	"                        with a PMU cycles, instructions, cache-misses,\n"
+	"                        branch-misses (without one: refused with the reason);\n"
 	"                        with --elf: mcycle (default), minstret, mhpmcounterN\n"
 	"                        [=EVENT] (EVENT written to mhpmeventN first)\n"
 	"      --metrics         print the metrics of the campaign's runs (each run one\n"
@@ -242,53 +244,70 @@ static int print_metrics(FILE *f, const char *store_path, const char *campaign, 
 	return rc;
 }
 
-/* The hardware events --event knows, as perf_event_open counts them. */
-static const struct {
-	const char *name;
-	uint64_t config;
-} hw_events[] = {
-	{"cycles", PERF_COUNT_HW_CPU_CYCLES},
-	{"instructions", PERF_COUNT_HW_INSTRUCTIONS},
-	{"cache-misses", PERF_COUNT_HW_CACHE_MISSES},
-	{"branch-misses", PERF_COUNT_HW_BRANCH_MISSES},
+/* The events --event knows, as perf_event_open counts them. */
+static const struct inject_event events[] = {
+	{"task-clock", "ns", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0},
+	{"page-faults", "events", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0},
+	{"context-switches", "events", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0},
+	{"cpu-migrations", "events", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 0},
+	{"cycles", "events", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0},
+	{"instructions", "events", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0},
+	{"cache-misses", "events", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 0},
+	{"branch-misses", "events", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 0},
 };
 
-/*
- * --event NAME: 0 for tsc (the payload's counter); else one line saying
- * why the event cannot be counted here, and 1 (2: unknown name).
- */
-static int check_event(const char *name)
+/* Whether perf_event_open counts ev for this thread here; errno set when not. */
+static int event_opens(const struct inject_event *ev)
 {
-	if (strcmp(name, "tsc") == 0)
-		return 0;
-	size_t i = 0, n = sizeof hw_events / sizeof hw_events[0];
-	while (i < n && strcmp(hw_events[i].name, name) != 0)
-		i++;
-	if (i == n)
-		return cmd_usage_error("inject",
-				       "--event wants tsc, cycles, instructions, cache-misses "
-				       "or branch-misses");
-	if (access("/sys/bus/event_source/devices/cpu", F_OK) != 0)
-		return cmd_error("inject",
-				 "--event %s: this machine has no PMU (no hardware events: "
-				 "/sys/bus/event_source/devices/cpu is missing); --event tsc works",
-				 name);
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof a);
 	a.size = sizeof a;
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = hw_events[i].config;
-	a.exclude_kernel = 1;
+	a.type = ev->type;
+	a.config = ev->config;
+	a.exclude_kernel = ev->exclude_kernel != 0;
+	a.exclude_hv = 1;
 	a.disabled = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
-		return cmd_error("inject", "--event %s: the PMU does not count it for zond (%s)",
-				 name, strerror(errno));
+		return 0;
 	close(fd);
-	return cmd_error("inject",
-			 "--event %s: the PMU counts it, but the payload reads only the TSC so "
-			 "far (rdpmc is not implemented); --event tsc works",
-			 name);
+	return 1;
+}
+
+/*
+ * --event NAME into *ev: 0 for tsc (the payload's own counter, *ev
+ * untouched), 1 for a perf_event counter; else one line saying why the
+ * event cannot be counted here, and -1 (-2: unknown name).  Counted in
+ * user and kernel mode where perf_event_paranoid allows, else in user mode.
+ */
+static int choose_event(const char *name, struct inject_event *ev)
+{
+	if (strcmp(name, "tsc") == 0)
+		return 0;
+	size_t i = 0, n = sizeof events / sizeof events[0];
+	while (i < n && strcmp(events[i].name, name) != 0)
+		i++;
+	if (i == n)
+		return -(cmd_usage_error("inject",
+					 "--event wants tsc, task-clock, page-faults, "
+					 "context-switches, cpu-migrations, cycles, instructions, "
+					 "cache-misses or branch-misses"));
+	if (events[i].type == PERF_TYPE_HARDWARE &&
+	    access("/sys/bus/event_source/devices/cpu", F_OK) != 0)
+		return -cmd_error("inject",
+				  "--event %s: this machine has no PMU (no hardware events: "
+				  "/sys/bus/event_source/devices/cpu is missing); --event tsc and "
+				  "the software events (task-clock, page-faults, context-switches, "
+				  "cpu-migrations) work",
+				  name);
+	*ev = events[i];
+	if (event_opens(ev))
+		return 1;
+	ev->exclude_kernel = 1;
+	if (event_opens(ev))
+		return 1;
+	return -cmd_error("inject", "--event %s: perf_event_open does not count it for zond (%s)",
+			  name, strerror(errno));
 }
 
 /* What the functions scenario was asked. */
@@ -303,6 +322,8 @@ struct functions_job {
 	const char *from;   /* --from FUNC */
 	double threshold;   /* --threshold PCT */
 	const char *safe;   /* --safe-point FUNC: the cyclic scenario */
+	struct inject_event event; /* --event, when has_event */
+	int has_event;
 	double period;      /* --period S */
 	double duration;
 	const char *store, *campaign;
@@ -310,7 +331,7 @@ struct functions_job {
 	int metrics;           /* --metrics */
 	int raw;               /* --raw */
 	const char *elf, *gdb; /* a bare-metal target over GDB */
-	const char *event;     /* --event */
+	const char *event_name; /* --event as given (over GDB: the CSR) */
 	uint64_t scratch, scratch_len;
 	char campaign_buf[128];
 };
@@ -338,6 +359,12 @@ static char *join_argv(char *const argv[])
 		strcat(s, *a);
 	}
 	return s;
+}
+
+/* The counter the payload reads for the job: NULL for the architecture's own. */
+static const struct inject_event *job_event(const struct functions_job *job)
+{
+	return job->has_event ? &job->event : NULL;
 }
 
 /* What one statistics record of a run is, for the store. */
@@ -377,6 +404,40 @@ static void add_thread(struct zp_profile *p, struct symbols *s, const struct inj
 	}
 }
 
+/*
+ * The run's calling contexts (parents before children), as the store keeps
+ * them; none when a thread's table was full (its paths would be partial:
+ * trees then come from the call edges).
+ */
+static void add_contexts(struct zp_profile *p, const struct inject_result *r, unsigned ev,
+			 const uint32_t *nodes)
+{
+	if (r->noctx) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->noctx);
+		profile_add_meta(p, "inject_calls_without_context", buf);
+		return;
+	}
+	uint32_t *ids = zp_xcalloc(r->ncontexts + 1, sizeof *ids);
+	for (size_t i = 0; i < r->ncontexts; i++) {
+		const struct inject_context *c = &r->contexts[i];
+		uint32_t parent = c->parent == INJECT_NO_CALLER ? ZP_NONE : ids[c->parent];
+		ids[i] = ZP_NONE;
+		if (nodes[c->callee] == ZP_NONE ||
+		    (c->parent != INJECT_NO_CALLER && parent == ZP_NONE))
+			continue; /* a record no thread called, or below one */
+		uint32_t th = profile_thread(p, r->pid, r->tids[c->thread], NULL);
+		ids[i] = profile_context(p, th, parent, nodes[c->callee]);
+		struct zp_context *zc = &p->contexts[ids[i]];
+		zc->calls = c->st.calls;
+		zc->incl[ev] = ticks_to_ns(at_least_0(c->st.incl), r->hz);
+		zc->self[ev] = ticks_to_ns(at_least_0(c->st.self), r->hz);
+		zc->min[ev] = c->st.min == UINT64_MAX ? UINT64_MAX : ticks_to_ns(c->st.min, r->hz);
+		zc->max[ev] = ticks_to_ns(c->st.max, r->hz);
+	}
+	free(ids);
+}
+
 /* One run's results as a profile of the store: one node per record, per thread. */
 static struct zp_profile *run_profile(const struct functions_job *job, struct symbols *s,
 				      const struct inject_plan *plan,
@@ -391,7 +452,11 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 	profile_set_str(&p->run.collector, "inject");
 	profile_set_str(&p->run.campaign, job->campaign);
 	profile_set_str(&p->run.arch, plan->arch->name);
-	profile_set_str(&p->run.clock, job->elf && job->event ? job->event : plan->arch->counter);
+	const struct inject_event *event = job_event(job);
+	const char *clock = event ? event->name : plan->arch->counter;
+	if (job->elf && job->event_name)
+		clock = job->event_name; /* a CSR over GDB */
+	profile_set_str(&p->run.clock, clock);
 	if (uname(&u) == 0)
 		profile_set_str(&p->run.host, u.nodename);
 	p->run.pid = r->pid;
@@ -399,12 +464,22 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 	p->run.duration_ns = r->duration_ns;
 	p->run.exit_status = r->status >= 0 && WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
 	p->run.term_signal = r->status >= 0 && WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
-	p->run.overhead_ns = (double)ticks_to_ns(r->cpair, r->hz);
+	if (!event || strcmp(event->unit, "ns") == 0) /* else a count, in the meta below */
+		p->run.overhead_ns = (double)ticks_to_ns(r->cpair, r->hz);
 	char buf[64];
 	snprintf(buf, sizeof buf, "%zu", r->n);
 	profile_add_meta(p, "inject_records", buf);
 	snprintf(buf, sizeof buf, "%.1f", (double)ticks_to_ns(r->c0 * 1000, r->hz) / 1000);
-	profile_add_meta(p, "inject_payload_inside_ns", buf);
+	profile_add_meta(p, event ? "inject_payload_inside" : "inject_payload_inside_ns", buf);
+	if (event) {
+		snprintf(buf, sizeof buf, "%.1f",
+			 (double)ticks_to_ns(r->cpair * 1000, r->hz) / 1000);
+		profile_add_meta(p, "inject_payload_per_call", buf);
+	}
+	if (r->nocounter) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->nocounter);
+		profile_add_meta(p, "inject_threads_without_counter", buf);
+	}
 	if (r->deep || r->noslot) {
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)(r->deep + r->noslot));
 		profile_add_meta(p, "inject_calls_not_measured", buf);
@@ -413,7 +488,8 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->open);
 		profile_add_meta(p, "inject_calls_never_returned", buf);
 	}
-	unsigned ev = profile_event(p, "time", "ns");
+	unsigned ev =
+		event ? profile_event(p, event->name, event->unit) : profile_event(p, "time", "ns");
 	uint32_t *nodes = zp_xcalloc(r->n + 1, sizeof *nodes);
 	for (size_t k = 0; k < r->n; k++)
 		nodes[k] = ZP_NONE; /* a record no thread called */
@@ -429,6 +505,7 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		ze->calls += e->calls;
 		ze->incl[ev] += ticks_to_ns(at_least_0(e->incl), r->hz);
 	}
+	add_contexts(p, r, ev, nodes);
 	free(nodes);
 	return p;
 }
@@ -463,7 +540,7 @@ static struct inject_bare_target bare_target(const struct functions_job *job, ch
 		job->gdb,
 		{job->elf, job->scratch, job->scratch_len, 10000, 200, 0, NULL},
 		job->duration,
-		job->event};
+		job->event_name};
 }
 
 /*
@@ -516,11 +593,23 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 		*stored = 1;
 		if (!job->quiet)
 			fprintf(stderr,
-				"zond inject: run %lld stored in %s: %zu %s, payload %.1f ns per "
+				"zond inject: run %lld stored in %s: %zu %s, payload %.1f %s per "
 				"measured call subtracted\n",
 				(long long)p->run.id, job->store, r.n,
 				job->region ? "region" : "functions",
-				job->region ? ticks_to_ns(r.c0, r.hz) * 1.0 : p->run.overhead_ns);
+				(double)ticks_to_ns((job->region ? r.c0 : r.cpair) * 1000, r.hz) /
+					1000,
+				job->has_event ? job->event.unit : "ns");
+		if (r.noctx)
+			fprintf(stderr,
+				"zond inject: more than %d calling contexts on a thread: the run "
+				"keeps call edges only\n",
+				INJ_CTX_MAX - 1);
+		if (r.nocounter)
+			fprintf(stderr,
+				"zond inject: %llu threads could not open their %s counter "
+				"(perf_event_open or fcntl failed in the program): not measured\n",
+				(unsigned long long)r.nocounter, job->event.name);
 	}
 	profile_free(p);
 	if (keep)
@@ -728,7 +817,7 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 		size_t k = n - from < per ? n - from : per;
 		for (size_t j = 0; j < k; j++)
 			patches[from + j].id = (uint32_t)j;
-		struct inject_job ij = {plan, patches + from, k, k};
+		struct inject_job ij = {plan, patches + from, k, k, job_event(job)};
 		int stored;
 		rc = measure(job, s, &ij, recs + from, argv, prog, &stored, NULL);
 		*runs += stored;
@@ -764,7 +853,7 @@ static int region(struct functions_job *job, struct symbols *s, const struct inj
 	char name[600];
 	snprintf(name, sizeof name, "region %s", job->region);
 	struct record_desc rec = {ZP_BLOCK, name, pt[0].site.addr, NULL};
-	struct inject_job ij = {plan, pt, 2, 1};
+	struct inject_job ij = {plan, pt, 2, 1, job_event(job)};
 	if (!job->quiet)
 		fprintf(stderr, "zond inject: %s of %s, campaign %s\n", name, prog, job->campaign);
 	int stored;
@@ -838,7 +927,7 @@ static int cyclic(struct functions_job *job, struct symbols *s, const struct inj
 	struct inject_patch *patches = ch.patches;
 	struct record_desc *recs = ch.recs;
 	size_t per = job->per_run > 0 ? (size_t)job->per_run : m;
-	struct inject_job ij = {plan, patches, m, m};
+	struct inject_job ij = {plan, patches, m, m, job_event(job)};
 	struct inject_cyclic c = {
 		&ij,
 		{plan->funcs[safe].name, NULL, plan->funcs[safe].site, INJECT_SAFE, 0},
@@ -926,7 +1015,7 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 	snprintf(graph, sizeof graph, "%s.graph", job->campaign);
 	struct functions_job first = *job;
 	first.campaign = graph;
-	struct inject_job ij = {plan, patches, n, n};
+	struct inject_job ij = {plan, patches, n, n, job_event(job)};
 	struct inject_result r;
 	int stored, rc = measure(&first, s, &ij, recs, argv, prog, &stored, &r);
 	if (!stored) {
@@ -949,7 +1038,7 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 			bp[j].id = (uint32_t)j;
 			br[j] = recs[batch[j]];
 		}
-		struct inject_job bj = {plan, bp, k, k};
+		struct inject_job bj = {plan, bp, k, k, job_event(job)};
 		rc = measure(job, s, &bj, br, argv, prog, &stored, &r);
 		if (!stored)
 			break;
@@ -1022,12 +1111,16 @@ static int scenario(struct functions_job *job, char **argv)
 		fprintf(stderr,
 			"zond inject: counter %s over GDB, the payload's cost counted in "
 			"instructions\n",
-			job->event ? job->event : plan.arch->counter);
+			job->event_name ? job->event_name : plan.arch->counter);
+	else if (!job->quiet && job->has_event)
+		fprintf(stderr, "zond inject: counter %s (perf_event, read() by each thread)\n",
+			job->event.name);
 	else if (!job->quiet)
 		fprintf(stderr, "zond inject: counter %s; %s\n", plan.arch->counter,
 			access("/sys/bus/event_source/devices/cpu", F_OK) == 0
-				? "hardware events (--event) through rdpmc are not implemented yet"
-				: "this machine has no PMU (no hardware events)");
+				? "hardware and software events with --event"
+				: "this machine has no PMU (no hardware events; software events "
+				  "with --event)");
 	int runs = 0;
 	int rc = job->region    ? region(job, s, &plan, argv, prog, &runs)
 		 : job->descend ? descend(job, s, &plan, argv, prog, &runs)
@@ -1128,7 +1221,7 @@ int cmd_inject(int argc, char **argv)
 		case 'q': job.quiet = 1; break;
 		case 'M': job.metrics = 1; break;
 		case 'W': job.raw = 1; break;
-		case 'E': job.event = optarg; break;
+		case 'E': job.event_name = optarg; break;
 		case 'L': job.elf = optarg; break;
 		case 'G': job.gdb = optarg; break;
 		case 'X': {
@@ -1169,14 +1262,15 @@ int cmd_inject(int argc, char **argv)
 	if (job.descend && (job.region || job.pid))
 		return cmd_usage_error("inject",
 				       "--descend starts the program: no -p, no --region");
-	if (job.event && !job.elf) {
-		int rc = check_event(job.event);
-		if (rc)
-			return rc;
+	if (job.event_name && !job.elf) {
+		int rc = choose_event(job.event_name, &job.event);
+		if (rc < 0)
+			return -rc;
+		job.has_event = rc;
 	}
 	struct inject_bare_counter counter;
 	struct zerr err;
-	if (job.elf && inject_bare_counter(job.event, &counter, &err) < 0)
+	if (job.elf && inject_bare_counter(job.event_name, &counter, &err) < 0)
 		return cmd_usage_error("inject", "%s", err.msg);
 	if ((job.gdb || job.scratch_len) && !job.elf)
 		return cmd_usage_error("inject", "--gdb and --scratch go with --elf");

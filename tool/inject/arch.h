@@ -59,6 +59,20 @@ struct inject_site {
 	uint32_t map_to[INJECT_SITE_INSNS];   /* offset in the relocated copy */
 };
 
+/*
+ * A perf_event counter the payload reads instead of the architecture's own
+ * (--event page-faults): the attr's type and config, counted in user and
+ * kernel mode unless exclude_kernel (the kernel's perf_event_paranoid may
+ * allow only user mode).  Each thread gets its own fd at its first
+ * measured call.
+ */
+struct inject_event {
+	const char *name, *unit; /* as stored: "page-faults" and "count" */
+	uint32_t type;
+	uint64_t config;
+	int exclude_kernel;
+};
+
 /* The target's addresses the payload needs (results.h has the layout). */
 struct inject_payload_args {
 	uint64_t shm;                /* the shared results */
@@ -69,6 +83,9 @@ struct inject_payload_args {
 	uint64_t blocks, block_size; /* the shared blocks, one per slot */
 	uint64_t edges;              /* offset of the call edges in a block, 0: none */
 	uint64_t nfuncs;
+	const struct inject_event *event; /* NULL: the architecture's own counter */
+	uint64_t fd_base;                 /* event: the lowest fd number its fds may take */
+	uint64_t contexts; /* the calling contexts' areas (results.h), 0: none kept */
 };
 
 struct inject_arch {
@@ -107,7 +124,16 @@ struct inject_arch {
 	int (*calibrate)(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err);
 	/* The region probes' part of a measured pass (FROM then TO at once), in ticks. */
 	int (*calibrate_region)(uint64_t *c0, uint64_t *hz, struct zerr *err);
+	/*
+	 * calibrate() and calibrate_region() (cpair NULL) for a perf_event
+	 * counter, counted by the payload here as in the target; hz is then
+	 * the payload's units per 10^9 events (ns for task-clock).  NULL: the
+	 * architecture reads no perf_event counter.
+	 */
+	int (*calibrate_event)(const struct inject_event *ev, uint64_t *c0, uint64_t *cpair,
+			       uint64_t *hz, struct zerr *err);
 	const char *counter; /* "tsc" */
+	int contexts;        /* the payload keeps calling contexts (results.h) */
 };
 
 /*

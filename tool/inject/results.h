@@ -21,10 +21,9 @@
  *                 (the thread pointer, %fs:0 on x86-64 glibc: the TCB's
  *                 self pointer, unique per live thread), the shadow
  *                 stack's depth, the region's start, the address of its
- *                 shared block, INJ_DEPTH frames, and per function the
- *                 activations on this thread (recursion: inclusive cost of
- *                 the outermost activation only, as the rest of zond
- *                 counts it)
+ *                 shared block, its perf_event fd (x86-64, --event), INJ_DEPTH frames, and per
+ * function the activations on this thread (recursion: inclusive cost of the outermost activation
+ * only, as the rest of zond counts it)
  *
  * A slot and its block are written by their thread only (the slot claimed
  * once with lock cmpxchg), so the per-call path has no locked instruction.
@@ -72,6 +71,8 @@
 #define INJ_H_NOSLOT 24 /* calls not measured: no thread slot was free */
 #define INJ_H_PARK   32 /* cyclic: set by zond, a thread at the safe point waits */
 #define INJ_H_PARKED 40 /* cyclic: threads now waiting at the safe point */
+#define INJ_H_NOCOUNTER 48 /* threads whose counter (--event) could not be opened */
+#define INJ_H_NOCTX     56 /* calls with no calling context: a thread's table was full */
 
 /* stat offsets */
 #define INJ_S_CALLS 0
@@ -85,6 +86,9 @@
 #define INJ_T_DEPTH  8
 #define INJ_T_RSTART 16 /* the region's counter at FROM, 0 when off */
 #define INJ_T_SHARED 24 /* the thread's shared block */
+#define INJ_T_FD     32 /* x86-64 with --event: the thread's perf_event fd, -1: none */
+#define INJ_T_PAGE   40 /* and its mmap'ed page (rdpmc), 0: none */
+#define INJ_T_CTX    48 /* x86-64: its calling contexts' area */
 
 /* frame offsets */
 #define INJ_F_RET   0  /* the real return address */
@@ -93,6 +97,29 @@
 #define INJ_F_SLOT  24 /* address of the return-address slot (longjmp check) */
 #define INJ_F_ID    32
 #define INJ_F_NDESC 40 /* measured calls below this one */
+#define INJ_F_CTX   48 /* its calling context (x86-64), 0: none */
+
+/*
+ * Calling contexts (x86-64): after the shared blocks, one area of
+ * INJ_CBLOCK bytes per thread slot (the slot's INJ_T_CTX): INJ_CTX_MAX
+ * records of INJ_CTX bytes, record i one path, then a hash table of
+ * INJ_CTX_HASH 32-bit record numbers (0: empty) keyed by the record's key
+ * (its parent's record number << 32 | the function's id; parent 0: a root
+ * call).  Record 0 is no context: its calls field counts the records used
+ * (record 1 first, parents before their children).
+ */
+#define INJ_CTX           64
+#define INJ_CTX_MAX       8192
+#define INJ_CTX_HASH_BITS 14
+#define INJ_CTX_HASH      (1 << INJ_CTX_HASH_BITS)
+#define INJ_CB_HASH       (INJ_CTX_MAX * INJ_CTX)
+#define INJ_CBLOCK        (INJ_CB_HASH + INJ_CTX_HASH * 4)
+#define INJ_C_CALLS       0 /* calls, incl, self, min, max: as a stat's */
+#define INJ_C_INCL        8
+#define INJ_C_SELF        16
+#define INJ_C_MIN         24 /* inverted: ~min */
+#define INJ_C_MAX         32
+#define INJ_C_KEY         40
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -102,7 +129,7 @@ struct inject_stat {
 };
 
 struct inject_header {
-	uint64_t magic, nfuncs, deep, noslot, park, parked, pad[2];
+	uint64_t magic, nfuncs, deep, noslot, park, parked, nocounter, noctx;
 };
 
 _Static_assert(sizeof(struct inject_stat) == INJ_STAT, "stat layout");
@@ -112,6 +139,12 @@ _Static_assert(sizeof(struct inject_header) == INJ_HDR, "header layout");
 static inline uint64_t inject_results_size(uint64_t nfuncs)
 {
 	return INJ_HDR + (uint64_t)INJ_THREADS * INJ_SBLOCK(nfuncs);
+}
+
+/* Bytes of shared memory for the calling contexts (after the results' blocks), x86-64. */
+static inline uint64_t inject_contexts_size(void)
+{
+	return (uint64_t)INJ_THREADS * INJ_CBLOCK;
 }
 
 /* Bytes of the target's private memory (thread slots) for nfuncs functions. */

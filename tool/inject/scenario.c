@@ -1,4 +1,5 @@
 /* scenario.c - runs of a program with functions measured (scenario.h). */
+#define _GNU_SOURCE /* prlimit */
 #include "scenario.h"
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -34,7 +36,8 @@ static const char *const unwinders[] = {
 struct session {
 	struct inject_transport *t;
 	const struct inject_plan *plan;
-	struct inject_patch *patches; /* the job's, then the unwinders' */
+	const struct inject_event *event; /* the job's */
+	struct inject_patch *patches;     /* the job's, then the unwinders' */
 	size_t npatches, n;           /* n: statistics records */
 	struct symbols *s;
 	struct area areas[MAX_AREAS]; /* areas[0]: the plan's file */
@@ -272,13 +275,28 @@ static int place_areas(struct session *x, struct zerr *err)
 	return 0;
 }
 
+/*
+ * The lowest fd number the payload's counters (--event) may take in the
+ * target: the top INJ_THREADS + 1 numbers under its soft limit of open
+ * files (at most 4096, so that its fd table grows little), so that the
+ * program's own open()s get the numbers they get without zond.
+ */
+static uint64_t counter_fd_base(int64_t pid)
+{
+	struct rlimit r;
+	if (prlimit((pid_t)pid, RLIMIT_NOFILE, NULL, &r) < 0 || r.rlim_cur == RLIM_INFINITY)
+		r.rlim_cur = 1024;
+	uint64_t top = r.rlim_cur < 4096 ? r.rlim_cur : 4096;
+	return top > 2 * (INJ_THREADS + 1) ? top - INJ_THREADS - 1 : top / 2;
+}
+
 /* Prepares the stopped target: areas, results, payload, jumps. */
 static int prepare(struct session *x, struct inject_result *out, struct zerr *err)
 {
 	const struct inject_arch *a = x->plan->arch;
 	struct inject_transport *t = x->t;
 	uint64_t remote;
-	x->shared_len = inject_results_size(x->n);
+	x->shared_len = inject_results_size(x->n) + (a->contexts ? inject_contexts_size() : 0);
 	struct zerr ignored;
 	t->ops->modules(t, add_unwinders, x, &ignored); /* none: nothing throws */
 	free(x->sites);
@@ -304,7 +322,10 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 					   remote + INJ_HDR,
 					   INJ_SBLOCK(x->n),
 					   x->n <= INJ_EDGES_MAX ? INJ_SB_EDGES(x->n) : 0,
-					   x->n};
+					   x->n,
+					   x->event,
+					   x->event ? counter_fd_base(t->pid) : 0,
+					   a->contexts ? remote + inject_results_size(x->n) : 0};
 	for (size_t i = 0; i < x->nareas; i++) {
 		uint8_t *buf = build_area(x, i, &args, err);
 		int rc = buf ? t->ops->write(t, x->areas[i].addr, buf, x->areas[i].len, err) : -1;
@@ -370,11 +391,49 @@ static void read_edges(const struct session *x, const uint8_t *b, struct inject_
 		}
 }
 
+/*
+ * The calling contexts of thread slot t (result thread out->nthreads),
+ * appended to out->contexts: record i's parent is record p of the same
+ * area, read before it.
+ */
+static void read_contexts(const struct session *x, size_t t, struct inject_result *out)
+{
+	const uint8_t *area =
+		(const uint8_t *)x->shared + inject_results_size(x->n) + t * (size_t)INJ_CBLOCK;
+	uint64_t used;
+	memcpy(&used, area + INJ_C_CALLS, 8);
+	if (used > INJ_CTX_MAX)
+		used = INJ_CTX_MAX;
+	size_t *at = zp_xcalloc(used + 1, sizeof *at); /* record i's index in out->contexts */
+	for (uint64_t i = 1; i < used; i++) {
+		const uint8_t *rec = area + i * INJ_CTX;
+		uint64_t key;
+		struct inject_context c = {out->nthreads, INJECT_NO_CALLER, 0, {0}};
+		memcpy(&key, rec + INJ_C_KEY, 8);
+		memcpy(&c.st, rec, sizeof c.st);
+		c.st.min = c.st.min ? ~c.st.min : UINT64_MAX;
+		uint64_t parent = key >> 32;
+		c.callee = (size_t)(key & 0xffffffffu);
+		at[i] = SIZE_MAX;
+		if (parent >= i || c.callee >= x->n || (parent && at[parent] == SIZE_MAX))
+			continue; /* not written whole (a thread stopped while adding it), or below one */
+		if (parent)
+			c.parent = at[parent];
+		at[i] = out->ncontexts;
+		out->contexts =
+			zp_xrealloc(out->contexts, (out->ncontexts + 1) * sizeof *out->contexts);
+		out->contexts[out->ncontexts++] = c;
+	}
+	free(at);
+}
+
 static void read_results(const struct session *x, struct inject_result *out)
 {
 	const struct inject_header *h = x->shared;
 	out->deep = h->deep;
 	out->noslot = h->noslot;
+	out->nocounter = h->nocounter;
+	out->noctx = h->noctx;
 	out->n = x->n;
 	out->nthreads = 0;
 	out->tids = zp_xcalloc(INJ_THREADS, sizeof *out->tids);
@@ -389,6 +448,8 @@ static void read_results(const struct session *x, struct inject_result *out)
 		struct inject_stat *mine = &out->stats[out->nthreads * x->n];
 		if (x->n <= INJ_EDGES_MAX)
 			read_edges(x, b, out);
+		if (x->plan->arch->contexts)
+			read_contexts(x, t, out);
 		out->tids[out->nthreads++] = (int64_t)tid;
 		for (size_t k = 0; k < x->n; k++) {
 			struct inject_stat st, *sum = &mine[k];
@@ -411,6 +472,7 @@ static void session_init(struct session *x, struct inject_transport *t,
 	memset(x, 0, sizeof *x);
 	x->t = t;
 	x->plan = job->plan;
+	x->event = job->event;
 	x->patches = zp_xcalloc(job->npatches + 1, sizeof *x->patches);
 	memcpy(x->patches, job->patches, job->npatches * sizeof *x->patches);
 	x->npatches = job->npatches;
@@ -438,6 +500,13 @@ static int calibrate(const struct inject_job *job, struct inject_result *out, st
 {
 	const struct inject_arch *a = job->plan->arch;
 	int region = job->npatches && job->patches[0].kind != INJECT_FUNCTION;
+	if (job->event)
+		return a->calibrate_event
+			       ? a->calibrate_event(job->event, &out->c0,
+						    region ? NULL : &out->cpair, &out->hz, err)
+			       : zerr_set(err,
+					  "%s: the payload reads no perf_event counter (--event)",
+					  a->name);
 	return region ? a->calibrate_region(&out->c0, &out->hz, err)
 		      : a->calibrate(&out->c0, &out->cpair, &out->hz, err);
 }
@@ -563,6 +632,33 @@ static int give_back_return(const struct session *x, uint64_t slot, uint64_t ret
 	return now == exit_at ? x->t->ops->write(x->t, slot, &ret, 8, err) : 0;
 }
 
+/*
+ * The counters' fds the payload opened in the target (--event), closed:
+ * the process keeps no descriptor of zond's.  Their pages stay mapped, as
+ * the trampolines do: a thread stopped inside the payload may still read one.
+ */
+static int close_counters(const struct session *x, struct zerr *err)
+{
+	if (!x->event || !x->t->ops->close_fd)
+		return 0;
+	size_t len = INJ_PSLOT(x->n);
+	for (size_t t = 0; t < INJ_THREADS; t++) {
+		uint8_t head[INJ_SLOT_HDR];
+		int64_t key, fd, none = -1;
+		uint64_t at = x->slots + t * len;
+		if (x->t->ops->read(x->t, at, head, sizeof head, err) < 0)
+			return -1;
+		memcpy(&key, head + INJ_T_KEY, 8);
+		memcpy(&fd, head + INJ_T_FD, 8);
+		if (!key || fd < 0)
+			continue;
+		if (x->t->ops->write(x->t, at + INJ_T_FD, &none, 8, err) < 0 ||
+		    x->t->ops->close_fd(x->t, (int)fd, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Reads the results and puts the entries and pending returns back (all stopped). */
 static int restore(struct session *x, struct inject_result *out, struct zerr *err)
 {
@@ -570,7 +666,7 @@ static int restore(struct session *x, struct inject_result *out, struct zerr *er
 	for (size_t k = 0; k < x->npatches; k++)
 		if (patch_on(x, k) && unpatch_one(x, k, err) < 0)
 			return -1;
-	if (each_frame(x, give_back_return, err) < 0)
+	if (each_frame(x, give_back_return, err) < 0 || close_counters(x, err) < 0)
 		return -1;
 	/* the trampoline area and the results stay mapped: a thread inside a
 	 * relocated copy or the payload finishes there */
@@ -618,6 +714,7 @@ void inject_result_free(struct inject_result *r)
 	free(r->tids);
 	free(r->stats);
 	free(r->edges);
+	free(r->contexts);
 	memset(r, 0, sizeof *r);
 }
 
@@ -770,6 +867,8 @@ static void split_set(const struct inject_result *all, size_t from, size_t k,
 	out->tids = zp_xcalloc(all->nthreads + 1, sizeof *out->tids);
 	out->stats = zp_xcalloc((all->nthreads + 1) * (k ? k : 1), sizeof *out->stats);
 	out->edges = NULL;
+	out->contexts = NULL; /* a path may cross sets: the sets keep call edges only */
+	out->ncontexts = 0;
 	size_t *thread_of = zp_xcalloc(all->nthreads + 1, sizeof *thread_of);
 	for (size_t t = 0; t < all->nthreads; t++) {
 		uint64_t calls = 0;

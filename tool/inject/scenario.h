@@ -40,6 +40,7 @@ struct inject_job {
 	const struct inject_plan *plan;
 	const struct inject_patch *patches;
 	size_t npatches, nstats;
+	const struct inject_event *event; /* NULL: the architecture's counter (tsc) */
 };
 
 /* The functions scenario's patches: plan->funcs[which[k]] as record k (malloc'ed). */
@@ -57,12 +58,22 @@ struct inject_edge {
 	uint64_t incl; /* compensated ticks, signed like the stats' sums */
 };
 
+/* One calling context of one thread: a record called along one path (results.h). */
+struct inject_context {
+	size_t thread; /* index into tids */
+	size_t parent; /* index into the result's contexts (before this one), or INJECT_NO_CALLER */
+	size_t callee; /* a record */
+	struct inject_stat st; /* calls, incl, self, min (UINT64_MAX: none), max */
+};
+
 struct inject_result {
 	int status; /* wait status of the program */
 	int64_t pid;
 	int64_t start_ns, duration_ns;
-	uint64_t c0, cpair, hz;    /* compensation (ticks) and ticks per second */
+	uint64_t c0, cpair, hz;    /* compensation (payload units) and units per second
+				    * (per 10^9 events of a perf_event counter) */
 	uint64_t deep, noslot;     /* calls not measured, and why */
+	uint64_t nocounter;        /* threads whose counter (job->event) could not be opened */
 	uint64_t open;             /* calls never returned (counted, not timed) */
 	size_t n;                  /* the job's nstats */
 	size_t nthreads;           /* threads that ran measured code */
@@ -70,6 +81,9 @@ struct inject_result {
 	struct inject_stat *stats; /* nthreads * n: thread t's record k at t * n + k */
 	struct inject_edge *edges; /* none when more than INJ_EDGES_MAX records */
 	size_t nedges;
+	struct inject_context *contexts; /* where the architecture keeps them (not cyclic sets) */
+	size_t ncontexts;
+	uint64_t noctx;   /* calls with no context: a thread's table was full */
 	uint64_t periods; /* cyclic: the periods this set was measured */
 };
 

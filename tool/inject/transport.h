@@ -37,6 +37,9 @@
  *   ended         (optional, may be NULL: never) whether the target has
  *                 ended, without waiting; 1 with its wait status (-1 when
  *                 not known: an attached process), else 0
+ *   close_fd      (optional, may be NULL) closes descriptor fd of the stopped
+ *                 target (the payload's counters, before an attached
+ *                 process is released for good)
 
  */
 #ifndef ZOND_INJECT_TRANSPORT_H
@@ -76,6 +79,7 @@ struct inject_transport_ops {
 	int (*wait)(struct inject_transport *t, int *status, struct zerr *err);
 	void (*close)(struct inject_transport *t);
 	int (*ended)(struct inject_transport *t, int *status);
+	int (*close_fd)(struct inject_transport *t, int fd, struct zerr *err);
 };
 
 /*

@@ -288,8 +288,13 @@ static int open_dwfl(struct elf_file *f, struct zerr *err)
 	if (!f->dwfl)
 		return zerr_set(err, "%s: %s", f->path, dwfl_errmsg(-1));
 	dwfl_report_begin(f->dwfl);
-	/* Bias 0: libdwfl's addresses are then the file's link-time addresses. */
-	f->mod = dwfl_report_elf(f->dwfl, f->path, f->path, -1, 0, true);
+	/* Opened here with O_CLOEXEC (libdwfl's own open has none, and a program
+	 * zond starts would inherit the descriptor); libdwfl keeps it on success.
+	 * Bias 0: libdwfl's addresses are then the file's link-time addresses. */
+	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	f->mod = fd >= 0 ? dwfl_report_elf(f->dwfl, f->path, f->path, fd, 0, true) : NULL;
+	if (!f->mod && fd >= 0)
+		close(fd);
 	if (dwfl_report_end(f->dwfl, NULL, NULL) != 0 || !f->mod)
 		return zerr_set(err, "%s: damaged ELF file (%s)", f->path, dwfl_errmsg(-1));
 	return 0;

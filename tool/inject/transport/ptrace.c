@@ -491,6 +491,13 @@ static void pt_close(struct inject_transport *t)
 	free(p);
 }
 
+static int pt_close_fd(struct inject_transport *t, int fd, struct zerr *err)
+{
+	const uint64_t args[6] = {(uint64_t)fd};
+	int64_t ret;
+	return remote_syscall(as_target(t), SYS_close, args, &ret, err);
+}
+
 static const struct inject_transport_ops ptrace_ops = {
 	.read = pt_read,
 	.write = pt_write,
@@ -508,6 +515,7 @@ static const struct inject_transport_ops ptrace_ops = {
 	.wait = pt_wait,
 	.close = pt_close,
 	.ended = pt_ended,
+	.close_fd = pt_close_fd,
 };
 
 /* /proc/PID/mem and a syscall instruction of the stopped target; 0 or -1 with err. */

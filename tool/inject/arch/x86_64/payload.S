@@ -10,7 +10,8 @@
  * so at za_entry (%rsp) is the relocated copy (the id 9 bytes before it)
  * and 8(%rsp) the return address.  The entry takes a frame on the thread's
  * shadow stack, saves the real return address there, puts za_exit in its
- * place, reads the counter last (lfence; rdtsc) and returns into the copy.
+ * place, reads the counter last (COUNT: lfence; rdtsc, or with --event the
+ * thread's perf_event counter, za_read) and returns into the copy.
  * It keeps every register but rflags (not preserved across calls): the
  * argument registers (rdi, rsi, rdx, rcx, r8, r9, rax for varargs, r10
  * for a static chain) and all vector registers are untouched or restored.
@@ -25,6 +26,10 @@
  * caller's entry, is the one mispredicted return per call).  The jump
  * reads the address from the red zone just given back, which the kernel
  * never lets a signal frame overwrite.
+ * With za_ctxs set, the entry also finds the frame's calling context (the
+ * child for its function of the frame below's, za_ctx: a hash table of the
+ * thread's paths in the shared results) and counts the call there; the
+ * exit adds its times to it.
  * It keeps every register but rflags too, not only the return values (rax,
  * rdx, vector and x87 registers): with -fipa-ra (GCC's default at -O2) a
  * caller relies on a callee in its unit leaving the caller-saved registers
@@ -42,6 +47,8 @@
  * open-addressed table claimed with lock cmpxchg.
  */
 #include "../../results.h"
+
+#include "payload.h"
 
 #define ACTIVE INJ_ACTIVE
 
@@ -61,7 +68,11 @@ za_blocks:	.quad 0	/* the shared blocks, one per thread slot */
 za_blocksize:	.quad 0
 za_edges:	.quad 0	/* where in a shared block its call edges start, 0: none */
 za_nfuncs:	.quad 0
-	.quad 0, 0, 0, 0, 0
+za_event:	.quad 0	/* 0: the counter is the TSC; 1: the thread's perf_event fd, read() */
+za_fdbase:	.quad 0	/* the lowest fd number the counters' fds may take */
+za_ctxs:	.quad 0	/* the calling contexts' areas (results.h), 0: none kept */
+	.quad 0, 0
+za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
 
 /*
  * SLOT: r11 = this thread's slot as za_slot finds it, the common case (the
@@ -136,6 +147,9 @@ za_slot:
 	imul za_blocksize(%rip), %rdx
 	add za_blocks(%rip), %rdx
 	mov %rdx, INJ_T_SHARED(%r11)
+	imul $INJ_CBLOCK, %rax, %rcx	/* its calling contexts' area */
+	add za_ctxs(%rip), %rcx
+	mov %rcx, INJ_T_CTX(%r11)
 	push %r11			/* and the thread's id, once */
 	push %rdx
 	mov $186, %eax			/* SYS_gettid; clobbers rcx, r11 */
@@ -143,6 +157,11 @@ za_slot:
 	pop %rdx
 	pop %r11
 	mov %rax, INJ_SB_TID(%rdx)
+	call za_populate
+	movq $-1, INJ_T_FD(%r11)
+	cmpq $0, za_event(%rip)
+	je 3f
+	call za_open
 	jmp 3f
 4:	cmp %rcx, INJ_T_KEY(%r11)
 	je 3f
@@ -152,6 +171,248 @@ za_slot:
 	jnz 1b
 	xor %r11d, %r11d
 3:	ret
+
+/*
+ * The memory a thread's measured calls write, mapped in at once when its
+ * slot (r11) is claimed (madvise MADV_POPULATE_WRITE, Linux 5.14; older
+ * kernels refuse it, and the pages come at first touch as before): its
+ * slot, its shared block and its calling contexts' area.  Otherwise the
+ * first touch of each page (a new frame's depth, a new call edge, a new
+ * context's record and hash entry) faults inside a measured caller's
+ * interval: microseconds each, which no calibration sees.  Keeps every
+ * register but rflags.
+ */
+za_populate:
+	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r11
+	mov %r11, %rdi
+	mov za_slotsize(%rip), %rsi
+	call 1f
+	mov (%rsp), %r11
+	mov INJ_T_SHARED(%r11), %rdi
+	mov za_blocksize(%rip), %rsi
+	call 1f
+	mov (%rsp), %r11
+	cmpq $0, za_ctxs(%rip)
+	je 9f
+	mov INJ_T_CTX(%r11), %rdi
+	mov $INJ_CBLOCK, %esi
+	call 1f
+9:	pop %r11
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret
+1:	lea 4095(%rdi, %rsi), %rsi	/* madvise rdi, rsi bytes, in whole pages */
+	and $-4096, %rdi
+	and $-4096, %rsi
+	sub %rdi, %rsi
+	mov $23, %edx			/* MADV_POPULATE_WRITE */
+	mov $28, %eax			/* SYS_madvise; clobbers rcx, r11 */
+	syscall
+	ret
+
+/*
+ * The thread's counter (za_event 1), opened when its slot (r11) is
+ * claimed, that is at its first measured call: perf_event_open of
+ * za_attr for this thread, moved to the lowest free fd from za_fdbase
+ * up (F_DUPFD_CLOEXEC), so that the numbers the program's own open()s get
+ * stay as without zond, and closed at exec; its page mapped (za_read's
+ * rdpmc).  Both go to the slot; fd -1 and the header's nocounter counted
+ * when it cannot be had.  Keeps every register but rflags.
+ */
+za_open:
+	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %r11			/* the slot, at (%rsp) */
+	lea za_attr(%rip), %rdi
+	xor %esi, %esi			/* this thread */
+	mov $-1, %rdx			/* any cpu */
+	mov $-1, %r10			/* no group */
+	mov $8, %r8d			/* PERF_FLAG_FD_CLOEXEC */
+	mov $298, %eax			/* SYS_perf_event_open */
+	syscall
+	test %rax, %rax
+	js 8f
+	mov %rax, %r8			/* the fd as opened, the lowest free */
+	mov %rax, %rdi
+	mov $1030, %esi			/* F_DUPFD_CLOEXEC */
+	mov za_fdbase(%rip), %rdx
+	mov $72, %eax			/* SYS_fcntl */
+	syscall
+	mov %rax, %rsi
+	mov %r8, %rdi
+	mov $3, %eax			/* SYS_close: the low number is free again */
+	syscall
+	mov %rsi, %rax
+	test %rax, %rax
+	js 8f
+	mov (%rsp), %r11
+	mov %rax, INJ_T_FD(%r11)
+	mov %rax, %r8			/* its page, for rdpmc where the kernel allows */
+	xor %edi, %edi
+	mov $4096, %esi
+	mov $1, %edx			/* PROT_READ */
+	mov $1, %r10d			/* MAP_SHARED */
+	xor %r9d, %r9d
+	mov $9, %eax			/* SYS_mmap */
+	syscall
+	cmp $-4096, %rax
+	jbe 7f
+	xor %eax, %eax			/* none: read() it is */
+7:	mov (%rsp), %r11
+	mov %rax, INJ_T_PAGE(%r11)
+	jmp 9f
+8:	mov za_shm(%rip), %rax
+	lock incq INJ_H_NOCOUNTER(%rax)
+9:	pop %r11
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret
+
+/*
+ * rax = the thread's perf_event counter (slot r11), 0 when it has none.
+ * With rdpmc allowed on its page (cap_user_rdpmc: a hardware event the
+ * kernel has scheduled on a counter, index > 0) the counter is read in
+ * user mode, by the kernel's seqlock protocol for self-monitoring
+ * (include/uapi/linux/perf_event.h); otherwise read() from its fd.
+ * Keeps every other register but rflags.
+ */
+za_read:
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r11
+	mov INJ_T_PAGE(%r11), %rsi
+	test %rsi, %rsi
+	jz 5f
+1:	mov PG_LOCK(%rsi), %edi		/* the sequence the values belong to */
+	testb $PG_CAP_RDPMC, PG_CAPS(%rsi)
+	jz 5f
+	mov PG_INDEX(%rsi), %ecx
+	test %ecx, %ecx
+	jz 5f				/* not on a counter now */
+	dec %ecx
+	lfence
+	rdpmc
+	shl $32, %rdx
+	or %rdx, %rax
+	movzwl PG_WIDTH(%rsi), %ecx
+	neg %ecx
+	add $64, %ecx
+	shl %cl, %rax			/* sign-extended from the counter's width */
+	sar %cl, %rax
+	add PG_OFFSET(%rsi), %rax
+	cmp PG_LOCK(%rsi), %edi
+	jne 1b				/* the kernel updated it meanwhile */
+	jmp 9f
+5:	push $0				/* the value read */
+	mov INJ_T_FD(%r11), %rdi
+	test %rdi, %rdi
+	js 8f
+	mov %rsp, %rsi
+	mov $8, %edx
+	xor %eax, %eax			/* SYS_read */
+	syscall
+8:	pop %rax
+9:	pop %r11
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	ret
+
+/* COUNT: rax = the counter now (r11 = the thread's slot); clobbers rdx (and flags). */
+	.macro COUNT
+	cmpq $0, za_event(%rip)
+	jne 20f
+	lfence
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	jmp 21f
+20:	call za_read
+21:
+	.endm
+
+/*
+ * The calling context of the new frame rcx (function rdx, slot r11) into
+ * its INJ_F_CTX: the child for rdx of the frame below's context (none
+ * below: a root call), found in the thread's hash table or added; 0, and
+ * the header's noctx counted, when the table is full or the parent has
+ * none.  Keeps every register but rax (and flags).
+ */
+za_ctx:
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	xor %esi, %esi			/* the parent's record, 0: a root call */
+	lea INJ_SLOT_HDR(%r11), %rax
+	cmp %rax, %rcx
+	je 1f
+	mov INJ_F_CTX - INJ_FRAME(%rcx), %rsi
+	test %rsi, %rsi
+	jz 8f
+1:	mov INJ_T_CTX(%r11), %rdi
+	mov %rsi, %r9
+	shl $32, %r9
+	or %rdx, %r9			/* the key */
+	movabs $0x9e3779b97f4a7c15, %rax
+	imul %r9, %rax
+	shr $(64 - INJ_CTX_HASH_BITS), %rax
+2:	mov INJ_CB_HASH(%rdi, %rax, 4), %r8d
+	test %r8d, %r8d
+	jz 4f				/* not there: added */
+	mov %r8, %rsi
+	shl $6, %rsi			/* INJ_CTX == 64 */
+	cmp %r9, INJ_C_KEY(%rdi, %rsi)
+	je 7f
+	inc %eax
+	and $(INJ_CTX_HASH - 1), %eax
+	jmp 2b
+4:	mov INJ_C_CALLS(%rdi), %r8	/* record 0 counts the records used */
+	test %r8, %r8
+	jnz 5f
+	mov $1, %r8d
+5:	cmp $INJ_CTX_MAX, %r8
+	jae 8f
+	lea 1(%r8), %rsi
+	mov %rsi, INJ_C_CALLS(%rdi)
+	mov %r8, %rsi
+	shl $6, %rsi
+	mov %r9, INJ_C_KEY(%rdi, %rsi)
+	mov %r8d, INJ_CB_HASH(%rdi, %rax, 4)
+7:	incq INJ_C_CALLS(%rdi, %rsi)	/* counted at entry, as calls that never return are */
+	mov %r8, INJ_F_CTX(%rcx)
+	jmp 9f
+8:	movq $0, INJ_F_CTX(%rcx)
+	mov za_shm(%rip), %rax
+	lock incq INJ_H_NOCTX(%rax)
+9:	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	ret
 
 /* MINMAX as a function, for the region probe. */
 za_minmax:
@@ -212,22 +473,22 @@ za_entry:
 	mov INJ_T_SHARED(%r11), %rcx
 	incl INJ_SB_OPEN(%rcx, %rdx, 4)	/* open until it returns */
 	shl $6, %rax			/* INJ_FRAME == 64 */
-	lea INJ_SLOT_HDR(%r11, %rax), %r11
-	mov %rdx, INJ_F_ID(%r11)
+	lea INJ_SLOT_HDR(%r11, %rax), %rcx	/* the frame */
+	mov %rdx, INJ_F_ID(%rcx)
 	mov 40(%rsp), %rax
-	mov %rax, INJ_F_RET(%r11)
+	mov %rax, INJ_F_RET(%rcx)
 	lea 40(%rsp), %rax
-	mov %rax, INJ_F_SLOT(%r11)
+	mov %rax, INJ_F_SLOT(%rcx)
 	xor %eax, %eax
-	mov %rax, INJ_F_CHILD(%r11)
-	mov %rax, INJ_F_NDESC(%r11)
+	mov %rax, INJ_F_CHILD(%rcx)
+	mov %rax, INJ_F_NDESC(%rcx)
 	lea za_exit(%rip), %rax
 	mov %rax, 40(%rsp)
-	lfence
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
-	mov %rax, INJ_F_START(%r11)
+	cmpq $0, za_ctxs(%rip)
+	je 1f
+	call za_ctx
+1:	COUNT
+	mov %rax, INJ_F_START(%rcx)
 .Lgo:	pop %r11
 	pop %rdx
 	pop %rcx
@@ -253,13 +514,19 @@ za_exit:
 	push %r8
 	push %r9
 	push %r10			/* the return address slot at 72(%rsp) */
+	cmpq $0, za_event(%rip)
+	jne 1f
 	lfence				/* after the function's last instruction */
 	rdtsc
 	shl $32, %rdx
 	or %rdx, %rax
 	mov %rax, %r8			/* now */
 	SLOT
-	lea 72(%rsp), %rdx		/* where the entry found the return address */
+	jmp 2f
+1:	SLOT				/* a perf_event counter: its fd is the slot's */
+	call za_read
+	mov %rax, %r8
+2:	lea 72(%rsp), %rdx		/* where the entry found the return address */
 	DROP
 	mov INJ_T_DEPTH(%r11), %rax	/* the top frame is this call's */
 	dec %rax
@@ -271,7 +538,8 @@ za_exit:
 	mov %rcx, 72(%rsp)
 	mov %r8, %rsi			/* inclusive, compensated; signed, so that */
 	sub INJ_F_START(%rdi), %rsi	/* sums stay consistent where the */
-	sub za_c0(%rip), %rsi		/* compensation overshoots a short call */
+	shl $ZA_FRAC, %rsi		/* compensation overshoots a short call; */
+	sub za_c0(%rip), %rsi		/* in 1/2^ZA_FRAC ticks (payload.h) */
 	mov INJ_F_NDESC(%rdi), %r9
 	mov %r9, %rcx
 	imul za_cpair(%rip), %rcx
@@ -310,10 +578,25 @@ za_exit:
 	add %r9, %r8
 	incq INJ_E_CALLS(%r8)
 	add %rsi, INJ_E_INCL(%r8)
-62:	test %rsi, %rsi			/* one call's cost is at least 0 */
+62:	xor %edx, %edx			/* its calling context's record, 0: none */
+	cmpq $0, za_ctxs(%rip)
+	je 63f
+	mov INJ_F_CTX(%rdi), %rdx
+	test %rdx, %rdx
+	jz 63f
+	shl $6, %rdx			/* INJ_CTX == 64 */
+	add INJ_T_CTX(%r11), %rdx
+	add %rsi, INJ_C_INCL(%rdx)
+	add %r10, INJ_C_SELF(%rdx)
+63:	test %rsi, %rsi			/* one call's cost is at least 0 */
 	jns 60f
 	xor %esi, %esi
 60:	MINMAX
+	test %rdx, %rdx
+	jz 64f
+	mov %rdx, %rcx			/* the context's min and max too */
+	MINMAX
+64:
 	pop %r10
 	pop %r9
 	pop %r8
@@ -336,10 +619,8 @@ za_from:
 	jz 1f
 	cmpq $0, INJ_T_RSTART(%r11)
 	jne 1f				/* on already: the first FROM counts */
-	lfence
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
+	COUNT
+	bts $63, %rax			/* never 0, which means off (a count may be 0) */
 	mov %rax, INJ_T_RSTART(%r11)
 1:	pop %r11
 	pop %rdx
@@ -355,19 +636,18 @@ za_to:
 	push %rdx
 	push %r11
 	push %rsi			/* the stub's return address at 48(%rsp) */
-	lfence
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
-	mov %rax, %rsi
 	call za_slot
 	test %r11, %r11
 	jz 9f
+	COUNT
+	mov %rax, %rsi
 	mov INJ_T_RSTART(%r11), %rax
 	test %rax, %rax
 	jz 9f
+	btr $63, %rax
 	movq $0, INJ_T_RSTART(%r11)
 	sub %rax, %rsi
+	shl $ZA_FRAC, %rsi
 	sub za_c0(%rip), %rsi
 	jns 1f
 	xor %esi, %esi

@@ -3,26 +3,52 @@
  * uses it: the blob with its header filled, the per-function stubs, and
  * the payload's cost measured by running the very same code here.
  *
- * Counter: rdtsc after lfence (the invariant TSC).  Hardware event counters
- * (rdpmc) are not used: the development VM has no PMU, so rdtsc is the only
- * counter zond inject reads today.
+ * Counter: rdtsc after lfence (the invariant TSC), or with --event a
+ * perf_event counter each thread of the target opens for itself at its
+ * first measured call and reads with rdpmc where the kernel allows, read()
+ * otherwise (payload.S: za_open, za_read).  The calibration runs the same
+ * payload here with the same counter (zond's own thread opens one).
  */
 #if defined(ZOND_HAVE_ZYDIS) && defined(__x86_64__)
 #include <errno.h>
+#include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 #include <x86intrin.h>
 
 #include "../../arch.h"
 #include "../../results.h"
+#include "payload.h"
 #include "util/clock.h"
 
 extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[], za_to[],
 	za_unwind[], za_safe[];
 
-#define STUB_LEN        9  /* .long id; call rel32 */
+#define STUB_LEN 9   /* .long id; call rel32 */
+#define ZA_HEAD  128 /* the blob's header, then the event's attr (payload.S) */
+
+_Static_assert(sizeof(struct perf_event_attr) <= ZA_ATTR, "payload.S's room for the attr");
+_Static_assert(offsetof(struct perf_event_mmap_page, lock) == PG_LOCK &&
+		       offsetof(struct perf_event_mmap_page, index) == PG_INDEX &&
+		       offsetof(struct perf_event_mmap_page, offset) == PG_OFFSET &&
+		       offsetof(struct perf_event_mmap_page, capabilities) == PG_CAPS &&
+		       offsetof(struct perf_event_mmap_page, pmc_width) == PG_WIDTH,
+	       "payload.S's view of the perf_event page");
+
+/* The attr the payload opens an event's counter with, for the thread that opens it. */
+static void event_attr(const struct inject_event *ev, struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof *attr);
+	attr->size = sizeof *attr;
+	attr->type = ev->type;
+	attr->config = ev->config;
+	attr->exclude_kernel = ev->exclude_kernel != 0;
+	attr->exclude_hv = 1;
+}
 #define REGION_STUB_LEN 22 /* .long id; lea -128(%rsp),%rsp; call rel32; lea 128(%rsp),%rsp */
 
 size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a)
@@ -31,9 +57,15 @@ size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_paylo
 	if (n > cap)
 		return 0;
 	memcpy(out, za_blob, n);
-	uint64_t head[11] = {a->shm,  a->threads, a->slot_size,  a->stats, a->c0,    a->cpair,
-			     a->exit, a->blocks,  a->block_size, a->edges, a->nfuncs};
+	uint64_t head[14] = {a->shm,    a->threads,       a->slot_size, a->stats,      a->c0,
+			     a->cpair,  a->exit,          a->blocks,    a->block_size, a->edges,
+			     a->nfuncs, a->event != NULL, a->fd_base,   a->contexts};
 	memcpy(out, head, sizeof head);
+	if (a->event) {
+		struct perf_event_attr attr;
+		event_attr(a->event, &attr);
+		memcpy(out + ZA_HEAD, &attr, sizeof attr);
+	}
 	return n;
 }
 
@@ -70,7 +102,7 @@ size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32
 	return REGION_STUB_LEN;
 }
 
-/* TSC ticks per second over 20 ms of the monotonic clock. */
+/* TSC ticks per second over 20 ms of the monotonic clock, in the payload's units (payload.h). */
 static uint64_t tsc_hz(void)
 {
 	uint64_t n0 = (uint64_t)clock_now_ns(CLOCK_MONOTONIC), t0 = __rdtsc(), n1, t1;
@@ -78,76 +110,65 @@ static uint64_t tsc_hz(void)
 		n1 = (uint64_t)clock_now_ns(CLOCK_MONOTONIC);
 		t1 = __rdtsc();
 	} while (n1 - n0 < 20000000u);
-	return (uint64_t)((unsigned __int128)(t1 - t0) * 1000000000u / (n1 - n0));
+	return (uint64_t)(((unsigned __int128)(t1 - t0) << ZA_FRAC) * 1000000000u / (n1 - n0));
 }
 
-/* The incl sum of record 0 over every block of the results at res. */
-static uint64_t incl_sum(const uint8_t *res)
+#define CAL_FUNCS  3   /* the calibration's records: outer, inner, outer of plain calls */
+#define CAL_CALLS  200 /* calls per round */
+#define CAL_ROUNDS 50
+
+/* The incl sum of record k over every block of the calibration's results at res. */
+static uint64_t incl_sum(const uint8_t *res, size_t k)
 {
 	uint64_t sum = 0;
 	for (size_t t = 0; t < INJ_THREADS; t++) {
 		const struct inject_stat *st =
-			(const void *)(res + INJ_HDR + t * (size_t)INJ_SBLOCK(1) + INJ_SB_STATS(1));
+			(const void *)(res + INJ_HDR + t * (size_t)INJ_SBLOCK(CAL_FUNCS) +
+				       INJ_SB_STATS(CAL_FUNCS) + k * INJ_STAT);
 		sum += st->incl;
 	}
 	return sum;
 }
 
-/*
- * Ticks per call of fn, and the mean measured interval per call the
- * results at res saw, from the round of 200 calls that took least time of 50.
- */
-static uint64_t ticks_per_call(void (*fn)(void), const uint8_t *res, uint64_t *inside)
-{
-	uint64_t best = UINT64_MAX;
-	for (int r = 0; r < 50; r++) {
-		uint64_t incl0 = res ? incl_sum(res) : 0;
-		_mm_lfence();
-		uint64_t t0 = __rdtsc();
-		for (int i = 0; i < 200; i++)
-			fn();
-		_mm_lfence();
-		uint64_t d = (__rdtsc() - t0) / 200;
-		if (d < best) {
-			best = d;
-			if (res)
-				*inside = (incl_sum(res) - incl0) / 200;
-		}
-	}
-	return best;
-}
-
-/* The payload running inside zond, on results of one record, for calibration. */
+/* The payload running inside zond, on results of CAL_FUNCS records, for calibration. */
 struct bench {
 	uint8_t *res, *slots, *code, *free_at; /* free_at: first byte after the blob */
-	size_t len;
+	size_t len, res_len;
+	const struct inject_event *event; /* NULL: the TSC */
 };
 
-static int bench_open(struct bench *b, struct zerr *err)
+static int bench_open(struct bench *b, const struct inject_event *ev, struct zerr *err)
 {
 	size_t blob = (size_t)(za_blob_end - za_blob);
-	uint64_t size = (inject_results_size(1) + 63) & ~(uint64_t)63;
+	uint64_t results = inject_results_size(CAL_FUNCS);
+	b->res_len = results + inject_contexts_size(); /* mapped: touched pages only */
 	b->len = 2 * 4096;
-	b->res = aligned_alloc(64, size);
-	b->slots = calloc(1, inject_slots_size(1));
+	b->res = mmap(NULL, b->res_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	b->slots = calloc(1, inject_slots_size(CAL_FUNCS));
 	b->code = mmap(NULL, b->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!b->res || !b->slots || b->code == MAP_FAILED) {
-		free(b->res);
+	if (b->res == MAP_FAILED || !b->slots || b->code == MAP_FAILED) {
+		if (b->res != MAP_FAILED)
+			munmap(b->res, b->res_len);
+		if (b->code != MAP_FAILED)
+			munmap(b->code, b->len);
 		free(b->slots);
 		return zerr_set(err, "calibrating the payload: %s", strerror(errno));
 	}
-	memset(b->res, 0, size);
+	b->event = ev;
 	struct inject_payload_args a = {(uint64_t)b->res,
 					(uint64_t)b->slots,
-					INJ_PSLOT(1),
-					INJ_SB_STATS(1),
+					INJ_PSLOT(CAL_FUNCS),
+					INJ_SB_STATS(CAL_FUNCS),
 					0,
 					0,
 					inject_x86_64_exit_addr((uint64_t)b->code),
 					(uint64_t)(b->res + INJ_HDR),
-					INJ_SBLOCK(1),
-					0,
-					1};
+					INJ_SBLOCK(CAL_FUNCS),
+					INJ_SB_EDGES(CAL_FUNCS),
+					CAL_FUNCS,
+					ev,
+					3,
+					(uint64_t)(b->res + results)};
 	inject_x86_64_payload(b->code, b->len, &a);
 	b->free_at = b->code + ((blob + 63) & ~(size_t)63);
 	return 0;
@@ -161,46 +182,140 @@ static int bench_ready(struct bench *b, struct zerr *err)
 	return zerr_set(err, "calibrating the payload: %s", strerror(errno));
 }
 
+/* 0 when every thread that ran the payload here had its counter; -1 with err set. */
+static int bench_counted(const struct bench *b, struct zerr *err)
+{
+	const struct inject_header *h = (const void *)b->res;
+	return h->nocounter ? zerr_set(err, "calibrating the payload: its counter cannot be "
+					    "opened (perf_event_open)")
+			    : 0;
+}
+
+/* Frees the bench, closing the counters the payload opened here (and their pages). */
 static void bench_close(struct bench *b)
 {
+	for (size_t t = 0; t < INJ_THREADS; t++) {
+		const uint8_t *slot = b->slots + t * (size_t)INJ_PSLOT(CAL_FUNCS);
+		int64_t key, fd;
+		uint64_t page;
+		memcpy(&key, slot + INJ_T_KEY, 8);
+		memcpy(&fd, slot + INJ_T_FD, 8);
+		memcpy(&page, slot + INJ_T_PAGE, 8);
+		if (!key || !b->event)
+			continue;
+		if (page)
+			munmap((void *)(uintptr_t)page, 4096);
+		if (fd >= 0)
+			close((int)fd);
+	}
 	munmap(b->code, b->len);
-	free(b->res);
+	munmap(b->res, b->res_len);
 	free(b->slots);
 }
 
-int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err)
+/*
+ * At out (address at): a function's relocated copy that calls target
+ * CAL_CALLS times in a loop (push %rbx; mov $N,%ebx; 1: call target;
+ * dec %ebx; jnz 1b; pop %rbx; ret), as a program's loop calls a small
+ * function; returns its length.
+ */
+static size_t put_loop(uint8_t *out, uint64_t at, uint64_t target)
+{
+	static const uint8_t head[] = {0x53, 0xbb, CAL_CALLS, 0, 0, 0};
+	static const uint8_t tail[] = {0xff, 0xcb, 0x75, 0xf7, 0x5b, 0xc3}; /* jnz: to the call */
+	memcpy(out, head, sizeof head);
+	out[sizeof head] = 0xe8;
+	int32_t rel = (int32_t)(target - (at + sizeof head + 5));
+	memcpy(out + sizeof head + 1, &rel, 4);
+	memcpy(out + sizeof head + 5, tail, sizeof tail);
+	return sizeof head + 5 + sizeof tail;
+}
+
+/* The median of n values (reordered). */
+static uint64_t median(uint64_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[n / 2];
+}
+
+/* The payload's units per second of the counter: the TSC's, or per 10^9 events. */
+static uint64_t units_hz(const struct inject_event *ev)
+{
+	return ev ? (uint64_t)1000000000 << ZA_FRAC : tsc_hz();
+}
+
+/*
+ * The payload's cost as a measured caller pays it.  Three functions run
+ * under the payload here, as in a target: `outer` calls the measured empty
+ * function `inner` CAL_CALLS times in a loop, `plain_outer` the same loop
+ * calling an unmeasured empty function.  The difference of the two outer
+ * intervals per call is cpair, what one measured call adds to its measured
+ * caller's interval: the whole path the caller pays, its frame's update, the
+ * call edge and the calling context included (a calibration without a
+ * measured caller skipped the first two: 2-3 ns per nested call short on
+ * the development VM).  c0 is
+ * inner's own interval (its body is empty).  Medians of CAL_ROUNDS rounds:
+ * the program pays the usual cost, not the luckiest.
+ */
+static int calibrate_with(const struct inject_event *ev, uint64_t *c0, uint64_t *cpair,
+			  uint64_t *hz, struct zerr *err)
 {
 	struct bench b;
-	if (bench_open(&b, err) < 0)
+	if (bench_open(&b, ev, err) < 0)
 		return -1;
-	uint8_t *stub = b.free_at, *plain = b.code + 4096;
-	inject_x86_64_stub(stub, (uint64_t)stub, (uint64_t)b.code, 0, INJECT_FUNCTION);
-	stub[STUB_LEN] = 0xc3; /* the relocated copy of an empty function */
+	uint8_t *inner = b.free_at, *outer = inner + 64, *plain_outer = outer + 64;
+	uint8_t *plain = b.code + 4096;
+	inject_x86_64_stub(inner, (uint64_t)inner, (uint64_t)b.code, 1, INJECT_FUNCTION);
+	inner[STUB_LEN] = 0xc3; /* the relocated copy of an empty function */
 	plain[0] = 0xc3;
+	inject_x86_64_stub(outer, (uint64_t)outer, (uint64_t)b.code, 0, INJECT_FUNCTION);
+	put_loop(outer + STUB_LEN, (uint64_t)outer + STUB_LEN, (uint64_t)inner + 4);
+	inject_x86_64_stub(plain_outer, (uint64_t)plain_outer, (uint64_t)b.code, 2,
+			   INJECT_FUNCTION);
+	put_loop(plain_outer + STUB_LEN, (uint64_t)plain_outer + STUB_LEN, (uint64_t)plain);
 	if (bench_ready(&b, err) < 0) {
 		bench_close(&b);
 		return -1;
 	}
-	void (*measured)(void) = (void (*)(void))(uintptr_t)(stub + 4);
-	void (*bare)(void) = (void (*)(void))(uintptr_t)plain;
-	uint64_t inside = 0;
-	uint64_t with = ticks_per_call(measured, b.res, &inside);
-	uint64_t without = ticks_per_call(bare, NULL, NULL);
-	*c0 = inside; /* an empty body: its whole interval is the payload's */
-	*cpair = with > without ? with - without : 0;
-	*hz = tsc_hz();
+	void (*with)(void) = (void (*)(void))(uintptr_t)(outer + 4);
+	void (*without)(void) = (void (*)(void))(uintptr_t)(plain_outer + 4);
+	uint64_t pair[CAL_ROUNDS], inside[CAL_ROUNDS];
+	for (int r = 0; r < CAL_ROUNDS; r++) {
+		uint64_t o = incl_sum(b.res, 0), i = incl_sum(b.res, 1), p = incl_sum(b.res, 2);
+		with();
+		without();
+		o = incl_sum(b.res, 0) - o;
+		p = incl_sum(b.res, 2) - p;
+		pair[r] = o > p ? (o - p) / CAL_CALLS : 0;
+		inside[r] = (incl_sum(b.res, 1) - i) / CAL_CALLS;
+	}
+	*c0 = median(inside, CAL_ROUNDS);
+	*cpair = median(pair, CAL_ROUNDS);
+	*hz = units_hz(ev);
+	int rc = bench_counted(&b, err);
 	bench_close(&b);
-	return 0;
+	return rc;
+}
+
+int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err)
+{
+	return calibrate_with(NULL, c0, cpair, hz, err);
 }
 
 /*
  * The region probes' own part of a pass: a function whose body is the
  * FROM stub, a jmp over the TO stub's id, the TO stub and ret.
  */
-int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
+static int calibrate_region_with(const struct inject_event *ev, uint64_t *c0, uint64_t *hz,
+				 struct zerr *err)
 {
 	struct bench b;
-	if (bench_open(&b, err) < 0)
+	if (bench_open(&b, ev, err) < 0)
 		return -1;
 	uint8_t *from = b.free_at;
 	size_t n =
@@ -214,12 +329,31 @@ int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
 		bench_close(&b);
 		return -1;
 	}
-	uint64_t inside = 0;
-	ticks_per_call((void (*)(void))(uintptr_t)(from + 4), b.res, &inside);
-	*c0 = inside;
-	*hz = tsc_hz();
+	void (*pass)(void) = (void (*)(void))(uintptr_t)(from + 4);
+	uint64_t inside[CAL_ROUNDS];
+	for (int r = 0; r < CAL_ROUNDS; r++) {
+		uint64_t i = incl_sum(b.res, 0);
+		for (int k = 0; k < CAL_CALLS; k++)
+			pass();
+		inside[r] = (incl_sum(b.res, 0) - i) / CAL_CALLS;
+	}
+	*c0 = median(inside, CAL_ROUNDS);
+	*hz = units_hz(ev);
+	int rc = bench_counted(&b, err);
 	bench_close(&b);
-	return 0;
+	return rc;
+}
+
+int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
+{
+	return calibrate_region_with(NULL, c0, hz, err);
+}
+
+int inject_x86_64_calibrate_event(const struct inject_event *ev, uint64_t *c0, uint64_t *cpair,
+				  uint64_t *hz, struct zerr *err)
+{
+	return cpair ? calibrate_with(ev, c0, cpair, hz, err)
+		     : calibrate_region_with(ev, c0, hz, err);
 }
 #else
 typedef int zond_no_x86_64_payload; /* ISO C: a translation unit is not empty */

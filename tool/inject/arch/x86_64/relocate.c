@@ -386,6 +386,8 @@ size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32
 			  enum inject_probe kind);
 int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err);
 int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err);
+int inject_x86_64_calibrate_event(const struct inject_event *ev, uint64_t *c0, uint64_t *cpair,
+				  uint64_t *hz, struct zerr *err);
 
 const struct inject_arch inject_arch_x86_64 = {
 	.name = "x86_64",
@@ -401,7 +403,9 @@ const struct inject_arch inject_arch_x86_64 = {
 	.stub = inject_x86_64_stub,
 	.calibrate = inject_x86_64_calibrate,
 	.calibrate_region = inject_x86_64_calibrate_region,
+	.calibrate_event = inject_x86_64_calibrate_event,
 	.counter = "tsc",
+	.contexts = 1,
 };
 #else
 typedef int zond_no_zydis; /* ISO C: a translation unit is not empty */
