@@ -38,7 +38,7 @@ check 2 "zond inject: --duration goes with -p, --safe-point or --gdb (see 'zond 
 check 2 "zond inject: --period goes with --safe-point (see 'zond inject --help')" --period 1 -- "$calls"
 check 2 "zond inject: --period wants seconds > 0 (see 'zond inject --help')" --safe-point main --period 0 -- "$calls"
 check 2 "zond inject: --event wants tsc, task-clock, page-faults, context-switches, cpu-migrations, cycles, instructions, cache-misses or branch-misses (see 'zond inject --help')" --event nosuch -- "$calls"
-check 2 "zond inject: --elf: the counter is mcycle (no --event) (see 'zond inject --help')" --elf "$calls" --event page-faults -- qemu
+check 2 "zond inject: --event page-faults: over GDB the counter is mcycle, minstret or mhpmcounterN (3..31)[=EVENT] (see 'zond inject --help')" --elf "$calls" --event page-faults -- qemu
 # --event: this VM has no PMU (events.sh counts software events); with one, cycles are counted
 if [ -e /sys/bus/event_source/devices/cpu ]; then
 	echo "note: this machine has a PMU; the no-PMU line is not checked"
