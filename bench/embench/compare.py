@@ -6,7 +6,7 @@ from QEMU's log of the same binary's run), beside the thesis' Table 1
 
 Usage: compare.py header
        compare.py row NAME TRUTH ZOND_REPORT PAIR SUMMARY
-       compare.py inject NAME TRUTH ZOND_REPORT COVERAGE SUMMARY
+       compare.py inject NAME TRUTH ZOND_REPORT COVERAGE SUMMARY ELF
        compare.py summary SUMMARY
 
 A row: the benchmark; length (main's inclusive instructions, zond's left
@@ -28,9 +28,12 @@ results): its overhead per call is the payload's instructions (cpair, from
 the report's overhead line); functions instrumentable: those zond measured
 of every function that ran, less those that are not functions entered by
 a call (zond inject --coverage COVERAGE says so: the entry point, GCC's
--msave-restore millicode, trap handlers), which are listed.
+-msave-restore millicode, trap handlers), which are listed.  Aliases (one
+address, two names: picolibc's cos and _cos) are one function, named as
+truth.py names it (ELF's nm).
 """
 import re
+import subprocess
 import sys
 
 # Table 1 of the thesis: length, functions, abs errors, calls, overhead per call, rel errors (%)
@@ -87,8 +90,21 @@ NOT_CALLED = ("the program's entry point", "returns through t0", "millicode ente
               "a trap handler")
 
 
-def inject(name, truth_path, report_path, coverage, summary):
+def alias(elf):
+    """name -> the first (nm's order) of the names of its address."""
+    out = subprocess.run(["riscv64-unknown-elf-nm", "--defined-only", elf],
+                         capture_output=True, text=True, check=True).stdout
+    first, names = {}, {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "tTwW":
+            names[f[2]] = first.setdefault(f[0], f[2])
+    return names
+
+
+def inject(name, truth_path, report_path, coverage, summary, elf):
     truth, _ = read_truth(truth_path)
+    names = alias(elf)
     pair = re.search(r"probe overhead of (\d+)", open(report_path).read())
     skipped, why = [], {}
     for line in open(coverage):
@@ -98,7 +114,8 @@ def inject(name, truth_path, report_path, coverage, summary):
             del truth[m.group(1)]
         elif m:
             why[m.group(1)] = m.group(2)
-    put_row(name, truth, read_report(report_path), pair.group(1) if pair else "-", summary, why)
+    zond = {names.get(f, f): v for f, v in read_report(report_path).items()}
+    put_row(name, truth, zond, pair.group(1) if pair else "-", summary, why)
     if skipped:
         print(f"  not functions entered by a call: {' '.join(sorted(skipped))}")
 
@@ -144,6 +161,6 @@ if sys.argv[1] == "header":
 elif sys.argv[1] == "row":
     row(*sys.argv[2:7])
 elif sys.argv[1] == "inject":
-    inject(*sys.argv[2:7])
+    inject(*sys.argv[2:8])
 else:
     total(sys.argv[2])

@@ -128,6 +128,10 @@ static int coverage(const char *prog)
 		if (!f->ok)
 			printf("refused %s (0x%llx): %s\n", f->name, (unsigned long long)f->addr,
 			       f->why);
+		else if (f->site.by_break)
+			printf("fallback %s (0x%llx): %s: entered through a breakpoint, one "
+			       "debugger stop per call (over GDB only)\n",
+			       f->name, (unsigned long long)f->addr, f->why);
 		else if (f->site.padding)
 			printf("fallback %s (0x%llx): %llu bytes; the jump also overwrites %llu "
 			       "bytes of the alignment fill after it\n",

@@ -16,7 +16,11 @@
  * returns 0, or returns 1 with one line in why saying why the entry cannot be patched ("too short:
  * 3 bytes, the jump needs 5", "the body jumps to +2, inside the patched
  * bytes", ...).  A site that uses padding says so in site->padding (the
- * fallback for short functions).
+ * fallback for short functions).  A site with by_break set is one the jump
+ * cannot take (RISC-V: a 2-byte function, a body branching to +2): len
+ * covers the first instruction, relocated but not overwritten; a debugger
+ * breakpoint at addr stops each call and the transport moves the pc to the
+ * stub (GDB transports only; why then says why the jump could not go there).
  *
  * Contract of relocate(): writes to out (cap bytes) the site's overwritten
  * instructions re-encoded to run at address `to`, followed by a jump back
@@ -54,6 +58,7 @@ struct inject_site {
 	uint32_t keep;    /* bytes left in place before the patch (x86-64: endbr64) */
 	uint32_t len;     /* bytes overwritten from addr + keep */
 	uint32_t padding; /* of those, bytes of alignment fill after the function */
+	uint32_t by_break; /* 1: entered through a breakpoint, the code is not written */
 	uint32_t ninsn;   /* instructions relocated */
 	uint32_t map_from[INJECT_SITE_INSNS]; /* offset from addr + keep, in the original */
 	uint32_t map_to[INJECT_SITE_INSNS];   /* offset in the relocated copy */

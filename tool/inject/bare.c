@@ -24,7 +24,7 @@ struct bare {
 	uint8_t *results; /* zond's copy of the target's results */
 	uint64_t results_at, results_len, edges;
 	uint64_t area, area_len, payload_len, priv;
-	uint64_t *stubs; /* per patch: the stub's address */
+	uint64_t *stubs; /* per patch: where its entry jumps to (the stub after the id) */
 	uint8_t (*orig)[16]; /* per patch: the bytes the jump overwrote */
 };
 
@@ -101,6 +101,12 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 		if (rc == 0)
 			extra[p->id] += inject_riscv_copy_extra(s + len, (size_t)n, site.ninsn);
 		b->stubs[k] = at + 4; /* the code after the id */
+		if (rc == 0 && site.by_break) {
+			/* the breakpoint's pc goes to a jump to the stub: the one instruction
+			 * an entry's jump is, so the payload's cost is the same */
+			b->stubs[k] = at + len + (size_t)n;
+			a->jump(b->stubs[k], at + 4, s + len + n);
+		}
 	}
 	uint8_t *priv = zp_xmalloc(inject_riscv_private_size(b->xlen, b->n));
 	inject_riscv_private_init(priv, b->xlen, b->n, extra);
@@ -117,6 +123,8 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 /*
  * The jumps at the entries, after checking the target holds the ELF's
  * bytes there; a pc stopped inside the overwritten bytes moves to the copy.
+ * An entry too short for the jump gets a breakpoint the transport answers
+ * by moving the pc to the stub.
  */
 static int patch_entries(struct bare *b, struct symbols *s, struct zerr *err)
 {
@@ -129,6 +137,12 @@ static int patch_entries(struct bare *b, struct symbols *s, struct zerr *err)
 		const struct inject_patch *p = &b->job->patches[k];
 		uint64_t at = p->site.addr + p->site.keep;
 		uint8_t file[16], jump[16];
+		if (p->site.by_break) { /* stopped on it: the breakpoint would not stop it */
+			if (inject_rsp_redirect(b->t, at, b->stubs[k], err) < 0 ||
+			    (pc == at && b->t->ops->set_pc(b->t, 0, b->stubs[k], err) < 0))
+				return -1;
+			continue;
+		}
 		if (symbols_read(s, b->job->plan->path, at, file, a->jump_len, err) < 0 ||
 		    b->t->ops->read(b->t, at, b->orig[k], a->jump_len, err) < 0)
 			return -1;
@@ -160,9 +174,12 @@ static int patch_entries(struct bare *b, struct symbols *s, struct zerr *err)
 /* Puts the entries' bytes back (the payload stays: returns still pending go through it). */
 static int unpatch(struct bare *b, struct zerr *err)
 {
+	if (inject_rsp_redirects_off(b->t, err) < 0)
+		return -1;
 	for (size_t k = 0; k < b->job->npatches; k++) {
 		const struct inject_patch *p = &b->job->patches[k];
-		if (b->t->ops->write(b->t, p->site.addr + p->site.keep, b->orig[k],
+		if (!p->site.by_break &&
+		    b->t->ops->write(b->t, p->site.addr + p->site.keep, b->orig[k],
 				     b->a->jump_len, err) < 0)
 			return -1;
 	}

@@ -43,6 +43,9 @@ struct gdbt {
 	int poll_ms;
 	uint64_t end_at;
 	int end_set; /* the breakpoint at end_at is in */
+	uint64_t (*redirects)[2]; /* breakpoints answered here: from, to */
+	size_t nredirects;
+	uint64_t redirected; /* stops answered */
 	int running;
 	int64_t started_ms, read_ms; /* when the target was released, the last read */
 	pid_t qemu;                  /* started by zond, 0 when not */
@@ -256,6 +259,25 @@ static int at_end(struct gdbt *g, struct zerr *err)
 	return pc == g->end_at;
 }
 
+/*
+ * A stopped target at one of the redirects' breakpoints gets its pc moved
+ * (1), at another pc it is left (0); -1 with err.
+ */
+static int redirect(struct gdbt *g, struct zerr *err)
+{
+	uint64_t pc;
+	if (!g->nredirects || rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
+		return g->nredirects ? -1 : 0;
+	for (size_t i = 0; i < g->nredirects; i++)
+		if (g->redirects[i][0] == pc) {
+			g->redirected++;
+			return rsp_write_reg(g->r, g->pc_reg, g->xlen, g->redirects[i][1], err) < 0
+				       ? -1
+				       : 1;
+		}
+	return 0;
+}
+
 static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 {
 	struct gdbt *g = (struct gdbt *)t;
@@ -269,6 +291,11 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 			}
 			return lost(g, err);
 		}
+		int moved = rc == 1 && (st.kind == 'T' || st.kind == 'S') ? redirect(g, err) : 0;
+		if (moved < 0 || (moved && rsp_continue(g->r, err) < 0))
+			return lost(g, err);
+		if (moved)
+			continue;
 		if (rc == 1)
 			break;
 		if (!g->poll_ms)
@@ -283,7 +310,7 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 			return lost(g, err);
 		if (end) /* it reached _exit just before the interrupt */
 			break;
-		if (sync_shares(g, 0, err) < 0 || rsp_continue(g->r, err) < 0)
+		if (sync_shares(g, 0, err) < 0 || redirect(g, err) < 0 || rsp_continue(g->r, err) < 0)
 			return lost(g, err);
 		g->running = 1;
 	}
@@ -344,6 +371,7 @@ static void g_close(struct inject_transport *t)
 	}
 	for (size_t i = 0; i < g->nshares; i++)
 		free(g->shares[i].local);
+	free(g->redirects);
 	rsp_regs_free(&g->regs);
 	symbols_free(g->sym);
 	free(g->elf);
@@ -566,6 +594,31 @@ int inject_rsp_set_reg(struct inject_transport *t, const char *name, uint64_t va
 	struct gdbt *g = (struct gdbt *)t;
 	const struct rsp_reg *reg = reg_named(g, name, err);
 	return reg ? rsp_write_reg(g->r, reg->regnum, reg->bitsize / 8, value, err) : -1;
+}
+
+int inject_rsp_redirect(struct inject_transport *t, uint64_t from, uint64_t to, struct zerr *err)
+{
+	struct gdbt *g = (struct gdbt *)t;
+	if (rsp_break(g->r, from, 2, 1, err) < 0)
+		return -1;
+	g->redirects = zp_xrealloc(g->redirects, (g->nredirects + 1) * sizeof *g->redirects);
+	g->redirects[g->nredirects][0] = from;
+	g->redirects[g->nredirects++][1] = to;
+	return 0;
+}
+
+int inject_rsp_redirects_off(struct inject_transport *t, struct zerr *err)
+{
+	struct gdbt *g = (struct gdbt *)t;
+	for (; g->nredirects; g->nredirects--)
+		if (rsp_break(g->r, g->redirects[g->nredirects - 1][0], 2, 0, err) < 0)
+			return -1;
+	return 0;
+}
+
+uint64_t inject_rsp_redirected(struct inject_transport *t)
+{
+	return ((struct gdbt *)t)->redirected;
 }
 
 unsigned inject_rsp_xlen(struct inject_transport *t)

@@ -103,8 +103,8 @@ static int is_restore_millicode(const uint8_t *code, size_t size, int xlen)
 /*
  * Scans the whole function for branches and jumps into the patched bytes
  * [lo, hi): to lo itself (a loop to the entry) would run the payload
- * again, past lo lands inside the jump.  A call (jal ra) to lo is a
- * recursion, a pass for a region point.
+ * again, past lo lands inside the jump (2: a breakpoint at lo can still
+ * do).  A call (jal ra) to lo is a recursion, a pass for a region point.
  */
 static int body_jumps_in(const uint8_t *code, size_t size, int xlen, uint64_t addr, uint64_t lo,
 			 uint64_t hi, int point, char *why)
@@ -122,10 +122,32 @@ static int body_jumps_in(const uint8_t *code, size_t size, int xlen, uint64_t ad
 		if ((in.kind == RV_JAL || in.kind == RV_BRANCH) && t >= lo && t < hi &&
 		    !(t == lo && (point || (in.kind == RV_JAL && in.rd != 0)))) {
 			inject_why_jumps_in(why, off, addr, t, lo, hi);
-			return 1;
+			return t == lo ? 1 : 2;
 		}
 		off += in.len;
 	}
+	return 0;
+}
+
+/*
+ * An entry the jump cannot take (why says why): a breakpoint there instead,
+ * the first instruction relocated, when no branch of the body goes to it.
+ */
+static int break_site(const uint8_t *code, size_t size, int xlen, uint64_t addr,
+		      struct inject_site *site, char *why)
+{
+	struct rv_insn in;
+	char jump_why[INJECT_WHY];
+	snprintf(jump_why, sizeof jump_why, "%s", why);
+	if (!decode_at(code, size, xlen, 0, &in, why) ||
+	    body_jumps_in(code, size, xlen, addr, addr, addr + in.len, 0, why))
+		return 1;
+	memset(site, 0, sizeof *site);
+	site->addr = addr;
+	site->len = in.len;
+	site->ninsn = 1;
+	site->by_break = 1;
+	snprintf(why, INJECT_WHY, "%s", jump_why);
 	return 0;
 }
 
@@ -134,6 +156,11 @@ static int plan(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
 {
 	memset(site, 0, sizeof *site);
 	site->addr = addr + offset;
+	if (offset == 0 && is_restore_millicode(code, size, xlen)) {
+		snprintf(why, INJECT_WHY,
+			 "millicode entered by a jump from an epilogue (its ret is the caller's)");
+		return 1;
+	}
 	for (size_t at = 0; at < offset;) { /* a point must start an instruction */
 		struct rv_insn in;
 		rv_decode(code + at, size - at, xlen, &in);
@@ -156,19 +183,15 @@ static int plan(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
 		if (off + padding < offset + JUMP_LEN || !rv_ends_flow(&in)) {
 			snprintf(why, INJECT_WHY, "too short: %zu bytes, the jump needs %d",
 				 size - offset, JUMP_LEN);
-			return 1;
+			return offset ? 1 : break_site(code, size, xlen, addr, site, why);
 		}
 		site->padding = (uint32_t)(offset + JUMP_LEN - off);
 		off = offset + JUMP_LEN;
 	}
 	site->len = (uint32_t)(off - offset);
-	if (offset == 0 && is_restore_millicode(code, size, xlen)) {
-		snprintf(why, INJECT_WHY,
-			 "millicode entered by a jump from an epilogue (its ret is the caller's)");
-		return 1;
-	}
-	return body_jumps_in(code, size, xlen, addr, site->addr, site->addr + site->len, offset != 0,
-			     why);
+	int into = body_jumps_in(code, size, xlen, addr, site->addr, site->addr + site->len,
+			       offset != 0, why);
+	return into == 2 && !offset ? break_site(code, size, xlen, addr, site, why) : into != 0;
 }
 
 static int plan32(const uint8_t *code, size_t size, size_t padding, uint64_t addr, size_t offset,
