@@ -1,0 +1,73 @@
+#!/bin/sh
+# embench.sh - zond inject's functions scenario over GDB on two Embench 1.0
+# programs (st, wikisort), built at test time from the Embench tree where it
+# is (never copied) for rv32imac without instrumentation flags, as
+# bench/embench/run --inject builds them:
+#   - the program's output and exit status are as without zond;
+#   - every function that ran up to _exit (where zond reads its results) is
+#     measured, but those --coverage says are not functions entered by a
+#     call (the entry point, -msave-restore millicode), with calls and
+#     inclusive instructions equal to QEMU's execution log of the plain
+#     program (tests/bare/truth.py --until _exit), in runs of 8 functions
+#     merged into one campaign;
+#   - functions too short for the jump (a lone ret, a 2-byte tail jump) and
+#     bodies that branch to +2 (picolibc's memcmp) are among them: entered
+#     through a breakpoint (--coverage's "fallback" lines).
+#
+# Usage: embench.sh ZOND WORKDIR SRCDIR    (exit 77: cross tools or Embench missing)
+# The Embench tree: $ZOND_EMBENCH, else ../shared/embench-1.0 beside the
+# source tree's parent, else /work/shared/embench-1.0.
+set -u
+zond=$1 dir=$2/embench src=$3
+truth=$src/../../tests/bare/truth.py
+. "$src/rv.sh"
+rv_need riscv64-unknown-elf-objdump riscv64-unknown-elf-nm qemu-system-riscv32 python3
+embench=${ZOND_EMBENCH:-}
+for d in "$src/../../../shared/embench-1.0" /work/shared/embench-1.0; do
+	[ -n "$embench" ] || { [ -f "$d/support/main.c" ] && embench=$d; }
+done
+[ -f "$embench/support/main.c" ] ||
+	{ echo "SKIP: no Embench 1.0 tree (set ZOND_EMBENCH)"; exit 77; }
+mkdir -p "$dir" && cd "$dir" || exit 1
+rm -f ./*.db
+. "$src/../cli/lib.sh"
+qemu=$(rv_qemu 32)
+
+for b in st wikisort; do
+	rv_build 32 $b.elf "$embench"/src/$b/*.c "$embench/support/main.c" \
+		"$embench/support/beebsc.c" "$src/../../bench/embench/board.c" -DCPU_MHZ=1 \
+		-DWARMUP_HEAT=0 -I"$embench/support" -lm || exit 1
+	$qemu -kernel $b.elf >want.txt 2>/dev/null
+	want_status=$?
+	$qemu -singlestep -d exec,nochain -D exec.log -kernel $b.elf >/dev/null 2>&1
+	python3 "$truth" $b.elf riscv64-unknown-elf-objdump exec.log --until _exit |
+		grep -v '^@' | LC_ALL=C sort >truth.txt
+	rm -f exec.log
+	"$zond" inject --coverage $b.elf >cov.txt
+	# not functions entered by a call: left out of the truth
+	sed -n 's/^refused \([^ ]*\) (0x[0-9a-f]*): \(.*returns through t0\|millicode entered\|the program.s entry point\).*/\1/p' \
+		cov.txt | LC_ALL=C sort >skip.txt
+	LC_ALL=C join -v1 truth.txt skip.txt >want_funcs.txt
+
+	"$zond" inject -q -o $b.db -c $b --per-run 8 --elf $b.elf -- $qemu -kernel $b.elf \
+		>got.txt 2>err.txt
+	check_eq "$b: status under zond inject" $? $want_status
+	check_same "$b: output under zond inject" got.txt want.txt
+	"$zond" report -i $b.db -C $b --raw -n 0 | awk '
+		/^ +calls +total/ { on = 1; next }
+		on && NF >= 8 { print $8, $1, $2 }' | LC_ALL=C sort >zond.txt
+	check_same "$b: every function that ran, its calls and inclusive instructions" \
+		zond.txt want_funcs.txt
+	n=$(wc -l <want_funcs.txt)
+	[ "$n" -ge 20 ] || fail "$b: only $n functions ran"
+	for f in start_trigger stop_trigger initialise_board; do
+		grep -q "^fallback $f (0x[0-9a-f]*): too short: 2 bytes, the jump needs 4: entered through a breakpoint" cov.txt ||
+			fail "$b: --coverage: no breakpoint fallback for $f"
+		grep -q "^$f 1 1\$" zond.txt || fail "$b: $f not measured once, 1 instruction"
+	done
+	echo "$b: $n functions, calls and inclusive instructions exact"
+done
+grep -q "^fallback memcmp (0x[0-9a-f]*): the body (+[0-9]*) jumps to +2.*entered through a breakpoint" cov.txt ||
+	fail "wikisort: --coverage: no breakpoint fallback for memcmp"
+grep -q "^memcmp " zond.txt || fail "wikisort: memcmp not measured"
+finish
