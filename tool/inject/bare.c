@@ -25,6 +25,7 @@ struct bare {
 	uint64_t results_at, results_len, edges;
 	uint64_t area, area_len, payload_len, priv;
 	uint64_t *stubs; /* per patch: where its entry jumps to (the stub after the id) */
+	struct inject_site *sites; /* per patch: the plan's site, or its far one */
 	uint8_t (*orig)[16]; /* per patch: the bytes the jump overwrote */
 };
 
@@ -74,6 +75,36 @@ static int place(struct bare *b, struct inject_result *out, struct zerr *err)
 	return 0;
 }
 
+/*
+ * The site of patch k for a stub at stub: the plan's, or the far one when
+ * the stub is out of the jump's reach; -1 with err when neither can.
+ */
+static int choose_site(struct bare *b, size_t k, uint64_t stub, struct inject_site *site,
+		       struct zerr *err)
+{
+	const struct inject_patch *p = &b->job->patches[k];
+	const struct inject_plan *plan = b->job->plan;
+	int64_t d = (int64_t)(stub - p->site.addr - p->site.keep);
+	*site = p->site;
+	if (p->site.by_break || (d >= -(1 << 20) && d < (1 << 20)))
+		return 0;
+	for (size_t i = 0; i < plan->nfuncs; i++) {
+		const struct inject_func *f = &plan->funcs[i];
+		if (f->addr != p->site.addr)
+			continue;
+		if (!f->far_ok)
+			return zerr_set(err, "%s: the trampoline at 0x%llx is out of a jal's "
+					     "reach (1 MiB), and %s: give scratch RAM near the code "
+					     "with --scratch",
+					p->name, (unsigned long long)stub, f->far_why);
+		*site = f->far;
+		return 0;
+	}
+	return zerr_set(err, "%s: the trampoline at 0x%llx is out of a jal's reach (1 MiB): "
+			     "give scratch RAM near the code with --scratch",
+			p->name, (unsigned long long)stub);
+}
+
 /* The payload, one stub and relocated copy per patch, and the private area, written. */
 static int write_trampolines(struct bare *b, const struct inject_result *out, struct zerr *err)
 {
@@ -82,24 +113,31 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 	args.c0 = out->c0;
 	args.cpair = out->cpair;
 	uint8_t *buf = zp_xcalloc(1, b->area_len);
-	int32_t *extra = zp_xcalloc(b->n + 1, sizeof *extra);
+	int32_t *extra = zp_xcalloc(2 * (b->n + 1), sizeof *extra), *caller = extra + b->n + 1;
 	int rc = a->payload(buf, b->payload_len, &args) ? 0 : zerr_set(err, "payload too long");
 	b->stubs = zp_xcalloc(b->job->npatches + 1, sizeof *b->stubs);
+	b->sites = zp_xcalloc(b->job->npatches + 1, sizeof *b->sites);
 	for (size_t k = 0; k < b->job->npatches && rc == 0; k++) {
 		const struct inject_patch *p = &b->job->patches[k];
-		struct inject_site site = p->site;
+		struct inject_site site;
 		uint64_t at = b->area + b->payload_len + k * slot_len(a);
 		uint8_t *s = buf + (at - b->area);
 		uint8_t code[64];
 		char why[INJECT_WHY];
 		size_t len = a->stub(s, at, b->area, p->id, p->kind);
-		if (b->t->ops->read(b->t, site.addr, code, sizeof code, err) < 0)
+		if (choose_site(b, k, at + 4, &site, err) < 0 ||
+		    b->t->ops->read(b->t, site.addr, code, sizeof code, err) < 0)
 			rc = -1;
 		int n = rc ? -1 : a->relocate(&site, code, at + len, s + len, a->reloc_max, why);
 		if (rc == 0 && n < 0)
 			rc = zerr_set(err, "%s: %s", p->name, why);
-		if (rc == 0)
-			extra[p->id] += inject_riscv_copy_extra(s + len, (size_t)n, site.ninsn);
+		if (rc == 0) {
+			int32_t e = inject_riscv_copy_extra(s + len, (size_t)n, site.ninsn);
+			extra[p->id] += e;
+			caller[p->id] += e + (site.far && !site.by_break ? (int32_t)(a->far_len / 4) - 1
+									 : 0);
+		}
+		b->sites[k] = site;
 		b->stubs[k] = at + 4; /* the code after the id */
 		if (rc == 0 && site.by_break) {
 			/* the breakpoint's pc goes to a jump to the stub: the one instruction
@@ -109,7 +147,7 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 		}
 	}
 	uint8_t *priv = zp_xmalloc(inject_riscv_private_size(b->xlen, b->n));
-	inject_riscv_private_init(priv, b->xlen, b->n, extra);
+	inject_riscv_private_init(priv, b->xlen, b->n, extra, caller);
 	if (rc == 0 && (b->t->ops->write(b->t, b->area, buf, b->area_len, err) < 0 ||
 			b->t->ops->write(b->t, b->priv, priv,
 					 inject_riscv_private_size(b->xlen, b->n), err) < 0))
@@ -135,35 +173,34 @@ static int patch_entries(struct bare *b, struct symbols *s, struct zerr *err)
 		return -1;
 	for (size_t k = 0; k < b->job->npatches; k++) {
 		const struct inject_patch *p = &b->job->patches[k];
-		uint64_t at = p->site.addr + p->site.keep;
+		const struct inject_site *site = &b->sites[k];
+		uint64_t at = site->addr + site->keep;
+		uint32_t jump_len = site->far ? a->far_len : a->jump_len;
 		uint8_t file[16], jump[16];
-		if (p->site.by_break) { /* stopped on it: the breakpoint would not stop it */
+		if (site->by_break) { /* stopped on it: the breakpoint would not stop it */
 			if (inject_rsp_redirect(b->t, at, b->stubs[k], err) < 0 ||
 			    (pc == at && b->t->ops->set_pc(b->t, 0, b->stubs[k], err) < 0))
 				return -1;
 			continue;
 		}
-		if (symbols_read(s, b->job->plan->path, at, file, a->jump_len, err) < 0 ||
-		    b->t->ops->read(b->t, at, b->orig[k], a->jump_len, err) < 0)
+		if (symbols_read(s, b->job->plan->path, at, file, jump_len, err) < 0 ||
+		    b->t->ops->read(b->t, at, b->orig[k], jump_len, err) < 0)
 			return -1;
-		if (memcmp(file, b->orig[k], a->jump_len) != 0)
+		if (memcmp(file, b->orig[k], jump_len) != 0)
 			return zerr_set(err, "%s at 0x%llx: the target's code is not %s's "
 					     "(another program, or patched already)",
 					p->name, (unsigned long long)at, b->job->plan->path);
-		int64_t d = (int64_t)(b->stubs[k] - at);
-		if (d < -(1 << 20) || d >= (1 << 20))
-			return zerr_set(err,
-					"%s: the trampoline at 0x%llx is out of a jal's reach (1 MiB): "
-					"give scratch RAM near the code with --scratch",
-					p->name, (unsigned long long)b->stubs[k]);
-		a->jump(at, b->stubs[k], jump);
-		if (b->t->ops->write(b->t, at, jump, a->jump_len, err) < 0)
+		if (site->far)
+			a->jump_far(at, b->stubs[k], jump);
+		else
+			a->jump(at, b->stubs[k], jump);
+		if (b->t->ops->write(b->t, at, jump, jump_len, err) < 0)
 			return -1;
-		if (pc > at && pc < at + p->site.len) {
-			for (uint32_t i = 0; i < p->site.ninsn; i++)
-				if (at + p->site.map_from[i] == pc &&
+		if (pc > at && pc < at + site->len) {
+			for (uint32_t i = 0; i < site->ninsn; i++)
+				if (at + site->map_from[i] == pc &&
 				    b->t->ops->set_pc(b->t, 0, b->stubs[k] + a->stub_len - 4 +
-								      p->site.map_to[i],
+								      site->map_to[i],
 						      err) < 0)
 					return -1;
 		}
@@ -177,10 +214,10 @@ static int unpatch(struct bare *b, struct zerr *err)
 	if (inject_rsp_redirects_off(b->t, err) < 0)
 		return -1;
 	for (size_t k = 0; k < b->job->npatches; k++) {
-		const struct inject_patch *p = &b->job->patches[k];
-		if (!p->site.by_break &&
-		    b->t->ops->write(b->t, p->site.addr + p->site.keep, b->orig[k],
-				     b->a->jump_len, err) < 0)
+		const struct inject_site *site = &b->sites[k];
+		if (!site->by_break &&
+		    b->t->ops->write(b->t, site->addr + site->keep, b->orig[k],
+				     site->far ? b->a->far_len : b->a->jump_len, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -288,6 +325,7 @@ int inject_bare_run(const struct inject_job *job, const struct inject_bare_targe
 	b.t->ops->close(b.t);
 	symbols_free(s);
 	free(b.stubs);
+	free(b.sites);
 	free(b.orig);
 	return rc;
 }

@@ -84,6 +84,9 @@ static int plan_one(struct symbols *s, struct inject_plan *p, size_t i, struct z
 		if (f->ok &&
 		    p->arch->relocate(&f->site, code, p->image_end, copy, sizeof copy, f->why) < 0)
 			f->ok = 0;
+		f->far_ok = f->ok && p->arch->plan_far &&
+			    p->arch->plan_far(code, (size_t)f->size, pad, f->addr, &f->far,
+					      f->far_why) == 0;
 	}
 	free(code);
 	return rc;

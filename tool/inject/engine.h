@@ -27,6 +27,9 @@ struct inject_func {
 	int ok; /* 1: site is valid */
 	struct inject_site site;
 	char why[INJECT_WHY]; /* when !ok: the reason */
+	int far_ok;           /* the arch's far jump: 1 when far is valid, else far_why */
+	struct inject_site far;
+	char far_why[INJECT_WHY];
 };
 
 struct inject_plan {
