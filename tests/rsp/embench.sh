@@ -12,7 +12,11 @@
 #     merged into one campaign;
 #   - functions too short for the jump (a lone ret, a 2-byte tail jump) and
 #     bodies that branch to +2 (picolibc's memcmp) are among them: entered
-#     through a breakpoint (--coverage's "fallback" lines).
+#     through a breakpoint (--coverage's "fallback" lines);
+#   - scratch RAM 8 MiB from the code (--scratch, out of a jal's reach): the
+#     far jump (auipc t1; jalr) on the soft-float functions, which write t1,
+#     and breakpoints on the 2-byte ones, exact as well; a function that
+#     never writes t1 is refused with the reason.
 #
 # Usage: embench.sh ZOND WORKDIR SRCDIR    (exit 77: cross tools or Embench missing)
 # The Embench tree: $ZOND_EMBENCH, else ../shared/embench-1.0 beside the
@@ -29,7 +33,7 @@ done
 [ -f "$embench/support/main.c" ] ||
 	{ echo "SKIP: no Embench 1.0 tree (set ZOND_EMBENCH)"; exit 77; }
 mkdir -p "$dir" && cd "$dir" || exit 1
-rm -f ./*.db
+rm -f ./*.db status.txt
 . "$src/../cli/lib.sh"
 qemu=$(rv_qemu 32)
 
@@ -39,9 +43,11 @@ for b in st wikisort; do
 		-DWARMUP_HEAT=0 -I"$embench/support" -lm || exit 1
 	$qemu -kernel $b.elf >want.txt 2>/dev/null
 	want_status=$?
+	echo "$b status $want_status" >>status.txt
 	$qemu -singlestep -d exec,nochain -D exec.log -kernel $b.elf >/dev/null 2>&1
 	python3 "$truth" $b.elf riscv64-unknown-elf-objdump exec.log --until _exit |
 		grep -v '^@' | LC_ALL=C sort >truth.txt
+	cp truth.txt $b.truth
 	rm -f exec.log
 	"$zond" inject --coverage $b.elf >cov.txt
 	# not functions entered by a call: left out of the truth
@@ -67,6 +73,21 @@ for b in st wikisort; do
 	done
 	echo "$b: $n functions, calls and inclusive instructions exact"
 done
+# far scratch: st again (QEMU's virt board has 128 MiB of RAM at 0x80000000)
+far="--scratch 0x80800000,0x100000"
+"$zond" inject -q -o far.db -c far $far -f '__*df3' -f start_trigger -f stop_trigger \
+	--elf st.elf -- $qemu -kernel st.elf >got.txt 2>err.txt
+check_eq "far scratch: status" $? "$(sed -n 's/^st status //p' status.txt)"
+"$zond" report -i far.db -C far --raw -n 0 | awk '
+	/^ +calls +total/ { on = 1; next }
+	on && NF >= 8 { print $8, $1, $2 }' | LC_ALL=C sort >far.txt
+grep -E '^(__[a-z]*df3|start_trigger|stop_trigger) ' st.truth >far_want.txt
+check_same "far scratch: calls and inclusive instructions" far.txt far_want.txt
+[ "$(wc -l <far.txt)" -ge 5 ] || fail "far scratch: $(wc -l <far.txt) functions measured"
+"$zond" inject -q -o far.db -c far2 $far -f main --elf st.elf -- $qemu -kernel st.elf \
+	>/dev/null 2>err.txt
+[ $? -ne 0 ] && grep -q "zond inject: main: the trampoline at 0x808[0-9a-f]* is out of a jal's reach (1 MiB), and the far jump changes t1, which it never writes" err.txt ||
+	fail "far scratch: main not refused: $(cat err.txt)"
 grep -q "^fallback memcmp (0x[0-9a-f]*): the body (+[0-9]*) jumps to +2.*entered through a breakpoint" cov.txt ||
 	fail "wikisort: --coverage: no breakpoint fallback for memcmp"
 grep -q "^memcmp " zond.txt || fail "wikisort: memcmp not measured"
