@@ -27,8 +27,11 @@ built without instrumentation, the truth cut at _exit where zond reads its
 results): its overhead per call is the payload's instructions (cpair, from
 the report's overhead line); functions instrumentable: those zond measured
 of every function that ran, less those that are not functions entered by
-a call (zond inject --coverage COVERAGE says so: the entry point, GCC's
--msave-restore millicode, trap handlers), which are listed.  Aliases (one
+a call, which are listed: the ELF's entry point (readelf) and libgcc's
+millicode for -msave-restore (__riscv_save_N, called with jal t0 and
+returning through it, __riscv_restore_N, jumped to from epilogues: parts
+of their callers' prologues and epilogues).  Functions zond refuses that
+ran are listed with --coverage's reason (COVERAGE).  Aliases (one
 address, two names: picolibc's cos and _cos) are one function, named as
 truth.py names it (ELF's nm).
 """
@@ -86,33 +89,47 @@ def row(name, truth_path, report_path, pair, summary):
     put_row(name, truth, read_report(report_path), f"{own:.0f} ({pair})", summary)
 
 
-NOT_CALLED = ("the program's entry point", "returns through t0", "millicode entered by a jump",
-              "a trap handler")
+MILLICODE = re.compile(r"__riscv_(save|restore)_\d+$")
+
+
+def symbols(elf):
+    """(address, name) of every function symbol, in nm's order."""
+    out = subprocess.run(["riscv64-unknown-elf-nm", "--defined-only", elf],
+                         capture_output=True, text=True, check=True).stdout
+    return [(int(f[0], 16), f[2]) for f in (line.split() for line in out.splitlines())
+            if len(f) == 3 and f[1] in "tTwW"]
 
 
 def alias(elf):
     """name -> the first (nm's order) of the names of its address."""
-    out = subprocess.run(["riscv64-unknown-elf-nm", "--defined-only", elf],
-                         capture_output=True, text=True, check=True).stdout
     first, names = {}, {}
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 3 and f[1] in "tTwW":
-            names[f[2]] = first.setdefault(f[0], f[2])
+    for addr, name in symbols(elf):
+        names[name] = first.setdefault(addr, name)
     return names
+
+
+def addr_name(elf, addr):
+    return next((name for a, name in symbols(elf) if a == addr), None)
+
+
+def entry_point(elf):
+    out = subprocess.run(["riscv64-unknown-elf-readelf", "-h", elf], capture_output=True,
+                         text=True, check=True).stdout
+    return int(re.search(r"Entry point address:\s+0x([0-9a-f]+)", out).group(1), 16)
 
 
 def inject(name, truth_path, report_path, coverage, summary, elf):
     truth, _ = read_truth(truth_path)
     names = alias(elf)
     pair = re.search(r"probe overhead of (\d+)", open(report_path).read())
-    skipped, why = [], {}
+    entry = entry_point(elf)
+    skipped = [f for f in truth if MILLICODE.match(f) or names.get(f) == addr_name(elf, entry)]
+    for f in skipped:
+        del truth[f]
+    why = {}
     for line in open(coverage):
         m = re.match(r"refused (\S+) \(0x[0-9a-f]+\): (.*)", line)
-        if m and m.group(1) in truth and any(r in m.group(2) for r in NOT_CALLED):
-            skipped.append(m.group(1))
-            del truth[m.group(1)]
-        elif m:
+        if m:
             why[m.group(1)] = m.group(2)
     zond = {names.get(f, f): v for f, v in read_report(report_path).items()}
     put_row(name, truth, zond, pair.group(1) if pair else "-", summary, why)

@@ -5,8 +5,8 @@
 # bench/embench/run --inject builds them:
 #   - the program's output and exit status are as without zond;
 #   - every function that ran up to _exit (where zond reads its results) is
-#     measured, but those --coverage says are not functions entered by a
-#     call (the entry point, -msave-restore millicode), with calls and
+#     measured, but those that are not functions entered by a call (the
+#     entry point, libgcc's -msave-restore millicode), with calls and
 #     inclusive instructions equal to QEMU's execution log of the plain
 #     program (tests/bare/truth.py --until _exit), in runs of 8 functions
 #     merged into one campaign;
@@ -50,9 +50,12 @@ for b in st wikisort; do
 	cp truth.txt $b.truth
 	rm -f exec.log
 	"$zond" inject --coverage $b.elf >cov.txt
-	# not functions entered by a call: left out of the truth
-	sed -n 's/^refused \([^ ]*\) (0x[0-9a-f]*): \(.*returns through t0\|millicode entered\|the program.s entry point\).*/\1/p' \
-		cov.txt | LC_ALL=C sort >skip.txt
+	# not functions entered by a call, left out of the truth: the entry point
+	# (readelf) and libgcc's -msave-restore millicode (prologue and epilogue parts)
+	entry=$(riscv64-unknown-elf-readelf -h $b.elf | sed -n 's/.*Entry point address: *0x0*//p')
+	riscv64-unknown-elf-nm $b.elf | awk -v e="$entry" '
+		{ a = $1; sub(/^0+/, "", a) }
+		a == e || $3 ~ /^__riscv_(save|restore)_[0-9]+$/ { print $3 }' | LC_ALL=C sort >skip.txt
 	LC_ALL=C join -v1 truth.txt skip.txt >want_funcs.txt
 
 	"$zond" inject -q -o $b.db -c $b --per-run 8 --elf $b.elf -- $qemu -kernel $b.elf \
