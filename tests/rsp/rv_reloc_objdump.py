@@ -70,11 +70,12 @@ def far_jump(copy, at):
     if not a or not b or a[1] != "auipc" or b[1] not in ("jr", "jalr"):
         return None
     reg, value = auipc_value(at, a[2])
-    m = re.fullmatch(r"(?:(\w+),)?(-?\d+)\((\w+)\)", b[2].replace(" ", ""))
-    if not m or m.group(3) != reg:
+    ops = b[2].replace(" ", "")  # "t0,16(t0)", "-16(t1)", "t1" (offset 0)
+    m = re.fullmatch(r"(?:(\w+),)?(?:(-?\d+)\((\w+)\)|(\w+))", ops)
+    if not m or (m.group(3) or m.group(4)) != reg:
         return None
     link = m.group(1) or ("zero" if b[1] == "jr" else "ra")
-    return link, value + int(m.group(2))
+    return link, value + int(m.group(2) or 0)
 
 
 def ends_flow(mnem, ops):

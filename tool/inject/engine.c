@@ -119,7 +119,7 @@ int inject_plan_file(struct symbols *s, const char *path, const struct inject_ar
 		}
 		/* the kernel jumps there: no return address to replace */
 		if (c.f[i].addr == entry && entry) {
-			c.f[i].ok = 0;
+			c.f[i].ok = c.f[i].far_ok = 0;
 			snprintf(c.f[i].why, sizeof c.f[i].why,
 				 "the program's entry point: entered with no return address");
 		}

@@ -201,30 +201,15 @@ static int plan(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
 	return plan_len(code, size, padding, addr, offset, site, why, xlen, JUMP_LEN);
 }
 
-/*
- * Whether an instruction of the function writes reg (the 32-bit forms with
- * an rd, and the compressed ones that name a full register: c.addi, c.li,
- * c.lui, c.slli, c.lwsp, c.ldsp, c.mv, c.add).
- */
+/* Whether an instruction of the function writes reg. */
 static int writes_reg(const uint8_t *code, size_t size, int xlen, int reg)
 {
 	for (size_t off = 0; off < size;) {
 		struct rv_insn in;
 		rv_decode(code + off, size - off, xlen, &in);
-		if (!in.len) {
-			off += 2;
-			continue;
-		}
-		uint32_t r = in.raw, op = r & 0x7f, f3 = r >> 13 & 7;
-		if (in.len == 4 && op != 0x23 && op != 0x27 && op != 0x63 && op != 0x0f &&
-		    op != 0x73 && in.rd == reg)
+		if (in.len && in.wr == reg)
 			return 1;
-		if (in.len == 2 && (int)(r >> 7 & 31) == reg &&
-		    (((r & 3) == 1 && (f3 == 0 || f3 == 2 || f3 == 3 || (f3 == 1 && xlen == 64))) ||
-		     ((r & 3) == 2 && (f3 == 0 || f3 == 2 || f3 == 3 ||
-				       (f3 == 4 && (r >> 2 & 31) != 0)))))
-			return 1;
-		off += in.len;
+		off += in.len ? in.len : 2;
 	}
 	return 0;
 }
