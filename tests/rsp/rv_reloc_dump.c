@@ -7,20 +7,22 @@
  * LISTING: "B BASE FARBASE", then per function "D ADDR LEN [TARGET]" for
  * every instruction of its body as the decoder sees it (linear sweep;
  * TARGET for jal, branches and their compressed forms), and for each
- * function the planner accepts "F ADDR LEN COPY COPYLEN" and per relocated
+ * function the planner accepts "F ADDR KEEP LEN COPY COPYLEN" and per relocated
  * instruction "I ORIG_ADDR COPY_ADDR"; refused ones "R ADDR REASON".  The
  * copies go to BLOB as if loaded at BASE (the first 64 KiB boundary after
  * the image: within a jal's reach), 16-aligned, zeros between.  Then the
  * far jump's sites (arch->plan_far), relocated into FARBLOB at FARBASE
  * (16 MiB further: out of a jal's reach): "F", "I" lines as above, and per
  * far site its jump, written into FARBLOB as if at its own address there
- * and jumping to the function: "J JUMP_ADDR FUNC_ADDR".  All numbers hex.
+ * and jumping to the function: "J JUMP_ADDR FUNC_ADDR".  All numbers hex
+ * (tests/inject/reloc_copies.h writes the copies).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../inject/reloc_copies.h"
 #include "inject/arch/riscv/riscv.h"
 #include "inject/engine.h"
 
@@ -45,51 +47,6 @@ static void dump_body(struct symbols *s, const char *path, const struct inject_f
 		off += in.len;
 	}
 	free(code);
-}
-
-/*
- * Every accepted site (far: the far ones) relocated into the file blob at
- * base, 16-aligned; after each far copy, its far jump as if written there.
- */
-static int write_copies(struct symbols *s, const char *path, const struct inject_plan *p,
-			int far, const char *blob_path, uint64_t base)
-{
-	const struct inject_arch *arch = p->arch;
-	FILE *blob = fopen(blob_path, "wb");
-	if (!blob)
-		return perror(blob_path), -1;
-	uint64_t at = base;
-	struct zerr err;
-	for (size_t i = 0; i < p->nfuncs; i++) {
-		const struct inject_func *f = &p->funcs[i];
-		struct inject_site site = far ? f->far : f->site;
-		if (!(far ? f->far_ok : f->ok))
-			continue;
-		uint8_t code[64] = {0}, copy[512];
-		long got = symbols_read(s, path, f->addr, code, sizeof code, &err);
-		char why[INJECT_WHY];
-		int n = got < 0 ? -1 : arch->relocate(&site, code, at, copy, sizeof copy, why);
-		if (n < 0) {
-			fprintf(stderr, "%s: %s\n", f->name, got < 0 ? err.msg : why);
-			fclose(blob);
-			return -1;
-		}
-		printf("F %" PRIx64 " %x %" PRIx64 " %x\n", f->addr, site.len, at, n);
-		for (uint32_t k = 0; k < site.ninsn; k++)
-			printf("I %" PRIx64 " %" PRIx64 "\n", f->addr + site.map_from[k],
-			       at + site.map_to[k]);
-		if (far && !site.by_break) {
-			n += (int)arch->jump_far(at + (uint64_t)n, f->addr, copy + n);
-			printf("J %" PRIx64 " %" PRIx64 "\n", at + (uint64_t)n - arch->far_len,
-			       f->addr);
-		}
-		fwrite(copy, 1, (size_t)n, blob);
-		at += (uint64_t)n;
-		for (; at % 16; at++)
-			fputc(0, blob);
-	}
-	fclose(blob);
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -119,8 +76,8 @@ int main(int argc, char **argv)
 		if (!p.funcs[i].ok)
 			printf("R %" PRIx64 " %s\n", p.funcs[i].addr, p.funcs[i].why);
 	}
-	if (write_copies(s, argv[1], &p, 0, argv[2], base) < 0 ||
-	    write_copies(s, argv[1], &p, 1, argv[3], far) < 0)
+	if (write_copies(s, argv[1], &p, 0, argv[2], base, 0) < 0 ||
+	    write_copies(s, argv[1], &p, 1, argv[3], far, 0) < 0)
 		return 1;
 	inject_plan_free(&p);
 	symbols_free(s);

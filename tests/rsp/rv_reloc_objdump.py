@@ -110,7 +110,7 @@ def check_file(dump, objdump, work, elf, errors):
             elif len(f) == 3 and (o[1] in BRANCHES or o[1] in ("j", "jal")):
                 errors.append(f"{elf}: {addr:x} {o[1]} {o[2]}: zond sees no target")
         elif f[0] == "F":
-            funcs.append([int(f[1], 16), int(f[2], 16), int(f[3], 16), int(f[4], 16), []])
+            funcs.append([int(f[1], 16), int(f[3], 16), int(f[4], 16), int(f[5], 16), []])
         elif f[0] == "I":
             funcs[-1][4].append((int(f[1], 16), int(f[2], 16)))
         elif f[0] == "R":
