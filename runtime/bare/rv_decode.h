@@ -25,9 +25,9 @@ enum rv_kind {
 };
 
 struct rv_insn {
-	uint32_t len;  /* 2 or 4; 0: not decodable (reserved, longer) */
+	uint32_t len; /* 2 or 4; 0: not decodable (reserved, longer) */
 	enum rv_kind kind;
-	uint32_t raw;  /* the bits (the low 16 for a compressed one) */
+	uint32_t raw; /* the bits (the low 16 for a compressed one) */
 	int rd, rs1, rs2;
 	uint32_t funct3; /* a branch's condition (beq 0, bne 1, blt 4, bge 5, bltu 6, bgeu 7) */
 	int64_t imm;     /* AUIPC: the added value; JAL/BRANCH: target - pc; JALR: the offset */
@@ -59,7 +59,8 @@ static inline int rv_written16(uint32_t r, int xlen)
 {
 	uint32_t q = r & 3, f3 = rv_bits(r, 15, 13), rd = rv_bits(r, 11, 7);
 	uint32_t rdp = rv_bits(r, 4, 2) + 8; /* quadrant 0's rd' */
-	if (q == 0) /* c.addi4spn, c.lw, c.ld (rv64; rv32's is c.flw) */
+	/* quadrant 0: c.addi4spn, c.lw, c.ld (rv64; rv32's is c.flw) */
+	if (q == 0)
 		return f3 == 0 || f3 == 2 || (f3 == 3 && xlen == 64) ? (int)rdp : 0;
 	if (q == 1) {
 		if (f3 == 1) /* c.jal (rv32) links ra; c.addiw (rv64) */
@@ -79,9 +80,16 @@ static inline int rv_written16(uint32_t r, int xlen)
 static inline int rv_written32(uint32_t r)
 {
 	switch (r & 0x7f) {
-	case 0x37: case 0x17: case 0x6f: case 0x67: case 0x03: case 0x13: case 0x1b:
-	case 0x33: case 0x3b: case 0x2f:
-		return (int)rv_bits(r, 11, 7);
+	case 0x37:
+	case 0x17:
+	case 0x6f:
+	case 0x67:
+	case 0x03:
+	case 0x13:
+	case 0x1b:
+	case 0x33:
+	case 0x3b:
+	case 0x2f: return (int)rv_bits(r, 11, 7);
 	case 0x73: /* csr*: rd; ecall, ebreak, mret: none */
 		return rv_bits(r, 14, 12) ? (int)rv_bits(r, 11, 7) : 0;
 	case 0x53: /* fcmp, fcvt to integer, fmv.x, fclass write x; the rest f */

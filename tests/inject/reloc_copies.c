@@ -29,8 +29,8 @@ int write_copies(struct symbols *s, const char *path, const struct inject_plan *
 		}
 		printf("F %" PRIx64 " %x %x %" PRIx64 " %x\n", f->addr, site.keep, site.len, at, n);
 		for (uint32_t k = 0; k < site.ninsn; k++)
-			printf("I %" PRIx64 " %" PRIx64 "\n", f->addr + site.keep + site.map_from[k],
-			       at + site.map_to[k]);
+			printf("I %" PRIx64 " %" PRIx64 "\n",
+			       f->addr + site.keep + site.map_from[k], at + site.map_to[k]);
 		if (far && !site.by_break) {
 			n += (int)arch->jump_far(at + (uint64_t)n, f->addr, copy + n);
 			printf("J %" PRIx64 " %" PRIx64 "\n", at + (uint64_t)n - arch->far_len,

@@ -24,7 +24,7 @@ struct bare {
 	uint8_t *results; /* zond's copy of the target's results */
 	uint64_t results_at, results_len, edges;
 	uint64_t area, area_len, payload_len, priv;
-	uint64_t *stubs; /* per patch: where its entry jumps to (the stub after the id) */
+	uint64_t *stubs;           /* per patch: where its entry jumps to (the stub after the id) */
 	struct inject_site *sites; /* per patch: the plan's site, or its far one */
 	uint8_t (*orig)[16]; /* per patch: the bytes the jump overwrote */
 };
@@ -93,15 +93,17 @@ static int choose_site(struct bare *b, size_t k, uint64_t stub, struct inject_si
 		if (f->addr != p->site.addr)
 			continue;
 		if (!f->far_ok)
-			return zerr_set(err, "%s: the trampoline at 0x%llx is out of a jal's "
-					     "reach (1 MiB), and %s: give scratch RAM near the code "
-					     "with --scratch",
+			return zerr_set(err,
+					"%s: the trampoline at 0x%llx is out of a jal's "
+					"reach (1 MiB), and %s: give scratch RAM near the code "
+					"with --scratch",
 					p->name, (unsigned long long)stub, f->far_why);
 		*site = f->far;
 		return 0;
 	}
-	return zerr_set(err, "%s: the trampoline at 0x%llx is out of a jal's reach (1 MiB): "
-			     "give scratch RAM near the code with --scratch",
+	return zerr_set(err,
+			"%s: the trampoline at 0x%llx is out of a jal's reach (1 MiB): "
+			"give scratch RAM near the code with --scratch",
 			p->name, (unsigned long long)stub);
 }
 
@@ -134,8 +136,9 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 		if (rc == 0) {
 			int32_t e = inject_riscv_copy_extra(s + len, (size_t)n, site.ninsn);
 			extra[p->id] += e;
-			caller[p->id] += e + (site.far && !site.by_break ? (int32_t)(a->far_len / 4) - 1
-									 : 0);
+			caller[p->id] +=
+				e +
+				(site.far && !site.by_break ? (int32_t)(a->far_len / 4) - 1 : 0);
 		}
 		b->sites[k] = site;
 		b->stubs[k] = at + 4; /* the code after the id */
@@ -199,8 +202,9 @@ static int patch_entries(struct bare *b, struct symbols *s, struct zerr *err)
 		if (pc > at && pc < at + site->len) {
 			for (uint32_t i = 0; i < site->ninsn; i++)
 				if (at + site->map_from[i] == pc &&
-				    b->t->ops->set_pc(b->t, 0, b->stubs[k] + a->stub_len - 4 +
-								      site->map_to[i],
+				    b->t->ops->set_pc(b->t, 0,
+						      b->stubs[k] + a->stub_len - 4 +
+							      site->map_to[i],
 						      err) < 0)
 					return -1;
 		}

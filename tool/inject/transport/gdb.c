@@ -310,7 +310,8 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 			return lost(g, err);
 		if (end) /* it reached _exit just before the interrupt */
 			break;
-		if (sync_shares(g, 0, err) < 0 || redirect(g, err) < 0 || rsp_continue(g->r, err) < 0)
+		if (sync_shares(g, 0, err) < 0 || redirect(g, err) < 0 ||
+		    rsp_continue(g->r, err) < 0)
 			return lost(g, err);
 		g->running = 1;
 	}

@@ -32,8 +32,8 @@ uint32_t rv_branch(uint32_t funct3, int rs1, int rs2, int64_t off)
 {
 	uint32_t o = (uint32_t)off;
 	return rv_bits(o, 12, 12) << 31 | rv_bits(o, 10, 5) << 25 | (uint32_t)rs2 << 20 |
-	       (uint32_t)rs1 << 15 | funct3 << 12 | rv_bits(o, 4, 1) << 8 | rv_bits(o, 11, 11) << 7 |
-	       0x63;
+	       (uint32_t)rs1 << 15 | funct3 << 12 | rv_bits(o, 4, 1) << 8 |
+	       rv_bits(o, 11, 11) << 7 | 0x63;
 }
 
 uint32_t rv_auipc(int rd, int64_t hi20)

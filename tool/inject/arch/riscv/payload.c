@@ -514,8 +514,7 @@ int32_t inject_riscv_copy_extra(const uint8_t *copy, size_t len, uint32_t ninsn)
 		if (in.kind == RV_BRANCH && in.imm == 8 && next.kind == RV_JAL && next.rd == 0 &&
 		    off + next.len < len)
 			off += next.len;
-		if (in.kind == RV_BRANCH && in.imm == 12 && next.kind == RV_AUIPC &&
-		    off + 8 < len)
+		if (in.kind == RV_BRANCH && in.imm == 12 && next.kind == RV_AUIPC && off + 8 < len)
 			off += 8;
 	}
 	return n - (int32_t)ninsn;

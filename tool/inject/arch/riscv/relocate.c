@@ -152,8 +152,8 @@ static int break_site(const uint8_t *code, size_t size, int xlen, uint64_t addr,
 	return 0;
 }
 
-static int plan_len(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
-		    size_t offset, struct inject_site *site, char *why, int xlen, size_t jump_len)
+static int plan_len(const uint8_t *code, size_t size, size_t padding, uint64_t addr, size_t offset,
+		    struct inject_site *site, char *why, int xlen, size_t jump_len)
 {
 	memset(site, 0, sizeof *site);
 	site->addr = addr + offset;
@@ -191,7 +191,7 @@ static int plan_len(const uint8_t *code, size_t size, size_t padding, uint64_t a
 	}
 	site->len = (uint32_t)(off - offset);
 	int into = body_jumps_in(code, size, xlen, addr, site->addr, site->addr + site->len,
-			       offset != 0, why);
+				 offset != 0, why);
 	return into == 2 && !offset ? break_site(code, size, xlen, addr, site, why) : into != 0;
 }
 
@@ -428,8 +428,9 @@ int inject_riscv_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err);
 		.reloc_max = INJECT_SITE_INSNS * 8 + 4, .plan = plan##xlen,                        \
 		.relocate = relocate##xlen, .fill = fill, .jump = jump, .far_len = FAR_LEN,        \
 		.plan_far = plan_far##xlen, .jump_far = jump_far,                                  \
-		.payload = inject_riscv##xlen##_payload, .exit_addr = inject_riscv##xlen##_exit_addr,      \
-		.stub_len = 24, .stub = inject_riscv##xlen##_stub, .calibrate = inject_riscv_calibrate,    \
+		.payload = inject_riscv##xlen##_payload,                                           \
+		.exit_addr = inject_riscv##xlen##_exit_addr, .stub_len = 24,                       \
+		.stub = inject_riscv##xlen##_stub, .calibrate = inject_riscv_calibrate,            \
 		.calibrate_region = inject_riscv_calibrate_region, .counter = "mcycle",            \
 	}
 
