@@ -143,11 +143,10 @@ int inject_rsp_set_reg(struct inject_transport *t, const char *name, uint64_t va
  * A breakpoint at from (inserted now: the target is stopped) whose stops
  * the transport answers itself: the pc moved to to, the target let run on;
  * no stop reaches the caller (zond inject's entries too short for a jump).
- * redirects_off removes them all; redirected counts the stops answered.
+ * redirects_off removes them all.
  */
 int inject_rsp_redirect(struct inject_transport *t, uint64_t from, uint64_t to, struct zerr *err);
 int inject_rsp_redirects_off(struct inject_transport *t, struct zerr *err);
-uint64_t inject_rsp_redirected(struct inject_transport *t);
 
 /* The target's register width in bytes (4: rv32, 8: rv64). */
 unsigned inject_rsp_xlen(struct inject_transport *t);

@@ -45,7 +45,6 @@ struct gdbt {
 	int end_set; /* the breakpoint at end_at is in */
 	uint64_t (*redirects)[2]; /* breakpoints answered here: from, to */
 	size_t nredirects;
-	uint64_t redirected; /* stops answered */
 	int running;
 	int64_t started_ms, read_ms; /* when the target was released, the last read */
 	pid_t qemu;                  /* started by zond, 0 when not */
@@ -268,13 +267,11 @@ static int redirect(struct gdbt *g, struct zerr *err)
 	uint64_t pc;
 	if (!g->nredirects || rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
 		return g->nredirects ? -1 : 0;
-	for (size_t i = 0; i < g->nredirects; i++)
-		if (g->redirects[i][0] == pc) {
-			g->redirected++;
-			return rsp_write_reg(g->r, g->pc_reg, g->xlen, g->redirects[i][1], err) < 0
-				       ? -1
-				       : 1;
-		}
+	for (size_t i = 0; i < g->nredirects; i++) {
+		uint64_t to = g->redirects[i][1];
+		if (g->redirects[i][0] == pc)
+			return rsp_write_reg(g->r, g->pc_reg, g->xlen, to, err) < 0 ? -1 : 1;
+	}
 	return 0;
 }
 
@@ -615,11 +612,6 @@ int inject_rsp_redirects_off(struct inject_transport *t, struct zerr *err)
 		if (rsp_break(g->r, g->redirects[g->nredirects - 1][0], 2, 0, err) < 0)
 			return -1;
 	return 0;
-}
-
-uint64_t inject_rsp_redirected(struct inject_transport *t)
-{
-	return ((struct gdbt *)t)->redirected;
 }
 
 unsigned inject_rsp_xlen(struct inject_transport *t)
