@@ -39,7 +39,7 @@ static const char usage_text[] =
 	"       zond inject --raw -c NAME [-o STORE]\n"
 	"       zond inject --elf APP.ELF [-f GLOB]... [--per-run K] -- qemu-system-riscv32 ...\n"
 	"       zond inject --elf APP.ELF --gdb HOST:PORT [-f GLOB]... [--duration S]\n"
-	"       zond inject --coverage PROG\n"
+	"       zond inject --coverage PROG [--scratch ADDR,LEN]\n"
 	"Counters and code injected at function entries from outside the program, with\n"
 	"no recompilation (doc/inject.md); Linux x86-64, and bare-metal RISC-V over the\n"
 	"GDB remote protocol (--elf).  The functions scenario: PROG\n"
@@ -101,13 +101,14 @@ static const char usage_text[] =
 	"                        printed)\n"
 	"  -o, --output STORE    the profile store (default ./zond.db)\n"
 	"  -q, --quiet           no summary\n"
-	"  --coverage PROG       print \"N of M functions can be injected\", then each\n"
+	"  --coverage PROG       print \"N of M functions can be injected\" (with\n"
+	"                        --scratch: trampolines there), then each\n"
 	"                        function that cannot, with the reason, and each that\n"
 	"                        needs a fallback; PROG (a program or shared library)\n"
 	"                        is read, never run\n";
 
-/* --coverage: the plan of every function of prog, printed. */
-static int coverage(const char *prog)
+/* --coverage: the plan of every function of prog (trampolines in scratch_len bytes at scratch), printed. */
+static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len)
 {
 	struct zerr err;
 	const char *name = inject_elf_arch(prog, &err);
@@ -124,6 +125,8 @@ static int coverage(const char *prog)
 		symbols_free(s);
 		return cmd_error("inject", "%s", err.msg);
 	}
+	if (scratch_len)
+		inject_plan_scratch(&p, scratch, scratch_len);
 	printf("%zu of %zu functions can be injected\n", inject_plan_count_ok(&p), p.nfuncs);
 	for (size_t i = 0; i < p.nfuncs; i++) {
 		const struct inject_func *f = &p.funcs[i];
@@ -993,6 +996,13 @@ static int scenario(struct functions_job *job, char **argv)
 		symbols_free(s);
 		return cmd_error("inject", "%s", err.msg);
 	}
+	size_t far = job->scratch_len ? inject_plan_scratch(&plan, job->scratch, job->scratch_len) : 0;
+	if (far && !job->quiet)
+		fprintf(stderr,
+			"zond inject: %zu functions left out: --scratch is out of the jump's reach "
+			"and the far jump cannot take them (zond inject --coverage %s --scratch ... "
+			"says why)\n",
+			far, prog);
 	if (!job->campaign) {
 		char base[PATH_MAX];
 		snprintf(base, sizeof base, "%s", prog);
@@ -1133,7 +1143,7 @@ int cmd_inject(int argc, char **argv)
 	if (cov) {
 		if (optind != argc)
 			return cmd_usage_error("inject", "--coverage takes one PROG and no more");
-		return coverage(cov);
+		return coverage(cov, job.scratch, job.scratch_len);
 	}
 	if ((job.from || job.threshold != 1) && !job.descend)
 		return cmd_usage_error("inject", "--from and --threshold go with --descend");

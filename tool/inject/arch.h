@@ -93,6 +93,7 @@ struct inject_arch {
 	 * span).  RISC-V: auipc t1 + jalr, refused for functions that never
 	 * write t1 (GCC's -fipa-ra may let their callers keep a value there).
 	 */
+	uint64_t reach; /* the jump's reach either way, in bytes (0: not limited) */
 	uint32_t far_len;
 	int (*plan_far)(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
 			struct inject_site *site, char *why);

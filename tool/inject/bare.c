@@ -86,7 +86,7 @@ static int choose_site(struct bare *b, size_t k, uint64_t stub, struct inject_si
 	const struct inject_plan *plan = b->job->plan;
 	int64_t d = (int64_t)(stub - p->site.addr - p->site.keep);
 	*site = p->site;
-	if (p->site.by_break || (d >= -(1 << 20) && d < (1 << 20)))
+	if (d >= -(1 << 20) && d < (1 << 20))
 		return 0;
 	for (size_t i = 0; i < plan->nfuncs; i++) {
 		const struct inject_func *f = &plan->funcs[i];

@@ -134,6 +134,25 @@ void inject_plan_free(struct inject_plan *p)
 	memset(p, 0, sizeof *p);
 }
 
+size_t inject_plan_scratch(struct inject_plan *p, uint64_t scratch, uint64_t len)
+{
+	size_t n = 0;
+	uint64_t reach = p->arch->reach;
+	for (size_t i = 0; reach && i < p->nfuncs; i++) {
+		struct inject_func *f = &p->funcs[i];
+		uint64_t at = f->addr + f->site.keep;
+		int near = scratch < at + reach && scratch + len > (at > reach ? at - reach : 0);
+		if (!f->ok || near || f->far_ok)
+			continue;
+		snprintf(f->why, sizeof f->why,
+			 "scratch RAM out of the jump's reach (%llu MiB), and %.90s",
+			 (unsigned long long)(reach >> 20), f->far_why);
+		f->ok = 0;
+		n++;
+	}
+	return n;
+}
+
 size_t inject_plan_count_ok(const struct inject_plan *p)
 {
 	size_t n = 0;

@@ -56,6 +56,15 @@ void inject_plan_free(struct inject_plan *p);
 int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char *spec,
 		      struct inject_site *site, struct zerr *err);
 
+/*
+ * Trampolines in [scratch, scratch + len): a function whose entry's jump
+ * reaches no byte of it and that the far jump cannot take either is refused
+ * ("scratch RAM out of the jump's reach (1 MiB), and WHY"); for an
+ * architecture whose jump's reach is not limited, none.  Returns how
+ * many were refused.
+ */
+size_t inject_plan_scratch(struct inject_plan *p, uint64_t scratch, uint64_t len);
+
 /* Functions the plan can patch. */
 size_t inject_plan_count_ok(const struct inject_plan *p);
 

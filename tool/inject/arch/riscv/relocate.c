@@ -217,21 +217,25 @@ static int writes_reg(const uint8_t *code, size_t size, int xlen, int reg)
 static int plan_far(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
 		    struct inject_site *site, char *why, int xlen)
 {
-	if (!writes_reg(code, size, xlen, RV_T1)) {
-		snprintf(why, INJECT_WHY,
-			 "the far jump changes t1, which it never writes (GCC's -fipa-ra may let "
-			 "a caller keep a value there)");
-		return 1;
-	}
 	if (plan_len(code, size, padding, addr, 0, site, why, xlen, FAR_LEN))
 		return 1;
+	site->far = 1;
+	struct rv_insn first;
+	rv_decode(code, size, xlen, &first);
+	if (site->by_break && first.kind == RV_JALR && first.rd == 0)
+		return 0; /* a breakpoint, and a copy that jumps through a register: no far jump */
+	if (!writes_reg(code, size, xlen, RV_T1)) {
+		snprintf(why, INJECT_WHY,
+			 "the far jump changes t1, which it never writes (-fipa-ra callers may keep "
+			 "it)");
+		return 1;
+	}
 	/* the copy's jumps back are far too (a breakpoint site's included) */
 	if (writes_reg(code, site->len - site->padding, xlen, RV_T1)) {
 		snprintf(why, INJECT_WHY,
 			 "the far jump back would change t1, which its first instructions set");
 		return 1;
 	}
-	site->far = 1;
 	return 0;
 }
 
@@ -426,7 +430,8 @@ int inject_riscv_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err);
 	{                                                                                          \
 		.name = "riscv" #xlen, .jump_len = JUMP_LEN,                                       \
 		.reloc_max = INJECT_SITE_INSNS * 8 + 4, .plan = plan##xlen,                        \
-		.relocate = relocate##xlen, .fill = fill, .jump = jump, .far_len = FAR_LEN,        \
+		.relocate = relocate##xlen, .fill = fill, .jump = jump, .reach = 1 << 20,          \
+		.far_len = FAR_LEN,                                                                \
 		.plan_far = plan_far##xlen, .jump_far = jump_far,                                  \
 		.payload = inject_riscv##xlen##_payload,                                           \
 		.exit_addr = inject_riscv##xlen##_exit_addr, .stub_len = 24,                       \
