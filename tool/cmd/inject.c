@@ -107,7 +107,7 @@ static const char usage_text[] =
 	"                        needs a fallback; PROG (a program or shared library)\n"
 	"                        is read, never run\n";
 
-/* --coverage: the plan of every function of prog (trampolines in scratch_len bytes at scratch), printed. */
+/* --coverage: the plan of every function of prog, trampolines in scratch (when given), printed. */
 static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len)
 {
 	struct zerr err;
@@ -996,13 +996,14 @@ static int scenario(struct functions_job *job, char **argv)
 		symbols_free(s);
 		return cmd_error("inject", "%s", err.msg);
 	}
-	size_t far = job->scratch_len ? inject_plan_scratch(&plan, job->scratch, job->scratch_len) : 0;
-	if (far && !job->quiet)
+	size_t out = 0;
+	if (job->scratch_len)
+		out = inject_plan_scratch(&plan, job->scratch, job->scratch_len);
+	if (out && !job->quiet)
 		fprintf(stderr,
 			"zond inject: %zu functions left out: --scratch is out of the jump's reach "
-			"and the far jump cannot take them (zond inject --coverage %s --scratch ... "
-			"says why)\n",
-			far, prog);
+			"and the far jump cannot take them (--coverage %s --scratch says why)\n",
+			out, prog);
 	if (!job->campaign) {
 		char base[PATH_MAX];
 		snprintf(base, sizeof base, "%s", prog);

@@ -225,9 +225,9 @@ static int plan_far(const uint8_t *code, size_t size, size_t padding, uint64_t a
 	if (site->by_break && first.kind == RV_JALR && first.rd == 0)
 		return 0; /* a breakpoint, and a copy that jumps through a register: no far jump */
 	if (!writes_reg(code, size, xlen, RV_T1)) {
-		snprintf(why, INJECT_WHY,
-			 "the far jump changes t1, which it never writes (-fipa-ra callers may keep "
-			 "it)");
+		snprintf(why, INJECT_WHY, "%s",
+			 "the far jump changes t1, which it never writes (-fipa-ra callers may "
+			 "keep it)");
 		return 1;
 	}
 	/* the copy's jumps back are far too (a breakpoint site's included) */
@@ -431,8 +431,7 @@ int inject_riscv_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err);
 		.name = "riscv" #xlen, .jump_len = JUMP_LEN,                                       \
 		.reloc_max = INJECT_SITE_INSNS * 8 + 4, .plan = plan##xlen,                        \
 		.relocate = relocate##xlen, .fill = fill, .jump = jump, .reach = 1 << 20,          \
-		.far_len = FAR_LEN,                                                                \
-		.plan_far = plan_far##xlen, .jump_far = jump_far,                                  \
+		.far_len = FAR_LEN, .plan_far = plan_far##xlen, .jump_far = jump_far,              \
 		.payload = inject_riscv##xlen##_payload,                                           \
 		.exit_addr = inject_riscv##xlen##_exit_addr, .stub_len = 24,                       \
 		.stub = inject_riscv##xlen##_stub, .calibrate = inject_riscv_calibrate,            \
