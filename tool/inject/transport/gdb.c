@@ -267,6 +267,8 @@ static int redirect(struct gdbt *g, struct zerr *err)
 	uint64_t pc;
 	if (!g->nredirects || rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
 		return g->nredirects ? -1 : 0;
+	if (g->end_set && pc == g->end_at)
+		return 0; /* the end's read first; its breakpoint goes, this one stops again */
 	for (size_t i = 0; i < g->nredirects; i++) {
 		uint64_t to = g->redirects[i][1];
 		if (g->redirects[i][0] == pc)
