@@ -26,7 +26,7 @@ struct bare {
 	uint64_t area, area_len, payload_len, priv;
 	uint64_t *stubs;           /* per patch: where its entry jumps to (the stub after the id) */
 	struct inject_site *sites; /* per patch: the plan's site, or its far one */
-	uint8_t (*orig)[16]; /* per patch: the bytes the jump overwrote */
+	uint8_t (*orig)[16];       /* per patch: the bytes the jump overwrote */
 };
 
 static size_t slot_len(const struct inject_arch *a)
