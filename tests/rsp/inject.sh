@@ -6,7 +6,8 @@
 #     -singlestep -d exec,nochain: one line per instruction, independent of
 #     zond), exactly: under -icount shift=0 mcycle counts instructions, and
 #     the payload's own instructions are taken out; the program's own
-#     counters agree on the calls;
+#     counters agree on the calls; a 2-byte function, called through a
+#     pointer, is measured through a breakpoint;
 #   - --per-run 2 over 4 functions: 2 runs of one campaign, the same calls;
 #   - --coverage names the functions not entered by a call (trap handler,
 #     millicode) with the reason;
@@ -58,6 +59,8 @@ for xlen in 32 64; do
 		check_eq "rv$xlen: calls of $f as the program counts" \
 			"$(awk -v f=$f '$1 == f { print $2 }' zond$xlen.txt)" "$want"
 	done
+	# empty is a lone ret (2 bytes): entered through a breakpoint, 20 calls of 1 instruction
+	check_eq "rv$xlen: empty through a breakpoint" "$(grep '^empty ' zond$xlen.txt)" "empty 20 20"
 	"$zond" report -i all$xlen.db --raw | grep -q "overhead:  probe overhead of [0-9]* ns per call" ||
 		fail "rv$xlen: no overhead line"
 done
