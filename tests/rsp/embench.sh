@@ -16,7 +16,11 @@
 #   - scratch RAM 8 MiB from the code (--scratch, out of a jal's reach): the
 #     far jump (auipc t1; jalr) on the functions that write t1 (soft-float),
 #     breakpoints on the 2-byte ones, exact as well; a function that never
-#     writes t1 is left out, --coverage --scratch saying why.
+#     writes t1 is left out, --coverage --scratch saying why;
+#   - st's run's whole (what --metrics' shares divide by) is the log's count
+#     from the entry point to _exit, in every run of 8 and with the far
+#     jump: the payload's instructions, a far entry's second one and a
+#     breakpoint entry's jump included, taken out exactly.
 #
 # Usage: embench.sh ZOND WORKDIR SRCDIR    (exit 77: cross tools or Embench missing)
 # The Embench tree: $ZOND_EMBENCH, else ../shared/embench-1.0 beside the
@@ -25,7 +29,7 @@ set -u
 zond=$1 dir=$2/embench src=$3
 truth=$src/../../tests/bare/truth.py
 . "$src/rv.sh"
-rv_need riscv64-unknown-elf-objdump riscv64-unknown-elf-nm qemu-system-riscv32 python3
+rv_need riscv64-unknown-elf-objdump riscv64-unknown-elf-nm qemu-system-riscv32 python3 sqlite3
 embench=${ZOND_EMBENCH:-}
 for d in "$src/../../../shared/embench-1.0" /work/shared/embench-1.0; do
 	[ -n "$embench" ] || { [ -f "$d/support/main.c" ] && embench=$d; }
@@ -48,11 +52,13 @@ for b in st wikisort; do
 	python3 "$truth" $b.elf riscv64-unknown-elf-objdump exec.log --until _exit |
 		grep -v '^@' | LC_ALL=C sort >truth.txt
 	cp truth.txt $b.truth
+	entry=$(riscv64-unknown-elf-readelf -h $b.elf | sed -n 's/.*Entry point address: *0x0*//p')
+	[ $b = st ] && whole=$(python3 "$src/region_truth.py" exec.log $entry \
+		"$(riscv64-unknown-elf-nm $b.elf | awk '$3 == "_exit" { print $1 }')" | cut -d' ' -f2)
 	rm -f exec.log
 	"$zond" inject --coverage $b.elf >cov.txt
 	# not functions entered by a call, left out of the truth: the entry point
 	# (readelf) and libgcc's -msave-restore millicode (prologue and epilogue parts)
-	entry=$(riscv64-unknown-elf-readelf -h $b.elf | sed -n 's/.*Entry point address: *0x0*//p')
 	riscv64-unknown-elf-nm $b.elf | awk -v e="$entry" '
 		{ a = $1; sub(/^0+/, "", a) }
 		a == e || $3 ~ /^__riscv_(save|restore)_[0-9]+$/ { print $3 }' | LC_ALL=C sort >skip.txt
@@ -76,6 +82,8 @@ for b in st wikisort; do
 	done
 	echo "$b: $n functions, calls and inclusive instructions exact"
 done
+check_eq "st: every run's whole as the log's" "$(sqlite3 st.db 'select distinct duration_ns from runs')" \
+	"$whole"
 # far scratch: st again (QEMU's virt board has 128 MiB of RAM at 0x80000000)
 far="--scratch 0x80800000,0x100000"
 "$zond" inject -q -o far.db -c far $far --elf st.elf -- $qemu -kernel st.elf >got.txt 2>err.txt
@@ -85,6 +93,8 @@ check_eq "far scratch: status" $? "$(sed -n 's/^st status //p' status.txt)"
 	on && NF >= 8 { print $8, $1, $2 }' | LC_ALL=C sort >far.txt
 LC_ALL=C join -o 0,2.2,2.3 far.txt st.truth >far_want.txt
 check_same "far scratch: calls and inclusive instructions" far.txt far_want.txt
+check_eq "far scratch: the run's whole as the log's" "$(sqlite3 far.db 'select duration_ns from runs')" \
+	"$whole"
 for f in __adddf3 __muldf3 start_trigger; do
 	grep -q "^$f " far.txt || fail "far scratch: $f not measured"
 done
