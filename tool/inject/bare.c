@@ -474,8 +474,7 @@ static int detach_after(struct bare *b, double seconds, int *status, struct zerr
 	int rc = inject_rsp_wait_for(b->t, seconds, status, err);
 	if (rc <= 0)
 		return rc; /* ended by itself, or lost */
-	if (unpatch(b, err) < 0 || inject_rsp_watch(b->t, NULL, 0, NULL, NULL, err) < 0 ||
-	    b->t->ops->release(b->t, err) < 0)
+	if (unpatch(b, err) < 0 || inject_rsp_leave(b->t, err) < 0)
 		return -1;
 	*status = -1;
 	return 0;
@@ -579,13 +578,16 @@ static void bare_results(struct bare *b, const struct region *r, struct inject_r
 /*
  * Preparing failed (zond's trouble): the program runs as it would without
  * zond (a jump written already leads to a complete trampoline), and a
- * target zond started is waited for (*status).
+ * target zond started is waited for (*status); one it connected to is
+ * left with none of zond's breakpoints (inject_rsp_leave).
  */
 static void run_unmeasured(struct bare *b, const struct inject_bare_target *bt, int *status)
 {
 	struct zerr ignored;
-	if (b->t && inject_rsp_watch(b->t, NULL, 0, NULL, NULL, &ignored) == 0 &&
-	    b->t->ops->release(b->t, &ignored) == 0 && bt->argv)
+	if (b->t && !bt->argv)
+		inject_rsp_leave(b->t, &ignored);
+	else if (b->t && inject_rsp_watch(b->t, NULL, 0, NULL, NULL, &ignored) == 0 &&
+		 b->t->ops->release(b->t, &ignored) == 0)
 		b->t->ops->wait(b->t, status, &ignored);
 }
 
@@ -714,8 +716,8 @@ static int cycle_end(struct cycle *y, const struct inject_bare_target *bt, int *
 	int rc = inject_rsp_wait_for(t, y->c->period, status, err);
 	if (rc <= 0)
 		return rc < 0 ? -1 : 1;
-	if (unpatch(y->b, err) < 0 || inject_rsp_watch(t, NULL, 0, NULL, NULL, err) < 0 ||
-	    (!bt->argv && t->ops->release(t, err) < 0))
+	if (unpatch(y->b, err) < 0 || (bt->argv ? inject_rsp_watch(t, NULL, 0, NULL, NULL, err)
+						: inject_rsp_leave(t, err)) < 0)
 		return -1;
 	return 0;
 }

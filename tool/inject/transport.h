@@ -174,6 +174,14 @@ int inject_rsp_counter_end(struct inject_transport *t, uint64_t *value);
 int inject_rsp_redirect(struct inject_transport *t, uint64_t from, uint64_t to, struct zerr *err);
 int inject_rsp_redirect_off(struct inject_transport *t, uint64_t from, struct zerr *err);
 
+/*
+ * Lets a target zond connected to (--gdb) run on without zond: every
+ * breakpoint of zond's out (the end's, the watched ones, the redirects:
+ * a stop at one would halt it with nobody to answer) and the target
+ * released.  Written code is the caller's to put back.
+ */
+int inject_rsp_leave(struct inject_transport *t, struct zerr *err);
+
 /* The target's register width in bytes (4: rv32, 8: rv64). */
 unsigned inject_rsp_xlen(struct inject_transport *t);
 

@@ -847,6 +847,19 @@ int inject_rsp_redirect_off(struct inject_transport *t, uint64_t from, struct ze
 	return 0;
 }
 
+int inject_rsp_leave(struct inject_transport *t, struct zerr *err)
+{
+	struct gdbt *g = (struct gdbt *)t;
+	while (g->nredirects)
+		if (inject_rsp_redirect_off(t, g->redirects[0][0], err) < 0)
+			return -1;
+	if (watch_end(g, err) < 0 || (g->end_set && rsp_break(g->r, g->end_at, 2, 0, err) < 0))
+		return -1;
+	g->end_set = 0;
+	g->end_at = 0; /* release() puts it in no more */
+	return g_release(t, err);
+}
+
 unsigned inject_rsp_xlen(struct inject_transport *t)
 {
 	return ((struct gdbt *)t)->xlen;
