@@ -4,13 +4,13 @@
  *
  * gcc's -finstrument-functions puts the entry hook's call after the
  * prologue and the exit hook's before the epilogue; both are straight-line
- * code, so counting their instructions once per call site is exact.  Only
- * RV32/RV64 IMAC is decoded: an instruction is 2 bytes when its low two
- * bits are not 11, else 4.  The counts are cached by the hook's return
+ * code, so counting their instructions once per call site is exact.  The
+ * decoder is rv_decode.h (zond inject's too).  The counts are cached by the hook's return
  * address (one call site each); a collision only costs a recount, inside
  * zond's own accounted time.
  */
 #include "bare.h"
+#include "rv_decode.h"
 
 enum { SITES = 256, MAX_WALK = 64, UNKNOWN = 0xffff };
 
@@ -18,75 +18,43 @@ static uintptr_t site_key[SITES];
 static uint16_t site_count[SITES];
 uint32_t zb_inexact_sites;
 
-static uint32_t insn_at(uintptr_t pc)
+/* The instruction at pc (rv_decode.h, the decoder zond inject uses too). */
+static struct rv_insn insn_at(uintptr_t pc)
 {
 	const uint16_t *h = (const uint16_t *)pc;
-	return (h[0] & 3) != 3 ? h[0] : (uint32_t)h[0] | (uint32_t)h[1] << 16;
+	struct rv_insn in;
+	rv_decode_insn(rv_insn_len(h[0]) == 4 ? (uint32_t)h[0] | (uint32_t)h[1] << 16 : h[0],
+		       __riscv_xlen, &in);
+	return in;
 }
 
-static uintptr_t insn_bytes(uint32_t insn)
+/* IMAC code has no longer instructions: an undecodable one is taken as 2 bytes. */
+static uintptr_t insn_bytes(const struct rv_insn *in)
 {
-	return (insn & 3) != 3 ? 2 : 4;
-}
-
-static uint32_t field(uint32_t insn, int lo, int bits)
-{
-	return insn >> lo & ((1u << bits) - 1);
-}
-
-/* The low `bits` bits of v as a signed offset. */
-static intptr_t sign_extend(uint32_t v, int bits)
-{
-	return (intptr_t)((int32_t)(v << (32 - bits)) >> (32 - bits));
+	return in->len ? in->len : 2;
 }
 
 /* A call: jal/jalr linking through ra, c.jalr, and c.jal (rv32 only; rv64's is c.addiw). */
-static int is_call(uint32_t insn)
+static int is_call(const struct rv_insn *in)
 {
-	if ((insn & 3) == 3)
-		return ((insn & 0x7f) == 0x6f || (insn & 0x7f) == 0x67) && field(insn, 7, 5) == 1;
-	if ((insn & 3) == 1)
-		return __riscv_xlen == 32 && field(insn, 13, 3) == 1;
-	return (insn & 3) == 2 && field(insn, 13, 3) == 4 && field(insn, 12, 1) &&
-	       field(insn, 7, 5) && !field(insn, 2, 5);
+	return (in->kind == RV_JAL || in->kind == RV_JALR) && in->rd == RV_RA;
 }
 
 /* Any instruction that can move the pc elsewhere than to the next one. */
-static int is_transfer(uint32_t insn)
+static int is_transfer(const struct rv_insn *in)
 {
-	if ((insn & 3) == 3) {
-		uint32_t op = insn & 0x7f;
-		return op == 0x63 || op == 0x6f || op == 0x67;
-	}
-	uint32_t f3 = field(insn, 13, 3);
-	if ((insn & 3) == 1)
-		return f3 == 5 || f3 == 6 || f3 == 7 || (__riscv_xlen == 32 && f3 == 1);
-	/* c.jr, c.jalr (c.mv and c.add have rs2 != 0; c.ebreak traps) */
-	return (insn & 3) == 2 && f3 == 4 && field(insn, 7, 5) && !field(insn, 2, 5);
+	return in->kind == RV_JAL || in->kind == RV_BRANCH || in->kind == RV_JALR;
 }
 
-static int is_return(uint32_t insn)
+static int is_return(const struct rv_insn *in)
 {
-	return insn == 0x00008067u || insn == 0x8082u;
+	return in->raw == 0x00008067u || in->raw == 0x8082u;
 }
 
 /* The target of an unconditional jump that links nothing (j, c.j), or 0. */
-static uintptr_t jump_target(uintptr_t pc, uint32_t insn)
+static uintptr_t jump_target(uintptr_t pc, const struct rv_insn *in)
 {
-	if ((insn & 3) == 3) {
-		if ((insn & 0x7f) != 0x6f || field(insn, 7, 5))
-			return 0;
-		return pc + sign_extend(field(insn, 31, 1) << 20 | field(insn, 12, 8) << 12 |
-					       field(insn, 20, 1) << 11 | field(insn, 21, 10) << 1,
-				       21);
-	}
-	if ((insn & 3) != 1 || field(insn, 13, 3) != 5)
-		return 0;
-	return pc + sign_extend(field(insn, 12, 1) << 11 | field(insn, 8, 1) << 10 |
-				       field(insn, 9, 2) << 8 | field(insn, 6, 1) << 7 |
-				       field(insn, 7, 1) << 6 | field(insn, 2, 1) << 5 |
-				       field(insn, 11, 1) << 4 | field(insn, 3, 3) << 1,
-			       12);
+	return in->kind == RV_JAL && in->rd == 0 ? pc + (uintptr_t)in->imm : 0;
 }
 
 /* Instructions from fn up to the call that returns to ra, or UNKNOWN. */
@@ -94,11 +62,11 @@ static uint32_t count_before(uintptr_t fn, uintptr_t ra)
 {
 	uintptr_t pc = fn;
 	for (uint32_t n = 0; n < MAX_WALK && pc < ra; n++) {
-		uint32_t insn = insn_at(pc);
-		pc += insn_bytes(insn);
+		struct rv_insn in = insn_at(pc);
+		pc += insn_bytes(&in);
 		if (pc == ra)
-			return is_call(insn) ? n : UNKNOWN;
-		if (is_transfer(insn))
+			return is_call(&in) ? n : UNKNOWN;
+		if (is_transfer(&in))
 			return UNKNOWN;
 	}
 	return UNKNOWN;
@@ -109,16 +77,16 @@ static uint32_t count_after(uintptr_t ra)
 {
 	uintptr_t pc = ra;
 	for (uint32_t n = 1; n <= MAX_WALK; n++) {
-		uint32_t insn = insn_at(pc);
-		uintptr_t to = jump_target(pc, insn);
-		if (is_return(insn))
+		struct rv_insn in = insn_at(pc);
+		uintptr_t to = jump_target(pc, &in);
+		if (is_return(&in))
 			return n;
 		if (to)
 			pc = to;
-		else if (is_transfer(insn))
+		else if (is_transfer(&in))
 			return UNKNOWN;
 		else
-			pc += insn_bytes(insn);
+			pc += insn_bytes(&in);
 	}
 	return UNKNOWN;
 }
@@ -160,36 +128,23 @@ int zb_after_known(uintptr_t ra)
 	return site_count[(uint32_t)(ra >> 1) % SITES] != UNKNOWN;
 }
 
-/* The register an instruction writes, or 0 (none, or not known to be sp or ra). */
-static uint32_t written(uint32_t insn)
-{
-	if ((insn & 3) == 3) {
-		uint32_t op = insn & 0x7f;
-		return op == 0x23 || op == 0x63 || op == 0x27 ? 0 : field(insn, 7, 5);
-	}
-	/* quadrant 0 writes x8..x15 only; c.swsp/c.sdsp/c.fsdsp store */
-	if ((insn & 3) == 0 || ((insn & 3) == 2 && field(insn, 13, 3) >= 5))
-		return 0;
-	return field(insn, 7, 5);
-}
-
 /* The offset from sp that restores ra (lw/ld ra, off(sp); c.lwsp/c.ldsp ra), or -1. */
 static int32_t ra_load(uint32_t insn)
 {
 	int wide = __riscv_xlen == 64;
 	if ((insn & 3) == 3)
-		return (insn & 0x7f) == 0x03 && field(insn, 12, 3) == (wide ? 3u : 2u) &&
-				       field(insn, 7, 5) == 1 && field(insn, 15, 5) == 2
+		return (insn & 0x7f) == 0x03 && rv_bits(insn, 14, 12) == (wide ? 3u : 2u) &&
+				       rv_bits(insn, 11, 7) == 1 && rv_bits(insn, 19, 15) == 2
 			       ? (int32_t)insn >> 20
 			       : -1;
-	if ((insn & 3) != 2 || field(insn, 7, 5) != 1)
+	if ((insn & 3) != 2 || rv_bits(insn, 11, 7) != 1)
 		return -1;
-	if (!wide && field(insn, 13, 3) == 2) /* c.lwsp */
-		return (int32_t)(field(insn, 12, 1) << 5 | field(insn, 4, 3) << 2 |
-				 field(insn, 2, 2) << 6);
-	if (wide && field(insn, 13, 3) == 3) /* c.ldsp */
-		return (int32_t)(field(insn, 12, 1) << 5 | field(insn, 5, 2) << 3 |
-				 field(insn, 2, 3) << 6);
+	if (!wide && rv_bits(insn, 15, 13) == 2) /* c.lwsp */
+		return (int32_t)(rv_bits(insn, 12, 12) << 5 | rv_bits(insn, 6, 4) << 2 |
+				 rv_bits(insn, 3, 2) << 6);
+	if (wide && rv_bits(insn, 15, 13) == 3) /* c.ldsp */
+		return (int32_t)(rv_bits(insn, 12, 12) << 5 | rv_bits(insn, 6, 5) << 3 |
+				 rv_bits(insn, 4, 2) << 6);
 	return -1;
 }
 
@@ -199,20 +154,19 @@ int32_t zb_ra_slot(uintptr_t ra)
 		return -1;
 	uintptr_t pc = ra;
 	for (uint32_t n = 0; n < MAX_WALK; n++) {
-		uint32_t insn = insn_at(pc);
-		int32_t off = ra_load(insn);
+		struct rv_insn in = insn_at(pc);
+		int32_t off = ra_load(in.raw);
 		if (off >= 0)
 			return off;
-		uintptr_t to = jump_target(pc, insn);
-		uint32_t rd = written(insn);
+		uintptr_t to = jump_target(pc, &in);
 		if (to)
 			pc = to;
-		else if (is_call(insn))
-			pc += insn_bytes(insn); /* comes back here; callees keep sp */
-		else if (is_transfer(insn) || rd == 1 || rd == 2)
+		else if (is_call(&in))
+			pc += insn_bytes(&in); /* comes back here; callees keep sp */
+		else if (is_transfer(&in) || in.wr == RV_RA || in.wr == RV_SP)
 			return -1;
 		else
-			pc += insn_bytes(insn);
+			pc += insn_bytes(&in);
 	}
 	return -1;
 }

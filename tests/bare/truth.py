@@ -4,7 +4,7 @@ instruction count, from QEMU's execution log (-singlestep -d exec,nochain:
 one line per executed instruction) and the ELF alone, independently of
 zond's code: the truth for the bare-metal runtime (tests/bare, bench/embench).
 
-Usage: truth.py ELF OBJDUMP LOG
+Usage: truth.py ELF OBJDUMP LOG [--until SYMBOL]
 prints "name calls inclusive" per instrumented function that ran (one whose
 code calls __cyg_profile_func_enter; code built without instrumentation,
 libgcc's and picolibc's, is part of its callers), or, in a build without any
@@ -33,6 +33,14 @@ recognised, and the millicode of -msave-restore, which links through t0,
 needs no rule).  Reaching a function's first instruction other than by a
 call is a tail call: the callee's frame shares its caller's return address.
 A function's inclusive count sums its outermost activations only (recursion).
+
+--until SYMBOL (zond inject over GDB reads its results at a breakpoint on
+picolibc's _exit, so what runs after is not its run): the log counts up to
+the first instruction of SYMBOL, excluded.  A function still active there
+counts its calls, and as inclusive only its activations that returned (zond
+counts a call that never returned, untimed); and the first jump to a
+function start with no frame open (crt0's _start to _cstart) opens the run's
+root frame, which never returns.
 """
 import re
 import subprocess
@@ -88,6 +96,9 @@ def instrumented(objdump, elf):
 def main():
     elf, objdump, log = sys.argv[1:4]
     starts = functions(elf)
+    until = None
+    if sys.argv[4:5] == ["--until"]:
+        until = next(a for a, name in starts.items() if name == sys.argv[5])
     call_size = calls_of(objdump, elf)
     probed = instrumented(objdump, elf)
     hooks = {a for a, name in starts.items() if name in ENTRY_POINTS}
@@ -102,6 +113,10 @@ def main():
     prev = None
     with open(log) as f:
         for pc in executed(f):
+            if pc == until:
+                for _ in f:
+                    pass  # QEMU writes on to the end: a pipe must not close on it
+                break
             if zond_until is not None:
                 if pc != zond_until:
                     z += 1
@@ -155,10 +170,16 @@ def main():
                     ret = stack[-1][2]
                     stack.append([name, n - z, ret, True])
                     waiting[ret] += 1
+                elif not stack and until is not None:
+                    name = starts[pc]  # the run's root: it never returns
+                    calls[name] = calls.get(name, 0) + 1
+                    active[name] = active.get(name, 0) + 1
+                    stack.append([name, n - z, None, True])
+                    waiting[None] = 1
             n += 1
             prev = pc
     for name, at, ret, tail in stack:
-        if name is None:
+        if name is None or until is not None:
             continue
         active[name] -= 1
         if not active[name]:

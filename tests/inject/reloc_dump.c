@@ -11,10 +11,8 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "inject/engine.h"
+#include "reloc_copies.h"
 
 int main(int argc, char **argv)
 {
@@ -32,35 +30,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;
 	}
-	FILE *blob = fopen(argv[2], "wb");
-	if (!blob)
-		return perror(argv[2]), 1;
-	uint64_t base = (p.image_end + 0xfffff) & ~(uint64_t)0xfffff, at = base;
+	uint64_t base = (p.image_end + 0xfffff) & ~(uint64_t)0xfffff;
 	printf("B %" PRIx64 "\n", base);
-	for (size_t i = 0; i < p.nfuncs; i++) {
-		struct inject_func *f = &p.funcs[i];
-		if (!f->ok)
-			continue;
-		uint8_t code[256], copy[512];
-		long got = symbols_read(s, argv[1], f->addr, code, sizeof code, &err);
-		char why[INJECT_WHY];
-		int n = got < 0 ? -1 : arch->relocate(&f->site, code, at, copy, sizeof copy, why);
-		if (n < 0) {
-			fprintf(stderr, "%s: %s\n", f->name, got < 0 ? err.msg : why);
-			return 1;
-		}
-		printf("F %" PRIx64 " %x %x %" PRIx64 " %x\n", f->addr, f->site.keep, f->site.len,
-		       at, n);
-		for (uint32_t k = 0; k < f->site.ninsn; k++)
-			printf("I %" PRIx64 " %" PRIx64 "\n",
-			       f->addr + f->site.keep + f->site.map_from[k],
-			       at + f->site.map_to[k]);
-		fwrite(copy, 1, (size_t)n, blob);
-		at += (uint64_t)n;
-		for (; at % 16; at++)
-			fputc(0xcc, blob);
-	}
-	fclose(blob);
+	if (write_copies(s, argv[1], &p, 0, argv[2], base, 0xcc) < 0)
+		return 1;
 	inject_plan_free(&p);
 	symbols_free(s);
 	return 0;

@@ -7,6 +7,9 @@
 #     in whole passes (its functions' calls in the ratios the loop makes),
 #     and the two sets' passes add up to the passes the program counts;
 #   - the same through --gdb on a QEMU the test started;
+#   - a third set holding five() (2 bytes: entered through a breakpoint
+#     the transport answers, in and out with its set): three sets, each in
+#     whole passes, adding up to the program's passes, five() measured;
 #   - a safe point the program never reaches (never_called), --duration 1:
 #     zond says so in one line, the first set keeps what it measured, the
 #     second is named as never measured;
@@ -30,7 +33,7 @@ fns="-f one -f two -f three -f four"
 set_passes() {
 	"$zond" inject --raw -c "$2" -o "$1" | awk -F'\t' '
 		NR == 1 { next }
-		{ k = $4 == "one" ? 1 : $4 == "two" ? 2 : $4 == "three" ? 3 : 4
+		{ k = $4 == "one" || $4 == "five" ? 1 : $4 == "two" ? 2 : $4 == "three" ? 3 : 4
 		  if ($6 % k) bad = bad " " $4 "=" $6
 		  p = $6 / k
 		  if (($1 in run) && run[$1] != p) bad = bad " run " $1 ": " $4 "=" $6
@@ -50,6 +53,16 @@ check_eq "the sets' whole passes add up to the program's" \
 	"$(awk '{ s += $2 } END { print s }' sets.txt)" "$passes"
 check_eq "meta of the second set" \
 	"$(sqlite3 c.db "select value from run_meta where run = 2 and key = 'inject_cyclic_set'")" "2 of 2"
+
+"$zond" inject -o b.db -c brk --elf $elf --safe-point tick --period 0.2 --per-run 2 $fns -f five \
+	-- $qemu -kernel $elf >bgot.txt 2>berr.txt
+check_eq "breakpoint entry: status" $? 0
+set_passes b.db brk >bsets.txt
+check_eq "breakpoint entry: three sets stored" "$(cut -d' ' -f1 bsets.txt | tr '\n' ' ')" "1 2 3 "
+check_eq "breakpoint entry: the sets' whole passes add up to the program's" \
+	"$(awk '{ s += $2 } END { print s }' bsets.txt)" \
+	"$(sed -n 's/^passes=\([0-9]*\) .*/\1/p' bgot.txt)"
+check_eq "breakpoint entry: five measured" "$(awk '$1 == 3 { print ($2 > 0) }' bsets.txt)" 1
 
 # --gdb: a QEMU the test started; the program ends by itself while zond is connected
 rm -f g.sock

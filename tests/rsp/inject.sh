@@ -6,13 +6,16 @@
 #     -singlestep -d exec,nochain: one line per instruction, independent of
 #     zond), exactly: under -icount shift=0 mcycle counts instructions, and
 #     the payload's own instructions are taken out; the program's own
-#     counters agree on the calls;
+#     counters agree on the calls; a 2-byte function, called through a
+#     pointer, is measured through a breakpoint;
 #   - --per-run 2 over 4 functions: 2 runs of one campaign, the same calls;
 #   - --coverage names the functions not entered by a call (trap handler,
 #     millicode) with the reason;
 #   - QEMU killed while the program runs (progs/forever.c): zond stores what
 #     it read last as a partial run and says so in one line, status 1;
 #   - scratch RAM that is not there: one line, the program runs as without zond;
+#   - --gdb and preparing fails after a breakpoint entry went in: one line,
+#     and the target runs on to its end with none of zond's breakpoints;
 #   - bad input: one line each.
 #
 # Usage: inject.sh ZOND WORKDIR SRCDIR    (exit 77: cross tools missing)
@@ -20,7 +23,7 @@ set -u
 zond=$1 dir=$2/inject src=$3
 truth=$src/../../tests/bare/truth.py
 . "$src/rv.sh"
-rv_need riscv64-unknown-elf-objdump qemu-system-riscv32 qemu-system-riscv64 python3 sqlite3
+rv_need riscv64-unknown-elf-objdump riscv64-unknown-elf-nm riscv64-unknown-elf-readelf qemu-system-riscv32 qemu-system-riscv64 python3 sqlite3
 mkdir -p "$dir" && cd "$dir" || exit 1
 rm -f ./*.db
 . "$src/../cli/lib.sh"
@@ -58,6 +61,8 @@ for xlen in 32 64; do
 		check_eq "rv$xlen: calls of $f as the program counts" \
 			"$(awk -v f=$f '$1 == f { print $2 }' zond$xlen.txt)" "$want"
 	done
+	# empty is a lone ret (2 bytes): entered through a breakpoint, 20 calls of 1 instruction
+	check_eq "rv$xlen: empty through a breakpoint" "$(grep '^empty ' zond$xlen.txt)" "empty 20 20"
 	"$zond" report -i all$xlen.db --raw | grep -q "overhead:  probe overhead of [0-9]* ns per call" ||
 		fail "rv$xlen: no overhead line"
 done
@@ -115,6 +120,34 @@ check_eq "--gdb: QEMU's status" $? 5
 check_same "--gdb: output" gdbq.txt want32.txt
 check_eq "--gdb: calls and inclusive" "$(zond_table gdb.db)" \
 	"$(awk '$1 == "fib" || $1 == "leaf"' truth32.txt)"
+
+# --gdb, preparing fails (work's code in the ELF given is not the target's: a copy with its first
+# word changed) after empty's breakpoint entry went in: one line, and the target runs on to its
+# end, its output and status its own (no breakpoint of zond's left: _exit's, empty's)
+cp calls32.elf mod32.elf
+off=$(riscv64-unknown-elf-readelf -lW calls32.elf | python3 -c '
+import sys
+at = int(sys.argv[1], 16)
+for f in (l.split() for l in sys.stdin):
+    if f and f[0] == "LOAD" and int(f[2], 16) <= at < int(f[2], 16) + int(f[4], 16):
+        print(int(f[1], 16) + at - int(f[2], 16))
+' "$(riscv64-unknown-elf-nm calls32.elf | awk '$3 == "work" { print $1 }')")
+printf '\023\000\000\000' | dd of=mod32.elf bs=1 seek="$off" conv=notrunc 2>/dev/null
+rm -f g.sock
+$qemu -kernel calls32.elf -gdb unix:$PWD/g.sock,server=on,wait=off -S >modq.txt 2>/dev/null &
+qpid=$!
+"$zond" inject -q -o mod.db -c mod --elf mod32.elf --gdb "$PWD/g.sock" -f empty -f work 2>mod.err
+check_eq "--gdb, preparing fails: zond's status" $? 1
+grep -q "^zond inject: work at 0x[0-9a-f]*: the target's code is not mod32.elf's" mod.err ||
+	fail "--gdb, preparing fails: $(cat mod.err)"
+for i in $(seq 100); do kill -0 $qpid 2>/dev/null || break; sleep 0.1; done
+if kill -0 $qpid 2>/dev/null; then
+	fail "--gdb, preparing fails: QEMU still runs (stopped at a breakpoint of zond's)"
+	kill $qpid
+fi
+wait $qpid
+check_eq "--gdb, preparing fails: QEMU's status" $? 5
+check_same "--gdb, preparing fails: output" modq.txt want32.txt
 
 # --gdb --duration: measured for a while, then the code put back and the program let run on;
 # a second attachment finds the ELF's bytes at the entries again (else it refuses)

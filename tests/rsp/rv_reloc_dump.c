@@ -3,20 +3,26 @@
  * function of an ELF file, for rv_reloc_objdump.py to check against
  * objdump.
  *
- * Usage: rv_reloc_dump FILE BLOB > LISTING
- * LISTING: "B BASE", then per function "D ADDR LEN [TARGET]" for every
- * instruction of its body as the decoder sees it (linear sweep; TARGET for
- * jal, branches and their compressed forms), and for each function the
- * planner accepts "F ADDR LEN COPY COPYLEN" and per relocated instruction
- * "I ORIG_ADDR COPY_ADDR"; refused ones "R ADDR REASON".  The copies go
- * to BLOB as if loaded at BASE (the first 64 KiB boundary after the image:
- * within a jal's reach), 16-aligned, zeros between.  All numbers hex.
+ * Usage: rv_reloc_dump FILE BLOB FARBLOB > LISTING
+ * LISTING: "B BASE FARBASE", then per function "D ADDR LEN [TARGET]" for
+ * every instruction of its body as the decoder sees it (linear sweep;
+ * TARGET for jal, branches and their compressed forms), and for each
+ * function the planner accepts "F ADDR KEEP LEN COPY COPYLEN" and per relocated
+ * instruction "I ORIG_ADDR COPY_ADDR"; refused ones "R ADDR REASON".  The
+ * copies go to BLOB as if loaded at BASE (the first 64 KiB boundary after
+ * the image: within a jal's reach), 16-aligned, zeros between.  Then the
+ * far jump's sites (arch->plan_far), relocated into FARBLOB at FARBASE
+ * (16 MiB further: out of a jal's reach): "F", "I" lines as above, and per
+ * far site its jump, written into FARBLOB as if at its own address there
+ * and jumping to the function: "J JUMP_ADDR FUNC_ADDR".  All numbers hex
+ * (tests/inject/reloc_copies.h writes the copies).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../inject/reloc_copies.h"
 #include "inject/arch/riscv/riscv.h"
 #include "inject/engine.h"
 
@@ -45,8 +51,8 @@ static void dump_body(struct symbols *s, const char *path, const struct inject_f
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: rv_reloc_dump FILE BLOB\n");
+	if (argc != 4) {
+		fprintf(stderr, "usage: rv_reloc_dump FILE BLOB FARBLOB\n");
 		return 2;
 	}
 	struct zerr err;
@@ -63,36 +69,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;
 	}
-	FILE *blob = fopen(argv[2], "wb");
-	if (!blob)
-		return perror(argv[2]), 1;
-	uint64_t base = (p.image_end + 0xffff) & ~(uint64_t)0xffff, at = base;
-	printf("B %" PRIx64 "\n", base);
+	uint64_t base = (p.image_end + 0xffff) & ~(uint64_t)0xffff, far = base + 0x1000000;
+	printf("B %" PRIx64 " %" PRIx64 "\n", base, far);
 	for (size_t i = 0; i < p.nfuncs; i++) {
-		struct inject_func *f = &p.funcs[i];
-		dump_body(s, argv[1], f, xlen);
-		if (!f->ok) {
-			printf("R %" PRIx64 " %s\n", f->addr, f->why);
-			continue;
-		}
-		uint8_t code[64] = {0}, copy[512];
-		long got = symbols_read(s, argv[1], f->addr, code, sizeof code, &err);
-		char why[INJECT_WHY];
-		int n = got < 0 ? -1 : arch->relocate(&f->site, code, at, copy, sizeof copy, why);
-		if (n < 0) {
-			fprintf(stderr, "%s: %s\n", f->name, got < 0 ? err.msg : why);
-			return 1;
-		}
-		printf("F %" PRIx64 " %x %" PRIx64 " %x\n", f->addr, f->site.len, at, n);
-		for (uint32_t k = 0; k < f->site.ninsn; k++)
-			printf("I %" PRIx64 " %" PRIx64 "\n", f->addr + f->site.map_from[k],
-			       at + f->site.map_to[k]);
-		fwrite(copy, 1, (size_t)n, blob);
-		at += (uint64_t)n;
-		for (; at % 16; at++)
-			fputc(0, blob);
+		dump_body(s, argv[1], &p.funcs[i], xlen);
+		if (!p.funcs[i].ok)
+			printf("R %" PRIx64 " %s\n", p.funcs[i].addr, p.funcs[i].why);
 	}
-	fclose(blob);
+	if (write_copies(s, argv[1], &p, 0, argv[2], base, 0) < 0 ||
+	    write_copies(s, argv[1], &p, 1, argv[3], far, 0) < 0)
+		return 1;
 	inject_plan_free(&p);
 	symbols_free(s);
 	return 0;

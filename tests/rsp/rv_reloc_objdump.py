@@ -13,7 +13,12 @@ the planner accepts into a blob.  Checked:
     copied instruction is the original's bytes, or for pc-relative ones the
     same absolute target (jal, j, branches; an inverted branch over a j for
     far ones) or the same computed value (auipc as auipc+addi); a copy that
-    falls through ends with a j back to the first byte after the patch.
+    falls through ends with a j back to the first byte after the patch;
+  - the far jump's sites the same, relocated 16 MiB away (out of a jal's
+    reach): jumps and branches become auipc + jalr through the link
+    register (t1 for a plain jump), an inverted branch skips such a pair,
+    the jump back is one; and each far jump (auipc t1 + jr), written as if
+    at its own address there, reaches its function.
 Prints per file the functions decoded, relocated and refused; exit 1 on any
 mismatch."""
 import re
@@ -59,21 +64,37 @@ def auipc_value(pc, ops):
     return rd.strip(), pc + v
 
 
+def far_jump(copy, at):
+    """(link register, target) of an auipc + jalr pair at `at`, or None."""
+    a, b = copy.get(at), copy.get(at + 4)
+    if not a or not b or a[1] != "auipc" or b[1] not in ("jr", "jalr"):
+        return None
+    reg, value = auipc_value(at, a[2])
+    ops = b[2].replace(" ", "")  # "t0,16(t0)", "-16(t1)", "t1" (offset 0)
+    m = re.fullmatch(r"(?:(\w+),)?(?:(-?\d+)\((\w+)\)|(\w+))", ops)
+    if not m or (m.group(3) or m.group(4)) != reg:
+        return None
+    link = m.group(1) or ("zero" if b[1] == "jr" else "ra")
+    return link, value + int(m.group(2) or 0)
+
+
 def ends_flow(mnem, ops):
     return mnem in ("j", "jr", "ret", "tail") or (mnem == "jalr" and ops.startswith("zero,"))
 
 
 def check_file(dump, objdump, work, elf, errors):
-    listing = subprocess.run([dump, elf, f"{work}/blob"], check=True, capture_output=True,
-                             text=True).stdout.splitlines()
+    listing = subprocess.run([dump, elf, f"{work}/blob", f"{work}/farblob"], check=True,
+                             capture_output=True, text=True).stdout.splitlines()
     arch = "riscv:rv64" if "ELF64" in subprocess.run(
         [objdump.replace("objdump", "readelf"), "-h", elf], capture_output=True,
         text=True).stdout else "riscv:rv32"
     orig = disasm([objdump, "-d", elf])
-    base = int(listing[0].split()[1], 16)
-    copy = disasm([objdump, "-D", "-b", "binary", "-m", arch, f"--adjust-vma={base:#x}",
-                   f"{work}/blob"])
-    ndec = nreloc = nrefused = 0
+    base, far = (int(x, 16) for x in listing[0].split()[1:3])
+    copy = {}
+    for at, blob in ((base, "blob"), (far, "farblob")):
+        copy.update(disasm([objdump, "-D", "-b", "binary", "-m", arch, f"--adjust-vma={at:#x}",
+                            f"{work}/{blob}"]))
+    ndec = nreloc = nrefused = nfar = 0
     funcs = []
     for line in listing[1:]:
         f = line.split()
@@ -89,11 +110,17 @@ def check_file(dump, objdump, work, elf, errors):
             elif len(f) == 3 and (o[1] in BRANCHES or o[1] in ("j", "jal")):
                 errors.append(f"{elf}: {addr:x} {o[1]} {o[2]}: zond sees no target")
         elif f[0] == "F":
-            funcs.append([int(f[1], 16), int(f[2], 16), int(f[3], 16), int(f[4], 16), []])
+            funcs.append([int(f[1], 16), int(f[3], 16), int(f[4], 16), int(f[5], 16), []])
         elif f[0] == "I":
             funcs[-1][4].append((int(f[1], 16), int(f[2], 16)))
         elif f[0] == "R":
             nrefused += 1
+        elif f[0] == "J":
+            nfar += 1
+            at, to = int(f[1], 16), int(f[2], 16)
+            if far_jump(copy, at) != ("zero", to):
+                errors.append(f"{elf}: the far jump at {at:x} does not reach {to:x}: "
+                              f"{copy.get(at)} {copy.get(at + 4)}")
     for addr, length, at, clen, pairs in funcs:
         nreloc += 1
         last = None
@@ -124,10 +151,15 @@ def check_file(dump, objdump, work, elf, errors):
                 elif cm == INVERSE[om] and target(cops) == ca + 8 and \
                         copy.get(ca + 4, (0, ""))[1] == "j" and target(copy[ca + 4][2]) == t:
                     pass
+                elif cm == INVERSE[om] and target(cops) == ca + 12 and \
+                        far_jump(copy, ca + 4) == ("zero", t):
+                    pass
                 else:
                     errors.append(where + ": not the same branch")
             elif om in ("j", "jal"):
-                if cm != om or target(cops) != target(oops):
+                link = "zero" if om == "j" else (oops.split(",")[0] if "," in oops else "ra")
+                if (cm != om or target(cops) != target(oops)) and \
+                        far_jump(copy, ca) != (link, target(oops)):
                     errors.append(where + ": not the same jump")
             elif c[3] != oraw:
                 errors.append(where + ": bytes differ")
@@ -135,10 +167,11 @@ def check_file(dump, objdump, work, elf, errors):
         if last and not ends_flow(last[1], last[2]):
             end = at + clen - 4
             c = copy.get(end)
-            if not c or c[1] != "j" or target(c[2]) != last[0]:
+            if (not c or c[1] != "j" or target(c[2]) != last[0]) and \
+                    far_jump(copy, at + clen - 8) != ("zero", last[0]):
                 errors.append(f"{elf}: copy of {addr:x} does not end with j {last[0]:x}")
     print(f"{elf.rsplit('/', 1)[-1]}: {ndec} instructions decoded as objdump, "
-          f"{nreloc} entries relocated, {nrefused} refused")
+          f"{nreloc} entries relocated ({nfar} far jumps), {nrefused} refused")
 
 
 def main():

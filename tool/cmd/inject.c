@@ -41,7 +41,7 @@ static const char usage_text[] =
 	"       zond inject --elf APP.ELF --gdb HOST:PORT [-f GLOB]... [--duration S]\n"
 	"       zond inject --elf APP.ELF (--region FROM,TO | --descend ...) [--event CTR]\n"
 	"                   -- qemu-system-riscv32 ...\n"
-	"       zond inject --coverage PROG\n"
+	"       zond inject --coverage PROG [--scratch ADDR,LEN]\n"
 	"Counters and code injected at function entries from outside the program, with\n"
 	"no recompilation (doc/inject.md); Linux x86-64, and bare-metal RISC-V over the\n"
 	"GDB remote protocol (--elf).  The functions scenario: PROG\n"
@@ -103,18 +103,21 @@ static const char usage_text[] =
 	"                        seconds, then put the code back and let it run on)\n"
 	"      --scratch ADDR,LEN  RAM no part of the program uses, for zond's code and\n"
 	"                        results (default: the widest gap between APP.ELF's\n"
-	"                        segments, RAM on QEMU's virt board)\n"
+	"                        segments, RAM on QEMU's virt board); beyond 1 MiB of\n"
+	"                        the code only functions that write t1 can be patched\n"
+	"                        (the far jump), and those entered by breakpoints\n"
 	"  -c, --campaign NAME   the campaign of the runs (default: one is made up and\n"
 	"                        printed)\n"
 	"  -o, --output STORE    the profile store (default ./zond.db)\n"
 	"  -q, --quiet           no summary\n"
-	"  --coverage PROG       print \"N of M functions can be injected\", then each\n"
+	"  --coverage PROG       print \"N of M functions can be injected\" (with\n"
+	"                        --scratch: trampolines there), then each\n"
 	"                        function that cannot, with the reason, and each that\n"
 	"                        needs a fallback; PROG (a program or shared library)\n"
 	"                        is read, never run\n";
 
-/* --coverage: the plan of every function of prog, printed. */
-static int coverage(const char *prog)
+/* --coverage: the plan of every function of prog, trampolines in scratch (when given), printed. */
+static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len)
 {
 	struct zerr err;
 	const char *name = inject_elf_arch(prog, &err);
@@ -131,12 +134,18 @@ static int coverage(const char *prog)
 		symbols_free(s);
 		return cmd_error("inject", "%s", err.msg);
 	}
+	if (scratch_len)
+		inject_plan_scratch(&p, scratch, scratch_len);
 	printf("%zu of %zu functions can be injected\n", inject_plan_count_ok(&p), p.nfuncs);
 	for (size_t i = 0; i < p.nfuncs; i++) {
 		const struct inject_func *f = &p.funcs[i];
 		if (!f->ok)
 			printf("refused %s (0x%llx): %s\n", f->name, (unsigned long long)f->addr,
 			       f->why);
+		else if (f->site.by_break)
+			printf("fallback %s (0x%llx): %s: entered through a breakpoint, one "
+			       "debugger stop per call (over GDB only)\n",
+			       f->name, (unsigned long long)f->addr, f->why);
 		else if (f->site.padding)
 			printf("fallback %s (0x%llx): %llu bytes; the jump also overwrites %llu "
 			       "bytes of the alignment fill after it\n",
@@ -1100,6 +1109,14 @@ static int scenario(struct functions_job *job, char **argv)
 		symbols_free(s);
 		return cmd_error("inject", "%s", err.msg);
 	}
+	size_t out = 0;
+	if (job->scratch_len)
+		out = inject_plan_scratch(&plan, job->scratch, job->scratch_len);
+	if (out && !job->quiet)
+		fprintf(stderr,
+			"zond inject: %zu functions left out: --scratch is out of the jump's reach "
+			"and the far jump cannot take them (--coverage %s --scratch says why)\n",
+			out, prog);
 	if (!job->campaign) {
 		char base[PATH_MAX];
 		snprintf(base, sizeof base, "%s", prog);
@@ -1239,7 +1256,7 @@ int cmd_inject(int argc, char **argv)
 	if (cov) {
 		if (optind != argc)
 			return cmd_usage_error("inject", "--coverage takes one PROG and no more");
-		return coverage(cov);
+		return coverage(cov, job.scratch, job.scratch_len);
 	}
 	if ((job.from || job.threshold != 1) && !job.descend)
 		return cmd_usage_error("inject", "--from and --threshold go with --descend");

@@ -16,7 +16,11 @@
  * returns 0, or returns 1 with one line in why saying why the entry cannot be patched ("too short:
  * 3 bytes, the jump needs 5", "the body jumps to +2, inside the patched
  * bytes", ...).  A site that uses padding says so in site->padding (the
- * fallback for short functions).
+ * fallback for short functions).  A site with by_break set is one the jump
+ * cannot take (RISC-V: a 2-byte function, a body branching to +2): len
+ * covers the first instruction, relocated but not overwritten; a debugger
+ * breakpoint at addr stops each call and the transport moves the pc to the
+ * stub (GDB transports only; why then says why the jump could not go there).
  *
  * Contract of relocate(): writes to out (cap bytes) the site's overwritten
  * instructions re-encoded to run at address `to`, followed by a jump back
@@ -54,6 +58,9 @@ struct inject_site {
 	uint32_t keep;    /* bytes left in place before the patch (x86-64: endbr64) */
 	uint32_t len;     /* bytes overwritten from addr + keep */
 	uint32_t padding; /* of those, bytes of alignment fill after the function */
+	uint32_t by_break; /* 1: entered through a breakpoint, the code is not written */
+	uint32_t far;      /* 1: planned for the far jump (far_len bytes, or a breakpoint
+			    * with far jumps back) */
 	uint32_t ninsn;   /* instructions relocated */
 	uint32_t map_from[INJECT_SITE_INSNS]; /* offset from addr + keep, in the original */
 	uint32_t map_to[INJECT_SITE_INSNS];   /* offset in the relocated copy */
@@ -96,6 +103,18 @@ struct inject_arch {
 		    struct inject_site *site, char *why);
 	int (*relocate)(struct inject_site *site, const uint8_t *code, uint64_t to, uint8_t *out,
 			size_t cap, char *why);
+	/*
+	 * The far jump, for trampolines out of the jump's reach (0 and NULL:
+	 * none): plan_far as plan() at offset 0 for far_len bytes, jump_far
+	 * writes it (far_len bytes, any distance the architecture's code can
+	 * span).  RISC-V: auipc t1 + jalr, refused for functions that never
+	 * write t1 (GCC's -fipa-ra may let their callers keep a value there).
+	 */
+	uint64_t reach; /* the jump's reach either way, in bytes (0: not limited) */
+	uint32_t far_len;
+	int (*plan_far)(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
+			struct inject_site *site, char *why);
+	size_t (*jump_far)(uint64_t from, uint64_t to, uint8_t *out);
 	/* How many of the n bytes at b are alignment fill (nops, int3, zeros). */
 	size_t (*fill)(const uint8_t *b, size_t n);
 	/* Writes the jump from `from` to `to` (within reach) and returns its length. */

@@ -24,11 +24,13 @@ struct bare {
 	uint8_t *results; /* zond's copy of the target's results */
 	uint64_t results_at, results_len, edges;
 	uint64_t area, area_len, payload_len, priv;
-	uint64_t *stubs; /* per patch: the stub's address */
-	uint8_t (*orig)[16]; /* per patch: the bytes the jump overwrote */
+	uint64_t *stubs;           /* per patch: where its entry jumps to (the stub after the id) */
+	struct inject_site *sites; /* per patch: the plan's site, or its far one */
+	uint8_t (*orig)[16];       /* per patch: the bytes the jump overwrote */
 	struct inject_bare_counter counter;
-	int32_t *extra; /* per record: its copy's instructions beyond the originals */
-	uint64_t start; /* the counter when the program was let go */
+	int32_t *extra;  /* per record: its copy's instructions beyond the originals */
+	int32_t *caller; /* per record: those its callers see beyond cpair (extra, a far entry's) */
+	uint64_t start;  /* the counter when the program was let go */
 	struct symbols *sym;
 };
 
@@ -134,6 +136,38 @@ static int written(struct bare *b, uint64_t addr, const uint8_t *want, size_t n,
 	return rc;
 }
 
+/*
+ * The site of patch k for a stub at stub: the plan's, or the far one when
+ * the stub is out of the jump's reach; -1 with err when neither can.
+ */
+static int choose_site(struct bare *b, size_t k, uint64_t stub, struct inject_site *site,
+		       struct zerr *err)
+{
+	const struct inject_patch *p = &b->job->patches[k];
+	const struct inject_plan *plan = b->job->plan;
+	int64_t d = (int64_t)(stub - p->site.addr - p->site.keep);
+	*site = p->site;
+	if (d >= -(1 << 20) && d < (1 << 20))
+		return 0;
+	for (size_t i = 0; i < plan->nfuncs; i++) {
+		const struct inject_func *f = &plan->funcs[i];
+		if (f->addr != p->site.addr)
+			continue;
+		if (!f->far_ok)
+			return zerr_set(err,
+					"%s: the trampoline at 0x%llx is out of a jal's "
+					"reach (1 MiB), and %s: give scratch RAM near the code "
+					"with --scratch",
+					p->name, (unsigned long long)stub, f->far_why);
+		*site = f->far;
+		return 0;
+	}
+	return zerr_set(err,
+			"%s: the trampoline at 0x%llx is out of a jal's reach (1 MiB): "
+			"give scratch RAM near the code with --scratch",
+			p->name, (unsigned long long)stub);
+}
+
 /* The payload, one stub and relocated copy per patch, and the private area, written. */
 static int write_trampolines(struct bare *b, const struct inject_result *out, struct zerr *err)
 {
@@ -142,30 +176,45 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 	args.c0 = out->c0;
 	args.cpair = out->cpair;
 	uint8_t *buf = zp_xcalloc(1, b->area_len);
-	int32_t *extra = b->extra = zp_xcalloc(b->n + 1, sizeof *extra);
+	int32_t *extra = b->extra = zp_xcalloc(2 * (b->n + 1), sizeof *extra);
+	int32_t *caller = b->caller = extra + b->n + 1;
 	int rc = inject_riscv_payload_reading(buf, b->payload_len, &args, b->xlen, b->counter.csr)
 			 ? 0
 			 : zerr_set(err, "payload too long");
 	b->stubs = zp_xcalloc(b->job->npatches + 1, sizeof *b->stubs);
+	b->sites = zp_xcalloc(b->job->npatches + 1, sizeof *b->sites);
 	for (size_t k = 0; k < b->job->npatches && rc == 0; k++) {
 		const struct inject_patch *p = &b->job->patches[k];
-		struct inject_site site = p->site;
+		struct inject_site site;
 		uint64_t at = b->area + b->payload_len + k * slot_len(a);
 		uint8_t *s = buf + (at - b->area);
 		uint8_t code[64];
 		char why[INJECT_WHY];
 		size_t len = a->stub(s, at, b->area, p->id, p->kind);
-		if (b->t->ops->read(b->t, site.addr, code, sizeof code, err) < 0)
+		if (choose_site(b, k, at + 4, &site, err) < 0 ||
+		    b->t->ops->read(b->t, site.addr, code, sizeof code, err) < 0)
 			rc = -1;
 		int n = rc ? -1 : a->relocate(&site, code, at + len, s + len, a->reloc_max, why);
 		if (rc == 0 && n < 0)
 			rc = zerr_set(err, "%s: %s", p->name, why);
-		if (rc == 0)
-			extra[p->id] += inject_riscv_copy_extra(s + len, (size_t)n, site.ninsn);
+		if (rc == 0) {
+			int32_t e = inject_riscv_copy_extra(s + len, (size_t)n, site.ninsn);
+			extra[p->id] += e;
+			caller[p->id] +=
+				e +
+				(site.far && !site.by_break ? (int32_t)(a->far_len / 4) - 1 : 0);
+		}
+		b->sites[k] = site;
 		b->stubs[k] = at + 4; /* the code after the id */
+		if (rc == 0 && site.by_break) {
+			/* the breakpoint's pc goes to a jump to the stub: the one instruction
+			 * an entry's jump is, so the payload's cost is the same */
+			b->stubs[k] = at + len + (size_t)n;
+			a->jump(b->stubs[k], at + 4, s + len + n);
+		}
 	}
 	uint8_t *priv = zp_xmalloc(inject_riscv_private_size(b->xlen, b->n));
-	inject_riscv_private_init(priv, b->xlen, b->n, extra);
+	inject_riscv_private_init(priv, b->xlen, b->n, extra, caller);
 	if (rc == 0 && (b->t->ops->write(b->t, b->area, buf, b->area_len, err) < 0 ||
 			b->t->ops->write(b->t, b->priv, priv,
 					 inject_riscv_private_size(b->xlen, b->n), err) < 0 ||
@@ -176,22 +225,37 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 	return rc;
 }
 
-/* Patch k's jump written at its entry (on), or the entry's own bytes back. */
-static int patch_one(struct bare *b, size_t k, int on, struct zerr *err)
+/* The bytes an entry's jump takes at site: a jal's, or the far jump's. */
+static uint32_t entry_len(const struct bare *b, const struct inject_site *site)
 {
-	const struct inject_patch *p = &b->job->patches[k];
-	uint64_t at = p->site.addr + p->site.keep;
-	uint8_t jump[16];
-	if (on)
-		b->a->jump(at, b->stubs[k], jump);
-	return b->t->ops->write(b->t, at, on ? jump : b->orig[k], b->a->jump_len, err);
+	return site->far ? b->a->far_len : b->a->jump_len;
 }
 
 /*
- * The jumps at the entries of patches [from, to) (the others' entries are
- * checked only: the cyclic scenario's other sets), after checking the
- * target holds the ELF's bytes there; a pc stopped inside the overwritten
- * bytes moves to the copy.
+ * Patch k's entry on (its jump written, or the transport's breakpoint in
+ * for an entry too short for one), or its own bytes back.
+ */
+static int patch_one(struct bare *b, size_t k, int on, struct zerr *err)
+{
+	const struct inject_site *site = &b->sites[k];
+	uint64_t at = site->addr + site->keep;
+	uint8_t jump[16];
+	if (site->by_break)
+		return on ? inject_rsp_redirect(b->t, at, b->stubs[k], err)
+			  : inject_rsp_redirect_off(b->t, at, err);
+	if (on && site->far)
+		b->a->jump_far(at, b->stubs[k], jump);
+	else if (on)
+		b->a->jump(at, b->stubs[k], jump);
+	return b->t->ops->write(b->t, at, on ? jump : b->orig[k], entry_len(b, site), err);
+}
+
+/*
+ * The entries of patches [from, to) on (the others' entries are checked
+ * only: the cyclic scenario's other sets), after checking the target holds
+ * the ELF's bytes there; a pc stopped inside the overwritten bytes moves to
+ * the copy.  An entry too short for the jump gets a breakpoint the
+ * transport answers by moving the pc to the stub.
  */
 static int patch_entries(struct bare *b, struct symbols *s, size_t from, size_t to,
 			 struct zerr *err)
@@ -203,30 +267,35 @@ static int patch_entries(struct bare *b, struct symbols *s, size_t from, size_t 
 		return -1;
 	for (size_t k = 0; k < b->job->npatches; k++) {
 		const struct inject_patch *p = &b->job->patches[k];
-		uint64_t at = p->site.addr + p->site.keep;
+		const struct inject_site *site = &b->sites[k];
+		uint64_t at = site->addr + site->keep;
+		uint32_t jump_len = entry_len(b, site);
 		uint8_t file[16];
-		if (symbols_read(s, b->job->plan->path, at, file, a->jump_len, err) < 0 ||
-		    b->t->ops->read(b->t, at, b->orig[k], a->jump_len, err) < 0)
+		if (site->by_break) { /* its bytes stay */
+			if (k >= from && k < to &&
+			    (patch_one(b, k, 1, err) < 0 ||
+			     /* stopped on it: the breakpoint would not stop it */
+			     (pc == at && b->t->ops->set_pc(b->t, 0, b->stubs[k], err) < 0)))
+				return -1;
+			continue;
+		}
+		if (symbols_read(s, b->job->plan->path, at, file, jump_len, err) < 0 ||
+		    b->t->ops->read(b->t, at, b->orig[k], jump_len, err) < 0)
 			return -1;
-		if (memcmp(file, b->orig[k], a->jump_len) != 0)
+		if (memcmp(file, b->orig[k], jump_len) != 0)
 			return zerr_set(err, "%s at 0x%llx: the target's code is not %s's "
 					     "(another program, or patched already)",
 					p->name, (unsigned long long)at, b->job->plan->path);
-		int64_t d = (int64_t)(b->stubs[k] - at);
-		if (d < -(1 << 20) || d >= (1 << 20))
-			return zerr_set(err,
-					"%s: the trampoline at 0x%llx is out of a jal's reach (1 MiB): "
-					"give scratch RAM near the code with --scratch",
-					p->name, (unsigned long long)b->stubs[k]);
 		if (k < from || k >= to)
 			continue;
 		if (patch_one(b, k, 1, err) < 0)
 			return -1;
-		if (pc > at && pc < at + p->site.len) {
-			for (uint32_t i = 0; i < p->site.ninsn; i++)
-				if (at + p->site.map_from[i] == pc &&
-				    b->t->ops->set_pc(b->t, 0, b->stubs[k] + a->stub_len - 4 +
-								      p->site.map_to[i],
+		if (pc > at && pc < at + site->len) {
+			for (uint32_t i = 0; i < site->ninsn; i++)
+				if (at + site->map_from[i] == pc &&
+				    b->t->ops->set_pc(b->t, 0,
+						      b->stubs[k] + a->stub_len - 4 +
+							      site->map_to[i],
 						      err) < 0)
 					return -1;
 		}
@@ -375,7 +444,8 @@ int inject_bare_point(struct symbols *s, const struct inject_plan *plan, const c
  * The program's own count from its start to its end (or to where zond
  * stopped it): the counter's difference less the payload's instructions,
  * counted exactly (every call that returned ran cpair, one that never
- * returned the entry's part, each its copy's extra ones).  -1 when not
+ * returned the entry's part, each its copy's extra ones and a far entry's
+ * second instruction: b->caller).  -1 when not
  * known: no end read, or calls the payload did not measure (a full shadow
  * stack runs another path).
  */
@@ -390,10 +460,10 @@ static int64_t program_count(const struct bare *b, const struct inject_result *o
 		int32_t open;
 		memcpy(&open, blk + INJ_SB_OPEN + k * 4, 4);
 		uint64_t done = out->stats[k].calls - (uint64_t)(open > 0 ? open : 0);
-		n -= done * (out->cpair + (uint64_t)(int64_t)b->extra[k]);
+		n -= done * (out->cpair + (uint64_t)(int64_t)b->caller[k]);
 		if (open > 0)
 			n -= (uint64_t)open *
-			     (inject_riscv_open_cost(b->xlen) + (uint64_t)(int64_t)b->extra[k]);
+			     (inject_riscv_open_cost(b->xlen) + (uint64_t)(int64_t)b->caller[k]);
 	}
 	return (int64_t)n;
 }
@@ -404,8 +474,7 @@ static int detach_after(struct bare *b, double seconds, int *status, struct zerr
 	int rc = inject_rsp_wait_for(b->t, seconds, status, err);
 	if (rc <= 0)
 		return rc; /* ended by itself, or lost */
-	if (unpatch(b, err) < 0 || inject_rsp_watch(b->t, NULL, 0, NULL, NULL, err) < 0 ||
-	    b->t->ops->release(b->t, err) < 0)
+	if (unpatch(b, err) < 0 || inject_rsp_leave(b->t, err) < 0)
 		return -1;
 	*status = -1;
 	return 0;
@@ -488,8 +557,9 @@ static void bare_close(struct bare *b)
 		b->t->ops->close(b->t);
 	symbols_free(b->sym);
 	free(b->stubs);
+	free(b->sites);
 	free(b->orig);
-	free(b->extra);
+	free(b->extra); /* and caller, its second half */
 }
 
 /* The results, and the run's whole where it is known (program_count). */
@@ -508,13 +578,16 @@ static void bare_results(struct bare *b, const struct region *r, struct inject_r
 /*
  * Preparing failed (zond's trouble): the program runs as it would without
  * zond (a jump written already leads to a complete trampoline), and a
- * target zond started is waited for (*status).
+ * target zond started is waited for (*status); one it connected to is
+ * left with none of zond's breakpoints (inject_rsp_leave).
  */
 static void run_unmeasured(struct bare *b, const struct inject_bare_target *bt, int *status)
 {
 	struct zerr ignored;
-	if (b->t && inject_rsp_watch(b->t, NULL, 0, NULL, NULL, &ignored) == 0 &&
-	    b->t->ops->release(b->t, &ignored) == 0 && bt->argv)
+	if (b->t && !bt->argv)
+		inject_rsp_leave(b->t, &ignored);
+	else if (b->t && inject_rsp_watch(b->t, NULL, 0, NULL, NULL, &ignored) == 0 &&
+		 b->t->ops->release(b->t, &ignored) == 0)
 		b->t->ops->wait(b->t, status, &ignored);
 }
 
@@ -643,8 +716,8 @@ static int cycle_end(struct cycle *y, const struct inject_bare_target *bt, int *
 	int rc = inject_rsp_wait_for(t, y->c->period, status, err);
 	if (rc <= 0)
 		return rc < 0 ? -1 : 1;
-	if (unpatch(y->b, err) < 0 || inject_rsp_watch(t, NULL, 0, NULL, NULL, err) < 0 ||
-	    (!bt->argv && t->ops->release(t, err) < 0))
+	if (unpatch(y->b, err) < 0 || (bt->argv ? inject_rsp_watch(t, NULL, 0, NULL, NULL, err)
+						: inject_rsp_leave(t, err)) < 0)
 		return -1;
 	return 0;
 }

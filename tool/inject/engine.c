@@ -84,6 +84,9 @@ static int plan_one(struct symbols *s, struct inject_plan *p, size_t i, struct z
 		if (f->ok &&
 		    p->arch->relocate(&f->site, code, p->image_end, copy, sizeof copy, f->why) < 0)
 			f->ok = 0;
+		f->far_ok = f->ok && p->arch->plan_far &&
+			    p->arch->plan_far(code, (size_t)f->size, pad, f->addr, &f->far,
+					      f->far_why) == 0;
 	}
 	free(code);
 	return rc;
@@ -116,7 +119,7 @@ int inject_plan_file(struct symbols *s, const char *path, const struct inject_ar
 		}
 		/* the kernel jumps there: no return address to replace */
 		if (c.f[i].addr == entry && entry) {
-			c.f[i].ok = 0;
+			c.f[i].ok = c.f[i].far_ok = 0;
 			snprintf(c.f[i].why, sizeof c.f[i].why,
 				 "the program's entry point: entered with no return address");
 		}
@@ -129,6 +132,25 @@ void inject_plan_free(struct inject_plan *p)
 	free(p->funcs);
 	free(p->path);
 	memset(p, 0, sizeof *p);
+}
+
+size_t inject_plan_scratch(struct inject_plan *p, uint64_t scratch, uint64_t len)
+{
+	size_t n = 0;
+	uint64_t reach = p->arch->reach;
+	for (size_t i = 0; reach && i < p->nfuncs; i++) {
+		struct inject_func *f = &p->funcs[i];
+		uint64_t at = f->addr + f->site.keep;
+		int near = scratch < at + reach && scratch + len > (at > reach ? at - reach : 0);
+		if (!f->ok || near || f->far_ok)
+			continue;
+		snprintf(f->why, sizeof f->why,
+			 "scratch RAM out of the jump's reach (%llu MiB), and %.90s",
+			 (unsigned long long)(reach >> 20), f->far_why);
+		f->ok = 0;
+		n++;
+	}
+	return n;
 }
 
 size_t inject_plan_count_ok(const struct inject_plan *p)

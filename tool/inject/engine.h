@@ -27,6 +27,9 @@ struct inject_func {
 	int ok; /* 1: site is valid */
 	struct inject_site site;
 	char why[INJECT_WHY]; /* when !ok: the reason */
+	int far_ok;           /* the arch's far jump: 1 when far is valid, else far_why */
+	struct inject_site far;
+	char far_why[INJECT_WHY];
 };
 
 struct inject_plan {
@@ -58,6 +61,15 @@ int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char
  */
 int inject_plan_locate(struct symbols *s, const struct inject_plan *p, const char *spec,
 		       size_t *func, uint64_t *offset, struct zerr *err);
+
+/*
+ * Trampolines in [scratch, scratch + len): a function whose entry's jump
+ * reaches no byte of it and that the far jump cannot take either is refused
+ * ("scratch RAM out of the jump's reach (1 MiB), and WHY"); for an
+ * architecture whose jump's reach is not limited, none.  Returns how
+ * many were refused.
+ */
+size_t inject_plan_scratch(struct inject_plan *p, uint64_t scratch, uint64_t len);
 
 /* Functions the plan can patch. */
 size_t inject_plan_count_ok(const struct inject_plan *p);

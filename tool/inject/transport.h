@@ -153,19 +153,39 @@ int inject_rsp_set_reg(struct inject_transport *t, const char *name, uint64_t va
  * steps over that instruction and lets it run on; fn returning 1 takes
  * every breakpoint out (as n = 0 would).  A failing fn (-1) ends wait() as
  * a lost connection (what was measured is kept).  The instruction's length is the
- * breakpoint's kind.
+ * breakpoint's kind.  A redirect at the same address is answered after fn
+ * (the pc moved, no step): see inject_rsp_redirect.
  */
 int inject_rsp_watch(struct inject_transport *t, const uint64_t *at, size_t n,
 		     int (*fn)(void *arg, size_t i, struct zerr *err), void *arg, struct zerr *err);
 /*
  * wait() of an RSP transport for at most seconds: 0 when the target ended
  * (*status as wait() gives it), 1 when it still ran and zond stopped it
- * (the shared buffers read, a watched breakpoint it stopped at counted),
- * -1 with err as wait().
+ * (the shared buffers read, a watched breakpoint it stopped at counted, a
+ * redirect's pc moved), -1 with err as wait().
  */
 int inject_rsp_wait_for(struct inject_transport *t, double seconds, int *status, struct zerr *err);
 /* 1 with the counter's value read at the end (options' counter), else 0. */
 int inject_rsp_counter_end(struct inject_transport *t, uint64_t *value);
+/*
+ * A breakpoint at from (inserted now: the target is stopped) whose stops
+ * the transport answers itself: the pc moved to to, the target let run on;
+ * no stop reaches the caller (zond inject's entries too short for a jump).
+ * A stop at from that is also the end's (options' end_at) is the end's
+ * first; one at a watched breakpoint runs its function first.
+ * redirect_off removes the one at from (none there: nothing to do).
+ */
+int inject_rsp_redirect(struct inject_transport *t, uint64_t from, uint64_t to, struct zerr *err);
+int inject_rsp_redirect_off(struct inject_transport *t, uint64_t from, struct zerr *err);
+
+/*
+ * Lets a target zond connected to (--gdb) run on without zond: every
+ * breakpoint of zond's out (the end's, the watched ones, the redirects:
+ * a stop at one would halt it with nobody to answer) and the target
+ * released.  Written code is the caller's to put back.
+ */
+int inject_rsp_leave(struct inject_transport *t, struct zerr *err);
+
 /* The target's register width in bytes (4: rv32, 8: rv64). */
 unsigned inject_rsp_xlen(struct inject_transport *t);
 

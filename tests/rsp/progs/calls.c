@@ -1,7 +1,9 @@
 /*
  * calls.c - a bare-metal program that counts its own calls, for zond
  * inject over GDB (inject.sh): a straight-line leaf, a recursion, a
- * function calling both, one called through a pointer.  It prints its
+ * function calling both, one called through a pointer, an empty one (a
+ * lone ret: too short for zond's jump, entered through a breakpoint)
+ * called through a pointer.  It prints its
  * counts; zond's must be the same.  Under -icount shift=0 every call of
  * leaf runs the same instructions (objdump counts them: no branch).
  */
@@ -38,11 +40,19 @@ __attribute__((noipa)) unsigned work(unsigned k)
 	return s + fib(k % 12);
 }
 
+__attribute__((noipa)) void empty(void)
+{
+}
+
+static void (*volatile empty_ptr)(void) = empty;
+
 int main(void)
 {
 	unsigned s = 0;
-	for (unsigned i = 0; i < 20; i++)
+	for (unsigned i = 0; i < 20; i++) {
 		s += work(i);
+		empty_ptr();
+	}
 	printf("leaf=%u fib=%u work=%u twice=%u sum=%u\n", n_leaf, n_fib, n_work, n_twice, s);
 	return 5;
 }

@@ -1,7 +1,8 @@
 /*
  * cycle.c - a control loop for zond inject's cyclic scenario over GDB
- * (cyclic.sh): each pass calls tick() (the safe point) once, then one()
- * once, two() twice, three() three and four() four times.  It sees the
+ * (cyclic.sh): each pass calls tick() (the safe point) once, then five()
+ * (2 bytes: a lone ret, entered through a breakpoint) once, one() once,
+ * two() twice, three() three and four() four times.  It sees the
  * sets zond swaps itself: a function whose first instruction is now a
  * `jal x0` (none of them starts with one) is patched.  It runs until it
  * has seen another set measured than at its start and then the first one
@@ -22,6 +23,11 @@ __attribute__((noipa)) void tick(void)
 __attribute__((noipa)) void never_called(void)
 {
 	passes = 0;
+}
+
+/* Too short for zond's jump: measured through a breakpoint (no write the loop could see). */
+__attribute__((noipa)) void five(void)
+{
 }
 
 __attribute__((noipa)) void one(void)
@@ -63,6 +69,7 @@ int main(void)
 	int seen = 0; /* 1: another set seen measured, 2: then the first one again */
 	while (seen < 2) {
 		tick();
+		five();
 		one();
 		for (int i = 0; i < 2; i++)
 			two();

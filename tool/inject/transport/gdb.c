@@ -52,6 +52,8 @@ struct gdbt {
 		int (*fn)(void *arg, size_t i, struct zerr *err);
 		void *arg;
 	} watch;
+	uint64_t (*redirects)[2]; /* breakpoints answered here: from, to */
+	size_t nredirects;
 	int running;
 	int64_t started_ms, read_ms; /* when the target was released, the last read */
 	int64_t until_ms;            /* inject_rsp_wait_for: when wait() stops it, 0: never */
@@ -282,13 +284,55 @@ static int at_end(struct gdbt *g, struct zerr *err)
 	return pc == g->end_at;
 }
 
+static int64_t now_ms(void)
+{
+	return clock_now_ns(CLOCK_MONOTONIC) / 1000000;
+}
+
+/* Where the redirect at pc sends the pc, or 0 when none is there. */
+static uint64_t redirect_to(const struct gdbt *g, uint64_t pc)
+{
+	for (size_t i = 0; i < g->nredirects; i++)
+		if (g->redirects[i][0] == pc)
+			return g->redirects[i][1];
+	return 0;
+}
+
+/*
+ * A stopped target at pc, a redirect's breakpoint, gets its pc moved (1);
+ * at another pc, or the end's (its read first: its breakpoint goes, this
+ * one stops again), it is left (0); -1 with err.
+ */
+static int move_pc(struct gdbt *g, uint64_t pc, struct zerr *err)
+{
+	uint64_t to = redirect_to(g, pc);
+	if (!to || (g->end_set && pc == g->end_at))
+		return 0;
+	return rsp_write_reg(g->r, g->pc_reg, g->xlen, to, err) < 0 ? -1 : 1;
+}
+
 /* The watched breakpoint at pc, or -1. */
 static ptrdiff_t watched_at(const struct gdbt *g, uint64_t pc)
 {
+	if (!g->watch.set)
+		return -1;
 	for (size_t i = 0; i < g->watch.n; i++)
 		if (g->watch.at[i] == pc)
 			return (ptrdiff_t)i;
 	return -1;
+}
+
+/*
+ * A target zond stopped (an interrupt) at a redirect's breakpoint gets its
+ * pc moved (1), else it is left (0): at a watched one too (its function
+ * first: the continue stops there again); -1 with err.
+ */
+static int redirect(struct gdbt *g, struct zerr *err)
+{
+	uint64_t pc;
+	if (!g->nredirects || rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
+		return g->nredirects ? -1 : 0;
+	return watched_at(g, pc) >= 0 ? 0 : move_pc(g, pc, err);
 }
 
 /* A function asked to be done with its breakpoints: every one but i (out already) out. */
@@ -302,40 +346,76 @@ static int watch_off_but(struct gdbt *g, size_t i, struct zerr *err)
 	return 0;
 }
 
-/*
- * A stop at a watched breakpoint: its function, then a step over the
- * instruction there (its breakpoint out for the step), again while the
- * step lands on another one, and the target let run.  1 when handled (the
- * target runs), 0 when the stop is not one (*st the stop to handle: also a
- * step's that ended the target), -1 with err.
- */
-static int on_watch(struct gdbt *g, struct rsp_stop *st, struct zerr *err)
+/* Every watched breakpoint out, as a function returning 1 asks. */
+static int watch_end(struct gdbt *g, struct zerr *err)
 {
-	uint64_t pc;
-	ptrdiff_t i;
-	if (!g->watch.set || (st->kind != 'T' && st->kind != 'S'))
-		return 0;
-	if (rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
+	if (watch_set(g, 0, err) < 0)
 		return -1;
-	if ((i = watched_at(g, pc)) < 0)
-		return 0;
+	g->watch.n = 0;
+	return 0;
+}
+
+/*
+ * A stop at watched breakpoint i (pc): its function, then a step over the
+ * instruction there (its breakpoint out for the step), again while the
+ * step lands on another one, and the target let run.  At a redirect's
+ * breakpoint the pc moves after the function instead of the step (the
+ * stub runs the entry's instruction).  1 when handled (the target runs), 0
+ * when a step ended the target (*st), -1 with err.
+ */
+static int on_watch(struct gdbt *g, struct rsp_stop *st, uint64_t pc, ptrdiff_t i, struct zerr *err)
+{
 	while (i >= 0) {
 		int done = g->watch.fn(g->watch.arg, (size_t)i, err);
-		if (done < 0 || rsp_break(g->r, pc, g->watch.kind[i], 0, err) < 0 ||
+		if (done < 0)
+			return -1;
+		if (redirect_to(g, pc)) {
+			g->read_ms = now_ms();
+			return (done && watch_end(g, err) < 0) || move_pc(g, pc, err) < 0 ||
+					       rsp_continue(g->r, err) < 0
+				       ? -1
+				       : 1;
+		}
+		if (rsp_break(g->r, pc, g->watch.kind[i], 0, err) < 0 ||
 		    rsp_step(g->r, st, err) < 0 ||
 		    (done ? watch_off_but(g, (size_t)i, err)
 			  : rsp_break(g->r, pc, g->watch.kind[i], 1, err)) < 0)
 			return -1;
-		g->read_ms = clock_now_ns(CLOCK_MONOTONIC) / 1000000;
+		g->read_ms = now_ms();
 		if (st->kind != 'T' && st->kind != 'S')
 			return 0;
 		if (rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
 			return -1;
-		i = g->watch.set ? watched_at(g, pc) : -1;
+		i = watched_at(g, pc);
 	}
 	if (rsp_continue(g->r, err) < 0)
 		return -1;
 	return 1;
+}
+
+/*
+ * A stop zond answers itself: at a watched breakpoint (on_watch) or a
+ * redirect's (the pc moved).  The end's breakpoint goes first: a stop at
+ * end_at is the caller's, whose continue (that breakpoint out) stops here
+ * again.  1 when handled (the target runs), 0 when the stop is not one
+ * (*st the stop to handle), -1 with err.
+ */
+static int on_stop(struct gdbt *g, struct rsp_stop *st, struct zerr *err)
+{
+	uint64_t pc;
+	if ((!g->watch.set && !g->nredirects) || (st->kind != 'T' && st->kind != 'S'))
+		return 0;
+	if (rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
+		return -1;
+	if (g->end_set && pc == g->end_at)
+		return 0;
+	ptrdiff_t i = watched_at(g, pc);
+	if (i >= 0)
+		return on_watch(g, st, pc, i, err);
+	int moved = move_pc(g, pc, err);
+	if (moved <= 0)
+		return moved;
+	return rsp_continue(g->r, err) < 0 ? -1 : 1;
 }
 
 /* The counter's value at the end (the target stopped), when one was asked. */
@@ -350,22 +430,22 @@ static int read_counter(struct gdbt *g, struct zerr *err)
 	return 0;
 }
 
-static int64_t now_ms(void)
-{
-	return clock_now_ns(CLOCK_MONOTONIC) / 1000000;
-}
-
-/* Stopped by zond at a watched breakpoint before it fired: its function runs. */
+/*
+ * Stopped by zond at a watched breakpoint before it fired: its function
+ * runs; at a redirect's the pc moves (after the function, if both).
+ */
 static int watch_stopped(struct gdbt *g, struct zerr *err)
 {
 	uint64_t pc;
-	ptrdiff_t i;
-	if (!g->watch.set || rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
-		return g->watch.set ? -1 : 0;
-	int done = (i = watched_at(g, pc)) >= 0 ? g->watch.fn(g->watch.arg, (size_t)i, err) : 0;
-	if (done > 0 && watch_set(g, 0, err) == 0)
-		g->watch.n = 0;
-	return done < 0 || (done > 0 && g->watch.set) ? -1 : 0;
+	if (!g->watch.set && !g->nredirects)
+		return 0;
+	if (rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0)
+		return -1;
+	ptrdiff_t i = watched_at(g, pc);
+	int done = i >= 0 ? g->watch.fn(g->watch.arg, (size_t)i, err) : 0;
+	if (done < 0 || (done > 0 && watch_end(g, err) < 0))
+		return -1;
+	return move_pc(g, pc, err) < 0 ? -1 : 0;
 }
 
 static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
@@ -377,8 +457,8 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 		if (g->until_ms && g->until_ms - now < wait_ms)
 			wait_ms = g->until_ms > now ? g->until_ms - now : 0;
 		int rc = rsp_wait_stop(g->r, (int)wait_ms, &st, err);
-		if (rc == 1 && g->watch.set) {
-			int w = on_watch(g, &st, err);
+		if (rc == 1) { /* zond's own breakpoints answered here */
+			int w = on_stop(g, &st, err);
 			if (w > 0)
 				continue;
 			rc = w < 0 ? -1 : 1;
@@ -413,7 +493,8 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 			return lost(g, err);
 		if (end) /* it reached _exit just before the interrupt */
 			break;
-		if (sync_shares(g, 0, err) < 0 || rsp_continue(g->r, err) < 0)
+		if (sync_shares(g, 0, err) < 0 || redirect(g, err) < 0 ||
+		    rsp_continue(g->r, err) < 0)
 			return lost(g, err);
 		g->running = 1;
 	}
@@ -476,6 +557,7 @@ static void g_close(struct inject_transport *t)
 		free(g->shares[i].local);
 	free(g->watch.at);
 	free(g->watch.kind);
+	free(g->redirects);
 	rsp_regs_free(&g->regs);
 	symbols_free(g->sym);
 	free(g->elf);
@@ -740,6 +822,42 @@ int inject_rsp_watch(struct inject_transport *t, const uint64_t *at, size_t n,
 		w->kind[i] = (b & 3) == 3 ? 4 : 2; /* the instruction's length */
 	}
 	return 0;
+}
+
+int inject_rsp_redirect(struct inject_transport *t, uint64_t from, uint64_t to, struct zerr *err)
+{
+	struct gdbt *g = (struct gdbt *)t;
+	if (rsp_break(g->r, from, 2, 1, err) < 0)
+		return -1;
+	g->redirects = zp_xrealloc(g->redirects, (g->nredirects + 1) * sizeof *g->redirects);
+	g->redirects[g->nredirects][0] = from;
+	g->redirects[g->nredirects++][1] = to;
+	return 0;
+}
+
+int inject_rsp_redirect_off(struct inject_transport *t, uint64_t from, struct zerr *err)
+{
+	struct gdbt *g = (struct gdbt *)t;
+	for (size_t i = 0; i < g->nredirects; i++)
+		if (g->redirects[i][0] == from) {
+			g->redirects[i][0] = g->redirects[--g->nredirects][0];
+			g->redirects[i][1] = g->redirects[g->nredirects][1];
+			return rsp_break(g->r, from, 2, 0, err);
+		}
+	return 0;
+}
+
+int inject_rsp_leave(struct inject_transport *t, struct zerr *err)
+{
+	struct gdbt *g = (struct gdbt *)t;
+	while (g->nredirects)
+		if (inject_rsp_redirect_off(t, g->redirects[0][0], err) < 0)
+			return -1;
+	if (watch_end(g, err) < 0 || (g->end_set && rsp_break(g->r, g->end_at, 2, 0, err) < 0))
+		return -1;
+	g->end_set = 0;
+	g->end_at = 0; /* release() puts it in no more */
+	return g_release(t, err);
 }
 
 unsigned inject_rsp_xlen(struct inject_transport *t)

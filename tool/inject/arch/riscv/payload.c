@@ -31,12 +31,15 @@
  * compensation is exact.  c0 is the payload's part inside a measured
  * interval, cpair all of one call's payload; the relocated copy's own
  * extra instructions (a jal back, an auipc made two) are per function:
- * `extra[id]` in the private area, added to the start and to the payload
- * cost the caller sees.  RV32: a call's interval is the low 32 bits of
+ * `extra[id]` in the private area, added to the start, and with the
+ * entry's own (a far jump's second instruction) to the payload cost the
+ * caller sees.  RV32: a call's interval is the low 32 bits of
  * mcycle (calls under 2^32 cycles), sums are 64-bit.
  *
  * Private area (args->threads): depth word, INJ_DEPTH frames of 8 words
- * (frame 0 the sentinel, its id nfuncs), then extra[] (one word per id).
+ * (frame 0 the sentinel, its id nfuncs), then per id two words: extra (the
+ * copy's, taken out of the start) and the caller's extra (the copy's and
+ * the entry's jump beyond one instruction: a far jump's second).
  */
 #include <string.h>
 
@@ -227,8 +230,7 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	addi(g, RV_T2, RV_T2, 1);
 	st32(g, RV_T2, RV_T0, 0);
 	/* extra[id]: the relocated copy's own instructions, taken out */
-	if (w == 8)
-		slli(g, RV_T1, RV_T1, 1);
+	slli(g, RV_T1, RV_T1, w == 8 ? 2 : 1); /* two words an id */
 	la(g, RV_T0, a->threads + w + (uint64_t)INJ_DEPTH * FR_WORDS * w);
 	ADD(g, RV_T0, RV_T0, RV_T1);
 	ldw(g, RV_T2, RV_T0, 0);
@@ -286,15 +288,15 @@ static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct 
 	SUB(g, RV_T0, RV_T0, RV_T1);
 	ldw(g, RV_T1, RV_T3, F_OVH * w);
 	SUB(g, RV_T0, RV_T0, RV_T1);
-	/* the parent's: child += d, ovh += cpair + extra[id] + ovh */
+	/* the parent's: child += d, ovh += cpair + the caller's extra + ovh */
 	ldw(g, RV_T5, RV_T3, F_ID * w); /* id */
 	ldw(g, RV_T2, RV_T4, F_CHILD * w);
 	ADD(g, RV_T2, RV_T2, RV_T0);
 	stw(g, RV_T2, RV_T4, F_CHILD * w);
-	slli(g, RV_T6, RV_T5, w == 8 ? 3 : 2);
-	la(g, RV_T2, a->threads + w + (uint64_t)INJ_DEPTH * FR_WORDS * w);
+	slli(g, RV_T6, RV_T5, w == 8 ? 4 : 3);
+	la(g, RV_T2, a->threads + 2 * w + (uint64_t)INJ_DEPTH * FR_WORDS * w);
 	ADD(g, RV_T2, RV_T2, RV_T6);
-	ldw(g, RV_T2, RV_T2, 0); /* extra[id] */
+	ldw(g, RV_T2, RV_T2, 0); /* the caller's extra of id */
 	ADD(g, RV_T1, RV_T1, RV_T2);
 	li(g, RV_T2, (int64_t)a->cpair);
 	ADD(g, RV_T1, RV_T1, RV_T2);
@@ -493,7 +495,7 @@ int inject_riscv_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
 size_t inject_riscv_private_size(int xlen, size_t nfuncs)
 {
 	size_t w = (size_t)xlen / 8;
-	return w + (size_t)INJ_DEPTH * FR_WORDS * w + nfuncs * w;
+	return w + (size_t)INJ_DEPTH * FR_WORDS * w + nfuncs * 2 * w;
 }
 
 static void put_word(uint8_t *p, size_t w, uint64_t v)
@@ -502,15 +504,18 @@ static void put_word(uint8_t *p, size_t w, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-void inject_riscv_private_init(uint8_t *buf, int xlen, size_t nfuncs, const int32_t *extra)
+void inject_riscv_private_init(uint8_t *buf, int xlen, size_t nfuncs, const int32_t *extra,
+			       const int32_t *caller_extra)
 {
 	size_t w = (size_t)xlen / 8;
 	memset(buf, 0, inject_riscv_private_size(xlen, nfuncs));
 	put_word(buf, w, 1);                        /* depth: the sentinel frame */
 	put_word(buf + w + F_ID * w, w, nfuncs);    /* its id: "no measured caller" */
 	uint8_t *ex = buf + w + (size_t)INJ_DEPTH * FR_WORDS * w;
-	for (size_t k = 0; k < nfuncs; k++)
-		put_word(ex + k * w, w, (uint64_t)(int64_t)extra[k]);
+	for (size_t k = 0; k < nfuncs; k++) {
+		put_word(ex + 2 * k * w, w, (uint64_t)(int64_t)extra[k]);
+		put_word(ex + (2 * k + 1) * w, w, (uint64_t)(int64_t)caller_extra[k]);
+	}
 }
 
 int32_t inject_riscv_copy_extra(const uint8_t *copy, size_t len, uint32_t ninsn)
@@ -523,10 +528,13 @@ int32_t inject_riscv_copy_extra(const uint8_t *copy, size_t len, uint32_t ninsn)
 			break;
 		off += in.len;
 		rv_decode(copy + off, len - off, 32, &next);
-		/* a far branch, inverted over a jal: its usual path (not taken) runs one */
+		/* a far branch, inverted over a jal (or auipc + jalr): its usual path
+		 * (not taken) runs one of them */
 		if (in.kind == RV_BRANCH && in.imm == 8 && next.kind == RV_JAL && next.rd == 0 &&
 		    off + next.len < len)
 			off += next.len;
+		if (in.kind == RV_BRANCH && in.imm == 12 && next.kind == RV_AUIPC && off + 8 < len)
+			off += 8;
 	}
 	return n - (int32_t)ninsn;
 }

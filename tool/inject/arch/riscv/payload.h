@@ -39,9 +39,12 @@ size_t inject_riscv_private_size(int xlen, size_t nfuncs);
 /*
  * The private area's first contents into buf (private_size bytes): an
  * empty shadow stack over the sentinel frame, and per function the
- * instructions its relocated copy runs beyond the original ones (extra).
+ * instructions its relocated copy runs beyond the original ones (extra),
+ * and those its callers see beyond the payload's constant (caller_extra:
+ * extra, and a far jump's second instruction at the entry).
  */
-void inject_riscv_private_init(uint8_t *buf, int xlen, size_t nfuncs, const int32_t *extra);
+void inject_riscv_private_init(uint8_t *buf, int xlen, size_t nfuncs, const int32_t *extra,
+			       const int32_t *caller_extra);
 
 /* Instructions the relocated copy (len bytes) runs beyond the ninsn originals, on its straight path. */
 int32_t inject_riscv_copy_extra(const uint8_t *copy, size_t len, uint32_t ninsn);

@@ -33,6 +33,7 @@
 #include "riscv.h"
 
 #define JUMP_LEN 4
+#define FAR_LEN  8 /* auipc t1, hi; jalr x0, lo(t1) */
 
 /* The instruction at b (n bytes) or 0 with why set. */
 static uint32_t decode_at(const uint8_t *b, size_t n, int xlen, size_t off, struct rv_insn *in,
@@ -103,8 +104,8 @@ static int is_restore_millicode(const uint8_t *code, size_t size, int xlen)
 /*
  * Scans the whole function for branches and jumps into the patched bytes
  * [lo, hi): to lo itself (a loop to the entry) would run the payload
- * again, past lo lands inside the jump.  A call (jal ra) to lo is a
- * recursion, a pass for a region point.
+ * again, past lo lands inside the jump (2: a breakpoint at lo can still
+ * do).  A call (jal ra) to lo is a recursion, a pass for a region point.
  */
 static int body_jumps_in(const uint8_t *code, size_t size, int xlen, uint64_t addr, uint64_t lo,
 			 uint64_t hi, int point, char *why)
@@ -122,18 +123,45 @@ static int body_jumps_in(const uint8_t *code, size_t size, int xlen, uint64_t ad
 		if ((in.kind == RV_JAL || in.kind == RV_BRANCH) && t >= lo && t < hi &&
 		    !(t == lo && (point || (in.kind == RV_JAL && in.rd != 0)))) {
 			inject_why_jumps_in(why, off, addr, t, lo, hi);
-			return 1;
+			return t == lo ? 1 : 2;
 		}
 		off += in.len;
 	}
 	return 0;
 }
 
-static int plan(const uint8_t *code, size_t size, size_t padding, uint64_t addr, size_t offset,
-		struct inject_site *site, char *why, int xlen)
+/*
+ * An entry the jump cannot take (why says why): a breakpoint there instead,
+ * the first instruction relocated, when no branch of the body goes to it.
+ */
+static int break_site(const uint8_t *code, size_t size, int xlen, uint64_t addr,
+		      struct inject_site *site, char *why)
+{
+	struct rv_insn in;
+	char jump_why[INJECT_WHY];
+	snprintf(jump_why, sizeof jump_why, "%s", why);
+	if (!decode_at(code, size, xlen, 0, &in, why) ||
+	    body_jumps_in(code, size, xlen, addr, addr, addr + in.len, 0, why))
+		return 1;
+	memset(site, 0, sizeof *site);
+	site->addr = addr;
+	site->len = in.len;
+	site->ninsn = 1;
+	site->by_break = 1;
+	snprintf(why, INJECT_WHY, "%s", jump_why);
+	return 0;
+}
+
+static int plan_len(const uint8_t *code, size_t size, size_t padding, uint64_t addr, size_t offset,
+		    struct inject_site *site, char *why, int xlen, size_t jump_len)
 {
 	memset(site, 0, sizeof *site);
 	site->addr = addr + offset;
+	if (offset == 0 && is_restore_millicode(code, size, xlen)) {
+		snprintf(why, INJECT_WHY,
+			 "millicode entered by a jump from an epilogue (its ret is the caller's)");
+		return 1;
+	}
 	for (size_t at = 0; at < offset;) { /* a point must start an instruction */
 		struct rv_insn in;
 		rv_decode(code + at, size - at, xlen, &in);
@@ -145,30 +173,70 @@ static int plan(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
 	}
 	size_t off = offset;
 	struct rv_insn in = {0};
-	while (off < offset + JUMP_LEN && off < size) {
+	while (off < offset + jump_len && off < size) {
 		if (site->ninsn == INJECT_SITE_INSNS ||
 		    !decode_at(code + off, size - off, xlen, off, &in, why))
 			return 1;
 		site->map_from[site->ninsn++] = (uint32_t)(off - offset);
 		off += in.len;
 	}
-	if (off < offset + JUMP_LEN) { /* the function ended first */
-		if (off + padding < offset + JUMP_LEN || !rv_ends_flow(&in)) {
-			snprintf(why, INJECT_WHY, "too short: %zu bytes, the jump needs %d",
-				 size - offset, JUMP_LEN);
-			return 1;
+	if (off < offset + jump_len) { /* the function ended first */
+		if (off + padding < offset + jump_len || !rv_ends_flow(&in)) {
+			snprintf(why, INJECT_WHY, "too short: %zu bytes, the jump needs %zu",
+				 size - offset, jump_len);
+			return offset ? 1 : break_site(code, size, xlen, addr, site, why);
 		}
-		site->padding = (uint32_t)(offset + JUMP_LEN - off);
-		off = offset + JUMP_LEN;
+		site->padding = (uint32_t)(offset + jump_len - off);
+		off = offset + jump_len;
 	}
 	site->len = (uint32_t)(off - offset);
-	if (offset == 0 && is_restore_millicode(code, size, xlen)) {
-		snprintf(why, INJECT_WHY,
-			 "millicode entered by a jump from an epilogue (its ret is the caller's)");
+	int into = body_jumps_in(code, size, xlen, addr, site->addr, site->addr + site->len,
+				 offset != 0, why);
+	return into == 2 && !offset ? break_site(code, size, xlen, addr, site, why) : into != 0;
+}
+
+static int plan(const uint8_t *code, size_t size, size_t padding, uint64_t addr, size_t offset,
+		struct inject_site *site, char *why, int xlen)
+{
+	return plan_len(code, size, padding, addr, offset, site, why, xlen, JUMP_LEN);
+}
+
+/* Whether an instruction of the function writes reg. */
+static int writes_reg(const uint8_t *code, size_t size, int xlen, int reg)
+{
+	for (size_t off = 0; off < size;) {
+		struct rv_insn in;
+		rv_decode(code + off, size - off, xlen, &in);
+		if (in.len && in.wr == reg)
+			return 1;
+		off += in.len ? in.len : 2;
+	}
+	return 0;
+}
+
+static int plan_far(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
+		    struct inject_site *site, char *why, int xlen)
+{
+	if (plan_len(code, size, padding, addr, 0, site, why, xlen, FAR_LEN))
+		return 1;
+	site->far = 1;
+	struct rv_insn first;
+	rv_decode(code, size, xlen, &first);
+	if (site->by_break && first.kind == RV_JALR && first.rd == 0)
+		return 0; /* a breakpoint, and a copy that jumps through a register: no far jump */
+	if (!writes_reg(code, size, xlen, RV_T1)) {
+		snprintf(why, INJECT_WHY, "%s",
+			 "the far jump changes t1, which it never writes (-fipa-ra callers may "
+			 "keep it)");
 		return 1;
 	}
-	return body_jumps_in(code, size, xlen, addr, site->addr, site->addr + site->len, offset != 0,
-			     why);
+	/* the copy's jumps back are far too (a breakpoint site's included) */
+	if (writes_reg(code, site->len - site->padding, xlen, RV_T1)) {
+		snprintf(why, INJECT_WHY,
+			 "the far jump back would change t1, which its first instructions set");
+		return 1;
+	}
+	return 0;
 }
 
 static int plan32(const uint8_t *code, size_t size, size_t padding, uint64_t addr, size_t offset,
@@ -183,10 +251,23 @@ static int plan64(const uint8_t *code, size_t size, size_t padding, uint64_t add
 	return plan(code, size, padding, addr, offset, site, why, 64);
 }
 
+static int plan_far32(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
+		      struct inject_site *site, char *why)
+{
+	return plan_far(code, size, padding, addr, site, why, 32);
+}
+
+static int plan_far64(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
+		      struct inject_site *site, char *why)
+{
+	return plan_far(code, size, padding, addr, site, why, 64);
+}
+
 struct out {
 	uint8_t *b;
 	size_t n, cap;
 	uint64_t at; /* address of b[0] */
+	int far;     /* jumps out of a jal's reach: auipc + jalr */
 };
 
 static int put(struct out *o, const void *p, size_t n, char *why)
@@ -206,10 +287,20 @@ static int put32(struct out *o, uint32_t v, char *why)
 	return put(o, b, 4, why);
 }
 
-/* jal rd from the copy's next byte to target; -1 when out of reach. */
+/*
+ * jal rd from the copy's next byte to target; out of its reach, for a far
+ * site, auipc + jalr through rd (ra for a call) or t1 (a jump: the far
+ * site's planner made sure t1 is free); else -1.
+ */
 static int put_jal(struct out *o, int rd, uint64_t target, char *why)
 {
 	int64_t d = (int64_t)(target - (o->at + o->n));
+	if (!rv_fits(d, 21) && o->far && rv_fits(d, 32)) {
+		int via = rd ? rd : RV_T1;
+		if (put32(o, rv_auipc(via, rv_hi20(d)), why) < 0)
+			return -1;
+		return put32(o, rv_itype(0x67, 0, rd, via, rv_lo12(d)), why);
+	}
 	if (!rv_fits(d, 21)) {
 		snprintf(why, INJECT_WHY, "0x%llx is out of a jal's reach (1 MiB) from 0x%llx",
 			 (unsigned long long)target, (unsigned long long)(o->at + o->n));
@@ -223,8 +314,9 @@ static int put_branch(struct out *o, const struct rv_insn *in, uint64_t target, 
 	int64_t d = (int64_t)(target - (o->at + o->n));
 	if (rv_fits(d, 13))
 		return put32(o, rv_branch(in->funct3, in->rs1, in->rs2, d), why);
-	/* too far: the inverted condition skips a jal */
-	if (put32(o, rv_branch(in->funct3 ^ 1, in->rs1, in->rs2, 8), why) < 0)
+	/* too far: the inverted condition skips a jal (auipc + jalr: 8 bytes) */
+	int skip = o->far && !rv_fits((int64_t)(target - (o->at + o->n + 4)), 21) ? 12 : 8;
+	if (put32(o, rv_branch(in->funct3 ^ 1, in->rs1, in->rs2, skip), why) < 0)
 		return -1;
 	return put_jal(o, 0, target, why);
 }
@@ -249,7 +341,7 @@ static int put_auipc(struct out *o, const struct rv_insn *in, uint64_t value, ch
 static int relocate(struct inject_site *site, const uint8_t *code, uint64_t to, uint8_t *buf,
 		    size_t cap, char *why, int xlen)
 {
-	struct out o = {buf, 0, cap, to};
+	struct out o = {buf, 0, cap, to, (int)site->far};
 	uint64_t base = site->addr + site->keep;
 	int falls = 1;
 	uint64_t next = base;
@@ -313,6 +405,16 @@ static size_t jump(uint64_t from, uint64_t to, uint8_t *b)
 	return JUMP_LEN;
 }
 
+/* auipc t1, hi; jalr x0, lo(t1): any address within 2 GiB */
+static size_t jump_far(uint64_t from, uint64_t to, uint8_t *b)
+{
+	int64_t d = (int64_t)(to - from);
+	uint32_t v[2] = {rv_auipc(RV_T1, rv_hi20(d)), rv_itype(0x67, 0, 0, RV_T1, rv_lo12(d))};
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v[i / 4] >> (8 * (i % 4)));
+	return FAR_LEN;
+}
+
 uint64_t inject_riscv32_exit_addr(uint64_t payload_at);
 uint64_t inject_riscv64_exit_addr(uint64_t payload_at);
 size_t inject_riscv32_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a);
@@ -328,9 +430,11 @@ int inject_riscv_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err);
 	{                                                                                          \
 		.name = "riscv" #xlen, .jump_len = JUMP_LEN,                                       \
 		.reloc_max = INJECT_SITE_INSNS * 8 + 4, .plan = plan##xlen,                        \
-		.relocate = relocate##xlen, .fill = fill, .jump = jump,                            \
-		.payload = inject_riscv##xlen##_payload, .exit_addr = inject_riscv##xlen##_exit_addr,      \
-		.stub_len = 24, .stub = inject_riscv##xlen##_stub, .calibrate = inject_riscv_calibrate,    \
+		.relocate = relocate##xlen, .fill = fill, .jump = jump, .reach = 1 << 20,          \
+		.far_len = FAR_LEN, .plan_far = plan_far##xlen, .jump_far = jump_far,              \
+		.payload = inject_riscv##xlen##_payload,                                           \
+		.exit_addr = inject_riscv##xlen##_exit_addr, .stub_len = 24,                       \
+		.stub = inject_riscv##xlen##_stub, .calibrate = inject_riscv_calibrate,            \
 		.calibrate_region = inject_riscv_calibrate_region, .counter = "mcycle",            \
 	}
 

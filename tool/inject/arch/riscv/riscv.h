@@ -1,8 +1,8 @@
 /*
- * riscv.h - the RISC-V instructions zond inject reads and writes: a
- * decoder for what relocation needs (length, and the pc-relative forms of
- * RV32I/RV64I and the C extension) and encoders of the few instructions
- * the relocated copies and the payloads use.  Internal to arch/riscv/.
+ * riscv.h - the RISC-V instructions zond inject reads and writes: the
+ * decoder (runtime/bare/rv_decode.h, the bare-metal runtime's too) over
+ * bytes, and encoders of the few instructions the relocated copies and the
+ * payloads use.  Internal to arch/riscv/.
  *
  * Little-endian; instructions of 2 bytes (C) or 4 (the low two bits 11);
  * longer encodings are not decoded (no standard extension has them).
@@ -13,22 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum rv_kind {
-	RV_PLAIN,  /* runs the same anywhere */
-	RV_AUIPC,  /* rd = pc + imm */
-	RV_JAL,    /* rd = pc + len; pc = target (c.j, c.jal: rd 0 or ra) */
-	RV_BRANCH, /* if (rs1 cond rs2) pc = target (c.beqz/c.bnez: rs2 = 0) */
-	RV_JALR,   /* rd = pc + len; pc = rs1 + imm (c.jr, c.jalr) */
-};
-
-struct rv_insn {
-	uint32_t len;  /* 2 or 4; 0: not decodable (too few bytes, reserved) */
-	enum rv_kind kind;
-	uint32_t raw;  /* the bits */
-	int rd, rs1, rs2;
-	uint32_t funct3; /* a branch's condition (beq 0, bne 1, blt 4, bge 5, bltu 6, bgeu 7) */
-	int64_t imm;     /* AUIPC: the added value; JAL/BRANCH: target - pc */
-};
+#include "../../../../runtime/bare/rv_decode.h" /* struct rv_insn, shared with the runtime */
 
 /* Decodes the instruction at b (n bytes there) for a hart of xlen 32 or 64. */
 void rv_decode(const uint8_t *b, size_t n, int xlen, struct rv_insn *in);
@@ -59,8 +44,6 @@ static inline int rv_fits(int64_t v, int bits)
 	return v >= -(1ll << (bits - 1)) && v < (1ll << (bits - 1));
 }
 
-#define RV_RA 1
-#define RV_SP 2
 #define RV_T0 5
 #define RV_T1 6
 #define RV_T2 7
