@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store/store.h"
+
 static const char sqlite_magic[16] = "SQLite format 3";
 
 /* The directory of path ("." for a bare name) into dir. */
@@ -75,6 +77,13 @@ static int check_store(const char *path, const struct stat *st, const char *what
 	if (access(path, W_OK) != 0 || access(dir, W_OK | X_OK) != 0)
 		return zerr_set(err, "%s: the profile store is not writable: %s", path,
 				strerror(errno));
+	if (st->st_size == 0)
+		return 0;
+	/* a store of a newer schema, damaged or of another program: found before a program runs */
+	struct store *s = store_open(path, STORE_READ, err);
+	if (!s)
+		return -1;
+	store_close(s);
 	return 0;
 }
 
