@@ -54,6 +54,31 @@ else
 	echo "note: zond does not run under ulimit -v (a sanitizer build): not checked"
 fi
 
+# A file-size limit (sh counts 512-byte blocks) too small for the runtime's tables,
+# even for zond's own probe of the room, which must not die of SIGXFSZ: the program's
+# status, and why, never "built without -finstrument-functions"
+(ulimit -f 100; "$ZOND" record -o room.db -- "$SHOP" >/dev/null 2>err.txt)
+check_eq "ulimit -f 100: status" $? 0
+check_eq "ulimit -f 100: says why" \
+	"$(grep -c 'no run stored: .*cannot be made (ftruncate: File too large), more than the file-size limit (ulimit -f) of 50 KB allows' err.txt)" 1
+(ulimit -f 1; "$ZOND" libcalls -o room.db -- "$SHOP" >/dev/null 2>err.txt)
+check_eq "libcalls ulimit -f 1: status" $? 0
+check_eq "libcalls ulimit -f 1: one line" "$(wc -l <err.txt)" 1
+check_eq "no store made" "$(ls room.db 2>/dev/null)" ""
+# a full file system (a small tmpfs, when this user may mount one): the runtime's file
+# is cut to its header, which a sparse probe of the room does not see
+mkdir -p mnt
+if mount -t tmpfs -o size=64k zondcli mnt 2>/dev/null; then
+	head -c 32k /dev/zero >mnt/fill
+	TMPDIR=$PWD/mnt "$ZOND" record -o room.db -- "$SHOP" >/dev/null 2>err.txt
+	check_eq "full tmpfs: status" $? 0
+	check_eq "full tmpfs: says why" \
+		"$(grep -c "no run stored: the raw data had no room in $PWD/mnt (a full file system?)" err.txt)" 1
+	umount mnt
+else
+	echo "note: cannot mount a tmpfs here: a full file system is not checked"
+fi
+
 # Tables larger than any file or address space (the step that fails depends on the file system).
 "$ZOND" record --threads 65536 --funcs 16777216 -- "$SHOP" >/dev/null 2>err.txt
 check_eq "huge pools: status" $? 0

@@ -778,16 +778,29 @@ static int probe_mapping(const char *dir, uint64_t bytes, const char **step)
 /*
  * Why a program left no raw data at all when zond can tell: the runtime's
  * tables, as the pool options size them, cannot be made or mapped (too
- * large for the file system, the address space or ulimit -v).  NULL if not.
+ * large for the file system, the address space, ulimit -f or -v), or they
+ * can but the runtime's file was cut to its header (lost_room: a full file
+ * system, which a sparse probe does not see).  NULL if not.
  */
-static const char *no_room(const struct launch *l, char *buf, size_t len)
+static const char *no_room(const struct launch *l, const struct zp_profile *p, char *buf,
+			   size_t len)
 {
-	struct rlimit as;
+	struct rlimit as, fsize;
 	const char *step;
 	uint64_t per_thread, need = pool_bytes(l, &per_thread);
 	int e = probe_mapping(l->dir, need + (16 << 20), &step);
-	if (!e)
+	if (!e && !profile_meta(p, "lost_room"))
 		return NULL;
+	if (!e) {
+		/* the runtime cut its file to a header where a sparse probe passes: a file
+		   system that cannot hold the pages (a full tmpfs) */
+		const char *slash = strrchr(l->dir, '/');
+		int dir_len = slash && slash != l->dir ? (int)(slash - l->dir) : (int)strlen(l->dir);
+		snprintf(buf, len, "the raw data had no room in %.*s (a full file system?): free "
+				   "some, or set TMPDIR to a directory with room",
+			 dir_len, l->dir);
+		return buf;
+	}
 	int n = snprintf(buf, len, "the runtime's tables need about %llu MB per process (%s "
 				   "threads x %.1f MB) and cannot be made (%s: %s)",
 			 (unsigned long long)(need >> 20), l->opt.pool[0] ? l->opt.pool[0] : "64",
@@ -797,6 +810,11 @@ static const char *no_room(const struct launch *l, char *buf, size_t len)
 		n += snprintf(buf + n, len - (size_t)n,
 			      ", more than the address-space limit (ulimit -v) of %llu MB allows",
 			      (unsigned long long)(as.rlim_cur >> 20));
+	if (n > 0 && (size_t)n < len && getrlimit(RLIMIT_FSIZE, &fsize) == 0 &&
+	    fsize.rlim_cur != RLIM_INFINITY && need >= fsize.rlim_cur)
+		n += snprintf(buf + n, len - (size_t)n,
+			      ", more than the file-size limit (ulimit -f) of %llu KB allows",
+			      (unsigned long long)(fsize.rlim_cur >> 10));
 	if (n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n,
 			 ": lower --threads, --funcs, --edges or --depth");
@@ -883,7 +901,10 @@ int launch_read_info(struct launch *l, struct launch_info *info, struct zerr *er
 int launch_collect(struct launch *l, const char *collector, const char *none)
 {
 	struct zerr err;
-	char why[512];
+	char why[PATH_MAX + 512];
+	/* The program is over: a write of zond's past ulimit -f (the store, no_room's
+	   probe) must fail with EFBIG and be reported, not kill zond with the run. */
+	signal(SIGXFSZ, SIG_IGN);
 	struct zp_profile *p = profile_new();
 	int failed = launch_read_raw(l, p, &err) < 0;
 	if (failed)
@@ -897,7 +918,7 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 		launch_warn_lost(l, p);
 	} else if (!failed) {
 		/* nothing to store: say why; the status stays the program's */
-		const char *room = p->nthreads ? NULL : no_room(l, why, sizeof why);
+		const char *room = p->nthreads ? NULL : no_room(l, p, why, sizeof why);
 		fprintf(stderr, "zond %s: %s: no run stored: %s\n", l->cmd, l->prog,
 			room ? room : none);
 		failed = l->recovering;
