@@ -118,12 +118,9 @@ static struct zp_profile *window_of(struct zp_profile *p, const char *spec, stru
 	struct zp_profile *win = NULL;
 	if (time_window_parse(spec, &w, err) < 0)
 		;
-	else if (!unit && p->run.collector && strcmp(p->run.collector, "trace") == 0)
-		zerr_set(err, "run %lld has no timeline: read its trace with `zond trace report "
-			      "--timeline` to use --time", (long long)p->run.id);
 	else if (!unit)
-		zerr_set(err, "run %lld has no timeline: record it with --timeline to use --time",
-			 (long long)p->run.id);
+		zerr_set(err, "run %lld has no timeline: %s to use --time", (long long)p->run.id,
+			 profile_timeline_howto(p));
 	else if (w.units && strcmp(unit, "ns") != 0)
 		zerr_set(err, "run %lld's timeline counts %s: give --time without units",
 			 (long long)p->run.id, unit);
