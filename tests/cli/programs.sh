@@ -54,6 +54,17 @@ else
 	echo "note: zond does not run under ulimit -v (a sanitizer build): not checked"
 fi
 
+# Arguments with spaces, quotes, a newline or nothing: the run's command is one line
+# a shell reads back as the same words (a newline must not break runs or the header)
+"$ZOND" record -q -o argv.db -- "$SHOP" 'a b' "$(printf 'x\ny')" '' "it's" 'a\b' >/dev/null 2>&1
+odd=$(cat <<'EOF'
+ 'a b' $'x\ny' '' 'it'\''s' 'a\b'
+EOF
+)
+check_eq "odd arguments: runs" "$("$ZOND" runs -i argv.db | sed -n '3s/^ *//p')" "$SHOP$odd"
+check_eq "odd arguments: runs, 3 lines" "$("$ZOND" runs -i argv.db | wc -l)" 3
+check_eq "odd arguments: header" "$("$ZOND" report -i argv.db | sed -n 's/^command: *//p')" "$SHOP$odd"
+
 # A file-size limit (sh counts 512-byte blocks) too small for the runtime's tables,
 # even for zond's own probe of the room, which must not die of SIGXFSZ: the program's
 # status, and why, never "built without -finstrument-functions"

@@ -37,6 +37,15 @@ int cmd_config(int argc, char **argv);
 /* The formats of 'zond export', "a, b or c", for summaries. */
 const char *export_format_names(void);
 
+/*
+ * A run's command: argv as one line that a shell reads back as the same
+ * words.  Words are joined by spaces; one that is empty or holds more than
+ * letters, digits and -_./=:,+@%^ is single-quoted ('it'\''s'), and one with
+ * control characters is written $'...' (\n, \t, \\, \', \xHH), so that a
+ * newline in an argument never breaks a report's line.  malloc'ed.
+ */
+char *cmd_join_argv(char *const argv[]);
+
 /* Prints "zond CMD: message" to stderr and returns 1. */
 int cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "zond CMD: message (see 'zond CMD --help')" and returns 2. */

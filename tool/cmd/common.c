@@ -2,6 +2,7 @@
 #include "cmd.h"
 
 #include <errno.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,4 +180,56 @@ struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
 		return NULL;
 	}
 	return p;
+}
+
+/* One word of cmd_join_argv, quoted as it needs. */
+static void put_word(FILE *out, const char *w)
+{
+	int plain = *w != 0, control = 0;
+	for (const unsigned char *c = (const unsigned char *)w; *c; c++) {
+		plain &= isalnum(*c) || strchr("-_./=:,+@%^", *c) != NULL;
+		control |= *c < 0x20 || *c == 0x7f;
+	}
+	if (plain) {
+		fputs(w, out);
+	} else if (!control) {
+		fputc('\'', out);
+		for (const char *c = w; *c; c++)
+			if (*c == '\'')
+				fputs("'\\''", out);
+			else
+				fputc(*c, out);
+		fputc('\'', out);
+	} else {
+		fputs("$'", out);
+		for (const unsigned char *c = (const unsigned char *)w; *c; c++) {
+			if (*c == '\n')
+				fputs("\\n", out);
+			else if (*c == '\t')
+				fputs("\\t", out);
+			else if (*c == '\\' || *c == '\'')
+				fprintf(out, "\\%c", *c);
+			else if (*c < 0x20 || *c == 0x7f)
+				fprintf(out, "\\x%02x", *c);
+			else
+				fputc(*c, out);
+		}
+		fputc('\'', out);
+	}
+}
+
+char *cmd_join_argv(char *const argv[])
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&s, &len);
+	if (!out)
+		return zp_xstrdup("");
+	for (char *const *a = argv; *a; a++) {
+		if (a != argv)
+			fputc(' ', out);
+		put_word(out, *a);
+	}
+	fclose(out);
+	return s;
 }

@@ -326,20 +326,6 @@ static uint64_t at_least_0(uint64_t sum)
 	return (int64_t)sum < 0 ? 0 : sum;
 }
 
-static char *join_argv(char *const argv[])
-{
-	size_t len = 1;
-	for (char *const *a = argv; *a; a++)
-		len += strlen(*a) + 1;
-	char *s = zp_xcalloc(1, len);
-	for (char *const *a = argv; *a; a++) {
-		if (a != argv)
-			strcat(s, " ");
-		strcat(s, *a);
-	}
-	return s;
-}
-
 /* What one statistics record of a run is, for the store. */
 struct record_desc {
 	enum zp_node_kind kind;
@@ -384,7 +370,7 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 				      char *const argv[])
 {
 	struct zp_profile *p = profile_new();
-	char *cmd = join_argv(argv);
+	char *cmd = cmd_join_argv(argv);
 	struct utsname u;
 	profile_set_str(&p->run.command, cmd);
 	free(cmd);

@@ -348,7 +348,6 @@ static FILE *open_run_info(const struct launch *l, const char *mode)
 									  : fopen(path, mode);
 }
 
-static char *join_command(char **argv);
 
 static int write_run_info(const struct launch *l, const char *collector, struct zerr *err)
 {
@@ -356,10 +355,7 @@ static int write_run_info(const struct launch *l, const char *collector, struct 
 	FILE *f = open_run_info(l, "w");
 	if (!f)
 		return zerr_set(err, "%s/%s: cannot create: %s", l->dir, RUN_INFO, strerror(errno));
-	char *cmd = join_command(l->argv);
-	for (char *c = cmd; *c; c++)
-		if (*c == '\n')
-			*c = ' ';
+	char *cmd = cmd_join_argv(l->argv); /* one line: no newline in it */
 	/* the store as the user meant it, whatever directory recover runs in */
 	if (l->opt.store[0] == '/' || !getcwd(store, sizeof store) ||
 	    strlen(store) + strlen(l->opt.store) + 2 > sizeof store)
@@ -627,23 +623,11 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *
 	return rc;
 }
 
-static char *join_command(char **argv)
-{
-	size_t len = 1;
-	for (char **a = argv; *a; a++)
-		len += strlen(*a) + 1;
-	char *s = zp_xmalloc(len), *o = s;
-	for (char **a = argv; *a; a++)
-		o += sprintf(o, "%s%s", a == argv ? "" : " ", *a);
-	*o = 0;
-	return s;
-}
-
 /* The run's command, collector, campaign, host, times and status. */
 static void launch_describe(const struct launch *l, struct zp_profile *p, const char *collector)
 {
 	struct utsname u;
-	char *cmd = join_command(l->argv);
+	char *cmd = cmd_join_argv(l->argv);
 	profile_set_str(&p->run.command, cmd);
 	free(cmd);
 	profile_set_str(&p->run.collector, collector);
