@@ -34,6 +34,11 @@ check_error "trigger on an unknown function" "no function 'no_such_fn'" \
 check_error "export to a bad path" "/nonexistent/x.out" \
 	"$ZOND" export -i good.db --format json -o /nonexistent/x.out
 
+# recover of a directory whose raw file is not one: one line naming it, the file kept
+mkdir -p kept && echo "not raw data" >kept/1.0.zraw
+check_error "recover a bad raw file" "kept/1.0.zraw: truncated" "$ZOND" recover -o rec.db kept
+check_eq "recover keeps the bad raw file" "$(cat kept/1.0.zraw)" "not raw data"
+
 # Every command answers --help with exit 0.
 for c in record report graph runs export dump recover; do
 	if "$ZOND" "$c" --help | grep -q "usage: zond $c"; then pass; else fail "$c --help"; fi

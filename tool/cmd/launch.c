@@ -612,8 +612,12 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *
 				  ? zerr_set(&one, "%s/%s: path too long", l->dir, names[i])
 				  : raw_read_into(p, path, syms, &one);
 		if (bad < 0) {
-			fprintf(stderr, "zond %s: %s\n", l->cmd, one.msg);
-			rc = zerr_set(err, "some raw data could not be read; kept in %s", l->dir);
+			/* the first is the caller's error line; the raw data are kept (and
+			   launch_finish says where) */
+			if (rc < 0)
+				fprintf(stderr, "zond %s: %s\n", l->cmd, one.msg);
+			else
+				rc = zerr_set(err, "%s", one.msg);
 			l->keep_raw = 1;
 		}
 		free(names[i]);
@@ -829,9 +833,9 @@ static int launch_finish(struct launch *l, int failed)
 	if (l->keep_raw && failed && !l->recovering)
 		fprintf(stderr, "zond %s: raw data kept in %s ('zond recover %s' stores it)\n",
 			l->cmd, l->dir, l->dir);
-	else if (l->keep_raw)
+	else if (l->keep_raw && !(l->recovering && failed)) /* recover keeps what it failed on */
 		fprintf(stderr, "zond %s: raw data kept in %s\n", l->cmd, l->dir);
-	else
+	else if (!l->keep_raw)
 		launch_remove_dir(l->dir);
 	if (l->recovering)
 		return failed;
