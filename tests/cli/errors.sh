@@ -39,6 +39,17 @@ mkdir -p kept && echo "not raw data" >kept/1.0.zraw
 check_error "recover a bad raw file" "kept/1.0.zraw: truncated" "$ZOND" recover -o rec.db kept
 check_eq "recover keeps the bad raw file" "$(cat kept/1.0.zraw)" "not raw data"
 
+# A bad option: one line naming it (getopt's own message was a second line)
+for c in record libcalls info report graph annotate runs diff export dump recover config inject; do
+	check_error "$c --bogus" "zond $c: unknown option '--bogus'" "$ZOND" $c --bogus
+done
+check_error "trace record --bogus" "zond trace: unknown option '--bogus'" "$ZOND" trace record --bogus
+check_error "an unknown letter in a group" "unknown option '-z'" "$ZOND" graph --raw -tz
+check_error "a missing value" "zond report: '-r' wants a value" "$ZOND" report -r
+check_error "a missing long value" "zond record: '--threads' wants a value" "$ZOND" record --threads
+check_error "a value to a flag" "zond report: '--raw' takes no value" "$ZOND" report --raw=3
+"$ZOND" help --help | grep -q "usage: zond help" && pass || fail "help --help"
+
 # Every command answers --help with exit 0.
 for c in record report graph runs export dump recover; do
 	if "$ZOND" "$c" --help | grep -q "usage: zond $c"; then pass; else fail "$c --help"; fi

@@ -34,6 +34,13 @@ int cmd_inject(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 
+/*
+ * After getopt_long returned '?' or ':' (opterr is 0: getopt prints nothing):
+ * one usage line naming the option, "unknown option '--x'" or "'-o' wants a
+ * value", and exit status 2.  shorts is the short options getopt was given.
+ */
+int cmd_bad_option(const char *cmd, char **argv, const char *shorts);
+
 /* The formats of 'zond export', "a, b or c", for summaries. */
 const char *export_format_names(void);
 

@@ -1,8 +1,8 @@
 /* common.c - what the subcommands share: error lines and choosing a run. */
 #include "cmd.h"
 
-#include <errno.h>
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,4 +232,24 @@ char *cmd_join_argv(char *const argv[])
 	}
 	fclose(out);
 	return s;
+}
+
+int cmd_bad_option(const char *cmd, char **argv, const char *shorts)
+{
+	/* the word getopt stopped at, when it has moved past it (all but an unknown
+	   letter inside a group: -qz) */
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	int len = (int)strcspn(word, "=");
+	const char *known = optopt > 0 && optopt < 256 && optopt != ':' && optopt != '+'
+				    ? strchr(shorts, optopt)
+				    : NULL;
+	if (!optopt)
+		return cmd_usage_error(cmd, "unknown option '%.*s'", len, word);
+	if (optopt >= 256 || (known && known[1] == ':'))
+		return word[len] == '='
+			       ? cmd_usage_error(cmd, "'%.*s' takes no value", len, word)
+			       : cmd_usage_error(cmd, "'%s' wants a value", word);
+	if (known)
+		return cmd_usage_error(cmd, "'%.*s' takes no value", len, word);
+	return cmd_usage_error(cmd, "unknown option '-%c'", optopt);
 }

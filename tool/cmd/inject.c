@@ -1126,7 +1126,7 @@ int cmd_inject(int argc, char **argv)
 			break;
 		}
 		case 'h': fputs(usage_text, stdout); return 0;
-		default: return cmd_usage_error("inject", "unknown option");
+		default: return cmd_bad_option("inject", argv, "+hf:c:o:qp:");
 		}
 	}
 	if (cov) {

@@ -118,7 +118,8 @@ int launch_parse(struct launch *l, int argc, char **argv, const char *short_opti
 		if (status == LAUNCH_NOT_MINE)
 			status = own(arg, opt, optarg);
 		if (status == LAUNCH_NOT_MINE)
-			return cmd_usage_error(l->cmd, "bad option");
+			return opt == '?' || opt == ':' ? cmd_bad_option(l->cmd, argv, short_options)
+							: cmd_usage_error(l->cmd, "bad option");
 		if (status)
 			return status;
 	}

@@ -132,7 +132,8 @@ int read_parse(const struct read_cmd *cmd, int argc, char **argv, struct read_op
 			if (c == OPT_TIME && time_window_parse(optarg, &w, &err) < 0)
 				status = cmd_usage_error(cmd->name, "%s", err.msg);
 		} else if (c == '?' || c == ':' || !cmd->own) {
-			status = cmd_usage_error(cmd->name, "bad option");
+			status = c == '?' || c == ':' ? cmd_bad_option(cmd->name, argv, shorts)
+						      : cmd_usage_error(cmd->name, "bad option");
 		} else {
 			int rc = cmd->own(cmd->arg, c, optarg);
 			if (rc)

@@ -160,7 +160,7 @@ static int parse(struct trace_cmd *t, int argc, char **argv, const char *sub)
 				t->import.timeline.events = LAUNCH_TIMELINE_DEFAULT;
 			break;
 		case 'h': fputs(usage_text, stdout); return 0;
-		default: return cmd_usage_error("trace", "bad option for 'trace %s'", sub);
+		default: return cmd_bad_option("trace", argv, spec);
 		}
 	}
 	return -1;
