@@ -54,6 +54,25 @@ else
 	echo "note: zond does not run under ulimit -v (a sanitizer build): not checked"
 fi
 
+# A program started with fd 0 or 1 closed finds them closed under zond too, with a
+# store that exists (checked before the program runs: SQLite would put /dev/null there)
+"$ZOND" record -q -o fds.db -- "$SHOP" >/dev/null 2>&1
+lsfd='ls /proc/$$/fd >&2'
+for closed in 0 1; do
+	if [ $closed = 0 ]; then
+		sh -c "$lsfd" 0<&- 2>plain.txt
+		"$ZOND" record -q -o fds.db -- sh -c "$lsfd" 0<&- 2>record.txt
+		"$ZOND" libcalls -q -o fds.db -- sh -c "$lsfd" 0<&- 2>libcalls.txt
+	else
+		sh -c "$lsfd" 1>&- 2>plain.txt
+		"$ZOND" record -q -o fds.db -- sh -c "$lsfd" 1>&- 2>record.txt
+		"$ZOND" libcalls -q -o fds.db -- sh -c "$lsfd" 1>&- 2>libcalls.txt
+	fi
+	grep -v "^zond" record.txt >record.fds
+	check_eq "record, fd $closed closed: the program's fds" "$(cat record.fds)" "$(cat plain.txt)"
+	check_eq "libcalls, fd $closed closed: the program's fds" "$(cat libcalls.txt)" "$(cat plain.txt)"
+done
+
 # Arguments with spaces, quotes, a newline or nothing: the run's command is one line
 # a shell reads back as the same words (a newline must not break runs or the header)
 "$ZOND" record -q -o argv.db -- "$SHOP" 'a b' "$(printf 'x\ny')" '' "it's" 'a\b' >/dev/null 2>&1

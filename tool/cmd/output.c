@@ -79,12 +79,23 @@ static int check_store(const char *path, const struct stat *st, const char *what
 				strerror(errno));
 	if (st->st_size == 0)
 		return 0;
-	/* a store of a newer schema, damaged or of another program: found before a program runs */
+	/*
+	 * A store of a newer schema, damaged or of another program: found before a
+	 * program runs.  SQLite puts /dev/null on a closed fd 0, 1 or 2 rather than
+	 * a database there, and the program would inherit it: they are taken first
+	 * and closed again after.
+	 */
+	int taken[3] = {-1, -1, -1};
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+			taken[fd] = open("/dev/null", O_RDWR | O_CLOEXEC); /* the lowest free: fd */
 	struct store *s = store_open(path, STORE_READ, err);
-	if (!s)
-		return -1;
+	int ok = s != NULL;
 	store_close(s);
-	return 0;
+	for (int fd = 0; fd < 3; fd++)
+		if (taken[fd] >= 0)
+			close(taken[fd]);
+	return ok ? 0 : -1;
 }
 
 int output_check(const char *path, enum output_kind kind, const char *const *inputs,
