@@ -23,6 +23,8 @@ check_error "bad limit" "--limit wants a number" "$ZOND" report -n many
 printf '#!/bin/sh\necho hi\n' >script.sh && chmod +x script.sh
 check_error "trigger on a script" "script.sh: not an ELF file" "$ZOND" record -o rec.db -T main -- ./script.sh
 
+check_error "an empty store name" "an empty store file name" "$ZOND" report -i ''
+check_error "an empty output name" "an empty output file name" "$ZOND" export -f json -o ''
 # A real store, then wrong references into it.
 "$ZOND" record -q -o good.db -- "$SHOP" >/dev/null 2>&1
 check_error "unknown run" "no run 99" "$ZOND" report -i good.db -r 99

@@ -141,6 +141,9 @@ int read_parse(const struct read_cmd *cmd, int argc, char **argv, struct read_op
 		}
 	}
 	free(longs);
+	/* -i "$UNSET" must not read ./zond.db behind the user's back (-o '' is refused too) */
+	if (status < 0 && o->rc.store && !*o->rc.store)
+		status = cmd_usage_error(cmd->name, "an empty store file name (-i)");
 	return status;
 }
 
