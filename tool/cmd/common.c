@@ -246,9 +246,8 @@ int cmd_bad_option(const char *cmd, char **argv, const char *shorts)
 	if (!optopt)
 		return cmd_usage_error(cmd, "unknown option '%.*s'", len, word);
 	if (optopt >= 256 || (known && known[1] == ':'))
-		return word[len] == '='
-			       ? cmd_usage_error(cmd, "'%.*s' takes no value", len, word)
-			       : cmd_usage_error(cmd, "'%s' wants a value", word);
+		return word[len] == '=' ? cmd_usage_error(cmd, "'%.*s' takes no value", len, word)
+					: cmd_usage_error(cmd, "'%s' wants a value", word);
 	if (known)
 		return cmd_usage_error(cmd, "'%.*s' takes no value", len, word);
 	return cmd_usage_error(cmd, "unknown option '-%c'", optopt);

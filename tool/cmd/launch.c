@@ -118,8 +118,9 @@ int launch_parse(struct launch *l, int argc, char **argv, const char *short_opti
 		if (status == LAUNCH_NOT_MINE)
 			status = own(arg, opt, optarg);
 		if (status == LAUNCH_NOT_MINE)
-			return opt == '?' || opt == ':' ? cmd_bad_option(l->cmd, argv, short_options)
-							: cmd_usage_error(l->cmd, "bad option");
+			return opt == '?' || opt == ':'
+				       ? cmd_bad_option(l->cmd, argv, short_options)
+				       : cmd_usage_error(l->cmd, "bad option");
 		if (status)
 			return status;
 	}
@@ -348,7 +349,6 @@ static FILE *open_run_info(const struct launch *l, const char *mode)
 	return launch_join_path(path, sizeof path, l->dir, RUN_INFO) < 0 ? NULL
 									  : fopen(path, mode);
 }
-
 
 static int write_run_info(const struct launch *l, const char *collector, struct zerr *err)
 {
@@ -784,9 +784,11 @@ static const char *no_room(const struct launch *l, const struct zp_profile *p, c
 		/* the runtime cut its file to a header where a sparse probe passes: a file
 		   system that cannot hold the pages (a full tmpfs) */
 		const char *slash = strrchr(l->dir, '/');
-		int dir_len = slash && slash != l->dir ? (int)(slash - l->dir) : (int)strlen(l->dir);
-		snprintf(buf, len, "the raw data had no room in %.*s (a full file system?): free "
-				   "some, or set TMPDIR to a directory with room",
+		int dir_len =
+			slash && slash != l->dir ? (int)(slash - l->dir) : (int)strlen(l->dir);
+		snprintf(buf, len,
+			 "the raw data had no room in %.*s (a full file system?): free "
+			 "some, or set TMPDIR to a directory with room",
 			 dir_len, l->dir);
 		return buf;
 	}
