@@ -1,4 +1,5 @@
 /* main.c - the zond command: finds the subcommand and runs it. */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,7 +62,8 @@ static int help(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "help") == 0) {
+	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0) {
 		fputs("usage: zond help [COMMAND]\n"
 		      "Show the help of COMMAND (the same as 'zond COMMAND --help'), or\n"
 		      "without COMMAND the list of commands (as 'zond --help').\n",
@@ -83,6 +85,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	opterr = 0; /* a bad option is one line of ours (cmd_bad_option), not getopt's too */
 	const char *name = argv[1];
 	if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
 		printf("zond %s\n", ZOND_VERSION);

@@ -23,6 +23,8 @@ check_error "bad limit" "--limit wants a number" "$ZOND" report -n many
 printf '#!/bin/sh\necho hi\n' >script.sh && chmod +x script.sh
 check_error "trigger on a script" "script.sh: not an ELF file" "$ZOND" record -o rec.db -T main -- ./script.sh
 
+check_error "an empty store name" "an empty store file name" "$ZOND" report -i ''
+check_error "an empty output name" "an empty output file name" "$ZOND" export -f json -o ''
 # A real store, then wrong references into it.
 "$ZOND" record -q -o good.db -- "$SHOP" >/dev/null 2>&1
 check_error "unknown run" "no run 99" "$ZOND" report -i good.db -r 99
@@ -33,6 +35,22 @@ check_error "trigger on an unknown function" "no function 'no_such_fn'" \
 	"$ZOND" record -o rec.db -T no_such_fn -- "$SHOP"
 check_error "export to a bad path" "/nonexistent/x.out" \
 	"$ZOND" export -i good.db --format json -o /nonexistent/x.out
+
+# recover of a directory whose raw file is not one: one line naming it, the file kept
+mkdir -p kept && echo "not raw data" >kept/1.0.zraw
+check_error "recover a bad raw file" "kept/1.0.zraw: truncated" "$ZOND" recover -o rec.db kept
+check_eq "recover keeps the bad raw file" "$(cat kept/1.0.zraw)" "not raw data"
+
+# A bad option: one line naming it (getopt's own message was a second line)
+for c in record libcalls info report graph annotate runs diff export dump recover config inject; do
+	check_error "$c --bogus" "zond $c: unknown option '--bogus'" "$ZOND" $c --bogus
+done
+check_error "trace record --bogus" "zond trace: unknown option '--bogus'" "$ZOND" trace record --bogus
+check_error "an unknown letter in a group" "unknown option '-z'" "$ZOND" graph --raw -tz
+check_error "a missing value" "zond report: '-r' wants a value" "$ZOND" report -r
+check_error "a missing long value" "zond record: '--threads' wants a value" "$ZOND" record --threads
+check_error "a value to a flag" "zond report: '--raw' takes no value" "$ZOND" report --raw=3
+"$ZOND" help --help | grep -q "usage: zond help" && pass || fail "help --help"
 
 # Every command answers --help with exit 0.
 for c in record report graph runs export dump recover; do

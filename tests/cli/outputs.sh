@@ -53,6 +53,19 @@ check_error "record -o nowhere" "/nonexistent/x.db: cannot create" \
 check_eq "the program did not run" "$(cat out.txt)" ""
 check_error "libcalls -o nowhere" "/nonexistent/x.db: cannot create" \
 	"$ZOND" libcalls -o /nonexistent/x.db -- "$SHOP"
+# a store zond cannot add to is refused before the program runs, not after
+cp zond.db newer.db && sqlite3 newer.db "UPDATE zond_meta SET value = '99' WHERE key = 'schema_version'"
+check_error "record -o a store of a newer schema" "newer.db: written by a newer zond (schema 99" \
+	"$ZOND" record -o newer.db -- "$SHOP"
+check_eq "the program did not run" "$(cat out.txt)" ""
+head -c 20000 zond.db >cut.db
+check_error "libcalls -o a damaged store" "cut.db: damaged zond profile store" \
+	"$ZOND" libcalls -o cut.db -- "$SHOP"
+check_eq "the program did not run" "$(cat out.txt)" ""
+sqlite3 foreign.db "CREATE TABLE t(x);"
+check_error "record -o another SQLite database" "foreign.db: not a zond profile store" \
+	"$ZOND" record -o foreign.db -- "$SHOP"
+check_eq "the program did not run" "$(cat out.txt)" ""
 
 # trace: record, convert and report outputs.
 cp "$SHOP" a64

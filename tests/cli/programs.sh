@@ -54,6 +54,61 @@ else
 	echo "note: zond does not run under ulimit -v (a sanitizer build): not checked"
 fi
 
+# A program started with fd 0 or 1 closed finds them closed under zond too, with a
+# store that exists (checked before the program runs: SQLite would put /dev/null there)
+"$ZOND" record -q -o fds.db -- "$SHOP" >/dev/null 2>&1
+lsfd='ls /proc/$$/fd >&2'
+for closed in 0 1; do
+	if [ $closed = 0 ]; then
+		sh -c "$lsfd" 0<&- 2>plain.txt
+		"$ZOND" record -q -o fds.db -- sh -c "$lsfd" 0<&- 2>record.txt
+		"$ZOND" libcalls -q -o fds.db -- sh -c "$lsfd" 0<&- 2>libcalls.txt
+	else
+		sh -c "$lsfd" 1>&- 2>plain.txt
+		"$ZOND" record -q -o fds.db -- sh -c "$lsfd" 1>&- 2>record.txt
+		"$ZOND" libcalls -q -o fds.db -- sh -c "$lsfd" 1>&- 2>libcalls.txt
+	fi
+	grep -v "^zond" record.txt >record.fds
+	check_eq "record, fd $closed closed: the program's fds" "$(cat record.fds)" "$(cat plain.txt)"
+	check_eq "libcalls, fd $closed closed: the program's fds" "$(cat libcalls.txt)" "$(cat plain.txt)"
+done
+
+# Arguments with spaces, quotes, a newline or nothing: the run's command is one line
+# a shell reads back as the same words (a newline must not break runs or the header)
+"$ZOND" record -q -o argv.db -- "$SHOP" 'a b' "$(printf 'x\ny')" '' "it's" 'a\b' >/dev/null 2>&1
+odd=$(cat <<'EOF'
+ 'a b' $'x\ny' '' 'it'\''s' 'a\b'
+EOF
+)
+check_eq "odd arguments: runs" "$("$ZOND" runs -i argv.db | sed -n '3s/^ *//p')" "$SHOP$odd"
+check_eq "odd arguments: runs, 3 lines" "$("$ZOND" runs -i argv.db | wc -l)" 3
+check_eq "odd arguments: header" "$("$ZOND" report -i argv.db | sed -n 's/^command: *//p')" "$SHOP$odd"
+
+# A file-size limit (sh counts 512-byte blocks) too small for the runtime's tables,
+# even for zond's own probe of the room, which must not die of SIGXFSZ: the program's
+# status, and why, never "built without -finstrument-functions"
+(ulimit -f 100; "$ZOND" record -o room.db -- "$SHOP" >/dev/null 2>err.txt)
+check_eq "ulimit -f 100: status" $? 0
+check_eq "ulimit -f 100: says why" \
+	"$(grep -c 'no run stored: .*cannot be made (ftruncate: File too large), more than the file-size limit (ulimit -f) of 50 KB allows' err.txt)" 1
+(ulimit -f 1; "$ZOND" libcalls -o room.db -- "$SHOP" >/dev/null 2>err.txt)
+check_eq "libcalls ulimit -f 1: status" $? 0
+check_eq "libcalls ulimit -f 1: one line" "$(wc -l <err.txt)" 1
+check_eq "no store made" "$(ls room.db 2>/dev/null)" ""
+# a full file system (a small tmpfs, when this user may mount one): the runtime's file
+# is cut to its header, which a sparse probe of the room does not see
+mkdir -p mnt
+if mount -t tmpfs -o size=64k zondcli mnt 2>/dev/null; then
+	head -c 32k /dev/zero >mnt/fill
+	TMPDIR=$PWD/mnt "$ZOND" record -o room.db -- "$SHOP" >/dev/null 2>err.txt
+	check_eq "full tmpfs: status" $? 0
+	check_eq "full tmpfs: says why" \
+		"$(grep -c "no run stored: the raw data had no room in $PWD/mnt (a full file system?)" err.txt)" 1
+	umount mnt
+else
+	echo "note: cannot mount a tmpfs here: a full file system is not checked"
+fi
+
 # Tables larger than any file or address space (the step that fails depends on the file system).
 "$ZOND" record --threads 65536 --funcs 16777216 -- "$SHOP" >/dev/null 2>err.txt
 check_eq "huge pools: status" $? 0

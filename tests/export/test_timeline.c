@@ -157,6 +157,14 @@ static void test_no_timeline(void)
 	CHECK_EQ_STR(err.msg, "run 8 has no timeline: record it with --timeline");
 	CHECK_EQ_U64(len, 0);
 	free(text);
+	/* a trace run's timeline is read from its trace: `trace record` refuses --timeline */
+	profile_set_str(&p->run.collector, "trace");
+	out = open_memstream(&text, &len);
+	CHECK(export_chrome(p, &o, out, &err) < 0);
+	fclose(out);
+	CHECK_EQ_STR(err.msg,
+		     "run 8 has no timeline: read its trace with `zond trace report --timeline`");
+	free(text);
 	profile_free(p);
 }
 

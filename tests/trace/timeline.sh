@@ -127,6 +127,9 @@ for variant in O0 O2; do
 	"$zond" report -i plain.db --time 1~2 >/dev/null 2>err.txt && fail "--time without a timeline taken"
 	[ "$(cat err.txt)" = "zond report: run 1 has no timeline: read its trace with \`zond trace report --timeline\` to use --time" ] ||
 		fail "--time without a timeline: $(cat err.txt)"
+	"$zond" export -i plain.db -f chrome >/dev/null 2>err.txt && fail "chrome without a timeline taken"
+	[ "$(cat err.txt)" = "zond export: run 1 has no timeline: read its trace with \`zond trace report --timeline\`" ] ||
+		fail "chrome without a timeline: $(cat err.txt)"
 
 	# bounded: the first or the last K events of the full timeline
 	k=25 total=$((2 * n))

@@ -34,8 +34,24 @@ int cmd_inject(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 
+/*
+ * After getopt_long returned '?' or ':' (opterr is 0: getopt prints nothing):
+ * one usage line naming the option, "unknown option '--x'" or "'-o' wants a
+ * value", and exit status 2.  shorts is the short options getopt was given.
+ */
+int cmd_bad_option(const char *cmd, char **argv, const char *shorts);
+
 /* The formats of 'zond export', "a, b or c", for summaries. */
 const char *export_format_names(void);
+
+/*
+ * A run's command: argv as one line that a shell reads back as the same
+ * words.  Words are joined by spaces; one that is empty or holds more than
+ * letters, digits and -_./=:,+@%^ is single-quoted ('it'\''s'), and one with
+ * control characters is written $'...' (\n, \t, \\, \', \xHH), so that a
+ * newline in an argument never breaks a report's line.  malloc'ed.
+ */
+char *cmd_join_argv(char *const argv[]);
 
 /* Prints "zond CMD: message" to stderr and returns 1. */
 int cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

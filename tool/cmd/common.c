@@ -1,6 +1,7 @@
 /* common.c - what the subcommands share: error lines and choosing a run. */
 #include "cmd.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -118,12 +119,9 @@ static struct zp_profile *window_of(struct zp_profile *p, const char *spec, stru
 	struct zp_profile *win = NULL;
 	if (time_window_parse(spec, &w, err) < 0)
 		;
-	else if (!unit && p->run.collector && strcmp(p->run.collector, "trace") == 0)
-		zerr_set(err, "run %lld has no timeline: read its trace with `zond trace report "
-			      "--timeline` to use --time", (long long)p->run.id);
 	else if (!unit)
-		zerr_set(err, "run %lld has no timeline: record it with --timeline to use --time",
-			 (long long)p->run.id);
+		zerr_set(err, "run %lld has no timeline: %s to use --time", (long long)p->run.id,
+			 profile_timeline_howto(p));
 	else if (w.units && strcmp(unit, "ns") != 0)
 		zerr_set(err, "run %lld's timeline counts %s: give --time without units",
 			 (long long)p->run.id, unit);
@@ -182,4 +180,75 @@ struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
 		return NULL;
 	}
 	return p;
+}
+
+/* One word of cmd_join_argv, quoted as it needs. */
+static void put_word(FILE *out, const char *w)
+{
+	int plain = *w != 0, control = 0;
+	for (const unsigned char *c = (const unsigned char *)w; *c; c++) {
+		plain &= isalnum(*c) || strchr("-_./=:,+@%^", *c) != NULL;
+		control |= *c < 0x20 || *c == 0x7f;
+	}
+	if (plain) {
+		fputs(w, out);
+	} else if (!control) {
+		fputc('\'', out);
+		for (const char *c = w; *c; c++)
+			if (*c == '\'')
+				fputs("'\\''", out);
+			else
+				fputc(*c, out);
+		fputc('\'', out);
+	} else {
+		fputs("$'", out);
+		for (const unsigned char *c = (const unsigned char *)w; *c; c++) {
+			if (*c == '\n')
+				fputs("\\n", out);
+			else if (*c == '\t')
+				fputs("\\t", out);
+			else if (*c == '\\' || *c == '\'')
+				fprintf(out, "\\%c", *c);
+			else if (*c < 0x20 || *c == 0x7f)
+				fprintf(out, "\\x%02x", *c);
+			else
+				fputc(*c, out);
+		}
+		fputc('\'', out);
+	}
+}
+
+char *cmd_join_argv(char *const argv[])
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&s, &len);
+	if (!out)
+		return zp_xstrdup("");
+	for (char *const *a = argv; *a; a++) {
+		if (a != argv)
+			fputc(' ', out);
+		put_word(out, *a);
+	}
+	fclose(out);
+	return s;
+}
+
+int cmd_bad_option(const char *cmd, char **argv, const char *shorts)
+{
+	/* the word getopt stopped at, when it has moved past it (all but an unknown
+	   letter inside a group: -qz) */
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	int len = (int)strcspn(word, "=");
+	const char *known = optopt > 0 && optopt < 256 && optopt != ':' && optopt != '+'
+				    ? strchr(shorts, optopt)
+				    : NULL;
+	if (!optopt)
+		return cmd_usage_error(cmd, "unknown option '%.*s'", len, word);
+	if (optopt >= 256 || (known && known[1] == ':'))
+		return word[len] == '=' ? cmd_usage_error(cmd, "'%.*s' takes no value", len, word)
+					: cmd_usage_error(cmd, "'%s' wants a value", word);
+	if (known)
+		return cmd_usage_error(cmd, "'%.*s' takes no value", len, word);
+	return cmd_usage_error(cmd, "unknown option '-%c'", optopt);
 }

@@ -88,7 +88,7 @@ int cmd_config(int argc, char **argv)
 		case OPT_CFLAGS: cflags = 1; break;
 		case OPT_LIBS: libs = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
-		default: return cmd_usage_error("config", "bad option");
+		default: return cmd_bad_option("config", argv, "t:h");
 		}
 	}
 	if (optind < argc)

@@ -272,7 +272,7 @@ int cmd_info(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		}
-		return cmd_usage_error("info", "bad option");
+		return cmd_bad_option("info", argv, "+h");
 	}
 	if (optind != argc - 1)
 		return cmd_usage_error("info", "wants one program (zond info PROG)");

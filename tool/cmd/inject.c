@@ -356,20 +356,6 @@ static uint64_t at_least_0(uint64_t sum)
 	return (int64_t)sum < 0 ? 0 : sum;
 }
 
-static char *join_argv(char *const argv[])
-{
-	size_t len = 1;
-	for (char *const *a = argv; *a; a++)
-		len += strlen(*a) + 1;
-	char *s = zp_xcalloc(1, len);
-	for (char *const *a = argv; *a; a++) {
-		if (a != argv)
-			strcat(s, " ");
-		strcat(s, *a);
-	}
-	return s;
-}
-
 /* The counter the payload reads for the job: NULL for the architecture's own. */
 static const struct inject_event *job_event(const struct functions_job *job)
 {
@@ -454,7 +440,7 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 				      char *const argv[])
 {
 	struct zp_profile *p = profile_new();
-	char *cmd = join_argv(argv);
+	char *cmd = cmd_join_argv(argv);
 	struct utsname u;
 	profile_set_str(&p->run.command, cmd);
 	free(cmd);
@@ -1250,7 +1236,7 @@ int cmd_inject(int argc, char **argv)
 			break;
 		}
 		case 'h': fputs(usage_text, stdout); return 0;
-		default: return cmd_usage_error("inject", "unknown option");
+		default: return cmd_bad_option("inject", argv, "+hf:c:o:qp:");
 		}
 	}
 	if (cov) {

@@ -118,7 +118,9 @@ int launch_parse(struct launch *l, int argc, char **argv, const char *short_opti
 		if (status == LAUNCH_NOT_MINE)
 			status = own(arg, opt, optarg);
 		if (status == LAUNCH_NOT_MINE)
-			return cmd_usage_error(l->cmd, "bad option");
+			return opt == '?' || opt == ':'
+				       ? cmd_bad_option(l->cmd, argv, short_options)
+				       : cmd_usage_error(l->cmd, "bad option");
 		if (status)
 			return status;
 	}
@@ -348,18 +350,13 @@ static FILE *open_run_info(const struct launch *l, const char *mode)
 									  : fopen(path, mode);
 }
 
-static char *join_command(char **argv);
-
 static int write_run_info(const struct launch *l, const char *collector, struct zerr *err)
 {
 	char store[PATH_MAX];
 	FILE *f = open_run_info(l, "w");
 	if (!f)
 		return zerr_set(err, "%s/%s: cannot create: %s", l->dir, RUN_INFO, strerror(errno));
-	char *cmd = join_command(l->argv);
-	for (char *c = cmd; *c; c++)
-		if (*c == '\n')
-			*c = ' ';
+	char *cmd = cmd_join_argv(l->argv); /* one line: no newline in it */
 	/* the store as the user meant it, whatever directory recover runs in */
 	if (l->opt.store[0] == '/' || !getcwd(store, sizeof store) ||
 	    strlen(store) + strlen(l->opt.store) + 2 > sizeof store)
@@ -616,8 +613,12 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *
 				  ? zerr_set(&one, "%s/%s: path too long", l->dir, names[i])
 				  : raw_read_into(p, path, syms, &one);
 		if (bad < 0) {
-			fprintf(stderr, "zond %s: %s\n", l->cmd, one.msg);
-			rc = zerr_set(err, "some raw data could not be read; kept in %s", l->dir);
+			/* the first is the caller's error line; the raw data are kept (and
+			   launch_finish says where) */
+			if (rc < 0)
+				fprintf(stderr, "zond %s: %s\n", l->cmd, one.msg);
+			else
+				rc = zerr_set(err, "%s", one.msg);
 			l->keep_raw = 1;
 		}
 		free(names[i]);
@@ -627,23 +628,11 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *
 	return rc;
 }
 
-static char *join_command(char **argv)
-{
-	size_t len = 1;
-	for (char **a = argv; *a; a++)
-		len += strlen(*a) + 1;
-	char *s = zp_xmalloc(len), *o = s;
-	for (char **a = argv; *a; a++)
-		o += sprintf(o, "%s%s", a == argv ? "" : " ", *a);
-	*o = 0;
-	return s;
-}
-
 /* The run's command, collector, campaign, host, times and status. */
 static void launch_describe(const struct launch *l, struct zp_profile *p, const char *collector)
 {
 	struct utsname u;
-	char *cmd = join_command(l->argv);
+	char *cmd = cmd_join_argv(l->argv);
 	profile_set_str(&p->run.command, cmd);
 	free(cmd);
 	profile_set_str(&p->run.collector, collector);
@@ -778,16 +767,31 @@ static int probe_mapping(const char *dir, uint64_t bytes, const char **step)
 /*
  * Why a program left no raw data at all when zond can tell: the runtime's
  * tables, as the pool options size them, cannot be made or mapped (too
- * large for the file system, the address space or ulimit -v).  NULL if not.
+ * large for the file system, the address space, ulimit -f or -v), or they
+ * can but the runtime's file was cut to its header (lost_room: a full file
+ * system, which a sparse probe does not see).  NULL if not.
  */
-static const char *no_room(const struct launch *l, char *buf, size_t len)
+static const char *no_room(const struct launch *l, const struct zp_profile *p, char *buf,
+			   size_t len)
 {
-	struct rlimit as;
+	struct rlimit as, fsize;
 	const char *step;
 	uint64_t per_thread, need = pool_bytes(l, &per_thread);
 	int e = probe_mapping(l->dir, need + (16 << 20), &step);
-	if (!e)
+	if (!e && !profile_meta(p, "lost_room"))
 		return NULL;
+	if (!e) {
+		/* the runtime cut its file to a header where a sparse probe passes: a file
+		   system that cannot hold the pages (a full tmpfs) */
+		const char *slash = strrchr(l->dir, '/');
+		int dir_len =
+			slash && slash != l->dir ? (int)(slash - l->dir) : (int)strlen(l->dir);
+		snprintf(buf, len,
+			 "the raw data had no room in %.*s (a full file system?): free "
+			 "some, or set TMPDIR to a directory with room",
+			 dir_len, l->dir);
+		return buf;
+	}
 	int n = snprintf(buf, len, "the runtime's tables need about %llu MB per process (%s "
 				   "threads x %.1f MB) and cannot be made (%s: %s)",
 			 (unsigned long long)(need >> 20), l->opt.pool[0] ? l->opt.pool[0] : "64",
@@ -797,6 +801,11 @@ static const char *no_room(const struct launch *l, char *buf, size_t len)
 		n += snprintf(buf + n, len - (size_t)n,
 			      ", more than the address-space limit (ulimit -v) of %llu MB allows",
 			      (unsigned long long)(as.rlim_cur >> 20));
+	if (n > 0 && (size_t)n < len && getrlimit(RLIMIT_FSIZE, &fsize) == 0 &&
+	    fsize.rlim_cur != RLIM_INFINITY && need >= fsize.rlim_cur)
+		n += snprintf(buf + n, len - (size_t)n,
+			      ", more than the file-size limit (ulimit -f) of %llu KB allows",
+			      (unsigned long long)(fsize.rlim_cur >> 10));
 	if (n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n,
 			 ": lower --threads, --funcs, --edges or --depth");
@@ -827,9 +836,9 @@ static int launch_finish(struct launch *l, int failed)
 	if (l->keep_raw && failed && !l->recovering)
 		fprintf(stderr, "zond %s: raw data kept in %s ('zond recover %s' stores it)\n",
 			l->cmd, l->dir, l->dir);
-	else if (l->keep_raw)
+	else if (l->keep_raw && !(l->recovering && failed)) /* recover keeps what it failed on */
 		fprintf(stderr, "zond %s: raw data kept in %s\n", l->cmd, l->dir);
-	else
+	else if (!l->keep_raw)
 		launch_remove_dir(l->dir);
 	if (l->recovering)
 		return failed;
@@ -883,7 +892,10 @@ int launch_read_info(struct launch *l, struct launch_info *info, struct zerr *er
 int launch_collect(struct launch *l, const char *collector, const char *none)
 {
 	struct zerr err;
-	char why[512];
+	char why[PATH_MAX + 512];
+	/* The program is over: a write of zond's past ulimit -f (the store, no_room's
+	   probe) must fail with EFBIG and be reported, not kill zond with the run. */
+	signal(SIGXFSZ, SIG_IGN);
 	struct zp_profile *p = profile_new();
 	int failed = launch_read_raw(l, p, &err) < 0;
 	if (failed)
@@ -897,7 +909,7 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 		launch_warn_lost(l, p);
 	} else if (!failed) {
 		/* nothing to store: say why; the status stays the program's */
-		const char *room = p->nthreads ? NULL : no_room(l, why, sizeof why);
+		const char *room = p->nthreads ? NULL : no_room(l, p, why, sizeof why);
 		fprintf(stderr, "zond %s: %s: no run stored: %s\n", l->cmd, l->prog,
 			room ? room : none);
 		failed = l->recovering;

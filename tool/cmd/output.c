@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store/store.h"
+
 static const char sqlite_magic[16] = "SQLite format 3";
 
 /* The directory of path ("." for a bare name) into dir. */
@@ -75,7 +77,25 @@ static int check_store(const char *path, const struct stat *st, const char *what
 	if (access(path, W_OK) != 0 || access(dir, W_OK | X_OK) != 0)
 		return zerr_set(err, "%s: the profile store is not writable: %s", path,
 				strerror(errno));
-	return 0;
+	if (st->st_size == 0)
+		return 0;
+	/*
+	 * A store of a newer schema, damaged or of another program: found before a
+	 * program runs.  SQLite puts /dev/null on a closed fd 0, 1 or 2 rather than
+	 * a database there, and the program would inherit it: they are taken first
+	 * and closed again after.
+	 */
+	int taken[3] = {-1, -1, -1};
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+			taken[fd] = open("/dev/null", O_RDWR | O_CLOEXEC); /* the lowest free: fd */
+	struct store *s = store_open(path, STORE_READ, err);
+	int ok = s != NULL;
+	store_close(s);
+	for (int fd = 0; fd < 3; fd++)
+		if (taken[fd] >= 0)
+			close(taken[fd]);
+	return ok ? 0 : -1;
 }
 
 int output_check(const char *path, enum output_kind kind, const char *const *inputs,

@@ -33,8 +33,9 @@ enum output_kind {
  * 0 when path may be written as kind, or -1 with err set.  inputs is a
  * NULL-terminated list of the paths the command reads (NULL: none); an
  * input that does not exist is skipped.  An OUTPUT_STORE that exists must
- * be a zond store (SQLite) and writable; one that does not must be
- * creatable in its directory: a bad -o is found before a program runs.
+ * be a zond store this zond reads (opened to check it: not damaged, not of
+ * a newer schema) and writable; one that does not must be creatable in its
+ * directory: a bad -o is found before a program runs.
  */
 int output_check(const char *path, enum output_kind kind, const char *const *inputs,
 		 struct zerr *err);

@@ -132,7 +132,8 @@ int read_parse(const struct read_cmd *cmd, int argc, char **argv, struct read_op
 			if (c == OPT_TIME && time_window_parse(optarg, &w, &err) < 0)
 				status = cmd_usage_error(cmd->name, "%s", err.msg);
 		} else if (c == '?' || c == ':' || !cmd->own) {
-			status = cmd_usage_error(cmd->name, "bad option");
+			status = c == '?' || c == ':' ? cmd_bad_option(cmd->name, argv, shorts)
+						      : cmd_usage_error(cmd->name, "bad option");
 		} else {
 			int rc = cmd->own(cmd->arg, c, optarg);
 			if (rc)
@@ -140,6 +141,9 @@ int read_parse(const struct read_cmd *cmd, int argc, char **argv, struct read_op
 		}
 	}
 	free(longs);
+	/* -i "$UNSET" must not read ./zond.db behind the user's back (-o '' is refused too) */
+	if (status < 0 && o->rc.store && !*o->rc.store)
+		status = cmd_usage_error(cmd->name, "an empty store file name (-i)");
 	return status;
 }
 

@@ -64,7 +64,7 @@ int cmd_recover(int argc, char **argv)
 		case 'q': l.opt.quiet = 1; break;
 		case OPT_KEEP_RAW: l.keep_raw = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
-		default: return cmd_usage_error("recover", "bad option");
+		default: return cmd_bad_option("recover", argv, "o:c:n:qh");
 		}
 	}
 	if (optind != argc - 1)

@@ -56,7 +56,7 @@ static const char usage_text[] =
 	"      --qemu PATH       the qemu-user binary (default qemu-ARCH from PROG's ELF)\n"
 	"      --online          no trace: build the profile inside QEMU and store it as a run\n"
 	"                        (-o is then the profile store, default ./zond.db)\n"
-	"  -q, --quiet           no message, no progress line\n"
+	"  -q, --quiet           no summary, no progress line (a trace cut short still says so)\n"
 	"      --no-progress     no progress line (on a terminal, one line on stderr says the\n"
 	"                        time and the trace's size so far while PROG runs)\n"
 	"report: rebuild the profile of TRACE and store it as a run, with the traces\n"
@@ -160,7 +160,7 @@ static int parse(struct trace_cmd *t, int argc, char **argv, const char *sub)
 				t->import.timeline.events = LAUNCH_TIMELINE_DEFAULT;
 			break;
 		case 'h': fputs(usage_text, stdout); return 0;
-		default: return cmd_usage_error("trace", "bad option for 'trace %s'", sub);
+		default: return cmd_bad_option("trace", argv, spec);
 		}
 	}
 	return -1;

@@ -86,8 +86,8 @@ int export_chrome(const struct zp_profile *p, const struct export_options *o, FI
 {
 	const char *unit = profile_meta(p, "timeline_unit");
 	if (!unit)
-		return zerr_set(err, "run %" PRId64 " has no timeline: record it with --timeline",
-				p->run.id);
+		return zerr_set(err, "run %" PRId64 " has no timeline: %s", p->run.id,
+				profile_timeline_howto(p));
 	int ns = strcmp(unit, "ns") == 0, n = 0;
 	int64_t origin = profile_timeline_origin(p);
 	fprintf(out,

@@ -315,6 +315,13 @@ void profile_context_view_free(struct zp_context_view *v);
 int64_t profile_timeline_origin(const struct zp_profile *p);
 
 /*
+ * For a run without a timeline: how to get one, as the user's next command
+ * ("record it with --timeline"; a trace run's is read from its trace, not
+ * recorded: "read its trace with `zond trace report --timeline`").
+ */
+const char *profile_timeline_howto(const struct zp_profile *p);
+
+/*
  * The profile of what ran in the window [from, to) of p's timeline (times
  * from profile_timeline_origin): p's run, meta, threads and nodes, one event
  * (time in ns, or p's event counted in the timeline's unit: a trace's Ir), and calls, self and inclusive cost

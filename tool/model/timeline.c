@@ -7,6 +7,13 @@
 
 #include "profile.h"
 
+const char *profile_timeline_howto(const struct zp_profile *p)
+{
+	if (p->run.collector && strcmp(p->run.collector, "trace") == 0)
+		return "read its trace with `zond trace report --timeline`";
+	return "record it with --timeline";
+}
+
 int64_t profile_timeline_origin(const struct zp_profile *p)
 {
 	const char *unit = profile_meta(p, "timeline_unit");
