@@ -1336,9 +1336,13 @@ void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond, uint64_t pc)
 		return;
 	}
 	uint32_t d = ti->depth;
+	/* frames beyond the shadow stack are not kept: their samples go to the
+	   deepest frame kept, whose inclusive time holds them in exact mode too */
+	if (d > zrt.max_depth)
+		d = zrt.max_depth;
 	if (!d)
 		ti->samples_root += n;
-	else if (d > zrt.max_depth || t->stack[d - 1].ctx == ZR_NONE)
+	else if (t->stack[d - 1].ctx == ZR_NONE)
 		ti->samples_lost += n;
 	else {
 		uint32_t ctx = t->stack[d - 1].ctx;

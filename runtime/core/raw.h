@@ -227,7 +227,7 @@ struct zr_thread {
 	uint64_t samples;        /* every sample taken on this thread (timer overruns included) */
 	uint64_t samples_zond;   /* inside zond's own probes: zond's cost, not the program's */
 	uint64_t samples_root;   /* no function open on the shadow stack */
-	uint64_t samples_lost;   /* the open frame has no context (pool full, too deep) */
+	uint64_t samples_lost;   /* the open frame has no context (the pool was full) */
 	uint64_t paid_pair_ticks; /* exact time: the probe pair's cost as measured on this
 				     thread's own calls (0: not yet); without
 				     ZR_FLAG_PAID_EVERY_CALL used instead of

@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -36,6 +37,36 @@ static void put_end(FILE *out, const struct zp_run *r)
 	put_field(out, "end:", end);
 }
 
+/*
+ * Sampled time: how many samples the figures rest on (their uncertainty),
+ * and how many were zond's own or could not be placed.
+ */
+static uint64_t meta_count(const struct zp_profile *p, const char *key)
+{
+	const char *v = profile_meta(p, key);
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+static void put_samples(FILE *out, const struct zp_profile *p)
+{
+	const char *n = profile_meta(p, "samples");
+	if (!n)
+		return;
+	uint64_t all = strtoull(n, NULL, 10), zond = meta_count(p, "samples_zond"),
+		 lost = meta_count(p, "samples_lost");
+	uint64_t program = all >= zond + lost ? all - zond - lost : 0;
+	fprintf(out, "%-11s%" PRIu64 " of the program's, %" PRIu64 " in zond's probes, %" PRIu64
+		" lost", "samples:", program, zond, lost);
+	const char *period = profile_meta(p, "sample_period_ns");
+	const char *sampler = profile_meta(p, "sampler");
+	char buf[64];
+	if (period)
+		fprintf(out, ", one per %s of CPU", format_ns(buf, strtoull(period, NULL, 10)));
+	if (sampler)
+		fprintf(out, " (%s)", sampler);
+	putc('\n', out);
+}
+
 void report_header(const struct zp_profile *p, FILE *out)
 {
 	const struct zp_run *r = &p->run;
@@ -66,6 +97,7 @@ void report_header(const struct zp_profile *p, FILE *out)
 	put_end(out, r);
 	fprintf(out, "%-11s%zu\n", "threads:", p->nthreads);
 	put_field(out, "clock:", r->clock);
+	put_samples(out, p);
 	if (r->overhead_ns > 0) {
 		snprintf(buf, sizeof buf, "probe overhead of %g ns per call subtracted",
 			 r->overhead_ns);

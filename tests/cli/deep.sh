@@ -1,0 +1,23 @@
+#!/bin/sh
+# Sampled time of frames deeper than --depth (progs/deep.c): their samples
+# count for the deepest frame kept, none is lost, and the report says how
+# many samples its figures rest on.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+work=$1
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+"$ZOND" record --depth 50 -q -o deep.db -- "$DEEP" >out.txt 2>err.txt || fail "record --depth 50"
+check_eq "the program's output" "$(cat out.txt)" "200"
+"$ZOND" report -i deep.db >report.txt || fail "report"
+line=$(grep '^samples:' report.txt)
+program=$(echo "$line" | sed -n 's/^samples: *\([0-9]*\) of the program.s.*/\1/p')
+check_eq "no sample lost" "$(echo "$line" | grep -c ', 0 lost')" 1
+# 0.3 s of CPU at one sample per ms: far more than 100 whatever the load
+check_eq "the spin's samples are the program's" "$([ "${program:-0}" -ge 100 ] && echo yes)" yes
+# all of them at or under the deepest frame kept (depth 50: main and 49
+# down), where the pcs of spin() and cpu_seconds() place theirs; in ns
+"$ZOND" export -f folded -i deep.db -o deep.folded || fail "export folded"
+deepest=$(awk '{ n = split($1, f, ";"); if (n >= 50 && f[50] == "down") s += $2 } END { print s / 1000000 }' deep.folded)
+check_eq "the samples at the deepest frame kept" "$([ "${deepest:-0}" -eq "${program:-x}" ] && echo yes)" yes
+finish
