@@ -1065,6 +1065,11 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 static const char *clock_name(const struct zr_header *h)
 {
 	int fast = h->flags & ZR_FLAG_FAST_CLOCK;
+	/* the probes read no clock: times are samples (a timeline's own reads say tsc) */
+	if (h->flags & ZR_FLAG_SAMPLED)
+		return "none: sampled CPU time";
+	if (h->flags & ZR_FLAG_NO_TIME)
+		return "none: calls only";
 	switch (h->clock) {
 	case ZR_CLOCK_TSC: return fast ? "tsc, unfenced" : "tsc";
 	case ZR_CLOCK_CNTVCT: return fast ? "cntvct, unfenced" : "cntvct";
