@@ -104,6 +104,15 @@ if mount -t tmpfs -o size=64k zondcli mnt 2>/dev/null; then
 	check_eq "full tmpfs: status" $? 0
 	check_eq "full tmpfs: says why" \
 		"$(grep -c "no run stored: the raw data had no room in $PWD/mnt (a full file system?)" err.txt)" 1
+	# the store on the full file system: the run is not stored, the raw data is
+	# kept for zond recover, and no empty store is left behind
+	rm -f mnt/fill && head -c 60k /dev/zero >mnt/fill
+	"$ZOND" record -o mnt/full.db -- "$SHOP" >/dev/null 2>err.txt
+	check_eq "store on a full disk: status" $? 1
+	check_eq "store on a full disk: says so" "$(grep -c "mnt/full.db: database or disk is full" err.txt)" 1
+	check_eq "store on a full disk: raw data kept" "$(grep -c "raw data kept in" err.txt)" 1
+	check_eq "store on a full disk: no empty store left" "$(ls mnt/full.db 2>/dev/null)" ""
+	rm -rf "$(sed -n "s/.*raw data kept in \([^ ]*\) .*/\1/p" err.txt)"
 	umount mnt
 else
 	echo "note: cannot mount a tmpfs here: a full file system is not checked"

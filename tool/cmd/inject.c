@@ -507,10 +507,7 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 
 static int store_run(const struct functions_job *job, struct zp_profile *p, struct zerr *err)
 {
-	struct store *st = store_open(job->store, STORE_CREATE, err);
-	int rc = st ? store_add_run(st, p, err) : -1;
-	store_close(st);
-	return rc;
+	return store_save_run(job->store, p, err);
 }
 
 /* The program's status as zond's exit status (128 + signal when killed). */

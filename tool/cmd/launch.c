@@ -653,13 +653,10 @@ static void launch_describe(const struct launch *l, struct zp_profile *p, const 
 static int launch_store(struct launch *l, struct zp_profile *p, const char *path,
 			struct zerr *err)
 {
-	struct store *s = store_open(path, STORE_CREATE, err);
-	if (!s || store_add_run(s, p, err) < 0) {
-		store_close(s);
+	if (store_save_run(path, p, err) < 0) {
 		l->keep_raw = 1;
 		return -1;
 	}
-	store_close(s);
 	return 0;
 }
 

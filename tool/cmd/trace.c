@@ -527,9 +527,7 @@ static int store_trace(struct trace_cmd *t, const char *path, int import)
 		snprintf(v, sizeof v, "%" PRIu64, info.bytes);
 		profile_add_meta(p, "trace_bytes", v);
 		profile_add_meta(p, "trace", path);
-		struct store *s = store_open(t->output, STORE_CREATE, &err);
-		rc = !s || store_add_run(s, p, &err) < 0 ? -1 : 0;
-		store_close(s);
+		rc = store_save_run(t->output, p, &err);
 	}
 	if (rc == 0 && !t->quiet)
 		print_summary(t, p, &info);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -866,6 +867,24 @@ fail:
 	rollback(s);
 	p->run.id = old_id;
 	return -1;
+}
+
+int store_save_run(const char *path, struct zp_profile *p, struct zerr *err)
+{
+	struct stat st;
+	if (!path || !*path)
+		path = STORE_DEFAULT_PATH;
+	int existed = stat(path, &st) == 0;
+	struct store *s = store_open(path, STORE_CREATE, err);
+	int rc = s ? store_add_run(s, p, err) : -1;
+	store_close(s);
+	if (rc < 0 && !existed && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		char journal[PATH_MAX];
+		unlink(path);
+		if (snprintf(journal, sizeof journal, "%s-journal", path) < (int)sizeof journal)
+			unlink(journal);
+	}
+	return rc;
 }
 
 /* ---- reading ------------------------------------------------------------ */

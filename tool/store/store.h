@@ -46,6 +46,13 @@ void store_close(struct store *s);
 int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err);
 
 /*
+ * What a collector does with its run: opens (STORE_CREATE) the store at
+ * path, adds p as a new run and closes it.  When that fails, a file this
+ * call created is removed again (a full disk leaves no empty store behind).
+ */
+int store_save_run(const char *path, struct zp_profile *p, struct zerr *err);
+
+/*
  * Resolves a user's run reference: NULL or "" or "last" = the newest run,
  * "N" = run id N, "-N" = the Nth newest (-1 = last).  0 and the id, or -1
  * with "FILE: no runs yet", "FILE: no run 7 (runs are 1..5)" or "FILE: bad
