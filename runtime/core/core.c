@@ -415,6 +415,8 @@ void zrt_thread_end(struct zrt_thread *t)
 		return;
 	/* what the thread still runs (later key destructors) is not recorded */
 	t->state = ZRT_THREAD_OFF;
+	/* its name now: a program names its threads after they start (pthread_setname_np) */
+	port_thread_name(t->info->name);
 	port_unmap_index(t->func_hash, zrt.index_bytes);
 	uint64_t now = port_clock();
 	/* nonzero: the slot may now be merged and handed on (reuse_slot) */

@@ -209,7 +209,7 @@ struct zr_module {
 struct zr_thread {
 	int32_t tid;
 	uint32_t used;           /* 1 once the slot belongs to a thread */
-	char name[16];           /* from prctl(PR_GET_NAME) at thread start */
+	char name[16];           /* prctl(PR_GET_NAME) at its first call, again when it ends */
 	uint64_t start_ticks;
 	uint64_t last_ticks;     /* last time the thread left a function */
 	uint64_t end_ticks;      /* 0 while the thread lives */

@@ -95,6 +95,10 @@ check_eq "ulimit -f 100: says why" \
 check_eq "libcalls ulimit -f 1: status" $? 0
 check_eq "libcalls ulimit -f 1: one line" "$(wc -l <err.txt)" 1
 check_eq "no store made" "$(ls room.db 2>/dev/null)" ""
+# a thread's name as it was when it ended (named after it started)
+"$ZOND" record -q -o named.db -- "$NAMED" >/dev/null || fail "record named"
+"$ZOND" report -i named.db --per-thread >named.txt || fail "report named"
+check_eq "a thread named after it started" "$(grep -c '^thread [0-9]*/[0-9]* (renamed): ' named.txt)" 1
 # a full file system (a small tmpfs, when this user may mount one): the runtime's file
 # is cut to its header, which a sparse probe of the room does not see
 mkdir -p mnt
