@@ -378,7 +378,7 @@ static void bound_sums(struct raw_thread *t)
 	for (uint32_t i = t->n_contexts; i-- > 0;) {
 		struct zr_context *c = &t->contexts[i];
 		int64_t self = (int64_t)c->self, floor = (int64_t)c->calls;
-		uint64_t up = self < floor ? (uint64_t)(floor - self) : 0;
+		uint64_t up = self < floor ? (uint64_t)floor - (uint64_t)self : 0; /* no overflow */
 		c->self += up;
 		c->overhead -= up;
 		raised[i] += up;
@@ -391,7 +391,7 @@ static void bound_sums(struct raw_thread *t)
 		struct zr_func *f = &t->funcs[i];
 		int64_t self = (int64_t)f->self, floor = (int64_t)f->calls;
 		if (self < floor) {
-			f->overhead -= (uint64_t)(floor - self);
+			f->overhead -= (uint64_t)floor - (uint64_t)self;
 			f->self = (uint64_t)floor;
 		}
 		if ((int64_t)f->incl < (int64_t)f->self)
