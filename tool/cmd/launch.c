@@ -700,12 +700,26 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 	}
 }
 
+/* The functions called at least once (not "[no function]", a module, a function only sampled). */
+static size_t called_functions(const struct zp_profile *p)
+{
+	char *called = zp_xcalloc(p->nnodes + 1, 1);
+	size_t n = 0;
+	for (size_t i = 0; i < p->nstats; i++) {
+		uint32_t node = p->stats[i].node;
+		if (p->stats[i].calls && node < p->nnodes && !called[node]++)
+			n++;
+	}
+	free(called);
+	return n;
+}
+
 /* "zond CMD: run N stored in STORE: ..." and the top functions by self time, on stderr. */
 static void launch_summary(const struct launch *l, const struct zp_profile *p, const char *store,
 			   long top)
 {
 	fprintf(stderr, "zond %s: run %lld stored in %s: %zu functions, %llu calls, %zu threads\n",
-		l->cmd, (long long)p->run.id, store, p->nnodes,
+		l->cmd, (long long)p->run.id, store, called_functions(p),
 		(unsigned long long)launch_total_calls(p), p->nthreads);
 	if (top > 0) {
 		struct report_options o = {.thread = ZP_NONE, .sort = SORT_SELF, .limit = (int)top};
