@@ -6,7 +6,8 @@
 # instructions, so:
 #   - both events' calls and inclusive counts are exactly the log's (the
 #     payload reads the second CSR next to the first, one constant cost
-#     taken out of both);
+#     taken out of both); every call edge's inclusive sum is the same in
+#     both events (the second's own edge table);
 #   - --metrics computes IPC (its inputs, cycles and instructions, in one
 #     run) and it is exactly 1 for every function; share and per-call are
 #     not computed (no time in this run);
@@ -18,7 +19,7 @@ set -u
 zond=$1 dir=$2/ipc src=$3
 truth=$src/../../tests/bare/truth.py
 . "$src/rv.sh"
-rv_need riscv64-unknown-elf-objdump qemu-system-riscv32 qemu-system-riscv64 python3
+rv_need riscv64-unknown-elf-objdump qemu-system-riscv32 qemu-system-riscv64 python3 sqlite3
 mkdir -p "$dir" && cd "$dir" || exit 1
 rm -f ./*.db
 . "$src/../cli/lib.sh"
@@ -48,6 +49,10 @@ for xlen in 32 64; do
 		check_eq "rv$xlen: $ev: calls and inclusive as the log's" "$(zond_table i$xlen.db $ev)" \
 			"$(cat truth.txt)"
 	done
+	check_eq "rv$xlen: both events' edge sums equal" \
+		"$(sqlite3 i$xlen.db 'select count(*) from edge_costs a join edge_costs b
+			on a.run = b.run and a.edge = b.edge and a.event < b.event and a.incl = b.incl and a.incl > 0')" \
+		"$(sqlite3 i$xlen.db 'select count(*) from edges')"
 	check_eq "rv$xlen: IPC 1 for every function" \
 		"$(grep '^  [a-z]* calls=' err.txt | LC_ALL=C sort)" \
 		"$(awk '{ printf "  %s calls=%s ipc=1\n", $1, $2 }' truth.txt)"
