@@ -36,6 +36,12 @@
  * caller sees.  RV32: a call's interval is the low 32 bits of
  * mcycle (calls under 2^32 cycles), sums are 64-bit.
  *
+ * With a second counter (struct inject_riscv_second) each read of the
+ * first is followed by one of the second, so both intervals hold the same
+ * payload instructions and one c0 and cpair serve both; its start and
+ * children's sum are frame words 5 and 6, its sums a second stats (and
+ * edge) table.
+ *
  * Private area (args->threads): depth word, INJ_DEPTH frames of 8 words
  * (frame 0 the sentinel, its id nfuncs), then per id two words: extra (the
  * copy's, taken out of the start) and the caller's extra (the copy's and
