@@ -83,7 +83,8 @@ static const char usage_text[] =
 	"                        with a PMU cycles, instructions, cache-misses,\n"
 	"                        branch-misses (without one: refused with the reason);\n"
 	"                        with --elf: mcycle (default), minstret, mhpmcounterN\n"
-	"                        [=EVENT] (EVENT written to mhpmeventN first)\n"
+	"                        [=EVENT] (EVENT written to mhpmeventN first), or two\n"
+	"                        of them in one run, e.g. mcycle,minstret (IPC)\n"
 	"      --metrics         print the metrics of the campaign's runs (each run one\n"
 	"                        result set): share and self-share of the run's time,\n"
 	"                        time per call, IPC and cache misses per 1000\n"
@@ -341,6 +342,8 @@ struct functions_job {
 	int raw;               /* --raw */
 	const char *elf, *gdb; /* a bare-metal target over GDB */
 	const char *event_name; /* --event as given (over GDB: the CSR) */
+	struct inject_bare_counter counters[2]; /* over GDB: --event's counters */
+	int ncounters;
 	uint64_t scratch, scratch_len;
 	char campaign_buf[128];
 };
@@ -370,10 +373,20 @@ struct record_desc {
 	const char *module; /* the ELF file; NULL: the program's */
 };
 
-/* Thread i of the results: its statistics per record. */
+/* in's sums as event ev of st (incl, self, min, max: a stat's and a context's alike). */
+static void put_sums(uint64_t *incl, uint64_t *self, uint64_t *min, uint64_t *max, unsigned ev,
+		     const struct inject_stat *in, uint64_t hz)
+{
+	incl[ev] = ticks_to_ns(at_least_0(in->incl), hz);
+	self[ev] = ticks_to_ns(at_least_0(in->self), hz);
+	min[ev] = in->min == UINT64_MAX ? UINT64_MAX : ticks_to_ns(in->min, hz);
+	max[ev] = ticks_to_ns(in->max, hz);
+}
+
+/* Thread i of the results: its statistics per record (a second counter's as event ev2). */
 static void add_thread(struct zp_profile *p, struct symbols *s, const struct inject_plan *plan,
 		       const struct record_desc *recs, const struct inject_result *r, size_t i,
-		       unsigned ev, uint32_t *nodes)
+		       unsigned ev, unsigned ev2, uint32_t *nodes)
 {
 	uint32_t th = profile_thread(p, r->pid, r->tids[i], NULL);
 	for (size_t k = 0; k < r->n; k++) {
@@ -392,10 +405,10 @@ static void add_thread(struct zp_profile *p, struct symbols *s, const struct inj
 		nodes[k] = node;
 		struct zp_stat *st = profile_stat(p, th, node);
 		st->calls = in->calls;
-		st->incl[ev] = ticks_to_ns(at_least_0(in->incl), r->hz);
-		st->self[ev] = ticks_to_ns(at_least_0(in->self), r->hz);
-		st->min[ev] = in->min == UINT64_MAX ? UINT64_MAX : ticks_to_ns(in->min, r->hz);
-		st->max[ev] = ticks_to_ns(in->max, r->hz);
+		put_sums(st->incl, st->self, st->min, st->max, ev, in, r->hz);
+		if (r->stats2)
+			put_sums(st->incl, st->self, st->min, st->max, ev2,
+				 &r->stats2[i * r->n + k], r->hz);
 	}
 }
 
@@ -425,10 +438,7 @@ static void add_contexts(struct zp_profile *p, const struct inject_result *r, un
 		ids[i] = profile_context(p, th, parent, nodes[c->callee]);
 		struct zp_context *zc = &p->contexts[ids[i]];
 		zc->calls = c->st.calls;
-		zc->incl[ev] = ticks_to_ns(at_least_0(c->st.incl), r->hz);
-		zc->self[ev] = ticks_to_ns(at_least_0(c->st.self), r->hz);
-		zc->min[ev] = c->st.min == UINT64_MAX ? UINT64_MAX : ticks_to_ns(c->st.min, r->hz);
-		zc->max[ev] = ticks_to_ns(c->st.max, r->hz);
+		put_sums(zc->incl, zc->self, zc->min, zc->max, ev, &c->st, r->hz);
 	}
 	free(ids);
 }
@@ -483,13 +493,19 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->open);
 		profile_add_meta(p, "inject_calls_never_returned", buf);
 	}
-	unsigned ev =
-		event ? profile_event(p, event->name, event->unit) : profile_event(p, "time", "ns");
+	unsigned ev, ev2 = 0;
+	if (r->stats2) { /* two counters over GDB: each its own event, by its counter's name */
+		ev = profile_event(p, job->counters[0].reg, "events");
+		ev2 = profile_event(p, job->counters[1].reg, "events");
+	} else {
+		ev = event ? profile_event(p, event->name, event->unit)
+			   : profile_event(p, "time", "ns");
+	}
 	uint32_t *nodes = zp_xcalloc(r->n + 1, sizeof *nodes);
 	for (size_t k = 0; k < r->n; k++)
 		nodes[k] = ZP_NONE; /* a record no thread called */
 	for (size_t i = 0; i < r->nthreads; i++)
-		add_thread(p, s, plan, recs, r, i, ev, nodes);
+		add_thread(p, s, plan, recs, r, i, ev, ev2, nodes);
 	for (size_t i = 0; i < r->nedges; i++) {
 		const struct inject_edge *e = &r->edges[i];
 		uint32_t th = profile_thread(p, r->pid, r->tids[e->thread], NULL);
@@ -499,6 +515,8 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		struct zp_edge *ze = profile_edge(p, th, ZP_CALL, caller, nodes[e->callee]);
 		ze->calls += e->calls;
 		ze->incl[ev] += ticks_to_ns(at_least_0(e->incl), r->hz);
+		if (r->stats2)
+			ze->incl[ev2] += ticks_to_ns(at_least_0(e->incl2), r->hz);
 	}
 	add_contexts(p, r, ev, nodes);
 	free(nodes);
@@ -1268,10 +1286,18 @@ int cmd_inject(int argc, char **argv)
 			return -rc;
 		job.has_event = rc;
 	}
-	struct inject_bare_counter counter;
 	struct zerr err;
-	if (job.elf && inject_bare_counter(job.event_name, &counter, &err) < 0)
-		return cmd_usage_error("inject", "%s", err.msg);
+	if (job.elf) {
+		job.ncounters = inject_bare_counters(job.event_name, job.counters, &err);
+		if (job.ncounters < 0)
+			return cmd_usage_error("inject", "%s", err.msg);
+		if (job.ncounters == 2 && (job.region || job.descend || job.safe))
+			return cmd_usage_error("inject",
+					       "--event %s: two counters in one run go with "
+					       "functions (-f), not --region, --descend or "
+					       "--safe-point",
+					       job.event_name);
+	}
 	if ((job.gdb || job.scratch_len) && !job.elf)
 		return cmd_usage_error("inject", "--gdb and --scratch go with --elf");
 	if (job.elf && job.pid)

@@ -27,7 +27,8 @@ struct bare {
 	uint64_t *stubs;           /* per patch: where its entry jumps to (the stub after the id) */
 	struct inject_site *sites; /* per patch: the plan's site, or its far one */
 	uint8_t (*orig)[16];       /* per patch: the bytes the jump overwrote */
-	struct inject_bare_counter counter;
+	struct inject_bare_counter counter, counter2; /* counter2.csr 0: one counter */
+	struct inject_riscv_second two;               /* counter2's place in the results */
 	int32_t *extra;  /* per record: its copy's instructions beyond the originals */
 	int32_t *caller; /* per record: those its callers see beyond cpair (extra, a far entry's) */
 	uint64_t start;  /* the counter when the program was let go */
@@ -69,6 +70,33 @@ int inject_bare_counter(const char *spec, struct inject_bare_counter *c, struct 
 	return 0;
 }
 
+int inject_bare_counters(const char *spec, struct inject_bare_counter c[2], struct zerr *err)
+{
+	const char *comma = spec ? strchr(spec, ',') : NULL;
+	memset(&c[1], 0, sizeof c[1]);
+	if (!comma)
+		return inject_bare_counter(spec, &c[0], err) < 0 ? -1 : 1;
+	if (strchr(comma + 1, ','))
+		return zerr_set(err,
+				"--event %s: over GDB at most two counters in one run "
+				"(e.g. mcycle,minstret)",
+				spec);
+	char first[64];
+	snprintf(first, sizeof first, "%.*s", (int)(comma - spec), spec);
+	if (inject_bare_counter(first, &c[0], err) < 0 ||
+	    inject_bare_counter(comma + 1, &c[1], err) < 0)
+		return -1;
+	if (c[0].csr == c[1].csr)
+		return zerr_set(err, "--event %s: the same counter twice", spec);
+	return 2;
+}
+
+/* The second counter, for the payload: NULL when the run reads one. */
+static const struct inject_riscv_second *second(const struct bare *b)
+{
+	return b->counter2.csr ? &b->two : NULL;
+}
+
 static size_t slot_len(const struct inject_arch *a)
 {
 	return ((size_t)a->stub_len + a->reloc_max + STUB_ALIGN - 1) & ~(size_t)(STUB_ALIGN - 1);
@@ -80,7 +108,7 @@ static struct inject_payload_args payload_args(const struct bare *b)
 	args.shm = b->results_at;
 	args.threads = b->priv;
 	args.stats = INJ_SB_STATS(b->n);
-	args.exit = b->a->exit_addr(b->area);
+	args.exit = inject_riscv_exit_at(b->xlen, b->area, second(b));
 	args.edges = b->edges;
 	args.nfuncs = b->n;
 	return args;
@@ -93,6 +121,12 @@ static int place(struct bare *b, struct inject_result *out, struct zerr *err)
 	b->edges = b->n <= INJECT_BARE_EDGES_MAX ? INJ_SB_EDGES(b->n) : 0;
 	b->results_len = INJ_HDR + INJ_SB_EDGES(b->n) +
 			 (b->edges ? (b->n + 1) * b->n * INJ_EDGE : 0);
+	if (b->counter2.csr) { /* its stats and edges after the first's */
+		b->two.csr = b->counter2.csr;
+		b->two.stats = b->results_len - INJ_HDR;
+		b->two.edges = b->edges ? b->two.stats + b->n * INJ_STAT : 0;
+		b->results_len += b->n * INJ_STAT + (b->edges ? (b->n + 1) * b->n * INJ_EDGE : 0);
+	}
 	void *local;
 	if (t->ops->share(t, b->results_len, &local, &b->results_at, err) < 0 ||
 	    t->ops->alloc(t, inject_riscv_private_size(b->xlen, b->n), &b->priv, err) < 0)
@@ -105,16 +139,16 @@ static int place(struct bare *b, struct inject_result *out, struct zerr *err)
 	memcpy(b->results + INJ_HDR + INJ_SB_TID, &tid, 8);
 	uint8_t probe[4096];
 	struct inject_payload_args args = payload_args(b);
-	b->payload_len =
-		(inject_riscv_payload_reading(probe, sizeof probe, &args, b->xlen, b->counter.csr) +
-		 15) &
-		~(uint64_t)15;
+	b->payload_len = (inject_riscv_payload_reading(probe, sizeof probe, &args, b->xlen,
+						       b->counter.csr, second(b)) +
+			  15) &
+			 ~(uint64_t)15;
 	b->area_len = b->payload_len + b->job->npatches * slot_len(b->a);
 	uint64_t near = b->job->npatches ? b->job->patches[0].site.addr : 0;
 	if (t->ops->alloc_near(t, near, b->area_len, &b->area, err) < 0)
 		return -1;
 	args = payload_args(b);
-	inject_riscv_costs(b->xlen, &args, &out->c0, &out->cpair);
+	inject_riscv_costs(b->xlen, &args, second(b), &out->c0, &out->cpair);
 	return 0;
 }
 
@@ -178,7 +212,8 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 	uint8_t *buf = zp_xcalloc(1, b->area_len);
 	int32_t *extra = b->extra = zp_xcalloc(2 * (b->n + 1), sizeof *extra);
 	int32_t *caller = b->caller = extra + b->n + 1;
-	int rc = inject_riscv_payload_reading(buf, b->payload_len, &args, b->xlen, b->counter.csr)
+	int rc = inject_riscv_payload_reading(buf, b->payload_len, &args, b->xlen, b->counter.csr,
+					      second(b))
 			 ? 0
 			 : zerr_set(err, "payload too long");
 	b->stubs = zp_xcalloc(b->job->npatches + 1, sizeof *b->stubs);
@@ -337,17 +372,32 @@ static void read_results(const struct bare *b, struct inject_result *out)
 		}
 		out->stats[k] = st;
 	}
+	if (b->counter2.csr) {
+		out->stats2 = zp_xcalloc(b->n ? b->n : 1, sizeof *out->stats2);
+		for (size_t k = 0; k < b->n; k++) {
+			struct inject_stat *st = &out->stats2[k];
+			memcpy(st, blk + b->two.stats + k * INJ_STAT, sizeof *st);
+			st->min = st->min ? ~st->min : UINT64_MAX;
+			st->calls = out->stats[k].calls;
+		}
+	}
 	for (size_t caller = 0; b->edges && caller <= b->n; caller++)
 		for (size_t callee = 0; callee < b->n; callee++) {
 			const uint8_t *e = blk + b->edges + (caller * b->n + callee) * INJ_EDGE;
-			uint64_t calls, incl;
+			uint64_t calls, incl, incl2 = 0;
 			memcpy(&calls, e + INJ_E_CALLS, 8);
 			memcpy(&incl, e + INJ_E_INCL, 8);
+			if (b->two.edges)
+				memcpy(&incl2, e + (b->two.edges - b->edges) + INJ_E_INCL, 8);
 			if (!calls)
 				continue;
 			out->edges = zp_xrealloc(out->edges, (out->nedges + 1) * sizeof *out->edges);
 			out->edges[out->nedges++] = (struct inject_edge){
-				0, caller == b->n ? INJECT_NO_CALLER : caller, callee, calls, incl};
+				.caller = caller == b->n ? INJECT_NO_CALLER : caller,
+				.callee = callee,
+				.calls = calls,
+				.incl = incl,
+				.incl2 = incl2};
 		}
 }
 
@@ -462,8 +512,8 @@ static int64_t program_count(const struct bare *b, const struct inject_result *o
 		uint64_t done = out->stats[k].calls - (uint64_t)(open > 0 ? open : 0);
 		n -= done * (out->cpair + (uint64_t)(int64_t)b->caller[k]);
 		if (open > 0)
-			n -= (uint64_t)open *
-			     (inject_riscv_open_cost(b->xlen) + (uint64_t)(int64_t)b->caller[k]);
+			n -= (uint64_t)open * (inject_riscv_open_cost(b->xlen, second(b)) +
+					       (uint64_t)(int64_t)b->caller[k]);
 	}
 	return (int64_t)n;
 }
@@ -501,6 +551,11 @@ static int prepare(struct bare *b, struct inject_result *out, struct symbols *s,
 	     inject_rsp_set_reg(t, b->counter.event_reg, b->counter.event, err) < 0) ||
 	    inject_rsp_get_reg(t, b->counter.reg, &v, err) < 0)
 		return -1;
+	if (b->counter2.csr &&
+	    ((b->counter2.event_reg[0] &&
+	      inject_rsp_set_reg(t, b->counter2.event_reg, b->counter2.event, err) < 0) ||
+	     inject_rsp_get_reg(t, b->counter2.reg, &v, err) < 0))
+		return -1;
 	if (is_region(b->job))
 		return region_prepare(b, r, err);
 	return place(b, out, err) == 0 && write_trampolines(b, out, err) == 0 &&
@@ -528,8 +583,17 @@ static int bare_open(struct bare *b, const struct inject_bare_target *bt, struct
 	if (strncmp(b->a->name, "riscv", 5) != 0)
 		return zerr_set(err, "%s: %s code; zond inject over GDB knows RISC-V",
 				job->plan->path, b->a->name);
-	if (inject_bare_counter(bt->event, &b->counter, err) < 0)
+	struct inject_bare_counter c[2];
+	int nc = inject_bare_counters(bt->event, c, err);
+	if (nc < 0)
 		return -1;
+	b->counter = c[0];
+	b->counter2 = c[1];
+	if (nc == 2 && is_region(job))
+		return zerr_set(err,
+				"--event %s: two counters in one run measure functions, "
+				"not a region",
+				bt->event);
 	struct inject_rsp_options o = bt->rsp;
 	o.counter = b->counter.reg;
 	if (is_region(job))

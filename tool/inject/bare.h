@@ -45,13 +45,19 @@ struct inject_bare_counter {
 };
 /* Parses spec (NULL: mcycle) into *c; -1 with err (one line) when it is none. */
 int inject_bare_counter(const char *spec, struct inject_bare_counter *c, struct zerr *err);
+/*
+ * spec as one counter or two, comma-separated (both read by the payload in
+ * one run: mcycle,minstret gives IPC), into c[0] and c[1]; returns how many,
+ * -1 with err (one line): a bad counter, the same one twice, more than two.
+ */
+int inject_bare_counters(const char *spec, struct inject_bare_counter c[2], struct zerr *err);
 
 struct inject_bare_target {
 	char *const *argv; /* QEMU's command line, or NULL */
 	const char *gdb;   /* HOST:PORT (or /PATH), when argv is NULL */
 	struct inject_rsp_options rsp;
 	double seconds;
-	const char *event; /* inject_bare_counter's spec, NULL: mcycle */
+	const char *event; /* inject_bare_counters' spec, NULL: mcycle (two: function runs only) */
 };
 
 /*

@@ -102,6 +102,8 @@ void metrics_inputs(const struct zp_profile *p, uint32_t node, struct metric_inp
 		{"time", MI_TIME_INCL, MI_TIME_SELF},
 		{"cycles", MI_CYCLES, -1},
 		{"instructions", MI_INSTRUCTIONS, -1},
+		{"mcycle", MI_CYCLES, -1}, /* RISC-V's counters over GDB, --event mcycle,minstret */
+		{"minstret", MI_INSTRUCTIONS, -1},
 		{"cache-misses", MI_CACHE_MISSES, -1},
 	};
 	memset(in, 0, sizeof *in);

@@ -54,7 +54,8 @@ size_t metrics_compute(const struct metric_inputs *in, double *value, unsigned c
 
 /*
  * The inputs of node `node` of run p (its statistics summed over threads;
- * events "time", "cycles", "instructions", "cache-misses" by name; the run's
+ * events "time", "cycles", "instructions", "cache-misses" by name, RISC-V's
+ * "mcycle" and "minstret" as cycles and instructions; the run's
  * duration as MI_RUN_TIME when known).
  */
 void metrics_inputs(const struct zp_profile *p, uint32_t node, struct metric_inputs *in);

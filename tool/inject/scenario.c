@@ -386,8 +386,11 @@ static void read_edges(const struct session *x, const uint8_t *b, struct inject_
 			out->edges =
 				zp_xrealloc(out->edges, (out->nedges + 1) * sizeof *out->edges);
 			out->edges[out->nedges++] = (struct inject_edge){
-				out->nthreads, caller == x->n ? INJECT_NO_CALLER : caller, callee,
-				calls, incl};
+				.thread = out->nthreads,
+				.caller = caller == x->n ? INJECT_NO_CALLER : caller,
+				.callee = callee,
+				.calls = calls,
+				.incl = incl};
 		}
 }
 
@@ -713,6 +716,7 @@ void inject_result_free(struct inject_result *r)
 {
 	free(r->tids);
 	free(r->stats);
+	free(r->stats2);
 	free(r->edges);
 	free(r->contexts);
 	memset(r, 0, sizeof *r);

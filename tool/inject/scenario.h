@@ -56,6 +56,7 @@ struct inject_edge {
 	size_t callee;
 	uint64_t calls;
 	uint64_t incl; /* compensated ticks, signed like the stats' sums */
+	uint64_t incl2; /* the second counter's (stats2), when there is one */
 };
 
 /* One calling context of one thread: a record called along one path (results.h). */
@@ -79,6 +80,8 @@ struct inject_result {
 	size_t nthreads;           /* threads that ran measured code */
 	int64_t *tids;             /* nthreads */
 	struct inject_stat *stats; /* nthreads * n: thread t's record k at t * n + k */
+	struct inject_stat *stats2; /* a second counter's, as stats (calls the same); NULL: none
+				     * (over GDB, --event A,B) */
 	struct inject_edge *edges; /* none when more than INJ_EDGES_MAX records */
 	size_t nedges;
 	struct inject_context *contexts; /* where the architecture keeps them (not cyclic sets) */

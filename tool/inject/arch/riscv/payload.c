@@ -36,6 +36,12 @@
  * caller sees.  RV32: a call's interval is the low 32 bits of
  * mcycle (calls under 2^32 cycles), sums are 64-bit.
  *
+ * With a second counter (struct inject_riscv_second) each read of the
+ * first is followed by one of the second, so both intervals hold the same
+ * payload instructions and one c0 and cpair serve both; its start and
+ * children's sum are frame words 5 and 6, its sums a second stats (and
+ * edge) table.
+ *
  * Private area (args->threads): depth word, INJ_DEPTH frames of 8 words
  * (frame 0 the sentinel, its id nfuncs), then per id two words: extra (the
  * copy's, taken out of the start) and the caller's extra (the copy's and
@@ -54,11 +60,14 @@
 #define F_START    2
 #define F_CHILD    3 /* compensated inclusive cost of measured children */
 #define F_OVH      4 /* payload cost inside this call's interval, below it */
+#define F_START2   5 /* the second counter's (inject_riscv_second) */
+#define F_CHILD2   6
 #define CSR_MCYCLE 0xb00
 #define RV_T3      28
 #define RV_T4      29
 #define RV_T5      30
 #define RV_T6      31
+#define RV_A2      12
 #define SAVE       32 /* bytes below sp for t0-t3 (entry) */
 
 struct gen {
@@ -68,6 +77,7 @@ struct gen {
 	int w; /* bytes per word */
 	int full;
 	uint32_t csr; /* the counter read (0: mcycle) */
+	const struct inject_riscv_second *two; /* NULL: one counter */
 };
 
 static void emit(struct gen *g, uint32_t v)
@@ -189,6 +199,10 @@ static void save_regs(struct gen *g, const int *regs, int from, int n, int load)
 
 static const int entry_regs[] = {RV_T0, RV_T1, RV_T2, RV_T3};
 static const int exit_regs[] = {RV_T0, RV_T1, RV_T2, RV_T3, RV_T4, RV_T5, RV_T6, RV_A0};
+/* two counters: the second's read goes to a1, kept next to t0 */
+static const int exit_regs2[] = {RV_T0, RV_A1, RV_T1, RV_T2, RV_T3,
+				 RV_T4, RV_T5, RV_T6, RV_A0, RV_A2};
+#define EXIT_SAVE2 12 /* words below sp for exit_regs2 (16-byte aligned) */
 
 struct layout {
 	uint64_t entry, exit;
@@ -222,6 +236,8 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	stw(g, RV_T1, RV_T3, F_ID * w);
 	stw(g, 0, RV_T3, F_CHILD * w);
 	stw(g, 0, RV_T3, F_OVH * w);
+	if (g->two)
+		stw(g, 0, RV_T3, F_CHILD2 * w);
 	/* the open count of id (results' open counts: one hart, one block) */
 	slli(g, RV_T1, RV_T1, 2);
 	la(g, RV_T0, a->shm + INJ_HDR + INJ_SB_OPEN);
@@ -238,8 +254,14 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	stw(g, RV_T0, RV_SP, SAVE); /* the function returns to za_exit */
 	size_t csr_at = g->n;
 	emit(g, rv_csrr(RV_T0, g->csr ? g->csr : CSR_MCYCLE));
+	if (g->two) /* right after the first: both intervals as long (c0 the same) */
+		emit(g, rv_csrr(RV_T1, g->two->csr));
 	ADD(g, RV_T0, RV_T0, RV_T2);
 	stw(g, RV_T0, RV_T3, F_START * w);
+	if (g->two) {
+		ADD(g, RV_T1, RV_T1, RV_T2);
+		stw(g, RV_T1, RV_T3, F_START2 * w);
+	}
 	save_regs(g, entry_regs, 0, 4, 1);
 	addi(g, RV_SP, RV_SP, SAVE);
 	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0)); /* ret */
@@ -261,17 +283,54 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	}
 }
 
+/* d clamped at 0 in place; its ~d (the inverted min's candidate) in c, and d again in v */
+static void clamp_max_min(struct gen *g, int base, int d, int v, int a, int c)
+{
+	srai(g, v, d, g->w * 8 - 1);
+	emit(g, rv_itype(0x13, 4, v, v, -1)); /* xori: 0 when negative */
+	AND(g, d, d, v);
+	addi(g, v, d, 0);
+	max_word(g, base, INJ_S_MAX, v, a, c);
+	emit(g, rv_itype(0x13, 4, v, d, -1)); /* ~d */
+	max_word(g, base, INJ_S_MIN, v, a, c);
+	if (g->w == 4) { /* the high words: 0 for max, ~0 for ~min */
+		addi(g, c, 0, -1);
+		st32(g, c, base, INJ_S_MIN + 4);
+	}
+}
+
+/*
+ * za_exit's part for the second counter: its d in a1, the outermost mask
+ * in t6, the first's stats of id in t2, frame t3; a2 = its stats of id
+ * (calls are the first's), a1 clamped at 0 for the edge.  Uses a0, ra, t1.
+ */
+static void second_stats(struct gen *g, const struct inject_payload_args *a)
+{
+	li(g, RV_T1, (int64_t)(g->two->stats - a->stats));
+	ADD(g, RV_A2, RV_T2, RV_T1);
+	AND(g, RV_A0, RV_T6, RV_A1);
+	add64(g, RV_A2, INJ_S_INCL, RV_A0, RV_RA, RV_T1);
+	ldw(g, RV_A0, RV_T3, F_CHILD2 * g->w);
+	SUB(g, RV_A0, RV_A1, RV_A0);
+	add64(g, RV_A2, INJ_S_SELF, RV_A0, RV_RA, RV_T1);
+	clamp_max_min(g, RV_A2, RV_A1, RV_A0, RV_RA, RV_T1);
+}
+
 /* za_exit: the measured function's ret lands here, sp as at its entry. */
 static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct layout *l)
 {
 	int w = g->w;
 	size_t n0 = g->n;
+	const int *regs = g->two ? exit_regs2 : exit_regs;
+	int nregs = g->two ? 10 : 8, frame = g->two ? EXIT_SAVE2 : 8;
 	l->exit = here(g);
-	addi(g, RV_SP, RV_SP, -8 * w);
-	stw(g, RV_T0, RV_SP, 0);
+	addi(g, RV_SP, RV_SP, -frame * w);
+	save_regs(g, regs, 0, g->two ? 2 : 1, 0); /* the registers the reads take */
 	l->exit_to_csr = (g->n - n0) / 4;
 	emit(g, rv_csrr(RV_T0, g->csr ? g->csr : CSR_MCYCLE));
-	save_regs(g, exit_regs, 1, 8, 0); /* t0 went first */
+	if (g->two)
+		emit(g, rv_csrr(RV_A1, g->two->csr));
+	save_regs(g, regs, g->two ? 2 : 1, nregs, 0);
 	/* pop the frame: t3 = frame, t4 = parent */
 	la(g, RV_T2, a->threads);
 	ldw(g, RV_T3, RV_T2, 0);
@@ -288,6 +347,16 @@ static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct 
 	SUB(g, RV_T0, RV_T0, RV_T1);
 	ldw(g, RV_T1, RV_T3, F_OVH * w);
 	SUB(g, RV_T0, RV_T0, RV_T1);
+	if (g->two) { /* a1 = the second's d, the same cost taken out; the parent's child2 += it */
+		ldw(g, RV_T2, RV_T3, F_START2 * w);
+		SUB(g, RV_A1, RV_A1, RV_T2);
+		li(g, RV_T2, (int64_t)a->c0);
+		SUB(g, RV_A1, RV_A1, RV_T2);
+		SUB(g, RV_A1, RV_A1, RV_T1);
+		ldw(g, RV_T2, RV_T4, F_CHILD2 * w);
+		ADD(g, RV_T2, RV_T2, RV_A1);
+		stw(g, RV_T2, RV_T4, F_CHILD2 * w);
+	}
 	/* the parent's: child += d, ovh += cpair + the caller's extra + ovh */
 	ldw(g, RV_T5, RV_T3, F_ID * w); /* id */
 	ldw(g, RV_T2, RV_T4, F_CHILD * w);
@@ -317,6 +386,8 @@ static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct 
 	rop(g, 0, 1, RV_T2, RV_T5, RV_T1); /* mul */
 	la(g, RV_T1, a->shm + INJ_HDR + a->stats);
 	ADD(g, RV_T2, RV_T2, RV_T1);
+	if (g->two)
+		second_stats(g, a);
 	addi(g, RV_A0, 0, 1);
 	add64(g, RV_T2, INJ_S_CALLS, RV_A0, RV_RA, RV_T1);
 	AND(g, RV_T6, RV_T6, RV_T0);
@@ -325,17 +396,7 @@ static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct 
 	SUB(g, RV_T6, RV_T0, RV_T6);
 	add64(g, RV_T2, INJ_S_SELF, RV_T6, RV_RA, RV_T1);
 	/* one call's cost, at least 0: max and ~min */
-	srai(g, RV_T6, RV_T0, w * 8 - 1);
-	emit(g, rv_itype(0x13, 4, RV_T6, RV_T6, -1)); /* xori: 0 when negative */
-	AND(g, RV_T0, RV_T0, RV_T6);
-	addi(g, RV_T6, RV_T0, 0);
-	max_word(g, RV_T2, INJ_S_MAX, RV_T6, RV_RA, RV_T1);
-	emit(g, rv_itype(0x13, 4, RV_T6, RV_T0, -1)); /* ~d */
-	max_word(g, RV_T2, INJ_S_MIN, RV_T6, RV_RA, RV_T1);
-	if (w == 4) { /* the high words: 0 for max, ~0 for ~min */
-		addi(g, RV_T1, 0, -1);
-		st32(g, RV_T1, RV_T2, INJ_S_MIN + 4);
-	}
+	clamp_max_min(g, RV_T2, RV_T0, RV_T6, RV_RA, RV_T1);
 	/* the edge (parent's id, id): calls and inclusive */
 	if (a->edges) {
 		ldw(g, RV_T6, RV_T4, F_ID * w);
@@ -347,10 +408,15 @@ static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct 
 		ADD(g, RV_T2, RV_T2, RV_T6);
 		add64(g, RV_T2, INJ_E_CALLS, RV_A0, RV_RA, RV_T1);
 		add64(g, RV_T2, INJ_E_INCL, RV_T0, RV_RA, RV_T1);
+		if (g->two && g->two->edges) {
+			li(g, RV_T1, (int64_t)(g->two->edges - a->edges));
+			ADD(g, RV_T2, RV_T2, RV_T1);
+			add64(g, RV_T2, INJ_E_INCL, RV_A1, RV_RA, RV_T1);
+		}
 	}
 	ldw(g, RV_RA, RV_T3, F_RET * w);
-	save_regs(g, exit_regs, 0, 8, 1);
-	addi(g, RV_SP, RV_SP, 8 * w);
+	save_regs(g, regs, 0, nregs, 1);
+	addi(g, RV_SP, RV_SP, frame * w);
 	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0)); /* ret */
 	l->exit_n = (g->n - n0) / 4;
 }
@@ -359,26 +425,27 @@ static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct 
 #define STUB_BEFORE 3
 #define STUB_AFTER  2
 
-/* Bytes of za_entry (its length depends on no argument): za_exit follows it. */
-static uint64_t entry_len(int w)
+/* Bytes of za_entry (its length depends on no argument but two's presence): za_exit follows it. */
+static uint64_t entry_len(int w, const struct inject_riscv_second *two)
 {
-	static uint64_t len[2];
-	if (!len[w == 8]) {
+	static uint64_t len[2][2];
+	if (!len[w == 8][two != NULL]) {
 		uint8_t buf[4096];
 		struct layout l;
-		struct gen g = {buf, 0, sizeof buf, 0, w, 0, 0};
+		struct inject_riscv_second any = {CSR_MCYCLE, 0, 0};
+		struct gen g = {buf, 0, sizeof buf, 0, w, 0, 0, two ? &any : NULL};
 		struct inject_payload_args a = {0};
 		gen_entry(&g, &a, &l);
-		len[w == 8] = g.n;
+		len[w == 8][two != NULL] = g.n;
 	}
-	return len[w == 8];
+	return len[w == 8][two != NULL];
 }
 
 /* The blob: za_entry at a->exit - entry_len, za_exit at a->exit. */
 static size_t payload(uint8_t *out, size_t cap, const struct inject_payload_args *a, int w,
-		      struct layout *l, uint32_t csr)
+		      struct layout *l, uint32_t csr, const struct inject_riscv_second *two)
 {
-	struct gen g = {out, 0, cap, a->exit - entry_len(w), w, 0, csr};
+	struct gen g = {out, 0, cap, a->exit - entry_len(w, two), w, 0, csr, two};
 	gen_entry(&g, a, l);
 	gen_exit(&g, a, l);
 	return g.full ? 0 : g.n;
@@ -402,14 +469,19 @@ static void costs(const struct layout *l, uint64_t *c0, uint64_t *cpair)
 static size_t payload_xlen(uint8_t *out, size_t cap, const struct inject_payload_args *a, int w)
 {
 	struct layout l;
-	return payload(out, cap, a, w, &l, 0);
+	return payload(out, cap, a, w, &l, 0, NULL);
 }
 
 size_t inject_riscv_payload_reading(uint8_t *out, size_t cap, const struct inject_payload_args *a,
-				    int xlen, uint32_t csr)
+				    int xlen, uint32_t csr, const struct inject_riscv_second *two)
 {
 	struct layout l;
-	return payload(out, cap, a, xlen / 8, &l, csr);
+	return payload(out, cap, a, xlen / 8, &l, csr, two);
+}
+
+uint64_t inject_riscv_exit_at(int xlen, uint64_t payload_at, const struct inject_riscv_second *two)
+{
+	return payload_at + entry_len(xlen / 8, two);
 }
 
 size_t inject_riscv32_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a)
@@ -423,39 +495,39 @@ size_t inject_riscv64_payload(uint8_t *out, size_t cap, const struct inject_payl
 }
 
 /* c0 and cpair of the payload for these arguments (its length does not depend on them). */
-void inject_riscv_costs(int xlen, const struct inject_payload_args *a, uint64_t *c0,
-			uint64_t *cpair)
+void inject_riscv_costs(int xlen, const struct inject_payload_args *a,
+			const struct inject_riscv_second *two, uint64_t *c0, uint64_t *cpair)
 {
 	uint8_t buf[4096];
 	struct layout l;
-	payload(buf, sizeof buf, a, xlen / 8, &l, 0);
+	payload(buf, sizeof buf, a, xlen / 8, &l, 0, two);
 	costs(&l, c0, cpair);
 }
 
 /* What a call that never returns ran of the payload: the entry's jal, the stub, za_entry. */
-uint64_t inject_riscv_open_cost(int xlen)
+uint64_t inject_riscv_open_cost(int xlen, const struct inject_riscv_second *two)
 {
 	uint8_t buf[4096];
 	struct layout l;
 	struct inject_payload_args a = {0};
-	payload(buf, sizeof buf, &a, xlen / 8, &l, 0);
+	payload(buf, sizeof buf, &a, xlen / 8, &l, 0, two);
 	return 1 + STUB_BEFORE + l.entry_n + STUB_AFTER;
 }
 
 /* za_exit's address in a blob at payload_at. */
 uint64_t inject_riscv32_exit_addr(uint64_t payload_at)
 {
-	return payload_at + entry_len(4);
+	return payload_at + entry_len(4, NULL);
 }
 
 uint64_t inject_riscv64_exit_addr(uint64_t payload_at)
 {
-	return payload_at + entry_len(8);
+	return payload_at + entry_len(8, NULL);
 }
 
 static size_t stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id, int w)
 {
-	struct gen g = {out, 0, 24, at, w, 0, 0};
+	struct gen g = {out, 0, 24, at, w, 0, 0, NULL};
 	emit(&g, id);
 	addi(&g, RV_SP, RV_SP, -16);
 	stw(&g, RV_RA, RV_SP, 0);
