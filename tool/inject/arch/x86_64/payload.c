@@ -349,11 +349,28 @@ int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
 	return calibrate_region_with(NULL, c0, hz, err);
 }
 
+/*
+ * The kernel's own event counts (faults, switches, migrations): the payload
+ * causes none (its pages are populated at a thread's first call), so what a
+ * calibration would see is another process preempting it, not its cost.
+ */
+static int counts_kernel_events(const struct inject_event *ev)
+{
+	return ev->type == PERF_TYPE_SOFTWARE && ev->config != PERF_COUNT_SW_TASK_CLOCK &&
+	       ev->config != PERF_COUNT_SW_CPU_CLOCK;
+}
+
 int inject_x86_64_calibrate_event(const struct inject_event *ev, uint64_t *c0, uint64_t *cpair,
 				  uint64_t *hz, struct zerr *err)
 {
-	return cpair ? calibrate_with(ev, c0, cpair, hz, err)
-		     : calibrate_region_with(ev, c0, hz, err);
+	int rc = cpair ? calibrate_with(ev, c0, cpair, hz, err)
+		       : calibrate_region_with(ev, c0, hz, err);
+	if (rc == 0 && counts_kernel_events(ev)) {
+		*c0 = 0;
+		if (cpair)
+			*cpair = 0;
+	}
+	return rc;
 }
 #else
 typedef int zond_no_x86_64_payload; /* ISO C: a translation unit is not empty */
