@@ -34,6 +34,9 @@ static void row_costs(const struct zp_stat *s, int metric, uint64_t c[5])
 	c[0] = s->incl[metric];
 	c[1] = s->self[metric];
 	c[2] = s->calls ? s->incl[metric] / s->calls : UINT64_MAX;
+	/* code that ran for less than a unit a call on average still ran: not 0 */
+	if (c[2] == 0 && s->incl[metric] > 0)
+		c[2] = 1;
 	c[3] = s->min[metric];
 	/* no single call measured (sampled time has no min or max of one call) */
 	c[4] = s->calls && s->min[metric] != UINT64_MAX ? s->max[metric] : UINT64_MAX;
