@@ -13,7 +13,6 @@
 # Usage: crash.sh ZOND WORKDIR SRCDIR    (exit 77: cross tools missing)
 set -u
 zond=$1 dir=$2/crash src=$3
-truth=$src/../../tests/bare/truth.py
 . "$src/rv.sh"
 rv_need riscv64-unknown-elf-objdump qemu-system-riscv32 python3 sqlite3
 mkdir -p "$dir" && cd "$dir" || exit 1
@@ -25,9 +24,7 @@ rv_build 32 $elf "$src/progs/crash.c" || exit 1
 qemu=$(rv_qemu 32)
 $qemu -kernel $elf >want.txt 2>/dev/null
 check_eq "plain status" $? 1
-$qemu -singlestep -d exec,nochain -D exec.log -kernel $elf >/dev/null 2>&1
-python3 "$truth" $elf riscv64-unknown-elf-objdump exec.log | awk '$1 == "step"' >truth.txt
-rm -f exec.log
+rv_truth 32 $elf | awk '$1 == "step"' >truth.txt
 
 "$zond" inject -q -o c.db --elf $elf -f step -f fall -f main -- $qemu -kernel $elf >got.txt 2>err.txt
 check_eq "status under zond inject" $? 1

@@ -15,7 +15,6 @@
 # Usage: descend.sh ZOND WORKDIR SRCDIR    (exit 77: cross tools missing)
 set -u
 zond=$1 dir=$2/descend src=$3
-truth=$src/../../tests/bare/truth.py
 . "$src/rv.sh"
 rv_need riscv64-unknown-elf-objdump qemu-system-riscv32 python3 sqlite3
 mkdir -p "$dir" && cd "$dir" || exit 1
@@ -32,10 +31,7 @@ elf=calls32.elf
 rv_build 32 $elf "$src/progs/calls.c" -fno-optimize-sibling-calls || exit 1
 qemu=$(rv_qemu 32)
 $qemu -kernel $elf >want.txt 2>/dev/null
-$qemu -singlestep -d exec,nochain -D exec.log -kernel $elf >/dev/null 2>&1
-python3 "$truth" $elf riscv64-unknown-elf-objdump exec.log |
-	awk '$1 ~ /^(main|work|fib|leaf|twice)$/' | LC_ALL=C sort >truth.txt
-rm -f exec.log
+rv_truth 32 $elf | awk '$1 ~ /^(main|work|fib|leaf|twice)$/' | LC_ALL=C sort >truth.txt
 incl() { awk -v f=$1 '$1 == f { print $3 }' truth.txt; }
 fns="-f main -f work -f fib -f leaf -f twice"
 

@@ -21,7 +21,6 @@
 # Usage: inject.sh ZOND WORKDIR SRCDIR    (exit 77: cross tools missing)
 set -u
 zond=$1 dir=$2/inject src=$3
-truth=$src/../../tests/bare/truth.py
 . "$src/rv.sh"
 rv_need riscv64-unknown-elf-objdump riscv64-unknown-elf-nm riscv64-unknown-elf-readelf qemu-system-riscv32 qemu-system-riscv64 python3 sqlite3
 mkdir -p "$dir" && cd "$dir" || exit 1
@@ -41,9 +40,7 @@ for xlen in 32 64; do
 	qemu=$(rv_qemu $xlen)
 	$qemu -kernel $elf >want$xlen.txt 2>/dev/null
 	check_eq "rv$xlen: plain status" $? 5
-	$qemu -singlestep -d exec,nochain -D exec$xlen.log -kernel $elf >/dev/null 2>&1
-	python3 "$truth" $elf riscv64-unknown-elf-objdump exec$xlen.log | LC_ALL=C sort >truth$xlen.txt
-	rm -f exec$xlen.log
+	rv_truth $xlen $elf | LC_ALL=C sort >truth$xlen.txt
 
 	"$zond" inject -q -o all$xlen.db -c all$xlen --elf $elf -- $qemu -kernel $elf \
 		>got$xlen.txt 2>err$xlen.txt

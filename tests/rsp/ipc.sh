@@ -17,7 +17,6 @@
 # Usage: ipc.sh ZOND WORKDIR SRCDIR    (exit 77: cross tools missing)
 set -u
 zond=$1 dir=$2/ipc src=$3
-truth=$src/../../tests/bare/truth.py
 . "$src/rv.sh"
 rv_need riscv64-unknown-elf-objdump qemu-system-riscv32 qemu-system-riscv64 python3 sqlite3
 mkdir -p "$dir" && cd "$dir" || exit 1
@@ -35,10 +34,7 @@ for xlen in 32 64; do
 	elf=calls$xlen.elf
 	rv_build $xlen $elf "$src/progs/calls.c" -fno-optimize-sibling-calls || exit 1
 	qemu=$(rv_qemu $xlen)
-	$qemu -singlestep -d exec,nochain -D exec.log -kernel $elf >/dev/null 2>&1
-	python3 "$truth" $elf riscv64-unknown-elf-objdump exec.log |
-		awk '$1 ~ /^(main|work|fib|leaf|twice)$/' | LC_ALL=C sort >truth.txt
-	rm -f exec.log
+	rv_truth $xlen $elf | awk '$1 ~ /^(main|work|fib|leaf|twice)$/' | LC_ALL=C sort >truth.txt
 	$qemu -kernel $elf >want.txt 2>/dev/null
 	want_status=$?
 	"$zond" inject -q -o i$xlen.db -c i$xlen --elf $elf --event mcycle,minstret --metrics $fns \

@@ -29,6 +29,18 @@ rv_qemu() {
 		"-chardev stdio,id=sh0 -semihosting-config enable=on,target=native,chardev=sh0" \
 		"-icount shift=0,sleep=off"
 }
+# rv_truth XLEN ELF [TRUTH.PY OPTIONS]: each function's calls and inclusive
+# instructions in ELF run alone, from QEMU's log of every instruction
+# (tests/bare/truth.py), on stdout; the log is removed
+rv_truth() {
+	rv_x=$1 rv_elf=$2
+	shift 2
+	$(rv_qemu "$rv_x") -singlestep -d exec,nochain -D rv_exec.log -kernel "$rv_elf" >/dev/null 2>&1
+	python3 "$src/../bare/truth.py" "$rv_elf" riscv64-unknown-elf-objdump rv_exec.log "$@"
+	rv_rc=$?
+	rm -f rv_exec.log
+	return $rv_rc
+}
 # rv_kill_qemu ZPID SECONDS: kills (SIGKILL) the QEMU zond (process ZPID) started, SECONDS
 # after it appeared: a lost connection
 rv_kill_qemu() {
