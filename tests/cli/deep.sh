@@ -17,9 +17,15 @@ check_eq "no sample lost" "$(echo "$line" | grep -c ', 0 lost')" 1
 check_eq "the spin's samples are the program's" "$([ "${program:-0}" -ge 100 ] && echo yes)" yes
 # all those taken in a function at or under the deepest frame kept (depth 50:
 # main and 49 down), where the pcs of spin() and cpu_seconds() place theirs;
-# in ns.  Samples with no function open (a sanitizer's exit) are the others.
+# in ns.  Samples with no function open (a sanitizer's exit) are the others,
+# and so may be one or two of the microseconds main and the shallower downs
+# run on their own (the descent, the return, printf): a sample comes when a
+# thread's CPU time crosses the next millisecond, wherever that falls.
 "$ZOND" export -f folded -i deep.db -o deep.folded || fail "export folded"
+all=$(awk '{ s += $2 } END { print s / 1000000 }' deep.folded)
 deepest=$(awk '{ n = split($1, f, ";"); if (n >= 50 && f[50] == "down") s += $2 } END { print s / 1000000 }' deep.folded)
 outside=$(awk '$1 == "[no_function]" { s += $2 } END { print s / 1000000 }' deep.folded)
-check_eq "the samples at the deepest frame kept" "$([ "${deepest:-0}" -eq $((program - outside)) ] && echo yes)" yes
+check_eq "every sample in the folded stacks" "$all" "$program"
+check_eq "the samples at the deepest frame kept" \
+	"$([ "${deepest:-0}" -le $((program - outside)) ] && [ "${deepest:-0}" -ge $((program - outside - 2)) ] && echo yes)" yes
 finish
