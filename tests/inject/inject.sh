@@ -30,17 +30,20 @@ rc=$?
 diff -u plain.out one.out || fail "output differs under zond inject"
 "$zond" dump -i one.db >one.dump || fail "zond dump"
 compare_counts one.out one.dump
-[ "$(grep -c '^count ' one.out)" -eq 8 ] || fail "the program printed no counts"
+[ "$(grep -c '^count ' one.out)" -eq 11 ] || fail "the program printed no counts"
 # Call edges, as calls.c makes them: leaf 1000 times from main's loop and once from
 # each of 7 interrupted(); fib once from main, the rest from itself; thread_leaf
 # from the 4 workers' loops; a handler's calls nest under the interrupted function.
 for e in 'main -> leaf calls=1000' 'interrupted -> leaf calls=7' 'main -> fib calls=1' \
 	'fib -> fib calls=1972' 'worker -> thread_leaf calls=20000' 'interrupted -> on_signal calls=7' \
-	'on_signal -> handler_work calls=7' 'main -> jumper calls=10'; do
+	'on_signal -> handler_work calls=7' 'main -> jumper calls=10' \
+	'main -> tail_top calls=100' 'tail_top -> tail_mid calls=100' 'main -> tail_mid calls=50' \
+	'tail_mid -> tail_callee calls=150'; do
 	grep -qx "call $e" one.dump || fail "no edge '$e': $(grep "^call .*${e%% *}" one.dump)"
 done
 # Calling contexts, as calls.c makes them (the paths from main and the
 # workers; calls counted at entry, so paths longjmp left count too):
+# tail calls nested as the calls they replace (the caller's frame lives on),
 # fib(15)'s calls per depth of its recursion, deep's per level under jumper
 # (levels i % 4 for i < 10), a handler's calls under the function it interrupted.
 python3 - >contexts.want <<'PY'
@@ -54,7 +57,10 @@ fib(15, 1, per)
 lines = ["main calls=1", "main;leaf calls=1000", "main;jumper calls=10",
          "main;interrupted calls=7", "main;interrupted;leaf calls=7",
          "main;interrupted;on_signal calls=7", "main;interrupted;on_signal;handler_work calls=7",
-         "worker calls=4", "worker;thread_leaf calls=20000"]
+         "worker calls=4", "worker;thread_leaf calls=20000",
+         "main;tail_top calls=100", "main;tail_top;tail_mid calls=100",
+         "main;tail_top;tail_mid;tail_callee calls=100", "main;tail_mid calls=50",
+         "main;tail_mid;tail_callee calls=50"]
 lines += ["main;" + ";".join(["fib"] * d) + " calls=%d" % n for d, n in per.items()]
 levels = [i % 4 for i in range(10)]
 for d in range(1, 5):
@@ -85,10 +91,11 @@ set -- $(grep '^count ' plain.out | awk '{ printf "-f %s ", $2 }')
 "$zond" inject -q -o per.db --per-run 1 -c percall "$@" -- "$calls" >per.out 2>per.err
 rc=$?
 [ $rc -eq $plain ] || fail "--per-run 1: exit status $rc"
-[ "$("$zond" runs -i per.db | grep -c '\[percall\]')" -eq 8 ] || fail "--per-run 1: not 8 runs"
+nf=$(grep -c '^count ' plain.out)
+[ "$("$zond" runs -i per.db | grep -c '\[percall\]')" -eq "$nf" ] || fail "--per-run 1: not $nf runs"
 "$zond" dump -i per.db -C percall >per.dump || fail "zond dump -C"
 compare_counts plain.out per.dump
-[ "$(grep -c '^function ' per.dump)" -eq 8 ] || fail "--per-run 1: not the 8 functions asked"
+[ "$(grep -c '^function ' per.dump)" -eq "$nf" ] || fail "--per-run 1: not the $nf functions asked"
 
 # The descend scenario with no pruning (--threshold 0): every function the
 # first pass's call graph reaches from the roots is measured, one a run, with

@@ -2,7 +2,8 @@
  * calls.c - functions with call counts the program keeps itself, printed
  * at the end as "count NAME N": recursion, threads, longjmp out of nested
  * calls, a signal handler on an alternate stack calling a function while
- * another is active, and C library calls in between.  inject.sh compares
+ * another is active, tail calls (a jmp, not a call: two chained, so three
+ * measured functions share one return-address slot), and C library calls in between.  inject.sh compares
  * zond inject's counts with these.
  */
 #include <pthread.h>
@@ -16,6 +17,7 @@
 #define PER_THREAD 5000
 
 static unsigned long n_fib, n_leaf, n_deep, n_jumper, n_handler_work, n_interrupted, n_worker;
+static unsigned long n_tail_top, n_tail_mid, n_tail_callee;
 static unsigned long n_thread_leaf[NTHREADS];
 static jmp_buf back;
 
@@ -70,6 +72,28 @@ __attribute__((noinline)) void interrupted(void)
 	leaf(2);
 }
 
+__attribute__((noinline)) long tail_callee(long x)
+{
+	n_tail_callee++;
+	__asm__ volatile("" : "+r"(x));
+	return x * 2 + 1;
+}
+
+/* Sibling calls on here alone (the file is built without): each ends in jmp. */
+#define TAIL_CALLS __attribute__((noinline, optimize("optimize-sibling-calls")))
+
+TAIL_CALLS long tail_mid(long x)
+{
+	n_tail_mid++;
+	return tail_callee(x + 1);
+}
+
+TAIL_CALLS long tail_top(long x)
+{
+	n_tail_top++;
+	return tail_mid(x * 3);
+}
+
 __attribute__((noinline)) long thread_leaf(long i)
 {
 	__asm__ volatile("" : "+r"(i));
@@ -104,6 +128,10 @@ int main(void)
 		s += jumper(i % 4);
 	for (int i = 0; i < 7; i++)
 		interrupted();
+	for (int i = 0; i < 100; i++)
+		s += tail_top(i);
+	for (int i = 0; i < 50; i++)
+		s += tail_mid(i);
 	pthread_t t[NTHREADS];
 	for (long i = 0; i < NTHREADS; i++)
 		pthread_create(&t[i], NULL, worker, (void *)i);
@@ -121,5 +149,7 @@ int main(void)
 	printf("count handler_work %lu\ncount interrupted %lu\ncount worker %lu\n", n_handler_work,
 	       n_interrupted, n_worker);
 	printf("count thread_leaf %lu\n", tl);
+	printf("count tail_top %lu\ncount tail_mid %lu\ncount tail_callee %lu\n", n_tail_top,
+	       n_tail_mid, n_tail_callee);
 	return 0;
 }
