@@ -11,7 +11,7 @@
 struct zrt_process zrt;
 
 /* the sizes doc/raw-format.md promises */
-_Static_assert(sizeof(struct zr_header) == 304, "zr_header layout");
+_Static_assert(sizeof(struct zr_header) == 312, "zr_header layout");
 _Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
 _Static_assert(sizeof(struct zr_thread) == 160, "zr_thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "zr_func layout");

@@ -49,7 +49,7 @@
 #include <stdint.h>
 
 #define ZR_MAGIC "ZONDRAW\0"
-#define ZR_VERSION 3
+#define ZR_VERSION 4
 #define ZR_NONE 0xffffffffu /* no index (caller of a root call) */
 
 /* zr_header.state */
@@ -189,6 +189,14 @@ struct zr_header {
 	uint32_t max_events;
 	uint32_t timeline_flags; /* ZR_TIMELINE_* */
 	uint64_t events_off;     /* offset of the ring inside one thread slot */
+
+	/* version 4: sampled time's part that no sample can see, the program's
+	   own calls of its instrumentation hooks: the cost of one call's pair of
+	   calls to empty __cyg_profile_func_enter/exit, in ticks of the clock,
+	   measured at start-up (0: not measured, or not -finstrument-functions:
+	   libcalls).  The reader charges it to each function per call
+	   (doc/raw-format.md "Sampled time"). */
+	double hook_pair_ticks;
 };
 
 /* zr_header.timeline_flags: a full ring overwrites its oldest event (else new ones are dropped) */

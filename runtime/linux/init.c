@@ -81,6 +81,55 @@ static void bare_loop(void)
 		empty_leaf(0);
 }
 
+/* ---- the empty hooks' cost (sampled time) ------------------------------ */
+
+/*
+ * GCC puts a call of __cyg_profile_func_enter and one of _exit in every
+ * instrumented function.  Without zond they reach glibc's empty hooks: a
+ * call, the PLT's jump through the GOT and a return each, time the program
+ * spends in the function's own code.  Under zond those instructions run
+ * into zond's probes, whose samples are zond's, so no sample of the
+ * program holds them: sampled time charges each call their cost instead
+ * (raw.h hook_pair_ticks), measured here as an instrumented function calls
+ * its hooks, through a pointer loaded from memory (as the GOT is), with
+ * the function's address and call site as arguments.
+ */
+__attribute__((noinline)) static void empty_hook(void *fn, void *site)
+{
+	__asm__ volatile("" : : "r"(fn), "r"(site) : "memory");
+}
+
+static void (*volatile empty_hook_got)(void *fn, void *site) = empty_hook;
+
+__attribute__((noinline)) static void hooked_leaf(uint64_t fn)
+{
+	empty_hook_got((void *)fn, __builtin_return_address(0));
+	__asm__ volatile("" : : "r"(fn) : "memory");
+	empty_hook_got((void *)fn, __builtin_return_address(0));
+	__asm__ volatile("" : : : "memory");
+}
+
+enum { HOOK_ROUNDS = 16 };
+
+/* Ticks per call of a loop of hooked calls beyond the same loop's bare ones, the cheapest of a few rounds. */
+static double hook_pair_ticks(void)
+{
+	uint64_t hooked = UINT64_MAX, bare = UINT64_MAX;
+	for (int r = 0; r < HOOK_ROUNDS; r++) {
+		uint64_t t0 = port_clock();
+		for (int i = 0; i < ZL_CALIBRATION_CALLS; i++)
+			hooked_leaf((uint64_t)i);
+		uint64_t t1 = port_clock();
+		bare_loop();
+		uint64_t t2 = port_clock();
+		if (t1 - t0 < hooked)
+			hooked = t1 - t0;
+		if (t2 - t1 < bare)
+			bare = t2 - t1;
+	}
+	return hooked > bare ? (double)(hooked - bare) / ZL_CALIBRATION_CALLS : 0;
+}
+
 /* ---- exit and fork ----------------------------------------------------- */
 
 static void on_process_exit(int status, void *arg)
@@ -164,6 +213,8 @@ static void start_recording(void)
 		}
 		if (zrt.timed)
 			zl_calibrate(&zl_self, probed_loop, bare_loop);
+		if (zrt.hdr->flags & ZR_FLAG_SAMPLED)
+			zrt.hdr->hook_pair_ticks = hook_pair_ticks();
 		zl_sample_hooks((uintptr_t)__cyg_profile_func_enter,
 				(uintptr_t)__cyg_profile_func_exit);
 		zl_sample_start(self);

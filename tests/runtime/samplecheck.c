@@ -12,6 +12,8 @@
  */
 #include <dirent.h>
 #include <fnmatch.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +120,26 @@ int main(int argc, char **argv)
 	uint64_t period = meta_count(p, "sample_period_ns");
 	CHECK_EQ_U64(period, 1000000);
 
+	/*
+	 * cpu-time is samples x period plus calls x what a call's empty hooks
+	 * cost (run meta hook_pair_ns, measured at start-up, 3 decimals), per
+	 * context; a sane few ns.
+	 */
+	const char *hook_meta = profile_meta(p, "hook_pair_ns");
+	double hook = hook_meta ? strtod(hook_meta, NULL) : 0;
+	if (!CHECK(hook > 0.1 && hook < 100))
+		fprintf(stderr, "hook_pair_ns %s\n", hook_meta ? hook_meta : "missing");
+	for (size_t i = 0; i < p->ncontexts; i++) {
+		const struct zp_context *c = &p->contexts[i];
+		uint64_t sampled = c->self[ev] * period;
+		if (!CHECK(c->self[cpu] >= sampled))
+			continue;
+		double model = (double)(c->self[cpu] - sampled), want = (double)c->calls * hook;
+		if (!CHECK(fabs(model - want) <= 1 + want * 0.001))
+			fprintf(stderr, "context %zu: %.0f ns for %" PRIu64 " calls, not %.0f\n", i,
+				model, c->calls, want);
+	}
+
 	struct zp_view *v = profile_view(p, ZP_NONE);
 	if (prologue) {
 		check_prologue(p, v, ev);
@@ -132,7 +154,7 @@ int main(int argc, char **argv)
 		if (!CHECK(n != ZP_NONE))
 			continue;
 		CHECK_EQ_U64(v->nodes[n].incl[ev], incl_from_contexts(p, n, ev));
-		CHECK_EQ_U64(v->nodes[n].incl[cpu], v->nodes[n].incl[ev] * period);
+		CHECK_EQ_U64(v->nodes[n].incl[cpu], incl_from_contexts(p, n, cpu));
 	}
 	/*
 	 * Not the workers': the kernel checks CPU-time timers at its tick, and

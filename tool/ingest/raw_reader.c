@@ -40,6 +40,9 @@ struct raw {
 	int cost;    /* index of "probe-cost" (what the time correction took out), -1 */
 	int cpu;     /* index of "cpu-time" (sampled), -1 without samples */
 	int samples; /* index of "samples", -1 without samples */
+	/* sampled time: the empty hooks' cost per call (zr_header.hook_pair_ticks), in
+	   1/1024 ns, so that a context's share of it is exact to a ns over 10^6 calls */
+	uint64_t hook_ns1024;
 };
 
 /* One thread's tables, copied out of the file. */
@@ -137,6 +140,10 @@ static int check_header_fields(const struct raw *r, struct zerr *err)
 	if (h->overhead_inner_ticks > h->overhead_pair_ticks)
 		return bad(r, offsetof(struct zr_header, overhead_inner_ticks),
 			   "probe cost inside a call exceeds the whole probe cost", err);
+	/* a call's empty hooks cost a few ns: a millisecond is no measurement */
+	if (!(h->hook_pair_ticks >= 0 && h->hook_pair_ticks * 1e9 / h->ticks_per_sec < 1e6))
+		return bad(r, offsetof(struct zr_header, hook_pair_ticks),
+			   "bad cost of the empty hooks", err);
 	return check_sections(r, err);
 }
 
@@ -697,16 +704,30 @@ static void no_min(uint64_t *min)
 		min[e] = UINT64_MAX;
 }
 
-/* Samples in the model's two events: cpu-time (ns) and samples. */
-static void put_samples(const struct raw *r, uint64_t n, uint64_t *cost)
+/*
+ * Sampled time of one context alone (self): its samples, and its calls'
+ * share of the empty hooks' cost (r->hook_ns1024 per call), in ns.
+ */
+static uint64_t sampled_self_ns(const struct raw *r, const struct zr_context *c)
 {
-	cost[r->cpu] = n * r->h.sample_period_ns;
-	cost[r->samples] = n;
+	return c->samples * r->h.sample_period_ns + c->calls * r->hook_ns1024 / 1024;
+}
+
+/* Sampled figures of a context or a subtree of contexts: samples and their time in ns. */
+struct sampled {
+	uint64_t samples, ns;
+};
+
+/* Samples in the model's two events: cpu-time (ns) and samples. */
+static void put_samples(const struct raw *r, struct sampled s, uint64_t *cost)
+{
+	cost[r->cpu] = s.ns;
+	cost[r->samples] = s.samples;
 }
 
 /* Raw context i in the model's units (after fold_contexts). */
 static void context_costs(const struct raw *r, const struct raw_thread *t, uint32_t i,
-			  const uint64_t *incl_samples, struct zp_context *c)
+			  const struct sampled *incl, struct zp_context *c)
 {
 	const struct zr_context *rc = &t->contexts[i];
 	memset(c, 0, sizeof *c);
@@ -724,8 +745,8 @@ static void context_costs(const struct raw *r, const struct raw_thread *t, uint3
 		}
 	}
 	if (r->cpu >= 0) {
-		put_samples(r, rc->samples, c->self);
-		put_samples(r, incl_samples[i], c->incl);
+		put_samples(r, (struct sampled){rc->samples, sampled_self_ns(r, rc)}, c->self);
+		put_samples(r, incl[i], c->incl);
 	}
 }
 
@@ -787,14 +808,22 @@ static void fold_contexts(const struct raw *r, struct raw_thread *t)
 	}
 }
 
-/* Samples of each context and everything called from it (children come after parents). */
-static uint64_t *inclusive_samples(const struct raw_thread *t)
+/*
+ * Sampled figures of each context and everything called from it (children
+ * come after parents): sums of the contexts' own, so that a context's
+ * inclusive time is exactly its self time plus its children's inclusive.
+ */
+static struct sampled *inclusive_samples(const struct raw *r, const struct raw_thread *t)
 {
-	uint64_t *incl = zp_xcalloc(t->n_contexts + 1, sizeof *incl);
+	struct sampled *incl = zp_xcalloc(t->n_contexts + 1, sizeof *incl);
 	for (uint32_t i = t->n_contexts; i-- > 0;) {
-		incl[i] += t->contexts[i].samples;
-		if (t->contexts[i].parent != ZR_NONE)
-			incl[t->contexts[i].parent] += incl[i];
+		incl[i].samples += t->contexts[i].samples;
+		incl[i].ns += sampled_self_ns(r, &t->contexts[i]);
+		uint32_t parent = t->contexts[i].parent;
+		if (parent != ZR_NONE) {
+			incl[parent].samples += incl[i].samples;
+			incl[parent].ns += incl[i].ns;
+		}
 	}
 	return incl;
 }
@@ -807,7 +836,7 @@ static uint64_t *inclusive_samples(const struct raw_thread *t)
  * function adds nothing); an edge's inclusive sums every call along it.
  */
 static void add_sampled_stats(struct zp_profile *p, const struct raw *r, const struct raw_thread *t,
-			      uint32_t thread, const uint64_t *incl_samples)
+			      uint32_t thread, const struct sampled *incl)
 {
 	for (uint32_t i = 0; i < t->n_contexts; i++) {
 		const struct zr_context *rc = &t->contexts[i];
@@ -816,14 +845,14 @@ static void add_sampled_stats(struct zp_profile *p, const struct raw *r, const s
 			continue;
 		struct zp_stat s = {0};
 		no_min(s.min);
-		put_samples(r, rc->samples, s.self);
+		put_samples(r, (struct sampled){rc->samples, sampled_self_ns(r, rc)}, s.self);
 		if (!recursive(t, i))
-			put_samples(r, incl_samples[i], s.incl);
+			put_samples(r, incl[i], s.incl);
 		profile_stat_add(profile_stat(p, thread, node), &s, p->nevents);
 		if (rc->edge != ZR_NONE && t->edge_ids[rc->edge] != ZP_NONE) {
 			struct zp_edge *pe = &p->edges[t->edge_ids[rc->edge]];
-			pe->incl[r->cpu] += incl_samples[i] * r->h.sample_period_ns;
-			pe->incl[r->samples] += incl_samples[i];
+			pe->incl[r->cpu] += incl[i].ns;
+			pe->incl[r->samples] += incl[i].samples;
 		}
 	}
 	if (t->info.samples_root) {
@@ -831,8 +860,10 @@ static void add_sampled_stats(struct zp_profile *p, const struct raw *r, const s
 		uint32_t node = profile_node(p, ZP_FUNCTION, "[no function]", "", "", 0, 0);
 		struct zp_context c = {0};
 		no_min(c.min);
-		put_samples(r, t->info.samples_root, c.self);
-		put_samples(r, t->info.samples_root, c.incl);
+		struct sampled root = {t->info.samples_root,
+				       t->info.samples_root * r->h.sample_period_ns};
+		put_samples(r, root, c.self);
+		put_samples(r, root, c.incl);
 		struct zp_stat s = {0};
 		no_min(s.min);
 		memcpy(s.self, c.self, sizeof s.self);
@@ -852,7 +883,7 @@ static void add_contexts(struct zp_profile *p, const struct raw *r, const struct
 			 uint32_t thread)
 {
 	uint32_t n = t->n_contexts;
-	uint64_t *incl_samples = r->cpu >= 0 ? inclusive_samples(t) : NULL;
+	struct sampled *incl_samples = r->cpu >= 0 ? inclusive_samples(r, t) : NULL;
 	struct zp_context *costs = zp_xcalloc(n + 1, sizeof *costs);
 	uint32_t *ids = zp_xmalloc((n + 1) * sizeof *ids);
 	for (uint32_t i = 0; i < n; i++)
@@ -1016,6 +1047,7 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 	if (rc == 0 && (r->h.flags & ZR_FLAG_SAMPLED)) {
 		r->cpu = (int)profile_event(p, "cpu-time", "ns");
 		r->samples = (int)profile_event(p, "samples", "samples");
+		r->hook_ns1024 = (uint64_t)(r->h.hook_pair_ticks * 1e9 * 1024 / r->h.ticks_per_sec + 0.5);
 	}
 	if (rc == 0 && !(r->h.flags & ZR_FLAG_NO_TIME)) {
 		int cycles = r->h.clock == ZR_CLOCK_MCYCLE;
@@ -1156,6 +1188,11 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	char buf[32];
 	snprintf(buf, sizeof buf, "%" PRIu64, h->sample_period_ns);
 	profile_add_meta(p, "sample_period_ns", buf);
+	if (r->hook_ns1024) {
+		/* what each call's cpu-time includes beside its samples */
+		snprintf(buf, sizeof buf, "%.3f", (double)r->hook_ns1024 / 1024);
+		profile_add_meta(p, "hook_pair_ns", buf);
+	}
 	static const char *const samplers[] = {"", "perf_event task-clock", "cpu-time timer",
 					       "perf_event task-clock, cpu-time timer"};
 	if (h->samplers & (ZR_SAMPLER_PERF | ZR_SAMPLER_TIMER))
