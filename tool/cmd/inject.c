@@ -191,13 +191,15 @@ static void print_run_metrics(FILE *f, const struct zp_profile *p)
 }
 
 /*
- * --raw: one line per measurement (a record of one thread in one run) with
- * its numbers as stored, tab-separated under a header line.
+ * --raw: one line per measurement (a record of one thread in one run and
+ * a counter) with its numbers as stored, tab-separated under a header
+ * line; not the probe-cost zond derives from them.
  */
 static void print_run_raw(FILE *f, const struct zp_profile *p)
 {
 	for (size_t e = 0; e < p->nevents; e++)
-		for (size_t i = 0; i < p->nstats; i++) {
+		for (size_t i = 0; i < p->nstats && strcmp(p->events[e].name, "probe-cost") != 0;
+		     i++) {
 			const struct zp_stat *st = &p->stats[i];
 			const struct zp_node *n = &p->nodes[st->node];
 			fprintf(f, "%lld\t%lld\t%s\t%s\t%s\t%llu\t%s\t%llu\t%llu\t%llu\t%llu\n",
@@ -412,13 +414,111 @@ static void add_thread(struct zp_profile *p, struct symbols *s, const struct inj
 	}
 }
 
+/* Context i of r runs inside another activation of its own function. */
+static int inner_activation(const struct inject_result *r, size_t i)
+{
+	for (size_t c = r->contexts[i].parent; c != INJECT_NO_CALLER; c = r->contexts[c].parent)
+		if (r->contexts[c].callee == r->contexts[i].callee)
+			return 1;
+	return 0;
+}
+
+/*
+ * What the compensation took out of each context (ids: its context in p,
+ * ZP_NONE: none), as the payload subtracts it: c0 per call and cpair per
+ * measured call below, in the counter's unit.  Event cost of the contexts
+ * (self: their own less their children's) and of the functions (inclusive
+ * over outermost activations, as the payload sums them).  Functions of
+ * more than 1% of the run more than half of whose measured time was its
+ * measured callees' payloads, subtracted as calibrated (cpair each), are
+ * named in run meta inject_compensation_dominates (the three worst, worst
+ * first; inject_compensation_share: the worst's percentage): their figures
+ * rest on the estimate, not on the counter (on a wall clock, a 1 ns callee
+ * called millions of times under them), and measuring them with fewer
+ * functions per run is what helps.  Not where the compensation is exact
+ * (estimated 0: instructions counted over GDB).
+ */
+static void add_compensation(struct zp_profile *p, const struct inject_result *r, unsigned ev,
+			     const uint32_t *nodes, const uint32_t *ids, int estimated)
+{
+	size_t n = r->ncontexts;
+	uint64_t *below = zp_xcalloc(n + 1, sizeof *below); /* measured calls under a context */
+	uint64_t *comp = zp_xcalloc(n + 1, sizeof *comp), *child = zp_xcalloc(n + 1, sizeof *child);
+	for (size_t i = n; i-- > 0;) {
+		size_t up = r->contexts[i].parent;
+		if (up != INJECT_NO_CALLER)
+			below[up] += r->contexts[i].st.calls + below[i];
+	}
+	unsigned cost = profile_event(p, "probe-cost", p->events[ev].unit);
+	for (size_t i = 0; i < n; i++) {
+		const struct inject_context *c = &r->contexts[i];
+		comp[i] = ticks_to_ns(c->st.calls * r->c0 + below[i] * r->cpair, r->hz);
+		if (c->parent != INJECT_NO_CALLER)
+			child[c->parent] += comp[i];
+	}
+	uint64_t *raw = zp_xcalloc(r->n + 1, sizeof *raw), *taken = zp_xcalloc(r->n + 1, sizeof *taken);
+	for (size_t i = 0; i < n; i++) {
+		const struct inject_context *c = &r->contexts[i];
+		uint64_t self = comp[i] > child[i] ? comp[i] - child[i] : 0;
+		if (ids[i] != ZP_NONE) {
+			p->contexts[ids[i]].self[cost] = self;
+			p->contexts[ids[i]].incl[cost] = comp[i];
+		}
+		if (nodes[c->callee] == ZP_NONE)
+			continue;
+		struct zp_stat *st =
+			profile_stat(p, profile_thread(p, r->pid, r->tids[c->thread], NULL),
+				     nodes[c->callee]);
+		st->self[cost] += self;
+		if (!inner_activation(r, i)) {
+			st->incl[cost] += comp[i];
+			taken[c->callee] += ticks_to_ns(below[i] * r->cpair, r->hz);
+			raw[c->callee] += comp[i] + ticks_to_ns(at_least_0(c->st.incl), r->hz);
+		}
+	}
+	uint64_t whole = 0;
+	for (size_t k = 0; k < r->n; k++)
+		if (raw[k] > whole)
+			whole = raw[k];
+	size_t worst[3], nworst = 0;
+	for (size_t k = 0; estimated && k < r->n; k++) {
+		if (raw[k] <= whole / 100 || taken[k] * 2 <= raw[k])
+			continue;
+		size_t at = nworst < 3 ? nworst++ : 3; /* insertion by share, worst first */
+		while (at > 0 && taken[k] * (double)raw[worst[at - 1]] >
+					 taken[worst[at - 1]] * (double)raw[k]) {
+			if (at < 3)
+				worst[at] = worst[at - 1];
+			at--;
+		}
+		if (at < 3)
+			worst[at] = k;
+	}
+	if (nworst) {
+		char names[1024] = "", buf[32];
+		for (size_t i = 0; i < nworst; i++)
+			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+				 i ? ", " : "", p->nodes[nodes[worst[i]]].name);
+		profile_add_meta(p, "inject_compensation_dominates", names);
+		snprintf(buf, sizeof buf, "%.1f",
+			 100.0 * (double)taken[worst[0]] / (double)raw[worst[0]]);
+		profile_add_meta(p, "inject_compensation_share", buf);
+	}
+	free(raw);
+	free(taken);
+	free(below);
+	free(comp);
+	free(child);
+}
+
 /*
  * The run's calling contexts (parents before children), as the store keeps
- * them; none when a thread's table was full (its paths would be partial:
- * trees then come from the call edges).
+ * them, and what the compensation took out of each; none when a thread's
+ * table was full (its paths would be partial: trees then come from the
+ * call edges).
  */
 static void add_contexts(struct zp_profile *p, const struct inject_result *r, unsigned ev,
-			 const uint32_t *nodes)
+			 const uint32_t *nodes, int estimated)
 {
 	if (r->noctx) {
 		char buf[32];
@@ -440,6 +540,8 @@ static void add_contexts(struct zp_profile *p, const struct inject_result *r, un
 		zc->calls = c->st.calls;
 		put_sums(zc->incl, zc->self, zc->min, zc->max, ev, &c->st, r->hz);
 	}
+	if (r->c0 || r->cpair) /* none: nothing was subtracted (the kernel's event counts) */
+		add_compensation(p, r, ev, nodes, ids, estimated);
 	free(ids);
 }
 
@@ -518,7 +620,7 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		if (r->stats2)
 			ze->incl[ev2] += ticks_to_ns(at_least_0(e->incl2), r->hz);
 	}
-	add_contexts(p, r, ev, nodes);
+	add_contexts(p, r, ev, nodes, !job->elf);
 	free(nodes);
 	return p;
 }
@@ -615,6 +717,15 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				"zond inject: more than %d calling contexts on a thread: the run "
 				"keeps call edges only\n",
 				INJ_CTX_MAX - 1);
+		const char *dominated = profile_meta(p, "inject_compensation_dominates");
+		if (dominated)
+			fprintf(stderr,
+				"zond inject: %s: %s on an estimate: up to %s%% of what was "
+				"measured there was the payload of measured callees, subtracted as "
+				"calibrated; measure with fewer functions per run (--per-run 1) for "
+				"times that rest on the counter\n",
+				dominated, strchr(dominated, ',') ? "their times rest" : "its time rests",
+				profile_meta(p, "inject_compensation_share"));
 		if (r.nocounter)
 			fprintf(stderr,
 				"zond inject: %llu threads could not open their %s counter "
