@@ -169,6 +169,16 @@ int main(int argc, char **argv)
 		 (unsigned long long)(h.threads_off + h.edges_off));
 	CHECK(strstr(err.msg, where) != NULL);
 
+	/* a ring of no events that says it kept the newest of some (fuzz.raw found
+	   a division by zero there): read, none of them */
+	memcpy(copy, orig, n);
+	struct zr_header *ch = (struct zr_header *)copy;
+	ch->max_events = 0;
+	ch->timeline_flags |= ZR_TIMELINE_KEEP_NEWEST;
+	((struct zr_thread *)(copy + h.threads_off))->events_written = 5;
+	put_file(copy, n);
+	CHECK_EQ_U64(read_back(syms, NULL, &err), 0);
+
 	/* bit flips: a profile or an error naming the file, never a crash */
 	uint64_t state = 0x2545f4914f6cdd1dull;
 	int named = 1, agreed = 0;

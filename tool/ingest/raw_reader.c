@@ -289,7 +289,7 @@ static void load_events(const struct raw *r, struct raw_thread *t)
 	const struct zr_header *h = &r->h;
 	uint64_t written = t->info.events_written, max = h->max_events;
 	uint64_t first = 0, n = written < max ? written : max;
-	if (written > max && (h->timeline_flags & ZR_TIMELINE_KEEP_NEWEST)) {
+	if (written > max && max && (h->timeline_flags & ZR_TIMELINE_KEEP_NEWEST)) {
 		first = written % max + 1;
 		n = max - 1;
 	}
