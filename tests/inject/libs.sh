@@ -43,7 +43,7 @@ print(*sorted(n["name"] + " " + n["module"].rsplit("/", 1)[1] for n in d["nodes"
 	fail "modules of the nodes: $lib"
 err=$("$zond" inject -q -o none.db -f 'libnosuch.so:f' -- "$uselib" 2>&1)
 rc=$?
-[ $rc -eq 1 ] && [ "$err" = "zond inject: -f libnosuch.so:f: $uselib loads no library libnosuch.so" ] ||
+[ $rc -eq 1 ] && [ "$err" = "zond inject: -f libnosuch.so:f: $uselib loads no library libnosuch.so at start (one it loads with dlopen: give its path)" ] ||
 	fail "a library not loaded: status $rc, '$err'"
 [ $status -eq 0 ] && echo "libs: ok"
 exit $status

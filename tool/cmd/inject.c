@@ -54,7 +54,8 @@ static const char usage_text[] =
 	"                        repeatable; default: every one that can be injected);\n"
 	"                        MODULE:GLOB the functions of a shared library PROG\n"
 	"                        loads at start (MODULE as the loader lists it,\n"
-	"                        libc.so.6, or a path), by any of their names\n"
+	"                        libc.so.6, or a path), or later with dlopen (a\n"
+	"                        path), by any of their names\n"
 	"      --per-run K       at most K functions per run (default: all in one run);\n"
 	"                        with --safe-point, K functions per set\n"
 	"      --descend         the descend scenario instead: a first pass measuring every\n"
@@ -717,6 +718,12 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				"zond inject: more than %d calling contexts on a thread: the run "
 				"keeps call edges only\n",
 				INJ_CTX_MAX - 1);
+		if (r.unloaded)
+			fprintf(stderr,
+				"zond inject: %zu %s never loaded by the program: %s functions were not "
+				"measured\n",
+				r.unloaded, r.unloaded == 1 ? "library was" : "libraries were",
+				r.unloaded == 1 ? "its" : "their");
 		const char *dominated = profile_meta(p, "inject_compensation_dominates");
 		if (dominated)
 			fprintf(stderr,
@@ -858,7 +865,10 @@ static int choose_library(const char *spec, struct symbols *s, const struct inje
 	else if (launch_each_library(prog, library_seen, &ls, &err) < 0)
 		return cmd_error("inject", "%s", err.msg);
 	if (!ls.path[0])
-		return cmd_error("inject", "-f %s: %s loads no library %s", spec, prog, ls.name);
+		return cmd_error("inject",
+				 "-f %s: %s loads no library %s at start (one it loads with dlopen: "
+				 "give its path)",
+				 spec, prog, ls.name);
 	c->libs = zp_xrealloc(c->libs, (c->nlibs + 1) * sizeof *c->libs);
 	struct inject_plan *lp = &c->libs[c->nlibs];
 	if (inject_plan_file(s, ls.path, plan->arch, lp, &err) < 0)

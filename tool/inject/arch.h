@@ -48,6 +48,9 @@ enum inject_probe {
 	INJECT_SAFE,        /* the cyclic scenario's safe point (a function's entry):
 			     * while the results' park flag is set, a thread
 			     * arriving there waits (parked) until zond clears it */
+	INJECT_LOADED,      /* the dynamic loader's r_brk (_dl_debug_state): while
+			     * a library to patch is not loaded yet, a thread
+			     * arriving there waits until zond has looked */
 };
 
 #define INJECT_SITE_INSNS 16

@@ -31,7 +31,11 @@
  * their updates may be lost, never the memory corrupted.  A stat's min is
  * stored inverted (~min), so that zeroed memory reads as "no call yet".
  * The cyclic scenario's safe point parks a thread (park set) until zond
- * clears park again; parked counts the threads waiting there.
+ * clears park again; parked counts the threads waiting there.  While a
+ * library zond is to patch is not loaded yet (watch), the dynamic
+ * loader's probe (its r_brk, called as objects come and go) takes a ticket
+ * (loads) and waits until zond, having patched what was loaded, has served
+ * it (loaded), or until zond is gone (the thread's parent is not zond).
  * Costs are compensated in the payload: a call's inclusive cost is its
  * measured interval less the payload's own part (c0) and the full cost
  * (cpair) of each measured call below it; self cost is exact by the same
@@ -41,7 +45,7 @@
 #define ZOND_INJECT_RESULTS_H
 
 #define INJ_MAGIC            0x7a6f6e64696e6a31 /* "zondinj1" */
-#define INJ_HDR              64
+#define INJ_HDR              128
 #define INJ_DEPTH            256 /* frames per thread */
 #define INJ_THREADS          256 /* thread slots (a power of two) */
 #define INJ_FRAME            64
@@ -73,6 +77,11 @@
 #define INJ_H_PARKED 40 /* cyclic: threads now waiting at the safe point */
 #define INJ_H_NOCOUNTER 48 /* threads whose counter (--event) could not be opened */
 #define INJ_H_NOCTX     56 /* calls with no calling context: a thread's table was full */
+#define INJ_H_WATCH     64 /* x86-64: libraries still to load: the loader's probe stops there */
+#define INJ_H_LOADS     72 /* x86-64: the loader's probe's calls so far (its tickets) */
+#define INJ_H_LOADED    80 /* x86-64: tickets zond has served: a thread waits until it is */
+#define INJ_H_ZOND      88 /* x86-64: zond's pid, the parent of a target it started: a thread
+			      waiting for it stops waiting when its parent is another */
 
 /* stat offsets */
 #define INJ_S_CALLS 0
@@ -130,6 +139,7 @@ struct inject_stat {
 
 struct inject_header {
 	uint64_t magic, nfuncs, deep, noslot, park, parked, nocounter, noctx;
+	uint64_t watch, loads, loaded, zond, pad[4];
 };
 
 _Static_assert(sizeof(struct inject_stat) == INJ_STAT, "stat layout");

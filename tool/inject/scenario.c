@@ -3,6 +3,7 @@
 #include "scenario.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "model/profile.h"
 #include "transport.h"
@@ -23,6 +25,7 @@ struct area {
 	const char *path;
 	uint64_t bias, addr, image_end;
 	size_t len;
+	int pending; /* a library not mapped yet: placed when the loader has mapped it */
 };
 
 /* The unwinders' entry points, where thrown exceptions start walking the stack. */
@@ -53,6 +56,9 @@ struct session {
 	size_t nowned;
 	unsigned char *off; /* noff flags: patch k's jump is not written (cyclic) */
 	size_t noff;
+	int later;          /* libraries may be loaded later (dlopen): areas may be pending */
+	size_t npending;    /* areas still pending */
+	struct inject_payload_args args; /* every area's blob is built with these */
 };
 
 /* Bytes of one function's stub and relocated copy, 16-aligned. */
@@ -146,10 +152,10 @@ static int unpatch_one(struct session *x, size_t k, struct zerr *err)
 /* Whether patch k's jump is (to be) written: the cyclic scenario holds back the other sets'. */
 static int patch_on(const struct session *x, size_t k)
 {
-	return k >= x->noff || !x->off[k];
+	return (k >= x->noff || !x->off[k]) && !x->areas[x->in_area[k]].pending;
 }
 
-/* Writes the jumps at the entries of the patches that are on. */
+/* Writes the jumps at the entries of the patches that are on, in the areas placed. */
 static int patch_entries(struct session *x, struct zerr *err)
 {
 	for (size_t k = 0; k < x->npatches; k++)
@@ -243,11 +249,74 @@ static void add_unwinders(void *arg, const char *path, uint64_t start)
 	inject_plan_free(&p);
 }
 
+/*
+ * Places area i near its file: 0; 1 when the target has not mapped the
+ * file and may still load it (a library of a later dlopen); -1 with err set.
+ */
+static int place_area(struct session *x, size_t i, struct zerr *err)
+{
+	struct inject_transport *t = x->t;
+	struct area *ar = &x->areas[i];
+	uint64_t start, load;
+	if (t->ops->module_start(t, ar->path, &start, err) < 0)
+		return i > 0 && x->later ? 1 : -1;
+	if (symbols_load_start(x->s, ar->path, &load, err) < 0)
+		return -1;
+	ar->bias = start - load;
+	uint64_t near = (ar->image_end ? ar->image_end : load) + ar->bias;
+	return t->ops->alloc_near(t, near, ar->len, &ar->addr, err) < 0 ? -1 : 0;
+}
+
+/*
+ * Patches the dynamic loader's r_brk (_dl_debug_state, the program's
+ * PT_INTERP's), where a thread waits for zond while a library to patch is
+ * still to be loaded.  -1 with err set when the program has no loader.
+ */
+static int add_loader_probe(struct session *x, struct zerr *err)
+{
+	char loader[PATH_MAX];
+	int rc = symbols_interpreter(x->plan->path, loader, sizeof loader, err);
+	if (rc != 0)
+		return rc < 0 ? -1
+			      : zerr_set(err, "%s is static: it loads no library later",
+					 x->plan->path);
+	struct inject_plan p;
+	if (inject_plan_file(x->s, loader, x->plan->arch, &p, err) < 0)
+		return -1;
+	size_t i = 0;
+	while (i < p.nfuncs && (strcmp(p.funcs[i].name, "_dl_debug_state") != 0 || !p.funcs[i].ok))
+		i++;
+	if (i == p.nfuncs) {
+		inject_plan_free(&p);
+		return zerr_set(err, "%s: no _dl_debug_state to patch: libraries loaded later "
+				     "cannot be measured",
+				loader);
+	}
+	x->owned = zp_xrealloc(x->owned, (x->nowned + 1) * sizeof *x->owned);
+	char *kept = x->owned[x->nowned++] = zp_xstrdup(loader);
+	x->patches = zp_xrealloc(x->patches, (x->npatches + 1) * sizeof *x->patches);
+	x->patches[x->npatches++] =
+		(struct inject_patch){p.funcs[i].name, kept, p.funcs[i].site, INJECT_LOADED, 0};
+	inject_plan_free(&p);
+	return 0;
+}
+
+/* Whether a library of the job's patches is not mapped in the stopped target yet. */
+static int libraries_to_come(struct session *x)
+{
+	struct zerr ignored;
+	uint64_t start;
+	for (size_t k = 0; k < x->npatches; k++)
+		if (x->patches[k].module &&
+		    x->t->ops->module_start(x->t, x->patches[k].module, &start, &ignored) < 0)
+			return 1;
+	return 0;
+}
+
 /* Groups the patches by file and places an area near each. */
 static int place_areas(struct session *x, struct zerr *err)
 {
 	const struct inject_arch *a = x->plan->arch;
-	struct inject_transport *t = x->t;
 	size_t count[MAX_AREAS] = {0};
 	area_of(x, x->plan->path);
 	x->areas[0].image_end = x->plan->image_end;
@@ -260,17 +329,15 @@ static int place_areas(struct session *x, struct zerr *err)
 		x->in_area[k] = (size_t)ai;
 		count[ai]++;
 	}
+	x->npending = 0;
 	for (size_t i = 0; i < x->nareas; i++) {
 		struct area *ar = &x->areas[i];
-		uint64_t start, load;
-		if (t->ops->module_start(t, ar->path, &start, err) < 0 ||
-		    symbols_load_start(x->s, ar->path, &load, err) < 0)
-			return -1;
-		ar->bias = start - load;
 		ar->len = (((size_t)4096 + count[i] * stub_room(a)) + 4095) & ~(size_t)4095;
-		uint64_t near = (ar->image_end ? ar->image_end : load) + ar->bias;
-		if (t->ops->alloc_near(t, near, ar->len, &ar->addr, err) < 0)
+		int rc = place_area(x, i, err);
+		if (rc < 0)
 			return -1;
+		ar->pending = rc;
+		x->npending += (size_t)rc;
 	}
 	return 0;
 }
@@ -299,6 +366,8 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 	x->shared_len = inject_results_size(x->n) + (a->contexts ? inject_contexts_size() : 0);
 	struct zerr ignored;
 	t->ops->modules(t, add_unwinders, x, &ignored); /* none: nothing throws */
+	if (x->later && libraries_to_come(x) && add_loader_probe(x, err) < 0)
+		return -1;
 	free(x->sites);
 	free(x->copies);
 	free(x->entries);
@@ -312,6 +381,8 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 	struct inject_header *h = x->shared;
 	h->magic = INJ_MAGIC;
 	h->nfuncs = x->n;
+	h->watch = x->npending;
+	h->zond = (uint64_t)getpid();
 	struct inject_payload_args args = {remote,
 					   x->slots,
 					   INJ_PSLOT(x->n),
@@ -326,7 +397,10 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 					   x->event,
 					   x->event ? counter_fd_base(t->pid) : 0,
 					   a->contexts ? remote + inject_results_size(x->n) : 0};
+	x->args = args;
 	for (size_t i = 0; i < x->nareas; i++) {
+		if (x->areas[i].pending)
+			continue;
 		uint8_t *buf = build_area(x, i, &args, err);
 		int rc = buf ? t->ops->write(t, x->areas[i].addr, buf, x->areas[i].len, err) : -1;
 		free(buf);
@@ -545,6 +619,94 @@ static int run_to_entry(struct session *x, struct zerr *err)
 	return entry ? x->t->ops->run_to(x->t, entry + start - load, err) : 0;
 }
 
+/* ---- libraries loaded later ----------------------------------------------- */
+
+static volatile uint64_t *header_word(struct session *x, size_t off)
+{
+	return (volatile uint64_t *)((uint8_t *)x->shared + off);
+}
+
+static void short_nap(void)
+{
+	struct timespec ts = {0, 1000000};
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * With the target stopped: places, writes and patches the areas of the
+ * pending libraries it has mapped by now (their code has not run: the
+ * loader relocates and initialises them after its r_brk).  0, or -1 with
+ * err set.
+ */
+static int place_loaded(struct session *x, struct zerr *err)
+{
+	for (size_t i = 1; i < x->nareas; i++) {
+		struct area *ar = &x->areas[i];
+		if (!ar->pending)
+			continue;
+		int rc = place_area(x, i, err);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			continue; /* not this one yet */
+		uint8_t *buf = build_area(x, i, &x->args, err);
+		rc = buf ? x->t->ops->write(x->t, ar->addr, buf, ar->len, err) : -1;
+		free(buf);
+		if (rc < 0)
+			return -1;
+		ar->pending = 0;
+		x->npending--;
+		for (size_t k = 0; k < x->npatches; k++)
+			if (x->in_area[k] == i && patch_on(x, k) && patch_one(x, k, err) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+/*
+ * Runs the released target while libraries to patch are still to come:
+ * whenever the loader's probe holds a thread (a ticket not served), stops
+ * the target, patches what it has mapped by then (place_loaded), serves
+ * every ticket taken so far and lets it run on.  Returns when nothing is
+ * pending any more (every waiting thread let go for good) or the target
+ * ended (*ended, its wait status in *status): 0; -1 with err set, the
+ * target running on with what was patched.
+ */
+static int serve_loads(struct session *x, int *ended, int *status, struct zerr *err)
+{
+	struct inject_transport *t = x->t;
+	volatile uint64_t *loads = header_word(x, INJ_H_LOADS);
+	volatile uint64_t *loaded = header_word(x, INJ_H_LOADED);
+	int rc = 0;
+	while (x->npending && rc == 0) {
+		if (t->ops->ended && t->ops->ended(t, status)) {
+			*ended = 1;
+			return 0;
+		}
+		uint64_t taken = __atomic_load_n(loads, __ATOMIC_SEQ_CST);
+		if (taken == *loaded) {
+			short_nap();
+			continue;
+		}
+		if (t->ops->stop(t, err) < 0) {
+			if (t->ops->ended && t->ops->ended(t, status)) {
+				*ended = 1;
+				return 0;
+			}
+			return -1;
+		}
+		rc = place_loaded(x, err);
+		__atomic_store_n(loaded, taken, __ATOMIC_SEQ_CST);
+		struct zerr ignored;
+		if (t->ops->release(t, rc == 0 ? err : &ignored) < 0)
+			return -1;
+	}
+	/* nothing to wait for any more: no thread waits, now or later */
+	__atomic_store_n(header_word(x, INJ_H_WATCH), 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(loaded, UINT64_MAX, __ATOMIC_SEQ_CST);
+	return rc;
+}
+
 int inject_run(const struct inject_job *job, char *const argv[], struct inject_result *out,
 	       struct zerr *err)
 {
@@ -556,9 +718,10 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 		return -1;
 	struct session x;
 	session_init(&x, t, job);
+	x.later = 1;
 	out->pid = t->pid;
 	out->start_ns = clock_now_ns(CLOCK_REALTIME);
-	int status = 0, rc = 0;
+	int status = 0, rc = 0, ended = 0;
 	if (run_to_entry(&x, err) < 0 || prepare(&x, out, err) < 0) {
 		/* zond's trouble costs zond's data only: the program runs on (every
 		 * jump written so far leads to a complete stub) */
@@ -566,13 +729,22 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 		if (t->ops->release(t, &ignored) == 0 && t->ops->wait(t, &status, &ignored) == 0)
 			out->status = status;
 		rc = -1;
-	} else if (t->ops->release(t, err) < 0 || t->ops->wait(t, &status, err) < 0) {
+	} else if (t->ops->release(t, err) < 0) {
+		rc = -1;
+	} else if (serve_loads(&x, &ended, &status, err) < 0) {
+		/* the libraries not patched yet stay so; the program runs to its end */
+		struct zerr ignored;
+		if (t->ops->wait(t, &status, &ignored) == 0)
+			out->status = status;
+		rc = -1;
+	} else if (!ended && t->ops->wait(t, &status, err) < 0) {
 		rc = -1;
 	} else {
 		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
 		out->status = status;
 		read_results(&x, out);
 	}
+	out->unloaded = x.npending;
 	session_end(&x);
 	return rc;
 }
@@ -734,11 +906,6 @@ struct cycle {
 	uint64_t *periods;
 	int ended, status;
 };
-
-static volatile uint64_t *header_word(struct session *x, size_t off)
-{
-	return (volatile uint64_t *)((uint8_t *)x->shared + off);
-}
 
 /* Patch k's set, or SIZE_MAX for the safe point and the unwinders (always on). */
 static size_t set_of(const struct cycle *y, size_t k)

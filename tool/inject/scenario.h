@@ -88,6 +88,7 @@ struct inject_result {
 	size_t ncontexts;
 	uint64_t noctx;   /* calls with no context: a thread's table was full */
 	uint64_t periods; /* cyclic: the periods this set was measured */
+	size_t unloaded;  /* libraries of the job the program never loaded (dlopen) */
 };
 
 /* Runs argv with the job's patches. */

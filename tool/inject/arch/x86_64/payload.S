@@ -62,8 +62,8 @@
 #define ACTIVE INJ_ACTIVE
 
 	.section .rodata.zond_payload, "a"
-	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_safe
-	.hidden za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_safe
+	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_safe, za_loaded
+	.hidden za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_safe, za_loaded
 	.p2align 6
 za_blob:
 za_shm:		.quad 0	/* the target's address of the shared results */
@@ -746,6 +746,45 @@ za_safe:
 	cmpq $0, INJ_H_PARK(%rax)
 	jne 1b
 	pop %r11
+	pop %rcx
+9:	pop %rax
+	ret				/* into the relocated copy */
+/*
+ * The dynamic loader's r_brk (_dl_debug_state, called with the link map
+ * consistent after objects were added or removed; stub: .long id; call
+ * za_loaded): while zond watches for libraries still to load, the thread
+ * takes a ticket and waits, yielding the CPU, until zond has looked at
+ * what is mapped now, patched the new libraries' functions (their code
+ * has not run yet: the loader relocates and initialises them after this
+ * call) and served the ticket.  If zond is gone (killed: the process's
+ * parent is no longer zond) it goes on at once, as it does in a forked
+ * child (whose parent is the program): zond's trouble never holds the
+ * program.  Keeps every register but rflags.
+ */
+za_loaded:
+	push %rax
+	mov za_shm(%rip), %rax
+	cmpq $0, INJ_H_WATCH(%rax)
+	je 9f
+	push %rcx
+	push %rdx
+	push %r11
+	mov $1, %edx
+	lock xadd %rdx, INJ_H_LOADS(%rax)
+	inc %rdx			/* this call's ticket */
+1:	pause
+	mov $24, %eax			/* SYS_sched_yield; clobbers rcx, r11 */
+	syscall
+	mov $110, %eax			/* SYS_getppid */
+	syscall
+	mov %rax, %rcx
+	mov za_shm(%rip), %rax
+	cmp INJ_H_ZOND(%rax), %rcx
+	jne 2f				/* zond is gone (or a forked child's call) */
+	cmp INJ_H_LOADED(%rax), %rdx
+	ja 1b
+2:	pop %r11
+	pop %rdx
 	pop %rcx
 9:	pop %rax
 	ret				/* into the relocated copy */

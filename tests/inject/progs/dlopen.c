@@ -1,0 +1,55 @@
+/*
+ * dlopen.c - loads the library argv[1] with dlopen after main has started
+ * (none when there is no argument), runs its plugin_run(1000) twice, a
+ * thread running it once more, and unloads it; prints what it counted.
+ * Then loads it again and runs it once.  With a second argument S it
+ * sleeps S seconds first.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static unsigned long (*run)(int);
+
+static void *in_thread(void *arg)
+{
+	(void)arg;
+	return (void *)run(1000);
+}
+
+__attribute__((noinline)) unsigned long use(const char *path, int threads)
+{
+	void *h = dlopen(path, RTLD_NOW);
+	if (!h) {
+		fprintf(stderr, "%s\n", dlerror());
+		return 0;
+	}
+	run = (unsigned long (*)(int))dlsym(h, "plugin_run");
+	unsigned long *leaf_calls = (unsigned long *)dlsym(h, "plugin_leaf_calls");
+	unsigned long s = run(1000) + run(1000);
+	if (threads) {
+		pthread_t t;
+		void *r;
+		pthread_create(&t, NULL, in_thread, NULL);
+		pthread_join(t, &r);
+		s += (unsigned long)r;
+	}
+	printf("count plugin_leaf %lu\n", *leaf_calls);
+	dlclose(h);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long s = 0;
+	if (argc > 2)
+		sleep((unsigned)atoi(argv[2]));
+	if (argc > 1) {
+		s += use(argv[1], 1);
+		s += use(argv[1], 0);
+	}
+	printf("sum %lu\n", s);
+	return 0;
+}
