@@ -80,8 +80,8 @@
 #define INJ_H_WATCH     64 /* x86-64: libraries still to load: the loader's probe stops there */
 #define INJ_H_LOADS     72 /* x86-64: the loader's probe's calls so far (its tickets) */
 #define INJ_H_LOADED    80 /* x86-64: tickets zond has served: a thread waits until it is */
-#define INJ_H_ZOND      88 /* x86-64: zond's pid, the parent of a target it started: a thread
-			      waiting for it stops waiting when its parent is another */
+#define INJ_H_ZOND      88 /* x86-64: zond's pid when zond started the target (else 0): a
+			      thread waiting for zond stops waiting when its parent is another */
 
 /* stat offsets */
 #define INJ_S_CALLS 0

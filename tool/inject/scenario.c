@@ -57,6 +57,7 @@ struct session {
 	unsigned char *off; /* noff flags: patch k's jump is not written (cyclic) */
 	size_t noff;
 	int later;          /* libraries may be loaded later (dlopen): areas may be pending */
+	int started;        /* zond started the target: its parent (results.h INJ_H_ZOND) */
 	size_t npending;    /* areas still pending */
 	struct inject_payload_args args; /* every area's blob is built with these */
 };
@@ -382,7 +383,7 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 	h->magic = INJ_MAGIC;
 	h->nfuncs = x->n;
 	h->watch = x->npending;
-	h->zond = (uint64_t)getpid();
+	h->zond = x->started ? (uint64_t)getpid() : 0;
 	struct inject_payload_args args = {remote,
 					   x->slots,
 					   INJ_PSLOT(x->n),
@@ -718,7 +719,7 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 		return -1;
 	struct session x;
 	session_init(&x, t, job);
-	x.later = 1;
+	x.later = x.started = 1;
 	out->pid = t->pid;
 	out->start_ns = clock_now_ns(CLOCK_REALTIME);
 	int status = 0, rc = 0, ended = 0;
@@ -1115,6 +1116,7 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 	with_safe.npatches = job->npatches + 1;
 	struct session x;
 	session_init(&x, t, &with_safe);
+	x.started = !c->pid;
 	free(pt);
 	struct cycle y = {c, &x, (job->npatches + c->per_set - 1) / c->per_set, 0, 0, 0, NULL, NULL,
 			  0, -1};

@@ -724,11 +724,29 @@ za_unwind:
 	pop %rax
 	ret				/* into the relocated copy */
 /*
+ * ZOND_GONE: jumps to label \gone when zond started this process and is
+ * not its parent any more (killed: nothing would ever let a waiting thread
+ * go), or the caller is a forked child; clobbers rax, rcx, r11.
+ */
+	.macro ZOND_GONE gone
+	mov $110, %eax			/* SYS_getppid */
+	syscall
+	mov %rax, %rcx
+	mov za_shm(%rip), %rax
+	cmpq $0, INJ_H_ZOND(%rax)
+	je 30f
+	cmp INJ_H_ZOND(%rax), %rcx
+	jne \gone
+30:
+	.endm
+
+/*
  * The cyclic scenario's safe point (stub: .long id; call za_safe at a
  * function's entry, where no argument register may be lost): while zond
  * has set park in the results' header, the thread counts itself parked
  * and waits, yielding the CPU, until zond (which stops the process, swaps
- * the measured set and clears park) lets it go on into the relocated copy.
+ * the measured set and clears park) lets it go on into the relocated copy,
+ * or until zond is gone (ZOND_GONE).
  * Keeps every register but rflags (sched_yield clobbers rax, rcx, r11).
  */
 za_safe:
@@ -742,10 +760,10 @@ za_safe:
 1:	pause
 	mov $24, %eax			/* SYS_sched_yield */
 	syscall
-	mov za_shm(%rip), %rax
+	ZOND_GONE 2f
 	cmpq $0, INJ_H_PARK(%rax)
 	jne 1b
-	pop %r11
+2:	pop %r11
 	pop %rcx
 9:	pop %rax
 	ret				/* into the relocated copy */
@@ -775,12 +793,7 @@ za_loaded:
 1:	pause
 	mov $24, %eax			/* SYS_sched_yield; clobbers rcx, r11 */
 	syscall
-	mov $110, %eax			/* SYS_getppid */
-	syscall
-	mov %rax, %rcx
-	mov za_shm(%rip), %rax
-	cmp INJ_H_ZOND(%rax), %rcx
-	jne 2f				/* zond is gone (or a forked child's call) */
+	ZOND_GONE 2f			/* (or a forked child's call) */
 	cmp INJ_H_LOADED(%rax), %rdx
 	ja 1b
 2:	pop %r11
