@@ -39,7 +39,8 @@ static void put_end(FILE *out, const struct zp_run *r)
 
 /*
  * Sampled time: how many samples the figures rest on (their uncertainty),
- * and how many were zond's own or could not be placed.
+ * how many were zond's own or could not be placed, and what each call adds
+ * beside them (doc/raw-format.md, "The hooks' own calls").
  */
 static uint64_t meta_count(const struct zp_profile *p, const char *key)
 {
@@ -64,6 +65,9 @@ static void put_samples(FILE *out, const struct zp_profile *p)
 		fprintf(out, ", one per %s of CPU", format_ns(buf, strtoull(period, NULL, 10)));
 	if (sampler)
 		fprintf(out, " (%s)", sampler);
+	const char *hooks = profile_meta(p, "hook_pair_ns");
+	if (hooks)
+		fprintf(out, "; and %s ns a call for its empty hooks", hooks);
 	putc('\n', out);
 }
 
