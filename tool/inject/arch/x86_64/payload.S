@@ -10,17 +10,14 @@
  * so at za_entry (%rsp) is the relocated copy (the id 9 bytes before it)
  * and 8(%rsp) the return address.  The entry takes a frame on the thread's
  * shadow stack, saves the real return address there, puts za_exit in its
- * place, reads the counter last (COUNT: rdtsc, or with --event the
- * thread's perf_event counter, za_read) and returns into the copy.
- * That read is not fenced: an lfence before it would only keep the
- * payload's own earlier instructions out of the interval, whose share
- * still in flight is about the same on every call and is in the
- * calibrated c0 with the rest of the payload's part; and it cost 6 ns a
- * call on the development VM (an AMD EPYC under KVM: 49 against 43 ns a
- * call).  The body's first instructions can start before the read with
- * or without it (lfence orders what comes after it, not what comes after
- * rdtsc).  The exit's read keeps its fence: it must come after the
- * function's last instruction, which is the measurement.
+ * place, reads the counter last (COUNT lfence: lfence; rdtsc, or with
+ * --event the thread's perf_event counter, za_read) and returns into the
+ * copy.  The fence keeps the payload's own work out of the interval, and
+ * so keeps what a measured call costs its measured caller the same from
+ * call to call: unfenced (6 ns a call cheaper on the development VM, an
+ * AMD EPYC under KVM: 43 against 49 ns), a loop of 2*10^6 calls of a
+ * 3-instruction function read 0 to 9.2 ms with its callee measured
+ * against 5.5 ms alone, 5.0 to 7.2 ms fenced (doc/inject.md, "Cost").
  * It keeps every register but rflags (not preserved across calls): the
  * argument registers (rdi, rsi, rdx, rcx, r8, r9, rax for varargs, r10
  * for a static chain) and all vector registers are untouched or restored.
@@ -353,8 +350,8 @@ za_read:
 /*
  * COUNT: rax = the counter now (r11 = the thread's slot); clobbers rdx (and
  * flags).  COUNT lfence reads it after every earlier instruction has
- * completed, for the end of a measured interval; a start is read unfenced
- * (see the header).
+ * completed (both ends of a function's interval, a region's end); a
+ * region's start is read unfenced.
  */
 	.macro COUNT fence=
 	cmpq $0, za_event(%rip)
@@ -501,7 +498,7 @@ za_entry:
 	cmpq $0, za_ctxs(%rip)
 	je 1f
 	call za_ctx
-1:	COUNT
+1:	COUNT lfence
 	mov %rax, INJ_F_START(%rcx)
 .Lgo:	pop %r11
 	pop %rdx
