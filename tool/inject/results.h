@@ -98,6 +98,8 @@
 #define INJ_T_FD     32 /* x86-64 with --event: the thread's perf_event fd, -1: none */
 #define INJ_T_PAGE   40 /* and its mmap'ed page (rdpmc), 0: none */
 #define INJ_T_CTX    48 /* x86-64: its calling contexts' area */
+#define INJ_T_FDPID  56 /* x86-64 with --event: the process that opened the fd (a forked
+			   child inherits the slot with its parent's counter) */
 
 /* frame offsets */
 #define INJ_F_RET   0  /* the real return address */
@@ -107,6 +109,7 @@
 #define INJ_F_ID    32
 #define INJ_F_NDESC 40 /* measured calls below this one */
 #define INJ_F_CTX   48 /* its calling context (x86-64), 0: none */
+#define INJ_F_GEN   56 /* x86-64 with --event: the process whose counter its start is */
 
 /*
  * Calling contexts (x86-64): after the shared blocks, one area of

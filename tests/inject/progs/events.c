@@ -5,7 +5,8 @@
  * and on a worker; nap() sleeps K times (at least one context switch
  * each).  Each function reads its thread's own counts (getrusage
  * RUSAGE_THREAD) at its start and end and prints the sums:
- *     faults THREAD N          minor faults inside touch() on THREAD
+ *     faults THREAD N          minor faults inside touch() on THREAD (main,
+ *                              worker, and child: a forked child's main thread)
  *     switches-in-nap N        context switches inside nap()
  *     switches-thread N        the main thread's switches in the whole run
  *     open-fd N                the fd its open() gets after the measured calls
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -115,6 +117,17 @@ int main(void)
 	n += touch_fresh(7);
 	n += touch_fresh(11);
 	printf("faults main %ld\n", n);
+	fflush(stdout);
+	pid_t child = fork();
+	if (child == 0) {
+		long c = touch_fresh(0);
+		c += touch_fresh(17);
+		printf("faults child %ld\n", c);
+		fflush(stdout);
+		_exit(0);
+	}
+	if (child > 0)
+		waitpid(child, NULL, 0);
 	nap(0);
 	printf("switches-in-nap %ld\n", nap(5));
 	printf("switches-thread %ld\n", thread_switches());

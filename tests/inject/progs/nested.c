@@ -1,9 +1,11 @@
 /*
- * nested.c - a loop of two million calls of a function of a few
- * instructions: measured together, the loop's time is nearly all its
- * callee's payloads, which zond subtracts as calibrated (compensation.sh).
+ * nested.c - a loop of N calls (argv[1], default two million) of a
+ * function of a few instructions: measured together, the loop's time is
+ * nearly all its callee's payloads, which zond subtracts as calibrated
+ * (compensation.sh).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 static unsigned seed = 1;
 
@@ -21,8 +23,8 @@ __attribute__((noinline)) unsigned loop(int n)
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	printf("%u\n", loop(2000000));
+	printf("%u\n", loop(argc > 1 ? atoi(argv[1]) : 2000000));
 	return 0;
 }

@@ -283,13 +283,60 @@ za_open:
 	jmp 9f
 8:	mov za_shm(%rip), %rax
 	lock incq INJ_H_NOCOUNTER(%rax)
-9:	pop %r11
+9:	mov $39, %eax			/* SYS_getpid: whose counter this is */
+	syscall
+	mov (%rsp), %r11
+	mov %rax, INJ_T_FDPID(%r11)
+	pop %r11
 	pop %r10
 	pop %r9
 	pop %r8
 	pop %rdi
 	pop %rsi
 	pop %rdx
+	pop %rcx
+	pop %rax
+	ret
+
+/*
+ * In a forked child the thread's slot is a copy of its parent's, with the
+ * parent's counter (an event of the parent's thread, inherited as an fd and
+ * a mapping): za_read first asks for the process id, and where it is not
+ * the one that opened the counter, closes the inherited fd and page and
+ * opens the thread's own (za_open).  Frames opened before the fork have
+ * their start on the parent's counter (F_GEN): za_exit counts them and
+ * does not time them.  Keeps every register but rflags.
+ */
+za_own_counter:
+	push %rax
+	push %rcx
+	push %rdi
+	push %rsi
+	push %r11
+	mov $39, %eax			/* SYS_getpid; clobbers rcx, r11 */
+	syscall
+	mov (%rsp), %r11
+	cmp INJ_T_FDPID(%r11), %rax
+	je 9f
+	mov INJ_T_FD(%r11), %rdi
+	test %rdi, %rdi
+	js 1f
+	mov $3, %eax			/* SYS_close: the parent's counter, in this process */
+	syscall
+	mov (%rsp), %r11
+1:	mov INJ_T_PAGE(%r11), %rdi
+	test %rdi, %rdi
+	jz 2f
+	mov $4096, %esi
+	mov $11, %eax			/* SYS_munmap */
+	syscall
+	mov (%rsp), %r11
+2:	movq $-1, INJ_T_FD(%r11)
+	movq $0, INJ_T_PAGE(%r11)
+	call za_open
+9:	pop %r11
+	pop %rsi
+	pop %rdi
 	pop %rcx
 	pop %rax
 	ret
@@ -303,6 +350,7 @@ za_open:
  * Keeps every other register but rflags.
  */
 za_read:
+	call za_own_counter
 	push %rcx
 	push %rdx
 	push %rsi
@@ -500,6 +548,10 @@ za_entry:
 	call za_ctx
 1:	COUNT lfence
 	mov %rax, INJ_F_START(%rcx)
+	cmpq $0, za_event(%rip)
+	je .Lgo
+	mov INJ_T_FDPID(%r11), %rax	/* whose counter the start is on */
+	mov %rax, INJ_F_GEN(%rcx)
 .Lgo:	pop %r11
 	pop %rdx
 	pop %rcx
@@ -547,7 +599,12 @@ za_exit:
 	mov %rax, INJ_T_DEPTH(%r11)
 	mov INJ_F_RET(%rdi), %rcx
 	mov %rcx, 72(%rsp)
-	mov %r8, %rsi			/* inclusive, compensated; signed, so that */
+	cmpq $0, za_event(%rip)
+	je 3f
+	mov INJ_F_GEN(%rdi), %rcx	/* started on another process's counter */
+	cmp INJ_T_FDPID(%r11), %rcx	/* (opened before a fork): counted, */
+	jne .Luntimed			/* not timed */
+3:	mov %r8, %rsi			/* inclusive, compensated; signed, so that */
 	sub INJ_F_START(%rdi), %rsi	/* sums stay consistent where the */
 	shl $ZA_FRAC, %rsi		/* compensation overshoots a short call; */
 	sub za_c0(%rip), %rsi		/* in 1/2^ZA_FRAC ticks (payload.h) */
@@ -619,6 +676,15 @@ za_exit:
 	pop %rax
 	lea 8(%rsp), %rsp		/* not ret: see the header */
 	jmp *-8(%rsp)
+.Luntimed:
+	mov INJ_F_ID(%rdi), %rcx
+	decl ACTIVE(%r11, %rcx, 4)
+	mov INJ_T_SHARED(%r11), %r9
+	decl INJ_SB_OPEN(%r9, %rcx, 4)	/* returned */
+	shl $6, %rcx			/* INJ_STAT == 64 */
+	add za_stats(%rip), %rcx
+	incq INJ_S_CALLS(%r9, %rcx)
+	jmp 64b
 za_from:
 	pushfq
 	push %rax
