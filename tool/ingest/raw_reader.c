@@ -41,7 +41,8 @@ struct raw {
 	int cpu;     /* index of "cpu-time" (sampled), -1 without samples */
 	int samples; /* index of "samples", -1 without samples */
 	/* sampled time: the empty hooks' cost per call (zr_header.hook_pair_ticks), in
-	   1/1024 ns, so that a context's share of it is exact to a ns over 10^6 calls */
+	   1/1024 ns: rounded, a context's share of it is off by at most 0.5 us per
+	   10^6 calls */
 	uint64_t hook_ns1024;
 };
 
