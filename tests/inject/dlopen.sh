@@ -3,8 +3,8 @@
 # started (-f PATH:GLOB): patched when the loader has mapped it (the thread
 # in dlopen waits at the loader's r_brk meanwhile) and measured as the
 # program counts them, in the main thread and another; output and status
-# as without zond; loaded again after dlclose, its second life is not
-# measured (said in doc/inject.md); a library the program never loads is
+# as without zond; unloaded by dlclose and loaded again, measured again; a
+# library the program never loads is
 # said in one line, and the run ends as without zond; zond killed before the
 # program loads it, the program goes on (nothing waits for zond).
 #
@@ -24,10 +24,10 @@ diff -u plain.out inject.out || fail "output differs"
 [ "$(head -1 plain.out)" = "count plugin_leaf 3000" ] || fail "the program: $(cat plain.out)"
 grep -v "rests\? on an estimate" inject.err | grep -q . && fail "zond said: $(cat inject.err)"
 "$zond" dump -i dl.db >dump.txt
-# the first load: use -> plugin_run 2 calls and 1000 leaf calls each in main,
-# plugin_run once in a thread (a root call there); the second load is not patched
-for want in 'function plugin_leaf calls=3000' 'function plugin_run calls=3' 'function use calls=2' \
-	'context use;plugin_run;plugin_leaf calls=2000' 'context plugin_run;plugin_leaf calls=1000' \
+# each load: use -> plugin_run 2 calls and 1000 leaf calls each in main; the
+# first also plugin_run once in a thread (a root call there)
+for want in 'function plugin_leaf calls=5000' 'function plugin_run calls=5' 'function use calls=2' \
+	'context use;plugin_run;plugin_leaf calls=4000' 'context plugin_run;plugin_leaf calls=1000' \
 	'threads 2'; do
 	grep -qx "$want" dump.txt || fail "no '$want': $(grep -v '^call' dump.txt | tr '\n' '|')"
 done

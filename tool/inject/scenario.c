@@ -26,6 +26,8 @@ struct area {
 	uint64_t bias, addr, image_end;
 	size_t len;
 	int pending; /* a library not mapped yet: placed when the loader has mapped it */
+	int late;    /* not mapped at the start (dlopen): watched for unloads and loads */
+	int loaded;  /* placed at least once */
 };
 
 /* The unwinders' entry points, where thrown exceptions start walking the stack. */
@@ -59,6 +61,7 @@ struct session {
 	int later;          /* libraries may be loaded later (dlopen): areas may be pending */
 	int started;        /* zond started the target: its parent (results.h INJ_H_ZOND) */
 	size_t npending;    /* areas still pending */
+	size_t nlate;       /* areas of libraries loaded after the start, or to be */
 	struct inject_payload_args args; /* every area's blob is built with these */
 };
 
@@ -330,15 +333,16 @@ static int place_areas(struct session *x, struct zerr *err)
 		x->in_area[k] = (size_t)ai;
 		count[ai]++;
 	}
-	x->npending = 0;
+	x->npending = x->nlate = 0;
 	for (size_t i = 0; i < x->nareas; i++) {
 		struct area *ar = &x->areas[i];
 		ar->len = (((size_t)4096 + count[i] * stub_room(a)) + 4095) & ~(size_t)4095;
 		int rc = place_area(x, i, err);
 		if (rc < 0)
 			return -1;
-		ar->pending = rc;
+		ar->pending = ar->late = rc;
 		x->npending += (size_t)rc;
+		x->nlate += (size_t)rc;
 	}
 	return 0;
 }
@@ -634,15 +638,42 @@ static void short_nap(void)
 }
 
 /*
- * With the target stopped: places, writes and patches the areas of the
- * pending libraries it has mapped by now (their code has not run: the
- * loader relocates and initialises them after its r_brk).  0, or -1 with
- * err set.
+ * Whether late library area i's jumps are still in the target: a dlclose
+ * may have unloaded the library (its patches went with it), and a later
+ * dlopen may map it again, where it was or elsewhere, with the file's bytes.
+ */
+static int still_patched(struct session *x, size_t i)
+{
+	const struct inject_arch *a = x->plan->arch;
+	for (size_t k = 0; k < x->npatches; k++) {
+		if (x->in_area[k] != i || !patch_on(x, k))
+			continue;
+		uint8_t have[16], jump[16];
+		uint64_t at = x->sites[k].addr + x->sites[k].keep;
+		struct zerr ignored;
+		a->jump(at, x->entries[k], jump);
+		return x->t->ops->read(x->t, at, have, a->jump_len, &ignored) == 0 &&
+		       memcmp(have, jump, a->jump_len) == 0;
+	}
+	return 1;
+}
+
+/*
+ * With the target stopped: the late libraries unloaded since are pending
+ * again, and the areas of the pending ones it has mapped by now are
+ * placed (a new area for a library loaded again: the old one stays, a
+ * thread may still return through it), written and patched (their code
+ * has not run: the loader relocates and initialises them after its
+ * r_brk).  0, or -1 with err set.
  */
 static int place_loaded(struct session *x, struct zerr *err)
 {
 	for (size_t i = 1; i < x->nareas; i++) {
 		struct area *ar = &x->areas[i];
+		if (ar->late && !ar->pending && !still_patched(x, i)) {
+			ar->pending = 1;
+			x->npending++;
+		}
 		if (!ar->pending)
 			continue;
 		int rc = place_area(x, i, err);
@@ -656,6 +687,7 @@ static int place_loaded(struct session *x, struct zerr *err)
 		if (rc < 0)
 			return -1;
 		ar->pending = 0;
+		ar->loaded = 1;
 		x->npending--;
 		for (size_t k = 0; k < x->npatches; k++)
 			if (x->in_area[k] == i && patch_on(x, k) && patch_one(x, k, err) < 0)
@@ -665,13 +697,13 @@ static int place_loaded(struct session *x, struct zerr *err)
 }
 
 /*
- * Runs the released target while libraries to patch are still to come:
- * whenever the loader's probe holds a thread (a ticket not served), stops
- * the target, patches what it has mapped by then (place_loaded), serves
- * every ticket taken so far and lets it run on.  Returns when nothing is
- * pending any more (every waiting thread let go for good) or the target
- * ended (*ended, its wait status in *status): 0; -1 with err set, the
- * target running on with what was patched.
+ * Runs the released target while it may load libraries to patch (any
+ * late one: loaded, unloaded and loaded again): whenever the loader's
+ * probe holds a thread (a ticket not served), stops the target, patches
+ * what it has mapped by then (place_loaded), serves every ticket taken so
+ * far and lets it run on.  Returns when the target ended (*ended, its
+ * wait status in *status): 0; -1 with err set, every waiting thread let go
+ * for good and the target running on with what was patched.
  */
 static int serve_loads(struct session *x, int *ended, int *status, struct zerr *err)
 {
@@ -679,7 +711,7 @@ static int serve_loads(struct session *x, int *ended, int *status, struct zerr *
 	volatile uint64_t *loads = header_word(x, INJ_H_LOADS);
 	volatile uint64_t *loaded = header_word(x, INJ_H_LOADED);
 	int rc = 0;
-	while (x->npending && rc == 0) {
+	while (x->nlate && rc == 0) {
 		if (t->ops->ended && t->ops->ended(t, status)) {
 			*ended = 1;
 			return 0;
@@ -694,15 +726,16 @@ static int serve_loads(struct session *x, int *ended, int *status, struct zerr *
 				*ended = 1;
 				return 0;
 			}
-			return -1;
+			rc = -1;
+			break;
 		}
 		rc = place_loaded(x, err);
 		__atomic_store_n(loaded, taken, __ATOMIC_SEQ_CST);
 		struct zerr ignored;
 		if (t->ops->release(t, rc == 0 ? err : &ignored) < 0)
-			return -1;
+			rc = -1;
 	}
-	/* nothing to wait for any more: no thread waits, now or later */
+	/* zond's trouble: no thread waits, now or later */
 	__atomic_store_n(header_word(x, INJ_H_WATCH), 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(loaded, UINT64_MAX, __ATOMIC_SEQ_CST);
 	return rc;
@@ -745,7 +778,8 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 		out->status = status;
 		read_results(&x, out);
 	}
-	out->unloaded = x.npending;
+	for (size_t i = 1; i < x.nareas; i++)
+		out->unloaded += x.areas[i].late && !x.areas[i].loaded;
 	session_end(&x);
 	return rc;
 }

@@ -2,8 +2,8 @@
  * dlopen.c - loads the library argv[1] with dlopen after main has started
  * (none when there is no argument), runs its plugin_run(1000) twice, a
  * thread running it once more, and unloads it; prints what it counted.
- * Then loads it again and runs it once.  With a second argument S it
- * sleeps S seconds first.
+ * Then loads it again and runs plugin_run(1000) twice more.  With a
+ * second argument S it sleeps S seconds first.
  */
 #include <dlfcn.h>
 #include <pthread.h>
