@@ -109,7 +109,7 @@
 #define INJ_F_ID    32
 #define INJ_F_NDESC 40 /* measured calls below this one */
 #define INJ_F_CTX   48 /* its calling context (x86-64), 0: none */
-#define INJ_F_GEN   56 /* x86-64 with --event: the process whose counter its start is */
+#define INJ_F_GEN   56 /* x86-64: the process whose counter its start is (--event; 0: the TSC) */
 
 /*
  * Calling contexts (x86-64): after the shared blocks, one area of

@@ -310,10 +310,15 @@ static int libraries_to_come(struct session *x)
 {
 	struct zerr ignored;
 	uint64_t start;
-	for (size_t k = 0; k < x->npatches; k++)
-		if (x->patches[k].module &&
-		    x->t->ops->module_start(x->t, x->patches[k].module, &start, &ignored) < 0)
+	const char *seen = NULL; /* a library's patches are together (one module string) */
+	for (size_t k = 0; k < x->npatches; k++) {
+		const char *m = x->patches[k].module;
+		if (!m || (seen && strcmp(m, seen) == 0))
+			continue;
+		seen = m;
+		if (x->t->ops->module_start(x->t, m, &start, &ignored) < 0)
 			return 1;
+	}
 	return 0;
 }
 
@@ -631,9 +636,9 @@ static volatile uint64_t *header_word(struct session *x, size_t off)
 	return (volatile uint64_t *)((uint8_t *)x->shared + off);
 }
 
-static void short_nap(void)
+static void nap(void)
 {
-	struct timespec ts = {0, 1000000};
+	struct timespec ts = {0, 2000000};
 	nanosleep(&ts, NULL);
 }
 
@@ -718,7 +723,7 @@ static int serve_loads(struct session *x, int *ended, int *status, struct zerr *
 		}
 		uint64_t taken = __atomic_load_n(loads, __ATOMIC_SEQ_CST);
 		if (taken == *loaded) {
-			short_nap();
+			nap();
 			continue;
 		}
 		if (t->ops->stop(t, err) < 0) {
@@ -816,11 +821,6 @@ void inject_release_interrupts(const struct sigaction old[2])
 	sigaction(SIGTERM, &old[1], NULL);
 }
 
-static void nap(void)
-{
-	struct timespec ts = {0, 2000000};
-	nanosleep(&ts, NULL);
-}
 
 /* Waits until seconds passed (0: for ever) or ^C / SIGTERM. */
 static void wait_duration(double seconds)

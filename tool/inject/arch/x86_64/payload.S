@@ -548,9 +548,7 @@ za_entry:
 	call za_ctx
 1:	COUNT lfence
 	mov %rax, INJ_F_START(%rcx)
-	cmpq $0, za_event(%rip)
-	je .Lgo
-	mov INJ_T_FDPID(%r11), %rax	/* whose counter the start is on */
+	mov INJ_T_FDPID(%r11), %rax	/* whose counter the start is on (0: the TSC) */
 	mov %rax, INJ_F_GEN(%rcx)
 .Lgo:	pop %r11
 	pop %rdx
@@ -599,12 +597,10 @@ za_exit:
 	mov %rax, INJ_T_DEPTH(%r11)
 	mov INJ_F_RET(%rdi), %rcx
 	mov %rcx, 72(%rsp)
-	cmpq $0, za_event(%rip)
-	je 3f
 	mov INJ_F_GEN(%rdi), %rcx	/* started on another process's counter */
 	cmp INJ_T_FDPID(%r11), %rcx	/* (opened before a fork): counted, */
-	jne .Luntimed			/* not timed */
-3:	mov %r8, %rsi			/* inclusive, compensated; signed, so that */
+	jne .Luntimed			/* not timed (with the TSC both are 0) */
+	mov %r8, %rsi			/* inclusive, compensated; signed, so that */
 	sub INJ_F_START(%rdi), %rsi	/* sums stay consistent where the */
 	shl $ZA_FRAC, %rsi		/* compensation overshoots a short call; */
 	sub za_c0(%rip), %rsi		/* in 1/2^ZA_FRAC ticks (payload.h) */
