@@ -129,7 +129,7 @@ diff -u throws.plain throws.out || fail "C++ exceptions: output differs"
 compare_counts throws.out throws.dump
 
 # fork inside a measured function: the child returns through its own copy
-# of the frames; its calls are counted with the parent's.
+# of the frames, and counts on a thread of its own while the parent runs.
 "$forks" >forks.plain
 plain=$?
 "$zond" inject -q -o forks.db -f work -f in_fork -- "$forks" >forks.out
@@ -138,6 +138,7 @@ rc=$?
 diff -u forks.plain forks.out || fail "fork: output differs"
 "$zond" dump -i forks.db >forks.dump || fail "zond dump (forks)"
 compare_counts forks.out forks.dump
+grep -qx 'threads 2' forks.dump || fail "fork: the child is not a thread of its own: $(grep threads forks.dump)"
 
 # A program killed by SIGKILL: its measured calls are stored, zond says 128+9.
 "$zond" inject -q -o crash.db -f count -- "$crash" x >crash.out

@@ -387,12 +387,18 @@ static void put_sums(uint64_t *incl, uint64_t *self, uint64_t *min, uint64_t *ma
 	max[ev] = ticks_to_ns(in->max, hz);
 }
 
+/* The process thread i of the results ran in: a forked child's, or the program's. */
+static int64_t thread_pid(const struct inject_result *r, size_t i)
+{
+	return r->pids && r->pids[i] ? r->pids[i] : r->pid;
+}
+
 /* Thread i of the results: its statistics per record (a second counter's as event ev2). */
 static void add_thread(struct zp_profile *p, struct symbols *s, const struct inject_plan *plan,
 		       const struct record_desc *recs, const struct inject_result *r, size_t i,
 		       unsigned ev, unsigned ev2, uint32_t *nodes)
 {
-	uint32_t th = profile_thread(p, r->pid, r->tids[i], NULL);
+	uint32_t th = profile_thread(p, thread_pid(r, i), r->tids[i], NULL);
 	for (size_t k = 0; k < r->n; k++) {
 		const struct inject_stat *in = &r->stats[i * r->n + k];
 		if (!in->calls)
@@ -468,9 +474,8 @@ static void add_compensation(struct zp_profile *p, const struct inject_result *r
 		}
 		if (nodes[c->callee] == ZP_NONE)
 			continue;
-		struct zp_stat *st =
-			profile_stat(p, profile_thread(p, r->pid, r->tids[c->thread], NULL),
-				     nodes[c->callee]);
+		uint32_t th = profile_thread(p, thread_pid(r, c->thread), r->tids[c->thread], NULL);
+		struct zp_stat *st = profile_stat(p, th, nodes[c->callee]);
 		st->self[cost] += self;
 		if (!inner_activation(r, i)) {
 			st->incl[cost] += comp[i];
@@ -536,7 +541,7 @@ static void add_contexts(struct zp_profile *p, const struct inject_result *r, un
 		if (nodes[c->callee] == ZP_NONE ||
 		    (c->parent != INJECT_NO_CALLER && parent == ZP_NONE))
 			continue; /* a record no thread called, or below one */
-		uint32_t th = profile_thread(p, r->pid, r->tids[c->thread], NULL);
+		uint32_t th = profile_thread(p, thread_pid(r, c->thread), r->tids[c->thread], NULL);
 		ids[i] = profile_context(p, th, parent, nodes[c->callee]);
 		struct zp_context *zc = &p->contexts[ids[i]];
 		zc->calls = c->st.calls;
@@ -612,7 +617,7 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		add_thread(p, s, plan, recs, r, i, ev, ev2, nodes);
 	for (size_t i = 0; i < r->nedges; i++) {
 		const struct inject_edge *e = &r->edges[i];
-		uint32_t th = profile_thread(p, r->pid, r->tids[e->thread], NULL);
+		uint32_t th = profile_thread(p, thread_pid(r, e->thread), r->tids[e->thread], NULL);
 		uint32_t caller = e->caller == INJECT_NO_CALLER ? ZP_NONE : nodes[e->caller];
 		if (nodes[e->callee] == ZP_NONE)
 			continue;

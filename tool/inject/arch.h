@@ -96,6 +96,7 @@ struct inject_payload_args {
 	const struct inject_event *event; /* NULL: the architecture's own counter */
 	uint64_t fd_base;                 /* event: the lowest fd number its fds may take */
 	uint64_t contexts; /* the calling contexts' areas (results.h), 0: none kept */
+	uint64_t proc;     /* x86-64: a private page of the target's, zeroed in a forked child */
 };
 
 struct inject_arch {

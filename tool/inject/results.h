@@ -8,8 +8,8 @@
  * leaves every completed call's numbers readable):
  *   header        INJ_HDR bytes: magic, sizes, counts of what was lost
  *   blocks        INJ_THREADS blocks of INJ_SBLOCK(nfuncs) bytes, one per
- *                 thread slot: the thread's id (gettid, once, when the
- *                 slot is claimed), per function the calls now open (int32,
+ *                 thread (taken in order, x86-64: INJ_H_BLOCKS): the
+ *                 thread's id (gettid, once, when its slot is claimed), per function the calls now open (int32,
  *                 counted as calls when the run ends with them open), then
  *                 one struct inject_stat per function (by id), then (when
  *                 a run measures at most INJ_EDGES_MAX functions) the call
@@ -27,8 +27,13 @@
  *
  * A slot and its block are written by their thread only (the slot claimed
  * once with lock cmpxchg), so the per-call path has no locked instruction.
- * A forked child keeps its parent thread's block: while both run, a few of
- * their updates may be lost, never the memory corrupted.  A stat's min is
+ * A forked child (x86-64) sees it is one at its first probe: the process
+ * page (private, MADV_WIPEONFORK) reads 0 there.  Its thread then takes a
+ * block and a context area of its own for the frames it goes on with (its
+ * copy of its parent thread's slot), and the slots of its parent's other
+ * threads, which it does not have, are marked gone (key 1).  With every
+ * block taken it goes on in its parent thread's block: while both run, a
+ * few of their updates may be lost, never the memory corrupted.  A stat's min is
  * stored inverted (~min), so that zeroed memory reads as "no call yet".
  * The cyclic scenario's safe point parks a thread (park set) until zond
  * clears park again; parked counts the threads waiting there.  While a
@@ -55,6 +60,7 @@
 #define INJ_COUNTS(nfuncs)   ((((nfuncs)*4 + 63) & ~63))
 #define INJ_PSLOT(nfuncs)    (INJ_ACTIVE + INJ_COUNTS(nfuncs))
 #define INJ_SB_TID           0  /* the thread's id */
+#define INJ_SB_PID           8  /* x86-64: its process's id (a forked child's thread: the child's) */
 #define INJ_SB_OPEN          64 /* then the open counts */
 #define INJ_SB_STATS(nfuncs) (INJ_SB_OPEN + INJ_COUNTS(nfuncs))
 #define INJ_SB_EDGES(nfuncs) (INJ_SB_STATS(nfuncs) + (nfuncs)*INJ_STAT)
@@ -82,6 +88,8 @@
 #define INJ_H_LOADED    80 /* x86-64: tickets zond has served: a thread waits until it is */
 #define INJ_H_ZOND      88 /* x86-64: zond's pid when zond started the target (else 0): a
 			      thread waiting for zond stops waiting when its parent is another */
+#define INJ_H_BLOCKS    96 /* x86-64: shared blocks taken so far (a thread's first call, a
+			      forked child's thread), in order: block i goes with context area i */
 
 /* stat offsets */
 #define INJ_S_CALLS 0
@@ -98,8 +106,8 @@
 #define INJ_T_FD     32 /* x86-64 with --event: the thread's perf_event fd, -1: none */
 #define INJ_T_PAGE   40 /* and its mmap'ed page (rdpmc), 0: none */
 #define INJ_T_CTX    48 /* x86-64: its calling contexts' area */
-#define INJ_T_FDPID  56 /* x86-64 with --event: the process that opened the fd (a forked
-			   child inherits the slot with its parent's counter) */
+#define INJ_T_PID    56 /* x86-64: the process whose slot this is (a forked child's copy of
+			   its parent's slot is taken over at its first probe) */
 
 /* frame offsets */
 #define INJ_F_RET   0  /* the real return address */
@@ -109,7 +117,8 @@
 #define INJ_F_ID    32
 #define INJ_F_NDESC 40 /* measured calls below this one */
 #define INJ_F_CTX   48 /* its calling context (x86-64), 0: none */
-#define INJ_F_GEN   56 /* x86-64: the process whose counter its start is (--event; 0: the TSC) */
+#define INJ_F_GEN   56 /* x86-64: the process whose counter its start is on (the TSC: every
+			   process's, so a forked child's frames are taken over as its own) */
 
 /*
  * Calling contexts (x86-64): after the shared blocks, one area of
@@ -142,7 +151,7 @@ struct inject_stat {
 
 struct inject_header {
 	uint64_t magic, nfuncs, deep, noslot, park, parked, nocounter, noctx;
-	uint64_t watch, loads, loaded, zond, pad[4];
+	uint64_t watch, loads, loaded, zond, blocks, pad[3];
 };
 
 _Static_assert(sizeof(struct inject_stat) == INJ_STAT, "stat layout");

@@ -50,7 +50,7 @@ struct session {
 	size_t *in_area; /* per patch */
 	void *shared;    /* zond's view of the results */
 	size_t shared_len;
-	uint64_t slots;            /* the target's private thread slots */
+	uint64_t proc, slots;      /* the target's process page and private thread slots */
 	struct inject_site *sites; /* run-time sites, map_to filled */
 	uint64_t *copies;          /* where each relocated copy starts */
 	uint64_t *entries;         /* where each jump goes (the stub's call) */
@@ -386,8 +386,9 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 	x->entries = zp_xcalloc(x->npatches + 1, sizeof *x->entries);
 	if (place_areas(x, err) < 0 ||
 	    t->ops->share(t, x->shared_len, &x->shared, &remote, err) < 0 ||
-	    t->ops->alloc(t, inject_slots_size(x->n), &x->slots, err) < 0)
+	    t->ops->alloc(t, 4096 + inject_slots_size(x->n), &x->proc, err) < 0)
 		return -1;
+	x->slots = x->proc + 4096; /* after the process page (results.h) */
 	struct inject_header *h = x->shared;
 	h->magic = INJ_MAGIC;
 	h->nfuncs = x->n;
@@ -406,7 +407,8 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 					   x->n,
 					   x->event,
 					   x->event ? counter_fd_base(t->pid) : 0,
-					   a->contexts ? remote + inject_results_size(x->n) : 0};
+					   a->contexts ? remote + inject_results_size(x->n) : 0,
+					   x->proc};
 	x->args = args;
 	for (size_t i = 0; i < x->nareas; i++) {
 		if (x->areas[i].pending)
@@ -437,7 +439,7 @@ static int each_frame(const struct session *x,
 		rc = x->t->ops->read(x->t, x->slots + t * len, slot, INJ_ACTIVE, err);
 		memcpy(&key, slot + INJ_T_KEY, 8);
 		memcpy(&depth, slot + INJ_T_DEPTH, 8);
-		for (uint64_t d = 0; rc == 0 && key && d < depth && d < INJ_DEPTH; d++) {
+		for (uint64_t d = 0; rc == 0 && key > 1 && d < depth && d < INJ_DEPTH; d++) {
 			const uint8_t *f = slot + INJ_SLOT_HDR + d * INJ_FRAME;
 			uint64_t at, ret;
 			memcpy(&at, f + INJ_F_SLOT, 8);
@@ -524,6 +526,7 @@ static void read_results(const struct session *x, struct inject_result *out)
 	out->n = x->n;
 	out->nthreads = 0;
 	out->tids = zp_xcalloc(INJ_THREADS, sizeof *out->tids);
+	out->pids = zp_xcalloc(INJ_THREADS, sizeof *out->pids);
 	out->stats = zp_xcalloc(INJ_THREADS * (x->n ? x->n : 1), sizeof *out->stats);
 	for (size_t t = 0; t < INJ_THREADS; t++) {
 		const uint8_t *b =
@@ -537,6 +540,7 @@ static void read_results(const struct session *x, struct inject_result *out)
 			read_edges(x, b, out);
 		if (x->plan->arch->contexts)
 			read_contexts(x, t, out);
+		memcpy(&out->pids[out->nthreads], b + INJ_SB_PID, 8);
 		out->tids[out->nthreads++] = (int64_t)tid;
 		for (size_t k = 0; k < x->n; k++) {
 			struct inject_stat st, *sum = &mine[k];
@@ -860,7 +864,7 @@ static int close_counters(const struct session *x, struct zerr *err)
 			return -1;
 		memcpy(&key, head + INJ_T_KEY, 8);
 		memcpy(&fd, head + INJ_T_FD, 8);
-		if (!key || fd < 0)
+		if (key <= 1 || fd < 0)
 			continue;
 		if (x->t->ops->write(x->t, at + INJ_T_FD, &none, 8, err) < 0 ||
 		    x->t->ops->close_fd(x->t, (int)fd, err) < 0)
@@ -922,6 +926,7 @@ int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 void inject_result_free(struct inject_result *r)
 {
 	free(r->tids);
+	free(r->pids);
 	free(r->stats);
 	free(r->stats2);
 	free(r->edges);
@@ -1071,6 +1076,7 @@ static void split_set(const struct inject_result *all, size_t from, size_t k,
 	out->nthreads = out->nedges = 0;
 	out->open = 0;
 	out->tids = zp_xcalloc(all->nthreads + 1, sizeof *out->tids);
+	out->pids = zp_xcalloc(all->nthreads + 1, sizeof *out->pids);
 	out->stats = zp_xcalloc((all->nthreads + 1) * (k ? k : 1), sizeof *out->stats);
 	out->edges = NULL;
 	out->contexts = NULL; /* a path may cross sets: the sets keep call edges only */
@@ -1085,6 +1091,7 @@ static void split_set(const struct inject_result *all, size_t from, size_t k,
 			continue; /* this set's functions never ran on it */
 		thread_of[t] = out->nthreads;
 		out->tids[out->nthreads] = all->tids[t];
+		out->pids[out->nthreads] = all->pids ? all->pids[t] : 0;
 		memcpy(&out->stats[out->nthreads * k], &all->stats[t * all->n + from],
 		       k * sizeof *out->stats);
 		out->nthreads++;

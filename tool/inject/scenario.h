@@ -79,6 +79,8 @@ struct inject_result {
 	size_t n;                  /* the job's nstats */
 	size_t nthreads;           /* threads that ran measured code */
 	int64_t *tids;             /* nthreads */
+	int64_t *pids;             /* nthreads, each thread's process (a forked child's); NULL
+				    * or 0: pid */
 	struct inject_stat *stats; /* nthreads * n: thread t's record k at t * n + k */
 	struct inject_stat *stats2; /* a second counter's, as stats (calls the same); NULL: none
 				     * (over GDB, --event A,B) */

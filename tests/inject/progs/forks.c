@@ -1,9 +1,12 @@
 /*
  * forks.c - fork inside a measured function: the child returns from it
- * too (through its own copy of the frames), calls work() 300 times and
- * ends; the parent waits for it, then calls work() 200 more times.  Its
- * counts: work 100 + 300 + 200 (the child's calls are in the run: one run,
- * all processes, as with zond record), in_fork 2 (returned in both).
+ * too (through its own copy of the frames) and calls work() 300000 times
+ * while the parent calls it 200000 times (both at once: a count shared by
+ * the two would lose updates), then ends; the parent waits for it and
+ * calls work() 200 more times.  Its counts: work 100 + 300000 + 200000 +
+ * 200 (the child's calls are in the run: one run, all processes, as with
+ * zond record; the child a thread of its own), in_fork 2 (returned in
+ * both).
  */
 #include <stdio.h>
 #include <sys/wait.h>
@@ -33,17 +36,19 @@ int main(void)
 		s += work(i);
 	int pid = in_fork();
 	if (pid == 0) {
-		for (int i = 0; i < 300; i++)
+		for (int i = 0; i < 300000; i++)
 			s += work(i);
 		printf("child %ld\n", s);
 		fflush(stdout);
 		_exit(0);
 	}
+	for (int i = 0; i < 200000; i++)
+		s += work(i);
 	int status;
 	waitpid(pid, &status, 0);
 	for (int i = 0; i < 200; i++)
 		s += work(i);
 	printf("parent %ld, child status %d\n", s, status);
-	printf("count work %lu\ncount in_fork 2\n", n_work + 300);
+	printf("count work %lu\ncount in_fork 2\n", n_work + 300000);
 	return 0;
 }

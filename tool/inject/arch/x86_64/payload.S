@@ -77,14 +77,21 @@ za_nfuncs:	.quad 0
 za_event:	.quad 0	/* 0: the counter is the TSC; 1: the thread's perf_event fd, read() */
 za_fdbase:	.quad 0	/* the lowest fd number the counters' fds may take */
 za_ctxs:	.quad 0	/* the calling contexts' areas (results.h), 0: none kept */
-	.quad 0, 0
+za_proc:	.quad 0	/* the process page: ZA_PROC_READY, 0 in a new process (za_forked) */
+	.quad 0
 za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
+
+#define ZA_PROC_READY 2		/* the process page's word once za_forked is done */
 
 /*
  * SLOT: r11 = this thread's slot as za_slot finds it, the common case (the
- * thread's first probe) inline; clobbers rax, rcx, rdx (and flags).
+ * process's slots ready, the thread's slot at its first probe) inline;
+ * clobbers rax, rcx, rdx (and flags).
  */
 	.macro SLOT
+	mov za_proc(%rip), %rax
+	cmpq $ZA_PROC_READY, (%rax)
+	jne 14f
 	mov %fs:0, %rcx
 	movabs $0x9e3779b97f4a7c15, %rax
 	imul %rcx, %rax
@@ -94,7 +101,7 @@ za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
 	add za_threads(%rip), %r11
 	cmp %rcx, INJ_T_KEY(%r11)
 	je 10f
-	call za_slot
+14:	call za_slot
 10:
 	.endm
 
@@ -130,9 +137,18 @@ za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
 13:
 	.endm
 
-/* r11 = this thread's slot, or 0 when the table is full; clobbers rax, rcx, rdx (and flags). */
+/*
+ * r11 = this thread's slot, or 0 when the table is full or every shared
+ * block is taken; clobbers rax, rcx, rdx (and flags).  Slots are never
+ * freed (a thread pointer used again finds its slot), so a probe ends at
+ * the first free one; gone ones (key 1, za_forked) are passed over.
+ */
 za_slot:
-	mov %fs:0, %rcx
+	mov za_proc(%rip), %rax
+	cmpq $ZA_PROC_READY, (%rax)
+	je 0f
+	call za_forked
+0:	mov %fs:0, %rcx
 	movabs $0x9e3779b97f4a7c15, %rax
 	imul %rcx, %rax
 	shr $56, %rax			/* INJ_THREADS == 256 */
@@ -145,38 +161,198 @@ za_slot:
 	cmpq $0, INJ_T_KEY(%r11)
 	jne 2f
 	push %rax
+	push %rdx
+	mov $1, %edx			/* a block first: none left, no slot */
+	mov za_shm(%rip), %rax
+	lock xadd %rdx, INJ_H_BLOCKS(%rax)
+	cmp $INJ_THREADS, %rdx
+	jae 5f
 	xor %eax, %eax
 	lock cmpxchg %rcx, INJ_T_KEY(%r11)
-	pop %rax
-	jne 4f
-	mov %rax, %rdx			/* claimed: its shared block */
-	imul za_blocksize(%rip), %rdx
-	add za_blocks(%rip), %rdx
-	mov %rdx, INJ_T_SHARED(%r11)
-	imul $INJ_CBLOCK, %rax, %rcx	/* its calling contexts' area */
-	add za_ctxs(%rip), %rcx
-	mov %rcx, INJ_T_CTX(%r11)
-	push %r11			/* and the thread's id, once */
-	push %rdx
-	mov $186, %eax			/* SYS_gettid; clobbers rcx, r11 */
-	syscall
-	pop %rdx
-	pop %r11
-	mov %rax, INJ_SB_TID(%rdx)
-	call za_populate
+	jne 6f				/* another thread's now (the block stays unused) */
+	call za_bind
+	add $16, %rsp
 	movq $-1, INJ_T_FD(%r11)
 	cmpq $0, za_event(%rip)
 	je 3f
 	call za_open
 	jmp 3f
-4:	cmp %rcx, INJ_T_KEY(%r11)
+6:	pop %rdx
+	pop %rax
+	cmp %rcx, INJ_T_KEY(%r11)
 	je 3f
 2:	inc %rax
 	and $(INJ_THREADS - 1), %rax
 	dec %edx
 	jnz 1b
-	xor %r11d, %r11d
+	jmp 4f
+5:	add $16, %rsp
+4:	xor %r11d, %r11d
 3:	ret
+
+/*
+ * Slot r11 takes shared block rdx (and the context area of that number):
+ * the thread's id written in the block, the process's id in the slot, the
+ * memory mapped in (za_populate).  Keeps every register but rflags.
+ */
+za_bind:
+	push %rax
+	push %rcx
+	push %rdx
+	push %r11
+	mov %rdx, %rax
+	imul za_blocksize(%rip), %rdx
+	add za_blocks(%rip), %rdx
+	mov %rdx, INJ_T_SHARED(%r11)
+	imul $INJ_CBLOCK, %rax, %rcx
+	add za_ctxs(%rip), %rcx
+	mov %rcx, INJ_T_CTX(%r11)
+	mov $186, %eax			/* SYS_gettid; clobbers rcx, r11 */
+	syscall
+	mov %rax, INJ_SB_TID(%rdx)
+	mov $39, %eax			/* SYS_getpid */
+	syscall
+	mov %rax, INJ_SB_PID(%rdx)
+	mov (%rsp), %r11
+	mov %rax, INJ_T_PID(%r11)
+	call za_populate
+	pop %r11
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret
+
+/*
+ * A process's first probe (the process page reads 0: the target's first,
+ * or a forked child's, whose copy of the page the kernel zeroed): one
+ * thread marks the page MADV_WIPEONFORK (kept in children; a kernel older
+ * than 4.14 refuses, and forked children then go on in their parent
+ * thread's blocks), takes over what the process inherited (za_adopt) and
+ * sets the page ready; any other thread waits for that.  In the slot
+ * table a forked child inherits, its own thread's slot is its parent
+ * thread's copy, and the parent's other threads are not in it: their
+ * slots are marked gone (key 1), so that a new thread at the same thread
+ * pointer takes a new slot, not the parent's block.  Clobbers rax, rcx,
+ * rdx, r11 (and flags).
+ */
+za_forked:
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	mov za_proc(%rip), %rsi
+1:	mov (%rsi), %rax
+	cmp $ZA_PROC_READY, %rax
+	je 9f
+	test %rax, %rax
+	jnz 2f
+	mov $1, %ecx			/* 1: this thread is at it */
+	lock cmpxchg %rcx, (%rsi)
+	jne 1b
+	mov %rsi, %rdi
+	mov $4096, %esi
+	mov $18, %edx			/* MADV_WIPEONFORK */
+	mov $28, %eax			/* SYS_madvise; clobbers rcx, r11 */
+	syscall
+	mov $39, %eax			/* SYS_getpid */
+	syscall
+	mov %rax, %r8
+	mov %fs:0, %r9
+	xor %r10d, %r10d
+3:	mov %r10, %r11
+	imul za_slotsize(%rip), %r11
+	add za_threads(%rip), %r11
+	mov INJ_T_KEY(%r11), %rax
+	cmp $1, %rax
+	jbe 5f				/* free, or gone */
+	cmp INJ_T_PID(%r11), %r8
+	je 5f				/* this process's own */
+	cmp %r9, %rax
+	je 4f
+	movq $1, INJ_T_KEY(%r11)	/* a thread this process does not have */
+	jmp 5f
+4:	call za_adopt
+5:	inc %r10
+	cmp $INJ_THREADS, %r10
+	jb 3b
+	mov za_proc(%rip), %rsi
+	movq $ZA_PROC_READY, (%rsi)
+	jmp 9f
+2:	pause
+	jmp 1b
+9:	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	ret
+
+/*
+ * Slot r11, this thread's copy of its parent thread's (r8: this process's
+ * id), taken over: a block and context area of its own, the frames it goes
+ * on with open there and their paths added (their calls are this
+ * process's too: it returns from them), their start kept with the TSC,
+ * every process's clock (with --event, on the parent's counter: counted,
+ * not timed); with --event the thread's own counter opened.  Keeps every
+ * register but rax, rcx, rdx (and flags).
+ */
+za_adopt:
+	push %rsi
+	push %rdi
+	mov $1, %edx
+	mov za_shm(%rip), %rax
+	lock xadd %rdx, INJ_H_BLOCKS(%rax)
+	xor %esi, %esi
+	cmp $INJ_THREADS, %rdx
+	jae 1f				/* none left: the parent's block it is */
+	call za_bind
+	mov $1, %esi
+1:	mov %r8, INJ_T_PID(%r11)
+	xor %edi, %edi
+2:	cmp INJ_T_DEPTH(%r11), %rdi
+	jae 5f
+	cmp $INJ_DEPTH, %rdi
+	jae 5f
+	mov %rdi, %rcx
+	shl $6, %rcx			/* INJ_FRAME == 64 */
+	lea INJ_SLOT_HDR(%r11, %rcx), %rcx
+	test %esi, %esi
+	jz 4f
+	mov INJ_F_ID(%rcx), %rdx
+	mov INJ_T_SHARED(%r11), %rax
+	incl INJ_SB_OPEN(%rax, %rdx, 4)	/* open until it returns */
+	cmpq $0, za_ctxs(%rip)
+	je 4f
+	call za_ctx			/* its path, in this thread's area */
+4:	cmpq $0, za_event(%rip)
+	jne 3f
+	mov %r8, INJ_F_GEN(%rcx)
+3:	inc %rdi
+	jmp 2b
+5:	cmpq $0, za_event(%rip)
+	je 9f
+	mov INJ_T_FD(%r11), %rdi	/* the parent's counter, in this process */
+	test %rdi, %rdi
+	js 6f
+	mov $3, %eax			/* SYS_close; clobbers rcx, r11 */
+	push %r11
+	syscall
+	pop %r11
+6:	mov INJ_T_PAGE(%r11), %rdi
+	test %rdi, %rdi
+	jz 7f
+	mov $4096, %esi
+	mov $11, %eax			/* SYS_munmap */
+	push %r11
+	syscall
+	pop %r11
+7:	movq $-1, INJ_T_FD(%r11)
+	movq $0, INJ_T_PAGE(%r11)
+	call za_open
+9:	pop %rdi
+	pop %rsi
+	ret
 
 /*
  * The memory a thread's measured calls write, mapped in at once when its
@@ -283,60 +459,13 @@ za_open:
 	jmp 9f
 8:	mov za_shm(%rip), %rax
 	lock incq INJ_H_NOCOUNTER(%rax)
-9:	mov $39, %eax			/* SYS_getpid: whose counter this is */
-	syscall
-	mov (%rsp), %r11
-	mov %rax, INJ_T_FDPID(%r11)
-	pop %r11
+9:	pop %r11
 	pop %r10
 	pop %r9
 	pop %r8
 	pop %rdi
 	pop %rsi
 	pop %rdx
-	pop %rcx
-	pop %rax
-	ret
-
-/*
- * In a forked child the thread's slot is a copy of its parent's, with the
- * parent's counter (an event of the parent's thread, inherited as an fd and
- * a mapping): za_read first asks for the process id, and where it is not
- * the one that opened the counter, closes the inherited fd and page and
- * opens the thread's own (za_open).  Frames opened before the fork have
- * their start on the parent's counter (F_GEN): za_exit counts them and
- * does not time them.  Keeps every register but rflags.
- */
-za_own_counter:
-	push %rax
-	push %rcx
-	push %rdi
-	push %rsi
-	push %r11
-	mov $39, %eax			/* SYS_getpid; clobbers rcx, r11 */
-	syscall
-	mov (%rsp), %r11
-	cmp INJ_T_FDPID(%r11), %rax
-	je 9f
-	mov INJ_T_FD(%r11), %rdi
-	test %rdi, %rdi
-	js 1f
-	mov $3, %eax			/* SYS_close: the parent's counter, in this process */
-	syscall
-	mov (%rsp), %r11
-1:	mov INJ_T_PAGE(%r11), %rdi
-	test %rdi, %rdi
-	jz 2f
-	mov $4096, %esi
-	mov $11, %eax			/* SYS_munmap */
-	syscall
-	mov (%rsp), %r11
-2:	movq $-1, INJ_T_FD(%r11)
-	movq $0, INJ_T_PAGE(%r11)
-	call za_open
-9:	pop %r11
-	pop %rsi
-	pop %rdi
 	pop %rcx
 	pop %rax
 	ret
@@ -350,7 +479,6 @@ za_own_counter:
  * Keeps every other register but rflags.
  */
 za_read:
-	call za_own_counter
 	push %rcx
 	push %rdx
 	push %rsi
@@ -548,7 +676,7 @@ za_entry:
 	call za_ctx
 1:	COUNT lfence
 	mov %rax, INJ_F_START(%rcx)
-	mov INJ_T_FDPID(%r11), %rax	/* whose counter the start is on (0: the TSC) */
+	mov INJ_T_PID(%r11), %rax	/* the process whose counter the start is on */
 	mov %rax, INJ_F_GEN(%rcx)
 .Lgo:	pop %r11
 	pop %rdx
@@ -598,8 +726,8 @@ za_exit:
 	mov INJ_F_RET(%rdi), %rcx
 	mov %rcx, 72(%rsp)
 	mov INJ_F_GEN(%rdi), %rcx	/* started on another process's counter */
-	cmp INJ_T_FDPID(%r11), %rcx	/* (opened before a fork): counted, */
-	jne .Luntimed			/* not timed (with the TSC both are 0) */
+	cmp INJ_T_PID(%r11), %rcx	/* (--event, opened before a fork): */
+	jne .Luntimed			/* counted, not timed */
 	mov %r8, %rsi			/* inclusive, compensated; signed, so that */
 	sub INJ_F_START(%rdi), %rsi	/* sums stay consistent where the */
 	shl $ZA_FRAC, %rsi		/* compensation overshoots a short call; */

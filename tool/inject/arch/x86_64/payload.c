@@ -57,9 +57,10 @@ size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_paylo
 	if (n > cap)
 		return 0;
 	memcpy(out, za_blob, n);
-	uint64_t head[14] = {a->shm,    a->threads,       a->slot_size, a->stats,      a->c0,
-			     a->cpair,  a->exit,          a->blocks,    a->block_size, a->edges,
-			     a->nfuncs, a->event != NULL, a->fd_base,   a->contexts};
+	uint64_t head[15] = {a->shm,      a->threads, a->slot_size,     a->stats,
+			     a->c0,       a->cpair,   a->exit,          a->blocks,
+			     a->block_size, a->edges, a->nfuncs,        a->event != NULL,
+			     a->fd_base,  a->contexts, a->proc};
 	memcpy(out, head, sizeof head);
 	if (a->event) {
 		struct perf_event_attr attr;
@@ -135,6 +136,7 @@ static uint64_t incl_sum(const uint8_t *res, size_t k)
 /* The payload running inside zond, on results of CAL_FUNCS records, for calibration. */
 struct bench {
 	uint8_t *res, *slots, *code, *free_at; /* free_at: first byte after the blob */
+	uint8_t *proc;                          /* the payload's process page (za_forked) */
 	size_t len, res_len;
 	const struct inject_event *event; /* NULL: the TSC */
 };
@@ -148,11 +150,14 @@ static int bench_open(struct bench *b, const struct inject_event *ev, struct zer
 	b->res = mmap(NULL, b->res_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	b->slots = calloc(1, inject_slots_size(CAL_FUNCS));
 	b->code = mmap(NULL, b->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (b->res == MAP_FAILED || !b->slots || b->code == MAP_FAILED) {
+	b->proc = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b->res == MAP_FAILED || !b->slots || b->code == MAP_FAILED || b->proc == MAP_FAILED) {
 		if (b->res != MAP_FAILED)
 			munmap(b->res, b->res_len);
 		if (b->code != MAP_FAILED)
 			munmap(b->code, b->len);
+		if (b->proc != MAP_FAILED)
+			munmap(b->proc, 4096);
 		free(b->slots);
 		return zerr_set(err, "calibrating the payload: %s", strerror(errno));
 	}
@@ -170,7 +175,8 @@ static int bench_open(struct bench *b, const struct inject_event *ev, struct zer
 					CAL_FUNCS,
 					ev,
 					3,
-					(uint64_t)(b->res + results)};
+					(uint64_t)(b->res + results),
+					(uint64_t)b->proc};
 	inject_x86_64_payload(b->code, b->len, &a);
 	b->free_at = b->code + ((blob + 63) & ~(size_t)63);
 	return 0;
@@ -212,6 +218,7 @@ static void bench_close(struct bench *b)
 	}
 	munmap(b->code, b->len);
 	munmap(b->res, b->res_len);
+	munmap(b->proc, 4096);
 	free(b->slots);
 }
 
