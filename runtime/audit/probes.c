@@ -166,7 +166,7 @@ static __attribute__((noinline)) void lost_frame(struct za_thread *t,
 	t->lost++;
 	if (t->core.state == ZRT_THREAD_ON)
 		t->core.info->lost_frames++;
-	zrt_count_call(&t->core, target->key, ret, sp);
+	zrt_count_call(&t->core, target->key, ret, sp, ret);
 }
 
 /* The timeline's entry event, and with exact time the call's clock read before it. */
@@ -207,9 +207,9 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 	if (target->kind & ZA_HIDDEN)
 		; /* watched only */
 	else if (zrt_likely(zrt.stacked))
-		fr->core = zrt_enter(&t->core, target->key, ret, sp);
+		fr->core = zrt_enter(&t->core, target->key, ret, sp, ret);
 	else /* fork when only counting: every call stays a root call (za_fast) */
-		zrt_count_call(&t->core, target->key, ret, sp);
+		zrt_count_call(&t->core, target->key, ret, sp, ret);
 	fr->sp = sp;
 	/* the clock last: as little of the probe as possible inside the call's time */
 	if (fr->core && zrt.clocked) {
@@ -323,7 +323,7 @@ void za_count(const struct za_target *target, uint64_t sp, uint64_t ret, uint64_
 	if (!ready(t))
 		return;
 	if (!(target->kind & ZA_HIDDEN)) {
-		uint32_t e = zrt_count_call(&t->core, target->key, ret, sp);
+		uint32_t e = zrt_count_call(&t->core, target->key, ret, sp, ret);
 		if (target->wrapper == (uintptr_t)za_wrap_fast)
 			start_fast(t, target, e);
 	}

@@ -90,7 +90,7 @@ __attribute__((noinline)) static void enter_work(void *fn, void *site, uintptr_t
 	/* start-up measured zb_cost and ran hooks of its own */
 	uint64_t now = zb_now = program_clock(ZB_ENTER, c0, own0);
 	zb_calls++;
-	struct zr_frame *fr = zrt_enter(t, (uintptr_t)fn, (uintptr_t)site, sp);
+	struct zr_frame *fr = zrt_enter(t, (uintptr_t)fn, (uintptr_t)site, sp, ra);
 	if (fr && zrt.timed)
 		fr->enter_ticks = now - zb_before((uintptr_t)fn, ra);
 }
@@ -118,7 +118,7 @@ __attribute__((noinline)) static void exit_work(void *fn, void *site, uintptr_t 
 	if (ra == (uintptr_t)site) {
 		uint32_t d = t->info->depth;
 		if (d && d - 1 < zrt.max_depth && t->stack[d - 1].addr == (uintptr_t)fn)
-			sp = (uintptr_t)t->stack[d - 1].sp;
+			sp = zrt_frame_sp(&t->stack[d - 1]);
 		zrt_exit(t, (uintptr_t)fn, sp, now);
 		return;
 	}

@@ -1155,11 +1155,15 @@ static int gate_open(uint64_t fn, uint32_t depth)
 	return 1;
 }
 
-/* Closes the frames no longer live: those whose probe ran below sp.  now == 0: read the clock. */
-static uint32_t drop_stale(struct zrt_thread *t, uint64_t sp, uint64_t now)
+/*
+ * Closes the frames no longer live at a probe at sp, for a new call of fn
+ * from pc (zrt_frame_stale; fn 0 for an exit or an unwinding).  now == 0:
+ * read the clock.
+ */
+static uint32_t drop_stale(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t pc, uint64_t now)
 {
 	uint32_t d = t->info->depth;
-	while (d > 0 && d <= zrt.max_depth && t->stack[d - 1].sp < sp) {
+	while (d > 0 && d <= zrt.max_depth && zrt_frame_stale(&t->stack[d - 1], fn, sp, pc)) {
 		if (!now && zrt.timed)
 			now = zrt_frame_clock(t, port_clock());
 		zrt_pop(t, d, now);
@@ -1181,7 +1185,8 @@ static void count_call(struct zrt_thread *t, uint32_t i, uint32_t e, uint32_t c)
 }
 
 /* Counts a call of fn (key: address, or block site | ZR_BLOCK_BIT) and pushes its frame. */
-static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
+static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp,
+			     uint64_t pc)
 {
 	struct zr_thread *ti = t->info;
 	uint32_t d = ti->depth;
@@ -1204,17 +1209,18 @@ static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, u
 	/* the caller's next call of fn takes the fast path's cache (core.h zrt_enter) */
 	if (d && c != ZR_NONE && t->contexts[c].edge != ZR_NONE)
 		t->stack[d - 1].last_child = c;
-	return zrt_open_frame(t, d, fn, sp, i, e, c);
+	return zrt_open_frame(t, d, fn, zrt_sp_key(sp, pc), i, e, c);
 }
 
-struct zr_frame *zrt_enter_slow(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
+struct zr_frame *zrt_enter_slow(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp,
+				uint64_t pc)
 {
 	if (t->busy)
 		return NULL;
 	t->busy = 1;
 	zrt_signal_fence();
-	drop_stale(t, sp, 0);
-	struct zr_frame *fr = push(t, fn, site, sp);
+	drop_stale(t, fn, sp, pc, 0);
+	struct zr_frame *fr = push(t, fn, site, sp, pc);
 	zrt_signal_fence();
 	t->busy = 0;
 	return fr;
@@ -1230,7 +1236,7 @@ static void exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t n
 			t->info->depth--;
 		return;
 	}
-	d = drop_stale(t, sp, now);
+	d = drop_stale(t, 0, sp, 0, now);
 	/*
 	 * fn's frame, under what it left open in its own stack frame (blocks,
 	 * inlined calls abandoned by an exception); none when a frame of an
@@ -1239,7 +1245,7 @@ static void exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t n
 	 */
 	uint32_t k = d;
 	while (k > 0 && t->stack[k - 1].addr != fn)
-		k = t->stack[k - 1].sp > sp ? 0 : k - 1;
+		k = zrt_frame_sp(&t->stack[k - 1]) > sp ? 0 : k - 1;
 	for (; k > 0 && d >= k; d--)
 		zrt_pop(t, d, now);
 }
@@ -1255,14 +1261,14 @@ void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
 	t->busy = 0;
 }
 
-uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
+uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp, uint64_t pc)
 {
 	uint32_t e = ZR_NONE;
 	if (t->busy)
 		return e;
 	t->busy = 1;
 	zrt_signal_fence();
-	uint32_t d = drop_stale(t, sp, 0);
+	uint32_t d = drop_stale(t, fn, sp, pc, 0);
 	if (!zrt.gate || gate_open(fn, d)) {
 		uint32_t i = find_func(t, fn);
 		if (i != ZR_NONE && !(t->funcs[i].flags & ZR_FUNC_FILTERED)) {
@@ -1282,7 +1288,7 @@ void zrt_unwound(struct zrt_thread *t, uint64_t sp)
 		return;
 	t->busy = 1;
 	zrt_signal_fence();
-	drop_stale(t, sp, 0);
+	drop_stale(t, 0, sp, 0, 0);
 	zrt_signal_fence();
 	t->busy = 0;
 }
@@ -1364,8 +1370,8 @@ void zrt_block_begin(struct zrt_thread *t, uint64_t site, const char *name, cons
 		return;
 	t->busy = 1;
 	zrt_signal_fence();
-	drop_stale(t, sp, 0);
-	struct zr_frame *fr = push(t, site | ZR_BLOCK_BIT, site, sp);
+	drop_stale(t, site | ZR_BLOCK_BIT, sp, site, 0);
+	struct zr_frame *fr = push(t, site | ZR_BLOCK_BIT, site, sp, site);
 	if (fr) {
 		struct zr_func *f = &t->funcs[fr->func];
 		if (!f->line) {

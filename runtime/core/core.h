@@ -219,7 +219,7 @@ void zrt_unwound(struct zrt_thread *t, uint64_t sp);
  * caller on top of the shadow stack.  The edge's index, ZR_NONE when the
  * call was not counted on one.
  */
-uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp);
+uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp, uint64_t pc);
 
 /*
  * The caller index of a root call made from site: ZR_NONE, or with
@@ -291,7 +291,8 @@ static inline uint64_t zrt_frame_clock(const struct zrt_thread *t, uint64_t now)
  * The general enter and exit: anything the fast paths below do not handle.
  * They set t->busy themselves.
  */
-struct zr_frame *zrt_enter_slow(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp);
+struct zr_frame *zrt_enter_slow(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp,
+				uint64_t pc);
 void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now);
 
 /* Orders the busy flag against the table updates as seen by a signal handler. */
@@ -320,6 +321,40 @@ static inline uint32_t zrt_ctx_hash(uint32_t parent, uint64_t callee_addr)
 static inline uint64_t zrt_sub_clamp(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : 0;
+}
+
+/*
+ * A frame's sp holds the probe's frame address in its low ZRT_SP_BITS bits
+ * (user and bare-metal addresses fit) and, above, the low bits of the
+ * entry probe's own call site (pc: the hook's return address, a PLT call's
+ * return address, a block's site).
+ */
+#define ZRT_SP_BITS 48
+#define ZRT_SP_MASK ((1ull << ZRT_SP_BITS) - 1)
+
+static inline uint64_t zrt_frame_sp(const struct zr_frame *fr)
+{
+	return fr->sp & ZRT_SP_MASK;
+}
+
+static inline uint64_t zrt_sp_key(uint64_t sp, uint64_t pc)
+{
+	return (sp & ZRT_SP_MASK) | pc << ZRT_SP_BITS;
+}
+
+/*
+ * 1 when frame fr, on top of the stack, cannot be live at a new call of fn
+ * (key: address, or block site | ZR_BLOCK_BIT; 0: an exit or an unwinding,
+ * which closes frames) whose entry probe runs at sp, called from pc: its
+ * probe ran below sp (deeper than the new call's), or at sp for fn from
+ * the same pc -- a call of fn from the same stack frame and the same code
+ * that never returned (left by longjmp, then fn called again).  A live
+ * ancestor's probe runs higher up, or at sp from another pc: the new call
+ * was inlined into it (gcc inlines recursive functions into themselves).
+ */
+static inline int zrt_frame_stale(const struct zr_frame *fr, uint64_t fn, uint64_t sp, uint64_t pc)
+{
+	return zrt_frame_sp(fr) < sp || (fn && fr->sp == zrt_sp_key(sp, pc) && fr->addr == fn);
 }
 
 /* Opens a frame for func i, reached over edge e in context c, at stack depth d. */
@@ -376,7 +411,7 @@ static inline void zrt_pop(struct zrt_thread *t, uint32_t d, uint64_t now)
  * (root_modules) do the same with root_last, whose parent is root_ctx.
  */
 static inline __attribute__((always_inline)) struct zr_frame *
-zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
+zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp, uint64_t pc)
 {
 	if (zrt_unlikely(t->busy))
 		return NULL;
@@ -394,7 +429,8 @@ zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
 		 * A live ancestor's probe ran higher up the stack than ours, or in
 		 * the same frame when we were inlined into it.
 		 */
-		if (zrt_unlikely(d >= zrt.max_depth || top->sp < sp || top->ctx == ZR_NONE))
+		if (zrt_unlikely(d >= zrt.max_depth || zrt_frame_stale(top, fn, sp, pc) ||
+				 top->ctx == ZR_NONE))
 			goto done;
 		parent = top->ctx;
 		x = top->last_child;
@@ -430,7 +466,7 @@ zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp)
 		t->root_last = x; /* a root call with root_modules (parent: root_ctx) */
 found:
 	c->calls++;
-	fr = zrt_open_frame(t, d, fn, sp, c->func, c->edge, x);
+	fr = zrt_open_frame(t, d, fn, zrt_sp_key(sp, pc), c->func, c->edge, x);
 done:
 	zrt_signal_fence();
 	t->busy = 0;
@@ -442,12 +478,12 @@ done:
  * The new frame, or NULL when the call opens none.
  */
 static inline struct zr_frame *zrt_enter(struct zrt_thread *t, uint64_t fn, uint64_t site,
-					 uint64_t sp)
+					 uint64_t sp, uint64_t pc)
 {
 	if (zrt_unlikely(t->busy))
 		return NULL;
-	struct zr_frame *fr = zrt_enter_fast(t, fn, site, sp);
-	return fr ? fr : zrt_enter_slow(t, fn, site, sp);
+	struct zr_frame *fr = zrt_enter_fast(t, fn, site, sp, pc);
+	return fr ? fr : zrt_enter_slow(t, fn, site, sp, pc);
 }
 
 /*
@@ -464,7 +500,7 @@ static inline struct zr_frame *zrt_enter(struct zrt_thread *t, uint64_t fn, uint
 static inline int zrt_exit_closes_top(const struct zrt_thread *t, uint32_t d, uint64_t sp)
 {
 	const struct zr_frame *top = &t->stack[d - 1];
-	return top->sp >= sp || d == 1 || top[-1].sp >= sp;
+	return zrt_frame_sp(top) >= sp || d == 1 || zrt_frame_sp(&top[-1]) >= sp;
 }
 
 /*

@@ -346,7 +346,9 @@ struct zr_event {
 struct zr_frame {
 	uint64_t addr;           /* the function's run-time address */
 	uint64_t sp;             /* the probe's frame address at entry: finds frames
-				    abandoned by longjmp or an exception */
+				    abandoned by longjmp or an exception; above
+				    bit 48 the entry probe's call site's low bits
+				    (the runtime's: core.h zrt_frame_stale) */
 	uint32_t func;           /* zr_func index, ZR_NONE when not counted */
 	uint32_t edge;           /* zr_edge index, ZR_NONE when not counted */
 	uint64_t enter_ticks;

@@ -19,11 +19,11 @@
  * exact time (start: the clock read first thing in the hook).
  */
 static __attribute__((noinline)) void enter(struct zrt_thread *t, uint64_t fn, uint64_t site,
-					    uint64_t sp, uint64_t start)
+					    uint64_t sp, uint64_t pc, uint64_t start)
 {
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON) && !zl_thread_ready(t))
 		return;
-	struct zr_frame *fr = zrt_enter(t, fn, site, sp);
+	struct zr_frame *fr = zrt_enter(t, fn, site, sp, pc);
 	if (fr && zrt.timed) {
 		uint64_t now = zl_clock_enter();
 		zrt_probe_paid(t, fr > t->stack ? fr - 1 : NULL, 0, now - start);
@@ -44,11 +44,12 @@ API void __cyg_profile_func_enter(void *fn, void *site)
 	 */
 	uint64_t start = zrt.timed ? zl_clock() : 0;
 	struct zrt_thread *t = &zl_self;
+	uint64_t pc = (uintptr_t)__builtin_return_address(0);
 	/* sampled time or counts only: the common call costs no call and no frame */
 	if (zrt_likely(t->state == ZRT_THREAD_ON) && !zrt.clocked &&
-	    zrt_likely(zrt_enter_fast(t, (uintptr_t)fn, (uintptr_t)site, ZL_PROBE_SP()) != NULL))
+	    zrt_likely(zrt_enter_fast(t, (uintptr_t)fn, (uintptr_t)site, ZL_PROBE_SP(), pc) != NULL))
 		return;
-	enter(t, (uintptr_t)fn, (uintptr_t)site, ZL_PROBE_SP(), start);
+	enter(t, (uintptr_t)fn, (uintptr_t)site, ZL_PROBE_SP(), pc, start);
 }
 
 /* The frame on top of t's stack after an exit probe: its caller's, NULL for none. */
