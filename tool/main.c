@@ -58,6 +58,10 @@ static const struct command *find_command(const char *name)
 
 static int help(int argc, char **argv)
 {
+	if (argc > 2) {
+		fprintf(stderr, "zond help: unexpected argument '%s'\n", argv[2]);
+		return 2;
+	}
 	if (argc < 2) {
 		usage(stdout);
 		return 0;
@@ -87,6 +91,12 @@ int main(int argc, char **argv)
 	}
 	opterr = 0; /* a bad option is one line of ours (cmd_bad_option), not getopt's too */
 	const char *name = argv[1];
+	int alone = strcmp(name, "--version") == 0 || strcmp(name, "version") == 0 ||
+		    strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0;
+	if (alone && argc > 2) {
+		fprintf(stderr, "zond %s: unexpected argument '%s'\n", name, argv[2]);
+		return 2;
+	}
 	if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
 		printf("zond %s\n", ZOND_VERSION);
 		return 0;

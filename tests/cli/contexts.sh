@@ -22,6 +22,11 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 check_eq "folded -e calls: exact calls per stack" "$(tr '\n' ' ' <folded.txt)" \
 	"main 1 main;A 2 main;A;C 2 main;A;C;X 4 main;B 1 main;B;C 3 main;B;C;Y 3 main;f 1 main;f;g 1 main;f;g;f 1 main;f;g;f;g 1 worker 1 worker;C 1 worker;C;X 2 "
 check_eq "folded: nothing on stderr" "$(cat err.txt)" ""
+# a recursive function's average call: every activation's inclusive cost
+# (f: 100 and 70 ns), not the outermost ones' over every call (50, below min)
+"$ZOND" report -i ctx.db -m '[fg]' >flat.txt 2>err.txt
+check_eq "report: avg of recursive f and g" "$(awk '$NF ~ /^[fg]$/ { print $NF, $6, $7 }' flat.txt | sort | tr '\n' '|')" \
+	"f 85 ns|g 65 ns|"
 "$ZOND" export -f folded --tid 201 -i ctx.db >folded.txt 2>err.txt
 check_eq "folded --tid: that thread's stacks and times" "$(tr '\n' ' ' <folded.txt)" \
 	"worker 60 worker;C 40 worker;C;X 100 "

@@ -40,6 +40,10 @@ check_error "export to a bad path" "/nonexistent/x.out" \
 mkdir -p kept && echo "not raw data" >kept/1.0.zraw
 check_error "recover a bad raw file" "kept/1.0.zraw: truncated" "$ZOND" recover -o rec.db kept
 check_eq "recover keeps the bad raw file" "$(cat kept/1.0.zraw)" "not raw data"
+# a directory recover finds nothing to store in stays, whatever it holds
+mkdir -p empty.dir && touch empty.dir/mine
+check_error "recover an empty directory" "is it a directory zond kept?" "$ZOND" recover -o rec.db empty.dir
+check_eq "recover leaves a directory it stored nothing from" "$(ls empty.dir)" "mine"
 
 # A bad option: one line naming it (getopt's own message was a second line)
 for c in record libcalls info report graph annotate runs diff export dump recover config inject; do

@@ -44,6 +44,14 @@ fi
 rc=$?; [ $rc -eq 7 ] || fail "onebb: online returned $rc, not 7: $(cat err.txt)"
 n=$("$zond" runs -i onebb.db | grep -c ' trace ')
 [ "$n" = $runs ] || fail "onebb: $n runs stored, not $runs"
+# a comma in a file name (QEMU splits its -plugin option at commas)
+"$zond" trace record -q -o 'one,bb.ztrace' -- ./onebb 2>err.txt
+rc=$?; [ $rc -eq 7 ] || fail "a comma in -o: record returned $rc, not 7: $(cat err.txt)"
+"$zond" trace report -q -o 'one,bb.db' 'one,bb.ztrace' 2>err.txt || fail "a comma: report: $(cat err.txt)"
+"$zond" trace record -q --online -o 'one,bb.db' -- ./onebb 2>err.txt
+rc=$?; [ $rc -eq 7 ] || fail "a comma in --online -o: returned $rc, not 7: $(cat err.txt)"
+n=$("$zond" runs -i 'one,bb.db' | grep -c ' trace ')
+[ "$n" = 2 ] || fail "a comma: $n runs stored, not 2"
 
 # Prefixes of real traces (issue 8 item 14).
 "$zond" trace record -q -o crash.ztrace -- ./crash >/dev/null

@@ -93,8 +93,10 @@ int cmd_config(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cmd_usage_error("config", "unexpected argument '%s'", argv[optind]);
+	if (target && strcmp(target, "none") == 0)
+		target = NULL; /* the Linux runtime, as without --target */
 	if (target && strcmp(target, targets[0]) != 0 && strcmp(target, targets[1]) != 0)
-		return cmd_usage_error("config", "unknown target '%s' (rv32imac or rv64imac)",
+		return cmd_usage_error("config", "unknown target '%s' (rv32imac, rv64imac or none)",
 				       target);
 	if (!cflags && !libs)
 		return cmd_usage_error("config", "nothing to print: give --cflags, --libs or both");

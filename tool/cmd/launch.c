@@ -849,8 +849,8 @@ static int launch_finish(struct launch *l, int failed)
 			l->cmd, l->dir, l->dir);
 	else if (l->keep_raw && !(l->recovering && failed)) /* recover keeps what it failed on */
 		fprintf(stderr, "zond %s: raw data kept in %s\n", l->cmd, l->dir);
-	else if (!l->keep_raw)
-		launch_remove_dir(l->dir);
+	else if (!l->keep_raw && !(l->recovering && failed))
+		launch_remove_dir(l->dir); /* a directory recover could not store stays as it was */
 	if (l->recovering)
 		return failed;
 	if (l->term_signal) {

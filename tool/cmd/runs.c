@@ -20,6 +20,9 @@ static int own_option(void *arg, int c, const char *value)
 {
 	if (c != 'd')
 		return cmd_usage_error("runs", "bad option");
+	if (*(const char **)arg)
+		return cmd_usage_error("runs", "one run at a time: -d %s, then -d %s",
+				       *(const char **)arg, value);
 	*(const char **)arg = value;
 	return 0;
 }

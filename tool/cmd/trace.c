@@ -168,6 +168,23 @@ static int parse(struct trace_cmd *t, int argc, char **argv, const char *sub)
 
 /* ---- record ------------------------------------------------------------- */
 
+/*
+ * s as a value of QEMU's -plugin option into buf (n bytes, at least twice
+ * s's length and one): QEMU splits the option at commas and reads ",," as
+ * one, so a file name with a comma keeps it.
+ */
+static const char *qemu_opt_value(const char *s, char *buf, size_t n)
+{
+	size_t k = 0;
+	for (; *s && k + 2 < n; s++) {
+		if (*s == ',')
+			buf[k++] = ',';
+		buf[k++] = *s;
+	}
+	buf[k] = 0;
+	return buf;
+}
+
 /* The plugin: $ZOND_QEMU_PLUGIN, the build tree, beside us, or installed. */
 static const char *find_plugin(void)
 {
@@ -347,7 +364,8 @@ static int find_program(const char *typed, const char **file, char real[PATH_MAX
 static int record(struct trace_cmd *t, char **argv)
 {
 	struct zerr err;
-	char prog[PATH_MAX], out[PATH_MAX + 16], qemu[64], opt[2 * PATH_MAX + 200];
+	char prog[PATH_MAX], out[PATH_MAX + 16], qemu[64], opt[4 * PATH_MAX + 200];
+	char plugin_arg[2 * PATH_MAX], out_arg[2 * PATH_MAX + 32];
 	const char *file = NULL;
 	if (find_program(argv[0], &file, prog) != 0)
 		return 1;
@@ -393,8 +411,10 @@ static int record(struct trace_cmd *t, char **argv)
 	if (t->import.timeline.events)
 		snprintf(tlopt, sizeof tlopt, ",timeline=%" PRIu64 ",timeline_keep=%s",
 			 t->import.timeline.events, t->import.timeline.keep_newest ? "newest" : "oldest");
-	snprintf(opt, sizeof opt, "%s,%s=%s,status=%s%s%s", find_plugin(),
-		 t->online ? "online" : "out", out, status, tailopt, tlopt);
+	snprintf(opt, sizeof opt, "%s,%s=%s,status=%s%s%s",
+		 qemu_opt_value(find_plugin(), plugin_arg, sizeof plugin_arg),
+		 t->online ? "online" : "out", qemu_opt_value(out, out_arg, sizeof out_arg), status,
+		 tailopt, tlopt);
 	int argc = 0;
 	while (argv[argc])
 		argc++;

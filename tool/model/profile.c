@@ -579,13 +579,35 @@ struct zp_view *profile_view(const struct zp_profile *p, uint32_t thread)
 	tmp->edges = NULL;
 	tmp->nedges = 0;
 	profile_free(tmp);
+	if (p->ncontexts) {
+		v->incl_all = zp_xcalloc((size_t)p->nnodes * ZP_MAX_EVENTS, sizeof *v->incl_all);
+		for (size_t i = 0; i < p->ncontexts; i++) {
+			const struct zp_context *c = &p->contexts[i];
+			if ((thread != ZP_NONE && c->thread != thread) || c->node >= p->nnodes)
+				continue;
+			for (size_t e = 0; e < p->nevents; e++)
+				v->incl_all[(size_t)c->node * ZP_MAX_EVENTS + e] += c->incl[e];
+		}
+	}
 	return v;
+}
+
+uint64_t profile_view_avg(const struct zp_view *v, uint32_t n, unsigned event)
+{
+	const struct zp_stat *s = &v->nodes[n];
+	if (!s->calls)
+		return UINT64_MAX;
+	uint64_t incl = s->incl[event];
+	if (v->incl_all && v->incl_all[(size_t)n * ZP_MAX_EVENTS + event] > incl)
+		incl = v->incl_all[(size_t)n * ZP_MAX_EVENTS + event];
+	return incl / s->calls;
 }
 
 void profile_view_free(struct zp_view *v)
 {
 	if (!v)
 		return;
+	free(v->incl_all);
 	free(v->nodes);
 	free(v->edges);
 	free(v);

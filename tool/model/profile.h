@@ -289,9 +289,23 @@ struct zp_view {
 	size_t nedges;
 	struct zp_edge *edges;
 	uint64_t total[ZP_MAX_EVENTS]; /* sum of self cost over all nodes */
+	/*
+	 * Per node (node * ZP_MAX_EVENTS + event) the inclusive cost summed over
+	 * every call, a recursive function's inner activations too (a node's incl
+	 * counts its outermost ones only), from the calling contexts; NULL when
+	 * the run has none.
+	 */
+	uint64_t *incl_all;
 };
 struct zp_view *profile_view(const struct zp_profile *p, uint32_t thread);
 void profile_view_free(struct zp_view *v);
+/*
+ * The average inclusive cost of one call of node n (UINT64_MAX: no call):
+ * over every call where the contexts tell it, else (a run without them) the
+ * node's inclusive cost over its calls, which a recursive function's inner
+ * calls make too small.
+ */
+uint64_t profile_view_avg(const struct zp_view *v, uint32_t n, unsigned event);
 
 /*
  * The calling contexts of one thread (thread != ZP_NONE), or of all threads

@@ -28,12 +28,13 @@ static const char *cost_text(char *buf, uint64_t v, const struct zp_event *ev, i
 	return v == UINT64_MAX ? "-" : format_cost(buf, v, ev, raw);
 }
 
-/* The five costs of a row: total, self, avg, min, max (UINT64_MAX: none). */
-static void row_costs(const struct zp_stat *s, int metric, uint64_t c[5])
+/* The five costs of row n: total, self, avg, min, max (UINT64_MAX: none). */
+static void row_costs(const struct zp_view *v, uint32_t n, int metric, uint64_t c[5])
 {
+	const struct zp_stat *s = &v->nodes[n];
 	c[0] = s->incl[metric];
 	c[1] = s->self[metric];
-	c[2] = s->calls ? s->incl[metric] / s->calls : UINT64_MAX;
+	c[2] = profile_view_avg(v, n, (unsigned)metric);
 	/* code that ran for less than a unit a call on average still ran: not 0 */
 	if (c[2] == 0 && s->incl[metric] > 0)
 		c[2] = 1;
@@ -51,7 +52,7 @@ static void put_row(FILE *out, const struct zp_view *v, int metric, uint32_t n, 
 		const struct zp_event *ev = &v->p->events[metric];
 		char buf[FORMAT_LEN];
 		uint64_t c[5];
-		row_costs(s, metric, c);
+		row_costs(v, n, metric, c);
 		for (int i = 0; i < 5; i++)
 			fprintf(out, " %*s", w->cost, cost_text(buf, c[i], ev, raw));
 		fprintf(out, " %8s", format_share(buf, s->self[metric], v->total[metric]));

@@ -30,13 +30,17 @@ struct row_order {
 	int metric;
 };
 
-/* The number a row sorts by, larger first. */
-static long double sort_value(const struct row_order *o, const struct zp_stat *s)
+/* The number row n sorts by, larger first. */
+static long double sort_value(const struct row_order *o, uint32_t n)
 {
+	const struct zp_stat *s = &o->v->nodes[n];
 	switch (o->sort) {
 	case SORT_TOTAL: return metric_incl(s, o->metric);
 	case SORT_CALLS: return s->calls;
-	case SORT_AVG: return s->calls ? (long double)metric_incl(s, o->metric) / s->calls : 0;
+	case SORT_AVG:
+		return s->calls && o->metric != METRIC_CALLS
+			       ? (long double)profile_view_avg(o->v, n, (unsigned)o->metric)
+			       : 0;
 	case SORT_MAX: return o->metric == METRIC_CALLS ? s->calls : s->max[o->metric];
 	case SORT_NAME: return 0;
 	default: return metric_self(s, o->metric);
@@ -47,7 +51,7 @@ static int compare_rows(const void *a, const void *b, void *arg)
 {
 	const struct row_order *o = arg;
 	uint32_t na = *(const uint32_t *)a, nb = *(const uint32_t *)b;
-	long double va = sort_value(o, &o->v->nodes[na]), vb = sort_value(o, &o->v->nodes[nb]);
+	long double va = sort_value(o, na), vb = sort_value(o, nb);
 	if (va != vb)
 		return va < vb ? 1 : -1;
 	int c = strcmp(o->v->p->nodes[na].name, o->v->p->nodes[nb].name);
