@@ -1162,6 +1162,9 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 	uint64_t *est = zp_xcalloc(n + 1, sizeof *est);
 	for (size_t k = 0; k < n; k++)
 		est[k] = incl_of(&r, k);
+	/* the edges' costs in the estimates' unit (ns), not the payload's */
+	for (size_t i = 0; i < r.nedges; i++)
+		r.edges[i].incl = ticks_to_ns(at_least_0(r.edges[i].incl), r.hz);
 	struct descent *d = descent_new(n, r.edges, r.nedges, est, job->threshold, from);
 	inject_result_free(&r);
 	size_t per = job->per_run > 0 ? (size_t)job->per_run : 1,
