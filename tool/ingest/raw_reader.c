@@ -364,6 +364,14 @@ static void close_open_frames(const struct raw *r, struct raw_thread *t)
 				: r->h.overhead_pair_ticks;
 	for (uint32_t d = t->n_frames; d > 0; d--) {
 		struct zr_frame *fr = &t->stack[d - 1];
+		/*
+		 * A frame the runtime had opened but not yet given its start (the
+		 * clock is read last: the process was killed in between) ran for
+		 * no time we know: counted, not timed -- never charged the clock's
+		 * whole count since boot.
+		 */
+		if (fr->enter_ticks < r->h.start_ticks)
+			fr->enter_ticks = now;
 		struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
 		struct zr_context *ctx = fr->ctx != ZR_NONE ? &t->contexts[fr->ctx] : NULL;
 		zr_frame_charge(fr, d > 1 ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now,
