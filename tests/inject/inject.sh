@@ -7,9 +7,9 @@
 # campaign's runs merged give the same counts; a program killed by SIGKILL
 # keeps every call measured before.  Results are per thread (gettid).
 #
-# Usage: inject.sh ZOND CALLS CRASH THROWS FORKS WORKDIR
+# Usage: inject.sh ZOND CALLS CRASH THROWS FORKS CORO WORKDIR
 set -u
-zond=$1 calls=$2 crash=$3 throws=$4 forks=$5 dir=$6/inject
+zond=$1 calls=$2 crash=$3 throws=$4 forks=$5 coro=$6 dir=$7/inject
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 status=0
 fail() { echo "FAIL: $*"; status=1; }
@@ -139,6 +139,21 @@ diff -u forks.plain forks.out || fail "fork: output differs"
 "$zond" dump -i forks.db >forks.dump || fail "zond dump (forks)"
 compare_counts forks.out forks.dump
 grep -qx 'threads 2' forks.dump || fail "fork: the child is not a thread of its own: $(grep threads forks.dump)"
+
+# Coroutines (swapcontext): calls return on another stack than the one the
+# thread made its last measured call on; frames of the other stack are
+# given their real return address back, never a return into the payload
+# without a frame (the program's sums changed, or it crashed).
+"$coro" >coro.plain
+for f in "-f step_a -f step_b" "-f yield_to" ""; do
+	# shellcheck disable=SC2086
+	"$zond" inject -q -o coro.db $f -- "$coro" >coro.out
+	rc=$?
+	[ $rc -eq 0 ] || fail "coroutines ($f): exit status $rc"
+	diff -u coro.plain coro.out || fail "coroutines ($f): output differs"
+done
+"$zond" dump -i coro.db >coro.dump || fail "zond dump (coro)"
+compare_counts coro.plain coro.dump
 
 # A program killed by SIGKILL: its measured calls are stored, zond says 128+9.
 "$zond" inject -q -o crash.db -f count -- "$crash" x >crash.out

@@ -610,10 +610,17 @@ za_minmax:
  * Drops the frames longjmp (or a thread's exit through an unwinder) left
  * on the shadow stack: those whose return-address slot lies below rdx,
  * that is deeper in the stack than a live frame can be.  Their calls
- * count; their time is not known.  r11 = the slot; clobbers rax, rcx.
+ * count; their time is not known.  Or a frame of another stack the thread
+ * switched from (swapcontext, a coroutine library's own switch): it is
+ * live, so a slot below the stack pointer that still holds za_exit gets
+ * its real return address back -- that call returns unmeasured, never
+ * into za_exit with no frame of its own.  (Slots between the stack pointer
+ * and rdx are the payload's own saved registers.)  r11 = the slot;
+ * clobbers rax, rcx.
  */
 za_drop:
 	push %rdi
+	push %rsi
 	mov INJ_T_DEPTH(%r11), %rax
 1:	test %rax, %rax
 	jz 2f
@@ -622,7 +629,15 @@ za_drop:
 	lea INJ_SLOT_HDR(%r11, %rcx), %rdi
 	cmp %rdx, INJ_F_SLOT(%rdi)
 	jae 2f
-	mov INJ_F_ID(%rdi), %rcx
+	mov INJ_F_SLOT(%rdi), %rsi	/* a slot still holding za_exit, on another */
+	cmp %rsp, %rsi			/* stack (or dead memory), gets its real */
+	jae 3f				/* address back: no return may ever reach */
+	mov za_fexit(%rip), %rcx	/* za_exit with its frame gone */
+	cmp %rcx, (%rsi)
+	jne 3f
+	mov INJ_F_RET(%rdi), %rcx
+	mov %rcx, (%rsi)
+3:	mov INJ_F_ID(%rdi), %rcx
 	decl ACTIVE(%r11, %rcx, 4)
 	mov INJ_T_SHARED(%r11), %rdi
 	decl INJ_SB_OPEN(%rdi, %rcx, 4)	/* no longer open: a call */
@@ -632,6 +647,7 @@ za_drop:
 	dec %rax
 	jmp 1b
 2:	mov %rax, INJ_T_DEPTH(%r11)
+	pop %rsi
 	pop %rdi
 	ret
 
