@@ -285,13 +285,18 @@ static int32_t move_high(int32_t fd, uint32_t slot)
 }
 
 /*
- * A perf_event software task clock of the calling thread (CPU time, user
- * and kernel: as the timer's clock) that signals this thread after one
- * period and stops (rearmed by the handler), so that a thread that blocks
- * the signal has one sample pending, not a queue that could overflow into
- * SIGIO.  Not counting yet: the handler must know the fd first (rearm).
- * 0, or -1 when the kernel does not allow it (perf_event_paranoid below
- * what kernel time needs, seccomp, no perf events): the timer samples.
+ * A perf_event software task clock of the calling thread (CPU time) that
+ * signals this thread after one period and stops (rearmed by the handler),
+ * so that a thread that blocks the signal has one sample pending, not a
+ * queue that could overflow into SIGIO.  Not counting yet: the handler must
+ * know the fd first (rearm).  Its periods end in user mode only
+ * (exclude_kernel: a period that ends in the kernel is no sample): the
+ * signal is then taken on the interrupt's return to the program, never
+ * pending in a system call, where it would make an interrupted sleep,
+ * select, poll or sem_timedwait fail with EINTR (signal(7): never restarted,
+ * SA_RESTART or not).  So time in the kernel is not sampled.  0, or -1 when
+ * the kernel does not allow it (perf_event_paranoid 3, seccomp, no perf
+ * events): the timer samples.
  */
 static int start_perf(struct sampler *s, uint32_t slot)
 {
@@ -301,6 +306,7 @@ static int start_perf(struct sampler *s, uint32_t slot)
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_TASK_CLOCK;
 	attr.sample_period = zrt.hdr->sample_period_ns;
+	attr.exclude_kernel = 1; /* samples in user mode only: see above */
 	attr.disabled = 1;
 	attr.wakeup_events = 1;
 	long fd = zl_syscall6(SYS_perf_event_open, (long)&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
