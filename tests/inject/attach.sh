@@ -42,5 +42,28 @@ own=$(sed -n 's/^count work //p' spin.err)
 got=$("$zond" dump -i attach.db | sed -n 's/^function work calls=//p')
 [ -n "$got" ] && [ "$got" -gt 0 ] && [ "$got" -le "$own" ] ||
 	fail "zond counted '$got' calls of work, the program $own"
+
+# kill(1) or timeout(1) sends zond a SIGTERM while it runs the program: the
+# program takes it (it dies of it), zond stores what was measured until then
+# and dies of it too (it died at once and stored nothing, the program left
+# running with the trampolines in it)
+mkfifo go2
+"$zond" inject -q -o term.db -f work -- "$spin" <go2 >term.out 2>term.err &
+zpid=$!
+exec 4>go2
+while ! grep -q ready term.err; do
+	kill -0 $zpid 2>/dev/null || { echo "FAIL: zond inject ended before the program ran"; exit 1; }
+	sleep 0.05
+done
+kill -TERM $zpid
+wait $zpid
+rc=$?
+exec 4>&-
+[ $rc -eq 143 ] || fail "SIGTERM to zond: exit status $rc, not 143 (death by SIGTERM)"
+"$zond" runs -i term.db >term.runs 2>&1 || fail "SIGTERM to zond: no run stored: $(cat term.runs)"
+grep -q 'signal 15' term.runs || fail "SIGTERM to zond: the run does not say signal 15: $(cat term.runs)"
+n=$("$zond" dump -i term.db | sed -n 's/^function work calls=//p')
+[ -n "$n" ] && [ "$n" -gt 0 ] || fail "SIGTERM to zond: no calls of work stored"
+
 [ $status -eq 0 ] && echo "attach: ok ($got of $own calls measured)"
 exit $status

@@ -250,5 +250,9 @@ int cmd_bad_option(const char *cmd, char **argv, const char *shorts)
 					: cmd_usage_error(cmd, "'%s' wants a value", word);
 	if (known)
 		return cmd_usage_error(cmd, "'%.*s' takes no value", len, word);
+	/* a long option whose letter is no short one (getopt gives that letter) */
+	if (word[0] == '-' && word[1] == '-')
+		return word[len] == '=' ? cmd_usage_error(cmd, "'%.*s' takes no value", len, word)
+					: cmd_usage_error(cmd, "'%s' wants a value", word);
 	return cmd_usage_error(cmd, "unknown option '-%c'", optopt);
 }

@@ -637,9 +637,13 @@ static int store_run(const struct functions_job *job, struct zp_profile *p, stru
 	return store_save_run(job->store, p, err);
 }
 
+/* the signal that killed the program zond ran (its last run): zond dies of it at the end */
+static int program_signal;
+
 /* The program's status as zond's exit status (128 + signal when killed). */
 static int program_status(int status)
 {
+	program_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
@@ -1452,5 +1456,9 @@ int cmd_inject(int argc, char **argv)
 		return cmd_usage_error("inject", "--duration goes with -p, --safe-point or --gdb");
 	if (optind >= argc)
 		return cmd_usage_error("inject", "no program to run (zond inject -- PROG ARGS)");
-	return scenario(&job, argv + optind);
+	int rc = scenario(&job, argv + optind);
+	/* shells, parents and wait(2) see what they would have seen without zond */
+	if (program_signal && rc == 128 + program_signal)
+		launch_die_as(program_signal);
+	return rc;
 }

@@ -28,6 +28,7 @@
 #include "store/store.h"
 #include "symbols/symbols.h"
 #include "util/clock.h"
+#include "util/forward.h"
 
 void launch_init(struct launch *l, const char *cmd)
 {
@@ -458,45 +459,8 @@ static void wait_descendants(const struct launch *l)
 		sigaction(SIGINT, &old, NULL);
 }
 
-/*
- * The signals someone may send zond to stop or poke the program (timeout(1),
- * kill, a closing terminal): while the program runs they are passed on to
- * it, and zond waits for it to end.  A terminal's ^C and ^\ reach the whole
- * foreground process group, the program too: those are not sent twice.
- */
-static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM};
-#define NFORWARDED (sizeof forwarded / sizeof forwarded[0])
-static volatile pid_t running_child;
-
-static void forward_signal(int sig, siginfo_t *si, void *ctx)
-{
-	(void)ctx;
-	pid_t child = running_child;
-	if (child > 0 && si->si_code != SI_KERNEL && si->si_pid != child)
-		kill(child, sig);
-}
-
-static void start_forwarding(struct sigaction old[NFORWARDED])
-{
-	struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO};
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < NFORWARDED; i++) {
-		sigaction(forwarded[i], NULL, &old[i]);
-		/* ignored (nohup, a background job's ^C): the program inherits that */
-		if (old[i].sa_handler != SIG_IGN)
-			sigaction(forwarded[i], &sa, NULL);
-	}
-}
-
-static void stop_forwarding(const struct sigaction old[NFORWARDED])
-{
-	running_child = 0;
-	for (size_t i = 0; i < NFORWARDED; i++)
-		sigaction(forwarded[i], &old[i], NULL);
-}
-
 static void run_child(struct launch *l, void (*setup)(void *arg), void *arg,
-		      const struct sigaction old[NFORWARDED], const sigset_t *mask)
+		      const struct forward *fw, const sigset_t *mask)
 {
 	setenv("ZOND_DIR", l->dir, 1);
 	if (l->opt.no_time)
@@ -519,8 +483,7 @@ static void run_child(struct launch *l, void (*setup)(void *arg), void *arg,
 	}
 	setup(arg);
 	/* the program's own dispositions before anything pending is delivered */
-	for (size_t i = 0; i < NFORWARDED; i++)
-		sigaction(forwarded[i], &old[i], NULL);
+	forward_restore(fw);
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	execv(l->prog, l->argv);
 	fprintf(stderr, "zond %s: %s: cannot run: %s\n", l->cmd, l->prog, strerror(errno));
@@ -539,33 +502,33 @@ static void peek_raw(void *arg, struct progress_figures *f)
 
 int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zerr *err)
 {
-	struct sigaction old[NFORWARDED];
+	struct forward fw;
 	sigset_t block, mask;
 	sigemptyset(&block);
-	for (size_t i = 0; i < NFORWARDED; i++)
-		sigaddset(&block, forwarded[i]);
+	for (size_t i = 0; i < FORWARD_N; i++)
+		sigaddset(&block, forward_signals[i]);
 	l->start_ns = clock_now_ns(CLOCK_REALTIME);
 	int64_t t0 = clock_now_ns(CLOCK_MONOTONIC);
 	fflush(NULL);
 	/* what the program leaves running is reparented to zond, not lost (wait_descendants) */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	/* blocked until running_child is set: none is lost between fork and wait */
+	/* blocked until forward_to names the program: none is lost between fork and wait */
 	sigprocmask(SIG_BLOCK, &block, &mask);
-	start_forwarding(old);
+	forward_start(&fw);
 	pid_t pid = fork();
 	if (pid == 0)
-		run_child(l, setup, arg, old, &mask);
-	running_child = pid;
+		run_child(l, setup, arg, &fw, &mask);
+	forward_to(pid);
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	if (pid < 0) {
-		stop_forwarding(old);
+		forward_stop(&fw);
 		return zerr_set(err, "cannot start %s: %s", l->prog, strerror(errno));
 	}
 	int status;
 	struct progress pr;
 	progress_start(&pr, l->cmd, !l->opt.quiet && !l->opt.no_progress);
 	progress_wait(&pr, pid, &status, peek_raw, l);
-	stop_forwarding(old);
+	forward_stop(&fw);
 	wait_descendants(l);
 	l->duration_ns = clock_now_ns(CLOCK_MONOTONIC) - t0;
 	l->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -17,6 +17,7 @@
 #include "model/profile.h"
 #include "transport.h"
 #include "util/clock.h"
+#include "util/forward.h"
 
 #define MAX_AREAS 8
 
@@ -759,6 +760,10 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 	struct inject_transport *t = inject_ptrace_start(argv, err);
 	if (!t)
 		return -1;
+	/* kill, timeout(1), a closing terminal: the program's to take, zond waits and keeps */
+	struct forward fw;
+	forward_start(&fw);
+	forward_to(t->pid);
 	struct session x;
 	session_init(&x, t, job);
 	x.later = x.started = 1;
@@ -789,6 +794,7 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 	}
 	for (size_t i = 1; i < x.nareas; i++)
 		out->unloaded += x.areas[i].late && !x.areas[i].loaded;
+	forward_stop(&fw);
 	session_end(&x);
 	return rc;
 }
