@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "util/fds.h"
 
 struct command {
 	const char *name;
@@ -89,6 +90,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	fds_note_inherited(); /* the programs zond runs get these, not zond's own */
 	opterr = 0; /* a bad option is one line of ours (cmd_bad_option), not getopt's too */
 	const char *name = argv[1];
 	int alone = strcmp(name, "--version") == 0 || strcmp(name, "version") == 0 ||

@@ -140,6 +140,15 @@ diff -u forks.plain forks.out || fail "fork: output differs"
 compare_counts forks.out forks.dump
 grep -qx 'threads 2' forks.dump || fail "fork: the child is not a thread of its own: $(grep threads forks.dump)"
 
+# The program's descriptors are those zond inherited (fd 7 here), not zond's
+# own: libdw opens a library's separate debug file (libc6-dbg) and its
+# debuginfod client a socket pair without O_CLOEXEC, which the program once
+# inherited.
+ls /proc/self/fd 7</dev/null >fds.plain
+"$zond" inject -q -o fds.db -f 'libc.so.6:opendir' -- ls /proc/self/fd 7</dev/null >fds.out ||
+	fail "zond inject ls: status $?"
+diff -u fds.plain fds.out || fail "the program's descriptors differ under zond inject"
+
 # Coroutines (swapcontext): calls return on another stack than the one the
 # thread made its last measured call on; frames of the other stack are
 # given their real return address back, never a return into the payload

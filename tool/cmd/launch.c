@@ -28,6 +28,7 @@
 #include "store/store.h"
 #include "symbols/symbols.h"
 #include "util/clock.h"
+#include "util/fds.h"
 #include "util/forward.h"
 
 void launch_init(struct launch *l, const char *cmd)
@@ -512,6 +513,7 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 	fflush(NULL);
 	/* what the program leaves running is reparented to zond, not lost (wait_descendants) */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	fds_keep_own();
 	/* blocked until forward_to names the program: none is lost between fork and wait */
 	sigprocmask(SIG_BLOCK, &block, &mask);
 	forward_start(&fw);

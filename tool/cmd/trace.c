@@ -40,6 +40,8 @@
 #include "trace/isa.h"
 #include "trace/tail.h"
 #include "trace/trace.h"
+#include "util/fds.h"
+#include "util/forward.h"
 
 static const char usage_text[] =
 	"usage: zond trace record [options] -- PROG [ARGS]\n"
@@ -278,37 +280,6 @@ static struct tail_head tail_read(int fd)
 	return h;
 }
 
-/* QEMU's pid, for the signal handlers that pass zond's signals on. */
-static volatile pid_t qemu_pid;
-
-/*
- * A signal sent to zond (kill, timeout) goes to QEMU, which gives it to the
- * program; zond waits for them.  Not one from the terminal: that one went to
- * QEMU too, as to every process of the foreground group.
- */
-static void forward_signal(int sig, siginfo_t *si, void *ctx)
-{
-	(void)ctx;
-	if (qemu_pid > 0 && si->si_code <= 0 /* SI_USER, SI_QUEUE, SI_TKILL */)
-		kill(qemu_pid, sig);
-}
-
-static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
-
-static void forward_signals(struct sigaction *old)
-{
-	struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
-		sigaction(forwarded[i], &sa, &old[i]);
-}
-
-static void restore_signals(const struct sigaction *old)
-{
-	qemu_pid = 0;
-	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
-		sigaction(forwarded[i], &old[i], NULL);
-}
 
 /*
  * After QEMU ended without the plugin's "ok": completes the trace from the
@@ -402,6 +373,7 @@ static int record(struct trace_cmd *t, char **argv)
 		return cmd_error("trace", "cannot create a temporary file: %s", strerror(errno));
 	}
 	close(sfd);
+	fds_keep_own(); /* before the one zond means QEMU to have */
 	int tail = make_tail(argv);
 	char tailopt[32] = "";
 	if (tail >= 0)
@@ -433,12 +405,13 @@ static int record(struct trace_cmd *t, char **argv)
 	for (int i = 1; i < argc; i++)
 		qargv[k++] = argv[i];
 	fflush(NULL);
-	struct sigaction old[sizeof forwarded / sizeof *forwarded];
-	forward_signals(old);
+	/* a signal sent to zond (kill, timeout) goes to QEMU, which gives it to the program */
+	struct forward fw;
+	forward_start(&fw);
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
-		restore_signals(old);
+		forward_restore(&fw);
 		/* zond killed outright: the program is not left running on its own. */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() != parent)
@@ -449,18 +422,18 @@ static int record(struct trace_cmd *t, char **argv)
 	}
 	free(qargv);
 	if (pid < 0) {
-		restore_signals(old);
+		forward_stop(&fw);
 		unlink(status);
 		if (tail >= 0)
 			close(tail);
 		return cmd_error("trace", "cannot start %s: %s", qemu, strerror(errno));
 	}
-	qemu_pid = pid;
+	forward_to(pid);
 	int wstatus;
 	struct progress pr;
 	progress_start(&pr, "trace", !t->quiet && !t->no_progress);
 	progress_wait(&pr, pid, &wstatus, progress_file_size, t->online ? NULL : out);
-	restore_signals(old);
+	forward_stop(&fw);
 	int ok = plugin_said_ok(status, t->quiet);
 	struct tail_head h = tail_read(tail);
 	int rc = ok ? WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus)

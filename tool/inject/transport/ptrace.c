@@ -32,6 +32,7 @@
 
 #include "../transport.h"
 #include "model/profile.h"
+#include "util/fds.h"
 
 #ifdef __x86_64__
 
@@ -552,6 +553,7 @@ struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err)
 struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *err)
 {
 	int gate[2]; /* tells the parent why exec failed */
+	fds_keep_own();
 	if (pipe2(gate, O_CLOEXEC) < 0)
 		return zerr_set(err, "pipe: %s", strerror(errno)), NULL;
 	pid_t pid = fork();

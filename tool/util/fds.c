@@ -1,0 +1,66 @@
+/* fds.c - zond's own descriptors kept from the programs it runs (fds.h). */
+#define _GNU_SOURCE
+#include "fds.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+
+static int *inherited;
+static size_t ninherited;
+static int noted;
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* Calls fn for every open descriptor but the directory's own; -1 when /proc is not there. */
+static int each_fd(void (*fn)(int fd, int dir_fd))
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		fn(atoi(e->d_name), dirfd(d));
+	}
+	closedir(d);
+	return 0;
+}
+
+static void note(int fd, int dir_fd)
+{
+	if (fd == dir_fd)
+		return;
+	int *more = realloc(inherited, (ninherited + 1) * sizeof *inherited);
+	if (!more)
+		return;
+	inherited = more;
+	inherited[ninherited++] = fd;
+}
+
+void fds_note_inherited(void)
+{
+	noted = each_fd(note) == 0;
+	if (inherited)
+		qsort(inherited, ninherited, sizeof *inherited, cmp_int);
+}
+
+static void keep(int fd, int dir_fd)
+{
+	if (fd == dir_fd || fd <= 2 ||
+	    bsearch(&fd, inherited, ninherited, sizeof *inherited, cmp_int))
+		return;
+	int flags = fcntl(fd, F_GETFD);
+	if (flags >= 0 && !(flags & FD_CLOEXEC))
+		fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+void fds_keep_own(void)
+{
+	if (noted)
+		each_fd(keep);
+}
