@@ -43,6 +43,29 @@ got=$("$zond" dump -i attach.db | sed -n 's/^function work calls=//p')
 [ -n "$got" ] && [ "$got" -gt 0 ] && [ "$got" -le "$own" ] ||
 	fail "zond counted '$got' calls of work, the program $own"
 
+# attached with no --duration, zond notices the process's end (it waited
+# until ^C, and a later detach would have seized whatever process had the
+# pid then): the run is stored with the calls made until then
+mkfifo go3
+"$spin" <go3 >end.out 2>end.err &
+pid=$!
+exec 5>go3
+while ! grep -q ready end.err; do
+	kill -0 $pid 2>/dev/null || { echo "FAIL: the program ended before zond attached"; exit 1; }
+	sleep 0.05
+done
+timeout 60 "$zond" inject -q -o end.db -f work -p $pid >zend.out 2>zend.err &
+zpid=$!
+sleep 0.5
+echo go >&5
+exec 5>&-
+wait $pid
+wait $zpid
+rc=$?
+[ $rc -eq 0 ] || fail "zond inject -p on a process that ended: status $rc: $(cat zend.err)"
+n=$("$zond" dump -i end.db | sed -n 's/^function work calls=//p')
+[ -n "$n" ] && [ "$n" -gt 0 ] || fail "zond inject -p on a process that ended: no calls of work stored"
+
 # kill(1) or timeout(1) sends zond a SIGTERM while it runs the program: the
 # program takes it (it dies of it), zond stores what was measured until then
 # and dies of it too (it died at once and stored nothing, the program left

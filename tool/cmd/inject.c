@@ -1255,8 +1255,9 @@ static int scenario(struct functions_job *job, char **argv)
 	if (!job->campaign) {
 		char base[PATH_MAX];
 		snprintf(base, sizeof base, "%s", prog);
-		snprintf(job->campaign_buf, sizeof job->campaign_buf, "inject-%s-%lld",
-			 basename(base), (long long)time(NULL));
+		/* the second and zond's pid: two invocations in one second stay two campaigns */
+		snprintf(job->campaign_buf, sizeof job->campaign_buf, "inject-%.60s-%lld-%d",
+			 basename(base), (long long)time(NULL), (int)getpid());
 		job->campaign = job->campaign_buf;
 	}
 	if (!job->quiet && job->elf)

@@ -832,15 +832,18 @@ void inject_release_interrupts(const struct sigaction old[2])
 }
 
 
-/* Waits until seconds passed (0: for ever) or ^C / SIGTERM. */
-static void wait_duration(double seconds)
+/* Waits until seconds passed (0: for ever), ^C / SIGTERM or the process's end: 1 for that. */
+static int wait_duration(struct inject_transport *t, double seconds)
 {
 	struct sigaction old[2];
 	inject_catch_interrupts(old);
 	int64_t end = clock_now_ns(CLOCK_REALTIME) + (int64_t)(seconds * 1e9);
-	while (!interrupted && (seconds <= 0 || clock_now_ns(CLOCK_REALTIME) < end))
+	int status, ended = 0;
+	while (!interrupted && (seconds <= 0 || clock_now_ns(CLOCK_REALTIME) < end) &&
+	       !(ended = t->ops->ended && t->ops->ended(t, &status)))
 		nap();
 	inject_release_interrupts(old);
+	return ended;
 }
 
 /* A pending return through the exit payload gets its real address back. */
@@ -915,8 +918,11 @@ int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 		t->ops->release(t, &ignored);
 	} else if (t->ops->release(t, err) < 0) {
 		rc = -1;
+	} else if (wait_duration(t, seconds)) {
+		/* it ended: what it measured is in the shared memory, nothing to put back */
+		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
+		read_results(&x, out);
 	} else {
-		wait_duration(seconds);
 		if (t->ops->stop(t, err) < 0)
 			rc = -1;
 		else if (restore(&x, out, err) < 0)

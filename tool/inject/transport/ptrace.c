@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@ struct ptrace_target {
 	int released;
 	int attached; /* seized (-p), not started */
 	int ended;    /* the started target ended while zond held it */
+	int pidfd;    /* attached: the process itself (pidfd_open), -1: none (Linux < 5.3) */
 	int status;   /* then its wait status */
 	pid_t *tids;  /* the stopped threads; system calls run on tids[0] */
 	size_t ntids;
@@ -467,10 +469,36 @@ static int pt_wait(struct inject_transport *t, int *status, struct zerr *err)
 	return 0;
 }
 
+/*
+ * Whether an attached process has ended: its pidfd readable (it exited,
+ * reaped or not: a zombie is gone for zond too), or without a pidfd its
+ * pid gone or a zombie.  The pidfd also keeps a pid used again by another
+ * process from passing for it.
+ */
+static int attached_ended(const struct ptrace_target *p)
+{
+	if (p->pidfd >= 0) {
+		struct pollfd pf = {p->pidfd, POLLIN, 0};
+		return poll(&pf, 1, 0) == 1;
+	}
+	if (kill(p->pid, 0) < 0)
+		return errno == ESRCH;
+	char name[64], buf[256];
+	snprintf(name, sizeof name, "/proc/%d/stat", (int)p->pid);
+	FILE *f = fopen(name, "re");
+	if (!f)
+		return 1;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *state = strrchr(buf, ')'); /* the name may hold anything */
+	return state && (state[2] == 'Z' || state[2] == 'X');
+}
+
 static int pt_ended(struct inject_transport *t, int *status)
 {
 	struct ptrace_target *p = as_target(t);
-	if (!p->ended && p->attached && kill(p->pid, 0) < 0 && errno == ESRCH) {
+	if (!p->ended && p->attached && attached_ended(p)) {
 		p->ended = 1;
 		p->status = -1; /* not zond's child: its status is not known */
 	} else if (!p->ended && !p->attached && p->released &&
@@ -488,6 +516,8 @@ static void pt_close(struct inject_transport *t)
 		ptrace(PTRACE_DETACH, p->tids[i], 0, 0);
 	if (p->mem >= 0)
 		close(p->mem);
+	if (p->pidfd >= 0)
+		close(p->pidfd);
 	free(p->tids);
 	free(p);
 }
@@ -543,6 +573,7 @@ struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err)
 	p->t.pid = pid;
 	p->mem = -1;
 	p->attached = 1;
+	p->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
 	if (seize_all(p, err) < 0 || open_target(p, err) < 0) {
 		pt_close(&p->t);
 		return NULL;
@@ -586,6 +617,7 @@ struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *er
 	p->t.ops = &ptrace_ops;
 	p->pid = pid;
 	p->t.pid = pid;
+	p->pidfd = -1; /* zond's child: waitpid tells its end */
 	p->tids = zp_xcalloc(1, sizeof *p->tids);
 	p->tids[0] = pid;
 	p->ntids = 1;
