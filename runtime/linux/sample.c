@@ -407,6 +407,11 @@ void zl_sample_exec_failed(void)
 		zl_sample_thread_start();
 }
 
+int zl_sample_signal_active(void)
+{
+	return samplers && !__atomic_load_n(&stopped, __ATOMIC_ACQUIRE) ? sample_signal : 0;
+}
+
 void zl_sample_signal_taken(int sig)
 {
 	if (!samplers || sig != sample_signal || __atomic_exchange_n(&stopped, 1, __ATOMIC_ACQ_REL))

@@ -86,4 +86,13 @@ void zl_sample_forked(void);
 /* The program set a disposition for sig: stops sampling if sig is zond's. */
 void zl_sample_signal_taken(int sig);
 
+/*
+ * The signal the samplers raise while they run, 0 when none does (not
+ * sampling, or the program took the signal): a mask the program sets
+ * leaves it out (signals.c), so that it is never pending for the
+ * program's sigwait, sigtimedwait or signalfd to take, and the samples of
+ * a thread that blocks every signal still come.
+ */
+int zl_sample_signal_active(void);
+
 #endif

@@ -2,7 +2,11 @@
  * signals.c - libzond.so sees the program take a signal: a disposition of
  * its own for zond's sampling signal stops sampling first (sample.h), so
  * that the program's handler, not zond's, gets that signal from then on.
- * Only in the shared library, like exec.c: it interposes libc's functions.
+ * And a signal mask the program sets never blocks the sampling signal
+ * while zond samples (zl_sample_signal_active): a thread that blocks every
+ * signal to collect them with sigwait, sigtimedwait or a signalfd would
+ * otherwise collect zond's too, and its time would go unsampled.  Only in
+ * the shared library, like exec.c: it interposes libc's functions.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -23,6 +27,37 @@ API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	if (act)
 		zl_sample_signal_taken(sig);
 	return real(sig, act, old);
+}
+
+typedef int sigmask_fn(int, const sigset_t *, sigset_t *);
+
+/* set, or a copy of it in own without the sampling signal when it would block it. */
+static const sigset_t *without_sampling(int how, const sigset_t *set, sigset_t *own)
+{
+	int sig = zl_sample_signal_active();
+	if (!set || !sig || how == SIG_UNBLOCK || sigismember(set, sig) != 1)
+		return set;
+	*own = *set;
+	sigdelset(own, sig);
+	return own;
+}
+
+API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	static sigmask_fn *real;
+	if (!real)
+		real = (sigmask_fn *)dlsym(RTLD_NEXT, "sigprocmask");
+	sigset_t own;
+	return real(how, without_sampling(how, set, &own), old);
+}
+
+API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	static sigmask_fn *real;
+	if (!real)
+		real = (sigmask_fn *)dlsym(RTLD_NEXT, "pthread_sigmask");
+	sigset_t own;
+	return real(how, without_sampling(how, set, &own), old);
 }
 
 API sighandler_t signal(int sig, sighandler_t handler)
