@@ -407,6 +407,29 @@ void zl_sample_exec_failed(void)
 		zl_sample_thread_start();
 }
 
+int zl_sample_owns_fd(int fd)
+{
+	if (!samplers || fd < 0 || samplers_pid != current_pid())
+		return 0;
+	for (uint32_t i = 0; i < n_samplers; i++)
+		if (__atomic_load_n(&samplers[i].fd_plus_1, __ATOMIC_ACQUIRE) == fd + 1)
+			return 1;
+	return 0;
+}
+
+int zl_sample_next_fd(int fd)
+{
+	int next = -1;
+	if (!samplers || samplers_pid != current_pid())
+		return -1;
+	for (uint32_t i = 0; i < n_samplers; i++) {
+		int own = __atomic_load_n(&samplers[i].fd_plus_1, __ATOMIC_ACQUIRE) - 1;
+		if (own >= fd && (next < 0 || own < next))
+			next = own;
+	}
+	return next;
+}
+
 int zl_sample_signal_active(void)
 {
 	return samplers && !__atomic_load_n(&stopped, __ATOMIC_ACQUIRE) ? sample_signal : 0;

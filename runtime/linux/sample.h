@@ -95,4 +95,13 @@ void zl_sample_signal_taken(int sig);
  */
 int zl_sample_signal_active(void);
 
+/*
+ * 1 when fd is a sampler's perf_event fd of this process (no system call:
+ * the samplers' table), so that the program's own closes leave it (fds.c).
+ */
+int zl_sample_owns_fd(int fd);
+
+/* The next sampler fd of this process at or above fd, -1 when none. */
+int zl_sample_next_fd(int fd);
+
 #endif
