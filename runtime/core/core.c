@@ -1172,6 +1172,35 @@ static uint32_t drop_stale(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint6
 	return d;
 }
 
+void zrt_note_missed(struct zrt_thread *t, uint64_t fn)
+{
+	uint32_t n = t->n_missed;
+	if (n >= ZRT_MISSED) {
+		t->info->lost_funcs++; /* not counted at all */
+		return;
+	}
+	t->missed[n] = fn;
+	zrt_signal_fence();
+	t->n_missed = n + 1;
+}
+
+void zrt_count_missed(struct zrt_thread *t)
+{
+	uint32_t done = 0, n;
+	do {
+		n = __atomic_load_n(&t->n_missed, __ATOMIC_RELAXED);
+		for (; done < n; done++) {
+			uint32_t i = find_func(t, t->missed[done]);
+			if (i == ZR_NONE || (t->funcs[i].flags & ZR_FUNC_FILTERED))
+				continue;
+			t->funcs[i].calls++;
+			t->info->unstacked_calls++; /* the real stack is not known */
+		}
+		/* a handler interrupting this one may have added more */
+	} while (!__atomic_compare_exchange_n(&t->n_missed, &n, 0, 0, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+}
+
 /* Counts one call of func i: on its context c, or without one on the function and edge e. */
 static void count_call(struct zrt_thread *t, uint32_t i, uint32_t e, uint32_t c)
 {
@@ -1221,8 +1250,7 @@ struct zr_frame *zrt_enter_slow(struct zrt_thread *t, uint64_t fn, uint64_t site
 	zrt_signal_fence();
 	drop_stale(t, fn, sp, pc, 0);
 	struct zr_frame *fr = push(t, fn, site, sp, pc);
-	zrt_signal_fence();
-	t->busy = 0;
+	zrt_unbusy(t);
 	return fr;
 }
 
@@ -1257,15 +1285,16 @@ void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
 	t->busy = 1;
 	zrt_signal_fence();
 	exit_slow(t, fn, sp, now);
-	zrt_signal_fence();
-	t->busy = 0;
+	zrt_unbusy(t);
 }
 
 uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp, uint64_t pc)
 {
 	uint32_t e = ZR_NONE;
-	if (t->busy)
+	if (t->busy) {
+		zrt_note_missed(t, fn);
 		return e;
+	}
 	t->busy = 1;
 	zrt_signal_fence();
 	uint32_t d = drop_stale(t, fn, sp, pc, 0);
@@ -1277,8 +1306,7 @@ uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64
 			count_call(t, i, e, find_context(t, parent, fn, i, e));
 		}
 	}
-	zrt_signal_fence();
-	t->busy = 0;
+	zrt_unbusy(t);
 	return e;
 }
 
@@ -1289,8 +1317,7 @@ void zrt_unwound(struct zrt_thread *t, uint64_t sp)
 	t->busy = 1;
 	zrt_signal_fence();
 	drop_stale(t, 0, sp, 0, 0);
-	zrt_signal_fence();
-	t->busy = 0;
+	zrt_unbusy(t);
 }
 
 void zrt_func_times(const struct zrt_thread *t, uint32_t i, uint64_t *self, uint64_t *incl)
@@ -1380,8 +1407,7 @@ void zrt_block_begin(struct zrt_thread *t, uint64_t site, const char *name, cons
 			f->line = line > 0 ? (uint32_t)line : 1;
 		}
 	}
-	zrt_signal_fence();
-	t->busy = 0;
+	zrt_unbusy(t);
 	if (fr && zrt.timed)
 		fr->enter_ticks = zrt_frame_clock(t, port_clock());
 }
@@ -1404,8 +1430,7 @@ void zrt_block_end(struct zrt_thread *t, const char *name, uint64_t now)
 	}
 	for (; k > 0 && d >= k; d--)
 		zrt_pop(t, d, now);
-	zrt_signal_fence();
-	t->busy = 0;
+	zrt_unbusy(t);
 }
 
 /* ---- fork -------------------------------------------------------------- */

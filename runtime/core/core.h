@@ -125,6 +125,8 @@ enum zrt_thread_state {
 };
 
 /* One thread's view of its slot; lives in the port's thread-local storage. */
+#define ZRT_MISSED 64
+
 struct zrt_thread {
 	uint32_t state; /* enum zrt_thread_state */
 	uint32_t busy;  /* inside a probe */
@@ -163,6 +165,16 @@ struct zrt_thread {
 	uint64_t pair;
 	uint32_t measure[2];
 	uint64_t paid_sum[2], paid_n[2];
+	/*
+	 * Calls whose entry probe ran while another probe of the thread was
+	 * busy: a signal handler's calls, the signal having landed in a probe
+	 * (in call-heavy code, most of them).  Their functions wait here and are
+	 * counted when the busy probe is done (zrt_unbusy): exact calls, with no
+	 * context (lost_contexts) and no time.  Only a handler appends, only a
+	 * probe (busy) takes them.
+	 */
+	uint64_t missed[ZRT_MISSED];
+	uint32_t n_missed;
 };
 
 /* Every this many measured probes, zrt_probe_paid updates the thread's mean pair. */
@@ -299,6 +311,20 @@ void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
 static inline void zrt_signal_fence(void)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* A call of fn whose entry probe found the thread busy: counted when the busy probe is done. */
+void zrt_note_missed(struct zrt_thread *t, uint64_t fn);
+/* Counts the calls noted meanwhile (t->busy still set). */
+void zrt_count_missed(struct zrt_thread *t);
+
+/* The end of a probe that set t->busy: the calls a signal handler made meanwhile counted. */
+static inline void zrt_unbusy(struct zrt_thread *t)
+{
+	zrt_signal_fence();
+	if (__builtin_expect(t->n_missed != 0, 0))
+		zrt_count_missed(t);
+	t->busy = 0;
 }
 
 static inline uint32_t zrt_hash(uint64_t key)
@@ -468,8 +494,7 @@ found:
 	c->calls++;
 	fr = zrt_open_frame(t, d, fn, zrt_sp_key(sp, pc), c->func, c->edge, x);
 done:
-	zrt_signal_fence();
-	t->busy = 0;
+	zrt_unbusy(t);
 	return fr;
 }
 
@@ -480,8 +505,10 @@ done:
 static inline struct zr_frame *zrt_enter(struct zrt_thread *t, uint64_t fn, uint64_t site,
 					 uint64_t sp, uint64_t pc)
 {
-	if (zrt_unlikely(t->busy))
+	if (zrt_unlikely(t->busy)) {
+		zrt_note_missed(t, fn);
 		return NULL;
+	}
 	struct zr_frame *fr = zrt_enter_fast(t, fn, site, sp, pc);
 	return fr ? fr : zrt_enter_slow(t, fn, site, sp, pc);
 }
@@ -522,8 +549,7 @@ static inline __attribute__((always_inline)) int zrt_exit_fast(struct zrt_thread
 		zrt_pop(t, d, now);
 		done = 1;
 	}
-	zrt_signal_fence();
-	t->busy = 0;
+	zrt_unbusy(t);
 	return done;
 }
 

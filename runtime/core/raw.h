@@ -244,7 +244,9 @@ struct zr_thread {
 	   in no zr_sample_pc entry because the thread's table was full */
 	uint64_t samples_unplaced;
 	uint32_t n_sample_pcs;    /* entries used in the thread's zr_sample_pc table */
-	uint32_t pad;
+	uint32_t unstacked_calls; /* calls a signal handler made while a probe of the
+				     thread ran: counted on their functions, with no
+				     context and no time (core.h zrt_thread.missed) */
 	/* the timeline (version 3): events offered to the ring, kept or not; event
 	   n is at index n % max_events, kept while n is among the max_events first
 	   (keep oldest) or last (ZR_TIMELINE_KEEP_NEWEST) */

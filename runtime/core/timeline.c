@@ -35,8 +35,7 @@ void zrt_timeline_enter(struct zrt_thread *t, const struct zr_frame *fr, uint64_
 	t->busy = 1;
 	zrt_signal_fence();
 	put(t, ticks, fr->func, (uint32_t)(fr - t->stack));
-	zrt_signal_fence();
-	t->busy = 0;
+	zrt_unbusy(t);
 }
 
 void zrt_timeline_exit(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t ticks)
@@ -51,8 +50,7 @@ void zrt_timeline_exit(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t 
 	zrt_signal_fence();
 	/* the outermost frame closed is still in its slot of the stack */
 	put(t, ticks, t->stack[d].func, d | ZR_EVENT_EXIT);
-	zrt_signal_fence();
-	t->busy = 0;
+	zrt_unbusy(t);
 }
 
 void zrt_timeline_merged(struct zrt_thread *s, const struct zrt_thread *d)

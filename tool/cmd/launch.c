@@ -663,6 +663,12 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 			fprintf(stderr, " (raise --%s)", opt);
 		fputc('\n', stderr);
 	}
+	const char *unstacked = profile_meta(p, "unstacked_calls");
+	if (unstacked && strcmp(unstacked, "0") != 0 && !l->opt.quiet)
+		fprintf(stderr,
+			"zond %s: %s calls that signal handlers made while a probe of zond's ran are "
+			"counted on their functions, not on a stack (run meta unstacked_calls)\n",
+			l->cmd, unstacked);
 }
 
 /* The functions called at least once (not "[no function]", a module, a function only sampled). */

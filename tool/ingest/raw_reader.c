@@ -1034,6 +1034,7 @@ enum {
 	LOST_EDGES,
 	LOST_FRAMES,
 	LOST_CONTEXTS,
+	UNSTACKED_CALLS,
 	SAMPLES,
 	SAMPLES_ZOND,
 	SAMPLES_LOST,
@@ -1083,6 +1084,7 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 		counts[LOST_EDGES] += t->info.lost_edges;
 		counts[LOST_FRAMES] += t->info.lost_frames;
 		counts[LOST_CONTEXTS] += t->info.lost_contexts;
+		counts[UNSTACKED_CALLS] += t->info.unstacked_calls;
 		counts[SAMPLES] += t->info.samples;
 		counts[SAMPLES_ZOND] += t->info.samples_zond;
 		counts[SAMPLES_LOST] += t->info.samples_lost;
@@ -1170,6 +1172,7 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	profile_add_count(p, "lost_edges", counts[LOST_EDGES]);
 	profile_add_count(p, "lost_frames", counts[LOST_FRAMES]);
 	profile_add_count(p, "lost_contexts", counts[LOST_CONTEXTS]);
+	profile_add_count(p, "unstacked_calls", counts[UNSTACKED_CALLS]);
 	if (counts[PAID_THREADS] && !profile_meta(p, "overhead_pair_paid_ns")) {
 		/* the probe pair's cost as measured on the program's own calls (threads' mean) */
 		char paid[32];
