@@ -385,6 +385,16 @@ static void put_sums(uint64_t *incl, uint64_t *self, uint64_t *min, uint64_t *ma
 	self[ev] = ticks_to_ns(at_least_0(in->self), hz);
 	min[ev] = in->min == UINT64_MAX ? UINT64_MAX : ticks_to_ns(in->min, hz);
 	max[ev] = ticks_to_ns(in->max, hz);
+	/*
+	 * The sums are compensated and signed, the min and max of one call
+	 * clamped at 0 (results.h): where the compensation took more than a
+	 * short function's calls cost, the sum reads below the dearest call.
+	 * No total below one of its calls, no self above its total.
+	 */
+	if (in->calls && max[ev] > incl[ev])
+		incl[ev] = max[ev];
+	if (self[ev] > incl[ev])
+		self[ev] = incl[ev];
 }
 
 /* The process thread i of the results ran in: a forked child's, or the program's. */
