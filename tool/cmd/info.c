@@ -236,6 +236,12 @@ static int info(const char *arg)
 	int dynamic = symbols_interpreter(prog, interp, sizeof interp, &err);
 	if (dynamic < 0)
 		return cmd_error("info", "%s", err.msg);
+	if (dynamic == 1 && symbols_is_library(prog)) {
+		printf("%s: a shared library, not a program: zond libcalls profiles a program "
+		       "that loads it\n",
+		       prog);
+		return 0;
+	}
 	if (dynamic == 1) {
 		printf("%s: statically linked (no loader): LD_AUDIT does nothing, zond libcalls "
 		       "sees no call\n",

@@ -105,6 +105,10 @@ static int check_program(const char *prog, struct zerr *err)
 	int dynamic = symbols_interpreter(prog, interp, sizeof interp, err);
 	if (dynamic < 0)
 		return -1;
+	if (dynamic == 1 && symbols_is_library(prog))
+		return zerr_set(err, "%s is a shared library, not a program: profile a program "
+				     "that loads it",
+				prog);
 	if (dynamic == 1)
 		return zerr_set(err, "%s is statically linked: it calls no shared library, "
 				     "there is nothing to intercept",

@@ -649,6 +649,39 @@ int symbols_interpreter(const char *path, char *buf, size_t len, struct zerr *er
 	return rc;
 }
 
+int symbols_is_library(const char *path)
+{
+	char interp[8];
+	struct zerr ignored;
+	if (symbols_interpreter(path, interp, sizeof interp, &ignored) != 1)
+		return 0; /* a loader named (or not ELF): a program */
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+	int library = 0;
+	if (elf && gelf_getehdr(elf, &eh) && eh.e_type == ET_DYN) {
+		for (Elf_Scn *scn = NULL; !library && (scn = elf_nextscn(elf, scn));) {
+			GElf_Shdr sh;
+			Elf_Data *data;
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+			    !(data = elf_getdata(scn, NULL)) || !sh.sh_entsize)
+				continue;
+			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Dyn dyn;
+				if (gelf_getdyn(data, (int)i, &dyn) &&
+				    (dyn.d_tag == DT_NEEDED || dyn.d_tag == DT_SONAME)) {
+					library = 1;
+					break;
+				}
+			}
+		}
+	}
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return library;
+}
+
 int symbols_build_id(const char *path, char *buf, size_t len)
 {
 	if (!symbols_is_elf(path, NULL))

@@ -86,6 +86,13 @@ size_t symbols_dwarf_visits(const struct symbols *s);
 int symbols_interpreter(const char *path, char *buf, size_t len, struct zerr *err);
 
 /*
+ * 1 when the ELF file at path is a shared library rather than a program:
+ * position-independent, with no interpreter, naming a soname or libraries
+ * it needs (a static-pie program names none); else 0.
+ */
+int symbols_is_library(const char *path);
+
+/*
  * The GNU build id of the ELF file at path (its NT_GNU_BUILD_ID note), as
  * lowercase hex into buf (len >= 2 * 64 + 1).  0 when found; 1 when the file
  * has none or is not a readable ELF file (a build id is an extra, never a
