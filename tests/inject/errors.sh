@@ -23,7 +23,7 @@ check() {
 		status=1
 	fi
 }
-check 1 "zond inject: /nonexistent/prog: program not found" -- /nonexistent/prog
+check 127 "zond inject: /nonexistent/prog: program not found" -- /nonexistent/prog
 check 1 "zond inject: $dir/script.sh: not an ELF file" -- "$dir/script.sh"
 check 1 "zond inject: $stripped: no function to measure (no function symbols: stripped?)" -- "$stripped"
 check 1 "zond inject: $calls: no function to measure (-f matched none that can be injected)" -f nosuch -- "$calls"

@@ -198,12 +198,12 @@ PATH=$here:$PATH "$zond" trace record -q -o argv.ztrace -- argv >zond.out ||
 grep -q "exit $want" runs.txt && grep -q "./argv a b c" runs.txt || fail "online run: $(cat runs.txt)"
 
 # Bad options and inputs: one line saying what is wrong.
-one_line() { # WHAT EXPECT COMMAND...: exit status 1..126, one line holding EXPECT
+one_line() { # WHAT EXPECT COMMAND...: exit status 1..127, one line holding EXPECT
 	what=$1 expect=$2
 	shift 2
 	"$@" >/dev/null 2>err.txt
 	rc=$?
-	[ $rc -ge 1 ] && [ $rc -le 126 ] || fail "$what: exit status $rc"
+	[ $rc -ge 1 ] && [ $rc -le 127 ] || fail "$what: exit status $rc"
 	[ "$(wc -l <err.txt)" = 1 ] || fail "$what: not one line: $(cat err.txt)"
 	grep -q -- "$expect" err.txt || fail "$what: '$expect' not in: $(cat err.txt)"
 	grep -q "trace written" err.txt && fail "$what: says trace written"

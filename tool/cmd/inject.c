@@ -1242,7 +1242,7 @@ static int scenario(struct functions_job *job, char **argv)
 			return cmd_error("inject", "process %ld: no such process (or not ours)",
 					 job->pid);
 	} else if (launch_find_program(argv[0], prog, &err) < 0) {
-		return cmd_error("inject", "%s", err.msg);
+		return launch_program_error("inject", argv[0], &err);
 	}
 	const char *name = inject_elf_arch(prog, &err);
 	const struct inject_arch *arch = name ? inject_arch_find(name) : NULL;

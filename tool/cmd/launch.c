@@ -330,6 +330,17 @@ int launch_find_file(const char *prog, char out[PATH_MAX], struct zerr *err)
 	return 0;
 }
 
+int launch_program_error(const char *cmd, const char *prog, const struct zerr *err)
+{
+	char found[PATH_MAX];
+	struct zerr ignored;
+	struct stat st;
+	int there = strchr(prog, '/') ? stat(prog, &st) == 0
+				     : launch_find_file(prog, found, &ignored) == 0;
+	cmd_error(cmd, "%s", err->msg);
+	return there ? 126 : 127;
+}
+
 int launch_find_program(const char *prog, char out[PATH_MAX], struct zerr *err)
 {
 	if (launch_find_file(prog, out, err) < 0)

@@ -156,6 +156,13 @@ int launch_find_program(const char *prog, char out[PATH_MAX], struct zerr *err);
 int launch_find_file(const char *prog, char out[PATH_MAX], struct zerr *err);
 
 /*
+ * After launch_find_program or launch_find_file failed on prog with err:
+ * says so in one line and gives the status a shell gives, 127 for a
+ * program that is not there, 126 for one that cannot run.
+ */
+int launch_program_error(const char *cmd, const char *prog, const struct zerr *err);
+
+/*
  * Dies of sig as the program did, so that shells, parents and wait(2) see
  * what they would have seen without zond; no core of zond's own (it would
  * take the name of the program's).  Returns only if sig did not kill us.

@@ -137,7 +137,7 @@ static int run(struct libcalls *c)
 {
 	struct zerr err;
 	if (launch_find_program(c->l.argv[0], c->l.prog, &err) < 0)
-		return cmd_error("libcalls", "%s", err.msg);
+		return launch_program_error("libcalls", c->l.argv[0], &err);
 	if (launch_find_part(c->audit, "ZOND_AUDIT", ZOND_AUDIT_BUILD_PATH, "../lib/libzond-audit.so",
 			     ZOND_AUDIT_INSTALL_PATH) < 0)
 		return cmd_error("libcalls", "libzond-audit.so not found (set ZOND_AUDIT to its path)");

@@ -275,7 +275,7 @@ int cmd_record(int argc, char **argv)
 		return cmd_usage_error("record", "--duration goes with --gdb");
 	struct zerr err;
 	if (launch_find_program(r.l.argv[0], r.l.prog, &err) < 0)
-		return cmd_error("record", "%s", err.msg);
+		return launch_program_error("record", r.l.argv[0], &err);
 	if (bare_wanted(&r.l, r.elf))
 		return record_bare(&r);
 	/* the default, set once a bare-metal target (exact time only) is ruled out */

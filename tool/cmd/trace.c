@@ -327,7 +327,7 @@ static int find_program(const char *typed, const char **file, char real[PATH_MAX
 {
 	struct zerr err;
 	if (launch_find_file(typed, real, &err) < 0)
-		return cmd_error("trace", "%s", err.msg);
+		return launch_program_error("trace", typed, &err);
 	*file = strchr(typed, '/') ? typed : real;
 	return 0;
 }
@@ -338,8 +338,9 @@ static int record(struct trace_cmd *t, char **argv)
 	char prog[PATH_MAX], out[PATH_MAX + 16], qemu[64], opt[4 * PATH_MAX + 200];
 	char plugin_arg[2 * PATH_MAX], out_arg[2 * PATH_MAX + 32];
 	const char *file = NULL;
-	if (find_program(argv[0], &file, prog) != 0)
-		return 1;
+	int found = find_program(argv[0], &file, prog);
+	if (found != 0)
+		return found;
 	const char *arch = elf_arch(prog, &err);
 	if (!arch)
 		return cmd_error("trace", "%s", err.msg);
