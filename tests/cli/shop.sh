@@ -66,6 +66,11 @@ check_eq "campaign: calls combined" "$(grep -c '^function write_order_line calls
 check_eq "campaign: threads of both runs" "$(head -1 camp.txt)" "threads 2"
 check_eq "campaign: runs listed" "$("$ZOND" runs -i camp.db | grep -c '\[nightly\]')" 2
 check_error "campaign: unknown" "no campaign 'weekly'" "$ZOND" report -i camp.db -C weekly
+check_eq "campaign of one time mode: no warning" "$("$ZOND" report -i camp.db -C nightly | grep -c '^warning:')" 0
+# a run of another time mode in it: its costs are some runs', its calls all runs' -- said
+"$ZOND" record -q -o camp.db -c nightly --time exact -- "$SHOP" >/dev/null
+check_eq "campaign of two time modes: said" \
+	"$("$ZOND" report -i camp.db -C nightly | grep -c '^warning: .*time in 1 of 3 runs')" 1
 
 "$ZOND" report -i shop.db >report.txt
 if grep -q "write_order_line" report.txt; then pass; else fail "report lacks write_order_line"; fi

@@ -133,11 +133,29 @@ static struct zp_profile *window_of(struct zp_profile *p, const char *spec, stru
 	return win;
 }
 
+/*
+ * Notes in all the events that only some of the n runs combined measured
+ * (runs[e]: how many had the event e of all): their costs are those runs',
+ * while calls count every run, so an average over calls would mislead.
+ */
+static void note_partial_events(struct zp_profile *all, const size_t *runs, size_t n)
+{
+	char text[512] = "";
+	size_t len = 0;
+	for (size_t e = 0; e < all->nevents && len < sizeof text; e++)
+		if (runs[e] < n)
+			len += (size_t)snprintf(text + len, sizeof text - len, "%s%s in %zu of %zu runs",
+						len ? ", " : "", all->events[e].name, runs[e], n);
+	if (len)
+		profile_add_meta(all, "events_in_some_runs", text);
+}
+
 /* The runs ids[0..n) combined, the newest (last) giving the header; each run's window of time. */
 static struct zp_profile *load_combined(struct store *s, const int64_t *ids, size_t n,
 					const char *time, struct zerr *err)
 {
 	struct zp_profile *all = NULL;
+	size_t runs[ZP_MAX_EVENTS] = {0};
 	for (size_t i = n; i-- > 0;) {
 		struct zp_profile *p = store_load_run(s, ids[i], err);
 		if (p && time)
@@ -146,13 +164,21 @@ static struct zp_profile *load_combined(struct store *s, const int64_t *ids, siz
 			profile_free(all);
 			return NULL;
 		}
-		if (!all) {
+		if (all)
+			profile_merge(all, p);
+		else
 			all = p;
-			continue;
-		}
-		profile_merge(all, p);
-		profile_free(p);
+		for (size_t e = 0; e < all->nevents; e++)
+			for (size_t k = 0; k < p->nevents; k++)
+				if (strcmp(all->events[e].name, p->events[k].name) == 0) {
+					runs[e]++;
+					break;
+				}
+		if (p != all)
+			profile_free(p);
 	}
+	if (all && n > 1)
+		note_partial_events(all, runs, n);
 	return all;
 }
 

@@ -85,6 +85,12 @@ void report_header(const struct zp_profile *p, FILE *out)
 			 combined);
 		put_field(out, "runs:", buf);
 	}
+	/* runs that measured different events: each cost is some runs', calls are all runs' */
+	const char *partial = profile_meta(p, "events_in_some_runs");
+	if (partial)
+		fprintf(out, "%-11s%s: their costs and averages are those runs' only, calls "
+			     "count every run\n",
+			"warning:", partial);
 	const char *window = profile_meta(p, "time_window");
 	if (window) {
 		snprintf(buf, sizeof buf, "%s of the timeline (calls and times recomputed from it)",
