@@ -87,4 +87,7 @@ check_error "trace report -o a program" "victim: exists and is an ELF file" \
 	"$ZOND" trace report -o victim in.ztrace
 check_same "the store is still untouched" zond.db before.db
 check_same "the program is still untouched" victim "$SHOP"
+# -o - is standard output, as for perf and most tools, not a file named -
+"$ZOND" export -i zond.db -f folded -o - >dash.out 2>err.txt
+check_eq "export -o -: on standard output" "$([ -s dash.out ] && [ ! -e ./- ] && echo yes)" yes
 finish

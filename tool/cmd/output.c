@@ -104,6 +104,8 @@ int output_check(const char *path, enum output_kind kind, const char *const *inp
 	struct stat st;
 	if (!*path)
 		return zerr_set(err, "an empty output file name");
+	if (kind == OUTPUT_FILE && strcmp(path, "-") == 0)
+		return 0; /* standard output */
 	if (stat(path, &st) != 0)
 		return errno == ENOENT ? check_creatable(path, err)
 				       : zerr_set(err, "%s: %s", path, strerror(errno));
@@ -167,7 +169,7 @@ int output_open(struct output *o, const char *path, struct zerr *err)
 {
 	struct stat st;
 	*o = (struct output){.f = stdout};
-	if (!path)
+	if (!path || strcmp(path, "-") == 0)
 		return 0;
 	snprintf(o->path, sizeof o->path, "%s", path);
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {

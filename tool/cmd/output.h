@@ -46,7 +46,7 @@ struct output {
 	char tmp[PATH_MAX];  /* the temporary file; "" when writing directly */
 };
 
-/* Opens path for writing (NULL: standard output).  0, or -1 with err set. */
+/* Opens path for writing (NULL or "-": standard output).  0, or -1 with err set. */
 int output_open(struct output *o, const char *path, struct zerr *err);
 
 /*

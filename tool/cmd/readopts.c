@@ -42,7 +42,7 @@ static const struct common_option {
 	 "  -e, --event NAME      event shown (default: the first)\n"},
 	{READ_OUTPUT,
 	 {"output", required_argument, NULL, 'o'},
-	 "  -o, --output FILE     file written (default: standard output)\n"},
+	 "  -o, --output FILE     file written (default, or -: standard output)\n"},
 };
 #define NCOMMON (sizeof common / sizeof common[0])
 
