@@ -1028,6 +1028,17 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 	add_spans(p, r, t, thread);
 }
 
+/* The calls a thread made: on its contexts, and on its functions without one. */
+static uint64_t thread_calls(const struct raw_thread *t)
+{
+	uint64_t calls = 0;
+	for (uint32_t i = 0; i < t->n_contexts; i++)
+		calls += t->contexts[i].calls;
+	for (uint32_t i = 0; i < t->info.n_funcs; i++)
+		calls += t->funcs[i].calls;
+	return calls;
+}
+
 /* Per-thread counts summed over a file, reported as run meta (describe_run). */
 enum {
 	LOST_FUNCS,
@@ -1040,7 +1051,7 @@ enum {
 	SAMPLES_LOST,
 	SAMPLES_UNPLACED,
 	PAID_SUM,
-	PAID_THREADS,
+	PAID_CALLS,
 	EVENTS_KEPT,
 	EVENTS_DROPPED,
 	N_COUNTS
@@ -1092,8 +1103,10 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 		counts[EVENTS_KEPT] += t->n_events;
 		counts[EVENTS_DROPPED] += t->events_dropped;
 		if (t->info.paid_pair_ticks) {
-			counts[PAID_SUM] += t->info.paid_pair_ticks;
-			counts[PAID_THREADS]++;
+			/* weighed by calls: a short thread's few cold calls cost more each */
+			uint64_t calls = thread_calls(t);
+			counts[PAID_SUM] += t->info.paid_pair_ticks * calls;
+			counts[PAID_CALLS] += calls;
 		}
 	}
 	for (uint32_t slot = 0; slot < n; slot++)
@@ -1145,7 +1158,7 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 		p->run.exit_status = h->state == ZR_EXITED ? h->exit_status : -1;
 		p->run.term_signal = h->state == ZR_SIGNALED ? h->term_signal : 0;
 		/* what was subtracted per call: the cost measured where it was paid, if it was */
-		uint64_t pair = counts[PAID_THREADS] ? counts[PAID_SUM] / counts[PAID_THREADS]
+		uint64_t pair = counts[PAID_CALLS] ? counts[PAID_SUM] / counts[PAID_CALLS]
 						     : h->overhead_pair_ticks;
 		p->run.overhead_ns = r->event >= 0 ? (double)pair * 1e9 / h->ticks_per_sec : 0;
 		profile_set_str(&p->run.clock, clock_name(h));
@@ -1173,11 +1186,11 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	profile_add_count(p, "lost_frames", counts[LOST_FRAMES]);
 	profile_add_count(p, "lost_contexts", counts[LOST_CONTEXTS]);
 	profile_add_count(p, "unstacked_calls", counts[UNSTACKED_CALLS]);
-	if (counts[PAID_THREADS] && !profile_meta(p, "overhead_pair_paid_ns")) {
+	if (counts[PAID_CALLS] && !profile_meta(p, "overhead_pair_paid_ns")) {
 		/* the probe pair's cost as measured on the program's own calls (threads' mean) */
 		char paid[32];
 		snprintf(paid, sizeof paid, "%.3f",
-			 (double)counts[PAID_SUM] / (double)counts[PAID_THREADS] * 1e9 / h->ticks_per_sec);
+			 (double)counts[PAID_SUM] / (double)counts[PAID_CALLS] * 1e9 / h->ticks_per_sec);
 		profile_add_meta(p, "overhead_pair_paid_ns", paid);
 	}
 	if (h->max_events) {
