@@ -129,6 +129,11 @@ int launch_parse(struct launch *l, int argc, char **argv, const char *short_opti
 	if (l->opt.timeline && l->opt.no_time)
 		return cmd_usage_error(l->cmd,
 				       "--timeline needs the calls' frames: not with --no-time");
+	if (l->opt.no_time && l->opt.time)
+		return cmd_usage_error(l->cmd, "--no-time and --time %s: one or the other",
+				       l->opt.time);
+	if (l->opt.fast_clock && (l->opt.no_time || (l->opt.time && strcmp(l->opt.time, "exact"))))
+		return cmd_usage_error(l->cmd, "--fast-clock goes with --time exact");
 	if (l->opt.timeline_keep && !l->opt.timeline)
 		l->opt.timeline = LAUNCH_TIMELINE_DEFAULT;
 	l->argv = argv + optind;

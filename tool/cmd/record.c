@@ -279,6 +279,8 @@ int cmd_record(int argc, char **argv)
 	if (bare_wanted(&r.l, r.elf))
 		return record_bare(&r);
 	/* the default, set once a bare-metal target (exact time only) is ruled out */
+	if (!r.l.opt.time && r.l.opt.fast_clock)
+		return cmd_usage_error("record", "--fast-clock goes with --time exact");
 	if (!r.l.opt.time)
 		r.l.opt.time = "sampled";
 
