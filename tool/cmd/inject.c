@@ -733,11 +733,18 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				(double)ticks_to_ns((job->region ? r.c0 : r.cpair) * 1000, r.hz) /
 					1000,
 				job->has_event ? job->event.unit : "ns");
-		if (r.noctx)
+		if (r.noctx && r.n <= INJ_EDGES_MAX)
 			fprintf(stderr,
 				"zond inject: more than %d calling contexts on a thread: the run "
 				"keeps call edges only\n",
 				INJ_CTX_MAX - 1);
+		else if (r.noctx)
+			fprintf(stderr,
+				"zond inject: more than %d calling contexts on a thread and more "
+				"than %d functions in the run: it keeps neither stacks nor call "
+				"edges, only each function's figures (fewer functions a run: -f, "
+				"--per-run)\n",
+				INJ_CTX_MAX - 1, INJ_EDGES_MAX);
 		if (r.unloaded)
 			fprintf(stderr,
 				"zond inject: %zu %s never loaded by the program: %s functions were not "
