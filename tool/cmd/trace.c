@@ -110,8 +110,33 @@ struct trace_cmd {
 	int quiet, online, no_progress;
 };
 
+/*
+ * Each subcommand's own options (the usage text's sections): one that
+ * belongs to another is refused, not ignored.  -1 when all are its own.
+ */
+static int check_options(const char *sub, const char seen[128])
+{
+	/* record's --timeline without --online has a line of its own (record) */
+	const char *own = strcmp(sub, "record") == 0	  ? "oLQOqPTSK"
+			  : strcmp(sub, "report") == 0	  ? "ocnqTSK"
+			  : strcmp(sub, "import") == 0	  ? "ocnqTSKfaeb"
+			  : strcmp(sub, "convert") == 0 ? "o"
+							  : NULL;
+	for (int c = 1; own && c < 128; c++) {
+		if (!seen[c] || strchr(own, c))
+			continue;
+		const struct option *o = options;
+		while (o->name && o->val != c)
+			o++;
+		return cmd_usage_error("trace", "--%s is not an option of 'trace %s'",
+				       o->name ? o->name : "?", sub);
+	}
+	return -1;
+}
+
 static int parse(struct trace_cmd *t, int argc, char **argv, const char *sub)
 {
+	char seen[128] = {0};
 	int c;
 	long v;
 	char *end;
@@ -164,8 +189,9 @@ static int parse(struct trace_cmd *t, int argc, char **argv, const char *sub)
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return cmd_bad_option("trace", argv, spec);
 		}
+		seen[c & 127] = 1;
 	}
-	return -1;
+	return check_options(sub, seen);
 }
 
 /* ---- record ------------------------------------------------------------- */
