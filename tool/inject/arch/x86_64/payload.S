@@ -69,7 +69,9 @@ za_slotsize:	.quad 0
 za_stats:	.quad 0	/* where in a shared block its statistics start */
 za_c0:		.quad 0	/* the payload's own part of a measured interval */
 za_cpair:	.quad 0	/* what one measured call adds to its caller's */
-za_fexit:	.quad 0	/* the za_exit measured functions return through */
+za_fexit:	.quad 0	/* the za_exit measured functions return through: the first
+			   area's for every area (each area has a copy of the blob,
+			   and a frame's return slot must be told by one address) */
 za_blocks:	.quad 0	/* the shared blocks, one per thread slot */
 za_blocksize:	.quad 0
 za_edges:	.quad 0	/* where in a shared block its call edges start, 0: none */
@@ -660,7 +662,7 @@ za_entry:
 	test %r11, %r11
 	jz .Lnoslot
 	lea 40(%rsp), %rdx		/* frames below this call's slot are dead; */
-	lea za_exit(%rip), %rax		/* one at the slot too, unless the slot */
+	mov za_fexit(%rip), %rax	/* one at the slot too, unless the slot */
 	cmp %rax, (%rdx)		/* holds za_exit: a tail call from a */
 	je 1f				/* measured function, whose frame lives */
 	inc %rdx
@@ -685,8 +687,8 @@ za_entry:
 	xor %eax, %eax
 	mov %rax, INJ_F_CHILD(%rcx)
 	mov %rax, INJ_F_NDESC(%rcx)
-	lea za_exit(%rip), %rax
-	mov %rax, 40(%rsp)
+	mov za_fexit(%rip), %rax	/* the one za_exit of every area: a tail */
+	mov %rax, 40(%rsp)		/* call, the unwinder, zond know it */
 	cmpq $0, za_ctxs(%rip)
 	je 1f
 	call za_ctx
