@@ -15,23 +15,28 @@ fail() { echo "FAIL: $*"; status=1; }
 
 "$uselib" 11 5 >plain.out
 plain=$?
-"$zond" inject -q -o libs.db -f 'libinject_count.so:lib_*' -f 'libc.so.6:getpid' -f main \
+"$zond" inject -q -o libs.db -f 'libinject_count.so:lib_*' -f 'libc.so.6:getpid' -f main -f add_twice \
 	-- "$uselib" 11 5 >inject.out
 rc=$?
 [ $rc -eq $plain ] || fail "status $rc under zond inject, $plain without"
 diff -u plain.out inject.out || fail "output differs"
-[ "$(cat plain.out)" = "sum 60 lib_calls 11" ] || fail "the program: $(cat plain.out)"
+[ "$(cat plain.out)" = "sum 66 lib_calls 14" ] || fail "the program: $(cat plain.out)"
 "$zond" dump -i libs.db >dump.txt
 cat >want.txt <<'W'
 threads 1
 call - -> main calls=1
+call add_twice -> lib_add calls=3
+call main -> add_twice calls=3
 call main -> getpid calls=5
 call main -> lib_add calls=11
 context main calls=1
+context main;add_twice calls=3
+context main;add_twice;lib_add calls=3
 context main;getpid calls=5
 context main;lib_add calls=11
+function add_twice calls=3
 function getpid calls=5
-function lib_add calls=11
+function lib_add calls=14
 function main calls=1
 W
 diff -u want.txt dump.txt || fail "calls, edges and calling contexts"
@@ -39,7 +44,7 @@ lib=$("$zond" export -f json -i libs.db | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 print(*sorted(n["name"] + " " + n["module"].rsplit("/", 1)[1] for n in d["nodes"]))')
-[ "$lib" = "getpid libc.so.6 lib_add libinject_count.so main inject_uselib" ] ||
+[ "$lib" = "add_twice inject_uselib getpid libc.so.6 lib_add libinject_count.so main inject_uselib" ] ||
 	fail "modules of the nodes: $lib"
 err=$("$zond" inject -q -o none.db -f 'libnosuch.so:f' -- "$uselib" 2>&1)
 rc=$?
