@@ -139,10 +139,21 @@ static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len)
 	}
 	if (scratch_len)
 		inject_plan_scratch(&p, scratch, scratch_len);
-	printf("%zu of %zu functions can be injected\n", inject_plan_count_ok(&p), p.nfuncs);
+	size_t parts = 0;
+	for (size_t i = 0; i < p.nfuncs; i++)
+		parts += p.funcs[i].part;
+	printf("%zu of %zu functions can be injected\n", inject_plan_count_ok(&p),
+	       p.nfuncs - parts);
+	if (parts)
+		printf("and %zu %s gcc split off functions (.cold), not functions: their time is "
+		       "their function's\n",
+		       parts, parts == 1 ? "part" : "parts");
 	for (size_t i = 0; i < p.nfuncs; i++) {
 		const struct inject_func *f = &p.funcs[i];
-		if (!f->ok)
+		if (f->part)
+			printf("part %s (0x%llx): %s\n", f->name, (unsigned long long)f->addr,
+			       f->why);
+		else if (!f->ok)
 			printf("refused %s (0x%llx): %s\n", f->name, (unsigned long long)f->addr,
 			       f->why);
 		else if (f->site.by_break)

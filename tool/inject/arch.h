@@ -119,6 +119,14 @@ struct inject_arch {
 	int (*plan_far)(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
 			struct inject_site *site, char *why);
 	size_t (*jump_far)(uint64_t from, uint64_t to, uint8_t *out);
+	/*
+	 * Calls fn for the target of every direct branch found in the size
+	 * bytes of code at addr (a linear sweep, as plan's own), so that a
+	 * jump from one function into another's patched bytes is seen.  NULL:
+	 * not known for the architecture.
+	 */
+	void (*branches)(const uint8_t *code, size_t size, uint64_t addr,
+			 void (*fn)(void *arg, uint64_t target), void *arg);
 	/* How many of the n bytes at b are alignment fill (nops, int3, zeros). */
 	size_t (*fill)(const uint8_t *b, size_t n);
 	/* Writes the jump from `from` to `to` (within reach) and returns its length. */

@@ -60,7 +60,95 @@ static size_t fill_after(const struct inject_plan *p, size_t i, const uint8_t *c
 	return p->arch->fill(code + f->size, room);
 }
 
-static int plan_one(struct symbols *s, struct inject_plan *p, size_t i, struct zerr *err)
+/* Every direct branch's target in the file, with the function it is in. */
+struct branch {
+	uint64_t target;
+	size_t from; /* index of the function */
+};
+
+struct branches {
+	struct branch *b;
+	size_t n, cap, from;
+};
+
+static void add_branch(void *arg, uint64_t target)
+{
+	struct branches *bs = arg;
+	if (bs->n == bs->cap) {
+		bs->cap = bs->cap ? 2 * bs->cap : 4096;
+		bs->b = zp_xrealloc(bs->b, bs->cap * sizeof *bs->b);
+	}
+	bs->b[bs->n++] = (struct branch){target, bs->from};
+}
+
+static int compare_branches(const void *a, const void *b)
+{
+	uint64_t x = ((const struct branch *)a)->target, y = ((const struct branch *)b)->target;
+	return (x > y) - (x < y);
+}
+
+/*
+ * Refuses the functions another function's direct branch jumps into,
+ * inside the bytes their jump overwrites (glibc's __mempcpy_* jump to
+ * __memmove_*+3, past its first instruction): that code would run half
+ * of zond's jump.  Their own branches plan() has checked.
+ */
+static void refuse_jumped_into(struct inject_plan *p, struct branches *bs)
+{
+	qsort(bs->b, bs->n, sizeof *bs->b, compare_branches);
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		struct inject_func *f = &p->funcs[i];
+		if (!f->ok)
+			continue;
+		uint64_t lo = f->site.addr + f->site.keep, hi = lo + f->site.len;
+		size_t a = 0, z = bs->n; /* the first target above lo */
+		while (a < z) {
+			size_t m = a + (z - a) / 2;
+			if (bs->b[m].target <= lo)
+				a = m + 1;
+			else
+				z = m;
+		}
+		for (; a < bs->n && bs->b[a].target < hi; a++) {
+			if (bs->b[a].from == i)
+				continue;
+			const struct inject_func *g = &p->funcs[bs->b[a].from];
+			snprintf(f->why, sizeof f->why,
+				 "%.60s jumps to +%llu, inside the %u bytes the jump overwrites",
+				 g->name ? g->name : "another function",
+				 (unsigned long long)(bs->b[a].target - f->addr), f->site.len);
+			f->ok = f->far_ok = 0;
+			break;
+		}
+	}
+}
+
+/*
+ * Functions whose entry cannot take a probe whatever their code: parts
+ * gcc split off (name.cold, "[clone .cold]"), entered by a jump from their
+ * function with its frame live, no return address on top of the stack; and
+ * functions that return twice (vfork, the setjmp family, getcontext),
+ * whose second return would find its frame gone.  The reason, or NULL.
+ */
+static const char *never_probed(const char *name, int *part)
+{
+	static const char *const twice[] = {"vfork",	   "__vfork",	  "setjmp",	"_setjmp",
+					    "__setjmp",	   "sigsetjmp",	  "__sigsetjmp", "getcontext",
+					    "__getcontext", "savectx",	  NULL};
+	if (!name)
+		return NULL;
+	const char *cold = strstr(name, ".cold");
+	*part = cold && (cold[5] == 0 || cold[5] == '.' || cold[5] == ']');
+	if (*part)
+		return "a part gcc split off its function (.cold): entered by a jump, not a call";
+	for (int i = 0; twice[i]; i++)
+		if (strcmp(name, twice[i]) == 0)
+			return "it returns twice: its second return would find no frame";
+	return NULL;
+}
+
+static int plan_one(struct symbols *s, struct inject_plan *p, size_t i, struct branches *bs,
+		    struct zerr *err)
 {
 	struct inject_func *f = &p->funcs[i];
 	struct symbol sym;
@@ -87,6 +175,15 @@ static int plan_one(struct symbols *s, struct inject_plan *p, size_t i, struct z
 		f->far_ok = f->ok && p->arch->plan_far &&
 			    p->arch->plan_far(code, (size_t)f->size, pad, f->addr, &f->far,
 					      f->far_why) == 0;
+		if (p->arch->branches) {
+			bs->from = i;
+			p->arch->branches(code, (size_t)f->size, f->addr, add_branch, bs);
+		}
+		const char *never = never_probed(f->name, &f->part);
+		if (never) {
+			snprintf(f->why, sizeof f->why, "%s", never);
+			f->ok = f->far_ok = 0;
+		}
 	}
 	free(code);
 	return rc;
@@ -112,8 +209,10 @@ int inject_plan_file(struct symbols *s, const char *path, const struct inject_ar
 		inject_plan_free(out);
 		return -1;
 	}
+	struct branches bs = {0};
 	for (size_t i = 0; i < c.n; i++) {
-		if (plan_one(s, out, i, err) < 0) {
+		if (plan_one(s, out, i, &bs, err) < 0) {
+			free(bs.b);
 			inject_plan_free(out);
 			return -1;
 		}
@@ -124,6 +223,8 @@ int inject_plan_file(struct symbols *s, const char *path, const struct inject_ar
 				 "the program's entry point: entered with no return address");
 		}
 	}
+	refuse_jumped_into(out, &bs);
+	free(bs.b);
 	return 0;
 }
 

@@ -25,6 +25,7 @@ struct inject_func {
 	uint64_t addr;    /* link-time address */
 	uint64_t size;
 	int ok; /* 1: site is valid */
+	int part; /* a part gcc split off a function (.cold): not a function, never probed */
 	struct inject_site site;
 	char why[INJECT_WHY]; /* when !ok: the reason */
 	int far_ok;           /* the arch's far jump: 1 when far is valid, else far_why */

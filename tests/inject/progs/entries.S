@@ -142,6 +142,38 @@ xbegin_entry:
 1:	ret
 	.size xbegin_entry, .-xbegin_entry
 
+	/* Entered past its first instruction by another function's jump (glibc's
+	   __mempcpy_* into __memmove_*): refused, as a jump of its own would be. */
+	.p2align 4
+	.type add_one, @function
+add_one:
+	mov %rdi, %rax
+.Ladd_one_body:
+	add $1, %rax
+	ret
+	.size add_one, .-add_one
+
+	.p2align 4
+	.type add_one_twice, @function
+add_one_twice:
+	lea (%rdi,%rdi), %rax
+	jmp .Ladd_one_body
+	.size add_one_twice, .-add_one_twice
+
+	/* A part gcc split off a function (its unlikely path), entered by a jump
+	   with the function's frame live: not a function, never probed. */
+	.p2align 4
+	.type split.cold, @function
+split.cold:
+	nop
+	nop
+	nop
+	nop
+	nop
+	nop
+	ret
+	.size split.cold, .-split.cold
+
 	.data
 	.p2align 3
 counter: .quad 0

@@ -85,6 +85,22 @@ static int body_jumps_in(const uint8_t *code, size_t size, uint64_t addr, uint64
 	return 0;
 }
 
+static void branches(const uint8_t *code, size_t size, uint64_t addr,
+		     void (*fn)(void *arg, uint64_t target), void *arg)
+{
+	for (size_t off = 0; off < size;) {
+		ZydisDecodedInstruction in;
+		if (decode(code + off, size - off, &in, NULL) < 0) {
+			off++;
+			continue;
+		}
+		uint64_t t;
+		if (relative_target(&in, addr + off, &t))
+			fn(arg, t);
+		off += in.length;
+	}
+}
+
 static int plan(const uint8_t *code, size_t size, size_t padding, uint64_t addr, size_t offset,
 		struct inject_site *site, char *why)
 {
@@ -395,6 +411,7 @@ const struct inject_arch inject_arch_x86_64 = {
 	.reloc_max = 256,
 	.plan = plan,
 	.relocate = relocate,
+	.branches = branches,
 	.fill = fill,
 	.jump = jump,
 	.payload = inject_x86_64_payload,
