@@ -46,6 +46,11 @@ d = json.load(sys.stdin)
 print(*sorted(n["name"] + " " + n["module"].rsplit("/", 1)[1] for n in d["nodes"]))')
 [ "$lib" = "add_twice inject_uselib getpid libc.so.6 lib_add libinject_count.so main inject_uselib" ] ||
 	fail "modules of the nodes: $lib"
+# two globs naming one function patch it once (twice, the run failed)
+"$zond" inject -q -o twice.db -f 'libc.so.6:getpid' -f 'libc.so.6:getp*' -- "$uselib" 11 5 >/dev/null ||
+	fail "two -f naming getpid: status $?"
+"$zond" dump -i twice.db | grep -qx 'function getpid calls=5' ||
+	fail "two -f naming getpid: $("$zond" dump -i twice.db | grep getpid)"
 err=$("$zond" inject -q -o none.db -f 'libnosuch.so:f' -- "$uselib" 2>&1)
 rc=$?
 [ $rc -eq 1 ] && [ "$err" = "zond inject: -f libnosuch.so:f: $uselib loads no library libnosuch.so at start (one it loads with dlopen: give its path)" ] ||

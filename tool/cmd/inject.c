@@ -843,6 +843,17 @@ struct choice {
  * Adds the functions `which` (n) of plan to c (module: NULL for the
  * program), named names[k] (NULL: the plan's names).
  */
+/* Whether c has the function at addr of module (NULL: the program) already. */
+static int chosen_already(const struct choice *c, const char *module, uint64_t addr)
+{
+	for (size_t j = 0; j < c->n; j++)
+		if (c->recs[j].addr == addr && (module && c->recs[j].module
+						    ? strcmp(module, c->recs[j].module) == 0
+						    : module == c->recs[j].module))
+			return 1;
+	return 0;
+}
+
 static void choice_add(struct choice *c, const struct inject_plan *plan, const size_t *which,
 		       size_t n, const char *module, char **names)
 {
@@ -851,6 +862,9 @@ static void choice_add(struct choice *c, const struct inject_plan *plan, const s
 	c->recs = zp_xrealloc(c->recs, (c->n + n + 1) * sizeof *c->recs);
 	for (size_t k = 0; k < n; k++) {
 		const struct inject_func *f = &plan->funcs[which[k]];
+		if (chosen_already(c, module, f->addr) || inject_is_unwinder(f->name))
+			continue; /* two -f of one library name it: patched once; an unwinder
+				     has zond's own probe (doc/inject.md, "C++ exceptions") */
 		c->patches[c->n] = p[k];
 		c->patches[c->n].module = module;
 		c->patches[c->n].id = (uint32_t)c->n;

@@ -130,6 +130,20 @@ static void refuse_jumped_into(struct inject_plan *p, struct branches *bs)
  * functions that return twice (vfork, the setjmp family, getcontext),
  * whose second return would find its frame gone.  The reason, or NULL.
  */
+int inject_is_unwinder(const char *name)
+{
+	static const char *const unwinders[] = {
+		"_Unwind_RaiseException", "_Unwind_Resume",    "_Unwind_Resume_or_Rethrow",
+		"_Unwind_ForcedUnwind",	  "_Unwind_Backtrace", NULL,
+	};
+	for (int i = 0; name && unwinders[i]; i++) {
+		size_t n = strlen(unwinders[i]);
+		if (strncmp(name, unwinders[i], n) == 0 && (name[n] == 0 || name[n] == '@'))
+			return 1;
+	}
+	return 0;
+}
+
 static const char *never_probed(const char *name, int *part)
 {
 	static const char *const twice[] = {"vfork",	   "__vfork",	  "setjmp",	"_setjmp",

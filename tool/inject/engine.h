@@ -33,6 +33,14 @@ struct inject_func {
 	char far_why[INJECT_WHY];
 };
 
+/*
+ * 1 when name (a symbol's, "@VERSION" or not) is an unwinder's entry
+ * (_Unwind_RaiseException, _Unwind_Resume, ...), where a thrown exception
+ * starts walking the stack: zond's own probe stands there, which gives
+ * the unwinder the real return addresses; never a measured function's.
+ */
+int inject_is_unwinder(const char *name);
+
 struct inject_plan {
 	char *path;
 	const struct inject_arch *arch;

@@ -31,12 +31,6 @@ struct area {
 	int loaded;  /* placed at least once */
 };
 
-/* The unwinders' entry points, where thrown exceptions start walking the stack. */
-static const char *const unwinders[] = {
-	"_Unwind_RaiseException", "_Unwind_Resume",    "_Unwind_Resume_or_Rethrow",
-	"_Unwind_ForcedUnwind",   "_Unwind_Backtrace",
-};
-#define NUNWINDERS (sizeof unwinders / sizeof unwinders[0])
 
 /* One target being measured: where everything went. */
 struct session {
@@ -212,19 +206,9 @@ struct unwinder_search {
 	const char *exe;
 };
 
-static int is_unwinder(const char *name)
-{
-	for (size_t i = 0; i < NUNWINDERS; i++) {
-		size_t n = strlen(unwinders[i]);
-		if (strncmp(name, unwinders[i], n) == 0 && (name[n] == 0 || name[n] == '@'))
-			return 1;
-	}
-	return 0;
-}
-
 static void has_unwinder(void *arg, const struct symbol *sym)
 {
-	*(int *)arg |= is_unwinder(sym->name);
+	*(int *)arg |= inject_is_unwinder(sym->name);
 }
 
 /* Adds patches at the unwinders' entries of the file at path, if it has them. */
@@ -245,7 +229,7 @@ static void add_unwinders(void *arg, const char *path, uint64_t start)
 	x->owned = zp_xrealloc(x->owned, (x->nowned + 1) * sizeof *x->owned);
 	char *kept = x->owned[x->nowned++] = zp_xstrdup(path);
 	for (size_t i = 0; i < p.nfuncs; i++) {
-		if (!p.funcs[i].ok || !is_unwinder(p.funcs[i].name))
+		if (!p.funcs[i].ok || !inject_is_unwinder(p.funcs[i].name))
 			continue;
 		x->patches = zp_xrealloc(x->patches, (x->npatches + 1) * sizeof *x->patches);
 		x->patches[x->npatches++] = (struct inject_patch){
