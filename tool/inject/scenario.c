@@ -615,6 +615,26 @@ static int run_to_entry(struct session *x, struct zerr *err)
 	    symbols_load_start(x->s, x->plan->path, &load, err) < 0 ||
 	    symbols_entry(x->plan->path, &entry, err) < 0)
 		return -1;
+	/*
+	 * A static program (no loader) sets up its thread pointer, which the
+	 * payload reads first thing, in its own start-up code: it is stopped
+	 * at main instead, and what ran before main is not measured.
+	 */
+	char loader[PATH_MAX];
+	struct zerr ignored;
+	struct symbol main_fn;
+	if (symbols_interpreter(x->plan->path, loader, sizeof loader, &ignored) == 1) {
+		int found = symbols_named(x->s, x->plan->path, "main", &main_fn, err);
+		if (found < 0)
+			return -1;
+		if (!found)
+			return zerr_set(err,
+					"%s: statically linked and no main: its start-up code sets "
+					"up the thread pointer the payload needs, and zond finds no "
+					"later point to stop it at",
+					x->plan->path);
+		entry = main_fn.start;
+	}
 	return entry ? x->t->ops->run_to(x->t, entry + start - load, err) : 0;
 }
 
