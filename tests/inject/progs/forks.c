@@ -5,8 +5,9 @@
  * the two would lose updates), then ends; the parent waits for it and
  * calls work() 200 more times.  Its counts: work 100 + 300000 + 200000 +
  * 200 (the child's calls are in the run: one run, all processes, as with
- * zond record; the child a thread of its own), in_fork 2 (returned in
- * both).
+ * zond record; the child a thread of its own), in_fork 1: it returns in
+ * both, but was called once (the child's return from its parent's call
+ * counts nothing).
  */
 #include <stdio.h>
 #include <sys/wait.h>
@@ -49,6 +50,6 @@ int main(void)
 	for (int i = 0; i < 200; i++)
 		s += work(i);
 	printf("parent %ld, child status %d\n", s, status);
-	printf("count work %lu\ncount in_fork 2\n", n_work + 300000);
+	printf("count work %lu\ncount in_fork 1\n", n_work + 300000);
 	return 0;
 }

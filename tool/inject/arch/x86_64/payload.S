@@ -84,6 +84,7 @@ za_proc:	.quad 0	/* the process page: ZA_PROC_READY, 0 in a new process (za_fork
 za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
 
 #define ZA_PROC_READY 2		/* the process page's word once za_forked is done */
+#define ZA_CTX_ROOT -1		/* a frame's F_CTX: calls under it start the thread's stacks */
 
 /*
  * SLOT: r11 = this thread's slot as za_slot finds it, the common case (the
@@ -292,12 +293,15 @@ za_forked:
 
 /*
  * Slot r11, this thread's copy of its parent thread's (r8: this process's
- * id), taken over: a block and context area of its own, the frames it goes
- * on with open there and their paths added (their calls are this
- * process's too: it returns from them), their start kept with the TSC,
- * every process's clock (with --event, on the parent's counter: counted,
- * not timed); with --event the thread's own counter opened.  Keeps every
- * register but rax, rcx, rdx (and flags).
+ * id), taken over: a block and context area of its own; with --event the
+ * thread's own counter.  The frames it inherited are its parent's calls,
+ * not its own (counted once, where they were entered: the parent counts
+ * them; a child that execs never returns from them): marked (F_GEN's top
+ * bit) so that their returns here count nothing, and so that the calls the
+ * child makes under them start its own stacks (F_CTX ZA_CTX_ROOT).  Their
+ * activations are not the child's either (ACTIVE cleared).  With every
+ * block taken it goes on in its parent thread's block as the same marks.
+ * Keeps every register but rax, rcx, rdx (and flags).
  */
 za_adopt:
 	push %rsi
@@ -305,12 +309,16 @@ za_adopt:
 	mov $1, %edx
 	mov za_shm(%rip), %rax
 	lock xadd %rdx, INJ_H_BLOCKS(%rax)
-	xor %esi, %esi
 	cmp $INJ_THREADS, %rdx
 	jae 1f				/* none left: the parent's block it is */
 	call za_bind
-	mov $1, %esi
 1:	mov %r8, INJ_T_PID(%r11)
+	lea ACTIVE(%r11), %rdi		/* no activation is this process's yet */
+	mov za_nfuncs(%rip), %rcx
+	xor %eax, %eax
+	rep stosl
+	mov %r8, %rax
+	bts $63, %rax			/* this process's, inherited */
 	xor %edi, %edi
 2:	cmp INJ_T_DEPTH(%r11), %rdi
 	jae 5f
@@ -319,18 +327,9 @@ za_adopt:
 	mov %rdi, %rcx
 	shl $6, %rcx			/* INJ_FRAME == 64 */
 	lea INJ_SLOT_HDR(%r11, %rcx), %rcx
-	test %esi, %esi
-	jz 4f
-	mov INJ_F_ID(%rcx), %rdx
-	mov INJ_T_SHARED(%r11), %rax
-	incl INJ_SB_OPEN(%rax, %rdx, 4)	/* open until it returns */
-	cmpq $0, za_ctxs(%rip)
-	je 4f
-	call za_ctx			/* its path, in this thread's area */
-4:	cmpq $0, za_event(%rip)
-	jne 3f
-	mov %r8, INJ_F_GEN(%rcx)
-3:	inc %rdi
+	mov %rax, INJ_F_GEN(%rcx)
+	movq $ZA_CTX_ROOT, INJ_F_CTX(%rcx)
+	inc %rdi
 	jmp 2b
 5:	cmpq $0, za_event(%rip)
 	je 9f
@@ -562,6 +561,9 @@ za_ctx:
 	mov INJ_F_CTX - INJ_FRAME(%rcx), %rsi
 	test %rsi, %rsi
 	jz 8f
+	cmp $ZA_CTX_ROOT, %rsi		/* under a frame a forked child inherited */
+	jne 1f
+	xor %esi, %esi
 1:	mov INJ_T_CTX(%r11), %rdi
 	mov %rsi, %r9
 	shl $32, %r9
@@ -639,14 +641,16 @@ za_drop:
 	jne 3f
 	mov INJ_F_RET(%rdi), %rcx
 	mov %rcx, (%rsi)
-3:	mov INJ_F_ID(%rdi), %rcx
+3:	bt $63, INJ_F_GEN(%rdi)		/* inherited by a forked child: not */
+	jc 4f				/* this process's call */
+	mov INJ_F_ID(%rdi), %rcx
 	decl ACTIVE(%r11, %rcx, 4)
 	mov INJ_T_SHARED(%r11), %rdi
 	decl INJ_SB_OPEN(%rdi, %rcx, 4)	/* no longer open: a call */
 	shl $6, %rcx			/* INJ_STAT == 64 */
 	add za_stats(%rip), %rcx
 	incq INJ_S_CALLS(%rdi, %rcx)
-	dec %rax
+4:	dec %rax
 	jmp 1b
 2:	mov %rax, INJ_T_DEPTH(%r11)
 	pop %rsi
@@ -819,6 +823,8 @@ za_exit:
 	lea 8(%rsp), %rsp		/* not ret: see the header */
 	jmp *-8(%rsp)
 .Luntimed:
+	bt $63, %rcx			/* a forked child's inherited frame: its */
+	jc 64b				/* parent's call, nothing of this process's */
 	mov INJ_F_ID(%rdi), %rcx
 	decl ACTIVE(%r11, %rcx, 4)
 	mov INJ_T_SHARED(%r11), %r9
