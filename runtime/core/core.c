@@ -1163,7 +1163,7 @@ static int gate_open(uint64_t fn, uint32_t depth)
 static uint32_t drop_stale(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t pc, uint64_t now)
 {
 	uint32_t d = t->info->depth;
-	while (d > 0 && d <= zrt.max_depth && zrt_frame_stale(&t->stack[d - 1], fn, sp, pc)) {
+	while (d > 0 && d <= zrt.max_depth && zrt_frame_stale(t, &t->stack[d - 1], fn, sp, pc)) {
 		if (!now && zrt.timed)
 			now = zrt_frame_clock(t, port_clock());
 		zrt_pop(t, d, now);

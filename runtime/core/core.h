@@ -175,6 +175,13 @@ struct zrt_thread {
 	 */
 	uint64_t missed[ZRT_MISSED];
 	uint32_t n_missed;
+	/*
+	 * The thread's signal stack, [alt_lo, alt_hi) (0, 0: none, or not known
+	 * to the port), where its signal handlers' probes run: frames on the
+	 * other stack are compared with them by the stack they are on, not by
+	 * address (zrt_frame_stale), wherever the program put that stack.
+	 */
+	uint64_t alt_lo, alt_hi;
 };
 
 /* Every this many measured probes, zrt_probe_paid updates the thread's mean pair. */
@@ -378,9 +385,29 @@ static inline uint64_t zrt_sp_key(uint64_t sp, uint64_t pc)
  * ancestor's probe runs higher up, or at sp from another pc: the new call
  * was inlined into it (gcc inlines recursive functions into themselves).
  */
-static inline int zrt_frame_stale(const struct zr_frame *fr, uint64_t fn, uint64_t sp, uint64_t pc)
+static inline int zrt_on_alt_stack(const struct zrt_thread *t, uint64_t sp)
 {
-	return zrt_frame_sp(fr) < sp || (fn && fr->sp == zrt_sp_key(sp, pc) && fr->addr == fn);
+	return sp - t->alt_lo < t->alt_hi - t->alt_lo;
+}
+
+/*
+ * (continued) Where the thread has a signal stack and the probe and the
+ * frame are on different stacks, their addresses say nothing: a probe on
+ * the signal stack (a handler's call) leaves the frames it interrupted
+ * live, and one off it finds the handler's frames dead (it returned, or
+ * left by longjmp).  A signal stack above the interrupted frames (a buffer
+ * of main's, a mapping made before the thread) had every frame closed.
+ */
+static inline int zrt_frame_stale(const struct zrt_thread *t, const struct zr_frame *fr,
+				  uint64_t fn, uint64_t sp, uint64_t pc)
+{
+	uint64_t at = zrt_frame_sp(fr);
+	if (zrt_unlikely(t->alt_hi != 0)) {
+		int probe_alt = zrt_on_alt_stack(t, sp);
+		if (probe_alt != zrt_on_alt_stack(t, at))
+			return !probe_alt;
+	}
+	return at < sp || (fn && fr->sp == zrt_sp_key(sp, pc) && fr->addr == fn);
 }
 
 /* Opens a frame for func i, reached over edge e in context c, at stack depth d. */
@@ -455,7 +482,7 @@ zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp, ui
 		 * A live ancestor's probe ran higher up the stack than ours, or in
 		 * the same frame when we were inlined into it.
 		 */
-		if (zrt_unlikely(d >= zrt.max_depth || zrt_frame_stale(top, fn, sp, pc) ||
+		if (zrt_unlikely(d >= zrt.max_depth || zrt_frame_stale(t, top, fn, sp, pc) ||
 				 top->ctx == ZR_NONE))
 			goto done;
 		parent = top->ctx;

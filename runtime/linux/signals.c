@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <signal.h>
 
+#include "instrument.h"
 #include "sample.h"
 
 #define API __attribute__((visibility("default")))
@@ -58,6 +59,28 @@ API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 		real = (sigmask_fn *)dlsym(RTLD_NEXT, "pthread_sigmask");
 	sigset_t own;
 	return real(how, without_sampling(how, set, &own), old);
+}
+
+typedef int sigaltstack_fn(const stack_t *, stack_t *);
+
+/* The calling thread's signal stack, told to the core (zrt_thread.alt_lo). */
+API int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	static sigaltstack_fn *real;
+	if (!real)
+		real = (sigaltstack_fn *)dlsym(RTLD_NEXT, "sigaltstack");
+	int rc = real(ss, old);
+	if (rc == 0 && ss) {
+		struct zrt_thread *t = &zl_self;
+		uint64_t lo = (uintptr_t)ss->ss_sp;
+		int on = !(ss->ss_flags & SS_DISABLE);
+		t->alt_hi = 0; /* no range while it changes (a handler may read it) */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->alt_lo = on ? lo : 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->alt_hi = on ? lo + ss->ss_size : 0;
+	}
+	return rc;
 }
 
 API sighandler_t signal(int sig, sighandler_t handler)
