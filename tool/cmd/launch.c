@@ -465,11 +465,11 @@ static void wait_descendants(const struct launch *l)
 			continue;
 		if (pid < 0) /* ECHILD: none left, or Ctrl-C */
 			break;
-		if (!l->opt.quiet)
-			fprintf(stderr,
-				"zond %s: waiting for the processes %s left running (Ctrl-C: stop "
-				"waiting, keep what they recorded so far)\n",
-				l->cmd, l->prog);
+		/* even with -q: it says why zond has not ended although the program has */
+		fprintf(stderr,
+			"zond %s: waiting for the processes %s left running (Ctrl-C: stop waiting, "
+			"keep what they recorded so far)\n",
+			l->cmd, l->prog);
 		said = 1;
 		sigaction(SIGINT, &stop, &old); /* no SA_RESTART: waitpid returns */
 	}
