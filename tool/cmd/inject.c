@@ -763,7 +763,13 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				r.unloaded, r.unloaded == 1 ? "library was" : "libraries were",
 				r.unloaded == 1 ? "its" : "their");
 		const char *dominated = profile_meta(p, "inject_compensation_dominates");
-		if (dominated)
+		if (dominated && r.n == 1) /* one function: its callees are itself */
+			fprintf(stderr,
+				"zond inject: %s: its time rests on an estimate: up to %s%% of what "
+				"was measured there was the payload of its own recursive calls, "
+				"subtracted as calibrated\n",
+				dominated, profile_meta(p, "inject_compensation_share"));
+		else if (dominated)
 			fprintf(stderr,
 				"zond inject: %s: %s on an estimate: up to %s%% of what was "
 				"measured there was the payload of measured callees, subtracted as "

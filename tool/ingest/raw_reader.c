@@ -401,6 +401,14 @@ static void bound_sums(struct raw_thread *t)
 		c->incl += raised[i];
 		if (c->parent != ZR_NONE && c->parent < t->n_contexts)
 			raised[c->parent] += raised[i];
+		/* what was raised was its calls': no mean call dearer than the dearest */
+		if (raised[i] && c->calls && c->min != UINT64_MAX) {
+			uint64_t mean = c->incl / c->calls;
+			if (c->max < mean)
+				c->max = mean;
+			if (c->calls == 1)
+				c->min = c->max = c->incl;
+		}
 	}
 	free(raised);
 	for (uint32_t i = 0; i < t->info.n_funcs; i++) {
