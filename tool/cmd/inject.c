@@ -756,6 +756,14 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				"edges, only each function's figures (fewer functions a run: -f, "
 				"--per-run)\n",
 				INJ_CTX_MAX - 1, INJ_EDGES_MAX);
+		if (r.deep || r.noslot)
+			fprintf(stderr,
+				"zond inject: %llu calls were not measured (counted in no figure): "
+				"%llu deeper than the %d frames a thread's shadow stack holds, %llu "
+				"on threads beyond the %d it has slots for (run meta "
+				"inject_calls_not_measured)\n",
+				(unsigned long long)(r.deep + r.noslot), (unsigned long long)r.deep,
+				INJ_DEPTH, (unsigned long long)r.noslot, INJ_THREADS);
 		if (r.unloaded)
 			fprintf(stderr,
 				"zond inject: %zu %s never loaded by the program: %s functions were not "
