@@ -95,6 +95,8 @@ static int compare_branches(const void *a, const void *b)
  */
 static void refuse_jumped_into(struct inject_plan *p, struct branches *bs)
 {
+	if (!bs->n)
+		return; /* no branch (or none known for the architecture) */
 	qsort(bs->b, bs->n, sizeof *bs->b, compare_branches);
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		struct inject_func *f = &p->funcs[i];
