@@ -52,7 +52,7 @@ void fds_note_inherited(void)
 static void keep(int fd, int dir_fd)
 {
 	if (fd == dir_fd || fd <= 2 ||
-	    bsearch(&fd, inherited, ninherited, sizeof *inherited, cmp_int))
+	    (inherited && bsearch(&fd, inherited, ninherited, sizeof *inherited, cmp_int)))
 		return;
 	int flags = fcntl(fd, F_GETFD);
 	if (flags >= 0 && !(flags & FD_CLOEXEC))
