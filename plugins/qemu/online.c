@@ -223,6 +223,7 @@ static __attribute__((noinline)) int catch_up(struct online_thread *t)
 	pthread_mutex_lock(&o.lock);
 	if (!t->rb) {
 		t->rb = rebuild_new(o.isa, o.syms);
+		rebuild_chained(t->rb); /* QEMU chains its blocks: a rep's extra run */
 		if (o.exe[0])
 			rebuild_set_program(t->rb, o.exe, o.entry);
 		rebuild_set_timeline(t->rb, o.tl_events, o.tl_newest);

@@ -47,6 +47,14 @@ struct isa {
 	 * When unsure, 1.
 	 */
 	int (*may_stop)(const uint8_t *b, size_t len);
+	/*
+	 * 1 when the instruction runs as a block of its own once per iteration
+	 * under QEMU (x86's rep-prefixed string instructions: with block
+	 * chaining the block jumps back to itself, and runs once more with its
+	 * count at 0 to leave), so that the extra run is not counted
+	 * (rebuild.c).  NULL: none does.
+	 */
+	int (*repeats)(const uint8_t *b, size_t len);
 };
 
 /* The ISA of a trace's "arch" (QEMU's target names and their aliases), or NULL. */
@@ -65,5 +73,6 @@ int isa_riscv_may_stop(const uint8_t *b, size_t len);
 void isa_x86_64_classify(const uint8_t *b, size_t len, uint64_t pc, struct zi_insn *out);
 size_t isa_x86_64_length(const uint8_t *b, size_t n);
 int isa_x86_64_may_stop(const uint8_t *b, size_t len);
+int isa_x86_64_repeats(const uint8_t *b, size_t len);
 
 #endif

@@ -104,6 +104,9 @@ struct host_map {
 struct rebuild {
 	struct rebuild_hot h; /* first: rebuild_exec_fast (rebuild.h) reads it through the pointer */
 	const struct isa *isa;
+	int chained;     /* rebuild_chained */
+	int rep_pending; /* a run of a repeating block began counted: its next run is not */
+	uint64_t extra_insns; /* the instructions of the runs not counted */
 	struct symbols *syms;
 	char *program;
 	uint64_t entry;
@@ -213,6 +216,11 @@ void rebuild_free(struct rebuild *r)
 uint64_t rebuild_insns(const struct rebuild *r)
 {
 	return r->h.icount;
+}
+
+uint64_t rebuild_insns_run(const struct rebuild *r)
+{
+	return r->h.icount + r->extra_insns;
 }
 
 uint32_t rebuild_block_length(const struct rebuild *r, uint32_t id)
@@ -720,6 +728,8 @@ int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t nins
 					sizes[i], len);
 		struct zi_insn zi;
 		r->isa->classify(p, len, addr, &zi);
+		if (ninsns == 1 && r->chained && r->isa->repeats && r->isa->repeats(p, len))
+			b->repeats = 1;
 		struct insn *in = &r->insns[r->ninsns++];
 		*in = (struct insn){.addr = addr, .target = zi.target, .size = sizes[i],
 				    .cls = (uint8_t)zi.cls, .direct = (uint8_t)zi.direct};
@@ -978,6 +988,40 @@ static void count_partial(struct rebuild *r, uint32_t id, uint32_t n)
 	r->partial_counts[i]++;
 }
 
+void rebuild_chained(struct rebuild *r)
+{
+	r->chained = 1;
+}
+
+/*
+ * A block of one repeating instruction runs once per iteration and once
+ * more, with its count at 0, to leave (QEMU without -d nochain), so one run
+ * of each unbroken run of it is no execution: its first when the block
+ * before ended with that instruction (which ran the first iteration), else
+ * its second.  1 for that run: nothing counted, it only becomes the
+ * previous execution.
+ */
+static int extra_run(struct rebuild *r, uint32_t id, uint32_t n)
+{
+	uint32_t prev = r->h.prev;
+	int extra;
+	if (prev == id) {
+		extra = r->rep_pending;
+		r->rep_pending = 0;
+	} else {
+		const struct rebuild_block *p = prev != NONE ? &r->h.blocks[prev] : NULL;
+		extra = p && r->h.prev_n &&
+			r->insns[p->first + r->h.prev_n - 1].addr == r->h.blocks[id].vaddr;
+		r->rep_pending = !extra;
+	}
+	if (extra) {
+		r->h.prev = id;
+		r->h.prev_n = n;
+		r->extra_insns += n;
+	}
+	return extra;
+}
+
 /* Every execution that rebuild_exec_fast (rebuild.h) does not take. */
 int rebuild_exec_slow(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err)
 {
@@ -987,6 +1031,8 @@ int rebuild_exec_slow(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *e
 	if (n > b->ninsns || n == 0)
 		return zerr_set(err, "block %" PRIu32 " ran %" PRIu32 " instructions of its %" PRIu32,
 				id, n, b->ninsns);
+	if (b->repeats && extra_run(r, id, n))
+		return 0;
 	const struct seg *s = &r->segs[b->seg];
 	if (r->h.prev != NONE) {
 		/*

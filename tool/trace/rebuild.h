@@ -50,6 +50,13 @@
 struct rebuild;
 
 struct rebuild *rebuild_new(const struct isa *isa, struct symbols *syms);
+
+/*
+ * The executions come from QEMU with its blocks chained (zond's plugin, not
+ * a -d nochain log): a repeating instruction's block (isa.h repeats) runs
+ * once more than it iterates, and that run is not counted.
+ */
+void rebuild_chained(struct rebuild *r);
 void rebuild_free(struct rebuild *r);
 
 /*
@@ -108,6 +115,7 @@ struct rebuild_block {
 	uint64_t cache_count[2];
 	uint8_t cache_quiet[2]; /* that transition leaves the stack alone */
 	uint8_t defined;
+	uint8_t repeats;        /* one instruction that QEMU runs once more to leave (isa.h) */
 	uint32_t first;         /* insns[first .. first+ninsns) */
 	uint32_t seg;
 	uint64_t vaddr;
@@ -138,7 +146,7 @@ static inline int rebuild_exec_fast(struct rebuild *r, uint32_t id, uint32_t n)
 	if (k < 0 || !p->cache_quiet[k] || h->prev_n != p->ninsns)
 		return 0;
 	struct rebuild_block *b = &h->blocks[id];
-	if (n != b->ninsns || b->nsegs != 1)
+	if (n != b->ninsns || b->nsegs != 1 || b->repeats)
 		return 0;
 	p->cache_count[k]++;
 	b->full++;
@@ -159,6 +167,8 @@ static inline int rebuild_exec(struct rebuild *r, uint32_t id, uint32_t n, struc
 
 /* Instructions executed so far. */
 uint64_t rebuild_insns(const struct rebuild *r);
+/* The same with the extra runs of repeating instructions (rebuild_chained): what QEMU ran. */
+uint64_t rebuild_insns_run(const struct rebuild *r);
 
 /* Whether block id is defined; its length in instructions (0 if not). */
 uint32_t rebuild_block_length(const struct rebuild *r, uint32_t id);

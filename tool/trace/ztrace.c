@@ -249,6 +249,7 @@ static struct stream *thread_stream(struct reader *r, uint32_t n, struct zerr *e
 	settle_program(r);
 	struct stream *s = zp_xcalloc(1, sizeof *s);
 	s->rb = rebuild_new(r->isa, r->syms);
+	rebuild_chained(s->rb); /* zond's plugin: QEMU chains its blocks */
 	rebuild_set_tap(s->rb, r->tap, r->tap_ctx);
 	if (r->tl)
 		rebuild_set_timeline(s->rb, r->tl->events, r->tl->keep_newest);
@@ -339,12 +340,12 @@ static int read_define(struct reader *r, uint64_t id, struct zerr *err)
 	return 0;
 }
 
-/* Instructions of every thread so far. */
-static uint64_t all_insns(const struct reader *r)
+/* Instructions of every thread so far, as count says one thread's. */
+static uint64_t all_insns(const struct reader *r, uint64_t (*count)(const struct rebuild *))
 {
 	uint64_t n = 0;
 	for (size_t t = 0; t < r->nthreads; t++)
-		n += r->threads[t] ? rebuild_insns(r->threads[t]->rb) : 0;
+		n += r->threads[t] ? count(r->threads[t]->rb) : 0;
 	return n;
 }
 
@@ -359,7 +360,7 @@ static int read_end(struct reader *r, struct zerr *err)
 	for (size_t t = 0; !s && t < r->nthreads; t++)
 		if (r->threads[t] && !r->threads[t]->ended)
 			return fail(r, err, "truncated trace: a thread has no end record", NULL);
-	uint64_t n = s ? rebuild_insns(s->rb) : all_insns(r);
+	uint64_t n = s ? rebuild_insns_run(s->rb) : all_insns(r, rebuild_insns_run);
 	if (a != n) {
 		char msg[128];
 		snprintf(msg, sizeof msg, "%" PRIu64 " instructions read, the writer counted %" PRIu64,
@@ -472,7 +473,7 @@ static int read_cut(struct reader *r, struct zerr *err)
 			return -1;
 	r->info->cut = r->offset;
 	r->info->blocks = r->execs;
-	if (all_insns(r) == 0)
+	if (all_insns(r, rebuild_insns) == 0)
 		return zerr_set(err, "%s: offset %" PRIu64 ": truncated trace (%s)", r->path, r->offset,
 				r->offset > 16 ? "no complete chunk of executions" : "no chunk");
 	return 0;
@@ -481,7 +482,7 @@ static int read_cut(struct reader *r, struct zerr *err)
 /* Every thread's profile into p, the first thread as tid 0, with the process's pid. */
 static int finish(struct reader *r, struct zp_profile *p, struct zerr *err)
 {
-	r->info->insns = all_insns(r);
+	r->info->insns = all_insns(r, rebuild_insns);
 	size_t first = p->nthreads;
 	for (size_t t = 0; t < r->nthreads; t++)
 		if (r->threads[t] && rebuild_finish_thread(r->threads[t]->rb, p, (int64_t)t - 1,

@@ -11,11 +11,14 @@ static size_t fixed4(const uint8_t *b, size_t n)
 }
 
 static const struct isa isas[] = {
-	{"aarch64", EM_AARCH64, ELFCLASS64, fixed4, isa_aarch64_classify, isa_aarch64_may_stop},
-	{"riscv64", EM_RISCV, ELFCLASS64, isa_riscv_length, isa_riscv64_classify, isa_riscv_may_stop},
-	{"riscv32", EM_RISCV, ELFCLASS32, isa_riscv_length, isa_riscv32_classify, isa_riscv_may_stop},
+	{"aarch64", EM_AARCH64, ELFCLASS64, fixed4, isa_aarch64_classify, isa_aarch64_may_stop, NULL},
+	{"riscv64", EM_RISCV, ELFCLASS64, isa_riscv_length, isa_riscv64_classify, isa_riscv_may_stop,
+	 NULL},
+	{"riscv32", EM_RISCV, ELFCLASS32, isa_riscv_length, isa_riscv32_classify, isa_riscv_may_stop,
+	 NULL},
 #ifdef ZOND_HAVE_ZYDIS
-	{"x86_64", EM_X86_64, ELFCLASS64, isa_x86_64_length, isa_x86_64_classify, isa_x86_64_may_stop},
+	{"x86_64", EM_X86_64, ELFCLASS64, isa_x86_64_length, isa_x86_64_classify, isa_x86_64_may_stop,
+	 isa_x86_64_repeats},
 #endif
 };
 

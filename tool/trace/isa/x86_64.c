@@ -77,6 +77,17 @@ void isa_x86_64_classify(const uint8_t *b, size_t len, uint64_t pc, struct zi_in
 		out->cls = ZI_OTHER;
 }
 
+/* A rep-prefixed string instruction (movs, stos, cmps, scas, lods, ins, outs). */
+int isa_x86_64_repeats(const uint8_t *b, size_t len)
+{
+	ZydisDecodedInstruction in;
+	if (decode(b, len, &in, NULL) < 0 || in.length != len)
+		return 0;
+	return in.meta.category == ZYDIS_CATEGORY_STRINGOP &&
+	       (in.attributes &
+		(ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE)) != 0;
+}
+
 /*
  * Cannot raise an exception in user mode: base-ISA integer instructions on
  * registers and immediates only (data transfer, arithmetic but division,
