@@ -96,6 +96,18 @@ struct frame {
 	int tail;          /* ends together with the frame below */
 };
 
+/*
+ * A signal's delivery: the stack's depth before its handler's frame, the
+ * instruction it interrupted after (an index into insns) and where the
+ * program was to go on, where its return from the handler (sigreturn)
+ * lands.
+ */
+struct delivery {
+	size_t depth;
+	uint32_t src;
+	uint64_t resume[2];
+};
+
 struct host_map {
 	uint64_t start, end, offset;
 	char *path;
@@ -146,6 +158,8 @@ struct rebuild {
 
 	struct frame *stack;
 	size_t depth, stack_cap;
+	struct delivery *deliveries; /* open signal handlers, innermost last */
+	size_t ndeliveries, deliveries_cap;
 
 	void *tap_ctx; /* tap: h.tap */
 	uint32_t first_block;
@@ -203,6 +217,7 @@ void rebuild_free(struct rebuild *r)
 	free(r->partial_counts);
 	free(r->calls);
 	free(r->stack);
+	free(r->deliveries);
 	free(r->ctxs);
 	free(r->tl);
 	hmap_free(&r->ctx_index);
@@ -870,6 +885,55 @@ static long return_frame(const struct rebuild *r, uint64_t ret)
 }
 
 /*
+ * Whether control leaving src for target is a signal's delivery: a place
+ * src cannot go (a fault, or a signal taken between two blocks); a system
+ * call may be interrupted too.  Its handler is then called from src, and
+ * where the program was to go on is kept (*resume) for its sigreturn.
+ */
+static int delivered(const struct insn *src, uint64_t target, uint64_t resume[2])
+{
+	uint64_t fall = src->addr + src->size;
+	resume[0] = resume[1] = fall;
+	switch (src->cls) {
+	case ZI_OTHER: return target != fall;
+	case ZI_CALL:
+	case ZI_JUMP: resume[0] = resume[1] = src->target; return src->direct && target != src->target;
+	case ZI_COND: resume[0] = src->target; return src->direct && target != src->target && target != fall;
+	case ZI_SYSCALL: resume[1] = src->addr; return target != fall; /* restarted: again */
+	default: return 0; /* a return or an indirect jump may go anywhere */
+	}
+}
+
+static void transfer(struct rebuild *r, const struct insn *src, uint64_t target, uint32_t func);
+
+/*
+ * A system call that does not fall through, to where a handler's signal
+ * interrupted the program: the handler's sigreturn.  Its frames are
+ * closed and the interrupted transfer is made as it would have been.  1
+ * when it was one (frames of handlers left by longjmp are dropped on the
+ * way).
+ */
+static int sigreturn(struct rebuild *r, const struct insn *src, uint64_t target, uint32_t func)
+{
+	if (src->cls != ZI_SYSCALL)
+		return 0;
+	for (size_t k = r->ndeliveries; k-- > 0;) {
+		struct delivery d = r->deliveries[k];
+		if (d.depth > r->depth || (target != d.resume[0] && target != d.resume[1]))
+			continue;
+		r->ndeliveries = k;
+		while (r->depth > d.depth)
+			pop(r);
+		if (!r->depth)
+			push(r, func, 0, 0, 0);
+		else
+			transfer(r, &r->insns[d.src], target, func);
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Control left instruction src (NULL at the start) for target, in function
  * func: moves the call stack (rules in rebuild.h).
  */
@@ -880,6 +944,25 @@ static void transfer(struct rebuild *r, const struct insn *src, uint64_t target,
 		return;
 	}
 	uint64_t fall = src->addr + src->size;
+	if (r->ndeliveries && target != fall && sigreturn(r, src, target, func))
+		return;
+	uint64_t resume[2];
+	int delivery = delivered(src, target, resume);
+	if (src->cls == ZI_RET && target == r->funcs[func].start && !r->funcs[func].anonymous &&
+	    return_frame(r, target) < 0) {
+		/* a return to no frame's address but into a function's entry: a signal
+		   taken after the return, which was to go where the top frame returns */
+		resume[0] = resume[1] = r->stack[r->depth - 1].ret;
+		delivery = 1;
+	}
+	if (delivery) {
+		r->deliveries = grow(r->deliveries, &r->deliveries_cap, r->ndeliveries + 1,
+				     sizeof *r->deliveries);
+		r->deliveries[r->ndeliveries++] =
+			(struct delivery){r->depth, (uint32_t)(src - r->insns), {resume[0], resume[1]}};
+		push(r, func, fall, 0, src->addr); /* the handler: a call from here */
+		return;
+	}
 	if (src->cls == ZI_CALL) {
 		push(r, func, fall, 0, src->addr);
 		return;
