@@ -43,22 +43,26 @@ static const sigset_t *without_sampling(int how, const sigset_t *set, sigset_t *
 	return own;
 }
 
+/* The C library's name (found once into *real), its set leaving the sampling signal out. */
+static int set_mask(sigmask_fn **real, const char *name, int how, const sigset_t *set,
+		    sigset_t *old)
+{
+	if (!*real)
+		*real = (sigmask_fn *)dlsym(RTLD_NEXT, name);
+	sigset_t own;
+	return (*real)(how, without_sampling(how, set, &own), old);
+}
+
 API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	static sigmask_fn *real;
-	if (!real)
-		real = (sigmask_fn *)dlsym(RTLD_NEXT, "sigprocmask");
-	sigset_t own;
-	return real(how, without_sampling(how, set, &own), old);
+	return set_mask(&real, "sigprocmask", how, set, old);
 }
 
 API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	static sigmask_fn *real;
-	if (!real)
-		real = (sigmask_fn *)dlsym(RTLD_NEXT, "pthread_sigmask");
-	sigset_t own;
-	return real(how, without_sampling(how, set, &own), old);
+	return set_mask(&real, "pthread_sigmask", how, set, old);
 }
 
 typedef int sigaltstack_fn(const stack_t *, stack_t *);

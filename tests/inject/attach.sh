@@ -12,6 +12,13 @@ zond=$1 spin=$2 dir=$3/attach
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 status=0
 fail() { echo "FAIL: $*"; status=1; }
+# wait_ready ERRFILE PID WHAT: until the program says ready on ERRFILE; PID ended first: WHAT
+wait_ready() {
+	while ! grep -q ready "$1"; do
+		kill -0 "$2" 2>/dev/null || { echo "FAIL: $3"; exit 1; }
+		sleep 0.05
+	done
+}
 
 echo go | "$spin" >plain.out 2>/dev/null
 plain=$?
@@ -19,10 +26,7 @@ mkfifo go
 "$spin" <go >spin.out 2>spin.err &
 pid=$!
 exec 3>go
-while ! grep -q ready spin.err; do
-	kill -0 $pid 2>/dev/null || { echo "FAIL: the program ended before zond attached"; exit 1; }
-	sleep 0.05
-done
+wait_ready spin.err $pid "the program ended before zond attached"
 ls /proc/$pid/fd | LC_ALL=C sort >fds.before
 "$zond" inject -q -o attach.db -f work -p $pid --duration 0.3 || fail "zond inject -p: status $?"
 # again with a perf_event counter: each thread opened one; zond closes them at detach
@@ -50,10 +54,7 @@ mkfifo go3
 "$spin" <go3 >end.out 2>end.err &
 pid=$!
 exec 5>go3
-while ! grep -q ready end.err; do
-	kill -0 $pid 2>/dev/null || { echo "FAIL: the program ended before zond attached"; exit 1; }
-	sleep 0.05
-done
+wait_ready end.err $pid "the program ended before zond attached"
 timeout 60 "$zond" inject -q -o end.db -f work -p $pid >zend.out 2>zend.err &
 zpid=$!
 sleep 0.5
@@ -74,10 +75,7 @@ mkfifo go2
 "$zond" inject -q -o term.db -f work -- "$spin" <go2 >term.out 2>term.err &
 zpid=$!
 exec 4>go2
-while ! grep -q ready term.err; do
-	kill -0 $zpid 2>/dev/null || { echo "FAIL: zond inject ended before the program ran"; exit 1; }
-	sleep 0.05
-done
+wait_ready term.err $zpid "zond inject ended before the program ran"
 kill -TERM $zpid
 wait $zpid
 rc=$?
