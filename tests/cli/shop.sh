@@ -25,7 +25,8 @@ check_eq "one thread" "$(head -1 dump.txt)" "threads 1"
 
 # --filter/--exclude: only the chosen functions are recorded, counts unchanged.
 "$ZOND" record -q -o filter.db -F 'make_*' -F main -F run_day -N make_name -- "$SHOP" >/dev/null
-"$ZOND" dump -i filter.db | grep '^function' >filtered.txt
+# (a sample may land where no recorded function is open: time, no call, of "[no function]")
+"$ZOND" dump -i filter.db | grep '^function' | grep -v '^function \[no function\] calls=0$' >filtered.txt
 printf 'function main calls=1\nfunction make_sku calls=62000\nfunction run_day calls=1\n' >want.txt
 check_same "filtered functions" filtered.txt want.txt
 "$ZOND" dump -i filter.db | grep -c '^call run_day -> make_sku calls=60000$' >edge.txt
