@@ -96,6 +96,8 @@ static struct {
 	const char *path;
 	const char *base;  /* the first process's trace: a child's is BASE.PID */
 	char run[64];      /* this recording's token, in every process's header */
+	char *command;     /* the command line as zond wrote it in the memory file, or NULL */
+	int64_t start_ns;  /* when this process's trace began (realtime), for its header */
 	const char *online; /* the store of the online mode, NULL when writing a trace */
 	const char *status; /* where to say "ok" at a complete end, or NULL */
 	sbuf *shared;        /* definitions and mappings (thread 0) */
@@ -638,6 +640,9 @@ static int trace_child(unsigned int vcpu)
 	__atomic_fetch_add(&z.family->traced, 1, __ATOMIC_RELAXED);
 	z.pid = getpid();
 	z.forked = 1;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	z.start_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	z.status = NULL; /* the parent's "ok" is the parent's */
 	for (unsigned int i = 0; i < MAX_VCPUS; i++)
 		z.vcpus[i] = NULL;
@@ -818,6 +823,10 @@ static void on_guest_exit(qemu_plugin_id_t id, void *udata)
 	}
 	for (unsigned int i = 0; i < MAX_VCPUS; i++)
 		end_thread(i);
+	if (z.exit_status >= 0) {
+		put(z.shared, (uint64_t)ZT_EXIT << 2 | ZT_CONTROL);
+		put(z.shared, (uint64_t)z.exit_status);
+	}
 	put(z.shared, (uint64_t)ZT_END << 2 | ZT_CONTROL);
 	put(z.shared, z.insns);
 	put(z.shared, z.execs);
@@ -857,6 +866,21 @@ static int open_tail(int fd)
 	return 1;
 }
 
+/*
+ * The header's "command" line into out (cap bytes): a line break in an
+ * argument would end the line, so it is written as a space.  Its length.
+ */
+static int put_command(char *out, size_t cap, const char *command)
+{
+	int n = snprintf(out, cap, "command %s\n", command);
+	if (n < 0 || (size_t)n >= cap)
+		return 0; /* no room: the header goes without it */
+	for (int i = 8; i < n - 1; i++)
+		if (out[i] == '\n' || out[i] == '\r')
+			out[i] = ' ';
+	return n;
+}
+
 /* Written at the first translation: QEMU knows the program only once a vCPU runs it. */
 static void put_header(void)
 {
@@ -870,9 +894,12 @@ static void put_header(void)
 			lose();
 		return;
 	}
-	int n = snprintf(text, sizeof text, "arch %s\nexe %s\nentry 0x%llx\npid %ld\nrun %s\n",
-			 z.target, exe ? exe : "", (unsigned long long)qemu_plugin_entry_code(),
-			 (long)z.pid, z.run);
+	int n = snprintf(text, sizeof text,
+			 "arch %s\nexe %s\nentry 0x%llx\npid %ld\nrun %s\nstart %lld\n", z.target,
+			 exe ? exe : "", (unsigned long long)qemu_plugin_entry_code(), (long)z.pid,
+			 z.run, (long long)z.start_ns);
+	if (z.command && n < (int)sizeof text)
+		n += put_command(text + n, sizeof text - (size_t)n, z.command);
 	uint8_t head[16];
 	memcpy(head, ZT_MAGIC, 8);
 	zt_put_u32(head + 8, ZT_VERSION);
@@ -926,8 +953,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	z.pid = getpid();
 	if (!open_tail(tail_fd))
 		return -1;
+	if (*z.head->command)
+		z.command = strndup(z.head->command, sizeof z.head->command);
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
+	z.start_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	snprintf(z.run, sizeof z.run, "%ld.%lld.%ld", (long)z.pid, (long long)now.tv_sec,
 		 now.tv_nsec);
 	if (!z.online && create_out(z.path))

@@ -82,6 +82,7 @@ for how in segv abort; do
 	grep -q "killed by signal" err.txt || fail "$how: not said: $(cat err.txt)"
 	"$zond" trace report -q -o c.db c.ztrace 2>err.txt || fail "$how: report: $(cat err.txt)"
 	grep -q "cut short" err.txt || fail "$how: no warning: $(cat err.txt)"
+	"$zond" runs -i c.db | grep -q "signal $((want - 128)) " || fail "$how: $("$zond" runs -i c.db)"
 	[ "$(calls leaf c.db)" = 1000 ] && [ "$(calls main c.db)" = 1 ] ||
 		fail "$how: leaf $(calls leaf c.db), main $(calls main c.db) calls"
 	"$zond" trace record -q --online -o c.db -- ./crash $how >/dev/null 2>err.txt
@@ -196,6 +197,12 @@ PATH=$here:$PATH "$zond" trace record -q -o argv.ztrace -- argv >zond.out ||
 "$zond" trace record -q --online -o argv.db -- ./argv a 'b c' >/dev/null
 "$zond" runs -i argv.db >runs.txt
 grep -q "exit $want" runs.txt && grep -q "./argv a b c" runs.txt || fail "online run: $(cat runs.txt)"
+# a trace's run keeps them too: the command as typed, the status
+"$zond" trace record -q -o argv.ztrace -- ./argv a 'b c' >/dev/null
+rm -f argvt.db
+"$zond" trace report -q -o argvt.db argv.ztrace 2>err.txt || fail "argv report: $(cat err.txt)"
+"$zond" runs -i argvt.db >runs.txt
+grep -q "exit $want" runs.txt && grep -q "./argv a b c" runs.txt || fail "trace's run: $(cat runs.txt)"
 
 # Bad options and inputs: one line saying what is wrong.
 one_line() { # WHAT EXPECT COMMAND...: exit status 1..127, one line holding EXPECT

@@ -317,7 +317,9 @@ static int incomplete(struct trace_cmd *t, const char *qemu, const char *out, in
 	struct tail_head h = tail_read(tail);
 	struct zerr err;
 	int sig = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
-	int got = t->online ? 0 : tail_recover(tail, out, &err);
+	/* the new image's status is not the traced program's */
+	int64_t exit = sig ? 256 + sig : h.exec || !WIFEXITED(wstatus) ? -1 : WEXITSTATUS(wstatus);
+	int got = t->online ? 0 : tail_recover(tail, out, exit, &err);
 	if (got < 0)
 		cmd_error("trace", "%s", err.msg);
 	else if (got && h.exec)
@@ -533,14 +535,17 @@ static int store_trace(struct trace_cmd *t, const char *path, int import)
 		warn_read(path, &info);
 	if (rc == 0) {
 		char cmd[4200];
-		snprintf(cmd, sizeof cmd, "%s", *info.program ? info.program : path);
+		snprintf(cmd, sizeof cmd, "%s",
+			 *info.command ? info.command : *info.program ? info.program : path);
 		profile_set_str(&p->run.command, cmd);
 		profile_set_str(&p->run.campaign, t->campaign);
 		struct utsname u;
 		if (uname(&u) == 0)
 			profile_set_str(&p->run.host, u.nodename);
-		p->run.start_ns = (int64_t)time(NULL) * 1000000000;
-		p->run.exit_status = -1;
+		/* what the trace says (an imported log, an older trace: now, unknown) */
+		p->run.start_ns = info.start_ns ? info.start_ns : (int64_t)time(NULL) * 1000000000;
+		p->run.exit_status = info.exit_status;
+		p->run.term_signal = info.term_signal;
 		char v[32];
 		snprintf(v, sizeof v, "%" PRIu64, info.insns);
 		profile_add_meta(p, "instructions", v);

@@ -6,7 +6,8 @@
  *
  *   file   = header chunk*
  *   header = "ZONDTRC\n" u32 version u32 textlen text        (little endian)
- *            text: "key value\n" lines (arch, exe, entry)
+ *            text: "key value\n" lines (arch, exe, entry, pid, run, start, command;
+ *            a reader ignores keys it does not know)
  *   chunk  = u32 rawlen u32 zlen u32 thread zstd-frame(zlen bytes -> rawlen bytes)
  *
  * Records come in streams: thread 0 is the shared stream (DEFINE, MAP, and
@@ -57,7 +58,11 @@ enum zt_control {
 	ZT_END = 0,
 	/* a file mapping: LEB128 start, end, file offset, length, path bytes */
 	ZT_MAP = 1,
-	/* LEB128 exit code (or 128 + signal); informational */
+	/*
+	 * LEB128: the program's exit status (0-255), or 256 + the signal that
+	 * killed it (zond writes that one when it completes the trace); before
+	 * the final END.  Informational: a reader ignores a value it does not know.
+	 */
 	ZT_EXIT = 2,
 	/* LEB128 count of blocks that other threads ran and that were not recorded */
 	ZT_LOST = 3,

@@ -447,6 +447,7 @@ static int import(const char *path, const struct trace_import *o, struct symbols
 {
 	struct importer im = {.path = path, .info = info};
 	memset(info, 0, sizeof *info);
+	info->exit_status = -1;
 	int rc = start(&im, o, syms, err);
 	FILE *f = rc == 0 ? trace_open(path, &info->bytes, err) : NULL;
 	if (rc == 0 && !f)

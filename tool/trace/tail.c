@@ -51,7 +51,22 @@ static int append_slot(int out, const struct tail_slot *s, const uint8_t *buf, u
 	return ZSTD_isError(n) || write_all(out, head, 12) < 0 || write_all(out, z, n) < 0 ? -1 : 0;
 }
 
-int tail_recover(int fd, const char *path, struct zerr *err)
+/* A chunk of the shared stream holding one EXIT record. */
+static int append_exit(int out, uint64_t exit)
+{
+	uint8_t rec[24], head[12];
+	uint8_t *end = zt_put_uleb(zt_put_uleb(rec, (uint64_t)ZT_EXIT << 2 | ZT_CONTROL), exit);
+	uint8_t z[64];
+	size_t n = ZSTD_compress(z, sizeof z, rec, (size_t)(end - rec), 1);
+	if (ZSTD_isError(n))
+		return -1;
+	zt_put_u32(head, (uint32_t)(end - rec));
+	zt_put_u32(head + 4, (uint32_t)n);
+	zt_put_u32(head + 8, 0);
+	return write_all(out, head, 12) < 0 || write_all(out, z, n) < 0 ? -1 : 0;
+}
+
+int tail_recover(int fd, const char *path, int64_t exit, struct zerr *err)
 {
 	void *map = mmap(NULL, tail_size(), PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
@@ -74,6 +89,8 @@ int tail_recover(int fd, const char *path, struct zerr *err)
 		if (s->used && append_slot(out, s, tail_buf(map, i), raw, z, zcap, ctx) < 0)
 			rc = -1;
 	}
+	if (rc > 0 && exit >= 0 && append_exit(out, (uint64_t)exit) < 0)
+		rc = -1;
 	if (rc < 0)
 		zerr_set(err, "%s: cannot append QEMU's last trace records: %s", path,
 			 strerror(errno));

@@ -72,10 +72,11 @@ static inline uint8_t *tail_buf(void *map, unsigned i)
 
 /*
  * After QEMU ended without completing the trace at path: appends what the
- * memory file fd holds.  1 when something was recovered, 0 when there was
- * nothing to (the plugin completed the trace, or never wrote its header),
- * -1 with err.
+ * memory file fd holds, then, when exit >= 0, an EXIT record with it
+ * (format.h: the status, or 256 + the signal).  1 when something was
+ * recovered, 0 when there was nothing to (the plugin completed the trace,
+ * or never wrote its header), -1 with err.
  */
-int tail_recover(int fd, const char *path, struct zerr *err);
+int tail_recover(int fd, const char *path, int64_t exit, struct zerr *err);
 
 #endif

@@ -40,6 +40,10 @@ struct trace_info {
 	char warning[2048]; /* what was guessed for a damaged header, "" if nothing */
 	int64_t pid;       /* the traced process's, from the header (0 if not said) */
 	char run[64];      /* the recording's token, shared by its processes' traces ("" if none) */
+	char command[4096]; /* the command line as recorded, "" if not said (older traces) */
+	int64_t start_ns;  /* when the recording began (Unix ns), 0 if not said */
+	int exit_status;   /* the program's exit status, -1 if not said */
+	int term_signal;   /* the signal that killed it, 0 if none or not said */
 };
 
 /*

@@ -120,6 +120,10 @@ static int read_header(struct reader *r, struct zerr *err)
 			r->info->pid = strtoll(line + 4, NULL, 10);
 		else if (strncmp(line, "run ", 4) == 0)
 			snprintf(r->info->run, sizeof r->info->run, "%s", line + 4);
+		else if (strncmp(line, "start ", 6) == 0)
+			r->info->start_ns = strtoll(line + 6, NULL, 10);
+		else if (strncmp(line, "command ", 8) == 0)
+			snprintf(r->info->command, sizeof r->info->command, "%s", line + 8);
 	}
 	free(text);
 	r->offset = 16 + len;
@@ -397,7 +401,16 @@ static int read_control(struct reader *r, uint64_t kind, struct zerr *err)
 		return 0;
 	}
 	case ZT_EXIT:
-		return get_uleb(r, &a) < 0 ? fail(r, err, "truncated exit record", NULL) : 0;
+		if (get_uleb(r, &a) < 0)
+			return fail(r, err, "truncated exit record", NULL);
+		if (a < 256) {
+			r->info->exit_status = (int)a;
+			r->info->term_signal = 0;
+		} else if (a - 256 < 128) {
+			r->info->exit_status = -1;
+			r->info->term_signal = (int)(a - 256);
+		} /* else informational only: an unknown status is not an error */
+		return 0;
 	case ZT_LOST:
 		if (get_uleb(r, &a) < 0)
 			return fail(r, err, "truncated record", NULL);
@@ -504,6 +517,7 @@ static int read_ztrace(const char *path, const struct trace_timeline *tl, struct
 	struct reader r = {
 		.path = path, .syms = syms, .info = info, .tap = tap, .tap_ctx = ctx, .tl = tl};
 	memset(info, 0, sizeof *info);
+	info->exit_status = -1;
 	r.f = trace_open(path, &info->bytes, err);
 	if (!r.f)
 		return -1;
