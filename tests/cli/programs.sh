@@ -24,6 +24,15 @@ check_error "info of a directory" "/tmp: is a directory" "$ZOND" info /tmp
 check_error "info of an aarch64 program" "a64: an aarch64 program" "$ZOND" info ./a64
 check_eq "no store made" "$(ls zond.db 2>/dev/null)" ""
 
+# A program built with AddressSanitizer, whose runtime ends a program whose first library is
+# not its own (status 1 before main): it runs as plainly, and is recorded.
+"$ZOND" record -q -o asan.db -- "$ASAN" >out.txt 2>err.txt
+check_eq "asan: status" $? 3
+check_eq "asan: output" "$(cat out.txt)" 9900
+check_eq "asan: nothing said" "$(cat err.txt)" ""
+check_eq "asan: calls" "$("$ZOND" dump -i asan.db | grep 'context main;mid;leaf ')" \
+	"context main;mid;leaf calls=100"
+
 # A run that records nothing: the program's output and status, one line, no run.
 "$ZOND" record -- "$PLAIN" >out.txt 2>err.txt
 check_eq "plain: status" $? 5

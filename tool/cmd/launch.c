@@ -426,7 +426,8 @@ void launch_remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-void launch_prepend_env(const char *var, const char *value)
+/* Sets var to value joined to its old value by ':', value first or last. */
+static void join_env(const char *var, const char *value, int first)
 {
 	const char *old = getenv(var);
 	if (!old || !*old) {
@@ -434,9 +435,19 @@ void launch_prepend_env(const char *var, const char *value)
 		return;
 	}
 	char *both = zp_xmalloc(strlen(value) + strlen(old) + 2);
-	sprintf(both, "%s:%s", value, old);
+	sprintf(both, "%s:%s", first ? value : old, first ? old : value);
 	setenv(var, both, 1);
 	free(both);
+}
+
+void launch_prepend_env(const char *var, const char *value)
+{
+	join_env(var, value, 1);
+}
+
+void launch_append_env(const char *var, const char *value)
+{
+	join_env(var, value, 0);
 }
 
 static volatile sig_atomic_t stop_waiting;

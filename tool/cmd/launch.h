@@ -107,7 +107,10 @@ enum {
 #define LAUNCH_EXIT_HELP                                                                          \
 	"zond ends as PROG did: its exit status, or killed by the same signal (once the\n"       \
 	"run is stored).  HUP, INT, QUIT, TERM, USR1, USR2 and ALRM sent to zond are passed\n"  \
-	"on to PROG.  If zond is killed, 'zond recover DIR' stores the raw data it left.\n"
+	"on to PROG.  If zond is killed, 'zond recover DIR' stores the raw data it left.\n"      \
+	"PROG and every program it runs are recorded: they see zond's library in\n"             \
+	"LD_PRELOAD (record) or LD_AUDIT (libcalls) and ZOND_* variables (a 32-bit one\n"      \
+	"among them makes the loader say it ignored the library).\n"
 
 struct launch {
 	const char *cmd;     /* the subcommand, for messages: "record" */
@@ -225,6 +228,8 @@ uint64_t launch_total_calls(const struct zp_profile *p);
 
 /* Sets var to "value:old value" (or value). */
 void launch_prepend_env(const char *var, const char *value);
+/* Sets var to "old value:value" (or value). */
+void launch_append_env(const char *var, const char *value);
 
 /*
  * Runs l->argv with ZOND_DIR=l->dir, the shared options' variables
