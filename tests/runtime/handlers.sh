@@ -24,4 +24,15 @@ while read -r _ f n; do
 done <<EOT
 $(grep '^count ' out.txt)
 EOT
+# Every call is on a calling context or counted as unstacked (the dump's line, the report's
+# warning): none goes unsaid.
+sum() { sed -n "s/^$1.* calls=\([0-9]*\)$/\1/p" dump.txt | awk '{s += $1} END {print s + 0}'; }
+unstacked=$(sed -n 's/^unstacked_calls //p' dump.txt)
+calls=$(sum function) in_contexts=$(sum context)
+[ "$calls" -eq $((in_contexts + ${unstacked:-0})) ] ||
+	{ echo "FAIL: $calls calls, $in_contexts on contexts, ${unstacked:-no} unstacked line"; status=1; }
+if [ -n "$unstacked" ]; then
+	"$zond" report -i h.db | grep -q "^warning: *unstacked_calls = $unstacked " ||
+		{ echo "FAIL: the report does not say unstacked_calls = $unstacked"; status=1; }
+fi
 exit $status

@@ -17,7 +17,9 @@ static const char usage_text[] =
 	"usage: zond dump [options]\n"
 	"Print a run as sorted text without times: the number of threads, a line\n"
 	"'lost_X N' per table the collector found full (the run is then incomplete), a line\n"
-	"per function 'function NAME calls=N' (blocks: 'block NAME FILE:LINE calls=N')\n"
+	"'unstacked_calls N' when signal handlers made calls counted on their functions\n"
+	"but on no edge or context, a line per function 'function NAME calls=N'\n"
+	"(blocks: 'block NAME FILE:LINE calls=N')\n"
 	"a line per call edge 'call CALLER -> CALLEE calls=N' (CALLER '-' for a\n"
 	"thread's root) and a line per calling context 'context ROOT;...;FUNC calls=N'\n"
 	"(its path as in folded stacks; threads folded by path; none for a run whose\n"
@@ -139,7 +141,9 @@ static void dump(const struct zp_profile *p, uint32_t thread, int times, FILE *o
 	fprintf(out, "threads %zu\n", thread == ZP_NONE ? p->nthreads : (size_t)1);
 	/* what the collector dropped: a dump without these lines is complete */
 	for (size_t i = 0; i < p->run.nmeta; i++)
-		if (strncmp(p->run.meta[i].key, "lost_", 5) == 0)
+		if (strncmp(p->run.meta[i].key, "lost_", 5) == 0 ||
+		    (strcmp(p->run.meta[i].key, "unstacked_calls") == 0 &&
+		     strcmp(p->run.meta[i].value, "0") != 0))
 			fprintf(out, "%s %s\n", p->run.meta[i].key, p->run.meta[i].value);
 	for (size_t i = 0; i < l.n; i++) {
 		fprintf(out, "%s\n", l.line[i]);

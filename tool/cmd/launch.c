@@ -692,10 +692,11 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 		fputc('\n', stderr);
 	}
 	const char *unstacked = profile_meta(p, "unstacked_calls");
-	if (unstacked && strcmp(unstacked, "0") != 0 && !l->opt.quiet)
+	if (unstacked && strcmp(unstacked, "0") != 0) /* even with -q: stacks are incomplete */
 		fprintf(stderr,
-			"zond %s: %s calls that signal handlers made while a probe of zond's ran are "
-			"counted on their functions, not on a stack (run meta unstacked_calls)\n",
+			"zond %s: warning: %s calls that signal handlers made while a probe of "
+			"zond's ran are counted on their functions, on no edge or calling context "
+			"(run meta unstacked_calls)\n",
 			l->cmd, unstacked);
 }
 

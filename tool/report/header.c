@@ -118,6 +118,11 @@ void report_header(const struct zp_profile *p, FILE *out)
 		if (strncmp(r->meta[i].key, "lost_", 5) == 0)
 			fprintf(out, "%-11s%s = %s (the profile is incomplete)\n",
 				"warning:", r->meta[i].key, r->meta[i].value);
+	const char *unstacked = profile_meta(p, "unstacked_calls");
+	if (unstacked && strcmp(unstacked, "0") != 0)
+		fprintf(out, "%-11sunstacked_calls = %s (calls signal handlers made while a probe "
+			     "ran: counted on their functions, on no edge or calling context)\n",
+			"warning:", unstacked);
 	const char *dropped = profile_meta(p, "timeline_dropped");
 	if (dropped)
 		fprintf(out, "%-11stimeline_dropped = %s events (the timeline keeps the %s)\n",
