@@ -63,6 +63,25 @@ static uint32_t hash_size(uint32_t n)
 	return size;
 }
 
+/* Stack switches: the parking area (zrt_park). */
+#define PARK_STACKS 1024u
+#define PARK_DEPTH 64u
+
+struct zrt_parked {
+	uint64_t key;  /* the context the thread comes back through */
+	uint64_t at;   /* the frame clock when parked (timed) */
+	uint32_t block; /* its frames: blocks[block] */
+	uint32_t n;
+};
+
+/* Private memory, dense in stack[]; a stack's frames in a block of their own. */
+struct zrt_parking {
+	uint32_t n;                  /* parked stacks */
+	uint32_t free[PARK_STACKS];  /* blocks not in use: free[0..PARK_STACKS - n) */
+	struct zrt_parked stack[PARK_STACKS];
+	struct zr_frame blocks[PARK_STACKS][PARK_DEPTH];
+};
+
 static void copy_bytes(void *dst, const void *src, uint64_t n)
 {
 	__builtin_memcpy(dst, src, n);
@@ -418,6 +437,9 @@ void zrt_thread_end(struct zrt_thread *t)
 	/* its name now: a program names its threads after they start (pthread_setname_np) */
 	port_thread_name(t->info->name);
 	port_unmap_index(t->func_hash, zrt.index_bytes);
+	if (t->parking)
+		port_unmap_index(t->parking, sizeof *t->parking);
+	t->parking = NULL;
 	uint64_t now = port_clock();
 	/* nonzero: the slot may now be merged and handed on (reuse_slot) */
 	__atomic_store_n(&t->info->end_ticks, now ? now : 1, __ATOMIC_RELEASE);
@@ -1308,6 +1330,86 @@ uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64
 	}
 	zrt_unbusy(t);
 	return e;
+}
+
+/* ---- stack switches ---------------------------------------------------- */
+
+static struct zrt_parking *parking(struct zrt_thread *t)
+{
+	if (!t->parking) {
+		struct zrt_parking *p = port_map_index(sizeof *p);
+		if (!p)
+			return NULL;
+		for (uint32_t i = 0; i < PARK_STACKS; i++)
+			p->free[i] = PARK_STACKS - 1 - i;
+		t->parking = p;
+	}
+	return t->parking;
+}
+
+/* Closes nothing, times nothing: the open frames are gone (counted, not timed). */
+static void drop_frames(struct zrt_thread *t)
+{
+	t->info->lost_frames += t->info->depth;
+	t->info->depth = 0;
+}
+
+void zrt_park(struct zrt_thread *t, uint64_t key)
+{
+	if (t->busy)
+		return;
+	t->busy = 1;
+	zrt_signal_fence();
+	struct zr_thread *ti = t->info;
+	struct zrt_parking *p = ti->depth ? parking(t) : NULL;
+	if (p) {
+		/* the key's last parking was never resumed: it is replaced */
+		for (uint32_t i = 0; i < p->n; i++)
+			if (p->stack[i].key == key) {
+				p->free[PARK_STACKS - p->n] = p->stack[i].block;
+				p->stack[i] = p->stack[--p->n];
+				break;
+			}
+	}
+	if (p && p->n < PARK_STACKS && ti->depth <= PARK_DEPTH && ti->depth <= zrt.max_depth) {
+		struct zrt_parked *k = &p->stack[p->n++];
+		k->key = key;
+		k->at = zrt.timed ? zrt_frame_clock(t, port_clock()) : 0;
+		k->block = p->free[PARK_STACKS - p->n];
+		k->n = ti->depth;
+		copy_bytes(p->blocks[k->block], t->stack, k->n * sizeof *t->stack);
+		ti->depth = 0;
+	} else {
+		drop_frames(t);
+	}
+	zrt_unbusy(t);
+}
+
+void zrt_unpark(struct zrt_thread *t, uint64_t key)
+{
+	if (t->busy)
+		return;
+	t->busy = 1;
+	zrt_signal_fence();
+	struct zrt_parking *p = t->parking;
+	uint32_t i = 0;
+	while (p && i < p->n && p->stack[i].key != key)
+		i++;
+	drop_frames(t); /* what is open is a stack left without its switch */
+	if (p && i < p->n) {
+		struct zrt_parked *k = &p->stack[i];
+		struct zr_frame *fr = t->stack;
+		copy_bytes(fr, p->blocks[k->block], k->n * sizeof *fr);
+		if (zrt.timed) {
+			uint64_t away = zrt_frame_clock(t, port_clock()) - k->at;
+			for (uint32_t f = 0; f < k->n; f++)
+				fr[f].enter_ticks += away;
+		}
+		t->info->depth = k->n;
+		p->free[PARK_STACKS - p->n] = k->block;
+		*k = p->stack[--p->n];
+	}
+	zrt_unbusy(t);
 }
 
 void zrt_unwound(struct zrt_thread *t, uint64_t sp)

@@ -182,6 +182,12 @@ struct zrt_thread {
 	 * address (zrt_frame_stale), wherever the program put that stack.
 	 */
 	uint64_t alt_lo, alt_hi;
+	/*
+	 * Stack switches (swapcontext): the frames of the stacks the thread
+	 * left, by the context it comes back through (zrt_park); NULL until
+	 * its first switch.
+	 */
+	struct zrt_parking *parking;
 };
 
 /* Every this many measured probes, zrt_probe_paid updates the thread's mean pair. */
@@ -230,6 +236,22 @@ void zrt_block_end(struct zrt_thread *t, const char *name, uint64_t now);
  * (a catch clause): closes every frame called from it.
  */
 void zrt_unwound(struct zrt_thread *t, uint64_t sp);
+
+/*
+ * Stack switches (a coroutine's swapcontext): each stack has frames of its
+ * own.  zrt_park(t, key) moves every open frame of t into its parking area
+ * under key (the context through which the thread will come back to this
+ * stack), so that the stack switched to starts with none, or with its own;
+ * zrt_unpark(t, key) puts the frames parked under key back, in place of any
+ * still open (a stack left by setcontext or a context's end: dead).  Timed,
+ * a parked frame's time stops while parked.  No room in the area (1024
+ * stacks, each at most 64 frames deep): the frames are dropped, counted in
+ * lost_frames (counted, not timed).  Resumed on another thread, a stack
+ * finds nothing parked: its frames are dropped too.  Not from a signal
+ * handler (swapcontext is not async-signal-safe either).
+ */
+void zrt_park(struct zrt_thread *t, uint64_t key);
+void zrt_unpark(struct zrt_thread *t, uint64_t key);
 
 /*
  * Counts a call of fn that opens no frame (its time is its caller's): a
