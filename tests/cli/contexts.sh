@@ -54,6 +54,21 @@ check_eq "dump: the contexts, exact paths and calls" "$(grep '^context ' dump.tx
 check_eq "recorded: folded -e calls, exact stacks" "$(tr '\n' ' ' <rec-folded.txt)" \
 	"main 1 main;a 3 main;a;c 3 main;a;c;x 3 main;b 5 main;b;c 5 main;b;c;y 5 "
 check_eq "recorded: folded, nothing on stderr" "$(cat err.txt)" ""
+# callgrind_annotate run where users run it, in the source's directory (it takes that
+# directory off fl= names but not off cfl= ones): each function once, its inclusive calls
+"$ZOND" record -q --no-time -o calls.db -- "$CONTEXTS" >/dev/null
+"$ZOND" export -f callgrind -i calls.db -o "$work/calls.cg"
+src=$("$ZOND" export -f json -i calls.db | python3 -c '
+import json, sys
+print(next(n["file"] for n in json.load(sys.stdin)["nodes"] if n["name"] == "c"))')
+(cd "$(dirname "$src")" && callgrind_annotate --inclusive=yes --threshold=100 "$work/calls.cg") \
+	>cg-here.txt
+# (a counts-only run: a called function's inclusive cost is the calls along the edges into it)
+for f in main:9 a:3 b:5 c:8 x:3 y:5; do
+	check_eq "callgrind_annotate in the source's directory: ${f%:*} once" \
+		"$(grep -E "^ *[0-9,]+ \([ 0-9.]+%\) +[^ ]*:${f%:*}( |$)" cg-here.txt |
+			awk '{ print $1 }' | tr '\n' ' ')" "${f#*:} "
+done
 "$ZOND" graph --tree -i ctx.db >rec-tree.txt 2>err.txt
 # siblings by time: so short a run gets no sample, and each call costs its
 # empty hooks' pair (sampled time's model), so b's 5 calls come before a's 3

@@ -179,8 +179,16 @@ static void put_node(FILE *out, const struct zp_view *v, const struct callgraph 
 	for (size_t i = g->out_first[n]; i < g->out_first[n + 1]; i++) {
 		const struct zp_edge *e = &v->edges[g->out[i]];
 		const struct zp_node *callee = &p->nodes[e->callee];
-		put_name(out, "cob", nm, NAME_OB, callee, e->callee);
-		put_name(out, "cfl", nm, NAME_FL, callee, e->callee);
+		/*
+		 * As valgrind's callgrind: a callee's object and file only when
+		 * they are not the caller's.  callgrind_annotate takes the current
+		 * directory off fl= names but not off cfl= ones, so a cfl= repeating
+		 * fl= would name the callee apart from its own entry.
+		 */
+		if (nm->id[NAME_OB][e->callee] != nm->id[NAME_OB][n])
+			put_name(out, "cob", nm, NAME_OB, callee, e->callee);
+		if (nm->id[NAME_FL][e->callee] != nm->id[NAME_FL][n])
+			put_name(out, "cfl", nm, NAME_FL, callee, e->callee);
 		put_name(out, "cfn", nm, NAME_FN, callee, e->callee);
 		fprintf(out, "calls=%" PRIu64 " %d\n", e->calls, callee->line);
 		put_costs(out, e->site_line ? e->site_line : node->line,

@@ -137,16 +137,28 @@ static void put_header(struct writer *w)
 		w->total);
 }
 
-static void put_owner(struct writer *w, uint32_t n, const char *key_prefix)
+static void put_owner(struct writer *w, uint32_t n)
 {
 	const struct zp_node *node = &w->p->nodes[n];
-	char ob[8], fl[8], fn[8];
-	snprintf(ob, sizeof ob, "%sob", key_prefix);
-	snprintf(fl, sizeof fl, "%sfl", key_prefix);
-	snprintf(fn, sizeof fn, "%sfn", key_prefix);
-	put_name(w->out, &w->ob, ob, node->module);
-	put_name(w->out, &w->fl, fl, node->file);
-	put_name(w->out, &w->fn, fn, node->name);
+	put_name(w->out, &w->ob, "ob", node->module);
+	put_name(w->out, &w->fl, "fl", node->file);
+	put_name(w->out, &w->fn, "fn", node->name);
+}
+
+/*
+ * The callee n of a call or jump from owner `from`: its object and file
+ * only when they are not the caller's, as valgrind's callgrind writes them
+ * (callgrind_annotate takes the current directory off fl= names, not off
+ * cfl= ones: a cfl= repeating fl= would name the callee apart).
+ */
+static void put_callee(struct writer *w, uint32_t n, uint32_t from)
+{
+	const struct zp_node *node = &w->p->nodes[n], *caller = &w->p->nodes[from];
+	if (strcmp(node->module, caller->module) != 0)
+		put_name(w->out, &w->ob, "cob", node->module);
+	if (strcmp(node->file, caller->file) != 0)
+		put_name(w->out, &w->fl, "cfl", node->file);
+	put_name(w->out, &w->fn, "cfn", node->name);
 }
 
 /* Address and line of the first instruction of node (its entry). */
@@ -191,7 +203,7 @@ static uint64_t next_addr(const struct writer *w, uint32_t n, uint64_t addr)
 static void put_function(struct writer *w, uint32_t f, const struct zp_view *v)
 {
 	const struct zp_profile *p = w->p;
-	put_owner(w, f, "");
+	put_owner(w, f);
 	put_instrs(w, f);
 	for (size_t i = 0; i < v->nedges; i++) {
 		const struct zp_edge *e = &v->edges[i];
@@ -200,7 +212,7 @@ static void put_function(struct writer *w, uint32_t f, const struct zp_view *v)
 		uint64_t addr;
 		int line;
 		entry_of(w, e->callee, &addr, &line);
-		put_owner(w, e->callee, "c");
+		put_callee(w, e->callee, f);
 		fprintf(w->out, "calls=%" PRIu64 " 0x%" PRIx64 " %d\n", e->calls, addr, line);
 		fprintf(w->out, "0x%" PRIx64 " %d %" PRIu64 "\n", e->site, e->site_line, e->incl[0]);
 	}
@@ -226,7 +238,7 @@ static void put_function(struct writer *w, uint32_t f, const struct zp_view *v)
 static void put_block(struct writer *w, uint32_t b, const struct zp_view *v)
 {
 	const struct zp_profile *p = w->p;
-	put_owner(w, b, "");
+	put_owner(w, b);
 	put_instrs(w, b);
 	for (size_t i = 0; i < v->nedges; i++) {
 		const struct zp_edge *e = &v->edges[i];
@@ -242,7 +254,7 @@ static void put_block(struct writer *w, uint32_t b, const struct zp_view *v)
 				runs += in->cost[0];
 		}
 		uint64_t cost = runs ? (uint64_t)((double)ir * (double)e->calls / (double)runs) : 0;
-		put_owner(w, e->callee, "c");
+		put_callee(w, e->callee, b);
 		fprintf(w->out, "calls=%" PRIu64 " 0x%" PRIx64 " %d\n", e->calls, addr, line);
 		fprintf(w->out, "0x%" PRIx64 " %d %" PRIu64 "\n", e->site, e->site_line, cost);
 	}
