@@ -67,6 +67,12 @@ cp "$src" gone.c && cc -O0 -g -finstrument-functions -o gone gone.c && rm gone.c
 check_eq "missing source line" "$(grep -c "^(source file $PWD/gone.c not found: lines with costs only)$" gone.txt)" 1
 check_eq "missing source: sites" "$(grep -c -- ' -> ' gone.txt)" 3
 
+# -o never writes over the source annotate reads
+cp "$src" mine.c && cc -O0 -g -finstrument-functions -o mine mine.c
+"$ZOND" record -q -o m.db -- ./mine >/dev/null || fail "record mine"
+check_error "-o the source it reads" "is the same file as" "$ZOND" annotate -i m.db main -o mine.c
+cmp -s "$src" mine.c && pass || fail "-o the source it reads: mine.c changed"
+
 check_error "unknown function" "no function 'nope' in run" "$ZOND" annotate -i s.db nope
 check_error "no function given" "give one function name" "$ZOND" annotate -i s.db
 

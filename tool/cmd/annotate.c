@@ -346,7 +346,7 @@ static void annotate(FILE *out, struct annotation *a)
 		add_instructions(a);
 	else
 		add_call_sites(a);
-	qsort(a->lines, a->n, sizeof *a->lines, compare_lines);
+	zp_sort(a->lines, a->n, sizeof *a->lines, compare_lines);
 	const struct zp_event *ev = metric_event(a->p, a->metric);
 	char title[64];
 	snprintf(title, sizeof title, "%s", ev ? ev->name : "calls");
@@ -394,6 +394,17 @@ static void annotate_all(const struct zp_profile *p, const uint32_t *ids, size_t
 	}
 }
 
+/* -o, which must not be a source file annotate reads (the functions' files). */
+static FILE *open_output(const struct zp_profile *p, const uint32_t *ids, size_t n,
+			 struct read_options *ro)
+{
+	const char *sources[17];
+	for (size_t i = 0; i < n && i < 16; i++)
+		sources[i] = p->nodes[ids[i]].file;
+	sources[n < 16 ? n : 16] = NULL;
+	return read_output_open_reading("annotate", ro, sources);
+}
+
 int cmd_annotate(int argc, char **argv)
 {
 	int raw = 0;
@@ -421,7 +432,7 @@ int cmd_annotate(int argc, char **argv)
 	else if (!n)
 		status = cmd_error("annotate", "no function '%s' in run %lld", argv[optind],
 				   (long long)p->run.id);
-	else if (!(out = read_output_open("annotate", &ro)))
+	else if (!(out = open_output(p, ids, n, &ro)))
 		status = 1;
 	if (out) {
 		annotate_all(p, ids, n, metric_pick(p, event), raw, thread, out);

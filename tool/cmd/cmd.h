@@ -157,6 +157,9 @@ int read_takes_value(const struct read_cmd *cmd, const char *arg);
  * stdout.  NULL after printing one line naming the file.
  */
 FILE *read_output_open(const char *cmd, struct read_options *o);
+/* The same for a command that reads more files (NULL-terminated): -o is none of them. */
+FILE *read_output_open_reading(const char *cmd, struct read_options *o,
+			       const char *const *reads);
 /*
  * Closes what read_output_open gave, renaming the file into place; 0, or 1
  * after printing a write error (the old file, if any, is left as it was).

@@ -265,7 +265,7 @@ static size_t *sorted_funcs(const struct diff *d)
 		if (d->funcs[f].f[0][CALLS].nruns || d->funcs[f].f[1][CALLS].nruns)
 			order[n++] = f;
 	sort_diff = d;
-	qsort(order, n, sizeof *order, by_impact);
+	zp_sort(order, n, sizeof *order, by_impact);
 	for (size_t i = n; i < d->keys.n; i++)
 		order[i] = SIZE_MAX;
 	return order;

@@ -136,7 +136,7 @@ static void dump(const struct zp_profile *p, uint32_t thread, int times, FILE *o
 	for (size_t i = 0; i < v->nedges; i++)
 		add_line(&l, edge_line(v, &v->edges[i], times));
 	add_context_lines(&l, p, thread, times);
-	qsort(l.line, l.n, sizeof *l.line, compare_lines);
+	zp_sort(l.line, l.n, sizeof *l.line, compare_lines);
 
 	fprintf(out, "threads %zu\n", thread == ZP_NONE ? p->nthreads : (size_t)1);
 	/* what the collector dropped: a dump without these lines is complete */

@@ -198,7 +198,7 @@ static void print_module(const char *path, const struct module_info *m)
 		printf("  not seen: %zu functions called or taken through the GOT (-fno-plt, address "
 		       "taken):\n   ",
 		       m->got);
-		qsort(m->got_names, m->got, sizeof *m->got_names, compare_names);
+		zp_sort(m->got_names, m->got, sizeof *m->got_names, compare_names);
 		for (size_t i = 0; i < m->got; i++)
 			printf(" %s", m->got_names[i]);
 		printf("\n");

@@ -595,7 +595,7 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *
 	}
 	closedir(d);
 	if (n)
-		qsort(names, n, sizeof *names, compare_names);
+		zp_sort(names, n, sizeof *names, compare_names);
 
 	struct symbols *syms = symbols_new();
 	int rc = 0;

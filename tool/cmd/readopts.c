@@ -165,9 +165,23 @@ int read_takes_value(const struct read_cmd *cmd, const char *arg)
 
 FILE *read_output_open(const char *cmd, struct read_options *o)
 {
+	return read_output_open_reading(cmd, o, NULL);
+}
+
+FILE *read_output_open_reading(const char *cmd, struct read_options *o,
+			       const char *const *reads)
+{
 	struct zerr err;
-	const char *inputs[] = {o->rc.store ? o->rc.store : STORE_DEFAULT_PATH, NULL};
-	if (o->output && output_check(o->output, OUTPUT_FILE, inputs, &err) < 0) {
+	size_t n = 0;
+	while (reads && reads[n])
+		n++;
+	const char **inputs = zp_xcalloc(n + 2, sizeof *inputs);
+	inputs[0] = o->rc.store ? o->rc.store : STORE_DEFAULT_PATH;
+	for (size_t i = 0; i < n; i++)
+		inputs[i + 1] = reads[i];
+	int bad = o->output && output_check(o->output, OUTPUT_FILE, inputs, &err) < 0;
+	free(inputs);
+	if (bad) {
 		cmd_error(cmd, "%s", err.msg);
 		return NULL;
 	}

@@ -584,7 +584,7 @@ static uint64_t *hooked_functions(const struct raw_thread *threads, uint32_t n, 
 			if (!(f->flags & (ZR_FUNC_BLOCK | ZR_FUNC_MODULE | ZR_FUNC_FILTERED)))
 				addrs[k++] = f->addr;
 		}
-	qsort(addrs, k, sizeof *addrs, cmp_u64);
+	zp_sort(addrs, k, sizeof *addrs, cmp_u64);
 	*count = k;
 	return addrs;
 }
@@ -680,7 +680,7 @@ static void place_samples(const struct raw *r, struct raw_thread *t, const uint6
 			moves[n++] = (struct move){e->ctx, fn, e->samples};
 	}
 	if (n) {
-		qsort(moves, n, sizeof *moves, cmp_move);
+		zp_sort(moves, n, sizeof *moves, cmp_move);
 		uint32_t k = 0; /* one move per (context, callee): a missing callee is added once */
 		for (uint32_t i = 1; i < n; i++) {
 			if (!cmp_move(&moves[k], &moves[i]))
@@ -694,7 +694,7 @@ static void place_samples(const struct raw *r, struct raw_thread *t, const uint6
 		for (uint32_t i = 0; i < t->n_contexts; i++)
 			keys[i] = (struct move){t->contexts[i].parent, t->contexts[i].addr, i};
 		uint32_t n_keys = t->n_contexts;
-		qsort(keys, n_keys, sizeof *keys, cmp_move);
+		zp_sort(keys, n_keys, sizeof *keys, cmp_move);
 		t->contexts = zp_xrealloc(t->contexts, (t->n_contexts + n) * sizeof *t->contexts);
 		t->funcs = zp_xrealloc(t->funcs, (t->info.n_funcs + n) * sizeof *t->funcs);
 		for (uint32_t i = 0; i < n; i++) {

@@ -11,6 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+void zp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 void *zp_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);

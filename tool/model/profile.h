@@ -351,5 +351,7 @@ void *zp_xmalloc(size_t n);
 void *zp_xcalloc(size_t n, size_t size);
 void *zp_xrealloc(void *ptr, size_t n);
 char *zp_xstrdup(const char *s);
+/* qsort that takes an empty array as it comes (qsort wants a non-null base even for 0). */
+void zp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
 #endif

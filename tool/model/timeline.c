@@ -233,5 +233,5 @@ void profile_add_timeline(struct zp_profile *p, uint32_t thread, const struct zp
 		end_span(p, thread, &open[--nopen], ZP_SPAN_NO_END, end);
 	free(open);
 	/* closed innermost first: in the order the calls were entered */
-	qsort(p->spans + first, p->nspans - first, sizeof *p->spans, compare_spans);
+	zp_sort(p->spans + first, p->nspans - first, sizeof *p->spans, compare_spans);
 }

@@ -217,7 +217,7 @@ static void read_symbols(struct elf_file *f)
 		s->raw = name;
 		s->rank = binding_rank(GELF_ST_BIND(sym.st_info));
 	}
-	qsort(f->syms, f->nsyms, sizeof *f->syms, compare_syms);
+	zp_sort(f->syms, f->nsyms, sizeof *f->syms, compare_syms);
 }
 
 /* Drops entries naming the same start twice (symbol tables may repeat one). */
@@ -570,7 +570,7 @@ static void index_decls(struct elf_file *f)
 		f->dies_visited++;
 		index_children(f, cu, bias, 0, &cap);
 	}
-	qsort(f->decls, f->ndecls, sizeof *f->decls, compare_decls);
+	zp_sort(f->decls, f->ndecls, sizeof *f->decls, compare_decls);
 	link_outer(f);
 }
 
@@ -874,7 +874,7 @@ int symbols_segment_gap(struct symbols *s, const char *path, uint64_t *addr, uin
 		if (ph.p_filesz)
 			r[n++] = (struct seg_range){ph.p_paddr, ph.p_paddr + ph.p_filesz};
 	}
-	qsort(r, n, sizeof *r, range_cmp);
+	zp_sort(r, n, sizeof *r, range_cmp);
 	uint64_t best = 0, best_len = 0, end = n ? r[0].end : 0;
 	for (size_t i = 1; i < n; i++) {
 		uint64_t start = (end + 15) & ~(uint64_t)15;

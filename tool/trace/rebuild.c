@@ -397,7 +397,7 @@ static void add_labels(struct module *m, Elf *elf)
 		bounds[nbounds++] = m->secs[j].end;
 	}
 	if (nbounds)
-		qsort(bounds, nbounds, sizeof *bounds, compare_u64);
+		zp_sort(bounds, nbounds, sizeof *bounds, compare_u64);
 	for (size_t i = 0; i < m->nlabels; i++) {
 		struct label *l = &m->labels[i];
 		for (size_t k = 0; k < nbounds && l->end == UINT64_MAX; k++)
@@ -407,7 +407,7 @@ static void add_labels(struct module *m, Elf *elf)
 			l->end = l->start + 1;
 	}
 	if (m->nlabels)
-		qsort(m->labels, m->nlabels, sizeof *m->labels, compare_labels);
+		zp_sort(m->labels, m->nlabels, sizeof *m->labels, compare_labels);
 	free(bounds);
 }
 
@@ -1245,7 +1245,7 @@ static void collect_sites(struct rebuild *r, struct finish *fs)
 	}
 	hmap_free(&seen);
 	if (fs->nsites)
-		qsort(fs->sites, fs->nsites, sizeof *fs->sites, compare_sites);
+		zp_sort(fs->sites, fs->nsites, sizeof *fs->sites, compare_sites);
 	for (size_t i = 0; i < fs->nsites; i++)
 		hmap_put(&fs->index, fs->sites[i].addr, 0, (uint32_t)i);
 }
