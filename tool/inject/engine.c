@@ -149,9 +149,9 @@ static int targeted(const struct branches *bs, uint64_t lo, uint64_t hi)
 /*
  * A slot for the hop of function i: jump_len bytes of the fill after a
  * function j within the hop's reach, past the bytes used[j] of it other
- * patches took (its own fallback, other slots), which it then takes.
- * The fill must lie between two functions, after a sealed one, and no
- * branch may target it: it never runs.  0 when there is none.
+ * patches took (its own fallback, other slots), which it then takes; the
+ * nearest such.  The fill must lie between two functions, after a sealed
+ * one, and no branch may target it: it never runs.  0 when there is none.
  */
 static uint64_t take_slot(const struct inject_plan *p, const struct branches *bs, size_t i,
 			  uint32_t *used)
@@ -159,28 +159,29 @@ static uint64_t take_slot(const struct inject_plan *p, const struct branches *bs
 	const struct inject_arch *a = p->arch;
 	uint64_t from = p->funcs[i].site.addr + p->funcs[i].site.keep + a->hop_len;
 	uint64_t wlo = from > a->hop_reach ? from - a->hop_reach : 0, whi = from + a->hop_reach;
-	for (size_t j = 0; j + 1 < p->nfuncs; j++) {
+	uint64_t best = 0, far = UINT64_MAX, best_start = 0;
+	size_t best_j = 0;
+	for (size_t j = 0; a->hop && j + 1 < p->nfuncs; j++) {
 		const struct inject_func *g = &p->funcs[j];
 		uint64_t start = g->addr + g->size, end = start + g->fill;
-		if (end <= wlo || start >= whi)
-			continue;
-		if (!g->sealed || end != p->funcs[j + 1].addr || targeted(bs, start, end))
+		if (end <= wlo || start >= whi || !g->sealed || end != p->funcs[j + 1].addr ||
+		    targeted(bs, start, end))
 			continue;
 		uint64_t s = start + used[j] > wlo ? start + used[j] : wlo;
 		uint8_t b[16];
-		if (s + a->jump_len > end || !a->hop(from - a->hop_len, s, b))
+		uint64_t d = s > from ? s - from : from - s;
+		if (s + a->jump_len > end || !a->hop(from - a->hop_len, s, b) || d >= far)
 			continue;
-		used[j] = (uint32_t)(s + a->jump_len - start);
-		return s;
+		best = s, far = d, best_j = j, best_start = start;
 	}
-	return 0;
+	if (best)
+		used[best_j] = (uint32_t)(best + a->jump_len - best_start);
+	return best;
 }
 
 /* Slots for the hops the plan wants; a function with none is refused. */
 static void place_hops(struct inject_plan *p, const struct branches *bs)
 {
-	if (!p->arch->hop_len)
-		return;
 	uint32_t *used = zp_xcalloc(p->nfuncs + 1, sizeof *used);
 	for (size_t j = 0; j < p->nfuncs; j++)
 		if (p->funcs[j].ok && !p->funcs[j].site.hop)
