@@ -116,8 +116,18 @@ static const char usage_text[] =
 	"  --coverage PROG       print \"N of M functions can be injected\" (with\n"
 	"                        --scratch: trampolines there), then each\n"
 	"                        function that cannot, with the reason, and each that\n"
-	"                        needs a fallback; PROG (a program or shared library)\n"
-	"                        is read, never run\n";
+	"                        needs a fallback or a hop (a short jump to the jump,\n"
+	"                        in alignment fill nearby); PROG (a program or shared\n"
+	"                        library) is read, never run\n";
+
+/* The name of the plan's last function that starts before addr. */
+static const char *function_before(const struct inject_plan *p, uint64_t addr)
+{
+	const char *name = "?";
+	for (size_t i = 0; i < p->nfuncs && p->funcs[i].addr < addr; i++)
+		name = p->funcs[i].name;
+	return name;
+}
 
 /* --coverage: the plan of every function of prog, trampolines in scratch (when given), printed. */
 static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len)
@@ -160,6 +170,12 @@ static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len)
 			printf("fallback %s (0x%llx): %s: entered through a breakpoint, one "
 			       "debugger stop per call (over GDB only)\n",
 			       f->name, (unsigned long long)f->addr, f->why);
+		else if (f->site.hop)
+			printf("hop %s (0x%llx): %s; a %u-byte jump to a %u-byte one in the fill "
+			       "after %s (0x%llx)\n",
+			       f->name, (unsigned long long)f->addr, f->why, arch->hop_len,
+			       arch->jump_len, function_before(&p, f->site.slot),
+			       (unsigned long long)f->site.slot);
 		else if (f->site.padding)
 			printf("fallback %s (0x%llx): %llu bytes; the jump also overwrites %llu "
 			       "bytes of the alignment fill after it\n",

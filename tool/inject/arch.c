@@ -33,3 +33,21 @@ void inject_why_jumps_in(char *why, size_t off, uint64_t addr, uint64_t t, uint6
 			 "the body (+%zu) jumps to +%u, inside the %u bytes the jump overwrites",
 			 off, (unsigned)(t - addr), (unsigned)(hi - lo));
 }
+
+int inject_site_to_hop(struct inject_site *site, uint32_t hop_len)
+{
+	if (!hop_len || site->ninsn < 2 || site->map_from[1] < hop_len ||
+	    site->map_from[1] > site->len - site->padding)
+		return -1;
+	site->len = site->map_from[1];
+	site->ninsn = 1;
+	site->padding = 0;
+	site->hop = 1;
+	site->slot = 0;
+	return 0;
+}
+
+uint32_t inject_entry_len(const struct inject_arch *a, const struct inject_site *site)
+{
+	return site->hop ? a->hop_len : a->jump_len;
+}

@@ -22,6 +22,17 @@
  * breakpoint at addr stops each call and the transport moves the pc to the
  * stub (GDB transports only; why then says why the jump could not go there).
  *
+ * A site with hop set is one a branch lands inside of, past its first
+ * instruction (glibc's __mempcpy_* jump to __memcpy_*+3): only the first
+ * instruction (after endbr64) is relocated and len covers it; hop() writes
+ * a hop_len-byte jump there to site->slot, jump_len bytes of alignment fill
+ * nearby where jump() goes to the stub, so that the branch lands on the
+ * function's own untouched code.  plan() sets hop (why then says which
+ * branch keeps the jump from the entry) only at offset 0, when the first
+ * instruction is at least hop_len bytes and every branch into the bytes
+ * the jump would overwrite lands at or past its end; the engine finds the
+ * slot (inject_plan_file) or refuses the function.
+ *
  * Contract of relocate(): writes to out (cap bytes) the site's overwritten
  * instructions re-encoded to run at address `to`, followed by a jump back
  * to the first byte after the overwritten ones (unless the last one never
@@ -64,6 +75,9 @@ struct inject_site {
 	uint32_t by_break; /* 1: entered through a breakpoint, the code is not written */
 	uint32_t far;      /* 1: planned for the far jump (far_len bytes, or a breakpoint
 			    * with far jumps back) */
+	uint32_t hop;      /* 1: entered by a hop: hop_len bytes at addr + keep jump to slot */
+	uint64_t slot;     /* with hop: jump_len bytes of alignment fill, never run, where
+			    * the jump to the stub goes */
 	uint32_t ninsn;   /* instructions relocated */
 	uint32_t map_from[INJECT_SITE_INSNS]; /* offset from addr + keep, in the original */
 	uint32_t map_to[INJECT_SITE_INSNS];   /* offset in the relocated copy */
@@ -131,6 +145,21 @@ struct inject_arch {
 	size_t (*fill)(const uint8_t *b, size_t n);
 	/* Writes the jump from `from` to `to` (within reach) and returns its length. */
 	size_t (*jump)(uint64_t from, uint64_t to, uint8_t *out);
+	/*
+	 * The hop (0 and NULL: none): a jump of hop_len bytes from an entry to
+	 * its slot, which hop_reach bytes either way bound.  hop() writes it
+	 * and returns hop_len, or 0 when `to` is out of its reach.
+	 */
+	uint32_t hop_len, hop_reach;
+	size_t (*hop)(uint64_t from, uint64_t to, uint8_t *out);
+	/*
+	 * 1 when the last instruction of the size bytes of a function's code
+	 * (a linear sweep, as plan's own, that ends exactly at size) never
+	 * falls through to the byte after it (a return, a jump, a trap); 0 when
+	 * it may or is not known.  The fill after such a function never runs:
+	 * a hop's slot may go there.
+	 */
+	int (*ends_flow)(const uint8_t *code, size_t size);
 
 	/*
 	 * The payload: one blob per trampoline area, written to out (its
@@ -174,6 +203,18 @@ struct inject_arch {
  */
 void inject_why_jumps_in(char *why, size_t off, uint64_t addr, uint64_t t, uint64_t lo,
 			 uint64_t hi);
+
+/*
+ * Turns site, planned for the whole jump at a function's entry, into a hop
+ * site: only its first instruction relocated (len, ninsn 1, no padding).
+ * 0, or -1 (site unchanged) when the first instruction is shorter than
+ * hop_len (0: the arch has no hop), is all the jump overwrites, or runs
+ * into the fill after the function.
+ */
+int inject_site_to_hop(struct inject_site *site, uint32_t hop_len);
+
+/* The bytes written at a site's entry: the hop's or the jump's. */
+uint32_t inject_entry_len(const struct inject_arch *a, const struct inject_site *site);
 
 /* The architecture called name ("x86_64"), or NULL when zond was built without it. */
 const struct inject_arch *inject_arch_find(const char *name);

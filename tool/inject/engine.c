@@ -87,11 +87,27 @@ static int compare_branches(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The index of the first branch (sorted) whose target is above `above`. */
+static size_t first_target_above(const struct branches *bs, uint64_t above)
+{
+	size_t a = 0, z = bs->n;
+	while (a < z) {
+		size_t m = a + (z - a) / 2;
+		if (bs->b[m].target <= above)
+			a = m + 1;
+		else
+			z = m;
+	}
+	return a;
+}
+
 /*
  * Refuses the functions another function's direct branch jumps into,
- * inside the bytes their jump overwrites (glibc's __mempcpy_* jump to
- * __memmove_*+3, past its first instruction): that code would run half
- * of zond's jump.  Their own branches plan() has checked.
+ * inside the bytes their jump overwrites: that code would run half of
+ * zond's jump.  When the branch lands past the first instruction (glibc's
+ * __mempcpy_* jump to __memmove_*+3) the function gets a hop instead, if
+ * the arch has one (its slot is found later).  Their own branches plan()
+ * has checked.
  */
 static void refuse_jumped_into(struct inject_plan *p, struct branches *bs)
 {
@@ -103,26 +119,87 @@ static void refuse_jumped_into(struct inject_plan *p, struct branches *bs)
 		if (!f->ok)
 			continue;
 		uint64_t lo = f->site.addr + f->site.keep, hi = lo + f->site.len;
-		size_t a = 0, z = bs->n; /* the first target above lo */
-		while (a < z) {
-			size_t m = a + (z - a) / 2;
-			if (bs->b[m].target <= lo)
-				a = m + 1;
-			else
-				z = m;
-		}
-		for (; a < bs->n && bs->b[a].target < hi; a++) {
+		for (size_t a = first_target_above(bs, lo); a < bs->n && bs->b[a].target < hi;
+		     a++) {
 			if (bs->b[a].from == i)
 				continue;
 			const struct inject_func *g = &p->funcs[bs->b[a].from];
+			/* the lowest target: the others lie past it, past the hop too */
+			int past_first =
+				f->site.ninsn > 1 && bs->b[a].target >= lo + f->site.map_from[1];
 			snprintf(f->why, sizeof f->why,
 				 "%.60s jumps to +%llu, inside the %u bytes the jump overwrites",
 				 g->name ? g->name : "another function",
 				 (unsigned long long)(bs->b[a].target - f->addr), f->site.len);
-			f->ok = f->far_ok = 0;
+			if (f->site.hop || !past_first ||
+			    inject_site_to_hop(&f->site, p->arch->hop_len) < 0)
+				f->ok = f->far_ok = 0;
 			break;
 		}
 	}
+}
+
+/* Whether a branch of the file targets a byte of [lo, hi). */
+static int targeted(const struct branches *bs, uint64_t lo, uint64_t hi)
+{
+	size_t a = lo ? first_target_above(bs, lo - 1) : 0;
+	return a < bs->n && bs->b[a].target < hi;
+}
+
+/*
+ * A slot for the hop of function i: jump_len bytes of the fill after a
+ * function j within the hop's reach, past the bytes used[j] of it other
+ * patches took (its own fallback, other slots), which it then takes; the
+ * nearest such.  The fill must lie between two functions, after a sealed
+ * one, and no branch may target it: it never runs.  0 when there is none.
+ */
+static uint64_t take_slot(const struct inject_plan *p, const struct branches *bs, size_t i,
+			  uint32_t *used)
+{
+	const struct inject_arch *a = p->arch;
+	uint64_t from = p->funcs[i].site.addr + p->funcs[i].site.keep + a->hop_len;
+	uint64_t wlo = from > a->hop_reach ? from - a->hop_reach : 0, whi = from + a->hop_reach;
+	uint64_t best = 0, far = UINT64_MAX, best_start = 0;
+	size_t best_j = 0;
+	for (size_t j = 0; a->hop && j + 1 < p->nfuncs; j++) {
+		const struct inject_func *g = &p->funcs[j];
+		uint64_t start = g->addr + g->size, end = start + g->fill;
+		if (end <= wlo || start >= whi || !g->sealed || end != p->funcs[j + 1].addr ||
+		    targeted(bs, start, end))
+			continue;
+		uint64_t s = start + used[j] > wlo ? start + used[j] : wlo;
+		uint8_t b[16];
+		uint64_t d = s > from ? s - from : from - s;
+		if (s + a->jump_len > end || !a->hop(from - a->hop_len, s, b) || d >= far)
+			continue;
+		best = s, far = d, best_j = j, best_start = start;
+	}
+	if (best)
+		used[best_j] = (uint32_t)(best + a->jump_len - best_start);
+	return best;
+}
+
+/* Slots for the hops the plan wants; a function with none is refused. */
+static void place_hops(struct inject_plan *p, const struct branches *bs)
+{
+	uint32_t *used = zp_xcalloc(p->nfuncs + 1, sizeof *used);
+	for (size_t j = 0; j < p->nfuncs; j++)
+		if (p->funcs[j].ok && !p->funcs[j].site.hop)
+			used[j] = p->funcs[j].site.padding;
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		struct inject_func *f = &p->funcs[i];
+		if (!f->ok || !f->site.hop)
+			continue;
+		f->site.slot = take_slot(p, bs, i, used);
+		if (f->site.slot)
+			continue;
+		size_t n = strlen(f->why);
+		snprintf(f->why + n, sizeof f->why - n,
+			 ", and no free alignment fill within %u bytes for a hop",
+			 p->arch->hop_reach);
+		f->ok = f->far_ok = 0;
+	}
+	free(used);
 }
 
 /*
@@ -182,6 +259,8 @@ static int plan_one(struct symbols *s, struct inject_plan *p, size_t i, struct b
 			 (unsigned long long)f->size);
 	} else {
 		size_t pad = fill_after(p, i, code, (size_t)got);
+		f->fill = (uint32_t)pad;
+		f->sealed = p->arch->ends_flow && p->arch->ends_flow(code, (size_t)f->size);
 		f->ok = p->arch->plan(code, (size_t)f->size, pad, f->addr, 0, &f->site, f->why) ==
 			0;
 		uint8_t copy[512];
@@ -240,6 +319,7 @@ int inject_plan_file(struct symbols *s, const char *path, const struct inject_ar
 		}
 	}
 	refuse_jumped_into(out, &bs);
+	place_hops(out, &bs);
 	free(bs.b);
 	return 0;
 }
@@ -359,5 +439,10 @@ int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char
 				     f->addr, (size_t)off, site, why) != 0)
 		rc = zerr_set(err, "%s: %s", spec, why);
 	free(code);
+	if (rc == 0 && site->hop) { /* a function's entry: its slot is the plan's */
+		if (!f->ok)
+			return zerr_set(err, "%s: %s", spec, f->why);
+		*site = f->site;
+	}
 	return rc;
 }

@@ -9,6 +9,14 @@
  * site; a site is also relocated once to the first page after the image,
  * where the trampolines will be (within reach of a rel32 jump on x86-64),
  * so a refusal for reach shows here too.
+ *
+ * A function a branch enters past its first instruction, inside the bytes
+ * the jump would overwrite, gets a hop (arch.h) when a slot for the jump is
+ * free within the hop's reach: jump_len bytes of the alignment fill between
+ * two functions, after one whose last instruction never falls through
+ * (sealed), that no branch of the file targets and no other patch uses
+ * (another hop's slot, a short function's fallback).  Else it is refused
+ * ("..., and no free alignment fill within N bytes for a hop").
  */
 #ifndef ZOND_INJECT_ENGINE_H
 #define ZOND_INJECT_ENGINE_H
@@ -28,6 +36,8 @@ struct inject_func {
 	int part; /* a part gcc split off a function (.cold): not a function, never probed */
 	struct inject_site site;
 	char why[INJECT_WHY]; /* when !ok: the reason */
+	uint32_t fill;        /* bytes of alignment fill after it, up to the next function */
+	int sealed;           /* its last instruction never falls through into the fill */
 	int far_ok;           /* the arch's far jump: 1 when far is valid, else far_why */
 	struct inject_site far;
 	char far_why[INJECT_WHY];

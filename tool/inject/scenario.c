@@ -89,6 +89,8 @@ static uint8_t *build_area(struct session *x, size_t ai, const struct inject_pay
 		struct inject_site *site = &x->sites[k];
 		*site = pt->site;
 		site->addr += ar->bias;
+		if (site->hop)
+			site->slot += ar->bias;
 		uint8_t code[512];
 		long got = symbols_read(x->s, ar->path, pt->site.addr, code, sizeof code, err);
 		char why[INJECT_WHY];
@@ -112,40 +114,98 @@ static uint8_t *build_area(struct session *x, size_t ai, const struct inject_pay
 	return buf;
 }
 
-/* The file's bytes at patch k, jump_len of them. */
-static int original_bytes(struct session *x, size_t k, uint8_t *out, struct zerr *err)
+/*
+ * The file's n bytes at run-time address at of patch k's file, and
+ * whether the target holds them there (have: 1 when it does).
+ */
+static int file_bytes(struct session *x, size_t k, uint64_t at, uint8_t *out, size_t n, int *have,
+		      struct zerr *err)
 {
-	const struct inject_site *site = &x->patches[k].site;
-	return symbols_read(x->s, x->areas[x->in_area[k]].path, site->addr + site->keep, out,
-			    x->plan->arch->jump_len, err) < 0
-		       ? -1
-		       : 0;
+	const struct area *ar = &x->areas[x->in_area[k]];
+	uint8_t now[16];
+	if (symbols_read(x->s, ar->path, at - ar->bias, out, n, err) < 0)
+		return -1;
+	if (!have)
+		return 0;
+	if (x->t->ops->read(x->t, at, now, n, err) < 0)
+		return -1;
+	*have = memcmp(now, out, n) == 0;
+	return 0;
 }
 
-/* Writes the jump at patch k's entry, checking first that the bytes are the file's. */
+/*
+ * Writes the jump at patch k's entry, checking first that the bytes are
+ * the file's.  A hop's slot is written first: the hop at the entry leads
+ * to a complete jump as soon as it is there.
+ */
 static int patch_one(struct session *x, size_t k, struct zerr *err)
 {
 	const struct inject_arch *a = x->plan->arch;
-	uint8_t want[16], have[16], jump[16];
-	uint64_t at = x->sites[k].addr + x->sites[k].keep;
-	if (original_bytes(x, k, want, err) < 0 ||
-	    x->t->ops->read(x->t, at, have, a->jump_len, err) < 0)
+	const struct inject_site *site = &x->sites[k];
+	uint8_t file[16], jump[16];
+	uint64_t at = site->addr + site->keep;
+	uint32_t len = inject_entry_len(a, site);
+	int same = 1, slot_same = 1;
+	if (file_bytes(x, k, at, file, len, &same, err) < 0 ||
+	    (site->hop && file_bytes(x, k, site->slot, file, a->jump_len, &slot_same, err) < 0))
 		return -1;
-	if (memcmp(want, have, a->jump_len) != 0)
-		return zerr_set(err, "%s: %s in memory is not as in the file",
-				x->areas[x->in_area[k]].path, x->patches[k].name);
-	a->jump(at, x->entries[k], jump);
-	return x->t->ops->write(x->t, at, jump, a->jump_len, err);
+	if (!same || !slot_same)
+		return zerr_set(err, "%s: %s in memory is not as in the file%s",
+				x->areas[x->in_area[k]].path, x->patches[k].name,
+				same ? " (the fill of its hop)" : "");
+	if (site->hop) {
+		a->jump(site->slot, x->entries[k], jump);
+		if (x->t->ops->write(x->t, site->slot, jump, a->jump_len, err) < 0)
+			return -1;
+		a->hop(at, site->slot, jump);
+	} else {
+		a->jump(at, x->entries[k], jump);
+	}
+	return x->t->ops->write(x->t, at, jump, len, err);
 }
 
-/* Writes the file's bytes back at patch k's entry. */
+/*
+ * Writes the file's bytes back at patch k's entry, then at its hop's slot
+ * (a thread stopped there leaves it: leave_slots).
+ */
 static int unpatch_one(struct session *x, size_t k, struct zerr *err)
 {
+	const struct inject_arch *a = x->plan->arch;
+	const struct inject_site *site = &x->sites[k];
 	uint8_t orig[16];
-	if (original_bytes(x, k, orig, err) < 0)
+	uint64_t at = site->addr + site->keep;
+	uint32_t len = inject_entry_len(a, site);
+	if (file_bytes(x, k, at, orig, len, NULL, err) < 0 ||
+	    x->t->ops->write(x->t, at, orig, len, err) < 0)
 		return -1;
-	return x->t->ops->write(x->t, x->sites[k].addr + x->sites[k].keep, orig,
-				x->plan->arch->jump_len, err);
+	if (!site->hop)
+		return 0;
+	if (file_bytes(x, k, site->slot, orig, a->jump_len, NULL, err) < 0)
+		return -1;
+	return x->t->ops->write(x->t, site->slot, orig, a->jump_len, err);
+}
+
+/*
+ * A thread stopped in a hop's slot (past the hop, before the jump: the
+ * slot may hold fill again) goes back to the function's entry: the hop
+ * did nothing else, the entry runs as it now is.
+ */
+static int leave_slots(struct session *x, struct zerr *err)
+{
+	struct inject_transport *t = x->t;
+	for (size_t i = 0; i < t->ops->threads(t); i++) {
+		uint64_t pc;
+		if (t->ops->pc(t, i, &pc, err) < 0)
+			return -1;
+		for (size_t k = 0; k < x->npatches; k++) {
+			const struct inject_site *site = &x->sites[k];
+			if (site->hop && pc >= site->slot &&
+			    pc < site->slot + x->plan->arch->jump_len &&
+			    t->ops->set_pc(t, i, site->addr + site->keep, err) < 0)
+				return -1;
+		}
+	}
+	return 0;
 }
 
 /* Whether patch k's jump is (to be) written: the cyclic scenario holds back the other sets'. */
@@ -178,7 +238,8 @@ static int move_threads(struct session *x, struct zerr *err)
 		for (size_t k = 0; k < x->npatches; k++) {
 			const struct inject_site *site = &x->sites[k];
 			uint64_t lo = site->addr + site->keep;
-			if (!patch_on(x, k) || pc <= lo || pc >= lo + x->plan->arch->jump_len)
+			if (!patch_on(x, k) || pc <= lo ||
+			    pc >= lo + inject_entry_len(x->plan->arch, site))
 				continue;
 			for (uint32_t j = 0; j < site->ninsn; j++)
 				if (lo + site->map_from[j] == pc &&
@@ -662,12 +723,17 @@ static int still_patched(struct session *x, size_t i)
 	for (size_t k = 0; k < x->npatches; k++) {
 		if (x->in_area[k] != i || !patch_on(x, k))
 			continue;
+		const struct inject_site *site = &x->sites[k];
 		uint8_t have[16], jump[16];
-		uint64_t at = x->sites[k].addr + x->sites[k].keep;
+		uint64_t at = site->addr + site->keep;
+		uint32_t len = inject_entry_len(a, site);
 		struct zerr ignored;
-		a->jump(at, x->entries[k], jump);
-		return x->t->ops->read(x->t, at, have, a->jump_len, &ignored) == 0 &&
-		       memcmp(have, jump, a->jump_len) == 0;
+		if (site->hop)
+			a->hop(at, site->slot, jump);
+		else
+			a->jump(at, x->entries[k], jump);
+		return x->t->ops->read(x->t, at, have, len, &ignored) == 0 &&
+		       memcmp(have, jump, len) == 0;
 	}
 	return 1;
 }
@@ -893,7 +959,8 @@ static int restore(struct session *x, struct inject_result *out, struct zerr *er
 	for (size_t k = 0; k < x->npatches; k++)
 		if (patch_on(x, k) && unpatch_one(x, k, err) < 0)
 			return -1;
-	if (each_frame(x, give_back_return, err) < 0 || close_counters(x, err) < 0)
+	if (leave_slots(x, err) < 0 || each_frame(x, give_back_return, err) < 0 ||
+	    close_counters(x, err) < 0)
 		return -1;
 	/* the trampoline area and the results stay mapped: a thread inside a
 	 * relocated copy or the payload finishes there */
@@ -1024,7 +1091,7 @@ static int swap_sets(struct cycle *y, struct zerr *err)
 		if (!x->off[k] && patch_one(x, k, err) < 0)
 			return -1;
 	}
-	if (move_threads(x, err) < 0)
+	if (leave_slots(x, err) < 0 || move_threads(x, err) < 0)
 		return -1;
 	int64_t now = clock_now_ns(CLOCK_REALTIME);
 	y->active_ns[y->cur] += now - y->set_start;

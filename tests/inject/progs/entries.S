@@ -160,6 +160,17 @@ add_one_twice:
 	jmp .Ladd_one_body
 	.size add_one_twice, .-add_one_twice
 
+	/* Its loop goes back to +3, past a 3-byte first instruction: a 2-byte
+	   hop at the entry to a jump in the fill after add_one_twice. */
+	.p2align 4
+	.type hop_own, @function
+hop_own:
+	mov %rdi, %rax
+1:	dec %rax
+	jnz 1b
+	ret
+	.size hop_own, .-hop_own
+
 	/* A part gcc split off a function (its unlikely path), entered by a jump
 	   with the function's frame live: not a function, never probed. */
 	.p2align 4
@@ -173,6 +184,74 @@ split.cold:
 	nop
 	ret
 	.size split.cold, .-split.cold
+
+	/* Hops with no slot within the hop's reach (128 bytes): functions of
+	   136 and 151 bytes with no fill after them around the two. */
+	.p2align 4
+	.type big_before, @function
+big_before:
+	.rept 45
+	add $1, %eax
+	.endr
+	ret
+	.size big_before, .-big_before
+
+	/* The only fill near hop_none is the 5 bytes after tiny_pad, 2 of
+	   which tiny_pad's own fallback takes: 3 left, no room for a jump. */
+	.type tiny_pad, @function
+tiny_pad:
+	xor %eax, %eax
+	ret
+	.size tiny_pad, .-tiny_pad
+	.p2align 3
+
+	.type hop_none, @function
+hop_none:
+	mov %rdi, %rax
+1:	dec %rax
+	jnz 1b
+	ret
+	.size hop_none, .-hop_none
+
+	.type big_between, @function
+big_between:
+	.rept 50
+	add $1, %eax
+	.endr
+	ret
+	.size big_between, .-big_between
+
+	/* As glibc's __memcpy_chk_* before __memcpy_*: its last instruction is
+	   a conditional jump, it falls through its fill into hop_fall's entry.
+	   That fill runs: no slot for hop_fall's hop. */
+	.type chk_falls, @function
+chk_falls:
+	cmp %rdx, %rcx
+	{disp32} jb big_between
+	.size chk_falls, .-chk_falls
+	.p2align 4
+
+	.type hop_fall, @function
+hop_fall:
+	mov %rdi, %rax
+.Lhop_fall_body:
+	add $1, %rax
+	ret
+	.size hop_fall, .-hop_fall
+
+	.type hop_fall_twice, @function
+hop_fall_twice:
+	lea (%rdi,%rdi), %rax
+	jmp .Lhop_fall_body
+	.size hop_fall_twice, .-hop_fall_twice
+
+	.type big_after, @function
+big_after:
+	.rept 45
+	add $1, %eax
+	.endr
+	ret
+	.size big_after, .-big_after
 
 	.data
 	.p2align 3

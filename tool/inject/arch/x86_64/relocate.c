@@ -14,11 +14,14 @@
  *
  * A call's pushed return address is the original next instruction when
  * that lies after the overwritten bytes (always, for a 5-byte call that
- * ends the patch), else the next instruction of the copy.  Refused: a body
- * that jumps into the overwritten bytes (scanned over the whole function),
- * a loop back to the patched entry, a function shorter than the jump (unless
- * alignment fill after it makes room: the fallback), xbegin, a call through
- * memory addressed by rsp, bytes that do not decode.
+ * ends the patch), else the next instruction of the copy.  A body that
+ * jumps into the overwritten bytes (scanned over the whole function) past
+ * a first instruction of 2 bytes or more gets a hop (arch.h): a jmp rel8
+ * over that instruction to a jmp rel32 in alignment fill nearby.  Refused:
+ * a body that jumps into the first instruction, a loop back to the patched
+ * entry, a function shorter than the jump (unless alignment fill after it
+ * makes room: the fallback), xbegin, a call through memory addressed by
+ * rsp, bytes that do not decode.
  */
 #ifdef ZOND_HAVE_ZYDIS
 #include <Zydis/Zydis.h>
@@ -27,7 +30,9 @@
 
 #include "../../arch.h"
 
-#define JUMP_LEN 5
+#define JUMP_LEN  5
+#define HOP_LEN   2   /* jmp rel8 */
+#define HOP_REACH 128 /* rel8: -128..127 from the hop's end */
 
 static int decode(const uint8_t *b, size_t n, ZydisDecodedInstruction *in, ZydisDecodedOperand *ops)
 {
@@ -64,10 +69,14 @@ static int relative_target(const ZydisDecodedInstruction *in, uint64_t pc, uint6
  * Scans the whole function for direct branches into the patched bytes
  * [lo, hi): a jump to lo itself (a loop back to the entry) would run the
  * entry payload again; one past lo lands in the middle of the jump.
+ * 1 (why set) for such a branch before `hop`, the end of the first
+ * instruction; else 2 (why set for the first) when some land at or past
+ * it, where the hop leaves the code as it is; else 0.
  */
 static int body_jumps_in(const uint8_t *code, size_t size, uint64_t addr, uint64_t lo, uint64_t hi,
-			 int point, char *why)
+			 uint64_t hop, int point, char *why)
 {
+	int past = 0;
 	for (size_t off = 0; off < size;) {
 		ZydisDecodedInstruction in;
 		if (decode(code + off, size - off, &in, NULL) < 0) {
@@ -77,12 +86,17 @@ static int body_jumps_in(const uint8_t *code, size_t size, uint64_t addr, uint64
 		uint64_t t;
 		if (relative_target(&in, addr + off, &t) && t >= lo && t < hi &&
 		    !(t == lo && (point || in.mnemonic == ZYDIS_MNEMONIC_CALL))) {
-			inject_why_jumps_in(why, off, addr, t, lo, hi);
-			return 1;
+			if (t < hop) {
+				inject_why_jumps_in(why, off, addr, t, lo, hi);
+				return 1;
+			}
+			if (!past)
+				inject_why_jumps_in(why, off, addr, t, lo, hi);
+			past = 1;
 		}
 		off += in.length;
 	}
-	return 0;
+	return past ? 2 : 0;
 }
 
 static void branches(const uint8_t *code, size_t size, uint64_t addr,
@@ -141,8 +155,11 @@ static int plan(const uint8_t *code, size_t size, size_t padding, uint64_t addr,
 	site->len = (uint32_t)(off - first);
 	if (off > size)
 		site->padding = (uint32_t)(off - size);
-	uint64_t lo = addr + first;
-	return body_jumps_in(code, size, addr, lo, lo + site->len, offset != 0, why);
+	uint64_t lo = addr + first, hi = lo + site->len;
+	/* a hop only at a function's entry: a region's point is refused as before */
+	uint64_t hop = offset == 0 && site->ninsn > 1 ? lo + site->map_from[1] : hi;
+	int in = body_jumps_in(code, size, addr, lo, hi, hop, offset != 0, why);
+	return in == 2 ? inject_site_to_hop(site, HOP_LEN) < 0 : in;
 }
 
 /* ---- re-encoding ------------------------------------------------------- */
@@ -396,6 +413,32 @@ static size_t jump(uint64_t from, uint64_t to, uint8_t *b)
 	return JUMP_LEN;
 }
 
+static size_t hop(uint64_t from, uint64_t to, uint8_t *b)
+{
+	int64_t d = (int64_t)(to - (from + HOP_LEN));
+	if (d < INT8_MIN || d > INT8_MAX)
+		return 0;
+	b[0] = 0xeb;
+	b[1] = (uint8_t)(int8_t)d;
+	return HOP_LEN;
+}
+
+static int ends_flow_at_end(const uint8_t *code, size_t size)
+{
+	int ends = 0;
+	for (size_t off = 0; off < size;) {
+		ZydisDecodedInstruction in;
+		if (decode(code + off, size - off, &in, NULL) < 0) {
+			off++; /* as branches(): resynchronise */
+			ends = 0;
+			continue;
+		}
+		ends = ends_flow(&in);
+		off += in.length;
+	}
+	return ends;
+}
+
 uint64_t inject_x86_64_exit_addr(uint64_t payload_at);
 size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a);
 size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id,
@@ -414,6 +457,10 @@ const struct inject_arch inject_arch_x86_64 = {
 	.branches = branches,
 	.fill = fill,
 	.jump = jump,
+	.hop_len = HOP_LEN,
+	.hop_reach = HOP_REACH,
+	.hop = hop,
+	.ends_flow = ends_flow_at_end,
 	.payload = inject_x86_64_payload,
 	.exit_addr = inject_x86_64_exit_addr,
 	.stub_len = 22,
