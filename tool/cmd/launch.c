@@ -625,8 +625,8 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *
 static void launch_describe(const struct launch *l, struct zp_profile *p, const char *collector)
 {
 	struct utsname u;
-	char *cmd = cmd_join_argv(l->argv);
-	profile_set_str(&p->run.command, cmd);
+	char *cmd = l->command ? NULL : cmd_join_argv(l->argv);
+	profile_set_str(&p->run.command, l->command ? l->command : cmd);
 	free(cmd);
 	profile_set_str(&p->run.collector, collector);
 	profile_set_str(&p->run.campaign, l->opt.campaign);

@@ -117,6 +117,7 @@ struct launch {
 	char prog[PATH_MAX]; /* the program's resolved path */
 	char dir[PATH_MAX];  /* where the raw files go */
 	char **argv;         /* the program and its arguments */
+	const char *command; /* the command line joined and quoted already (recover), or NULL: argv's */
 	struct launch_options opt;
 	int keep_raw;        /* keep dir (--keep-raw, set on errors too) */
 	int recovering;      /* zond recover: no program ran, nothing to die of */

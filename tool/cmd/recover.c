@@ -79,8 +79,10 @@ int cmd_recover(int argc, char **argv)
 		return cmd_error("recover", "%s", err.msg);
 	if (!*l.prog)
 		snprintf(l.prog, sizeof l.prog, "%s", l.dir);
-	char *args[] = {*info.command ? info.command : "(unknown: recovered from raw data)", NULL};
+	/* run.info keeps the command line as stored: joined and quoted already */
+	char *args[] = {l.prog, NULL};
 	l.argv = args;
+	l.command = *info.command ? info.command : "(unknown: recovered from raw data)";
 	l.opt.store = store ? store : *info.store ? info.store : STORE_DEFAULT_PATH;
 	l.opt.campaign = campaign ? campaign : *info.campaign ? info.campaign : NULL;
 	if (output_check(l.opt.store, OUTPUT_STORE, NULL, &err) < 0)
