@@ -50,6 +50,12 @@ fi
 check 1 "zond inject: --safe-point nosuch: no function of $calls that can be patched" --safe-point nosuch -- "$calls"
 check 2 "zond inject: --from and --threshold go with --descend (see 'zond inject --help')" --threshold 5 -- "$calls"
 check 2 "zond inject: no program to run (zond inject -- PROG ARGS) (see 'zond inject --help')"
+# A store zond cannot write is found before the program runs (it ran to its end before).
+out=$("$zond" inject -q -o "$dir/nodir/x.db" -- "$calls" 2>err.txt)
+rc=$?
+[ $rc -eq 1 ] && [ -z "$out" ] &&
+	[ "$(cat err.txt)" = "zond inject: $dir/nodir/x.db: cannot create: $dir/nodir: No such file or directory" ] ||
+	{ echo "FAIL: unwritable store: status $rc, output '$out', '$(cat err.txt)'"; status=1; }
 # A program whose library is missing ends in the loader before its entry
 # point: zond says so and exits with the program's status (127).
 echo 'int missing_fn(void) { return 0; }' >mlib.c

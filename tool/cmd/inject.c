@@ -25,6 +25,7 @@
 #include "inject/metrics.h"
 #include "inject/scenario.h"
 #include "launch.h"
+#include "output.h"
 #include "store/store.h"
 #include "symbols/symbols.h"
 
@@ -748,7 +749,9 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 		profile_add_meta(p, "inject_connection_lost", "1");
 	rc = lost ? 1 : job->pid || r.status < 0 ? 0 : program_status(r.status);
 	if (store_run(job, p, &err) < 0) {
-		rc = cmd_error("inject", "%s", err.msg);
+		/* as record: the program's status stays zond's, a failure shows when it was 0 */
+		cmd_error("inject", "%s", err.msg);
+		rc = rc ? rc : 1;
 	} else {
 		*stored = 1;
 		if (!job->quiet)
@@ -1306,6 +1309,10 @@ static int scenario(struct functions_job *job, char **argv)
 	} else if (launch_find_program(argv[0], prog, &err) < 0) {
 		return launch_program_error("inject", argv[0], &err);
 	}
+	/* a store zond could not write is found before the program runs */
+	const char *inputs[] = {prog, NULL};
+	if (output_check(job->store, OUTPUT_STORE, inputs, &err) < 0)
+		return cmd_error("inject", "%s", err.msg);
 	const char *name = inject_elf_arch(prog, &err);
 	const struct inject_arch *arch = name ? inject_arch_find(name) : NULL;
 	if (!arch)
