@@ -125,6 +125,17 @@ check_eq "abort: zond ends as the program alone" "$(tail -n 1 out.txt)" "$(tail 
 check_eq "abort: as SIGABRT" "$(tail -n 1 out.txt)" "signal 6"
 check_eq "abort: stored" "$("$ZOND" dump -i s.db | grep 'function work')" "function work calls=50"
 
+# zond started with SIGINT ignored (a script's background job): a kill -INT still reaches the
+# program, which takes it with a handler of its own as it does plainly.
+rm -f pid int.db
+sh -c "trap '' INT; exec \"$ZOND\" record -q -o int.db -- \"$WAITER\" catchint pid" >int.out 2>&1 &
+zond_pid=$!
+program_pid >/dev/null
+kill -INT $zond_pid
+wait $zond_pid
+check_eq "INT ignored by zond's parent: the program's status" $? 7
+check_eq "INT ignored by zond's parent: the program caught it" "$(tail -1 int.out)" "caught, work 57"
+
 # zond killed outright (SIGKILL): the raw data stays; recover stores it as the run it was.
 rm -f pid r.db
 "$ZOND" record -q -o r.db -c nightly -- "$WAITER" wait pid >/dev/null 2>&1 &

@@ -23,9 +23,13 @@ void forward_start(struct forward *f)
 	sigemptyset(&sa.sa_mask);
 	forward_pid = 0;
 	for (int i = 0; i < FORWARD_N; i++) {
+		/*
+		 * Even one zond's parent ignores: the program gets the parent's
+		 * disposition (forward_restore), and may take the signal with
+		 * a handler of its own, as it would sent to it directly.
+		 */
 		sigaction(forward_signals[i], NULL, &f->old[i]);
-		if (f->old[i].sa_handler != SIG_IGN)
-			sigaction(forward_signals[i], &sa, NULL);
+		sigaction(forward_signals[i], &sa, NULL);
 	}
 }
 

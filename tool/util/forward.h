@@ -4,9 +4,10 @@
  * while it runs, so that zond waits for its end and keeps what it
  * measured.  A terminal's ^C and ^\ reach the whole foreground process
  * group, the program too: those (si_code SI_KERNEL) are not sent twice; a
- * signal the program sent zond is not sent back.  A signal zond ignores
- * (nohup, a background job's ^C) stays ignored, and the program inherits
- * that.
+ * signal the program sent zond is not sent back.  A signal zond's parent
+ * made it ignore (nohup, a script's background job) is passed on too: the
+ * program inherits the ignoring, and a handler of its own takes the signal
+ * as it would plainly.
  *
  * forward_start installs the handlers (nothing is passed on until
  * forward_to names the program), forward_stop restores what was there.

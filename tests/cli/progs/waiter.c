@@ -3,6 +3,7 @@
  * (whole, by rename) and then, by MODE:
  *   wait   waits for signals forever (default actions)
  *   catch  catches SIGTERM: calls work() 7 more times, says so, exits 7
+ *   catchint  the same with SIGINT (a program's own graceful stop)
  *   abort  dies of SIGABRT
  * The program counts its own calls of work(): the truth a profile is
  * compared with.
@@ -42,6 +43,8 @@ int main(int argc, char **argv)
 		return 98;
 	if (!strcmp(argv[1], "catch"))
 		signal(SIGTERM, on_term);
+	if (!strcmp(argv[1], "catchint"))
+		signal(SIGINT, on_term);
 	for (int i = 0; i < 50; i++)
 		work();
 	printf("work %d\n", calls);
