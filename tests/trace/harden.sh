@@ -198,7 +198,7 @@ cmp -s plain.out zond.out || fail "argv: $(diff plain.out zond.out)"
 here=$(pwd -P)
 PATH=$here:$PATH "$zond" trace record -q -o argv.ztrace -- argv >zond.out ||
 	[ $? -eq 1 ] || fail "argv along PATH: $(cat zond.out)"
-[ "$(head -1 zond.out)" = "argv0=argv execfn=$here/argv" ] || fail "argv along PATH: $(cat zond.out)"
+[ "$(head -1 zond.out)" = "argv0=argv execfn=$here/argv pdeathsig=0" ] || fail "argv along PATH: $(cat zond.out)"
 "$zond" trace record -q --online -o argv.db -- ./argv a 'b c' >/dev/null
 "$zond" runs -i argv.db >runs.txt
 grep -q "exit $want" runs.txt && grep -q "./argv a b c" runs.txt || fail "online run: $(cat runs.txt)"
