@@ -6,9 +6,12 @@
 # counter (--event): the process has the same fds after it as before.  The program is told to finish only after
 # zond detached (a line on its stdin, through a fifo).
 #
-# Usage: attach.sh ZOND SPIN WORKDIR
+# A thread blocked in epoll_wait, which the kernel never restarts after a stop, gets EINTR:
+# zond says so.
+#
+# Usage: attach.sh ZOND SPIN WORKDIR EPOLLWAIT
 set -u
-zond=$1 spin=$2 dir=$3/attach
+zond=$1 spin=$2 dir=$3/attach epollwait=$4
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 status=0
 fail() { echo "FAIL: $*"; status=1; }
@@ -46,6 +49,21 @@ own=$(sed -n 's/^count work //p' spin.err)
 got=$("$zond" dump -i attach.db | sed -n 's/^function work calls=//p')
 [ -n "$got" ] && [ "$got" -gt 0 ] && [ "$got" -le "$own" ] ||
 	fail "zond counted '$got' calls of work, the program $own"
+
+# blocked in epoll_wait: it returns EINTR after the stop (the kernel's rule), and zond says so
+mkfifo go4
+"$epollwait" <go4 >ep.out 2>ep.err &
+pid=$!
+exec 6>go4
+wait_ready ep.err $pid "epollwait ended before zond attached"
+sleep 0.1 # into epoll_wait
+"$zond" inject -q -o ep.db -f main -p $pid --duration 0.1 2>zep.err || fail "epollwait: status $?"
+grep -q "^zond inject: thread $pid of process $pid was blocked in epoll_wait, which the kernel does not restart after a stop: it returns EINTR to the program" zep.err ||
+	fail "epoll_wait's EINTR not said: $(cat zep.err)"
+echo go >&6
+exec 6>&-
+wait $pid
+[ "$(cat ep.out)" = "eintr 1" ] || fail "epollwait: $(cat ep.out) (the kernel's EINTR expected)"
 
 # attached with no --duration, zond notices the process's end (it waited
 # until ^C, and a later detach would have seized whatever process had the

@@ -389,6 +389,41 @@ static int pt_release(struct inject_transport *t, struct zerr *err)
 	return rc;
 }
 
+/*
+ * The system calls the kernel never restarts after a stop (signal(7),
+ * "Interruption of system calls ... by stop signals"): a thread of an
+ * attached process blocked in one returns EINTR from it once stopped and
+ * resumed, as under strace or gdb.  Said, once a thread a stop, since the
+ * program sees it.
+ */
+static const char *unrestarted_call(pid_t pid, pid_t tid)
+{
+	static const struct {
+		long nr;
+		const char *name;
+	} calls[] = {
+		{SYS_epoll_wait, "epoll_wait"},	      {SYS_epoll_pwait, "epoll_pwait"},
+#ifdef SYS_epoll_pwait2
+		{SYS_epoll_pwait2, "epoll_pwait2"},
+#endif
+		{SYS_semop, "semop"},		      {SYS_semtimedop, "semtimedop"},
+		{SYS_rt_sigtimedwait, "sigtimedwait"},
+	};
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	FILE *f = fopen(path, "re");
+	long nr = -1;
+	if (f) {
+		if (fscanf(f, "%ld", &nr) != 1)
+			nr = -1; /* "running" */
+		fclose(f);
+	}
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+		if (calls[i].nr == nr)
+			return calls[i].name;
+	return NULL;
+}
+
 /* Seizes and stops every thread of p->pid, until a pass finds no new one. */
 static int seize_all(struct ptrace_target *p, struct zerr *err)
 {
@@ -429,6 +464,13 @@ static int seize_all(struct ptrace_target *p, struct zerr *err)
 				return zerr_set(err, "process %d: cannot stop thread %d",
 						(int)p->pid, (int)tid);
 			}
+			const char *call = p->attached ? unrestarted_call(p->pid, tid) : NULL;
+			if (call)
+				fprintf(stderr,
+					"zond inject: thread %d of process %d was blocked in %s, "
+					"which the kernel does not restart after a stop: it returns "
+					"EINTR to the program (as under strace or gdb)\n",
+					(int)tid, (int)p->pid, call);
 		}
 		closedir(d);
 	}
