@@ -619,6 +619,15 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)(r->deep + r->noslot));
 		profile_add_meta(p, "inject_calls_not_measured", buf);
 	}
+	/* lost_*: zond report's header and zond dump say the run is incomplete */
+	if (r->deep) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->deep);
+		profile_add_meta(p, "lost_depth_calls", buf);
+	}
+	if (r->noslot) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->noslot);
+		profile_add_meta(p, "lost_thread_calls", buf);
+	}
 	if (r->open) {
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->open);
 		profile_add_meta(p, "inject_calls_never_returned", buf);
@@ -761,7 +770,7 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				"zond inject: %llu calls were not measured (counted in no figure): "
 				"%llu deeper than the %d frames a thread's shadow stack holds, %llu "
 				"on threads beyond the %d it has slots for (run meta "
-				"inject_calls_not_measured)\n",
+				"inject_calls_not_measured, lost_depth_calls, lost_thread_calls)\n",
 				(unsigned long long)(r.deep + r.noslot), (unsigned long long)r.deep,
 				INJ_DEPTH, (unsigned long long)r.noslot, INJ_THREADS);
 		if (r.unloaded)
