@@ -636,6 +636,19 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)(r->deep + r->noslot));
 		profile_add_meta(p, "inject_calls_not_measured", buf);
 	}
+	/* lost_*: zond report's header and zond dump say the run is incomplete */
+	if (r->deep) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->deep);
+		profile_add_meta(p, "lost_depth_calls", buf);
+	}
+	if (r->noslot) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->noslot);
+		profile_add_meta(p, "lost_thread_calls", buf);
+	}
+	if (r->untimed) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->untimed);
+		profile_add_meta(p, "inject_calls_untimed", buf);
+	}
 	if (r->open) {
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->open);
 		profile_add_meta(p, "inject_calls_never_returned", buf);
@@ -780,9 +793,15 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				"zond inject: %llu calls were not measured (counted in no figure): "
 				"%llu deeper than the %d frames a thread's shadow stack holds, %llu "
 				"on threads beyond the %d it has slots for (run meta "
-				"inject_calls_not_measured)\n",
+				"inject_calls_not_measured, lost_depth_calls, lost_thread_calls)\n",
 				(unsigned long long)(r.deep + r.noslot), (unsigned long long)r.deep,
 				INJ_DEPTH, (unsigned long long)r.noslot, INJ_THREADS);
+		if (r.untimed)
+			fprintf(stderr,
+				"zond inject: %llu calls were counted without their time (left by "
+				"longjmp, a context switch or an exception): their callers' times "
+				"include theirs (run meta inject_calls_untimed)\n",
+				(unsigned long long)r.untimed);
 		if (r.unloaded)
 			fprintf(stderr,
 				"zond inject: %zu %s never loaded by the program: %s functions were not "
@@ -895,9 +914,10 @@ static void choice_add(struct choice *c, const struct inject_plan *plan, const s
 	c->recs = zp_xrealloc(c->recs, (c->n + n + 1) * sizeof *c->recs);
 	for (size_t k = 0; k < n; k++) {
 		const struct inject_func *f = &plan->funcs[which[k]];
-		if (chosen_already(c, module, f->addr) || inject_is_unwinder(f->name))
+		if (chosen_already(c, module, f->addr) || inject_own_probe(f->name) >= 0)
 			continue; /* two -f of one library name it: patched once; an unwinder
-				     has zond's own probe (doc/inject.md, "C++ exceptions") */
+				     or a context switch has zond's own probe (doc/inject.md,
+				     "C++ exceptions", "Context switches") */
 		c->patches[c->n] = p[k];
 		c->patches[c->n].module = module;
 		c->patches[c->n].id = (uint32_t)c->n;

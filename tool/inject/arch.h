@@ -62,6 +62,12 @@ enum inject_probe {
 	INJECT_LOADED,      /* the dynamic loader's r_brk (_dl_debug_state): while
 			     * a library to patch is not loaded yet, a thread
 			     * arriving there waits until zond has looked */
+	INJECT_SWITCH,      /* swapcontext's, setcontext's entry: the thread leaves
+			     * its stack; every frame's return address is given
+			     * back and the frame dropped (counted, untimed) */
+	INJECT_CATCH,       /* __cxa_begin_catch's entry: the frames a caught
+			     * exception left are dropped, the live ones get
+			     * their measured return again */
 };
 
 #define INJECT_SITE_INSNS 16

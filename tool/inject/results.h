@@ -90,6 +90,8 @@
 			      thread waiting for zond stops waiting when its parent is another */
 #define INJ_H_BLOCKS    96 /* x86-64: shared blocks taken so far (a thread's first call, a
 			      forked child's thread), in order: block i goes with context area i */
+#define INJ_H_UNTIMED   104 /* x86-64: calls counted without their time: frames dropped
+			       (longjmp, a context switch, an exception thrown through them) */
 
 /* stat offsets */
 #define INJ_S_CALLS 0
@@ -151,7 +153,7 @@ struct inject_stat {
 
 struct inject_header {
 	uint64_t magic, nfuncs, deep, noslot, park, parked, nocounter, noctx;
-	uint64_t watch, loads, loaded, zond, blocks, pad[3];
+	uint64_t watch, loads, loaded, zond, blocks, untimed, pad[2];
 };
 
 _Static_assert(sizeof(struct inject_stat) == INJ_STAT, "stat layout");

@@ -267,12 +267,38 @@ struct unwinder_search {
 	const char *exe;
 };
 
-static void has_unwinder(void *arg, const struct symbol *sym)
+/* Whether name is one of names, "@VERSION" or not. */
+static int named(const char *name, const char *const *names)
 {
-	*(int *)arg |= inject_is_unwinder(sym->name);
+	for (; name && *names; names++) {
+		size_t n = strlen(*names);
+		if (strncmp(name, *names, n) == 0 && (name[n] == 0 || name[n] == '@'))
+			return 1;
+	}
+	return 0;
 }
 
-/* Adds patches at the unwinders' entries of the file at path, if it has them. */
+int inject_own_probe(const char *name)
+{
+	static const char *const switches[] = {"swapcontext", "__swapcontext", "setcontext",
+					       "__setcontext", NULL};
+	static const char *const catches[] = {"__cxa_begin_catch", NULL};
+	if (inject_is_unwinder(name))
+		return INJECT_UNWIND;
+	if (named(name, catches))
+		return INJECT_CATCH;
+	return named(name, switches) ? INJECT_SWITCH : -1;
+}
+
+static void has_unwinder(void *arg, const struct symbol *sym)
+{
+	*(int *)arg |= inject_own_probe(sym->name) >= 0;
+}
+
+/*
+ * Adds zond's own probes (inject_own_probe: the unwinders', catch's and
+ * the context switches' entries) to the file at path, if it has them.
+ */
 static void add_unwinders(void *arg, const char *path, uint64_t start)
 {
 	(void)start;
@@ -290,11 +316,12 @@ static void add_unwinders(void *arg, const char *path, uint64_t start)
 	x->owned = zp_xrealloc(x->owned, (x->nowned + 1) * sizeof *x->owned);
 	char *kept = x->owned[x->nowned++] = zp_xstrdup(path);
 	for (size_t i = 0; i < p.nfuncs; i++) {
-		if (!p.funcs[i].ok || !inject_is_unwinder(p.funcs[i].name))
+		int kind = p.funcs[i].ok ? inject_own_probe(p.funcs[i].name) : -1;
+		if (kind < 0)
 			continue;
 		x->patches = zp_xrealloc(x->patches, (x->npatches + 1) * sizeof *x->patches);
 		x->patches[x->npatches++] = (struct inject_patch){
-			p.funcs[i].name, kept, p.funcs[i].site, INJECT_UNWIND, 0};
+			p.funcs[i].name, kept, p.funcs[i].site, (enum inject_probe)kind, 0};
 	}
 	inject_plan_free(&p);
 }
@@ -567,6 +594,7 @@ static void read_results(const struct session *x, struct inject_result *out)
 	const struct inject_header *h = x->shared;
 	out->deep = h->deep;
 	out->noslot = h->noslot;
+	out->untimed = h->untimed;
 	out->nocounter = h->nocounter;
 	out->noctx = h->noctx;
 	out->n = x->n;

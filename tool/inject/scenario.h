@@ -12,9 +12,13 @@
  * program run with no further stop and waits for it.  The results are read
  * from the shared memory, so a crash or SIGKILL of the program loses only
  * the calls still open.  Measured: functions of the program's own ELF file.
- * Besides, the entries of the C++ unwinders (_Unwind_RaiseException and
- * kin, in libgcc_s or linked in) get a probe that gives the thread's
- * replaced return addresses back before the stack is walked.  When preparing fails, the
+ * Besides, zond's own probes (inject_own_probe) stand at the entries of
+ * the C++ unwinders (_Unwind_RaiseException and kin, in libgcc_s or
+ * linked in: the thread's replaced return addresses given back before the
+ * stack is walked), of __cxa_begin_catch (the frames still live where an
+ * exception is caught measured again) and of swapcontext and setcontext
+ * (every frame given back and dropped before the thread leaves its
+ * stack).  When preparing fails, the
  * program still runs (every jump written leads to a complete stub) and is
  * waited for: -1 with err set and out->status the program's.
  */
@@ -47,6 +51,15 @@ struct inject_job {
 struct inject_patch *inject_function_patches(const struct inject_plan *plan, const size_t *which,
 					     size_t n);
 
+/*
+ * The probe zond itself puts at the entry of the function called name (a
+ * symbol's, "@VERSION" or not), or -1 for none: INJECT_UNWIND at an
+ * unwinder's (inject_is_unwinder), INJECT_CATCH at __cxa_begin_catch's,
+ * INJECT_SWITCH at swapcontext's and setcontext's.  Such a function is
+ * never a measured one (its entry has zond's probe).
+ */
+int inject_own_probe(const char *name);
+
 #define INJECT_NO_CALLER SIZE_MAX
 
 /* Calls from the nearest measured caller (or none) to a record, on one thread. */
@@ -76,6 +89,7 @@ struct inject_result {
 	uint64_t deep, noslot;     /* calls not measured, and why */
 	uint64_t nocounter;        /* threads whose counter (job->event) could not be opened */
 	uint64_t open;             /* calls never returned (counted, not timed) */
+	uint64_t untimed;          /* calls counted without their time (results.h) */
 	size_t n;                  /* the job's nstats */
 	size_t nthreads;           /* threads that ran measured code */
 	int64_t *tids;             /* nthreads */

@@ -123,6 +123,11 @@ void report_header(const struct zp_profile *p, FILE *out)
 		fprintf(out, "%-11sunstacked_calls = %s (calls signal handlers made while a probe "
 			     "ran: counted on their functions, on no edge or calling context)\n",
 			"warning:", unstacked);
+	const char *untimed = profile_meta(p, "inject_calls_untimed");
+	if (untimed)
+		fprintf(out, "%-11sinject_calls_untimed = %s (calls counted without their time: "
+			     "left by longjmp, a context switch or an exception)\n",
+			"warning:", untimed);
 	const char *dropped = profile_meta(p, "timeline_dropped");
 	if (dropped)
 		fprintf(out, "%-11stimeline_dropped = %s events (the timeline keeps the %s)\n",

@@ -59,8 +59,10 @@
 #define ACTIVE INJ_ACTIVE
 
 	.section .rodata.zond_payload, "a"
-	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_safe, za_loaded
-	.hidden za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_safe, za_loaded
+	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_switch
+	.globl za_catch, za_safe, za_loaded
+	.hidden za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_switch
+	.hidden za_catch, za_safe, za_loaded
 	.p2align 6
 za_blob:
 za_shm:		.quad 0	/* the target's address of the shared results */
@@ -614,8 +616,9 @@ za_minmax:
  * Drops the frames longjmp (or a thread's exit through an unwinder) left
  * on the shadow stack: those whose return-address slot lies below rdx,
  * that is deeper in the stack than a live frame can be.  Their calls
- * count; their time is not known.  Or a frame of another stack the thread
- * switched from (swapcontext, a coroutine library's own switch): it is
+ * count; their time is not known (the header's untimed counts them).  Or
+ * a frame of another stack the thread switched from by a switch zond does
+ * not see (a coroutine library's own, not swapcontext: za_switch): it is
  * live, so a slot below the stack pointer that still holds za_exit gets
  * its real return address back -- that call returns unmeasured, never
  * into za_exit with no frame of its own.  (Slots between the stack pointer
@@ -650,6 +653,8 @@ za_drop:
 	shl $6, %rcx			/* INJ_STAT == 64 */
 	add za_stats(%rip), %rcx
 	incq INJ_S_CALLS(%rdi, %rcx)
+	mov za_shm(%rip), %rdi
+	lock incq INJ_H_UNTIMED(%rdi)	/* counted without its time */
 4:	dec %rax
 	jmp 1b
 2:	mov %rax, INJ_T_DEPTH(%r11)
@@ -832,6 +837,8 @@ za_exit:
 	shl $6, %rcx			/* INJ_STAT == 64 */
 	add za_stats(%rip), %rcx
 	incq INJ_S_CALLS(%r9, %rcx)
+	mov za_shm(%rip), %r9
+	lock incq INJ_H_UNTIMED(%r9)	/* counted without its time */
 	jmp 64b
 za_from:
 	pushfq
@@ -893,25 +900,42 @@ za_to:
 	popfq
 	ret
 /*
- * At the entry of an unwinder (_Unwind_RaiseException, _Unwind_Resume,
- * ...; stub: .long id; call za_unwind): every live frame of this thread
- * whose return-address slot still holds za_exit gets its real address
- * back, so the unwinder walks the program's own frames.  Those frames are
- * left on the shadow stack and dropped (counted, untimed) by a later entry
- * or exit, or at the end.  Returns into the relocated copy.
+ * r11 = this thread's slot, or 0 when it has none (a thread that made no
+ * measured call has no frame to give back, and takes no slot here);
+ * clobbers rax, rcx, rdx (and flags).  A new process's slots are taken
+ * over first (za_slot, as at a measured call).
  */
-za_unwind:
-	push %rax
-	push %rcx
-	push %rdx
-	push %r11
-	push %rsi
-	push %rdi
-	call za_slot
-	test %r11, %r11
-	jz 9f
+za_mine:
+	mov za_proc(%rip), %rax
+	cmpq $ZA_PROC_READY, (%rax)
+	jne za_slot
+	mov %fs:0, %rcx
+	movabs $0x9e3779b97f4a7c15, %rax
+	imul %rcx, %rax
+	shr $56, %rax			/* INJ_THREADS == 256 */
+	mov $INJ_THREADS, %edx
+1:	mov %rax, %r11
+	imul za_slotsize(%rip), %r11
+	add za_threads(%rip), %r11
+	cmp %rcx, INJ_T_KEY(%r11)
+	je 3f
+	cmpq $0, INJ_T_KEY(%r11)
+	je 2f				/* a probe ends at the first free slot */
+	inc %rax
+	and $(INJ_THREADS - 1), %rax
+	dec %edx
+	jnz 1b
+2:	xor %r11d, %r11d
+3:	ret
+
+/*
+ * Every frame of slot r11 whose return-address slot lies above rdi and
+ * still holds za_exit gets its real return address back, so that the
+ * stack holds the program's own addresses only.  The frames stay on the
+ * shadow stack.  Clobbers rax, rcx, rdx, rsi.
+ */
+za_restore:
 	mov INJ_T_DEPTH(%r11), %rsi
-	lea 48(%rsp), %rdi		/* frames at or below this are dead */
 1:	test %rsi, %rsi
 	jz 9f
 	dec %rsi
@@ -925,6 +949,113 @@ za_unwind:
 	cmp %rdx, (%rax)
 	jne 1b
 	mov INJ_F_RET(%rcx), %rdx
+	mov %rdx, (%rax)
+	jmp 1b
+9:	ret
+
+/*
+ * At the entry of an unwinder (_Unwind_RaiseException, _Unwind_Resume,
+ * ...; stub: .long id; call za_unwind): every live frame of this thread
+ * whose return-address slot still holds za_exit gets its real address
+ * back (za_restore), so the unwinder walks the program's own frames.
+ * Those frames stay on the shadow stack: the frames the exception leaves
+ * are dropped (counted, untimed) where it is caught (za_catch), by a later
+ * entry or exit, or at the end; the frames still live where it is caught
+ * get za_exit back there.  Returns into the relocated copy.
+ */
+za_unwind:
+	push %rax
+	push %rcx
+	push %rdx
+	push %r11
+	push %rsi
+	push %rdi
+	call za_mine
+	test %r11, %r11
+	jz 9f
+	lea 48(%rsp), %rdi		/* frames at or below this are dead */
+	call za_restore
+9:	pop %rdi
+	pop %rsi
+	pop %r11
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret				/* into the relocated copy */
+
+/*
+ * At the entry of swapcontext and setcontext (stub: .long id; call
+ * za_switch), which leave this stack for another: every frame of the
+ * thread gets its real return address back and is dropped (counted, its
+ * time lost: untimed).  The shadow stack describes the stack the thread
+ * runs on; after a switch it would not, and a return on the other stack
+ * into za_exit would pop a frame of this one and jump to its caller.  So
+ * no za_exit is ever left on a stack the thread is not on, and the frames
+ * made after the switch start the shadow stack anew (they have no
+ * measured caller).  setcontext is also how a makecontext'd function's
+ * return reaches its uc_link (glibc's __start_context calls it).  Returns
+ * into the relocated copy.
+ */
+za_switch:
+	push %rax
+	push %rcx
+	push %rdx
+	push %r11
+	push %rsi
+	push %rdi
+	call za_mine
+	test %r11, %r11
+	jz 9f
+	xor %edi, %edi			/* every frame */
+	call za_restore
+	mov $-1, %rdx
+	call za_drop
+9:	pop %rdi
+	pop %rsi
+	pop %r11
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret				/* into the relocated copy */
+
+/*
+ * At the entry of __cxa_begin_catch (stub: .long id; call za_catch),
+ * which a handler calls first thing, in the frame that caught the
+ * exception: the frames below that frame (the exception left them) are
+ * dropped, counted and untimed; the frames from it up, still live, whose
+ * slot holds the real return address the unwinder's probe (za_unwind)
+ * gave back, get za_exit again, so that their returns are measured, and
+ * with their time, as if nothing had been thrown.  An exception that goes
+ * on (rethrow, a cleanup's _Unwind_Resume) passes an unwinder's probe
+ * again first.  Returns into the relocated copy.
+ */
+za_catch:
+	push %rax
+	push %rcx
+	push %rdx
+	push %r11
+	push %rsi
+	push %rdi			/* __cxa_begin_catch's return address at 56(%rsp) */
+	call za_mine
+	test %r11, %r11
+	jz 9f
+	lea 57(%rsp), %rdx		/* frames at or below its slot are dead */
+	DROP
+	lea 56(%rsp), %rdi
+	mov INJ_T_DEPTH(%r11), %rsi
+1:	test %rsi, %rsi
+	jz 9f
+	dec %rsi
+	mov %rsi, %rcx
+	shl $6, %rcx			/* INJ_FRAME == 64 */
+	lea INJ_SLOT_HDR(%r11, %rcx), %rcx
+	mov INJ_F_SLOT(%rcx), %rax
+	cmp %rdi, %rax
+	jbe 1b
+	mov INJ_F_RET(%rcx), %rdx
+	cmp %rdx, (%rax)
+	jne 1b				/* za_exit still, or not this frame's */
+	mov za_fexit(%rip), %rdx
 	mov %rdx, (%rax)
 	jmp 1b
 9:	pop %rdi

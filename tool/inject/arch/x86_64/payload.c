@@ -26,7 +26,7 @@
 #include "util/clock.h"
 
 extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[], za_to[],
-	za_unwind[], za_safe[], za_loaded[];
+	za_unwind[], za_switch[], za_catch[], za_safe[], za_loaded[];
 
 #define STUB_LEN 9   /* .long id; call rel32 */
 #define ZA_HEAD  128 /* the blob's header, then the event's attr (payload.S) */
@@ -87,10 +87,11 @@ size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32
 			  enum inject_probe kind)
 {
 	memcpy(out, &id, 4);
-	if (kind == INJECT_FUNCTION || kind == INJECT_UNWIND || kind == INJECT_SAFE ||
-	    kind == INJECT_LOADED) {
+	if (kind != INJECT_REGION_FROM && kind != INJECT_REGION_TO) {
 		put_call(out + 4, at + 4, payload_at,
 			 kind == INJECT_UNWIND ? za_unwind
+			 : kind == INJECT_SWITCH ? za_switch
+			 : kind == INJECT_CATCH ? za_catch
 			 : kind == INJECT_SAFE ? za_safe
 			 : kind == INJECT_LOADED ? za_loaded
 					       : za_entry);
