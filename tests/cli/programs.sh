@@ -33,6 +33,14 @@ check_eq "asan: nothing said" "$(cat err.txt)" ""
 check_eq "asan: calls" "$("$ZOND" dump -i asan.db | grep 'context main;mid;leaf ')" \
 	"context main;mid;leaf calls=100"
 
+# The program sees its argv[0], AT_EXECFN and arguments as plainly (zond ran its real path).
+cc -O0 -finstrument-functions -o argv "$here/../trace/scenarios/argv.c" || fail "build argv"
+./argv a 'b c' >plain.txt
+"$ZOND" record -q -o execfn.db -- ./argv a 'b c' >rec.txt
+check_eq "record: argv[0], AT_EXECFN, arguments" "$(cat rec.txt)" "$(cat plain.txt)"
+"$ZOND" libcalls -q -o execfn.db -- ./argv a 'b c' >lib.txt
+check_eq "libcalls: argv[0], AT_EXECFN, arguments" "$(cat lib.txt)" "$(cat plain.txt)"
+
 # A run that records nothing: the program's output and status, one line, no run.
 "$ZOND" record -- "$PLAIN" >out.txt 2>err.txt
 check_eq "plain: status" $? 5

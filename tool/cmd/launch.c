@@ -514,7 +514,15 @@ static void run_child(struct launch *l, void (*setup)(void *arg), void *arg,
 	/* the program's own dispositions before anything pending is delivered */
 	forward_restore(fw);
 	sigprocmask(SIG_SETMASK, mask, NULL);
-	execv(l->prog, l->argv);
+	/*
+	 * As a shell would: the path as typed, or execvp's search (l->prog is
+	 * the same file, its real path), so that the program's AT_EXECFN is
+	 * what it is plainly.
+	 */
+	if (strchr(l->argv[0], '/'))
+		execv(l->argv[0], l->argv);
+	else
+		execvp(l->argv[0], l->argv);
 	fprintf(stderr, "zond %s: %s: cannot run: %s\n", l->cmd, l->prog, strerror(errno));
 	_exit(127);
 }
