@@ -67,6 +67,25 @@ cp "$src" gone.c && cc -O0 -g -finstrument-functions -o gone gone.c && rm gone.c
 check_eq "missing source line" "$(grep -c "^(source file $PWD/gone.c not found: lines with costs only)$" gone.txt)" 1
 check_eq "missing source: sites" "$(grep -c -- ' -> ' gone.txt)" 3
 
+# The source changed since the build: cut short, its costed rows still print after the note;
+# edited after the program was built, said; a directory now, as a missing file.
+cp "$src" short.c && cc -O0 -g -finstrument-functions -o short short.c
+"$ZOND" record -q -o short.db -- ./short >/dev/null || fail "record short"
+touch -m -d "@$(($(stat -c %Y short) - 10))" short.c
+"$ZOND" annotate -i short.db main >same.txt || fail "annotate, source as built"
+check_eq "source as built: no note" "$(grep -c '^(source file' same.txt)" 0
+head -3 short.c >cut.c && mv cut.c short.c && touch -m -d "@$(($(stat -c %Y short) + 10))" short.c
+"$ZOND" annotate -i short.db main >short.txt || fail "annotate, source cut short"
+check_eq "source cut short: said" "$(grep -c "^(source file $PWD/short.c ends at line 3: " short.txt)" 1
+check_eq "source newer than the program: said" \
+	"$(grep -c "^(source file $PWD/short.c is newer than $PWD/short: " short.txt)" 1
+check_eq "source cut short: sites" "$(grep -c -- ' -> ' short.txt)" 3
+rm short.c && mkdir short.c
+"$ZOND" annotate -i short.db main >dir.txt || fail "annotate, source a directory"
+check_eq "source a directory" \
+	"$(grep -c "^(source file $PWD/short.c not a regular file: lines with costs only)$" dir.txt)" 1
+check_eq "source a directory: sites" "$(grep -c -- ' -> ' dir.txt)" 3
+
 # -o never writes over the source annotate reads
 cp "$src" mine.c && cc -O0 -g -finstrument-functions -o mine mine.c
 "$ZOND" record -q -o m.db -- ./mine >/dev/null || fail "record mine"

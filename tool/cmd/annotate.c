@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "report/format.h"
@@ -281,20 +282,53 @@ static void put_title(FILE *out, const struct annotation *a, const char *cost_ti
 }
 
 /* Where the source is: its DWARF name, read as given (absolute, or from here). */
-static FILE *open_source(const struct zp_node *n)
+/*
+ * The function's source file, NULL when it is not a regular file that can
+ * be read; *why then says so in the line annotate prints.
+ */
+static FILE *open_source(const struct zp_node *n, const char **why)
 {
-	return *n->file ? fopen(n->file, "r") : NULL;
+	*why = "not found";
+	FILE *f = *n->file ? fopen(n->file, "r") : NULL;
+	struct stat st;
+	if (f && (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))) {
+		*why = "not a regular file";
+		fclose(f);
+		f = NULL;
+	}
+	return f;
+}
+
+/* 1 when the source was changed after the program was built: its lines may have moved. */
+static int newer_than_module(FILE *src, const struct zp_node *n)
+{
+	struct stat s, m;
+	return fstat(fileno(src), &s) == 0 && *n->module && stat(n->module, &m) == 0 &&
+	       s.st_mtime > m.st_mtime;
+}
+
+/* Rows with costs at lines from `from` on, with no text: what the source cannot show. */
+static void put_costed_rows(FILE *out, const struct annotation *a, int width, int from)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (!a->lines[i].file && a->lines[i].line >= from)
+			put_line(out, a, width, NULL, a->lines[i].line, "");
 }
 
 static void put_source(FILE *out, const struct annotation *a, int first, int last, int width)
 {
 	const struct zp_node *n = &a->p->nodes[a->func];
-	FILE *src = open_source(n);
+	const char *why;
+	FILE *src = open_source(n, &why);
 	if (!src && *n->file)
-		fprintf(out, "(source file %s not found: lines with costs only)\n", n->file);
+		fprintf(out, "(source file %s %s: lines with costs only)\n", n->file, why);
 	else if (!src)
 		fprintf(out, "(no source file known for %s: its module has no line information)\n",
 			n->name);
+	else if (newer_than_module(src, n))
+		fprintf(out, "(source file %s is newer than %s: the lines may have moved since the "
+			     "build)\n",
+			n->file, n->module);
 	char *text = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -306,12 +340,11 @@ static void put_source(FILE *out, const struct annotation *a, int first, int las
 		if (line >= first)
 			put_line(out, a, width, NULL, line, text);
 	}
-	for (size_t i = 0; !src && i < a->n; i++)
-		if (!a->lines[i].file && a->lines[i].line)
-			put_line(out, a, width, NULL, a->lines[i].line, "");
 	if (src && line < last)
-		fprintf(out, "(source file %s ends at line %d: it changed since the build?)\n",
+		fprintf(out, "(source file %s ends at line %d: it changed since the build? "
+			     "lines with costs past it follow)\n",
 			n->file, line);
+	put_costed_rows(out, a, width, src ? line + 1 : 1);
 	free(text);
 	if (src)
 		fclose(src);
