@@ -33,6 +33,10 @@ check_error "unknown event" "no event 'cycles'" "$ZOND" report -i good.db -e cyc
 check_error "unknown function" "no function 'no_such_fn'" "$ZOND" graph -i good.db no_such_fn
 check_error "trigger on an unknown function" "no function 'no_such_fn'" \
 	"$ZOND" record -o rec.db -T no_such_fn -- "$SHOP"
+for share in nan -5 200 inf x; do
+	check_error "export --min-share $share" "--min-share wants 0..100, not '$share'" \
+		"$ZOND" export -i good.db --format dot --min-share "$share"
+done
 check_error "export to a bad path" "/nonexistent/x.out" \
 	"$ZOND" export -i good.db --format json -o /nonexistent/x.out
 

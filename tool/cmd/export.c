@@ -47,7 +47,8 @@ static int own_option(void *arg, int c, const char *value)
 	case 'f': a->format = value; return 0;
 	case OPT_MIN_SHARE:
 		a->o.min_share = strtod(value, &end) / 100.0;
-		if (end == value || *end || a->o.min_share < 0 || a->o.min_share > 1)
+		/* written so that NaN fails too */
+		if (end == value || *end || !(a->o.min_share >= 0 && a->o.min_share <= 1))
 			return cmd_usage_error("export", "--min-share wants 0..100, not '%s'",
 					       value);
 		return 0;
