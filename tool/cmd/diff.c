@@ -39,7 +39,7 @@ static const char usage_text[] =
 	"only A given, B = the newest.\n\n"
 	"  -r, --run RUN         the next side is run RUN\n"
 	"  -C, --campaign NAME   the next side is campaign NAME's runs\n"
-	"  -n, --limit N         show the N functions of biggest change only\n"
+	"  -n, --limit N         show the N functions of biggest change only (0: all)\n"
 	"      --fail-above PCT  exit 3 when a function's self cost grew by more than\n"
 	"                        PCT percent (beyond the runs' spread) or is new\n"
 	"      --min-share PCT   ... counting functions of at least PCT percent of a\n"
@@ -562,7 +562,7 @@ static int print_diff(struct diff *d, const struct diff_args *a, struct read_opt
 	if (!out)
 		return 1;
 	size_t *order = sorted_funcs(d);
-	size_t rows = a->limit >= 0 ? (size_t)a->limit : d->keys.n;
+	size_t rows = a->limit > 0 ? (size_t)a->limit : d->keys.n; /* 0: all, as report's */
 	if (a->json)
 		put_json(out, d, order, rows);
 	else

@@ -10,7 +10,7 @@ static const char usage_text[] =
 	"Print the flat profile of a run: per function its calls, total (inclusive)\n"
 	"and self time, average, min and max of one call, and share of the run.\n\n"
 	"  -s, --sort KEY        self (default), total, calls, avg, max or name\n"
-	"  -n, --limit N         show the first N functions only\n"
+	"  -n, --limit N         show the first N functions only (0: all)\n"
 	"  -m, --match GLOB      only functions whose name matches GLOB\n"
 	"      --per-thread      one table per thread\n"
 	"      --raw             numbers in the event's own unit, not scaled\n";
