@@ -79,8 +79,11 @@ check_error "a run that is not there" "no run 9" "$ZOND" diff -i counts.db 1 9
 check_error "three sides" "more than two sides" "$ZOND" diff -i counts.db 1 2 3
 check_error "a campaign that is not there" "no campaign 'x'" "$ZOND" diff -i time.db -C x
 "$ZOND" record -q --time exact -o counts.db -- "$SCALED" 1 10 >/dev/null || exit 1
-check_error "timed B, counts-only A" "run 3 has no event 'time' (a counts-only run? compare calls with -e calls)" \
+check_error "timed B, counts-only A" "run 3 has no event 'time': a counts-only run (compare calls with -e calls)" \
 	"$ZOND" diff -i counts.db 3 4
+"$ZOND" record -q -o counts.db -- "$SCALED" 1 10 >/dev/null || exit 1 # sampled: cpu-time
+check_error "exact against sampled time" "run 4 has no event 'cpu-time' (it has 'time', 'probe-cost'; calls compare with -e calls)" \
+	"$ZOND" diff -i counts.db 4 5
 "$ZOND" diff -i counts.db 3 4 -e calls >mixed.txt
 check_eq "... compared in calls" "$(rows <mixed.txt)" "heavy 1 0 1 0|light 10 -15 10 -15|main 1 0 1 0|"
 check_error "bad percentage" "--fail-above wants a percentage" "$ZOND" diff -i counts.db --fail-above x

@@ -154,11 +154,21 @@ static int pick_metric(struct diff *d, const struct zp_profile *p, int *metric, 
 	*metric = METRIC_CALLS;
 	if (d->metric_calls)
 		return 0;
-	if ((*metric = profile_find_event(p, want)) < 0)
+	if ((*metric = profile_find_event(p, want)) < 0) {
+		char has[256] = "";
+		for (size_t i = 0; i < p->nevents && strlen(has) + 40 < sizeof has; i++)
+			snprintf(has + strlen(has), sizeof has - strlen(has), "%s'%s'",
+				 i ? ", " : "", p->events[i].name);
+		if (!p->nevents)
+			return zerr_set(err,
+					"run %" PRId64 " has no event '%s': a counts-only run "
+					"(compare calls with -e calls)",
+					p->run.id, want);
 		return zerr_set(err,
-				"run %" PRId64 " has no event '%s' (a counts-only run? compare "
-				"calls with -e calls)",
-				p->run.id, want);
+				"run %" PRId64 " has no event '%s' (it has %s; calls compare "
+				"with -e calls)",
+				p->run.id, want, has);
+	}
 	if (!d->ev.name) {
 		d->ev.name = zp_xstrdup(p->events[*metric].name);
 		d->ev.unit = zp_xstrdup(p->events[*metric].unit);
