@@ -203,6 +203,7 @@ static const char *const run_tables[] = {
 struct store {
 	sqlite3 *db;
 	char *path;
+	long version; /* schema_version when opened (check_format), 0 before */
 };
 
 /* ---- errors and small helpers ------------------------------------------ */
@@ -216,6 +217,10 @@ static int db_error(struct store *s, struct zerr *err)
 	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
 		return zerr_set(err, "%s: locked by another process for too long (%s)", s->path,
 				msg);
+	/* a table or column of the schema gone: not a bare SQLite message */
+	if (code == SQLITE_ERROR &&
+	    (strncmp(msg, "no such table", 13) == 0 || strncmp(msg, "no such column", 14) == 0))
+		return zerr_set(err, "%s: damaged zond profile store (%s)", s->path, msg);
 	return zerr_set(err, "%s: %s", s->path, msg);
 }
 
@@ -424,8 +429,20 @@ static int check_format(struct store *s, struct zerr *err)
 	free(format);
 	if (!ok)
 		return zerr_set(err, "%s: not a zond profile store (no zond format mark)", s->path);
-	long v;
-	return schema_version(s, &v, err);
+	return schema_version(s, &s->version, err);
+}
+
+/*
+ * 1 when the table a schema added is there, 0 when the store is older than
+ * that schema, -1 with err when it should be there and is not (damaged).
+ */
+static int schema_table(struct store *s, const char *table, long since, struct zerr *err)
+{
+	int have = check_table_exists(s, table, err);
+	if (have == 0 && s->version >= since)
+		return zerr_set(err, "%s: damaged zond profile store (schema %ld without table %s)",
+				s->path, s->version, table);
+	return have;
 }
 
 /*
@@ -1242,7 +1259,9 @@ static struct zp_context *context_of_row(sqlite3_stmt *st, struct zp_profile *p)
 static int load_contexts(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
 {
 	sqlite3_stmt *st;
-	int have = check_table_exists(s, "context_costs", err);
+	int have = schema_table(s, "context_costs", 2, err);
+	if (have > 0)
+		have = schema_table(s, "contexts", 2, err);
 	if (have <= 0)
 		return have; /* a schema 1 store: runs without contexts */
 	const char *sql = "SELECT id, thread, parent, node, site, site_line, calls FROM contexts "
@@ -1290,7 +1309,7 @@ static int span_of_row(sqlite3_stmt *st, const struct zp_profile *p, struct zp_s
 static int load_spans(struct store *s, struct zp_profile *p, int64_t run, struct zerr *err)
 {
 	sqlite3_stmt *st;
-	int have = check_table_exists(s, "spans", err);
+	int have = schema_table(s, "spans", 3, err);
 	if (have <= 0)
 		return have; /* a store older than schema 3: runs without a timeline */
 	const char *sql = "SELECT thread, node, depth, flags, start, end FROM spans "
