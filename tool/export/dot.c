@@ -15,10 +15,14 @@
 #include "report/callgraph.h"
 #include "report/format.h"
 
-/* A DOT quoted string as a label reads it: \" and \\ escaped, breaks as \n. */
-static void put_label_text(FILE *out, const char *s)
+/*
+ * A DOT quoted string as a label reads it: \" and \\ escaped, breaks as \n,
+ * valid UTF-8 (Graphviz reads labels as UTF-8).
+ */
+static void put_label_text(FILE *out, const char *text)
 {
-	for (; *s; s++) {
+	char *utf8 = export_utf8(text);
+	for (const char *s = utf8; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fprintf(out, "\\%c", *s);
 		else if (*s == '\n')
@@ -26,6 +30,7 @@ static void put_label_text(FILE *out, const char *s)
 		else if (*s != '\r')
 			putc(*s, out);
 	}
+	free(utf8);
 }
 
 static const char *kind_style(enum zp_node_kind kind)

@@ -90,4 +90,14 @@ void export_context_path(FILE *out, const struct zp_context_view *cv, uint32_t c
  */
 void json_put_string(FILE *out, const char *str);
 
+/* Length of the valid UTF-8 sequence at s (1 to 4), 0 when the bytes there are not one. */
+size_t export_utf8_len(const unsigned char *s);
+
+/*
+ * s with every byte that is not part of valid UTF-8 as U+FFFD (symbol names
+ * are bytes, not text; DOT and protobuf strings must be UTF-8): a new string
+ * to free.
+ */
+char *export_utf8(const char *s);
+
 #endif

@@ -10,11 +10,12 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "report/format.h"
 
-/* Length of the valid UTF-8 sequence at s, 0 if the bytes there are not one. */
-static size_t utf8_len(const unsigned char *s)
+size_t export_utf8_len(const unsigned char *s)
 {
 	unsigned lo = 0x80, hi = 0xbf;
 	size_t n;
@@ -41,6 +42,26 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
+char *export_utf8(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t len = strlen(str);
+	char *out = zp_xmalloc(3 * len + 1), *o = out; /* each bad byte: 3 bytes */
+	while (*s) {
+		size_t n = export_utf8_len(s);
+		if (n) {
+			memcpy(o, s, n);
+			o += n;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+		}
+		s += n ? n : 1;
+	}
+	*o = 0;
+	return out;
+}
+
 void json_put_string(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -50,7 +71,7 @@ void json_put_string(FILE *out, const char *str)
 	}
 	putc('"', out);
 	while (*s) {
-		size_t n = utf8_len(s);
+		size_t n = export_utf8_len(s);
 		if (*s == '"' || *s == '\\')
 			fprintf(out, "\\%c", *s);
 		else if (*s == '\n')

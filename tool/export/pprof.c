@@ -50,10 +50,17 @@ typedef Perftools__Profiles__Function PFunction;
 
 enum { LABEL_THREAD, LABEL_PID, LABEL_TID, NLABELS };
 
-/* The string table: string i is w->str.s[i]; equal strings share an index. */
+/*
+ * The string table: string i is w->str.s[i]; equal strings share an index.
+ * Protobuf strings are UTF-8 (strict decoders refuse others): names are
+ * written as export_utf8 makes them.
+ */
 static int64_t intern(struct strtab *t, const char *s)
 {
-	return (int64_t)strtab_intern(t, s);
+	char *utf8 = export_utf8(s);
+	int64_t i = (int64_t)strtab_intern(t, utf8);
+	free(utf8);
+	return i;
 }
 
 struct pprof {
