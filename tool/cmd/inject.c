@@ -22,6 +22,7 @@
 #include "inject/bare.h"
 #include "inject/descend.h"
 #include "inject/engine.h"
+#include "inject/figures.h"
 #include "inject/metrics.h"
 #include "inject/scenario.h"
 #include "launch.h"
@@ -380,11 +381,6 @@ struct functions_job {
 	char campaign_buf[128];
 };
 
-static uint64_t ticks_to_ns(uint64_t t, uint64_t hz)
-{
-	return hz ? (uint64_t)((unsigned __int128)t * 1000000000u / hz) : t;
-}
-
 /* The payload's sums are signed (results.h): a compensation overshoot reads as 0. */
 static uint64_t at_least_0(uint64_t sum)
 {
@@ -405,189 +401,31 @@ struct record_desc {
 	const char *module; /* the ELF file; NULL: the program's */
 };
 
-/* in's sums as event ev of st (incl, self, min, max: a stat's and a context's alike). */
-static void put_sums(uint64_t *incl, uint64_t *self, uint64_t *min, uint64_t *max, unsigned ev,
-		     const struct inject_stat *in, uint64_t hz)
+/* The node of record k (recs[k]), with its source line. */
+static uint32_t record_node(struct zp_profile *p, struct symbols *s, const struct inject_plan *plan,
+			    const struct record_desc *rec)
 {
-	incl[ev] = ticks_to_ns(at_least_0(in->incl), hz);
-	self[ev] = ticks_to_ns(at_least_0(in->self), hz);
-	min[ev] = in->min == UINT64_MAX ? UINT64_MAX : ticks_to_ns(in->min, hz);
-	max[ev] = ticks_to_ns(in->max, hz);
-	/*
-	 * The sums are compensated and signed, the min and max of one call
-	 * clamped at 0 (results.h): where the compensation took more than a
-	 * short function's calls cost, the sum reads below the dearest call.
-	 * No total below one of its calls, no self above its total.
-	 */
-	if (in->calls && max[ev] > incl[ev])
-		incl[ev] = max[ev];
-	if (self[ev] > incl[ev])
-		self[ev] = incl[ev];
+	const char *file = "", *module = rec->module ? rec->module : plan->path;
+	int line = 0;
+	struct zerr ignored;
+	if (rec->kind == ZP_FUNCTION)
+		symbols_decl_line(s, module, rec->addr, &file, &line, &ignored);
+	else
+		symbols_line(s, module, rec->addr, &file, &line, &ignored);
+	return profile_node(p, rec->kind, rec->name, module, file, line,
+			    rec->kind == ZP_FUNCTION ? rec->addr : 0);
 }
 
-/* The process thread i of the results ran in: a forked child's, or the program's. */
-static int64_t thread_pid(const struct inject_result *r, size_t i)
+/* The nodes of the records some thread called (ZP_NONE: none did), into nodes. */
+static void add_nodes(struct zp_profile *p, struct symbols *s, const struct inject_plan *plan,
+		      const struct record_desc *recs, const struct inject_result *r, uint32_t *nodes)
 {
-	return r->pids && r->pids[i] ? r->pids[i] : r->pid;
-}
-
-/* Thread i of the results: its statistics per record (a second counter's as event ev2). */
-static void add_thread(struct zp_profile *p, struct symbols *s, const struct inject_plan *plan,
-		       const struct record_desc *recs, const struct inject_result *r, size_t i,
-		       unsigned ev, unsigned ev2, uint32_t *nodes)
-{
-	uint32_t th = profile_thread(p, thread_pid(r, i), r->tids[i], NULL);
 	for (size_t k = 0; k < r->n; k++) {
-		const struct inject_stat *in = &r->stats[i * r->n + k];
-		if (!in->calls)
-			continue;
-		const char *file = "", *module = recs[k].module ? recs[k].module : plan->path;
-		int line = 0;
-		struct zerr ignored;
-		if (recs[k].kind == ZP_FUNCTION)
-			symbols_decl_line(s, module, recs[k].addr, &file, &line, &ignored);
-		else
-			symbols_line(s, module, recs[k].addr, &file, &line, &ignored);
-		uint32_t node = profile_node(p, recs[k].kind, recs[k].name, module, file, line,
-					     recs[k].kind == ZP_FUNCTION ? recs[k].addr : 0);
-		nodes[k] = node;
-		struct zp_stat *st = profile_stat(p, th, node);
-		st->calls = in->calls;
-		put_sums(st->incl, st->self, st->min, st->max, ev, in, r->hz);
-		if (r->stats2)
-			put_sums(st->incl, st->self, st->min, st->max, ev2,
-				 &r->stats2[i * r->n + k], r->hz);
+		nodes[k] = ZP_NONE;
+		for (size_t i = 0; i < r->nthreads && nodes[k] == ZP_NONE; i++)
+			if (r->stats[i * r->n + k].calls)
+				nodes[k] = record_node(p, s, plan, &recs[k]);
 	}
-}
-
-/* Context i of r runs inside another activation of its own function. */
-static int inner_activation(const struct inject_result *r, size_t i)
-{
-	for (size_t c = r->contexts[i].parent; c != INJECT_NO_CALLER; c = r->contexts[c].parent)
-		if (r->contexts[c].callee == r->contexts[i].callee)
-			return 1;
-	return 0;
-}
-
-/*
- * What the compensation took out of each context (ids: its context in p,
- * ZP_NONE: none), as the payload subtracts it: c0 per call and cpair per
- * measured call below, in the counter's unit.  Event cost of the contexts
- * (self: their own less their children's) and of the functions (inclusive
- * over outermost activations, as the payload sums them).  Functions of
- * more than 1% of the run more than half of whose measured time was its
- * measured callees' payloads, subtracted as calibrated (cpair each), are
- * named in run meta inject_compensation_dominates (the three worst, worst
- * first; inject_compensation_share: the worst's percentage): their figures
- * rest on the estimate, not on the counter (on a wall clock, a 1 ns callee
- * called millions of times under them), and measuring them with fewer
- * functions per run is what helps.  Not where the compensation is exact
- * (estimated 0: instructions counted over GDB).
- */
-static void add_compensation(struct zp_profile *p, const struct inject_result *r, unsigned ev,
-			     const uint32_t *nodes, const uint32_t *ids, int estimated)
-{
-	size_t n = r->ncontexts;
-	uint64_t *below = zp_xcalloc(n + 1, sizeof *below); /* measured calls under a context */
-	uint64_t *comp = zp_xcalloc(n + 1, sizeof *comp), *child = zp_xcalloc(n + 1, sizeof *child);
-	for (size_t i = n; i-- > 0;) {
-		size_t up = r->contexts[i].parent;
-		if (up != INJECT_NO_CALLER)
-			below[up] += r->contexts[i].st.calls + below[i];
-	}
-	unsigned cost = profile_event(p, "probe-cost", p->events[ev].unit);
-	for (size_t i = 0; i < n; i++) {
-		const struct inject_context *c = &r->contexts[i];
-		comp[i] = ticks_to_ns(c->st.calls * r->c0 + below[i] * r->cpair, r->hz);
-		if (c->parent != INJECT_NO_CALLER)
-			child[c->parent] += comp[i];
-	}
-	uint64_t *raw = zp_xcalloc(r->n + 1, sizeof *raw), *taken = zp_xcalloc(r->n + 1, sizeof *taken);
-	for (size_t i = 0; i < n; i++) {
-		const struct inject_context *c = &r->contexts[i];
-		uint64_t self = comp[i] > child[i] ? comp[i] - child[i] : 0;
-		if (ids[i] != ZP_NONE) {
-			p->contexts[ids[i]].self[cost] = self;
-			p->contexts[ids[i]].incl[cost] = comp[i];
-		}
-		if (nodes[c->callee] == ZP_NONE)
-			continue;
-		uint32_t th = profile_thread(p, thread_pid(r, c->thread), r->tids[c->thread], NULL);
-		struct zp_stat *st = profile_stat(p, th, nodes[c->callee]);
-		st->self[cost] += self;
-		if (!inner_activation(r, i)) {
-			st->incl[cost] += comp[i];
-			taken[c->callee] += ticks_to_ns(below[i] * r->cpair, r->hz);
-			raw[c->callee] += comp[i] + ticks_to_ns(at_least_0(c->st.incl), r->hz);
-		}
-	}
-	uint64_t whole = 0;
-	for (size_t k = 0; k < r->n; k++)
-		if (raw[k] > whole)
-			whole = raw[k];
-	size_t worst[3], nworst = 0;
-	for (size_t k = 0; estimated && k < r->n; k++) {
-		if (raw[k] <= whole / 100 || taken[k] * 2 <= raw[k])
-			continue;
-		size_t at = nworst < 3 ? nworst++ : 3; /* insertion by share, worst first */
-		while (at > 0 && taken[k] * (double)raw[worst[at - 1]] >
-					 taken[worst[at - 1]] * (double)raw[k]) {
-			if (at < 3)
-				worst[at] = worst[at - 1];
-			at--;
-		}
-		if (at < 3)
-			worst[at] = k;
-	}
-	if (nworst) {
-		char names[1024] = "", buf[32];
-		for (size_t i = 0; i < nworst; i++)
-			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-				 i ? ", " : "", p->nodes[nodes[worst[i]]].name);
-		profile_add_meta(p, "inject_compensation_dominates", names);
-		snprintf(buf, sizeof buf, "%.1f",
-			 100.0 * (double)taken[worst[0]] / (double)raw[worst[0]]);
-		profile_add_meta(p, "inject_compensation_share", buf);
-	}
-	free(raw);
-	free(taken);
-	free(below);
-	free(comp);
-	free(child);
-}
-
-/*
- * The run's calling contexts (parents before children), as the store keeps
- * them, and what the compensation took out of each; none when a thread's
- * table was full (its paths would be partial: trees then come from the
- * call edges).
- */
-static void add_contexts(struct zp_profile *p, const struct inject_result *r, unsigned ev,
-			 const uint32_t *nodes, int estimated)
-{
-	if (r->noctx) {
-		char buf[32];
-		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->noctx);
-		profile_add_meta(p, "inject_calls_without_context", buf);
-		return;
-	}
-	uint32_t *ids = zp_xcalloc(r->ncontexts + 1, sizeof *ids);
-	for (size_t i = 0; i < r->ncontexts; i++) {
-		const struct inject_context *c = &r->contexts[i];
-		uint32_t parent = c->parent == INJECT_NO_CALLER ? ZP_NONE : ids[c->parent];
-		ids[i] = ZP_NONE;
-		if (nodes[c->callee] == ZP_NONE ||
-		    (c->parent != INJECT_NO_CALLER && parent == ZP_NONE))
-			continue; /* a record no thread called, or below one */
-		uint32_t th = profile_thread(p, thread_pid(r, c->thread), r->tids[c->thread], NULL);
-		ids[i] = profile_context(p, th, parent, nodes[c->callee]);
-		struct zp_context *zc = &p->contexts[ids[i]];
-		zc->calls = c->st.calls;
-		put_sums(zc->incl, zc->self, zc->min, zc->max, ev, &c->st, r->hz);
-	}
-	if (r->c0 || r->cpair) /* none: nothing was subtracted (the kernel's event counts) */
-		add_compensation(p, r, ev, nodes, ids, estimated);
-	free(ids);
 }
 
 /* One run's results as a profile of the store: one node per record, per thread. */
@@ -617,15 +455,15 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 	p->run.exit_status = r->status >= 0 && WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
 	p->run.term_signal = r->status >= 0 && WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
 	if (!event || strcmp(event->unit, "ns") == 0) /* else a count, in the meta below */
-		p->run.overhead_ns = (double)ticks_to_ns(r->cpair, r->hz);
+		p->run.overhead_ns = (double)inject_to_ns(r->cpair, r->hz);
 	char buf[64];
 	snprintf(buf, sizeof buf, "%zu", r->n);
 	profile_add_meta(p, "inject_records", buf);
-	snprintf(buf, sizeof buf, "%.1f", (double)ticks_to_ns(r->c0 * 1000, r->hz) / 1000);
+	snprintf(buf, sizeof buf, "%.1f", (double)inject_to_ns(r->c0 * 1000, r->hz) / 1000);
 	profile_add_meta(p, event ? "inject_payload_inside" : "inject_payload_inside_ns", buf);
 	if (event) {
 		snprintf(buf, sizeof buf, "%.1f",
-			 (double)ticks_to_ns(r->cpair * 1000, r->hz) / 1000);
+			 (double)inject_to_ns(r->cpair * 1000, r->hz) / 1000);
 		profile_add_meta(p, "inject_payload_per_call", buf);
 	}
 	if (r->nocounter) {
@@ -662,23 +500,8 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 			   : profile_event(p, "time", "ns");
 	}
 	uint32_t *nodes = zp_xcalloc(r->n + 1, sizeof *nodes);
-	for (size_t k = 0; k < r->n; k++)
-		nodes[k] = ZP_NONE; /* a record no thread called */
-	for (size_t i = 0; i < r->nthreads; i++)
-		add_thread(p, s, plan, recs, r, i, ev, ev2, nodes);
-	for (size_t i = 0; i < r->nedges; i++) {
-		const struct inject_edge *e = &r->edges[i];
-		uint32_t th = profile_thread(p, thread_pid(r, e->thread), r->tids[e->thread], NULL);
-		uint32_t caller = e->caller == INJECT_NO_CALLER ? ZP_NONE : nodes[e->caller];
-		if (nodes[e->callee] == ZP_NONE)
-			continue;
-		struct zp_edge *ze = profile_edge(p, th, ZP_CALL, caller, nodes[e->callee]);
-		ze->calls += e->calls;
-		ze->incl[ev] += ticks_to_ns(at_least_0(e->incl), r->hz);
-		if (r->stats2)
-			ze->incl[ev2] += ticks_to_ns(at_least_0(e->incl2), r->hz);
-	}
-	add_contexts(p, r, ev, nodes, !job->elf);
+	add_nodes(p, s, plan, recs, r, nodes);
+	inject_put_figures(p, r, &(struct inject_figures){ev, ev2, nodes, !job->elf});
 	free(nodes);
 	return p;
 }
@@ -773,7 +596,7 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				"measured call subtracted\n",
 				(long long)p->run.id, job->store, r.n,
 				job->region ? "region" : "functions",
-				(double)ticks_to_ns((job->region ? r.c0 : r.cpair) * 1000, r.hz) /
+				(double)inject_to_ns((job->region ? r.c0 : r.cpair) * 1000, r.hz) /
 					1000,
 				job->has_event ? job->event.unit : "ns");
 		if (r.noctx && r.n <= INJ_EDGES_MAX)
@@ -1215,7 +1038,7 @@ static uint64_t incl_of(const struct inject_result *r, size_t k)
 	int64_t sum = 0;
 	for (size_t t = 0; t < r->nthreads; t++)
 		sum += (int64_t)r->stats[t * r->n + k].incl;
-	return ticks_to_ns(at_least_0((uint64_t)sum), r->hz);
+	return inject_to_ns(at_least_0((uint64_t)sum), r->hz);
 }
 
 /*
@@ -1263,7 +1086,7 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 		est[k] = incl_of(&r, k);
 	/* the edges' costs in the estimates' unit (ns), not the payload's */
 	for (size_t i = 0; i < r.nedges; i++)
-		r.edges[i].incl = ticks_to_ns(at_least_0(r.edges[i].incl), r.hz);
+		r.edges[i].incl = inject_to_ns(at_least_0(r.edges[i].incl), r.hz);
 	struct descent *d = descent_new(n, r.edges, r.nedges, est, job->threshold, from);
 	inject_result_free(&r);
 	size_t per = job->per_run > 0 ? (size_t)job->per_run : 1,

@@ -68,6 +68,14 @@ struct raw_thread {
 	 * exactly the sum over its stacks (exports, viewers).
 	 */
 	uint64_t *ns;
+	/*
+	 * What the correction took out (probe-cost) in ns (fold_contexts): per
+	 * function self [i] and inclusive [n_funcs + i], per edge inclusive
+	 * [2 * n_funcs + e], per context inclusive [2 * n_funcs + n_edges + c];
+	 * self and inclusive sums of the contexts' own as for the time, so
+	 * that every figure of the event adds up over the stacks too.
+	 */
+	uint64_t *cost_ns;
 };
 
 static int bad(const struct raw *r, uint64_t off, const char *what, struct zerr *err)
@@ -200,6 +208,7 @@ static void free_thread(struct raw_thread *t)
 	free(t->nodes);
 	free(t->edge_ids);
 	free(t->ns);
+	free(t->cost_ns);
 }
 
 /*
@@ -756,6 +765,7 @@ static void context_costs(const struct raw *r, const struct raw_thread *t, uint3
 		c->self[r->event] = to_ns(r, rc->self);
 		c->incl[r->event] = to_ns(r, rc->incl);
 		c->self[r->cost] = sum_to_ns(r, rc->overhead);
+		c->incl[r->cost] = t->cost_ns[2 * t->info.n_funcs + t->info.n_edges + i];
 		if (rc->min != UINT64_MAX) {
 			c->min[r->event] = to_ns(r, rc->min);
 			c->max[r->event] = to_ns(r, rc->max);
@@ -775,6 +785,39 @@ static int recursive(const struct raw_thread *t, uint32_t i)
 		if (t->contexts[c].func == func)
 			return 1;
 	return 0;
+}
+
+/*
+ * What the correction took out, in ns (raw_thread.cost_ns): a context's
+ * own (its overhead) and, as its inclusive, that plus its children's
+ * inclusive (children come after their parents); a function's self the
+ * sum of its contexts' own and what was counted on no context, its
+ * inclusive the sum over its outermost contexts and, for what was counted
+ * on no context, that alone (the correction of its callees there is not
+ * known: a floor); an edge's the sum over the contexts along it.
+ */
+static void fold_costs(const struct raw *r, struct raw_thread *t)
+{
+	uint32_t nf = t->info.n_funcs, ne = t->info.n_edges;
+	uint64_t *self = t->cost_ns =
+		zp_xcalloc(2 * (size_t)nf + ne + t->n_contexts + 1, sizeof *t->cost_ns);
+	uint64_t *incl = self + nf, *edge = incl + nf, *ctx = edge + ne;
+	for (uint32_t i = 0; i < nf; i++)
+		self[i] = incl[i] = sum_to_ns(r, t->funcs[i].overhead);
+	for (uint32_t i = t->n_contexts; i-- > 0;) {
+		const struct zr_context *c = &t->contexts[i];
+		ctx[i] += sum_to_ns(r, c->overhead);
+		if (c->parent != ZR_NONE && c->parent < t->n_contexts)
+			ctx[c->parent] += ctx[i];
+	}
+	for (uint32_t i = 0; i < t->n_contexts; i++) {
+		const struct zr_context *c = &t->contexts[i];
+		self[c->func] += sum_to_ns(r, c->overhead);
+		if (!recursive(t, i))
+			incl[c->func] += ctx[i];
+		if (c->edge != ZR_NONE)
+			edge[c->edge] += ctx[i];
+	}
 }
 
 /*
@@ -803,7 +846,6 @@ static void fold_contexts(const struct raw *r, struct raw_thread *t)
 		f->calls += c->calls;
 		f->self += c->self;
 		self_ns[c->func] += to_ns(r, c->self);
-		f->overhead += c->overhead;
 		if (!recursive(t, i)) {
 			f->incl += c->incl;
 			incl_ns[c->func] += to_ns(r, c->incl);
@@ -823,6 +865,7 @@ static void fold_contexts(const struct raw *r, struct raw_thread *t)
 		if (is_module(t, c->parent) && c->edge != ZR_NONE)
 			c->calls = t->edges[c->edge].calls;
 	}
+	fold_costs(r, t);
 }
 
 /*
@@ -1007,7 +1050,8 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 		if (ev >= 0) {
 			s.self[ev] = t->ns[i];
 			s.incl[ev] = t->ns[t->info.n_funcs + i];
-			s.self[r->cost] = sum_to_ns(r, f->overhead);
+			s.self[r->cost] = t->cost_ns[i];
+			s.incl[r->cost] = t->cost_ns[t->info.n_funcs + i];
 			if (f->min != UINT64_MAX) {
 				s.min[ev] = to_ns(r, f->min);
 				s.max[ev] = to_ns(r, f->max);
@@ -1026,8 +1070,10 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 			continue;
 		struct zp_edge *pe = profile_edge(p, thread, ZP_CALL, caller, callee);
 		pe->calls += e->calls;
-		if (ev >= 0)
+		if (ev >= 0) {
 			pe->incl[ev] += t->ns[2 * t->info.n_funcs + i];
+			pe->incl[r->cost] += t->cost_ns[2 * t->info.n_funcs + i];
+		}
 		if (!pe->site)
 			name_site(r, e->site, &pe->site, &pe->site_line);
 		t->edge_ids[i] = (uint32_t)(pe - p->edges);

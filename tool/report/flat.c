@@ -35,8 +35,8 @@ static void row_costs(const struct zp_view *v, uint32_t n, int metric, uint64_t 
 	c[0] = s->incl[metric];
 	c[1] = s->self[metric];
 	c[2] = profile_view_avg(v, n, (unsigned)metric);
-	/* an event kept per function only (probe-cost: what was taken out of its
-	   own time) has no inclusive figure: not 0, none */
+	/* an event kept per function only (probe-cost of record and libcalls
+	   runs stored before it had an inclusive figure) has none: not 0, none */
 	if (s->incl[metric] < s->self[metric])
 		c[0] = c[2] = UINT64_MAX;
 	/* code that ran for less than a unit a call on average still ran: not 0 */
