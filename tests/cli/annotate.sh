@@ -69,7 +69,7 @@ check_eq "missing source: sites" "$(grep -c -- ' -> ' gone.txt)" 3
 
 # The source changed since the build: cut short, its costed rows still print after the note;
 # edited after the program was built, said; a directory now, as a missing file.
-cp "$src" short.c && cc -O0 -g -finstrument-functions -o short short.c
+rm -rf short.c short && cp "$src" short.c && cc -O0 -g -finstrument-functions -o short short.c
 "$ZOND" record -q -o short.db -- ./short >/dev/null || fail "record short"
 touch -m -d "@$(($(stat -c %Y short) - 10))" short.c
 "$ZOND" annotate -i short.db main >same.txt || fail "annotate, source as built"
