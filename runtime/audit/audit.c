@@ -177,6 +177,8 @@ static uint32_t targets_lock;
 
 static struct target_table *new_table(uint32_t size)
 {
+	if (zl_sealed) /* mmap: no system call of zond's under seccomp (linux.h) */
+		return NULL;
 	size_t bytes = sizeof(struct target_table) + size * sizeof(struct za_target *);
 	struct target_table *t =
 		mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -613,13 +615,14 @@ API uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
 	if ((*flags & LA_SYMB_DLSYM) && !redirect_dlsym)
 		return real;
 	int saved_errno = errno;
+	/* under seccomp, while the pool and the table have room (no memory taken then) */
 	uint64_t code = guard;
-	if (zl_sealed)
-		; /* no new redirector: that may take memory, a system call */
-	else if (def->selected && globs_match(func_globs, symname))
+	if (def->selected && globs_match(func_globs, symname))
 		code = redirect(real, symname, 0, guard);
 	else if (kind_of(symname) != ZA_PLAIN)
 		code = redirect(real, symname, 1, guard);
+	if (!code)
+		code = guard;
 	errno = saved_errno;
 	if (!code)
 		return real;

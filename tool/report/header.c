@@ -90,9 +90,10 @@ static void put_seccomp(FILE *out, const struct zp_profile *p)
 		return;
 	const char *at = profile_meta(p, "seccomp_at_ns");
 	char buf[64];
-	fprintf(out, "%-11sseccomp (%s) from %s in: zond made no system call from then on (sampling "
-		     "stopped; threads and child processes started later not recorded)",
-		"warning:", mode, format_ns(buf, at ? strtoull(at, NULL, 10) : 0));
+	fprintf(out, "%-11sseccomp (%s) from %s in: zond made no system call from then on (%sthreads "
+		     "and child processes started later not recorded)",
+		"warning:", mode, format_ns(buf, at ? strtoull(at, NULL, 10) : 0),
+		profile_meta(p, "sample_period_ns") ? "sampling stopped; " : "");
 	if (!strcmp(mode, "strict"))
 		fputs("; the clock stopped there: later calls counted, not timed", out);
 	putc('\n', out);
