@@ -18,25 +18,27 @@ void zl_guard_disposition(int sig)
 	zl_sample_signal_taken(sig);
 }
 
-/* Bit sig of a sigset_t, as the kernel and glibc lay it out (no libc call). */
-static unsigned long *sig_word(sigset_t *set, int sig, unsigned long *bit)
+enum { WORD_BITS = 8 * sizeof(unsigned long) };
+
+/* Word and bit of sig in a sigset_t, as the kernel and glibc lay it out (no libc call). */
+static unsigned word_of(int sig)
 {
-	enum { WORD_BITS = 8 * sizeof(unsigned long) };
-	*bit = 1ul << ((unsigned)(sig - 1) % WORD_BITS);
-	return (unsigned long *)(void *)set + (unsigned)(sig - 1) / WORD_BITS;
+	return (unsigned)(sig - 1) / WORD_BITS;
+}
+
+static unsigned long bit_of(int sig)
+{
+	return 1ul << ((unsigned)(sig - 1) % WORD_BITS);
 }
 
 const sigset_t *zl_guard_mask(int how, const sigset_t *set, sigset_t *own)
 {
 	int sig = zl_sample_signal_active();
-	if (!set || !sig || how == SIG_UNBLOCK)
+	if (!set || !sig || how == SIG_UNBLOCK ||
+	    !(((const unsigned long *)(const void *)set)[word_of(sig)] & bit_of(sig)))
 		return set;
-	unsigned long bit;
 	*own = *set;
-	unsigned long *word = sig_word(own, sig, &bit);
-	if (!(*word & bit))
-		return set;
-	*word &= ~bit;
+	((unsigned long *)(void *)own)[word_of(sig)] &= ~bit_of(sig);
 	return own;
 }
 
