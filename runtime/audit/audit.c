@@ -177,6 +177,8 @@ static uint32_t targets_lock;
 
 static struct target_table *new_table(uint32_t size)
 {
+	if (zl_sealed) /* mmap: no system call of zond's under seccomp (linux.h) */
+		return NULL;
 	size_t bytes = sizeof(struct target_table) + size * sizeof(struct za_target *);
 	struct target_table *t =
 		mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -191,6 +193,12 @@ static const char *name_of(const struct za_target *x)
 	return (const char *)zrt.base + zrt.hdr->strings_off + x->name;
 }
 
+/* The address x was bound to (its real is a guard's for some: guards.c). */
+static uint64_t bound_to(const struct za_target *x)
+{
+	return x->key - x->alias;
+}
+
 /*
  * The slot of (real, name) in t: its target's, or the empty one where it
  * goes; *aliases gets the number of other names bound at real.
@@ -200,7 +208,7 @@ static uint32_t target_slot(const struct target_table *t, uint64_t real, const c
 {
 	uint32_t h = zrt_hash(real) & t->mask, n = 0;
 	for (; t->slot[h]; h = (h + 1) & t->mask) {
-		if (t->slot[h]->real != real)
+		if (bound_to(t->slot[h]) != real)
 			continue;
 		if (!strcmp(name_of(t->slot[h]), name) || t->slot[h]->alias == MAX_ALIASES - 1)
 			break;
@@ -220,7 +228,7 @@ static int make_room(void)
 		return -1;
 	for (uint32_t i = 0; table && i <= table->mask; i++)
 		if (table->slot[i]) {
-			uint32_t h = zrt_hash(table->slot[i]->real) & grown->mask;
+			uint32_t h = zrt_hash(bound_to(table->slot[i])) & grown->mask;
 			while (grown->slot[h])
 				h = (h + 1) & grown->mask;
 			grown->slot[h] = table->slot[i];
@@ -306,8 +314,10 @@ static uint64_t wrapper_of(const struct za_target *t, const char *name)
 /*
  * The redirector for the function at real bound by name; 0 to bind it as it
  * is.  hidden: the function is not profiled, only watched (fork, exit).
+ * through: what the wrapper calls, the function's guard (guards.c), or 0:
+ * real itself.
  */
-static uint64_t redirect(uint64_t real, const char *name, int hidden)
+static uint64_t redirect(uint64_t real, const char *name, int hidden, uint64_t through)
 {
 	while (__atomic_exchange_n(&targets_lock, 1, __ATOMIC_ACQUIRE))
 		;
@@ -318,7 +328,7 @@ static uint64_t redirect(uint64_t real, const char *name, int hidden)
 		if (t) {
 			code = t->code;
 		} else if ((t = za_new_target(&code)) != NULL) {
-			t->real = real;
+			t->real = through ? through : real;
 			t->alias = aliases;
 			t->key = real + aliases;
 			t->code = code;
@@ -453,6 +463,11 @@ API unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie
 {
 	if (lmid != LM_ID_BASE || !zrt.hdr)
 		return 0;
+	if (zl_sealed) {
+		/* reading its file takes system calls: its calls to others are guarded, its own unseen */
+		*cookie = 0;
+		return LA_FLG_BINDFROM;
+	}
 	int saved_errno = errno;
 	struct object *o = add_object(map);
 	if (!program)
@@ -562,6 +577,12 @@ static void watch_forks(void)
 		reg(NULL, NULL, za_forked_child, NULL);
 }
 
+/* A name in the program's scope (its C library's function). */
+static void *in_program(const char *name)
+{
+	return dlsym(program, name);
+}
+
 API void la_preinit(uintptr_t *cookie)
 {
 	(void)cookie;
@@ -572,6 +593,8 @@ API void la_preinit(uintptr_t *cookie)
 	register_frames();
 	watch_thread_ends();
 	watch_forks();
+	if (program)
+		za_guard_find(in_program);
 	za_self.core.state = state;
 	errno = saved_errno;
 }
@@ -585,15 +608,21 @@ API uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
 	const struct object *def = (const struct object *)*defcook;
 	unsigned type = ELF64_ST_TYPE(sym->st_info);
 	*flags |= LA_SYMB_NOPLTENTER | LA_SYMB_NOPLTEXIT;
-	if (!zrt.hdr || !def || !def->bind_to || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
-	    ((*flags & LA_SYMB_DLSYM) && !redirect_dlsym))
+	if (!zrt.hdr || !def || !def->bind_to || (type != STT_FUNC && type != STT_GNU_IFUNC))
+		return real;
+	/* a dlsym lookup of a guarded name gives its real function too (za_guard_find) */
+	uint64_t guard = za_guard_of(symname, real);
+	if ((*flags & LA_SYMB_DLSYM) && !redirect_dlsym)
 		return real;
 	int saved_errno = errno;
-	uint64_t code = 0;
+	/* under seccomp, while the pool and the table have room (no memory taken then) */
+	uint64_t code = guard;
 	if (def->selected && globs_match(func_globs, symname))
-		code = redirect(real, symname, 0);
+		code = redirect(real, symname, 0, guard);
 	else if (kind_of(symname) != ZA_PLAIN)
-		code = redirect(real, symname, 1);
+		code = redirect(real, symname, 1, guard);
+	if (!code)
+		code = guard;
 	errno = saved_errno;
 	if (!code)
 		return real;

@@ -155,6 +155,15 @@ extern int (*za_setspecific)(unsigned int key, const void *value);
 extern unsigned int za_thread_key;
 void za_thread_gone(void *arg);
 
+/*
+ * guards.c: the guard a binding of name to real gets instead (the program
+ * behaves as without zond: runtime/linux/guard.h), 0 for none; and at
+ * la_preinit, lookup(name) in the program's scope for the real functions
+ * the guards call that no binding gave.
+ */
+uint64_t za_guard_of(const char *name, uint64_t real);
+void za_guard_find(void *(*lookup)(const char *name));
+
 /* In a forked child (the program's fork handler, the fork wrapper): its own file, once. */
 void za_forked_child(void);
 

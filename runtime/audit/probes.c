@@ -29,6 +29,8 @@ static void drop_fast_table(void);
 int za_thread_frames(struct za_thread *t)
 {
 	if (!t->frames) {
+		if (zl_sealed) /* no system call of zond's under seccomp (linux.h) */
+			return 0;
 		long m = zl_syscall6(SYS_mmap, 0, ZA_MAX_FRAMES * sizeof(struct za_frame),
 				     3 /* PROT_READ | PROT_WRITE */,
 				     0x22 /* MAP_PRIVATE | MAP_ANONYMOUS */, -1, 0);
@@ -84,7 +86,7 @@ void za_thread_gone(void *arg)
 	/* its counters point into a slot that a new thread may take over */
 	drop_fast_table();
 	/* no call is timed any more (za_enter stops at the thread's state) */
-	if (za_self.frames)
+	if (za_self.frames && !zl_sealed)
 		zl_syscall6(SYS_munmap, (long)za_self.frames,
 			    ZA_MAX_FRAMES * sizeof(struct za_frame), 0, 0, 0, 0);
 	za_self.frames = NULL;
@@ -229,7 +231,8 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
  */
 void za_forked_child(void)
 {
-	if (!zrt.hdr || zrt.hdr->pid == (int32_t)zl_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0))
+	/* sealed, the pid is the parent's (zl_pid), and only a child calls this: not recorded */
+	if (!zrt.hdr || (!zl_sealed && zrt.hdr->pid == zl_pid()))
 		return;
 	zl_process_forked(&za_self.core);
 	drop_fast_table();
@@ -268,6 +271,8 @@ struct za_ret za_exit(struct za_frame *fr, uint64_t result)
 static struct za_fast *fast_table(void)
 {
 	if (!za_fast) {
+		if (zl_sealed)
+			return NULL;
 		long m = zl_syscall6(SYS_mmap, 0, ZA_MAX_FAST * sizeof(struct za_fast),
 				     3 /* PROT_READ | PROT_WRITE */,
 				     0x22 /* MAP_PRIVATE | MAP_ANONYMOUS */, -1, 0);
@@ -281,7 +286,7 @@ static struct za_fast *fast_table(void)
 /* In a forked child: the table points into the parent's file. */
 static void drop_fast_table(void)
 {
-	if (za_fast)
+	if (za_fast && !zl_sealed)
 		zl_syscall6(SYS_munmap, (long)za_fast, ZA_MAX_FAST * sizeof(struct za_fast), 0, 0,
 			    0, 0);
 	za_fast = NULL;

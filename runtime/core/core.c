@@ -133,7 +133,7 @@ static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
 	 * them cost a file-backed fault (several us on ext4) and readers never
 	 * look at them, so they live in the port's private memory (offsets 0).
 	 */
-	h->func_hash_off = 0;
+	h->seccomp_ticks = 0;
 	h->edge_hash_off = 0;
 	h->stack_off = align_up(h->edges_off + (uint64_t)h->max_edges * sizeof(struct zr_edge), 64);
 	h->contexts_off =

@@ -24,8 +24,8 @@
  *        struct zr_event events[max_events]          the timeline's ring
  *
  * The runtime's hash indexes (func_hash_size, edge_hash_size, ctx_hash_size
- * entries) live in its private memory, not in the file: func_hash_off and
- * edge_hash_off are 0.
+ * entries) live in its private memory, not in the file: edge_hash_off is 0
+ * (and so was func_hash_off, where seccomp_ticks is now).
  *
  * Per-thread tables are written only by their thread, so no update is ever
  * lost and no lock is taken on the per-call path.  Counters shared by all
@@ -105,6 +105,16 @@ enum zr_clock {
  * are taken as they are.
  */
 #define ZR_FLAG_BOUND_SUMS 32u
+/*
+ * The program put itself under seccomp (prctl(PR_SET_SECCOMP), the seccomp
+ * system call) at seccomp_ticks: the runtime made no system call of its own
+ * from then on (sampling stopped, later threads and forked children not
+ * recorded: doc/raw-format.md).  STRICT: strict mode, where the x86 time-
+ * stamp counter is denied: the clock stopped there, later calls are
+ * counted, not timed.
+ */
+#define ZR_FLAG_SECCOMP 64u
+#define ZR_FLAG_SECCOMP_STRICT 128u
 
 /* zr_header.samplers: what counted a thread's CPU time for its samples */
 #define ZR_SAMPLER_PERF 1u  /* a perf_event software task clock, one period at a time */
@@ -164,7 +174,10 @@ struct zr_header {
 	uint64_t thread_bytes;   /* size of one thread slot */
 	uint64_t modules_off, strings_off, threads_off;
 	/* offsets inside one thread slot */
-	uint64_t funcs_off, edges_off, func_hash_off, edge_hash_off, stack_off; /* hash: 0 */
+	uint64_t funcs_off, edges_off;
+	uint64_t seccomp_ticks;  /* ZR_FLAG_SECCOMP: the clock at the seccomp call (was
+				    func_hash_off, always 0) */
+	uint64_t edge_hash_off, stack_off; /* edge_hash_off: 0 */
 
 	/* shared counters (atomic) */
 	uint32_t n_modules, n_threads, string_used;
@@ -177,7 +190,8 @@ struct zr_header {
 	uint64_t contexts_off;    /* offset of the context pool inside one thread slot */
 	uint64_t sample_period_ns; /* CPU time between two samples (ZR_FLAG_SAMPLED) */
 	uint32_t sample_signal;   /* the signal the sampling timers raise */
-	uint32_t sample_state;    /* 1 sampling ran; 2 stopped: the program took the signal */
+	uint32_t sample_state;    /* 1 sampling ran; 2 stopped: the program took the signal;
+				     3 stopped at a seccomp call (ZR_FLAG_SECCOMP) */
 	/* sampled time: the (context, pc) table of each thread slot, open addressing;
 	   max_sample_pcs is a power of two, or 0 for none (libcalls) */
 	uint32_t max_sample_pcs;

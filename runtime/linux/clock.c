@@ -21,6 +21,8 @@
 
 int zl_use_tsc;
 int zl_clock_fenced = 1;
+int zl_clock_frozen;
+uint64_t zl_frozen_ticks;
 
 /* Cold paths and a block's begin: waits for the work before it (zl_clock_exit). */
 uint64_t port_clock(void)
@@ -102,6 +104,41 @@ void zl_clock_refine(double *ticks_per_sec)
 void zl_clock_refine(double *ticks_per_sec)
 {
 	(void)ticks_per_sec; /* the counter's rate is given (aarch64), or ticks are ns */
+}
+#endif
+
+#if defined(__x86_64__)
+static int tsc_before_freeze; /* zl_use_tsc, for zl_clock_thaw */
+
+/*
+ * The time is taken first, then the readers are sent to it: a thread that
+ * read the counter in between closes a call a little before it opened
+ * (the reader bounds such times: ZR_FLAG_BOUND_SUMS).
+ */
+void zl_clock_freeze(void)
+{
+	if (zl_clock_frozen)
+		return;
+	zl_frozen_ticks = zl_clock();
+	__atomic_store_n(&zl_clock_frozen, 1, __ATOMIC_RELEASE);
+	tsc_before_freeze = zl_use_tsc;
+	__atomic_store_n(&zl_use_tsc, 0, __ATOMIC_RELEASE);
+}
+
+void zl_clock_thaw(void)
+{
+	if (!zl_clock_frozen)
+		return;
+	__atomic_store_n(&zl_use_tsc, tsc_before_freeze, __ATOMIC_RELEASE);
+	__atomic_store_n(&zl_clock_frozen, 0, __ATOMIC_RELEASE);
+}
+#else
+void zl_clock_freeze(void)
+{
+}
+
+void zl_clock_thaw(void)
+{
 }
 #endif
 

@@ -9,14 +9,15 @@
  * Every member of the family is interposed: glibc's execl, execvp and the
  * others reach the system call through internal calls, not through execve.
  * The variadic ones build their argv on the stack (as glibc does) and call
- * the real vector form.  Arguments and environment pass through untouched.
+ * the vector form.  Arguments and environment pass through untouched.  What
+ * is done around the real call is guard.c's, shared with libzond-audit.
  *
  * Only in the shared runtime: the real functions are found with
  * dlsym(RTLD_NEXT), once, on the first call.
  */
 #define _GNU_SOURCE
+#include "guard.h"
 #include "instrument.h"
-#include "sample.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -57,24 +58,16 @@ __attribute__((constructor)) static void find_reals(void)
 
 #define REAL(type, i) ((type)real(i))
 
-/* Before the real call: the image ends here. */
+/* Before the real call: the image ends here (guard.h). */
 static void before(struct zl_exec_note *note)
 {
-	int saved_errno = errno;
-	zl_process_exec(&zl_self, note);
-	/* a sample signal still pending at the exec would meet the new image's default action */
-	zl_sample_exec();
-	errno = saved_errno;
+	zl_guard_exec(&zl_self, note);
 }
 
 /* After a real call that returned ret: it failed, the image goes on. */
 static int after(struct zl_exec_note *note, int ret)
 {
-	int saved_errno = errno;
-	zl_process_exec_failed(&zl_self, note);
-	zl_sample_exec_failed();
-	errno = saved_errno;
-	return ret;
+	return zl_guard_exec_failed(&zl_self, note, ret);
 }
 
 /* A real function that is not there (execveat before glibc 2.34). */
@@ -153,57 +146,14 @@ API int execveat(int dirfd, const char *path, char *const argv[], char *const en
 #endif
 
 /*
- * The variadic forms, counted and copied as glibc does (arg0, then every
- * argument up to and including the terminating NULL; execle's environment
- * after it), onto the stack: no malloc, which is neither async-signal-safe
- * nor fit for a vfork child.  Then the vector form above, which notes the end.
+ * The variadic forms: their arguments as a vector (guard.c), then the
+ * vector forms above, which note the end.
  */
-static int count_args(va_list ap, ptrdiff_t *argc)
-{
-	for (*argc = 1; va_arg(ap, const char *); (*argc)++)
-		if (*argc == INT_MAX) {
-			errno = E2BIG;
-			return -1;
-		}
-	return 0;
-}
-
-/* argv[0..argc] from arg0 and the arguments after it (the last one NULL). */
-static void copy_args(const char *arg0, char **argv, ptrdiff_t argc, va_list *ap)
-{
-	argv[0] = (char *)arg0;
-	for (ptrdiff_t i = 1; i <= argc; i++)
-		argv[i] = va_arg(*ap, char *);
-}
-
-/* The three list forms in one: the arguments after arg0 as a vector, then
- * execle's environment after the NULL when envp is wanted, then EXEC (execv,
- * execvp) or execve. */
-static int exec_list(int (*exec)(const char *, char *const[]), const char *file,
-		     const char *arg0, int with_envp, va_list ap)
-{
-	ptrdiff_t argc;
-	va_list counting;
-	va_copy(counting, ap);
-	int bad = count_args(counting, &argc);
-	va_end(counting);
-	if (bad)
-		return -1;
-	/* a local copy: a va_list parameter may be an array turned pointer */
-	va_list args;
-	va_copy(args, ap);
-	char *argv[argc + 1];
-	copy_args(arg0, argv, argc, &args);
-	char *const *envp = with_envp ? va_arg(args, char *const *) : NULL;
-	va_end(args);
-	return with_envp ? execve(file, argv, envp) : exec(file, argv);
-}
-
 API int execl(const char *path, const char *arg0, ...)
 {
 	va_list ap;
 	va_start(ap, arg0);
-	int rc = exec_list(execv, path, arg0, 0, ap);
+	int rc = zl_exec_list(execv, execve, path, arg0, 0, ap);
 	va_end(ap);
 	return rc;
 }
@@ -212,7 +162,7 @@ API int execlp(const char *file, const char *arg0, ...)
 {
 	va_list ap;
 	va_start(ap, arg0);
-	int rc = exec_list(execvp, file, arg0, 0, ap);
+	int rc = zl_exec_list(execvp, execve, file, arg0, 0, ap);
 	va_end(ap);
 	return rc;
 }
@@ -221,7 +171,7 @@ API int execle(const char *path, const char *arg0, ...)
 {
 	va_list ap;
 	va_start(ap, arg0);
-	int rc = exec_list(NULL, path, arg0, 1, ap);
+	int rc = zl_exec_list(execv, execve, path, arg0, 1, ap);
 	va_end(ap);
 	return rc;
 }

@@ -61,11 +61,26 @@ int64_t zl_realtime_ns(void);
 /* Nonzero when zl_clock() reads the x86 time-stamp counter. */
 extern int zl_use_tsc;
 
+/*
+ * Nonzero once the clock stopped (zl_clock_freeze): every read gives
+ * zl_frozen_ticks, the time it stopped at.
+ */
+extern int zl_clock_frozen;
+extern uint64_t zl_frozen_ticks;
+
 static inline uint64_t zl_monotonic_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The clock when it is not a counter read inline: the kernel's, or the stopped one. */
+static inline uint64_t zl_kernel_clock(void)
+{
+	if (zrt_unlikely(zl_clock_frozen))
+		return zl_frozen_ticks;
+	return zl_monotonic_ns();
 }
 
 static inline uint64_t zl_clock(void)
@@ -78,7 +93,7 @@ static inline uint64_t zl_clock(void)
 	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
 	return v;
 #endif
-	return zl_monotonic_ns();
+	return zl_kernel_clock();
 }
 
 /*
@@ -117,7 +132,7 @@ static inline uint64_t zl_clock_enter(void)
 		__asm__ volatile("isb" : : : "memory");
 	return v;
 #endif
-	return zl_monotonic_ns();
+	return zl_kernel_clock();
 }
 
 static inline uint64_t zl_clock_exit(void)
@@ -135,11 +150,20 @@ static inline uint64_t zl_clock_exit(void)
 	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
 	return v;
 #endif
-	return zl_monotonic_ns();
+	return zl_kernel_clock();
 }
 
 /* Picks and calibrates the clock: fills clock, arch and ticks_per_sec of cfg. */
 void zl_clock_setup(struct zrt_config *cfg, int timed);
+
+/*
+ * Stops the clock at its current time (x86-64: strict seccomp mode disables
+ * the TSC for the thread, and the vDSO's clock_gettime reads it too), and
+ * starts it again (the seccomp call failed).  What is timed meanwhile takes
+ * no time.  Nothing on aarch64, whose counter stays readable.
+ */
+void zl_clock_freeze(void);
+void zl_clock_thaw(void);
 
 /*
  * At the process's end: the clock's rate measured again over the process's
@@ -186,8 +210,45 @@ struct zl_exec_note {
 void zl_process_exec(struct zrt_thread *t, struct zl_exec_note *note);
 void zl_process_exec_failed(struct zrt_thread *t, const struct zl_exec_note *note);
 
-/* In a forked child, on the thread t that forked: recording moves to a new file. */
+/*
+ * In a forked child, on the thread t that forked: recording moves to a new
+ * file.  Not under seccomp (zl_sealed), where that takes system calls: the
+ * child is then not recorded.
+ */
 void zl_process_forked(struct zrt_thread *t);
+
+/* ---- seccomp (port.c) --------------------------------------------------- */
+
+/*
+ * Once the program puts itself under seccomp (seen by guard.h), the runtime
+ * makes no system call of its own, in any thread, since the kernel may
+ * kill the process for one the program never makes (an allow-list; a
+ * filter applies to the thread that set it and its later children, or to
+ * every thread with TSYNC; zond keeps to it everywhere):
+ *   the process id is the one cached at the seal (zl_pid);
+ *   no memory is mapped or unmapped and no file block reserved (port.h):
+ *   a thread started later is not recorded (lost_threads), a context that
+ *   needs more room is lost (lost_contexts, with ZR_FLAG_NO_ROOM);
+ *   a forked child is not recorded; thread names are those at their start;
+ *   the end's wall-clock time comes from the clock (end_realtime_ns 0), not
+ *   refined;
+ * and the samplers were stopped before (sample.h).  Under STRICT mode the
+ * clock stops too (zl_clock_freeze): later calls are counted, not timed.
+ * The header says so: ZR_FLAG_SECCOMP(_STRICT) and seccomp_ticks.
+ */
+enum { ZL_SECCOMP_NONE = 0, ZL_SECCOMP_FILTER = 1, ZL_SECCOMP_STRICT = 2 };
+
+/* The mode the runtime keeps to, ZL_SECCOMP_*. */
+extern int zl_sealed;
+
+/* Before a call that sets mode: from now on.  The mode before, for zl_unseal. */
+int zl_seal(int mode);
+
+/* The call failed: back to previous (the clock runs again). */
+void zl_unseal(int previous);
+
+/* The calling process's id: getpid, or the one cached at the seal. */
+int32_t zl_pid(void);
 
 /* ---- probe cost (port.c) ------------------------------------------------ */
 

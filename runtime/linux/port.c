@@ -30,9 +30,61 @@ static const char *out_dir;
 /* The raw file of this process image, for port_reserve_output and port_drop_output. */
 static char out_path[PATH_MAX];
 
-static int32_t current_pid(void)
+/* ---- seccomp ------------------------------------------------------------ */
+
+int zl_sealed;
+static int32_t sealed_pid;
+
+int32_t zl_pid(void)
 {
+	if (__atomic_load_n(&zl_sealed, __ATOMIC_ACQUIRE))
+		return sealed_pid;
 	return (int32_t)zl_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+}
+
+int zl_seal(int mode)
+{
+	int previous = __atomic_load_n(&zl_sealed, __ATOMIC_ACQUIRE);
+	if (mode <= previous)
+		return previous;
+	if (!previous)
+		sealed_pid = (int32_t)zl_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	struct zr_header *h = zrt.hdr;
+	if (h && !h->seccomp_ticks) {
+		uint64_t now = port_clock();
+		h->seccomp_ticks = now ? now : 1;
+	}
+	if (mode == ZL_SECCOMP_STRICT)
+		zl_clock_freeze();
+	if (h)
+		__atomic_fetch_or(&h->flags,
+				  ZR_FLAG_SECCOMP | (mode == ZL_SECCOMP_STRICT ? ZR_FLAG_SECCOMP_STRICT : 0),
+				  __ATOMIC_RELAXED);
+	__atomic_store_n(&zl_sealed, mode, __ATOMIC_RELEASE);
+	return previous;
+}
+
+void zl_unseal(int previous)
+{
+	int mode = __atomic_load_n(&zl_sealed, __ATOMIC_ACQUIRE);
+	if (mode <= previous)
+		return;
+	struct zr_header *h = zrt.hdr;
+	if (mode == ZL_SECCOMP_STRICT) {
+		zl_clock_thaw();
+		if (h)
+			__atomic_fetch_and(&h->flags, ~ZR_FLAG_SECCOMP_STRICT, __ATOMIC_RELAXED);
+	}
+	if (!previous && h) {
+		__atomic_fetch_and(&h->flags, ~ZR_FLAG_SECCOMP, __ATOMIC_RELAXED);
+		h->seccomp_ticks = 0;
+	}
+	__atomic_store_n(&zl_sealed, previous, __ATOMIC_RELEASE);
+}
+
+static int sealed(void)
+{
+	return __atomic_load_n(&zl_sealed, __ATOMIC_RELAXED) != ZL_SECCOMP_NONE;
 }
 
 /* Appends s to the path being built at *at (end: one past the buffer): 0, or -1 when full. */
@@ -63,7 +115,7 @@ static int raw_path(char *path, size_t size, int n)
 {
 	char *at = path, *end = path + size;
 	return append(&at, end, out_dir) || append(&at, end, "/") ||
-			       append_uint(&at, end, (uint32_t)current_pid()) ||
+			       append_uint(&at, end, (uint32_t)zl_pid()) ||
 			       append(&at, end, ".") || append_uint(&at, end, (uint32_t)n) ||
 			       append(&at, end, ".zraw")
 		       ? -1
@@ -76,6 +128,8 @@ static int raw_path(char *path, size_t size, int n)
  */
 void *port_map_output(uint64_t bytes)
 {
+	if (sealed())
+		return NULL;
 	char *path = out_path;
 	long fd = -EEXIST;
 	for (int n = 0; n < 1000 && fd == -EEXIST; n++) {
@@ -134,6 +188,8 @@ uint64_t port_output_limit(void)
  */
 int port_reserve_output(uint64_t offset, uint64_t bytes)
 {
+	if (sealed())
+		return -1;
 	int fd =
 		(int)zl_syscall6(SYS_openat, AT_FDCWD, (long)out_path, O_RDWR | O_CLOEXEC, 0, 0, 0);
 	if (fd < 0)
@@ -146,6 +202,8 @@ int port_reserve_output(uint64_t offset, uint64_t bytes)
 
 void port_drop_output(void *map, uint64_t bytes)
 {
+	if (sealed())
+		return;
 	zl_syscall6(SYS_munmap, (long)map, (long)bytes, 0, 0, 0, 0);
 	zl_syscall6(SYS_unlinkat, AT_FDCWD, (long)out_path, 0, 0, 0, 0);
 }
@@ -153,6 +211,8 @@ void port_drop_output(void *map, uint64_t bytes)
 /* A thread's first call may come from the audit wrapper: no libc. */
 void *port_map_index(uint64_t bytes)
 {
+	if (sealed())
+		return NULL;
 	long m = zl_syscall6(SYS_mmap, 0, (long)bytes, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return m < 0 && m > -4096 ? NULL : (void *)m;
@@ -160,16 +220,22 @@ void *port_map_index(uint64_t bytes)
 
 void port_unmap_index(void *p, uint64_t bytes)
 {
+	if (sealed())
+		return; /* kept: a few pages */
 	zl_syscall6(SYS_munmap, (long)p, (long)bytes, 0, 0, 0, 0);
 }
 
 int32_t port_thread_id(void)
 {
+	if (sealed())
+		return 0; /* not reached: no thread is attached once sealed */
 	return (int32_t)zl_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 }
 
 void port_thread_name(char name[16])
 {
+	if (sealed())
+		return; /* the name it had */
 	zl_syscall6(SYS_prctl, PR_GET_NAME, (long)name, 0, 0, 0, 0);
 	name[15] = 0;
 }
@@ -237,7 +303,7 @@ int zl_configure(struct zrt_config *cfg)
 	const char *keep = zl_getenv("ZOND_TIMELINE_KEEP");
 	if (keep && keep[0] == 'n' && keep[1] == 'e' && keep[2] == 'w')
 		cfg->timeline_flags |= ZR_TIMELINE_KEEP_NEWEST;
-	cfg->pid = current_pid();
+	cfg->pid = zl_pid();
 	cfg->ppid = (int32_t)zl_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0);
 	zl_clock_setup(cfg, !(cfg->flags & ZR_FLAG_NO_TIME));
 	cfg->start_realtime_ns = zl_realtime_ns();
@@ -246,22 +312,32 @@ int zl_configure(struct zrt_config *cfg)
 
 /* ---- exit and fork ------------------------------------------------------ */
 
+/*
+ * The wall-clock time of an end, and the clock's rate refined; neither
+ * under seccomp (system calls; the TSC read in strict mode): the reader
+ * then takes the end from the clock (end_realtime_ns 0).
+ */
+static int64_t end_realtime(struct zr_header *h)
+{
+	if (sealed())
+		return 0;
+	zl_clock_refine(&h->ticks_per_sec);
+	return zl_realtime_ns();
+}
+
 void zl_process_end(int exited, int status)
 {
-	if (zrt.hdr && zrt.hdr->pid == current_pid()) {
-		zl_clock_refine(&zrt.hdr->ticks_per_sec);
-		zrt_process_end(exited, status, zl_realtime_ns());
-	}
+	if (zrt.hdr && zrt.hdr->pid == zl_pid())
+		zrt_process_end(exited, status, end_realtime(zrt.hdr));
 }
 
 void zl_process_exec(struct zrt_thread *t, struct zl_exec_note *note)
 {
 	struct zr_header *h = zrt.hdr;
 	note->noted = 0;
-	if (!h || h->pid != current_pid() || h->state != ZR_RUNNING)
+	if (!h || h->pid != zl_pid() || h->state != ZR_RUNNING)
 		return;
-	zl_clock_refine(&h->ticks_per_sec);
-	zrt_process_end(0, 0, zl_realtime_ns());
+	zrt_process_end(0, 0, end_realtime(h));
 	if (t && t->state == ZRT_THREAD_ON) {
 		note->last_ticks = t->info->last_ticks;
 		if (h->end_ticks > t->info->last_ticks)
@@ -287,10 +363,16 @@ void zl_process_forked(struct zrt_thread *t)
 {
 	if (!zrt.hdr)
 		return;
+	if (sealed()) {
+		/* the parent's file stays the parent's: nothing more of this process is written */
+		t->state = ZRT_THREAD_OFF;
+		zrt.hdr = NULL;
+		return;
+	}
 	void *old = zrt.base;
 	uint64_t old_bytes = zrt.file_bytes;
 	zl_sample_forked();
-	zrt_process_forked(t, current_pid(), (int32_t)zl_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0),
+	zrt_process_forked(t, zl_pid(), (int32_t)zl_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0),
 			   zl_realtime_ns());
 	zl_syscall6(SYS_munmap, (long)old, (long)old_bytes, 0, 0, 0, 0);
 }

@@ -25,6 +25,7 @@ enum {
 	DEFAULT_PCS = 16384, /* (context, pc) entries per thread: 384 KiB of its slot */
 	STATE_RUNNING = 1, /* zr_header.sample_state */
 	STATE_STOPPED = 2,
+	STATE_SEALED = 3,  /* stopped at a seccomp call */
 	/* a perf_event fd goes at or above this minus the thread's slot, when the limit allows */
 	FD_TOP = 1024,
 	SIGNAL_POLL_HUP = 6, /* si_code of a perf_event signal: its refresh count ran out */
@@ -208,7 +209,7 @@ void zl_sample_start(struct zrt_thread *(*self)(void))
 		return;
 	}
 	n_samplers = h->max_threads;
-	samplers_pid = (int32_t)zl_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	samplers_pid = zl_pid();
 	__atomic_store_n(&samplers, map, __ATOMIC_RELEASE);
 	h->sample_state = STATE_RUNNING;
 }
@@ -240,7 +241,7 @@ static uint32_t thread_slot(const struct zrt_thread *t)
 
 static int32_t current_pid(void)
 {
-	return (int32_t)zl_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	return zl_pid();
 }
 
 /*
@@ -384,21 +385,31 @@ void zl_sample_thread_end(void)
 	own.s = (struct sampler){0};
 }
 
-void zl_sample_exec(void)
+/*
+ * Takes a sample signal still pending on the calling thread (it blocks the
+ * signal: a mask set by the C library inside, or one the program set
+ * before sampling started): ending the sampler does not take it back.
+ */
+static void take_pending(void)
 {
-	if (!samplers || own.pid != current_pid())
-		return;
-	zl_sample_thread_end();
-	/*
-	 * A perf_event's signal may still be pending (the thread blocks it):
-	 * the new image would meet it with the default action, and closing the
-	 * fd does not take it back.  Taken here (the program does not use the
-	 * signal: sampling would have stopped).
-	 */
 	uint64_t set = 1ull << (sample_signal - 1); /* the kernel's sigset_t */
 	struct timespec now = {0, 0};
 	while (zl_syscall6(SYS_rt_sigtimedwait, (long)&set, 0, (long)&now, sizeof set, 0, 0) > 0)
 		;
+}
+
+void zl_sample_exec(void)
+{
+	/* sealed: the seal took what was pending, and no sampler ran since */
+	if (!samplers || zl_sealed || own.pid != current_pid())
+		return;
+	zl_sample_thread_end();
+	/*
+	 * The new image would meet a pending signal with the default action.
+	 * Taken here (the program does not use the signal: sampling would
+	 * have stopped).
+	 */
+	take_pending();
 }
 
 void zl_sample_exec_failed(void)
@@ -435,12 +446,29 @@ int zl_sample_signal_active(void)
 	return samplers && !__atomic_load_n(&stopped, __ATOMIC_ACQUIRE) ? sample_signal : 0;
 }
 
-void zl_sample_signal_taken(int sig)
+/* Ends every thread's sampler, for good; 0 when sampling had stopped already. */
+static int stop_sampling(uint32_t state)
 {
-	if (!samplers || sig != sample_signal || __atomic_exchange_n(&stopped, 1, __ATOMIC_ACQ_REL))
-		return;
+	if (!samplers || __atomic_exchange_n(&stopped, 1, __ATOMIC_ACQ_REL))
+		return 0;
 	for (uint32_t i = 0; i < n_samplers; i++)
 		end_sampler(&samplers[i]);
 	if (zrt.hdr)
-		zrt.hdr->sample_state = STATE_STOPPED;
+		zrt.hdr->sample_state = state;
+	return 1;
+}
+
+void zl_sample_signal_taken(int sig)
+{
+	if (samplers && sig == sample_signal)
+		stop_sampling(STATE_STOPPED);
+}
+
+void zl_sample_seal(void)
+{
+	if (!stop_sampling(STATE_SEALED))
+		return;
+	/* the calling thread's copy: its end (thread_gone, exec) has nothing left to do */
+	own.s = (struct sampler){0};
+	take_pending();
 }

@@ -87,6 +87,17 @@ void zl_sample_forked(void);
 void zl_sample_signal_taken(int sig);
 
 /*
+ * Before the program puts itself under seccomp (guard.h): ends every
+ * thread's sampler for good while the system calls that takes are still
+ * allowed (timer_delete, close: from any thread), so that no handler rearms
+ * a perf_event (ioctl) nor a timer interrupts the program later, and takes
+ * a sample signal pending on the calling thread.  Another thread's pending
+ * one reaches zond's handler, which does nothing with it.  header
+ * sample_state 3.
+ */
+void zl_sample_seal(void);
+
+/*
  * The signal the samplers raise while they run, 0 when none does (not
  * sampling, or the program took the signal): a mask the program sets
  * leaves it out (signals.c), so that it is never pending for the

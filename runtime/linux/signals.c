@@ -5,75 +5,76 @@
  * And a signal mask the program sets never blocks the sampling signal
  * while zond samples (zl_sample_signal_active): a thread that blocks every
  * signal to collect them with sigwait, sigtimedwait or a signalfd would
- * otherwise collect zond's too, and its time would go unsampled.  Only in
- * the shared library, like exec.c: it interposes libc's functions.
+ * otherwise collect zond's too, and its time would go unsampled.  The
+ * logic is guard.c's, which libzond-audit shares.  Only in the shared
+ * library, like exec.c: it interposes libc's functions, found once at load
+ * (dlsym may allocate: not on a later first call, nor under seccomp).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
 
+#include "guard.h"
 #include "instrument.h"
-#include "sample.h"
 
 #define API __attribute__((visibility("default")))
 
 typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t signal_fn(int, sighandler_t);
+typedef int sigmask_fn(int, const sigset_t *, sigset_t *);
+typedef int sigaltstack_fn(const stack_t *, stack_t *);
+
+static sigaction_fn *real_sigaction;
+static signal_fn *real_signal;
+static sigmask_fn *real_sigprocmask, *real_pthread_sigmask;
+static sigaltstack_fn *real_sigaltstack;
+
+/* The C library's name, *real found now if not yet. */
+static void *find(void *real, const char *name)
+{
+	return real ? real : dlsym(RTLD_NEXT, name);
+}
+
+__attribute__((constructor)) static void find_reals(void)
+{
+	real_sigaction = (sigaction_fn *)find((void *)real_sigaction, "sigaction");
+	real_signal = (signal_fn *)find((void *)real_signal, "signal");
+	real_sigprocmask = (sigmask_fn *)find((void *)real_sigprocmask, "sigprocmask");
+	real_pthread_sigmask = (sigmask_fn *)find((void *)real_pthread_sigmask, "pthread_sigmask");
+	real_sigaltstack = (sigaltstack_fn *)find((void *)real_sigaltstack, "sigaltstack");
+}
 
 API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	static sigaction_fn *real;
-	if (!real)
-		real = (sigaction_fn *)dlsym(RTLD_NEXT, "sigaction");
+	if (!real_sigaction) /* called before our constructor ran (another library's) */
+		find_reals();
 	if (act)
-		zl_sample_signal_taken(sig);
-	return real(sig, act, old);
-}
-
-typedef int sigmask_fn(int, const sigset_t *, sigset_t *);
-
-/* set, or a copy of it in own without the sampling signal when it would block it. */
-static const sigset_t *without_sampling(int how, const sigset_t *set, sigset_t *own)
-{
-	int sig = zl_sample_signal_active();
-	if (!set || !sig || how == SIG_UNBLOCK || sigismember(set, sig) != 1)
-		return set;
-	*own = *set;
-	sigdelset(own, sig);
-	return own;
-}
-
-/* The C library's name (found once into *real), its set leaving the sampling signal out. */
-static int set_mask(sigmask_fn **real, const char *name, int how, const sigset_t *set,
-		    sigset_t *old)
-{
-	if (!*real)
-		*real = (sigmask_fn *)dlsym(RTLD_NEXT, name);
-	sigset_t own;
-	return (*real)(how, without_sampling(how, set, &own), old);
+		zl_guard_disposition(sig);
+	return real_sigaction(sig, act, old);
 }
 
 API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	static sigmask_fn *real;
-	return set_mask(&real, "sigprocmask", how, set, old);
+	if (!real_sigprocmask)
+		find_reals();
+	sigset_t own;
+	return real_sigprocmask(how, zl_guard_mask(how, set, &own), old);
 }
 
 API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-	static sigmask_fn *real;
-	return set_mask(&real, "pthread_sigmask", how, set, old);
+	if (!real_pthread_sigmask)
+		find_reals();
+	sigset_t own;
+	return real_pthread_sigmask(how, zl_guard_mask(how, set, &own), old);
 }
-
-typedef int sigaltstack_fn(const stack_t *, stack_t *);
 
 /* The calling thread's signal stack, told to the core (zrt_thread.alt_lo). */
 API int sigaltstack(const stack_t *ss, stack_t *old)
 {
-	static sigaltstack_fn *real;
-	if (!real)
-		real = (sigaltstack_fn *)dlsym(RTLD_NEXT, "sigaltstack");
-	int rc = real(ss, old);
+	if (!real_sigaltstack)
+		find_reals();
+	int rc = real_sigaltstack(ss, old);
 	if (rc == 0 && ss) {
 		struct zrt_thread *t = &zl_self;
 		uint64_t lo = (uintptr_t)ss->ss_sp;
@@ -89,9 +90,8 @@ API int sigaltstack(const stack_t *ss, stack_t *old)
 
 API sighandler_t signal(int sig, sighandler_t handler)
 {
-	static signal_fn *real;
-	if (!real)
-		real = (signal_fn *)dlsym(RTLD_NEXT, "signal");
-	zl_sample_signal_taken(sig);
-	return real(sig, handler);
+	if (!real_signal)
+		find_reals();
+	zl_guard_disposition(sig);
+	return real_signal(sig, handler);
 }

@@ -1198,6 +1198,25 @@ static const char *arch_name(const struct zr_header *h)
 	}
 }
 
+/*
+ * A process that put itself under seccomp (raw.h ZR_FLAG_SECCOMP): from
+ * then on the runtime made no system call (doc/raw-format.md), and in
+ * strict mode its clock stopped.  "seccomp" is the strictest mode of the
+ * run's processes, seccomp_at_ns when the last one read did it, from its start.
+ */
+static void describe_seccomp(struct zp_profile *p, const struct raw *r)
+{
+	const struct zr_header *h = &r->h;
+	if (!(h->flags & ZR_FLAG_SECCOMP))
+		return;
+	const char *was = profile_meta(p, "seccomp");
+	int strict = (h->flags & ZR_FLAG_SECCOMP_STRICT) || (was && !strcmp(was, "strict"));
+	profile_add_meta(p, "seccomp", strict ? "strict" : "filter");
+	char buf[32];
+	snprintf(buf, sizeof buf, "%" PRIu64, to_ns(r, sub_clamp(h->seccomp_ticks, h->start_ticks)));
+	profile_add_meta(p, "seccomp_at_ns", buf);
+}
+
 static void describe_run(struct zp_profile *p, const struct raw *r, const uint64_t *counts)
 {
 	const struct zr_header *h = &r->h;
@@ -1255,6 +1274,7 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 		profile_add_count(p, "timeline_events", counts[EVENTS_KEPT]);
 		profile_add_count(p, "timeline_dropped", counts[EVENTS_DROPPED]);
 	}
+	describe_seccomp(p, r);
 	if (!(h->flags & ZR_FLAG_SAMPLED))
 		return;
 	/* every sample is the program's (in the contexts or "[no function]"),
@@ -1278,6 +1298,8 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 		profile_add_meta(p, "sampler", samplers[h->samplers & 3]);
 	if (h->sample_state == 2)
 		profile_add_meta(p, "sampling_stopped", "the program installed a handler for zond's signal");
+	else if (h->sample_state == 3)
+		profile_add_meta(p, "sampling_stopped", "the program put itself under seccomp");
 }
 
 int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms, struct zerr *err)

@@ -71,6 +71,34 @@ static void put_samples(FILE *out, const struct zp_profile *p)
 	putc('\n', out);
 }
 
+/* Sampling that stopped for a reason other than seccomp (put_seccomp says that one). */
+static void put_sampling_stopped(FILE *out, const struct zp_profile *p)
+{
+	const char *stopped = profile_meta(p, "sampling_stopped");
+	if (stopped && !profile_meta(p, "seccomp"))
+		fprintf(out, "%-11ssampling stopped: %s\n", "warning:", stopped);
+}
+
+/*
+ * A process under seccomp: zond's runtime made no system call from then on
+ * (doc/raw-format.md), and in strict mode read no clock.
+ */
+static void put_seccomp(FILE *out, const struct zp_profile *p)
+{
+	const char *mode = profile_meta(p, "seccomp");
+	if (!mode)
+		return;
+	const char *at = profile_meta(p, "seccomp_at_ns");
+	char buf[64];
+	fprintf(out, "%-11sseccomp (%s) from %s in: zond made no system call from then on (%sthreads "
+		     "and child processes started later not recorded)",
+		"warning:", mode, format_ns(buf, at ? strtoull(at, NULL, 10) : 0),
+		profile_meta(p, "sample_period_ns") ? "sampling stopped; " : "");
+	if (!strcmp(mode, "strict"))
+		fputs("; the clock stopped there: later calls counted, not timed", out);
+	putc('\n', out);
+}
+
 void report_header(const struct zp_profile *p, FILE *out)
 {
 	const struct zp_run *r = &p->run;
@@ -108,6 +136,8 @@ void report_header(const struct zp_profile *p, FILE *out)
 	fprintf(out, "%-11s%zu\n", "threads:", p->nthreads);
 	put_field(out, "clock:", r->clock);
 	put_samples(out, p);
+	put_sampling_stopped(out, p);
+	put_seccomp(out, p);
 	if (r->overhead_ns > 0) {
 		snprintf(buf, sizeof buf, "probe overhead of %g ns per call subtracted",
 			 r->overhead_ns);

@@ -1,0 +1,240 @@
+/*
+ * guards.c - the library-call collector guards what libzond.so guards
+ * (runtime/linux/guard.h): the program's and its libraries' PLT calls of
+ * sigaction, signal, sigprocmask, pthread_sigmask, the exec family, prctl
+ * and syscall are bound to the functions here (la_symbind64, audit.c),
+ * profiled or not, and these call the function the binding was for.  A
+ * profiled one is still counted: its target's real function is the guard.
+ *
+ * The real functions are the program's C library's, one address per name
+ * (the first binding's; a binding to another definition of the name, the
+ * program's own say, is left alone).  The list forms of exec call the
+ * guarded vector forms, whose addresses la_preinit finds when the program
+ * bound none (za_guard_find).  Calls the C library makes internally, and
+ * calls through dlsym pointers (unless --dlsym), are not seen.
+ *
+ * These run as the program's own calls, on its stack, with the program's
+ * C library's errno, which only the real functions set.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "audit.h"
+
+#include "../linux/guard.h"
+
+typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
+typedef sighandler_t signal_fn(int, sighandler_t);
+typedef int sigmask_fn(int, const sigset_t *, sigset_t *);
+typedef int fexecve_fn(int, char *const[], char *const[]);
+typedef int execveat_fn(int, const char *, char *const[], char *const[], int);
+typedef int prctl_fn(int, unsigned long, unsigned long, unsigned long, unsigned long);
+typedef long syscall_fn(long, long, long, long, long, long, long);
+
+enum {
+	G_SIGACTION, G_SIGNAL, G_SIGPROCMASK, G_PTHREAD_SIGMASK,
+	G_EXECVE, G_EXECV, G_EXECVP, G_EXECVPE, G_FEXECVE, G_EXECVEAT,
+	G_EXECL, G_EXECLP, G_EXECLE,
+	G_PRCTL, G_SYSCALL,
+	G_COUNT
+};
+
+/* the C library's function of each name, 0 until bound or found */
+static uint64_t reals[G_COUNT];
+
+#define REAL(type, i) ((type *)(uintptr_t)__atomic_load_n(&reals[i], __ATOMIC_ACQUIRE))
+
+static int guard_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (act)
+		zl_guard_disposition(sig);
+	return REAL(sigaction_fn, G_SIGACTION)(sig, act, old);
+}
+
+static sighandler_t guard_signal(int sig, sighandler_t handler)
+{
+	zl_guard_disposition(sig);
+	return REAL(signal_fn, G_SIGNAL)(sig, handler);
+}
+
+static int guard_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	sigset_t own;
+	return REAL(sigmask_fn, G_SIGPROCMASK)(how, zl_guard_mask(how, set, &own), old);
+}
+
+static int guard_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	sigset_t own;
+	return REAL(sigmask_fn, G_PTHREAD_SIGMASK)(how, zl_guard_mask(how, set, &own), old);
+}
+
+/* The real exec call i, made between the guard's notes (the exec failed if it returns). */
+#define GUARDED_EXEC(type, i, ...)                                                          \
+	do {                                                                               \
+		struct zl_exec_note note;                                                  \
+		zl_guard_exec(&za_self.core, &note);                                       \
+		return zl_guard_exec_failed(&za_self.core, &note,                          \
+					    REAL(type, i)(__VA_ARGS__));                   \
+	} while (0)
+
+static int guard_execve(const char *path, char *const argv[], char *const envp[])
+{
+	GUARDED_EXEC(zl_execve_fn, G_EXECVE, path, argv, envp);
+}
+
+static int guard_execv(const char *path, char *const argv[])
+{
+	GUARDED_EXEC(zl_execv_fn, G_EXECV, path, argv);
+}
+
+static int guard_execvp(const char *file, char *const argv[])
+{
+	GUARDED_EXEC(zl_execv_fn, G_EXECVP, file, argv);
+}
+
+static int guard_execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	GUARDED_EXEC(zl_execve_fn, G_EXECVPE, file, argv, envp);
+}
+
+static int guard_fexecve(int fd, char *const argv[], char *const envp[])
+{
+	GUARDED_EXEC(fexecve_fn, G_FEXECVE, fd, argv, envp);
+}
+
+static int guard_execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+			  int flags)
+{
+	GUARDED_EXEC(execveat_fn, G_EXECVEAT, dirfd, path, argv, envp, flags);
+}
+
+/*
+ * The list forms call the vector forms' guards; la_preinit found those
+ * functions (a C library without them cannot be: the call fails).
+ */
+static int guard_execl(const char *path, const char *arg0, ...)
+{
+	if (!reals[G_EXECV])
+		return -1;
+	va_list ap;
+	va_start(ap, arg0);
+	int rc = zl_exec_list(guard_execv, guard_execve, path, arg0, 0, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int guard_execlp(const char *file, const char *arg0, ...)
+{
+	if (!reals[G_EXECVP])
+		return -1;
+	va_list ap;
+	va_start(ap, arg0);
+	int rc = zl_exec_list(guard_execvp, guard_execve, file, arg0, 0, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int guard_execle(const char *path, const char *arg0, ...)
+{
+	if (!reals[G_EXECVE])
+		return -1;
+	va_list ap;
+	va_start(ap, arg0);
+	int rc = zl_exec_list(guard_execv, guard_execve, path, arg0, 1, ap);
+	va_end(ap);
+	return rc;
+}
+
+/*
+ * prctl and syscall are variadic; glibc reads four and six words after the
+ * first whatever the option or number, and so do these (integer arguments
+ * are passed alike to variadic and fixed functions on x86-64 and aarch64
+ * Linux).
+ */
+static int guard_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4,
+		       unsigned long a5)
+{
+	int mode = zl_seccomp_of_prctl(option, (long)a2, (long)a3);
+	int previous = zl_guard_seccomp(mode);
+	int rc = REAL(prctl_fn, G_PRCTL)(option, a2, a3, a4, a5);
+	zl_guard_seccomp_done(mode, previous, rc);
+	return rc;
+}
+
+static long guard_syscall(long nr, long a, long b, long c, long d, long e, long f)
+{
+	int mode = nr == SYS_seccomp ? zl_seccomp_of_syscall(a, c)
+		   : nr == SYS_prctl ? zl_seccomp_of_prctl(a, b, c)
+				     : ZL_SECCOMP_NONE;
+	if (mode == ZL_SECCOMP_NONE)
+		return REAL(syscall_fn, G_SYSCALL)(nr, a, b, c, d, e, f);
+	int previous = zl_guard_seccomp(mode);
+	long rc = REAL(syscall_fn, G_SYSCALL)(nr, a, b, c, d, e, f);
+	zl_guard_seccomp_done(mode, previous, rc);
+	return rc;
+}
+
+static const struct {
+	const char *name;
+	void *guard;
+	int needs; /* the vector form a list form calls, or -1 */
+} guards[G_COUNT] = {
+	[G_SIGACTION] = {"sigaction", (void *)guard_sigaction, -1},
+	[G_SIGNAL] = {"signal", (void *)guard_signal, -1},
+	[G_SIGPROCMASK] = {"sigprocmask", (void *)guard_sigprocmask, -1},
+	[G_PTHREAD_SIGMASK] = {"pthread_sigmask", (void *)guard_pthread_sigmask, -1},
+	[G_EXECVE] = {"execve", (void *)guard_execve, -1},
+	[G_EXECV] = {"execv", (void *)guard_execv, -1},
+	[G_EXECVP] = {"execvp", (void *)guard_execvp, -1},
+	[G_EXECVPE] = {"execvpe", (void *)guard_execvpe, -1},
+	[G_FEXECVE] = {"fexecve", (void *)guard_fexecve, -1},
+	[G_EXECVEAT] = {"execveat", (void *)guard_execveat, -1},
+	[G_EXECL] = {"execl", (void *)guard_execl, G_EXECV},
+	[G_EXECLP] = {"execlp", (void *)guard_execlp, G_EXECVP},
+	[G_EXECLE] = {"execle", (void *)guard_execle, G_EXECVE},
+	[G_PRCTL] = {"prctl", (void *)guard_prctl, -1},
+	[G_SYSCALL] = {"syscall", (void *)guard_syscall, -1},
+};
+
+static int guard_index(const char *name)
+{
+	for (int i = 0; i < G_COUNT; i++)
+		if (!strcmp(name, guards[i].name))
+			return i;
+	return -1;
+}
+
+uint64_t za_guard_of(const char *name, uint64_t real)
+{
+	int i = guard_index(name);
+	if (i < 0 || !real)
+		return 0;
+	uint64_t was = 0;
+	if (!__atomic_compare_exchange_n(&reals[i], &was, real, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE) &&
+	    was != real)
+		return 0; /* another definition of the name: left alone */
+	return (uintptr_t)guards[i].guard;
+}
+
+/* Finds real function i when no binding gave it. */
+static void find_real(int i, void *(*lookup)(const char *name))
+{
+	if (__atomic_load_n(&reals[i], __ATOMIC_ACQUIRE))
+		return;
+	void *fn = lookup(guards[i].name);
+	uint64_t none = 0;
+	if (fn)
+		__atomic_compare_exchange_n(&reals[i], &none, (uintptr_t)fn, 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE);
+}
+
+void za_guard_find(void *(*lookup)(const char *name))
+{
+	for (int i = 0; i < G_COUNT; i++)
+		if (guards[i].needs >= 0)
+			find_real(guards[i].needs, lookup);
+}

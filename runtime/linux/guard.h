@@ -1,0 +1,81 @@
+/*
+ * guard.h - what both in-process collectors do around the program's calls
+ * that meet zond's own doings, so that the program behaves as without zond
+ * (zond's trouble costs zond's data, never the program):
+ *
+ *   sigaction, signal          a disposition of its own for zond's sampling
+ *                              signal stops sampling (sample.h)
+ *   sigprocmask,               a mask never blocks the sampling signal while
+ *   pthread_sigmask            zond samples: nothing of zond's is pending for
+ *                              sigwait, sigtimedwait, a signalfd or an exec
+ *   the exec family            the image's end noted, the thread's sampler
+ *                              ended and a sample signal still pending taken
+ *   prctl(PR_SET_SECCOMP),     the runtime stops everything that makes system
+ *   syscall(SYS_seccomp or     calls of its own before the call (linux.h,
+ *   SYS_prctl)                 zl_seal), and takes that back if it failed
+ *
+ * libzond.so interposes those functions (signals.c, exec.c, seccomp.c);
+ * libzond-audit binds the program's and its libraries' PLT calls of them to
+ * guards of its own (runtime/audit/guards.c).  Both call these, with the
+ * C library's real function.  Calls the C library makes internally, not
+ * through a PLT, are not seen by either.
+ *
+ * Nothing here calls the C library but the real function handed in (the
+ * audit collector's C library is not the program's), nor changes errno
+ * but through it.
+ */
+#ifndef ZOND_GUARD_H
+#define ZOND_GUARD_H
+
+#include <signal.h>
+#include <stdarg.h>
+
+#include "linux.h"
+
+/* sigaction(sig, act, ...) or signal(sig, ...): act is set (not a query). */
+void zl_guard_disposition(int sig);
+
+/*
+ * sigprocmask or pthread_sigmask(how, set): the set to hand the real
+ * function, set itself or *own, a copy without the sampling signal.
+ */
+const sigset_t *zl_guard_mask(int how, const sigset_t *set, sigset_t *own);
+
+/*
+ * Just before a real exec call on the thread whose probe state is t, and
+ * after it returned (it failed: ret is returned, errno kept).
+ */
+void zl_guard_exec(struct zrt_thread *t, struct zl_exec_note *note);
+int zl_guard_exec_failed(struct zrt_thread *t, const struct zl_exec_note *note, int ret);
+
+typedef int zl_execv_fn(const char *, char *const[]);
+typedef int zl_execve_fn(const char *, char *const[], char *const[]);
+
+/*
+ * execl, execlp, execle: the arguments after arg0 up to the NULL as a
+ * vector on the stack (no malloc: a vfork child may call it), then
+ * vector(file, argv), or with_envp: execve(file, argv, the pointer after
+ * the NULL).  Those are the collector's guarded vector forms.
+ */
+int zl_exec_list(zl_execv_fn *vector, zl_execve_fn *execve, const char *file, const char *arg0,
+		 int with_envp, va_list ap);
+
+/*
+ * The seccomp mode a call would set: prctl(option, arg2, arg3), or
+ * seccomp(op, flags, args) (the system call), as ZL_SECCOMP_*; NONE for
+ * any other call, and for a filter without a program (a probe for
+ * seccomp support, which fails with EFAULT).
+ */
+int zl_seccomp_of_prctl(long option, long mode, long prog);
+int zl_seccomp_of_syscall(long op, long args);
+
+/*
+ * Around a real call that may set seccomp mode (mode from the above):
+ * before it, the runtime stops its system calls (linux.h zl_seal, after
+ * the samplers are stopped: sample.h); after it, failed (ret < 0: nothing
+ * was set) takes that back, but sampling stays stopped.  errno kept.
+ */
+int zl_guard_seccomp(int mode);
+void zl_guard_seccomp_done(int mode, int previous, long ret);
+
+#endif
