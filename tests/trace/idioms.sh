@@ -39,8 +39,9 @@ conservation() {
 	/^cob=/ { cob = id($0); next }
 	/^fl=/ { fl = id($0); next }
 	/^cfl=/ { cfl = id($0); next }
-	/^fn=/ { cur = ob ":" fl ":" id($0); name[cur] = fname[id($0)]; first = 1; next }
-	/^cfn=/ { callee = cob ":" cfl ":" id($0); next }
+	# cob= and cfl= only when the callee is elsewhere: by default the caller ones
+	/^fn=/ { cur = ob ":" fl ":" id($0); name[cur] = fname[id($0)]; first = 1; cob = ob; cfl = fl; next }
+	/^cfn=/ { callee = cob ":" cfl ":" id($0); cob = ob; cfl = fl; next }
 	/^calls=/ { split($0, a, /[= ]/); in_[callee] += a[2]; skip = 1; next }
 	/^(0x[0-9a-f]+|[0-9]+) / {
 		if (skip) { skip = 0; next }
