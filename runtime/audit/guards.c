@@ -1,8 +1,8 @@
 /*
  * guards.c - the library-call collector guards what libzond.so guards
  * (runtime/linux/guard.h): the program's and its libraries' PLT calls of
- * sigaction, signal, sigprocmask, pthread_sigmask, the exec family, prctl
- * and syscall are bound to the functions here (la_symbind64, audit.c),
+ * sigaction, signal, sigprocmask, pthread_sigmask, sigaltstack, the exec
+ * family, prctl and syscall are bound to the functions here (la_symbind64, audit.c),
  * profiled or not, and these call the function the binding was for.  A
  * profiled one is still counted: its target's real function is the guard.
  *
@@ -28,13 +28,14 @@
 typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t signal_fn(int, sighandler_t);
 typedef int sigmask_fn(int, const sigset_t *, sigset_t *);
+typedef int sigaltstack_fn(const stack_t *, stack_t *);
 typedef int fexecve_fn(int, char *const[], char *const[]);
 typedef int execveat_fn(int, const char *, char *const[], char *const[], int);
 typedef int prctl_fn(int, unsigned long, unsigned long, unsigned long, unsigned long);
 typedef long syscall_fn(long, long, long, long, long, long, long);
 
 enum {
-	G_SIGACTION, G_SIGNAL, G_SIGPROCMASK, G_PTHREAD_SIGMASK,
+	G_SIGACTION, G_SIGNAL, G_SIGPROCMASK, G_PTHREAD_SIGMASK, G_SIGALTSTACK,
 	G_EXECVE, G_EXECV, G_EXECVP, G_EXECVPE, G_FEXECVE, G_EXECVEAT,
 	G_EXECL, G_EXECLP, G_EXECLE,
 	G_PRCTL, G_SYSCALL,
@@ -69,6 +70,14 @@ static int guard_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	sigset_t own;
 	return REAL(sigmask_fn, G_PTHREAD_SIGMASK)(how, zl_guard_mask(how, set, &own), old);
+}
+
+static int guard_sigaltstack(const stack_t *ss, stack_t *old)
+{
+	int rc = REAL(sigaltstack_fn, G_SIGALTSTACK)(ss, old);
+	if (rc == 0)
+		zl_guard_altstack(&za_self.core, ss);
+	return rc;
 }
 
 /* The real exec call i, made between the guard's notes (the exec failed if it returns). */
@@ -186,6 +195,7 @@ static const struct {
 	[G_SIGNAL] = {"signal", (void *)guard_signal, -1},
 	[G_SIGPROCMASK] = {"sigprocmask", (void *)guard_sigprocmask, -1},
 	[G_PTHREAD_SIGMASK] = {"pthread_sigmask", (void *)guard_pthread_sigmask, -1},
+	[G_SIGALTSTACK] = {"sigaltstack", (void *)guard_sigaltstack, -1},
 	[G_EXECVE] = {"execve", (void *)guard_execve, -1},
 	[G_EXECV] = {"execv", (void *)guard_execv, -1},
 	[G_EXECVP] = {"execvp", (void *)guard_execvp, -1},

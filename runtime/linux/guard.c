@@ -31,6 +31,19 @@ static unsigned long bit_of(int sig)
 	return 1ul << ((unsigned)(sig - 1) % WORD_BITS);
 }
 
+void zl_guard_altstack(struct zrt_thread *t, const stack_t *ss)
+{
+	if (!ss)
+		return;
+	uint64_t lo = (uintptr_t)ss->ss_sp;
+	int on = !(ss->ss_flags & SS_DISABLE);
+	t->alt_hi = 0; /* no range while it changes (a handler may read it) */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->alt_lo = on ? lo : 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->alt_hi = on ? lo + ss->ss_size : 0;
+}
+
 const sigset_t *zl_guard_mask(int how, const sigset_t *set, sigset_t *own)
 {
 	int sig = zl_sample_signal_active();

@@ -42,6 +42,13 @@ void zl_guard_disposition(int sig);
 const sigset_t *zl_guard_mask(int how, const sigset_t *set, sigset_t *own);
 
 /*
+ * After a sigaltstack(ss, ...) that succeeded on the thread whose probe
+ * state is t: its signal stack told to the core (zrt_thread.alt_lo), so
+ * that frames are compared by the stack they are on (core.h).
+ */
+void zl_guard_altstack(struct zrt_thread *t, const stack_t *ss);
+
+/*
  * Just before a real exec call on the thread whose probe state is t, and
  * after it returned (it failed: ret is returned, errno kept).
  */

@@ -75,16 +75,8 @@ API int sigaltstack(const stack_t *ss, stack_t *old)
 	if (!real_sigaltstack)
 		find_reals();
 	int rc = real_sigaltstack(ss, old);
-	if (rc == 0 && ss) {
-		struct zrt_thread *t = &zl_self;
-		uint64_t lo = (uintptr_t)ss->ss_sp;
-		int on = !(ss->ss_flags & SS_DISABLE);
-		t->alt_hi = 0; /* no range while it changes (a handler may read it) */
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->alt_lo = on ? lo : 0;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->alt_hi = on ? lo + ss->ss_size : 0;
-	}
+	if (rc == 0)
+		zl_guard_altstack(&zl_self, ss);
 	return rc;
 }
 
