@@ -147,6 +147,20 @@ static void check_basic_block(void)
 	profile_free(p);
 }
 
+/* A name with a tab and a line break stays on its row, in its column. */
+static void check_control_characters(void)
+{
+	struct zp_profile *p = fixture_profile(1);
+	uint32_t odd = profile_node(p, ZP_FUNCTION, "tab\there\nnext", "/usr/bin/app", "", 0, 0x1200);
+	profile_stat(p, 0, odd)->calls = 40;
+	struct report_options o = {.thread = ZP_NONE, .sort = SORT_CALLS};
+	char *flat = run_report(p, FLAT, &o);
+	CHECK(strstr(flat, "  tab?here?next\n") != NULL);
+	CHECK(!strchr(flat, '\t'));
+	free(flat);
+	profile_free(p);
+}
+
 /* One line of the call tree: calls, cost, share, depth, name (cost NULL: counts only). */
 static void tree_line(FILE *out, const char *calls, const char *cost, const char *share, int depth,
 		      const char *name)
@@ -294,6 +308,7 @@ int main(int argc, char **argv)
 	check_sorting();
 	check_scaling();
 	check_basic_block();
+	check_control_characters();
 	check_context_tree();
 	return check_done();
 }

@@ -102,7 +102,9 @@ int report_matches(const struct report_options *o, const char *name)
 
 void report_put_name(FILE *out, const struct zp_node *n)
 {
-	fputs(n->name, out);
+	/* a name is bytes: a control character (a tab) would break the columns and lines */
+	for (const unsigned char *s = (const unsigned char *)n->name; *s; s++)
+		putc(*s < 0x20 || *s == 0x7f ? '?' : *s, out);
 	if (n->kind == ZP_BLOCK)
 		fputs(" [block]", out);
 	else if (n->kind == ZP_BASIC_BLOCK)

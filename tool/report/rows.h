@@ -29,7 +29,10 @@ void report_sort_edges(const struct zp_view *v, int metric, uint32_t *edges, siz
 /* True when o has no glob or name matches it. */
 int report_matches(const struct report_options *o, const char *name);
 
-/* The node's name, with " [block]" or " [bb]" after blocks and basic blocks. */
+/*
+ * The node's name (control characters as ?: a tab would break the columns),
+ * with " [block]" or " [bb]" after blocks and basic blocks.
+ */
 void report_put_name(FILE *out, const struct zp_node *n);
 
 /* One line naming what the numbers are: "time (ns), total 13.50 us" or "calls". */
