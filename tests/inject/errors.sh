@@ -56,6 +56,29 @@ rc=$?
 [ $rc -eq 1 ] && [ -z "$out" ] &&
 	[ "$(cat err.txt)" = "zond inject: $dir/nodir/x.db: cannot create: $dir/nodir: No such file or directory" ] ||
 	{ echo "FAIL: unwritable store: status $rc, output '$out', '$(cat err.txt)'"; status=1; }
+# --per-run reruns the program: runs that end differently (here a count kept in a file,
+# its status alternating) did different work, which the merged campaign cannot show: said.
+cat >alternate.c <<'END'
+#include <stdio.h>
+__attribute__((noinline)) int work(int n) { return n * 3; }
+int main(void)
+{
+	int n = 0;
+	FILE *f = fopen("count", "r");
+	if (f && fscanf(f, "%d", &n) != 1)
+		n = 0;
+	if (f)
+		fclose(f);
+	f = fopen("count", "w");
+	fprintf(f, "%d\n", n + 1);
+	fclose(f);
+	return work(n) % 2;
+}
+END
+gcc -O0 -o alternate alternate.c && rm -f count
+"$zond" inject -q -o alt.db -f work -f main --per-run 1 -- ./alternate 2>err.txt
+grep -q "^zond inject: warning: run 2 ended with status 1, the first with 0: the runs did different work" err.txt ||
+	{ echo "FAIL: runs ending differently not said: $(cat err.txt)"; status=1; }
 # A program whose library is missing ends in the loader before its entry
 # point: zond says so and exits with the program's status (127).
 echo 'int missing_fn(void) { return 0; }' >mlib.c

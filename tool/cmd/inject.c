@@ -59,8 +59,9 @@ static const char usage_text[] =
 	"                        loads at start (MODULE as the loader lists it,\n"
 	"                        libc.so.6, or a path), or later with dlopen (a\n"
 	"                        path), by any of their names\n"
-	"      --per-run K       at most K functions per run (default: all in one run);\n"
-	"                        with --safe-point, K functions per set\n"
+	"      --per-run K       at most K functions per run (default: all in one run),\n"
+	"                        the program rerun until all are measured: it must do\n"
+	"                        the same work each run; with --safe-point, K per set\n"
 	"      --descend         the descend scenario instead: a first pass measuring every\n"
 	"                        chosen function gives the call graph (campaign NAME.graph),\n"
 	"                        then from the roots (or --from FUNC) breadth-first, K\n"
@@ -871,7 +872,7 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 		fprintf(stderr, "zond inject: %zu functions of %s%s, campaign %s\n", n, prog,
 			c.nlibs ? " and its libraries" : "", job->campaign);
 	size_t per = job->per_run > 0 && !job->pid ? (size_t)job->per_run : n;
-	int rc = 0;
+	int rc = 0, first = 0, said = 0;
 	for (size_t from = 0; from < n; from += per) {
 		size_t k = n - from < per ? n - from : per;
 		for (size_t j = 0; j < k; j++)
@@ -882,6 +883,15 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 		*runs += stored;
 		if (!stored)
 			break;
+		if (from == 0)
+			first = rc;
+		else if (rc != first && !said++)
+			/* the merge assumes the same work in every run (doc/inject.md) */
+			fprintf(stderr,
+				"zond inject: warning: run %zu ended with status %d, the first with "
+				"%d: the runs did different work, and the campaign merges their "
+				"figures as if they had not\n",
+				from / per + 1, rc, first);
 	}
 	choice_free(&c);
 	return rc;
