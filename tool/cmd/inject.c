@@ -1059,7 +1059,8 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 		size_t k = n - from < per ? n - from : per;
 		for (size_t j = 0; j < k; j++)
 			patches[from + j].id = (uint32_t)j;
-		struct inject_job ij = {plan, patches + from, k, k, job_event(job), job->fast_clock};
+		struct inject_job ij = {plan, patches + from, k, k, job_event(job),
+					job->fast_clock};
 		int stored;
 		rc = measure(job, s, &ij, recs + from, argv, prog, &stored, NULL);
 		*runs += stored;
@@ -1524,7 +1525,8 @@ int cmd_inject(int argc, char **argv)
 		return cmd_usage_error("inject",
 				       "--descend starts the program: no -p, no --region");
 	if (job.fast_clock && (job.elf || (job.event_name && strcmp(job.event_name, "tsc") != 0)))
-		return cmd_usage_error("inject", "--fast-clock goes with the TSC: no --event, no --elf");
+		return cmd_usage_error("inject",
+				       "--fast-clock goes with the TSC: no --event, no --elf");
 	if (job.event_name && !job.elf) {
 		int rc = choose_event(job.event_name, &job.event);
 		if (rc < 0)

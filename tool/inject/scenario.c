@@ -679,7 +679,8 @@ static int calibrate(const struct inject_job *job, struct inject_result *out, st
 		return a->calibrate_fast
 			       ? a->calibrate_fast(&out->c0, region ? NULL : &out->cpair, &out->hz,
 						   err)
-			       : zerr_set(err, "%s: the payload has no unfenced clock (--fast-clock)",
+			       : zerr_set(err,
+					  "%s: the payload has no unfenced clock (--fast-clock)",
 					  a->name);
 	return region ? a->calibrate_region(&out->c0, &out->hz, err)
 		      : a->calibrate(&out->c0, &out->cpair, &out->hz, err);

@@ -355,8 +355,7 @@ int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct 
  * The region probes' own part of a pass: a function whose body is the
  * FROM stub, a jmp over the TO stub's id, the TO stub and ret.
  */
-static int calibrate_region_with(struct clock_kind k, uint64_t *c0, uint64_t *hz,
-				 struct zerr *err)
+static int calibrate_region_with(struct clock_kind k, uint64_t *c0, uint64_t *hz, struct zerr *err)
 {
 	struct bench b;
 	if (bench_open(&b, k, err) < 0)
@@ -415,7 +414,8 @@ int inject_x86_64_calibrate_event(const struct inject_event *ev, uint64_t *c0, u
 				  uint64_t *hz, struct zerr *err)
 {
 	struct clock_kind k = {ev, 0};
-	int rc = cpair ? calibrate_with(k, c0, cpair, hz, err) : calibrate_region_with(k, c0, hz, err);
+	int rc = cpair ? calibrate_with(k, c0, cpair, hz, err)
+		       : calibrate_region_with(k, c0, hz, err);
 	if (rc == 0 && counts_kernel_events(ev)) {
 		*c0 = 0;
 		if (cpair)
