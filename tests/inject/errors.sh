@@ -47,6 +47,9 @@ if [ -e /sys/bus/event_source/devices/cpu ]; then
 else
 	check 1 "zond inject: --event cycles: this machine has no PMU (no hardware events: /sys/bus/event_source/devices/cpu is missing); --event tsc and the software events (task-clock, page-faults, context-switches, cpu-migrations) work" --event cycles -- "$calls"
 fi
+# --fast-clock drops the TSC's fences: a perf_event counter or a RISC-V target over GDB has none
+check 2 "zond inject: --fast-clock goes with the TSC: no --event, no --elf (see 'zond inject --help')" --fast-clock --event task-clock -- "$calls"
+check 2 "zond inject: --fast-clock goes with the TSC: no --event, no --elf (see 'zond inject --help')" --elf "$calls" --fast-clock -- qemu
 check 1 "zond inject: --safe-point nosuch: no function of $calls that can be patched" --safe-point nosuch -- "$calls"
 check 2 "zond inject: --from and --threshold go with --descend (see 'zond inject --help')" --threshold 5 -- "$calls"
 check 2 "zond inject: no program to run (zond inject -- PROG ARGS) (see 'zond inject --help')"

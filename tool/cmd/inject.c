@@ -90,6 +90,9 @@ static const char usage_text[] =
 	"                        with --elf: mcycle (default), minstret, mhpmcounterN\n"
 	"                        [=EVENT] (EVENT written to mhpmeventN first), or two\n"
 	"                        of them in one run, e.g. mcycle,minstret (IPC)\n"
+	"      --fast-clock      with the TSC: unfenced clock reads, cheaper, but up to\n"
+	"                        some tens of ns of a function's time may land in its\n"
+	"                        caller (no --event, no --elf)\n"
 	"      --metrics         print the metrics of the campaign's runs (each run one\n"
 	"                        result set): share and self-share of the run's time,\n"
 	"                        time per call, IPC and cache misses per 1000\n"
@@ -368,6 +371,7 @@ struct functions_job {
 	const char *safe;   /* --safe-point FUNC: the cyclic scenario */
 	struct inject_event event; /* --event, when has_event */
 	int has_event;
+	int fast_clock;     /* --fast-clock: the TSC read unfenced */
 	double period;      /* --period S */
 	double duration;
 	const char *store, *campaign;
@@ -448,6 +452,8 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 	if (job->elf && job->event_name)
 		clock = job->event_name; /* a CSR over GDB */
 	profile_set_str(&p->run.clock, clock);
+	if (!event && !job->elf) /* the TSC, read after an lfence or not */
+		profile_add_meta(p, "inject_clock", job->fast_clock ? "fast" : "fenced");
 	if (uname(&u) == 0)
 		profile_set_str(&p->run.host, u.nodename);
 	p->run.pid = r->pid;
@@ -877,7 +883,8 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 		size_t k = n - from < per ? n - from : per;
 		for (size_t j = 0; j < k; j++)
 			patches[from + j].id = (uint32_t)j;
-		struct inject_job ij = {plan, patches + from, k, k, job_event(job)};
+		struct inject_job ij = {plan, patches + from, k, k, job_event(job),
+					job->fast_clock};
 		int stored;
 		rc = measure(job, s, &ij, recs + from, argv, prog, &stored, NULL);
 		*runs += stored;
@@ -922,7 +929,7 @@ static int region(struct functions_job *job, struct symbols *s, const struct inj
 	char name[600];
 	snprintf(name, sizeof name, "region %s", job->region);
 	struct record_desc rec = {ZP_BLOCK, name, pt[0].site.addr, NULL};
-	struct inject_job ij = {plan, pt, 2, 1, job_event(job)};
+	struct inject_job ij = {plan, pt, 2, 1, job_event(job), job->fast_clock};
 	if (!job->quiet)
 		fprintf(stderr, "zond inject: %s of %s, campaign %s\n", name, prog, job->campaign);
 	int stored;
@@ -996,7 +1003,7 @@ static int cyclic(struct functions_job *job, struct symbols *s, const struct inj
 	struct inject_patch *patches = ch.patches;
 	struct record_desc *recs = ch.recs;
 	size_t per = job->per_run > 0 ? (size_t)job->per_run : m;
-	struct inject_job ij = {plan, patches, m, m, job_event(job)};
+	struct inject_job ij = {plan, patches, m, m, job_event(job), job->fast_clock};
 	struct inject_cyclic c = {
 		&ij,
 		{plan->funcs[safe].name, NULL, plan->funcs[safe].site, INJECT_SAFE, 0},
@@ -1084,7 +1091,7 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 	snprintf(graph, sizeof graph, "%s.graph", job->campaign);
 	struct functions_job first = *job;
 	first.campaign = graph;
-	struct inject_job ij = {plan, patches, n, n, job_event(job)};
+	struct inject_job ij = {plan, patches, n, n, job_event(job), job->fast_clock};
 	struct inject_result r;
 	int stored, rc = measure(&first, s, &ij, recs, argv, prog, &stored, &r);
 	if (!stored) {
@@ -1110,7 +1117,7 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 			bp[j].id = (uint32_t)j;
 			br[j] = recs[batch[j]];
 		}
-		struct inject_job bj = {plan, bp, k, k, job_event(job)};
+		struct inject_job bj = {plan, bp, k, k, job_event(job), job->fast_clock};
 		rc = measure(job, s, &bj, br, argv, prog, &stored, &r);
 		if (!stored)
 			break;
@@ -1201,7 +1208,8 @@ static int scenario(struct functions_job *job, char **argv)
 		fprintf(stderr, "zond inject: counter %s (perf_event, read() by each thread)\n",
 			job->event.name);
 	else if (!job->quiet)
-		fprintf(stderr, "zond inject: counter %s; %s\n", plan.arch->counter,
+		fprintf(stderr, "zond inject: counter %s%s; %s\n", plan.arch->counter,
+			job->fast_clock ? ", unfenced (--fast-clock)" : "",
 			access("/sys/bus/event_source/devices/cpu", F_OK) == 0
 				? "hardware and software events with --event"
 				: "this machine has no PMU (no hardware events; software events "
@@ -1249,6 +1257,7 @@ int cmd_inject(int argc, char **argv)
 		{"metrics", no_argument, NULL, 'M'},
 		{"raw", no_argument, NULL, 'W'},
 		{"event", required_argument, NULL, 'E'},
+		{"fast-clock", no_argument, NULL, 'A'},
 		{"elf", required_argument, NULL, 'L'},
 		{"gdb", required_argument, NULL, 'G'},
 		{"scratch", required_argument, NULL, 'X'},
@@ -1307,6 +1316,7 @@ int cmd_inject(int argc, char **argv)
 		case 'M': job.metrics = 1; break;
 		case 'W': job.raw = 1; break;
 		case 'E': job.event_name = optarg; break;
+		case 'A': job.fast_clock = 1; break;
 		case 'L': job.elf = optarg; break;
 		case 'G': job.gdb = optarg; break;
 		case 'X': {
@@ -1347,6 +1357,9 @@ int cmd_inject(int argc, char **argv)
 	if (job.descend && (job.region || job.pid))
 		return cmd_usage_error("inject",
 				       "--descend starts the program: no -p, no --region");
+	if (job.fast_clock && (job.elf || (job.event_name && strcmp(job.event_name, "tsc") != 0)))
+		return cmd_usage_error("inject",
+				       "--fast-clock goes with the TSC: no --event, no --elf");
 	if (job.event_name && !job.elf) {
 		int rc = choose_event(job.event_name, &job.event);
 		if (rc < 0)

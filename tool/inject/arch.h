@@ -117,6 +117,9 @@ struct inject_payload_args {
 	uint64_t fd_base;                 /* event: the lowest fd number its fds may take */
 	uint64_t contexts; /* the calling contexts' areas (results.h), 0: none kept */
 	uint64_t proc;     /* x86-64: a private page of the target's, zeroed in a forked child */
+	int fast_clock;    /* the architecture's counter read unfenced (arch->calibrate_fast
+			    * set; event NULL): cheaper, but a function's last instructions
+			    * may still run after its exit's read */
 };
 
 struct inject_arch {
@@ -198,6 +201,12 @@ struct inject_arch {
 	 */
 	int (*calibrate_event)(const struct inject_event *ev, uint64_t *c0, uint64_t *cpair,
 			       uint64_t *hz, struct zerr *err);
+	/*
+	 * calibrate() and calibrate_region() (cpair NULL) for the payload
+	 * written with fast_clock, the variant measured.  NULL: the
+	 * architecture's counter has no unfenced read (--fast-clock refused).
+	 */
+	int (*calibrate_fast)(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err);
 	const char *counter; /* "tsc" */
 	int contexts;        /* the payload keeps calling contexts (results.h) */
 };

@@ -37,6 +37,7 @@ struct session {
 	struct inject_transport *t;
 	const struct inject_plan *plan;
 	const struct inject_event *event; /* the job's */
+	int fast_clock;                   /* the job's */
 	struct inject_patch *patches;     /* the job's, then the unwinders' */
 	size_t npatches, n;           /* n: statistics records */
 	struct symbols *s;
@@ -481,7 +482,8 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 					   x->event,
 					   x->event ? counter_fd_base(t->pid) : 0,
 					   a->contexts ? remote + inject_results_size(x->n) : 0,
-					   x->proc};
+					   x->proc,
+					   x->fast_clock};
 	x->args = args;
 	for (size_t i = 0; i < x->nareas; i++) {
 		if (x->areas[i].pending)
@@ -638,6 +640,7 @@ static void session_init(struct session *x, struct inject_transport *t,
 	x->t = t;
 	x->plan = job->plan;
 	x->event = job->event;
+	x->fast_clock = job->fast_clock;
 	x->patches = zp_xcalloc(job->npatches + 1, sizeof *x->patches);
 	memcpy(x->patches, job->patches, job->npatches * sizeof *x->patches);
 	x->npatches = job->npatches;
@@ -671,6 +674,13 @@ static int calibrate(const struct inject_job *job, struct inject_result *out, st
 						    region ? NULL : &out->cpair, &out->hz, err)
 			       : zerr_set(err,
 					  "%s: the payload reads no perf_event counter (--event)",
+					  a->name);
+	if (job->fast_clock)
+		return a->calibrate_fast
+			       ? a->calibrate_fast(&out->c0, region ? NULL : &out->cpair, &out->hz,
+						   err)
+			       : zerr_set(err,
+					  "%s: the payload has no unfenced clock (--fast-clock)",
 					  a->name);
 	return region ? a->calibrate_region(&out->c0, &out->hz, err)
 		      : a->calibrate(&out->c0, &out->cpair, &out->hz, err);

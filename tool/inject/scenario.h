@@ -45,6 +45,7 @@ struct inject_job {
 	const struct inject_patch *patches;
 	size_t npatches, nstats;
 	const struct inject_event *event; /* NULL: the architecture's counter (tsc) */
+	int fast_clock; /* with event NULL: that counter read unfenced (arch calibrate_fast) */
 };
 
 /* The functions scenario's patches: plan->funcs[which[k]] as record k (malloc'ed). */

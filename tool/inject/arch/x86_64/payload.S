@@ -18,6 +18,9 @@
  * AMD EPYC under KVM: 43 against 49 ns), a loop of 2*10^6 calls of a
  * 3-instruction function read 0 to 9.2 ms with its callee measured
  * against 5.5 ms alone, 5.0 to 7.2 ms fenced (doc/inject.md, "Cost").
+ * --fast-clock writes the blob with the TSC's fences (za_fence_entry,
+ * za_fence_exit, za_fence_to) as nops of their length: one payload, two
+ * clocks, and the calibration runs the variant the target gets.
  * It keeps every register but rflags (not preserved across calls): the
  * argument registers (rdi, rsi, rdx, rcx, r8, r9, rax for varargs, r10
  * for a static chain) and all vector registers are untouched or restored.
@@ -61,8 +64,10 @@
 	.section .rodata.zond_payload, "a"
 	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_switch
 	.globl za_catch, za_safe, za_loaded
+	.globl za_fence_entry, za_fence_exit, za_fence_to
 	.hidden za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_switch
 	.hidden za_catch, za_safe, za_loaded
+	.hidden za_fence_entry, za_fence_exit, za_fence_to
 	.p2align 6
 za_blob:
 za_shm:		.quad 0	/* the target's address of the shared results */
@@ -530,11 +535,16 @@ za_read:
  * COUNT: rax = the counter now (r11 = the thread's slot); clobbers rdx (and
  * flags).  COUNT lfence reads it after every earlier instruction has
  * completed (both ends of a function's interval, a region's end); a
- * region's start is read unfenced.
+ * region's start is read unfenced.  COUNT lfence, LABEL puts LABEL at the
+ * fence: the TSC's fences are labelled (za_fence_*), so that --fast-clock
+ * (payload.c) can turn them into nops of the same length.
  */
-	.macro COUNT fence=
+	.macro COUNT fence=, at=
 	cmpq $0, za_event(%rip)
 	jne 20f
+	.ifnb \at
+\at:
+	.endif
 	\fence
 	rdtsc
 	shl $32, %rdx
@@ -701,7 +711,7 @@ za_entry:
 	cmpq $0, za_ctxs(%rip)
 	je 1f
 	call za_ctx
-1:	COUNT lfence
+1:	COUNT lfence, za_fence_entry
 	mov %rax, INJ_F_START(%rcx)
 	mov INJ_T_PID(%r11), %rax	/* the process whose counter the start is on */
 	mov %rax, INJ_F_GEN(%rcx)
@@ -732,6 +742,7 @@ za_exit:
 	push %r10			/* the return address slot at 72(%rsp) */
 	cmpq $0, za_event(%rip)
 	jne 1f
+za_fence_exit:
 	lfence				/* after the function's last instruction */
 	rdtsc
 	shl $32, %rdx
@@ -871,7 +882,7 @@ za_to:
 	call za_slot
 	test %r11, %r11
 	jz 9f
-	COUNT lfence			/* the end of a pass */
+	COUNT lfence, za_fence_to	/* the end of a pass */
 	mov %rax, %rsi
 	mov INJ_T_RSTART(%r11), %rax
 	test %rax, %rax

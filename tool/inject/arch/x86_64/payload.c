@@ -8,11 +8,14 @@
  * first measured call and reads with rdpmc where the kernel allows, read()
  * otherwise (payload.S: za_open, za_read).  The calibration runs the same
  * payload here with the same counter (zond's own thread opens one).
+ * --fast-clock: the same blob with the TSC's fences written as nops, the
+ * calibration run on that variant too.
  */
 #if defined(ZOND_HAVE_ZYDIS) && defined(__x86_64__)
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,7 +29,8 @@
 #include "util/clock.h"
 
 extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[], za_to[],
-	za_unwind[], za_switch[], za_catch[], za_safe[], za_loaded[];
+	za_unwind[], za_switch[], za_catch[], za_safe[], za_loaded[], za_fence_entry[],
+	za_fence_exit[], za_fence_to[];
 
 #define STUB_LEN 9   /* .long id; call rel32 */
 #define ZA_HEAD  128 /* the blob's header, then the event's attr (payload.S) */
@@ -51,6 +55,26 @@ static void event_attr(const struct inject_event *ev, struct perf_event_attr *at
 }
 #define REGION_STUB_LEN 22 /* .long id; lea -128(%rsp),%rsp; call rel32; lea 128(%rsp),%rsp */
 
+/*
+ * The blob at out with the lfence before each TSC read (entry, exit, a
+ * region's end) written as a nop of its length: the reads are no longer
+ * held until the instructions before them have completed.
+ */
+static void unfence(uint8_t *out)
+{
+	static const uint8_t lfence[] = {0x0f, 0xae, 0xe8};
+	static const uint8_t nop3[] = {0x0f, 0x1f, 0x00}; /* nopl (%rax) */
+	const uint8_t *at[] = {za_fence_entry, za_fence_exit, za_fence_to};
+	for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+		uint8_t *p = out + (at[i] - za_blob);
+		if (memcmp(p, lfence, sizeof lfence) != 0) { /* payload.S moved a label */
+			fputs("zond: payload.S: za_fence_* is not at an lfence\n", stderr);
+			abort();
+		}
+		memcpy(p, nop3, sizeof nop3);
+	}
+}
+
 size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a)
 {
 	size_t n = (size_t)(za_blob_end - za_blob);
@@ -67,6 +91,8 @@ size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_paylo
 		event_attr(a->event, &attr);
 		memcpy(out + ZA_HEAD, &attr, sizeof attr);
 	}
+	if (a->fast_clock)
+		unfence(out);
 	return n;
 }
 
@@ -142,7 +168,13 @@ struct bench {
 	const struct inject_event *event; /* NULL: the TSC */
 };
 
-static int bench_open(struct bench *b, const struct inject_event *ev, struct zerr *err)
+/* How the calibration's payload reads its counter: as the target's will. */
+struct clock_kind {
+	const struct inject_event *event; /* NULL: the TSC */
+	int fast;                         /* the TSC unfenced (--fast-clock) */
+};
+
+static int bench_open(struct bench *b, struct clock_kind k, struct zerr *err)
 {
 	size_t blob = (size_t)(za_blob_end - za_blob);
 	uint64_t results = inject_results_size(CAL_FUNCS);
@@ -162,6 +194,7 @@ static int bench_open(struct bench *b, const struct inject_event *ev, struct zer
 		free(b->slots);
 		return zerr_set(err, "calibrating the payload: %s", strerror(errno));
 	}
+	const struct inject_event *ev = k.event;
 	b->event = ev;
 	struct inject_payload_args a = {(uint64_t)b->res,
 					(uint64_t)b->slots,
@@ -177,7 +210,8 @@ static int bench_open(struct bench *b, const struct inject_event *ev, struct zer
 					ev,
 					3,
 					(uint64_t)(b->res + results),
-					(uint64_t)b->proc};
+					(uint64_t)b->proc,
+					k.fast};
 	inject_x86_64_payload(b->code, b->len, &a);
 	b->free_at = b->code + ((blob + 63) & ~(size_t)63);
 	return 0;
@@ -272,11 +306,11 @@ static uint64_t units_hz(const struct inject_event *ev)
  * inner's own interval (its body is empty).  Medians of CAL_ROUNDS rounds:
  * the program pays the usual cost, not the luckiest.
  */
-static int calibrate_with(const struct inject_event *ev, uint64_t *c0, uint64_t *cpair,
-			  uint64_t *hz, struct zerr *err)
+static int calibrate_with(struct clock_kind k, uint64_t *c0, uint64_t *cpair, uint64_t *hz,
+			  struct zerr *err)
 {
 	struct bench b;
-	if (bench_open(&b, ev, err) < 0)
+	if (bench_open(&b, k, err) < 0)
 		return -1;
 	uint8_t *inner = b.free_at, *outer = inner + 64, *plain_outer = outer + 64;
 	uint8_t *plain = b.code + 4096;
@@ -306,7 +340,7 @@ static int calibrate_with(const struct inject_event *ev, uint64_t *c0, uint64_t 
 	}
 	*c0 = median(inside, CAL_ROUNDS);
 	*cpair = median(pair, CAL_ROUNDS);
-	*hz = units_hz(ev);
+	*hz = units_hz(k.event);
 	int rc = bench_counted(&b, err);
 	bench_close(&b);
 	return rc;
@@ -314,18 +348,17 @@ static int calibrate_with(const struct inject_event *ev, uint64_t *c0, uint64_t 
 
 int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err)
 {
-	return calibrate_with(NULL, c0, cpair, hz, err);
+	return calibrate_with((struct clock_kind){NULL, 0}, c0, cpair, hz, err);
 }
 
 /*
  * The region probes' own part of a pass: a function whose body is the
  * FROM stub, a jmp over the TO stub's id, the TO stub and ret.
  */
-static int calibrate_region_with(const struct inject_event *ev, uint64_t *c0, uint64_t *hz,
-				 struct zerr *err)
+static int calibrate_region_with(struct clock_kind k, uint64_t *c0, uint64_t *hz, struct zerr *err)
 {
 	struct bench b;
-	if (bench_open(&b, ev, err) < 0)
+	if (bench_open(&b, k, err) < 0)
 		return -1;
 	uint8_t *from = b.free_at;
 	size_t n =
@@ -348,7 +381,7 @@ static int calibrate_region_with(const struct inject_event *ev, uint64_t *c0, ui
 		inside[r] = (incl_sum(b.res, 0) - i) / CAL_CALLS;
 	}
 	*c0 = median(inside, CAL_ROUNDS);
-	*hz = units_hz(ev);
+	*hz = units_hz(k.event);
 	int rc = bench_counted(&b, err);
 	bench_close(&b);
 	return rc;
@@ -356,7 +389,14 @@ static int calibrate_region_with(const struct inject_event *ev, uint64_t *c0, ui
 
 int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
 {
-	return calibrate_region_with(NULL, c0, hz, err);
+	return calibrate_region_with((struct clock_kind){NULL, 0}, c0, hz, err);
+}
+
+int inject_x86_64_calibrate_fast(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err)
+{
+	struct clock_kind fast = {NULL, 1};
+	return cpair ? calibrate_with(fast, c0, cpair, hz, err)
+		     : calibrate_region_with(fast, c0, hz, err);
 }
 
 /*
@@ -373,8 +413,9 @@ static int counts_kernel_events(const struct inject_event *ev)
 int inject_x86_64_calibrate_event(const struct inject_event *ev, uint64_t *c0, uint64_t *cpair,
 				  uint64_t *hz, struct zerr *err)
 {
-	int rc = cpair ? calibrate_with(ev, c0, cpair, hz, err)
-		       : calibrate_region_with(ev, c0, hz, err);
+	struct clock_kind k = {ev, 0};
+	int rc = cpair ? calibrate_with(k, c0, cpair, hz, err)
+		       : calibrate_region_with(k, c0, hz, err);
 	if (rc == 0 && counts_kernel_events(ev)) {
 		*c0 = 0;
 		if (cpair)

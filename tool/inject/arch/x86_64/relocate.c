@@ -447,6 +447,7 @@ int inject_x86_64_calibrate(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct 
 int inject_x86_64_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err);
 int inject_x86_64_calibrate_event(const struct inject_event *ev, uint64_t *c0, uint64_t *cpair,
 				  uint64_t *hz, struct zerr *err);
+int inject_x86_64_calibrate_fast(uint64_t *c0, uint64_t *cpair, uint64_t *hz, struct zerr *err);
 
 const struct inject_arch inject_arch_x86_64 = {
 	.name = "x86_64",
@@ -468,6 +469,7 @@ const struct inject_arch inject_arch_x86_64 = {
 	.calibrate = inject_x86_64_calibrate,
 	.calibrate_region = inject_x86_64_calibrate_region,
 	.calibrate_event = inject_x86_64_calibrate_event,
+	.calibrate_fast = inject_x86_64_calibrate_fast,
 	.counter = "tsc",
 	.contexts = 1,
 };
