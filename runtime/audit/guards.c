@@ -50,13 +50,13 @@ static uint64_t reals[G_COUNT];
 static int guard_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (act)
-		zl_guard_disposition(sig);
+		zl_guard_disposition(sig, (const void *)act->sa_handler);
 	return REAL(sigaction_fn, G_SIGACTION)(sig, act, old);
 }
 
 static sighandler_t guard_signal(int sig, sighandler_t handler)
 {
-	zl_guard_disposition(sig);
+	zl_guard_disposition(sig, (const void *)handler);
 	return REAL(signal_fn, G_SIGNAL)(sig, handler);
 }
 

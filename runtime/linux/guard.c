@@ -13,9 +13,9 @@
 
 #include "sample.h"
 
-void zl_guard_disposition(int sig)
+void zl_guard_disposition(int sig, const void *handler)
 {
-	zl_sample_signal_taken(sig);
+	zl_sample_signal_taken(sig, handler);
 }
 
 enum { WORD_BITS = 8 * sizeof(unsigned long) };

@@ -32,8 +32,11 @@
 
 #include "linux.h"
 
-/* sigaction(sig, act, ...) or signal(sig, ...): act is set (not a query). */
-void zl_guard_disposition(int sig);
+/*
+ * sigaction(sig, act, ...) with act set (not a query), or signal(sig,
+ * handler): handler is act's sa_handler (sa_sigaction shares its place).
+ */
+void zl_guard_disposition(int sig, const void *handler);
 
 /*
  * sigprocmask or pthread_sigmask(how, set): the set to hand the real

@@ -458,9 +458,9 @@ static int stop_sampling(uint32_t state)
 	return 1;
 }
 
-void zl_sample_signal_taken(int sig)
+void zl_sample_signal_taken(int sig, const void *handler)
 {
-	if (samplers && sig == sample_signal)
+	if (samplers && sig == sample_signal && handler != (const void *)on_sample)
 		stop_sampling(STATE_STOPPED);
 }
 

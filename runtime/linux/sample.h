@@ -83,8 +83,12 @@ void zl_sample_exec_failed(void);
 /* In a forked child, first: closes the perf_event fds inherited from the parent. */
 void zl_sample_forked(void);
 
-/* The program set a disposition for sig: stops sampling if sig is zond's. */
-void zl_sample_signal_taken(int sig);
+/*
+ * The program set a disposition for sig, handler (its sa_handler or
+ * sa_sigaction): stops sampling if sig is zond's, unless handler is zond's
+ * own (a program putting back every action it read, zond's among them).
+ */
+void zl_sample_signal_taken(int sig, const void *handler);
 
 /*
  * Before the program puts itself under seccomp (guard.h): ends every

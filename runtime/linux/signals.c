@@ -49,7 +49,7 @@ API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	if (!real_sigaction) /* called before our constructor ran (another library's) */
 		find_reals();
 	if (act)
-		zl_guard_disposition(sig);
+		zl_guard_disposition(sig, (const void *)act->sa_handler);
 	return real_sigaction(sig, act, old);
 }
 
@@ -84,6 +84,6 @@ API sighandler_t signal(int sig, sighandler_t handler)
 {
 	if (!real_signal)
 		find_reals();
-	zl_guard_disposition(sig);
+	zl_guard_disposition(sig, (const void *)handler);
 	return real_signal(sig, handler);
 }
