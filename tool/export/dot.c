@@ -17,7 +17,7 @@
 
 /*
  * A DOT quoted string as a label reads it: \" and \\ escaped, breaks as \n,
- * valid UTF-8 (Graphviz reads labels as UTF-8).
+ * other control characters as ?, valid UTF-8 (Graphviz reads labels as UTF-8).
  */
 static void put_label_text(FILE *out, const char *text)
 {
@@ -27,7 +27,9 @@ static void put_label_text(FILE *out, const char *text)
 			fprintf(out, "\\%c", *s);
 		else if (*s == '\n')
 			fputs("\\n", out);
-		else if (*s != '\r')
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			putc('?', out); /* XML, which dot writes, forbids them */
+		else
 			putc(*s, out);
 	}
 	free(utf8);
