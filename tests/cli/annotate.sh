@@ -86,6 +86,18 @@ check_eq "source a directory" \
 	"$(grep -c "^(source file $PWD/short.c not a regular file: lines with costs only)$" dir.txt)" 1
 check_eq "source a directory: sites" "$(grep -c -- ' -> ' dir.txt)" 3
 
+# A source in a subdirectory of the build's (DWARF 5 names it relative to the compile
+# directory): found from anywhere, and named by its whole path in the callgrind export.
+rm -rf rel && mkdir -p rel/lib
+printf 'int helper(int x);\nint main(void) { return helper(2) - 6; }\n' >rel/main.c
+printf 'int helper(int x)\n{\n\treturn x * 3; /* helper body */\n}\n' >rel/lib/h.c
+(cd rel && cc -O0 -g -finstrument-functions -o prog main.c lib/h.c) || fail "build rel"
+"$ZOND" record -q -o rel.db -- rel/prog >/dev/null || fail "record rel"
+(here=$PWD && cd / && "$ZOND" annotate -i "$here/rel.db" helper) >rel.txt || fail "annotate rel"
+check_eq "subdirectory source: found from /" "$(grep -c 'helper body' rel.txt)" 1
+check_eq "subdirectory source: whole path in callgrind" \
+	"$("$ZOND" export -f callgrind -i rel.db | grep -c "^cfl=([0-9]*) $PWD/rel/lib/h.c$")" 1
+
 # -o never writes over the source annotate reads
 cp "$src" mine.c && cc -O0 -g -finstrument-functions -o mine mine.c
 "$ZOND" record -q -o m.db -- ./mine >/dev/null || fail "record mine"

@@ -93,9 +93,10 @@ done
 
 # wait_for TEST...: polls (no time limit but the test's) until TEST holds.
 wait_for() { while ! "$@"; do sleep 0.1; done; }
-ready() { grep -q ready k.out 2>/dev/null; }
-chunk() { [ "$(stat -c %s k.ztrace 2>/dev/null || echo 0)" -gt 200 ]; }
-chunks() { [ "$(stat -c %s k.ztrace 2>/dev/null || echo 0)" -gt 100000 ]; }
+# ready: the program said so, or zond ended without it (a QEMU that could not start: fail, not hang)
+ready() { grep -q ready k.out 2>/dev/null || ! kill -0 "$zpid" 2>/dev/null; }
+chunk() { [ "$(stat -c %s k.ztrace 2>/dev/null || echo 0)" -gt 200 ] || ! kill -0 "$zpid" 2>/dev/null; }
+chunks() { [ "$(stat -c %s k.ztrace 2>/dev/null || echo 0)" -gt 100000 ] || ! kill -0 "$zpid" 2>/dev/null; }
 
 # Signals sent to zond: passed to the program, which dies of them; zond does too.
 for s in TERM:15 INT:2 HUP:1 QUIT:3 KILL:9; do

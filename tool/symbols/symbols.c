@@ -36,6 +36,7 @@
 #include <gelf.h>
 
 #include "../model/profile.h"
+#include "../util/strtab.h"
 
 /* libstdc++ (C++ ABI), declared here because this is C. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -78,6 +79,7 @@ struct elf_file {
 	size_t ndecls;
 	int decls_read;
 	size_t dies_visited; /* DWARF entries read to index decls */
+	struct strtab paths; /* source paths made absolute (source_path) */
 };
 
 struct symbols {
@@ -275,6 +277,7 @@ static void close_file(struct elf_file *f)
 	free(f->primary);
 	free(f->extent);
 	free(f->decls);
+	strtab_free(&f->paths);
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
 	free(f->error);
@@ -407,6 +410,23 @@ int symbols_lookup(struct symbols *s, const char *path, uint64_t addr, struct sy
 	return 0;
 }
 
+/*
+ * A source file's name as the DWARF gives it, joined to its unit's compile
+ * directory when relative (DWARF 5 line tables name a subdirectory, "lib",
+ * relative to it): the path valgrind and debuggers show, found from any
+ * directory.  The string lives as long as f.
+ */
+static const char *source_path(struct elf_file *f, const char *name, const char *comp_dir)
+{
+	if (!name || name[0] == '/' || !comp_dir || !*comp_dir)
+		return name;
+	char buf[4096];
+	if ((size_t)snprintf(buf, sizeof buf, "%s/%s", comp_dir, name) >= sizeof buf)
+		return name;
+	size_t i = strtab_intern(&f->paths, buf); /* before reading paths.s: it may move */
+	return f->paths.s[i];
+}
+
 int symbols_line(struct symbols *s, const char *path, uint64_t addr, const char **file, int *line,
 		 struct zerr *err)
 {
@@ -418,7 +438,7 @@ int symbols_line(struct symbols *s, const char *path, uint64_t addr, const char 
 	Dwfl_Line *l = dwfl_module_getsrc(f->mod, addr);
 	const char *name = l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
 	if (name)
-		*file = name;
+		*file = source_path(f, name, dwfl_line_comp_dir(l));
 	else
 		*line = 0;
 	return 0;
@@ -459,16 +479,19 @@ int symbols_line_addr(struct symbols *s, const char *path, const char *file, int
  */
 
 /* Where die is declared; an out-of-line copy points at its declaration. */
-static int die_decl(Dwarf_Die *die, const char **file, int *line)
+static int die_decl(struct elf_file *f, Dwarf_Die *die, const char **file, int *line)
 {
 	Dwarf_Attribute attr;
-	Dwarf_Die origin;
+	Dwarf_Die origin, cu;
 	if (dwarf_attr(die, DW_AT_abstract_origin, &attr) && dwarf_formref_die(&attr, &origin))
 		die = &origin;
 	const char *name = dwarf_decl_file(die);
 	if (!name || dwarf_decl_line(die, line) != 0)
 		return 0;
-	*file = name;
+	const char *comp_dir = dwarf_diecu(die, &cu, NULL, NULL) && dwarf_attr(&cu, DW_AT_comp_dir, &attr)
+				       ? dwarf_formstring(&attr)
+				       : NULL;
+	*file = source_path(f, name, comp_dir);
 	return 1;
 }
 
@@ -501,7 +524,7 @@ static void add_decl_ranges(struct elf_file *f, Dwarf_Die *die, Dwarf_Addr bias,
 {
 	const char *file = NULL;
 	int line = 0;
-	if (!die_decl(die, &file, &line))
+	if (!die_decl(f, die, &file, &line))
 		file = NULL;
 	Dwarf_Addr base, low, high;
 	ptrdiff_t off = 0;
