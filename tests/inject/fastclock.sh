@@ -14,16 +14,7 @@
 set -u
 zond=$1 calls=$2 layers=$3 passes=$4 dir=$5/fastclock
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-
-# compare_counts OUT DUMP: every "count NAME N" of OUT is "function NAME calls=N" in DUMP.
-compare_counts() {
-	grep '^count ' "$1" | while read -r _ name n; do
-		grep -qx "function $name calls=$n" "$2" ||
-			{ echo "FAIL: $name: program counted $n, zond: $(grep " $name " "$2")"; exit 1; }
-	done || status=1
-}
+. "$(dirname "$0")/lib.sh"
 
 # clock_of DB: the stored run's inject_clock meta ("none" without it).
 clock_of() {

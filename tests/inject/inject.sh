@@ -11,16 +11,7 @@
 set -u
 zond=$1 calls=$2 crash=$3 throws=$4 forks=$5 coro=$6 dir=$7/inject
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-
-# compare_counts OUT DUMP: every "count NAME N" of OUT is "function NAME calls=N" in DUMP.
-compare_counts() {
-	grep '^count ' "$1" | while read -r _ name n; do
-		grep -qx "function $name calls=$n" "$2" ||
-			{ echo "FAIL: $name: program counted $n, zond: $(grep " $name " "$2")"; exit 1; }
-	done || status=1
-}
+. "$(dirname "$0")/lib.sh"
 
 "$calls" >plain.out
 plain=$?

@@ -16,16 +16,7 @@
 set -u
 zond=$1 uctx=$2 excs=$3 exctime=$4 deep=$5 dir=$6/stacks
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-
-# compare_counts OUT DUMP: every "count NAME N" of OUT is "function NAME calls=N" in DUMP.
-compare_counts() {
-	grep '^count ' "$1" | while read -r _ name n; do
-		grep -qx "function $name calls=$n" "$2" ||
-			{ echo "FAIL: $name: program counted $n, zond: $(grep " $name " "$2")"; exit 1; }
-	done || status=1
-}
+. "$(dirname "$0")/lib.sh"
 
 # same_run WHAT PLAIN_OUT PLAIN_RC OUT RC: output and status as without zond.
 same_run() {
