@@ -26,6 +26,13 @@ echo "$out" | sed -n 's/^hop .* after \([a-z_]*\) (0x\([0-9a-f]*\))$/\1 \2/p' | 
 	[ $# -eq 3 ] && [ $((0x$slot)) -ge $((0x$1 + 0x$2)) ] && [ $((0x$slot + 5)) -le $((0x$3)) ] ||
 		{ echo "FAIL: the hop slot 0x$slot is not in the fill after $name"; exit 1; }
 done || status=1
+# A stripped file: its figure says why it has no function.
+stripped=$(mktemp)
+strip -o "$stripped" "$prog"
+got=$("$zond" inject --coverage "$stripped" | head -1)
+rm -f "$stripped"
+[ "$got" = "0 of 0 functions can be injected (no function symbols: stripped? its debug symbols give them)" ] ||
+	{ echo "FAIL: --coverage of a stripped file: $got"; status=1; }
 # Not an ELF file, and a missing one: one line each, status 1.
 for bad in "$src/coverage.sh" /nonexistent/prog; do
 	err=$("$zond" inject --coverage "$bad" 2>&1 >/dev/null)

@@ -158,8 +158,9 @@ static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len)
 	size_t parts = 0;
 	for (size_t i = 0; i < p.nfuncs; i++)
 		parts += p.funcs[i].part;
-	printf("%zu of %zu functions can be injected\n", inject_plan_count_ok(&p),
-	       p.nfuncs - parts);
+	printf("%zu of %zu functions can be injected%s\n", inject_plan_count_ok(&p),
+	       p.nfuncs - parts,
+	       p.nfuncs ? "" : " (no function symbols: stripped? its debug symbols give them)");
 	if (parts)
 		printf("and %zu %s gcc split off functions (.cold), not functions: their time is "
 		       "their function's\n",
