@@ -929,8 +929,9 @@ static void add_sampled_stats(struct zp_profile *p, const struct raw *r, const s
 		memcpy(s.self, c.self, sizeof s.self);
 		memcpy(s.incl, c.incl, sizeof s.incl);
 		profile_stat_add(profile_stat(p, thread, node), &s, p->nevents);
-		profile_context_add(&p->contexts[profile_context(p, thread, ZP_NONE, node)], &c,
-				    p->nevents);
+		/* the index first: profile_context may move p->contexts */
+		uint32_t ctx = profile_context(p, thread, ZP_NONE, node);
+		profile_context_add(&p->contexts[ctx], &c, p->nevents);
 	}
 }
 
