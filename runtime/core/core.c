@@ -1223,6 +1223,15 @@ void zrt_count_missed(struct zrt_thread *t)
 					      __ATOMIC_RELAXED));
 }
 
+void zrt_charge_popped(struct zrt_thread *t, struct zr_frame *fr, uint64_t now)
+{
+	struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
+	struct zr_context *ctx = fr->ctx != ZR_NONE ? &t->contexts[fr->ctx] : NULL;
+	zr_frame_charge(fr, fr > t->stack ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now,
+			zrt.inner, t->pair);
+	t->info->last_ticks = now;
+}
+
 /* Counts one call of func i: on its context c, or without one on the function and edge e. */
 static void count_call(struct zrt_thread *t, uint32_t i, uint32_t e, uint32_t c)
 {
@@ -1258,8 +1267,11 @@ static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, u
 	uint32_t c = find_context(t, parent, fn, i, e);
 	count_call(t, i, e, c);
 	/* the caller's next call of fn takes the fast path's cache (core.h zrt_enter) */
-	if (d && c != ZR_NONE && t->contexts[c].edge != ZR_NONE)
-		t->stack[d - 1].last_child = c;
+	if (c != ZR_NONE && t->contexts[c].edge != ZR_NONE) {
+		zrt_entered_context(t, c);
+		if (d)
+			t->stack[d - 1].last_child = c;
+	}
 	return zrt_open_frame(t, d, fn, zrt_sp_key(sp, pc), i, e, c);
 }
 

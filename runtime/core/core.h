@@ -144,6 +144,13 @@ struct zrt_thread {
 	 * ctx_limit, max_contexts until a reservation failed (no room), bounds it.
 	 */
 	uint32_t ctx_room, ctx_limit;
+	/*
+	 * The context of the thread's last counted call: the entry probe's
+	 * first guess at a call's context is the one the thread entered after
+	 * it last time (its zr_context.next), a program's calls following each
+	 * other in the same order again and again.  Only a guess, checked.
+	 */
+	uint32_t last_ctx;
 	struct zr_sample_pc *sample_pcs;
 	struct zr_event *events; /* the timeline's ring (timeline.h) */
 	/*
@@ -456,18 +463,46 @@ static inline struct zr_frame *zrt_open_frame(struct zrt_thread *t, uint32_t d, 
 	return fr;
 }
 
-/* Pops the top frame (stack depth d) at time now, charging its times. */
+/* Charges the times of frame fr, just popped, at time now (core.c). */
+void zrt_charge_popped(struct zrt_thread *t, struct zr_frame *fr, uint64_t now);
+
+/*
+ * Pops the top frame (stack depth d) at time now, charging its times.  The
+ * charge is a call: untimed, the pop is a store the exit probe's fast path
+ * makes without saving a register.
+ */
 static inline void zrt_pop(struct zrt_thread *t, uint32_t d, uint64_t now)
 {
-	struct zr_frame *fr = &t->stack[d - 1];
 	t->info->depth = d - 1;
-	if (!zrt.timed)
-		return;
-	struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
-	struct zr_context *ctx = fr->ctx != ZR_NONE ? &t->contexts[fr->ctx] : NULL;
-	zr_frame_charge(fr, d > 1 ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now, zrt.inner,
-			t->pair);
-	t->info->last_ticks = now;
+	if (zrt.timed)
+		zrt_charge_popped(t, &t->stack[d - 1], now);
+}
+
+/*
+ * The context the thread entered after its last one, last time, when it is
+ * the one of fn called from parent and has its edge; ZR_NONE otherwise.
+ * Any index below ctx_room may be read (a context not yet added has
+ * address 0), so a stale guess (a merged or reset table) only misses.
+ */
+static inline uint32_t zrt_guess_context(const struct zrt_thread *t, uint32_t parent, uint64_t fn)
+{
+	uint32_t prev = t->last_ctx;
+	if (zrt_unlikely(prev >= t->ctx_room))
+		return ZR_NONE;
+	uint32_t x = t->contexts[prev].next;
+	if (zrt_unlikely(x >= t->ctx_room))
+		return ZR_NONE;
+	const struct zr_context *c = &t->contexts[x];
+	return c->addr == fn && c->parent == parent && c->edge != ZR_NONE ? x : ZR_NONE;
+}
+
+/* Context x (which has its edge) was entered: the guess for next time. */
+static inline void zrt_entered_context(struct zrt_thread *t, uint32_t x)
+{
+	uint32_t prev = t->last_ctx;
+	if (prev < t->ctx_room)
+		t->contexts[prev].next = x;
+	t->last_ctx = x;
 }
 
 /*
@@ -479,11 +514,17 @@ static inline void zrt_pop(struct zrt_thread *t, uint32_t d, uint64_t now)
  * (zrt_enter's case), else zrt_enter_slow's case.  It calls nothing, so
  * that a port's hook can run it without a stack frame of its own.
  *
- * A caller calling the same function again (a loop) finds the context in
- * its own frame (last_child), without the hash index: a frame's last_child
- * is always a context whose parent is the frame's and that has its edge, so
- * only the callee needs checking.  Root calls from the cached calling module
- * (root_modules) do the same with root_last, whose parent is root_ctx.
+ * The context is found, cheapest first, as the thread's guess (the one
+ * entered after the last one, last time: zrt_guess_context), in the
+ * caller's frame (last_child: a caller calling the same function again, a
+ * loop), or in the hash index.  The guess touches only a context the call
+ * counts on anyway and one entered just before, where the index costs a
+ * slot and the records of other contexts on the way, lines the program's
+ * own memory-bound code then misses (doc/accuracy.md).  A frame's
+ * last_child is always a context whose parent is the frame's and that has
+ * its edge, so only the callee needs checking.  Root calls from the cached
+ * calling module (root_modules) do the same with root_last, whose parent is
+ * root_ctx.
  */
 static inline __attribute__((always_inline)) struct zr_frame *
 zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp, uint64_t pc)
@@ -508,21 +549,27 @@ zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp, ui
 				 top->ctx == ZR_NONE))
 			goto done;
 		parent = top->ctx;
-		x = top->last_child;
-		if (zrt_likely(x != ZR_NONE) && zrt_likely(t->contexts[x].addr == fn)) {
-			c = &t->contexts[x];
+		x = zrt_guess_context(t, parent, fn);
+		if (zrt_likely(x != ZR_NONE))
 			goto found;
-		}
+		x = top->last_child;
+		if (zrt_likely(x != ZR_NONE) && zrt_likely(t->contexts[x].addr == fn))
+			goto found;
 	} else if (zrt.root_modules) {
 		/* a root call: its caller is the calling module's record */
 		if (zrt_unlikely(site - t->root_lo >= t->root_len || t->root_ctx == ZR_NONE))
 			goto done;
 		parent = t->root_ctx;
-		x = t->root_last;
-		if (zrt_likely(x != ZR_NONE) && zrt_likely(t->contexts[x].addr == fn)) {
-			c = &t->contexts[x];
+		x = zrt_guess_context(t, parent, fn);
+		if (zrt_likely(x != ZR_NONE))
 			goto found;
-		}
+		x = t->root_last;
+		if (zrt_likely(x != ZR_NONE) && zrt_likely(t->contexts[x].addr == fn))
+			goto found;
+	} else {
+		x = zrt_guess_context(t, parent, fn);
+		if (zrt_likely(x != ZR_NONE))
+			goto found;
 	}
 	/* linear probing, as find_context adds: the index is at most half full */
 	for (uint32_t h = zrt_ctx_hash(parent, fn) & t->ctx_mask;; h = (h + 1) & t->ctx_mask) {
@@ -535,11 +582,13 @@ zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp, ui
 	}
 	if (zrt_unlikely(c->edge == ZR_NONE))
 		goto done;
+found:
+	zrt_entered_context(t, x);
 	if (top)
 		top->last_child = x;
-	else
-		t->root_last = x; /* a root call with root_modules (parent: root_ctx) */
-found:
+	else if (zrt.root_modules)
+		t->root_last = x; /* parent: root_ctx */
+	c = &t->contexts[x];
 	c->calls++;
 	fr = zrt_open_frame(t, d, fn, zrt_sp_key(sp, pc), c->func, c->edge, x);
 done:

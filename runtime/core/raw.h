@@ -315,7 +315,8 @@ struct zr_context {
 	uint32_t parent;         /* context index, ZR_NONE for a root call */
 	uint32_t func;           /* zr_func index */
 	uint32_t edge;           /* zr_edge index, ZR_NONE when not counted */
-	uint32_t pad;
+	uint32_t next;           /* the runtime's cache: the context its thread entered
+				    next, last time (readers ignore it; was padding) */
 	uint64_t addr;           /* the function's run-time address (the key) */
 	uint64_t calls;
 	uint64_t incl, self;     /* ticks; a context is never open twice at once */
