@@ -574,7 +574,7 @@ static void watch_forks(void)
 		(int (*)(void (*)(void), void (*)(void), void (*)(void), void *))dlsym(
 			program, "__register_atfork");
 	if (reg)
-		reg(NULL, NULL, za_forked_child, NULL);
+		reg(za_fork_prepare, zrt_fork_done, za_forked_child, NULL);
 }
 
 /* A name in the program's scope (its C library's function). */

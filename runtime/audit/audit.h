@@ -166,6 +166,8 @@ void za_guard_find(void *(*lookup)(const char *name));
 
 /* In a forked child (the program's fork handler, the fork wrapper): its own file, once. */
 void za_forked_child(void);
+/* Its prepare handler, in the parent just before the fork (core.h zrt_fork_prepare). */
+void za_fork_prepare(void);
 
 /* Cold paths the probes need: a thread's first call. */
 int za_thread_start(struct za_thread *t);

@@ -229,6 +229,12 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
  * made inside a library, never through a PLT (daemon()), is seen only by
  * the handler.
  */
+/* In the parent, from the program's libc just before a fork: the child's frames. */
+void za_fork_prepare(void)
+{
+	zrt_fork_prepare(&za_self.core);
+}
+
 void za_forked_child(void)
 {
 	/* sealed, the pid is the parent's (zl_pid), and only a child calls this: not recorded */

@@ -432,8 +432,12 @@ void zrt_thread_end(struct zrt_thread *t)
 {
 	if (t->state != ZRT_THREAD_ON || t->busy)
 		return;
-	/* what the thread still runs (later key destructors) is not recorded */
-	t->state = ZRT_THREAD_OFF;
+	/*
+	 * What the thread still runs (the program's later key destructors; on
+	 * the last thread, after main's pthread_exit, the exit handlers) is
+	 * recorded: its next call attaches it again, to a slot of its own.
+	 */
+	t->state = ZRT_THREAD_NEW;
 	/* its name now: a program names its threads after they start (pthread_setname_np) */
 	port_thread_name(t->info->name);
 	port_unmap_index(t->func_hash, zrt.index_bytes);
@@ -1568,6 +1572,53 @@ static void carry_frame(struct zrt_thread *t, const struct zr_frame *old,
 	zrt_open_frame(t, d, old->addr, old->sp, i, e, c)->enter_ticks = now;
 }
 
+/*
+ * The forking thread's open frames and their call sites, copied in the
+ * parent just before the fork (zrt_fork_prepare) into private memory: the
+ * child reads them from its own copy, while the parent, back from fork,
+ * goes on changing its shadow stack in the file both still map.  Forks
+ * are serialised by libc from the prepare handler to the parent's or
+ * child's one, so one copy serves the process.
+ */
+static struct {
+	uint32_t valid;
+	int32_t pid;           /* the forking process */
+	uint32_t depth, kept;  /* its depth, and the frames copied (at most max_depth) */
+	struct zr_frame *frames;
+	uint64_t *sites;       /* each frame's call site */
+} forking;
+
+void zrt_fork_prepare(struct zrt_thread *t)
+{
+	forking.valid = 0;
+	if (!zrt.hdr || t->state != ZRT_THREAD_ON || t->busy)
+		return;
+	uint64_t bytes = (uint64_t)zrt.max_depth * (sizeof *forking.frames + sizeof *forking.sites);
+	if (!forking.frames) {
+		void *m = port_map_index(bytes);
+		if (!m)
+			return;
+		forking.frames = m;
+		forking.sites = (uint64_t *)(forking.frames + zrt.max_depth);
+	}
+	uint32_t depth = t->info->depth;
+	uint32_t kept = depth < zrt.max_depth ? depth : zrt.max_depth;
+	for (uint32_t k = 0; k < kept; k++) {
+		const struct zr_frame *fr = &t->stack[k];
+		forking.frames[k] = *fr;
+		forking.sites[k] = fr->edge != ZR_NONE ? t->edges[fr->edge].site : 0;
+	}
+	forking.pid = zrt.hdr->pid;
+	forking.depth = depth;
+	forking.kept = kept;
+	forking.valid = 1;
+}
+
+void zrt_fork_done(void)
+{
+	forking.valid = 0;
+}
+
 void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t realtime_ns)
 {
 	struct zr_header *old = zrt.hdr;
@@ -1603,14 +1654,18 @@ void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t
 		t->state = ZRT_THREAD_NEW;
 		return;
 	}
+	/* without the parent's copy (a fork by a bare system call), its file as it is now */
+	int copied = forking.valid && forking.pid == ppid;
+	forking.valid = 0;
 	zrt_thread_attach(t);
 	if (t->state != ZRT_THREAD_ON)
 		return;
-	uint32_t depth = parent.info->depth;
+	uint32_t depth = copied ? forking.depth : parent.info->depth;
 	uint32_t kept = depth < zrt.max_depth ? depth : zrt.max_depth;
 	for (uint32_t k = 0; k < kept; k++) {
-		const struct zr_frame *fr = &parent.stack[k];
-		uint64_t site = fr->edge != ZR_NONE ? parent.edges[fr->edge].site : 0;
+		const struct zr_frame *fr = copied ? &forking.frames[k] : &parent.stack[k];
+		uint64_t site = copied ? forking.sites[k]
+			      : fr->edge != ZR_NONE ? parent.edges[fr->edge].site : 0;
 		carry_frame(t, fr, &parent.funcs[fr->func], site, h->start_ticks);
 	}
 	t->info->depth += depth - kept;

@@ -216,6 +216,15 @@ void zrt_process_end(int exited, int status, int64_t realtime_ns);
  */
 void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t realtime_ns);
 
+/*
+ * Fork handlers: zrt_fork_prepare, in the parent just before a fork, copies
+ * t's open frames for the child's zrt_process_forked (the parent changes
+ * them again as soon as fork returns); zrt_fork_done, in the parent after
+ * it, drops the copy.
+ */
+void zrt_fork_prepare(struct zrt_thread *t);
+void zrt_fork_done(void);
+
 /* Gives the calling thread a slot (or marks it OFF when none is free). */
 void zrt_thread_attach(struct zrt_thread *t);
 

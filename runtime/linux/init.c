@@ -167,6 +167,11 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 	return rc;
 }
 
+static void before_fork(void)
+{
+	zrt_fork_prepare(&zl_self);
+}
+
 static void in_forked_child(void)
 {
 	zl_process_forked(&zl_self);
@@ -219,7 +224,7 @@ static void start_recording(void)
 				(uintptr_t)__cyg_profile_func_exit);
 		zl_sample_start(self);
 		pthread_key_create(&thread_key, thread_gone);
-		pthread_atfork(NULL, NULL, in_forked_child);
+		pthread_atfork(before_fork, zrt_fork_done, in_forked_child);
 		on_exit(on_process_exit, NULL);
 	}
 	errno = saved_errno;
