@@ -80,44 +80,90 @@ static int guard_sigaltstack(const stack_t *ss, stack_t *old)
 	return rc;
 }
 
-/* The real exec call i, made between the guard's notes (the exec failed if it returns). */
-#define GUARDED_EXEC(type, i, ...)                                                          \
-	do {                                                                               \
-		struct zl_exec_note note;                                                  \
-		zl_guard_exec(&za_self.core, &note);                                       \
-		return zl_guard_exec_failed(&za_self.core, &note,                          \
-					    REAL(type, i)(__VA_ARGS__));                   \
-	} while (0)
+/* One exec call's arguments but its environment (zl_exec_env hands that). */
+struct exec_args {
+	int fd, flags;
+	const char *path;
+	char *const *argv;
+};
+
+static int call_execve(void *arg, char *const env[])
+{
+	const struct exec_args *a = arg;
+	return REAL(zl_execve_fn, G_EXECVE)(a->path, a->argv, env);
+}
+
+static int call_execvpe(void *arg, char *const env[])
+{
+	const struct exec_args *a = arg;
+	return REAL(zl_execve_fn, G_EXECVPE)(a->path, a->argv, env);
+}
+
+static int call_fexecve(void *arg, char *const env[])
+{
+	const struct exec_args *a = arg;
+	return REAL(fexecve_fn, G_FEXECVE)(a->fd, a->argv, env);
+}
+
+static int call_execveat(void *arg, char *const env[])
+{
+	const struct exec_args *a = arg;
+	return REAL(execveat_fn, G_EXECVEAT)(a->fd, a->path, a->argv, env, a->flags);
+}
+
+/* The real exec call, made between the guard's notes (the exec failed if it returns). */
+static int guarded(zl_exec_env_call *call, struct exec_args *a, char *const envp[])
+{
+	struct zl_exec_note note;
+	zl_guard_exec(&za_self.core, &note);
+	return zl_guard_exec_failed(&za_self.core, &note, zl_exec_env(envp, call, a));
+}
+
+/* the program's environ (its C library's, not ours), found at la_preinit */
+static char ***program_environ;
 
 static int guard_execve(const char *path, char *const argv[], char *const envp[])
 {
-	GUARDED_EXEC(zl_execve_fn, G_EXECVE, path, argv, envp);
+	return guarded(call_execve, &(struct exec_args){.path = path, .argv = argv}, envp);
 }
 
+/* execv and execvp are execve and execvpe with the environment: it may need zond's variables */
 static int guard_execv(const char *path, char *const argv[])
 {
-	GUARDED_EXEC(zl_execv_fn, G_EXECV, path, argv);
+	if (program_environ && reals[G_EXECVE])
+		return guarded(call_execve, &(struct exec_args){.path = path, .argv = argv},
+			       *program_environ);
+	struct zl_exec_note note;
+	zl_guard_exec(&za_self.core, &note);
+	return zl_guard_exec_failed(&za_self.core, &note, REAL(zl_execv_fn, G_EXECV)(path, argv));
 }
 
 static int guard_execvp(const char *file, char *const argv[])
 {
-	GUARDED_EXEC(zl_execv_fn, G_EXECVP, file, argv);
+	if (program_environ && reals[G_EXECVPE])
+		return guarded(call_execvpe, &(struct exec_args){.path = file, .argv = argv},
+			       *program_environ);
+	struct zl_exec_note note;
+	zl_guard_exec(&za_self.core, &note);
+	return zl_guard_exec_failed(&za_self.core, &note, REAL(zl_execv_fn, G_EXECVP)(file, argv));
 }
 
 static int guard_execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	GUARDED_EXEC(zl_execve_fn, G_EXECVPE, file, argv, envp);
+	return guarded(call_execvpe, &(struct exec_args){.path = file, .argv = argv}, envp);
 }
 
 static int guard_fexecve(int fd, char *const argv[], char *const envp[])
 {
-	GUARDED_EXEC(fexecve_fn, G_FEXECVE, fd, argv, envp);
+	return guarded(call_fexecve, &(struct exec_args){.fd = fd, .argv = argv}, envp);
 }
 
 static int guard_execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 			  int flags)
 {
-	GUARDED_EXEC(execveat_fn, G_EXECVEAT, dirfd, path, argv, envp, flags);
+	return guarded(call_execveat,
+		       &(struct exec_args){.fd = dirfd, .flags = flags, .path = path, .argv = argv},
+		       envp);
 }
 
 /*
@@ -247,4 +293,10 @@ void za_guard_find(void *(*lookup)(const char *name))
 	for (int i = 0; i < G_COUNT; i++)
 		if (guards[i].needs >= 0)
 			find_real(guards[i].needs, lookup);
+	/* execv and execvp run as execve and execvpe with the program's environ */
+	find_real(G_EXECVE, lookup);
+	find_real(G_EXECVPE, lookup);
+	program_environ = lookup("environ");
+	/* our C library's environ: the environment the process started with */
+	zl_exec_env_keep(environ, "LD_AUDIT");
 }

@@ -9,8 +9,11 @@
  * Every member of the family is interposed: glibc's execl, execvp and the
  * others reach the system call through internal calls, not through execve.
  * The variadic ones build their argv on the stack (as glibc does) and call
- * the vector form.  Arguments and environment pass through untouched.  What
- * is done around the real call is guard.c's, shared with libzond-audit.
+ * the vector form.  Arguments pass through untouched, and the environment
+ * too unless it lacks zond's variables (guard.h zl_exec_env: the programs
+ * the program runs are recorded); execv and execvp are made execve and
+ * execvpe with the environment.  What is done around the real call is
+ * guard.c's, shared with libzond-audit.
  *
  * Only in the shared runtime: the real functions are found with
  * dlsym(RTLD_NEXT), once, on the first call.
@@ -28,9 +31,8 @@
 
 #define API __attribute__((visibility("default")))
 
-enum { R_EXECVE, R_EXECV, R_EXECVP, R_EXECVPE, R_FEXECVE, R_EXECVEAT, R_COUNT };
-static const char *const real_names[R_COUNT] = {"execve", "execv", "execvp", "execvpe",
-						"fexecve", "execveat"};
+enum { R_EXECVE, R_EXECVPE, R_FEXECVE, R_EXECVEAT, R_COUNT };
+static const char *const real_names[R_COUNT] = {"execve", "execvpe", "fexecve", "execveat"};
 static void *reals[R_COUNT];
 
 /* The real function i, looked up once (errno kept). */
@@ -48,12 +50,14 @@ static void *real(int i)
 
 /*
  * Looked up at load: a vfork child's exec then calls no dlsym (which may
- * allocate, in the parent's memory).
+ * allocate, in the parent's memory).  zond's variables are kept from the
+ * environment as it is at load, before the program can change it.
  */
 __attribute__((constructor)) static void find_reals(void)
 {
 	for (int i = 0; i < R_COUNT; i++)
 		real(i);
+	zl_exec_env_keep(environ, "LD_PRELOAD");
 }
 
 #define REAL(type, i) ((type)real(i))
@@ -78,70 +82,89 @@ static int missing(void)
 }
 
 typedef int (*path_argv_envp_fn)(const char *, char *const[], char *const[]);
-typedef int (*path_argv_fn)(const char *, char *const[]);
 
-API int execve(const char *path, char *const argv[], char *const envp[])
+/* One exec call's arguments but its environment (zl_exec_env hands that). */
+struct exec_args {
+	int fd, flags;
+	const char *path;
+	char *const *argv;
+};
+
+static int call_execve(void *arg, char *const env[])
 {
-	path_argv_envp_fn fn = REAL(path_argv_envp_fn, R_EXECVE);
-	if (!fn)
+	const struct exec_args *a = arg;
+	return REAL(path_argv_envp_fn, R_EXECVE)(a->path, a->argv, env);
+}
+
+static int call_execvpe(void *arg, char *const env[])
+{
+	const struct exec_args *a = arg;
+	return REAL(path_argv_envp_fn, R_EXECVPE)(a->path, a->argv, env);
+}
+
+static int call_fexecve(void *arg, char *const env[])
+{
+	typedef int (*fn_t)(int, char *const[], char *const[]);
+	const struct exec_args *a = arg;
+	return REAL(fn_t, R_FEXECVE)(a->fd, a->argv, env);
+}
+
+static int call_execveat(void *arg, char *const env[])
+{
+	typedef int (*fn_t)(int, const char *, char *const[], char *const[], int);
+	const struct exec_args *a = arg;
+	return REAL(fn_t, R_EXECVEAT)(a->fd, a->path, a->argv, env, a->flags);
+}
+
+/* The real call through call, between the image's end and its taking back. */
+static int guarded(int real_index, zl_exec_env_call *call, struct exec_args *a,
+		   char *const envp[])
+{
+	if (!real(real_index))
 		return missing();
 	struct zl_exec_note note;
 	before(&note);
-	return after(&note, fn(path, argv, envp));
+	return after(&note, zl_exec_env(envp, call, a));
+}
+
+/* execv and execvp are execve and execvpe with the environment: it may need zond's variables. */
+API int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return guarded(R_EXECVE, call_execve, &(struct exec_args){.path = path, .argv = argv},
+		       envp);
 }
 
 API int execv(const char *path, char *const argv[])
 {
-	path_argv_fn fn = REAL(path_argv_fn, R_EXECV);
-	if (!fn)
-		return missing();
-	struct zl_exec_note note;
-	before(&note);
-	return after(&note, fn(path, argv));
+	return guarded(R_EXECVE, call_execve, &(struct exec_args){.path = path, .argv = argv},
+		       environ);
 }
 
 API int execvp(const char *file, char *const argv[])
 {
-	path_argv_fn fn = REAL(path_argv_fn, R_EXECVP);
-	if (!fn)
-		return missing();
-	struct zl_exec_note note;
-	before(&note);
-	return after(&note, fn(file, argv));
+	return guarded(R_EXECVPE, call_execvpe, &(struct exec_args){.path = file, .argv = argv},
+		       environ);
 }
 
 API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	path_argv_envp_fn fn = REAL(path_argv_envp_fn, R_EXECVPE);
-	if (!fn)
-		return missing();
-	struct zl_exec_note note;
-	before(&note);
-	return after(&note, fn(file, argv, envp));
+	return guarded(R_EXECVPE, call_execvpe, &(struct exec_args){.path = file, .argv = argv},
+		       envp);
 }
 
 API int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	typedef int (*fn_t)(int, char *const[], char *const[]);
-	fn_t fn = REAL(fn_t, R_FEXECVE);
-	if (!fn)
-		return missing();
-	struct zl_exec_note note;
-	before(&note);
-	return after(&note, fn(fd, argv, envp));
+	return guarded(R_FEXECVE, call_fexecve, &(struct exec_args){.fd = fd, .argv = argv},
+		       envp);
 }
 
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
 API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 		 int flags)
 {
-	typedef int (*fn_t)(int, const char *, char *const[], char *const[], int);
-	fn_t fn = REAL(fn_t, R_EXECVEAT);
-	if (!fn)
-		return missing();
-	struct zl_exec_note note;
-	before(&note);
-	return after(&note, fn(dirfd, path, argv, envp, flags));
+	return guarded(R_EXECVEAT, call_execveat,
+		       &(struct exec_args){.fd = dirfd, .flags = flags, .path = path, .argv = argv},
+		       envp);
 }
 #endif
 

@@ -115,6 +115,161 @@ int zl_exec_list(zl_execv_fn *vector, zl_execve_fn *execve, const char *file, co
 	return with_envp ? execve(file, argv, envp) : vector(file, argv);
 }
 
+/*
+ * zond's variables as the image started with them: every ZOND_*, and the
+ * loader's variable naming zond's library (libzond's LD_PRELOAD, the audit
+ * library's LD_AUDIT), whose first element is zond's (the launcher puts it
+ * first).  Copied once at start; none (n 0) when they do not fit.
+ */
+static struct {
+	char text[16384];
+	char *vars[64];
+	uint32_t n;
+	const char *loader;     /* "LD_PRELOAD=..." or "LD_AUDIT=...", one of vars */
+	size_t loader_name_len; /* up to and with the '=' */
+	char lib[PATH_MAX];     /* zond's library, the loader variable's first element */
+} kept;
+
+/* s's length, without the C library's strlen (the audit library's is not the program's) */
+static size_t text_len(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+/* 1 when entry ("NAME=value") has the name prefix[0..len) (which may end with '='). */
+static int starts_with(const char *entry, const char *prefix, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (entry[i] != prefix[i])
+			return 0;
+	return 1;
+}
+
+/* The length of entry's name with its '=' (0: no '='). */
+static size_t name_len(const char *entry)
+{
+	for (size_t i = 0; entry[i]; i++)
+		if (entry[i] == '=')
+			return i + 1;
+	return 0;
+}
+
+/* Keeps a copy of entry in kept; 0 when there is no room. */
+static int keep_var(const char *entry, size_t *used)
+{
+	size_t len = text_len(entry) + 1;
+	if (kept.n == sizeof kept.vars / sizeof *kept.vars || len > sizeof kept.text - *used)
+		return 0;
+	char *copy = kept.text + *used;
+	for (size_t i = 0; i < len; i++)
+		copy[i] = entry[i];
+	*used += len;
+	kept.vars[kept.n++] = copy;
+	return 1;
+}
+
+void zl_exec_env_keep(char *const *envp, const char *loader_var)
+{
+	size_t used = 0, loader_len = text_len(loader_var);
+	for (char *const *e = envp; e && *e; e++) {
+		int loader = starts_with(*e, loader_var, loader_len) && (*e)[loader_len] == '=';
+		if (!loader && !starts_with(*e, "ZOND_", 5))
+			continue;
+		if (!keep_var(*e, &used)) {
+			kept.n = 0;
+			kept.loader = NULL;
+			return;
+		}
+		if (loader) {
+			kept.loader = kept.vars[kept.n - 1];
+			kept.loader_name_len = loader_len + 1;
+		}
+	}
+	if (!kept.loader)
+		return;
+	/* its first element: ':' or ' ' separate them (ld.so(8)) */
+	const char *v = kept.loader + kept.loader_name_len;
+	size_t i = 0;
+	for (; v[i] && v[i] != ':' && v[i] != ' ' && i + 1 < sizeof kept.lib; i++)
+		kept.lib[i] = v[i];
+	kept.lib[i] = 0;
+}
+
+/* The entry of env named like entry (up to its '='), or NULL. */
+static char *const *find_var(char *const *env, const char *entry)
+{
+	size_t len = name_len(entry);
+	for (char *const *e = env; e && *e; e++)
+		if (starts_with(*e, entry, len))
+			return e;
+	return NULL;
+}
+
+/* 1 when value (the loader variable's, after '=') names zond's library. */
+static int names_lib(const char *value)
+{
+	size_t len = text_len(kept.lib);
+	for (const char *v = value; *v;) {
+		if (starts_with(v, kept.lib, len) && (!v[len] || v[len] == ':' || v[len] == ' '))
+			return 1;
+		while (*v && *v != ':' && *v != ' ')
+			v++;
+		while (*v == ':' || *v == ' ')
+			v++;
+	}
+	return 0;
+}
+
+/*
+ * 1 when env was made without zond's variables (no ZOND_DIR: execve's own
+ * envp, clearenv, env -i).  An environment that keeps ZOND_DIR but drops
+ * the loader's variable was made to run something without zond: left so.
+ */
+static int env_lacks_zond(char *const *env)
+{
+	return kept.loader && !find_var(env, "ZOND_DIR=");
+}
+
+int zl_exec_env(char *const *envp, zl_exec_env_call *call, void *arg)
+{
+	if (!env_lacks_zond(envp))
+		return call(arg, envp);
+	size_t n = 0;
+	for (char *const *e = envp; e && *e; e++)
+		n++;
+	char *const *theirs = find_var(envp, kept.loader);
+	if (theirs && names_lib(*theirs + kept.loader_name_len))
+		theirs = NULL; /* zond's library is in it already: kept as it is */
+	/* their loader variable with zond's library first: "NAME=lib:theirs" */
+	size_t merged_len = theirs ? kept.loader_name_len + text_len(kept.lib) + 1 +
+					     text_len(*theirs + kept.loader_name_len) + 1
+				   : 1;
+	char merged[merged_len];
+	char *env[n + kept.n + 1];
+	size_t k = 0;
+	for (char *const *e = envp; e && *e; e++)
+		env[k++] = e == theirs ? merged : *e;
+	for (uint32_t i = 0; i < kept.n; i++)
+		if (!find_var(envp, kept.vars[i]))
+			env[k++] = kept.vars[i];
+	env[k] = NULL;
+	if (theirs) {
+		char *m = merged;
+		for (size_t i = 0; i < kept.loader_name_len; i++)
+			*m++ = kept.loader[i];
+		for (const char *l = kept.lib; *l;)
+			*m++ = *l++;
+		*m++ = ':';
+		for (const char *t = *theirs + kept.loader_name_len; *t;)
+			*m++ = *t++;
+		*m = 0;
+	}
+	return call(arg, env);
+}
+
 int zl_seccomp_of_prctl(long option, long mode, long prog)
 {
 	if (option != PR_SET_SECCOMP)

@@ -71,6 +71,22 @@ int zl_exec_list(zl_execv_fn *vector, zl_execve_fn *execve, const char *file, co
 		 int with_envp, va_list ap);
 
 /*
+ * The programs the program runs are recorded too (README): an exec whose
+ * environment lacks zond's variables (execve's envp without them, execv
+ * after clearenv, `env -i`) gets them.  zl_exec_env_keep, once at start,
+ * copies from envp every ZOND_* and loader_var ("LD_PRELOAD" or
+ * "LD_AUDIT"), whose first element is zond's library.  zl_exec_env then
+ * calls call(arg, env) with env = envp when it has ZOND_DIR (one that
+ * keeps ZOND_DIR but drops the loader's variable was made to run something
+ * without zond), else envp with every ZOND_* added and zond's library put
+ * first in the loader variable (added if absent); the program's other
+ * variables stay as they are.  Stack memory only: a vfork child may call
+ * it.
+ */
+void zl_exec_env_keep(char *const *envp, const char *loader_var);
+typedef int zl_exec_env_call(void *arg, char *const env[]);
+int zl_exec_env(char *const *envp, zl_exec_env_call *call, void *arg);
+/*
  * The seccomp mode a call would set: prctl(option, arg2, arg3), or
  * seccomp(op, flags, args) (the system call), as ZL_SECCOMP_*; NONE for
  * any other call, and for a filter without a program (a probe for

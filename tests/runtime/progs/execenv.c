@@ -1,0 +1,54 @@
+/*
+ * execenv: programs the program runs with an environment of its own (an
+ * execve envp without zond's variables, execv after clearenv) are
+ * recorded too, and see their own variables.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void work(void)
+{
+}
+
+static void calls(int n)
+{
+	for (int i = 0; i < n; i++) {
+		work();
+		getppid();
+	}
+}
+
+static void run(const char *self, const char *how)
+{
+	char *argv[] = {(char *)self, (char *)how, NULL};
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (!strcmp(how, "envp")) {
+			char *env[] = {"MINE=envp", NULL};
+			execve(self, argv, env);
+		} else {
+			clearenv();
+			setenv("MINE", "clearenv", 1);
+			execv(self, argv);
+		}
+		_exit(127);
+	}
+	waitpid(pid, NULL, 0);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1) {
+		calls(strcmp(argv[1], "envp") ? 5 : 7);
+		printf("%s: MINE=%s\n", argv[1], getenv("MINE"));
+		return 0;
+	}
+	calls(3);
+	run(argv[0], "envp");
+	run(argv[0], "clearenv");
+	return 0;
+}
