@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -63,6 +65,7 @@ struct libcalls {
 	struct launch l;
 	char *libs, *funcs; /* newline-separated globs, NULL: all */
 	int dlsym;
+	uint64_t static_tls; /* spare static TLS the program's libraries need (see below) */
 	char audit[PATH_MAX];
 };
 
@@ -121,11 +124,80 @@ static int check_program(const char *prog, struct zerr *err)
 	return 0;
 }
 
+/*
+ * The loader lays out the process's static TLS before it loads an audit
+ * library, so the program's own libraries whose code reaches their TLS at
+ * fixed offsets (DF_STATIC_TLS: TSan's and LSan's runtimes hold hundreds of
+ * KiB) must fit in the little it keeps spare ("cannot allocate memory in
+ * static TLS block": the program would not start).  Their sizes, summed over
+ * the libraries the loader lists for prog (`LOADER --list`, which runs no
+ * code of the program's), make the spare room asked for with glibc's
+ * tunable; 0 when none needs any or the list cannot be had.
+ */
+static uint64_t libraries_static_tls(const char *prog)
+{
+	char interp[PATH_MAX];
+	struct zerr ignored;
+	if (symbols_interpreter(prog, interp, sizeof interp, &ignored) != 0)
+		return 0;
+	int out[2];
+	if (pipe(out) != 0)
+		return 0;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(out[1], 1);
+		dup2(null, 2);
+		execl(interp, interp, "--list", prog, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	FILE *f = pid > 0 ? fdopen(out[0], "r") : NULL;
+	if (!f)
+		close(out[0]);
+	uint64_t bytes = 0;
+	char line[PATH_MAX + 64];
+	while (f && fgets(line, sizeof line, f)) {
+		/* "\tNAME => PATH (0x...)" or "\tPATH (0x...)" */
+		char *path = strstr(line, "=> ");
+		path = path ? path + 3 : line + strspn(line, " \t");
+		char *end = strstr(path, " (0x");
+		if (*path != '/' || !end)
+			continue;
+		*end = 0;
+		bytes += symbols_static_tls(path);
+	}
+	if (f)
+		fclose(f);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return bytes;
+}
+
+/* Adds item to the colon-separated list in the environment variable var. */
+static void add_tunable(const char *var, const char *item)
+{
+	const char *old = getenv(var);
+	char *joined = zp_xrealloc(NULL, (old ? strlen(old) + 1 : 0) + strlen(item) + 1);
+	sprintf(joined, "%s%s%s", old ? old : "", old && *old ? ":" : "", item);
+	setenv(var, joined, 1);
+	free(joined);
+}
+
 /* In the child: what the audit library reads (audit.c). */
 static void set_audit_env(void *arg)
 {
 	const struct libcalls *c = arg;
 	launch_prepend_env("LD_AUDIT", c->audit);
+	if (c->static_tls) {
+		/* glibc's default spare room (512) on top of what the libraries need */
+		char item[64];
+		snprintf(item, sizeof item, "glibc.rtld.optional_static_tls=%llu",
+			 (unsigned long long)(c->static_tls + 512));
+		add_tunable("GLIBC_TUNABLES", item);
+	}
 	if (c->libs)
 		setenv("ZOND_LIBCALLS_LIBS", c->libs, 1);
 	if (c->funcs)
@@ -144,6 +216,7 @@ static int run(struct libcalls *c)
 		return cmd_error("libcalls", "libzond-audit.so not found (set ZOND_AUDIT to its path)");
 	if (check_program(c->l.prog, &err) < 0)
 		return cmd_error("libcalls", "%s", err.msg);
+	c->static_tls = libraries_static_tls(c->l.prog);
 	if (launch_prepare(&c->l, "libcalls", &err) < 0)
 		return cmd_error("libcalls", "%s", err.msg);
 	if (launch_run(&c->l, set_audit_env, c, &err) < 0) {

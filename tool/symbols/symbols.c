@@ -705,6 +705,47 @@ int symbols_is_library(const char *path)
 	return library;
 }
 
+/* 1 when elf's dynamic section has DF_STATIC_TLS in DT_FLAGS. */
+static int has_static_tls_flag(Elf *elf)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !(data = elf_getdata(scn, NULL)) || !sh.sh_entsize)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			if (gelf_getdyn(data, (int)i, &dyn) && dyn.d_tag == DT_FLAGS)
+				return (dyn.d_un.d_val & DF_STATIC_TLS) != 0;
+		}
+	}
+	return 0;
+}
+
+uint64_t symbols_static_tls(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t nphdr = 0;
+	uint64_t bytes = 0;
+	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &nphdr) == 0 &&
+	    has_static_tls_flag(elf)) {
+		for (size_t i = 0; i < nphdr; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_TLS)
+				continue;
+			uint64_t align = ph.p_align > 1 ? ph.p_align : 1;
+			if (ph.p_memsz < UINT64_MAX - align)
+				bytes = (ph.p_memsz + align - 1) / align * align;
+		}
+	}
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return bytes;
+}
+
 int symbols_build_id(const char *path, char *buf, size_t len)
 {
 	if (!symbols_is_elf(path, NULL))

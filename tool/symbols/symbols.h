@@ -93,6 +93,15 @@ int symbols_interpreter(const char *path, char *buf, size_t len, struct zerr *er
 int symbols_is_library(const char *path);
 
 /*
+ * The bytes of static TLS the ELF file at path needs the loader to find
+ * room for when it loads it after the process's TLS was laid out: its TLS
+ * segment's size, rounded up to its alignment, when it is marked
+ * DF_STATIC_TLS (its code reaches its TLS at fixed offsets); else 0 (or
+ * not ELF).
+ */
+uint64_t symbols_static_tls(const char *path);
+
+/*
  * The GNU build id of the ELF file at path (its NT_GNU_BUILD_ID note), as
  * lowercase hex into buf (len >= 2 * 64 + 1).  0 when found; 1 when the file
  * has none or is not a readable ELF file (a build id is an extra, never a
