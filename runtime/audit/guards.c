@@ -49,15 +49,19 @@ static uint64_t reals[G_COUNT];
 
 static int guard_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	if (act)
-		zl_guard_disposition(sig, (const void *)act->sa_handler);
-	return REAL(sigaction_fn, G_SIGACTION)(sig, act, old);
+	if (act && zl_guard_disposition(sig, (const void *)act->sa_handler))
+		act = NULL;
+	int rc = REAL(sigaction_fn, G_SIGACTION)(sig, act, old);
+	if (rc == 0)
+		zl_guard_disposition_seen(sig, old);
+	return rc;
 }
 
 static sighandler_t guard_signal(int sig, sighandler_t handler)
 {
-	zl_guard_disposition(sig, (const void *)handler);
-	return REAL(signal_fn, G_SIGNAL)(sig, handler);
+	if (zl_guard_disposition(sig, (const void *)handler))
+		return zl_guard_handler_seen(sig, handler);
+	return zl_guard_handler_seen(sig, REAL(signal_fn, G_SIGNAL)(sig, handler));
 }
 
 static int guard_sigprocmask(int how, const sigset_t *set, sigset_t *old)

@@ -13,9 +13,31 @@
 
 #include "sample.h"
 
-void zl_guard_disposition(int sig, const void *handler)
+int zl_guard_disposition(int sig, const void *handler)
 {
-	zl_sample_signal_taken(sig, handler);
+	return zl_sample_signal_taken(sig, handler);
+}
+
+/* no memset: the audit library's C library is not the program's */
+static void zero_sigaction(struct sigaction *sa)
+{
+	volatile char *b = (volatile char *)sa;
+	for (size_t i = 0; i < sizeof *sa; i++)
+		b[i] = 0;
+}
+
+void zl_guard_disposition_seen(int sig, struct sigaction *old)
+{
+	zl_sample_disposition_seen(sig, old);
+}
+
+sighandler_t zl_guard_handler_seen(int sig, sighandler_t was)
+{
+	struct sigaction seen;
+	zero_sigaction(&seen);
+	seen.sa_handler = was;
+	zl_sample_disposition_seen(sig, &seen);
+	return seen.sa_handler;
 }
 
 enum { WORD_BITS = 8 * sizeof(unsigned long) };

@@ -35,8 +35,17 @@
 /*
  * sigaction(sig, act, ...) with act set (not a query), or signal(sig,
  * handler): handler is act's sa_handler (sa_sigaction shares its place).
+ * 1 when the real call must change nothing (a query only): the program
+ * puts back on zond's sampling signal the disposition it was shown.
  */
-void zl_guard_disposition(int sig, const void *handler);
+int zl_guard_disposition(int sig, const void *handler);
+/*
+ * After the real call: the old disposition it returned (*old, may be NULL;
+ * signal's return value) as the program would see it without zond: never
+ * zond's sampling handler.
+ */
+void zl_guard_disposition_seen(int sig, struct sigaction *old);
+sighandler_t zl_guard_handler_seen(int sig, sighandler_t was);
 
 /*
  * sigprocmask or pthread_sigmask(how, set): the set to hand the real

@@ -33,6 +33,8 @@ enum {
 
 static struct zrt_thread *(*thread_self)(void);
 static int sample_signal;
+/* its disposition before zond's handler: what the program's queries see (zl_sample_disposition_seen) */
+static struct sigaction before_zond;
 static uint32_t stopped;
 static int timer_only; /* ZOND_SAMPLER=timer */
 
@@ -201,7 +203,7 @@ void zl_sample_start(struct zrt_thread *(*self)(void))
 	sigfillset(&sa.sa_mask);
 	/* before samplers is set: libzond's own sigaction stops nothing then */
 	struct sampler *map = NULL;
-	if (sigaction(sample_signal, &sa, NULL) == 0)
+	if (sigaction(sample_signal, &sa, &before_zond) == 0)
 		map = port_map_index((uint64_t)h->max_threads * sizeof *samplers);
 	if (!map) {
 		stopped = 1;
@@ -458,10 +460,23 @@ static int stop_sampling(uint32_t state)
 	return 1;
 }
 
-void zl_sample_signal_taken(int sig, const void *handler)
+void zl_sample_disposition_seen(int sig, struct sigaction *old)
 {
-	if (samplers && sig == sample_signal && handler != (const void *)on_sample)
-		stop_sampling(STATE_STOPPED);
+	if (old && sample_signal && sig == sample_signal &&
+	    (const void *)old->sa_sigaction == (const void *)on_sample)
+		*old = before_zond;
+}
+
+int zl_sample_signal_taken(int sig, const void *handler)
+{
+	if (!samplers || sig != sample_signal || handler == (const void *)on_sample)
+		return 0;
+	/* what its queries showed it, put back (save and restore of every signal): kept */
+	if (!__atomic_load_n(&stopped, __ATOMIC_ACQUIRE) &&
+	    handler == (const void *)before_zond.sa_handler)
+		return 1;
+	stop_sampling(STATE_STOPPED);
+	return 0;
 }
 
 void zl_sample_seal(void)

@@ -84,11 +84,22 @@ void zl_sample_exec_failed(void);
 void zl_sample_forked(void);
 
 /*
- * The program set a disposition for sig, handler (its sa_handler or
+ * The program sets a disposition for sig, handler (its sa_handler or
  * sa_sigaction): stops sampling if sig is zond's, unless handler is zond's
- * own (a program putting back every action it read, zond's among them).
+ * own or, while zond samples, the one its queries showed it
+ * (zl_sample_disposition_seen): a program putting back every action it
+ * read.  1 in that last case: the call must leave zond's handler (a query
+ * only).
  */
-void zl_sample_signal_taken(int sig, const void *handler);
+int zl_sample_signal_taken(int sig, const void *handler);
+/*
+ * After a sigaction call that returned sig's old disposition in *old
+ * (old may be NULL): when that is zond's sampling handler, *old becomes
+ * what the program would have seen without zond (the disposition before
+ * zond's handler, SIG_DFL mostly).
+ */
+struct sigaction;
+void zl_sample_disposition_seen(int sig, struct sigaction *old);
 
 /*
  * Before the program puts itself under seccomp (guard.h): ends every

@@ -48,9 +48,12 @@ API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (!real_sigaction) /* called before our constructor ran (another library's) */
 		find_reals();
-	if (act)
-		zl_guard_disposition(sig, (const void *)act->sa_handler);
-	return real_sigaction(sig, act, old);
+	if (act && zl_guard_disposition(sig, (const void *)act->sa_handler))
+		act = NULL;
+	int rc = real_sigaction(sig, act, old);
+	if (rc == 0)
+		zl_guard_disposition_seen(sig, old);
+	return rc;
 }
 
 API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
@@ -84,6 +87,7 @@ API sighandler_t signal(int sig, sighandler_t handler)
 {
 	if (!real_signal)
 		find_reals();
-	zl_guard_disposition(sig, (const void *)handler);
-	return real_signal(sig, handler);
+	if (zl_guard_disposition(sig, (const void *)handler))
+		return zl_guard_handler_seen(sig, handler);
+	return zl_guard_handler_seen(sig, real_signal(sig, handler));
 }

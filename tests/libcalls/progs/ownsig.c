@@ -18,7 +18,13 @@ static void on_signal(int sig)
 
 int main(void)
 {
-	signal(SIGRTMAX - 3, on_signal);
+	/* what it finds there first: the default, as without zond (not zond's handler) */
+	struct sigaction was;
+	spin_cpu(0.05);
+	sigaction(SIGRTMAX - 3, NULL, &was);
+	printf("found: %s\n", was.sa_handler == SIG_DFL ? "default" : "a handler");
+	printf("signal() found: %s\n",
+	       signal(SIGRTMAX - 3, on_signal) == SIG_DFL ? "default" : "a handler");
 	spin_cpu(0.3);
 	for (int i = 0; i < 5; i++)
 		raise(SIGRTMAX - 3);

@@ -141,6 +141,10 @@ int main(int argc, char **argv, char **envp)
 	if (pipe(p) != 0)
 		return 1;
 	printf("open: %d, pipe: %d %d\n", fd, p[0], p[1]);
+	/* zond's sampling signal, queried: the default, as without zond */
+	struct sigaction was;
+	sigaction(SIGRTMAX - 3, NULL, &was);
+	printf("SIGRTMAX-3: %s\n", was.sa_handler == SIG_DFL ? "default" : "a handler");
 	fflush(stdout);
 	pthread_barrier_init(&forked, NULL, 2);
 	pthread_t t;
