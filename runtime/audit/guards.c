@@ -2,7 +2,7 @@
  * guards.c - the library-call collector guards what libzond.so guards
  * (runtime/linux/guard.h): the program's and its libraries' PLT calls of
  * sigaction, signal, sigprocmask, pthread_sigmask, sigaltstack, the exec
- * family, prctl and syscall are bound to the functions here (la_symbind64, audit.c),
+ * family, posix_spawn(p), prctl and syscall are bound to the functions here (la_symbind64, audit.c),
  * profiled or not, and these call the function the binding was for.  A
  * profiled one is still counted: its target's real function is the guard.
  *
@@ -17,6 +17,7 @@
  * C library's errno, which only the real functions set.
  */
 #define _GNU_SOURCE
+#include <spawn.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -37,7 +38,7 @@ typedef long syscall_fn(long, long, long, long, long, long, long);
 enum {
 	G_SIGACTION, G_SIGNAL, G_SIGPROCMASK, G_PTHREAD_SIGMASK, G_SIGALTSTACK,
 	G_EXECVE, G_EXECV, G_EXECVP, G_EXECVPE, G_FEXECVE, G_EXECVEAT,
-	G_EXECL, G_EXECLP, G_EXECLE,
+	G_EXECL, G_EXECLP, G_EXECLE, G_POSIX_SPAWN, G_POSIX_SPAWNP,
 	G_PRCTL, G_SYSCALL,
 	G_COUNT
 };
@@ -171,6 +172,48 @@ static int guard_execveat(int dirfd, const char *path, char *const argv[], char 
 }
 
 /*
+ * posix_spawn and posix_spawnp exec inside the C library: the new process's
+ * environment gets zond's variables here, like an exec's.
+ */
+typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		     const posix_spawnattr_t *, char *const[], char *const[]);
+
+struct spawn_args {
+	spawn_fn *real;
+	pid_t *pid;
+	const char *path;
+	const posix_spawn_file_actions_t *actions;
+	const posix_spawnattr_t *attr;
+	char *const *argv;
+};
+
+static int call_spawn(void *arg, char *const env[])
+{
+	const struct spawn_args *a = arg;
+	return a->real(a->pid, a->path, a->actions, a->attr, a->argv, env);
+}
+
+static int guard_posix_spawn(pid_t *pid, const char *path,
+			     const posix_spawn_file_actions_t *actions,
+			     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return zl_exec_env(envp, call_spawn,
+			   &(struct spawn_args){.real = REAL(spawn_fn, G_POSIX_SPAWN), .pid = pid,
+						.path = path, .actions = actions, .attr = attr,
+						.argv = argv});
+}
+
+static int guard_posix_spawnp(pid_t *pid, const char *file,
+			      const posix_spawn_file_actions_t *actions,
+			      const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return zl_exec_env(envp, call_spawn,
+			   &(struct spawn_args){.real = REAL(spawn_fn, G_POSIX_SPAWNP), .pid = pid,
+						.path = file, .actions = actions, .attr = attr,
+						.argv = argv});
+}
+
+/*
  * The list forms call the vector forms' guards; la_preinit found those
  * functions (a C library without them cannot be: the call fails).
  */
@@ -255,6 +298,8 @@ static const struct {
 	[G_EXECL] = {"execl", (void *)guard_execl, G_EXECV},
 	[G_EXECLP] = {"execlp", (void *)guard_execlp, G_EXECVP},
 	[G_EXECLE] = {"execle", (void *)guard_execle, G_EXECVE},
+	[G_POSIX_SPAWN] = {"posix_spawn", (void *)guard_posix_spawn, -1},
+	[G_POSIX_SPAWNP] = {"posix_spawnp", (void *)guard_posix_spawnp, -1},
 	[G_PRCTL] = {"prctl", (void *)guard_prctl, -1},
 	[G_SYSCALL] = {"syscall", (void *)guard_syscall, -1},
 };

@@ -25,6 +25,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <unistd.h>
@@ -223,6 +224,55 @@ API int execveat(int dirfd, const char *path, char *const argv[], char *const en
 		       envp);
 }
 #endif
+
+/*
+ * posix_spawn and posix_spawnp run a program in a new process, whose exec
+ * happens inside the C library (no exec of ours sees it): its environment
+ * gets zond's variables here, like an exec's.
+ */
+typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		     const posix_spawnattr_t *, char *const[], char *const[]);
+
+struct spawn_args {
+	spawn_fn *real;
+	pid_t *pid;
+	const char *path;
+	const posix_spawn_file_actions_t *actions;
+	const posix_spawnattr_t *attr;
+	char *const *argv;
+};
+
+static int call_spawn(void *arg, char *const env[])
+{
+	const struct spawn_args *a = arg;
+	return a->real(a->pid, a->path, a->actions, a->attr, a->argv, env);
+}
+
+static int spawn(const char *name, struct spawn_args *a, char *const envp[])
+{
+	a->real = (spawn_fn *)dlsym(RTLD_NEXT, name);
+	if (!a->real)
+		return ENOSYS;
+	return zl_exec_env(envp, call_spawn, a);
+}
+
+API int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+		    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn("posix_spawn",
+		     &(struct spawn_args){.pid = pid, .path = path, .actions = actions,
+					  .attr = attr, .argv = argv},
+		     envp);
+}
+
+API int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
+		     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn("posix_spawnp",
+		     &(struct spawn_args){.pid = pid, .path = file, .actions = actions,
+					  .attr = attr, .argv = argv},
+		     envp);
+}
 
 /*
  * The variadic forms: their arguments as a vector (guard.c), then the

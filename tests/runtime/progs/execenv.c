@@ -1,8 +1,9 @@
 /*
  * execenv: programs the program runs with an environment of its own (an
- * execve envp without zond's variables, execv after clearenv) are
- * recorded too, and see their own variables.
+ * execve envp without zond's variables, execv after clearenv, posix_spawn's
+ * envp) are recorded too, and see their own variables.
  */
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,13 @@ static void run(const char *self, const char *how)
 {
 	char *argv[] = {(char *)self, (char *)how, NULL};
 	fflush(stdout);
+	if (!strcmp(how, "spawn")) {
+		char *env[] = {"MINE=spawn", NULL};
+		pid_t pid;
+		if (posix_spawn(&pid, self, NULL, NULL, argv, env) == 0)
+			waitpid(pid, NULL, 0);
+		return;
+	}
 	pid_t pid = fork();
 	if (pid == 0) {
 		if (!strcmp(how, "envp")) {
@@ -43,12 +51,13 @@ static void run(const char *self, const char *how)
 int main(int argc, char **argv)
 {
 	if (argc > 1) {
-		calls(strcmp(argv[1], "envp") ? 5 : 7);
+		calls(!strcmp(argv[1], "envp") ? 7 : !strcmp(argv[1], "spawn") ? 9 : 5);
 		printf("%s: MINE=%s\n", argv[1], getenv("MINE"));
 		return 0;
 	}
 	calls(3);
 	run(argv[0], "envp");
 	run(argv[0], "clearenv");
+	run(argv[0], "spawn");
 	return 0;
 }
