@@ -132,7 +132,9 @@ static int check_program(const char *prog, struct zerr *err)
  * static TLS block": the program would not start).  Their sizes, summed over
  * the libraries the loader lists for prog (`LOADER --list`, which runs no
  * code of the program's), make the spare room asked for with glibc's
- * tunable; 0 when none needs any or the list cannot be had.
+ * tunable when they exceed its default (the C library's own, 144 bytes,
+ * and AddressSanitizer's fit in that); 0 when they fit or the list cannot
+ * be had.
  */
 static uint64_t libraries_static_tls(const char *prog)
 {
@@ -173,7 +175,8 @@ static uint64_t libraries_static_tls(const char *prog)
 		fclose(f);
 	if (pid > 0)
 		waitpid(pid, NULL, 0);
-	return bytes;
+	/* the loader's default spare room (512) takes that much: the C library's own (144) */
+	return bytes > 512 ? bytes : 0;
 }
 
 /* Adds item to the colon-separated list in the environment variable var. */
