@@ -572,8 +572,30 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return 0;
 }
 
+/* Function names as users write them: C++ names without their parameter lists. */
+static void check_name_matches(void)
+{
+	CHECK(symbols_name_matches("main", "main"));
+	CHECK(symbols_name_matches("fact", "fact(int)"));
+	CHECK(symbols_name_matches("fact(int)", "fact(int)"));
+	CHECK(symbols_name_matches("fa*", "fact(int)"));
+	CHECK(symbols_name_matches("geo::A::v", "geo::A::v(int) const"));
+	CHECK(symbols_name_matches("geo::*", "geo::A::v(int) const"));
+	CHECK(symbols_name_matches("add<int>", "int add<int>(int, int)"));
+	CHECK(symbols_name_matches("add<*>", "int add<int>(int, int)"));
+	CHECK(symbols_name_matches("add", "int add<int>(int, int)"));
+	CHECK(symbols_name_matches("ns::run", "void ns::run<std::pair<int, int> >(int)"));
+	CHECK(symbols_name_matches("operator new", "operator new(unsigned long)"));
+	CHECK(symbols_name_matches("f", "f(void (*)(int))"));
+	CHECK(!symbols_name_matches("fac", "fact(int)"));
+	CHECK(!symbols_name_matches("int", "int add<int>(int, int)"));
+	CHECK(!symbols_name_matches("v", "geo::A::v(int) const"));
+	CHECK(!symbols_name_matches("main", "domain"));
+}
+
 int main(int argc, char **argv)
 {
+	check_name_matches();
 	struct args a = {0};
 	if (parse_args(argc, argv, &a) < 0)
 		return 2;

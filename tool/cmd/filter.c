@@ -8,7 +8,6 @@
  * becomes one excluded address range of its module.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +27,9 @@ int name_filter_wants(const struct name_filter *f, const char *name)
 {
 	int wanted = f->ninclude == 0;
 	for (int i = 0; i < f->ninclude && !wanted; i++)
-		wanted = fnmatch(f->include[i], name, 0) == 0;
+		wanted = symbols_name_matches(f->include[i], name);
 	for (int i = 0; i < f->nexclude && wanted; i++)
-		wanted = fnmatch(f->exclude[i], name, 0) != 0;
+		wanted = !symbols_name_matches(f->exclude[i], name);
 	return wanted;
 }
 

@@ -1,9 +1,9 @@
 /* graph.c - `zond graph`: callers and callees of functions, or the call tree. */
-#include <fnmatch.h>
 #include <stdio.h>
 
 #include "cmd.h"
 #include "report/report.h"
+#include "symbols/symbols.h"
 
 static const char usage_text[] =
 	"usage: zond graph [options] [FUNC]\n"
@@ -40,11 +40,11 @@ static int own_option(void *arg, int c, const char *value)
 	return 0;
 }
 
-/* The reports match names the same way: a glob, as fnmatch(3) reads it. */
+/* The reports match names the same way (symbols_name_matches). */
 static int matches_any(const struct zp_profile *p, const char *glob)
 {
 	for (size_t i = 0; i < p->nnodes; i++)
-		if (fnmatch(glob, p->nodes[i].name, 0) == 0)
+		if (symbols_name_matches(glob, p->nodes[i].name))
 			return 1;
 	return 0;
 }

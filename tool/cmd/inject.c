@@ -5,7 +5,6 @@
  * sets tool/inject/arch/.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <linux/perf_event.h>
 #include <libgen.h>
@@ -54,6 +53,7 @@ static const char usage_text[] =
 	"At most K functions are measured per run: PROG is run again until all are,\n"
 	"and the runs form one campaign (zond report -C NAME).\n\n"
 	"  -f, --function GLOB   measure the functions of PROG matching GLOB (fnmatch;\n"
+	"                        C++ names also without their parameters: ns::f;\n"
 	"                        repeatable; default: every one that can be injected);\n"
 	"                        MODULE:GLOB the functions of a shared library PROG\n"
 	"                        loads at start (MODULE as the loader lists it,\n"
@@ -771,7 +771,7 @@ static void library_symbol(void *arg, const struct symbol *sym)
 	struct library_match *m = arg;
 	char name[512];
 	snprintf(name, sizeof name, "%.*s", (int)strcspn(sym->name, "@"), sym->name);
-	if (fnmatch(m->glob, name, 0) != 0)
+	if (!symbols_name_matches(m->glob, name))
 		return;
 	for (size_t i = 0; i < m->plan->nfuncs; i++) {
 		const struct inject_func *f = &m->plan->funcs[i];

@@ -2,10 +2,11 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "rows.h"
 
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "symbols/symbols.h"
 
 int report_metric(const struct zp_profile *p, const struct report_options *o)
 {
@@ -97,7 +98,7 @@ void report_sort_edges(const struct zp_view *v, int metric, uint32_t *edges, siz
 
 int report_matches(const struct report_options *o, const char *name)
 {
-	return !o->match || fnmatch(o->match, name, 0) == 0;
+	return !o->match || symbols_name_matches(o->match, name);
 }
 
 void report_put_name(FILE *out, const struct zp_node *n)

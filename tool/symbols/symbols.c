@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -744,6 +745,77 @@ uint64_t symbols_static_tls(const char *path)
 	if (fd >= 0)
 		close(fd);
 	return bytes;
+}
+
+/*
+ * The length of name's part before its parameter list: the '(' matching the
+ * last ')' (what follows it, " const", " &", is qualifiers); len when name
+ * does not end so.
+ */
+static size_t before_parameters(const char *name, size_t len)
+{
+	const char *close = NULL;
+	for (const char *c = name; c < name + len; c++)
+		if (*c == ')')
+			close = c;
+	if (!close || close == name)
+		return len;
+	int depth = 0;
+	for (const char *c = close; c >= name; c--) {
+		depth += *c == ')' ? 1 : *c == '(' ? -1 : 0;
+		if (depth == 0)
+			return (size_t)(c - name);
+	}
+	return len;
+}
+
+/* Where name[0..len) starts past a return type: after its last space outside <> and (). */
+static size_t past_return_type(const char *name, size_t len)
+{
+	size_t start = 0;
+	int depth = 0;
+	for (size_t i = 0; i < len; i++) {
+		depth += name[i] == '<' || name[i] == '(' ? 1 : name[i] == '>' || name[i] == ')' ? -1 : 0;
+		/* "operator new", "operator delete[]": the space is the name's */
+		if (name[i] == ' ' && depth == 0 && !(i >= 8 && !strncmp(name + i - 8, "operator", 8)))
+			start = i + 1;
+	}
+	return start;
+}
+
+int symbols_name_matches(const char *glob, const char *name)
+{
+	if (fnmatch(glob, name, 0) == 0)
+		return 1;
+	size_t len = strlen(name);
+	size_t end = before_parameters(name, len);
+	if (end == len)
+		return 0;
+	size_t start = past_return_type(name, end);
+	char base[1024];
+	if (end - start >= sizeof base)
+		return 0;
+	memcpy(base, name + start, end - start);
+	base[end - start] = 0;
+	if (fnmatch(glob, base, 0) == 0)
+		return 1;
+	/* a template's instances by the template's name: "run" names "run<int>" */
+	size_t n = end - start;
+	int depth = 0;
+	while (n > 0 && base[n - 1] == '>') {
+		for (size_t i = n; i-- > 0;) {
+			depth += base[i] == '>' ? 1 : base[i] == '<' ? -1 : 0;
+			if (depth == 0) {
+				n = i;
+				break;
+			}
+		}
+		if (depth)
+			return 0;
+		base[n] = 0;
+		return n > 0 && fnmatch(glob, base, 0) == 0;
+	}
+	return 0;
 }
 
 int symbols_build_id(const char *path, char *buf, size_t len)

@@ -102,6 +102,16 @@ int symbols_is_library(const char *path);
 uint64_t symbols_static_tls(const char *path);
 
 /*
+ * 1 when the glob (fnmatch(3)) names the function called name as zond
+ * shows it: the whole name, or a C++ name without its parameter list,
+ * qualifiers and a template's return type ("fact" and "fact(int)" both
+ * name "fact(int)", "geo::A::v" names "geo::A::v(int) const", "add<int>"
+ * and "add" name "int add<int>(int, int)").  Every command that takes
+ * function names matches them so.
+ */
+int symbols_name_matches(const char *glob, const char *name);
+
+/*
  * The GNU build id of the ELF file at path (its NT_GNU_BUILD_ID note), as
  * lowercase hex into buf (len >= 2 * 64 + 1).  0 when found; 1 when the file
  * has none or is not a readable ELF file (a build id is an extra, never a
