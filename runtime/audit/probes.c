@@ -265,10 +265,18 @@ struct za_ret za_exit(struct za_frame *fr, uint64_t result)
 	 * frame that looked live would be stepped over by every later entry.
 	 */
 	fr->sp = 0;
-	/* whatever is above this frame was abandoned (a longjmp out of a callback): closed too */
+	/*
+	 * What is above this frame was abandoned (a longjmp out of a callback):
+	 * closed too, but for calls still waiting to return on another stack
+	 * (their return slots still hold the return point: a coroutine that a
+	 * library call, Ruby's coroutine_transfer, switched away from), which
+	 * later entries step over; an abandoned one whose slot still holds it
+	 * is taken again once its slot is overwritten.
+	 */
 	uint32_t d = (uint32_t)(fr - t->frames);
 	for (uint32_t k = t->depth; k > d + 1; k--)
-		t->frames[k - 1].sp = 0;
+		if (!may_be_live(&t->frames[k - 1]))
+			t->frames[k - 1].sp = 0;
 	t->depth = d;
 	return r;
 }
