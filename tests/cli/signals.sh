@@ -63,6 +63,79 @@ check_eq "libcalls: zond dies of the program's signal" "$(tail -n 1 out.txt)" "s
 check_eq "libcalls: the run is stored" "$("$ZOND" dump -i l.db | grep -c '^function printf')" 1
 check_eq "libcalls: no raw data left" "$(ls tmp)" ""
 
+# hold_store DB: another process holds DB's write lock (zond waits for it up to 30 s) until
+# the file "release" appears
+hold_store() {
+	rm -f locked release
+	python3 -c 'import os, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN EXCLUSIVE")
+open("locked", "w").close()
+while not os.path.exists("release"):
+    time.sleep(0.05)
+db.close()' "$1" &
+	wait_for_file locked
+}
+wait_for_file() {
+	while [ ! -e "$1" ]; do sleep 0.05; done
+}
+# gone PID: until the process PID has ended and been waited for (by zond)
+gone() {
+	while kill -0 "$1" 2>/dev/null; do sleep 0.05; done
+	sleep 0.2
+}
+# wait_line FILE TEXT PID: until FILE has a line with TEXT, or the process PID has ended
+wait_line() {
+	while ! grep -qF -- "$2" "$1" && kill -0 "$3" 2>/dev/null; do sleep 0.05; done
+}
+
+# A signal to zond once the program has ended, while zond stores its run (here: waits for the
+# store's lock): the first is noted and the run stored, zond ends as the program did.
+held="after the program ended: storing its run first (send it again to stop and keep the raw data for 'zond recover')"
+for c in record:TERM libcalls:INT; do
+	cmd=${c%:*} sig=${c#*:}
+	rm -f pid h.db
+	ended "$ZOND" record -q -o h.db -- "$WAITER" abort pid >/dev/null 2>&1 # h.db: a store
+	ended "$ZOND" $cmd -q -o h.db -- "$WAITER" catch pid >out.txt 2>err.txt &
+	waiter_pid=$(program_pid)
+	zond_pid=$(zond_of "$waiter_pid")
+	hold_store h.db
+	kill -TERM "$waiter_pid" # the program ends: exit 7
+	gone "$waiter_pid"
+	kill -$sig "$zond_pid"
+	wait_line err.txt "SIG$sig $held" "$zond_pid"
+	touch release
+	wait
+	check_eq "$cmd, SIG$sig after the program: zond ends as it did" "$(tail -n 1 out.txt)" "exit 7"
+	check_eq "$cmd, SIG$sig after the program: one line" "$(cat err.txt)" \
+		"zond $cmd: SIG$sig $held"
+	check_eq "$cmd, SIG$sig after the program: stored" \
+		"$("$ZOND" runs -i h.db | grep -c "exit 7")" 1
+	check_eq "$cmd, SIG$sig after the program: no raw data left" "$(ls tmp)" ""
+done
+# A second signal: zond stops, its raw data kept for recover, and dies of it.
+rm -f pid h.db
+ended "$ZOND" record -q -o h.db -- "$WAITER" abort pid >/dev/null 2>&1
+ended "$ZOND" record -q -o h.db -- "$WAITER" catch pid >out.txt 2>err.txt &
+waiter_pid=$(program_pid)
+zond_pid=$(zond_of "$waiter_pid")
+hold_store h.db
+kill -TERM "$waiter_pid"
+gone "$waiter_pid"
+kill -HUP "$zond_pid"
+wait_line err.txt "SIGHUP $held" "$zond_pid"
+kill -HUP "$zond_pid"
+while kill -0 "$zond_pid" 2>/dev/null; do sleep 0.05; done
+touch release
+wait
+dir=$(ls -d "$work"/tmp/zond-*)
+check_eq "twice: zond dies of it" "$(tail -n 1 out.txt)" "signal 1"
+check_eq "twice: two lines" "$(cat err.txt)" "zond record: SIGHUP $held
+zond record: raw data kept in $dir ('zond recover $dir' stores it)"
+"$ZOND" recover -q "$dir" && pass || fail "twice: recover $dir"
+check_eq "twice: recovered" "$("$ZOND" runs -i h.db | grep -c "exit 7")" 1
+rm -rf tmp/*
+
 # The store cannot be written once the program ran (its folder became a file meanwhile):
 # the raw data is kept, zond says how to store it, and recover stores it elsewhere.
 rm -f pid

@@ -472,9 +472,9 @@ static void wait_descendants(const struct launch *l)
 	stop_waiting = 0;
 	for (;;) {
 		pid_t pid = waitpid(-1, NULL, said ? 0 : WNOHANG);
-		if (pid > 0 || (pid < 0 && errno == EINTR && !stop_waiting))
+		if (pid > 0 || (pid < 0 && errno == EINTR && !stop_waiting && !forward_held()))
 			continue;
-		if (pid < 0) /* ECHILD: none left, or Ctrl-C */
+		if (pid < 0 || forward_held()) /* ECHILD: none left; Ctrl-C; asked to stop */
 			break;
 		/* even with -q: it says why zond has not ended although the program has */
 		fprintf(stderr,
@@ -527,6 +527,23 @@ static void run_child(struct launch *l, void (*setup)(void *arg), void *arg,
 	_exit(127);
 }
 
+/*
+ * Once the program has ended, a signal to zond (forward.h) is the user's
+ * "stop": the first lets the run be stored, a second leaves its raw data for
+ * `zond recover`.  The lines are static: a handler may run after launch's
+ * callers have returned.
+ */
+static void hold_signals(const struct launch *l)
+{
+	static char head[64], again[2 * PATH_MAX + 128];
+	static const char tail[] = " after the program ended: storing its run first (send it "
+				   "again to stop and keep the raw data for 'zond recover')\n";
+	snprintf(head, sizeof head, "zond %s: ", l->cmd);
+	snprintf(again, sizeof again, "zond %s: raw data kept in %s ('zond recover %s' stores it)\n",
+		 l->cmd, l->dir, l->dir);
+	forward_hold(head, tail, again);
+}
+
 /* The progress line's figures: what the program's raw files hold so far. */
 static void peek_raw(void *arg, struct progress_figures *f)
 {
@@ -566,6 +583,7 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 	struct progress pr;
 	progress_start(&pr, l->cmd, !l->opt.quiet && !l->opt.no_progress);
 	progress_wait(&pr, pid, &status, peek_raw, l);
+	hold_signals(l);
 	forward_stop(&fw);
 	wait_descendants(l);
 	l->duration_ns = clock_now_ns(CLOCK_MONOTONIC) - t0;
@@ -921,13 +939,16 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 		cmd_error(l->cmd, "%s", err.msg);
 	if (p->nthreads && launch_total_calls(p)) {
 		launch_describe(l, p, collector);
-		if (launch_store(l, p, l->opt.store, &err) < 0)
+		int stored = launch_store(l, p, l->opt.store, &err) == 0;
+		forward_defer(); /* stored, or kept for recover: nothing a signal could save */
+		if (!stored)
 			failed = cmd_error(l->cmd, "%s", err.msg);
 		else if (!l->opt.quiet)
 			launch_summary(l, p, l->opt.store, l->opt.top);
 		launch_warn_lost(l, p);
 	} else if (!failed) {
 		/* nothing to store: say why; the status stays the program's */
+		forward_defer();
 		const char *room = p->nthreads ? NULL : no_room(l, p, why, sizeof why);
 		fprintf(stderr, "zond %s: %s: no run stored: %s\n", l->cmd, l->prog,
 			room ? room : none);

@@ -107,7 +107,9 @@ enum {
 #define LAUNCH_EXIT_HELP                                                                          \
 	"zond ends as PROG did: its exit status, or killed by the same signal (once the\n"       \
 	"run is stored).  HUP, INT, QUIT, TERM, USR1, USR2 and ALRM sent to zond are passed\n"  \
-	"on to PROG.  If zond is killed, 'zond recover DIR' stores the raw data it left.\n"      \
+	"on to PROG; once PROG has ended, the first of them is noted and the run stored,\n"    \
+	"a second stops zond (its raw data kept).  If zond is killed, 'zond recover DIR'\n"    \
+	"stores the raw data it left.\n"                                                         \
 	"PROG and every program it runs are recorded: they see zond's library in\n"             \
 	"LD_PRELOAD (record) or LD_AUDIT (libcalls) and ZOND_* variables (a 32-bit one\n"      \
 	"among them makes the loader say it ignored the library).\n"
@@ -242,7 +244,9 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
  * While it runs, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 and
  * SIGALRM sent to zond are passed on to the program (not those a terminal
  * sends its whole process group, which the program gets anyway), and zond
- * waits for it: what it recorded is still stored.  On a terminal, unless
+ * waits for it: what it recorded is still stored.  Once it has ended they
+ * are held (forward_hold) until the run is stored: the first is noted, a
+ * second ends zond, its raw data kept for `zond recover`.  On a terminal, unless
  * -q or --no-progress, the progress line (progress.h) shows what its raw
  * files hold so far; it is erased before the program's end is dealt with.
  */
