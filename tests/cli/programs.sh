@@ -56,6 +56,13 @@ check_eq "nolib: says so" "$(cat err.txt)" \
 check_eq "libcalls -f nosuch: status" $? 5
 check_eq "libcalls -f nosuch: says so" "$(cat err.txt)" \
 	"zond libcalls: $PLAIN: no run stored: no library call was recorded: none matched -l/-f"
+# ... and a run lost is zond's failure: status 1 for a program that exited 0 (a script's
+# `zond record -- ./t && zond report` must not report an older run)
+"$ZOND" record -o true.db -- true >out.txt 2>err.txt
+check_eq "true: status" $? 1
+check_eq "true: says why" "$(grep -c 'no run stored: .*built with -finstrument-functions' err.txt)" 1
+"$ZOND" libcalls -o true.db -f no_such_function -- true >out.txt 2>err.txt
+check_eq "libcalls true: status" $? 1
 
 # Tables too large for the address space: which and how much.  (A zond built with
 # AddressSanitizer cannot run under ulimit -v at all.)
@@ -105,11 +112,11 @@ check_eq "odd arguments: header" "$("$ZOND" report -i argv.db | sed -n 's/^comma
 # even for zond's own probe of the room, which must not die of SIGXFSZ: the program's
 # status, and why, never "built without -finstrument-functions"
 (ulimit -f 100; "$ZOND" record -o room.db -- "$SHOP" >/dev/null 2>err.txt)
-check_eq "ulimit -f 100: status" $? 0
+check_eq "ulimit -f 100: status" $? 1
 check_eq "ulimit -f 100: says why" \
 	"$(grep -c 'no run stored: .*cannot be made (ftruncate: File too large), more than the file-size limit (ulimit -f) of 50 KB allows' err.txt)" 1
 (ulimit -f 1; "$ZOND" libcalls -o room.db -- "$SHOP" >/dev/null 2>err.txt)
-check_eq "libcalls ulimit -f 1: status" $? 0
+check_eq "libcalls ulimit -f 1: status" $? 1
 check_eq "libcalls ulimit -f 1: one line" "$(wc -l <err.txt)" 1
 check_eq "no store made" "$(ls room.db 2>/dev/null)" ""
 # a thread's name as it was when it ended (named after it started)
@@ -122,7 +129,7 @@ mkdir -p mnt
 if mount -t tmpfs -o size=64k zondcli mnt 2>/dev/null; then
 	head -c 32k /dev/zero >mnt/fill
 	TMPDIR=$PWD/mnt "$ZOND" record -o room.db -- "$SHOP" >/dev/null 2>err.txt
-	check_eq "full tmpfs: status" $? 0
+	check_eq "full tmpfs: status" $? 1
 	check_eq "full tmpfs: says why" \
 		"$(grep -c "no run stored: the raw data had no room in $PWD/mnt (a full file system?)" err.txt)" 1
 	# the store on the full file system: the run is not stored, the raw data is
@@ -141,7 +148,7 @@ fi
 
 # Tables larger than any file or address space (the step that fails depends on the file system).
 "$ZOND" record --threads 65536 --funcs 16777216 -- "$SHOP" >/dev/null 2>err.txt
-check_eq "huge pools: status" $? 0
+check_eq "huge pools: status" $? 1
 check_eq "huge pools: says so" "$(grep -c 'about [0-9]* MB per process (65536 threads x [0-9.]* MB) and cannot be made (' err.txt)" 1
 
 # A full function table: the summary, dump and callgrind say what was lost.

@@ -867,8 +867,12 @@ void launch_die_as(int sig)
 	raise(sig);
 }
 
-/* Removes the raw data (or says where it was kept); zond's exit status. */
-static int launch_finish(struct launch *l, int failed)
+/*
+ * Removes the raw data (or says where it was kept: failed, for recover);
+ * zond's exit status.  A run not stored is lost as surely as one whose
+ * store failed: `zond record -- ./t && zond report` must not show the last.
+ */
+static int launch_finish(struct launch *l, int failed, int stored)
 {
 	if (l->keep_raw && failed && !l->recovering)
 		fprintf(stderr, "zond %s: raw data kept in %s ('zond recover %s' stores it)\n",
@@ -878,13 +882,13 @@ static int launch_finish(struct launch *l, int failed)
 	else if (!l->keep_raw && !(l->recovering && failed))
 		launch_remove_dir(l->dir); /* a directory recover could not store stays as it was */
 	if (l->recovering)
-		return failed;
+		return failed || !stored;
 	if (l->term_signal) {
 		launch_die_as(l->term_signal);
 		return 128 + l->term_signal;
 	}
-	/* The program's status is the user's; ours shows only when it had none. */
-	return failed && l->exit_status == 0 ? 1 : l->exit_status;
+	/* The program's status is the user's; ours shows when it had none (or none known). */
+	return (failed || !stored) && l->exit_status <= 0 ? 1 : l->exit_status;
 }
 
 int launch_read_info(struct launch *l, struct launch_info *info, struct zerr *err)
@@ -934,12 +938,12 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 	   probe) must fail with EFBIG and be reported, not kill zond with the run. */
 	signal(SIGXFSZ, SIG_IGN);
 	struct zp_profile *p = profile_new();
-	int failed = launch_read_raw(l, p, &err) < 0;
+	int stored = 0, failed = launch_read_raw(l, p, &err) < 0;
 	if (failed)
 		cmd_error(l->cmd, "%s", err.msg);
 	if (p->nthreads && launch_total_calls(p)) {
 		launch_describe(l, p, collector);
-		int stored = launch_store(l, p, l->opt.store, &err) == 0;
+		stored = launch_store(l, p, l->opt.store, &err) == 0;
 		forward_defer(); /* stored, or kept for recover: nothing a signal could save */
 		if (!stored)
 			failed = cmd_error(l->cmd, "%s", err.msg);
@@ -947,7 +951,7 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 			launch_summary(l, p, l->opt.store, l->opt.top);
 		launch_warn_lost(l, p);
 	} else if (!failed) {
-		/* nothing to store: say why; the status stays the program's */
+		/* nothing to store: say why (the raw data is worth nothing to recover) */
 		forward_defer();
 		const char *room = p->nthreads ? NULL : no_room(l, p, why, sizeof why);
 		fprintf(stderr, "zond %s: %s: no run stored: %s\n", l->cmd, l->prog,
@@ -955,5 +959,5 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 		failed = l->recovering;
 	}
 	profile_free(p);
-	return launch_finish(l, failed);
+	return launch_finish(l, failed, stored);
 }

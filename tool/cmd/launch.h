@@ -260,7 +260,8 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
  * died of again: zond raises N (128+N is returned only if that returns).
  * When nothing was recorded, no run is stored and one line says so: "PROG:
  * no run stored: " and none (or the address-space limit that kept the
- * runtime's tables out).  When recovering, 0 or 1.
+ * runtime's tables out); a run lost is zond's failure as a store's is.
+ * When recovering, 0 or 1.
  */
 int launch_collect(struct launch *l, const char *collector, const char *none);
 
