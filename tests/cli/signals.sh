@@ -232,4 +232,49 @@ mkdir other && echo keep >other/notes.txt
 check_error "recover of a directory zond did not make" "no run stored" "$ZOND" recover -o r.db other
 check_eq "recover leaves other files alone" "$(cat other/notes.txt)" keep
 check_error "recover of a file" "r.db: not a directory" "$ZOND" recover r.db
+
+# killed_run ARGS...: zond record -q ARGS (a program that writes pid, then waits), killed
+# (SIGKILL), then the program ended by SIGTERM: its raw data directory is left in tmp
+killed_run() {
+	rm -f pid
+	"$ZOND" record -q "$@" >/dev/null 2>&1 &
+	zond_pid=$!
+	waiter_pid=$(program_pid)
+	kill -KILL $zond_pid
+	wait $zond_pid
+	kill -TERM "$waiter_pid"
+	while kill -0 "$waiter_pid" 2>/dev/null; do sleep 0.05; done
+}
+
+# run.info holds any store path, command and campaign whole: a newline in the store's
+# name (an unrelated store named as its first line stays untouched), an argument longer
+# than any line buffer, a campaign over two lines.
+rm -rf tmp/*
+ended "$ZOND" record -q -o unrelated -- "$WAITER" abort pid >/dev/null 2>&1
+nl_store=$(printf 'unrelated\nstore.db')
+nl_campaign=$(printf 'night\nly')
+long=$(head -c 20000 /dev/zero | tr '\0' y)END
+killed_run -o "$nl_store" -c "$nl_campaign" -- sh -c 'exec "$0" wait pid' "$WAITER" "$long"
+"$ZOND" recover -q tmp/zond-* || fail "recover: odd run.info"
+check_eq "newline in the store: stored there" "$(sqlite3 "$nl_store" "select count(*) from runs")" 1
+check_eq "newline in the store: the other one untouched" \
+	"$(sqlite3 unrelated "select count(*) from runs")" 1
+check_eq "a campaign over two lines" \
+	"$(sqlite3 "$nl_store" "select count(*) from campaigns where name = '$nl_campaign'")" 1
+rm -f pid
+"$ZOND" record -q -o "$nl_store" -- sh -c 'exec "$0" wait pid' "$WAITER" "$long" >/dev/null &
+kill -TERM "$(program_pid)"
+wait
+check_eq "a long argument: whole, as a run stored by its zond" \
+	"$(sqlite3 "$nl_store" "select count(*), count(distinct command) from runs")" "2|1"
+
+# A run.info zond did not write so: one line naming it, nothing stored.
+mkdir bad
+for info in "format 2|store" "format 2|store a\\qb" "format 9|store x" "store a|store b" \
+	"format 2|exit_status x" "format 2|command cut"; do
+	printf '%s' "$info" | tr '|' '\n' >bad/run.info
+	[ "${info%cut}" != "$info" ] || echo >>bad/run.info
+	check_error "bad run.info: $info" "bad/run.info: " "$ZOND" recover -o bad.db bad
+done
+check_eq "bad run.info: no store" "$(ls bad.db 2>/dev/null)" ""
 finish

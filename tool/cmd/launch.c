@@ -22,6 +22,7 @@
 #include "cmd.h"
 #include "output.h"
 #include "progress.h"
+#include "runinfo.h"
 #include "ingest/raw_reader.h"
 #include "raw.h"
 #include "report/report.h"
@@ -353,42 +354,28 @@ int launch_find_program(const char *prog, char out[PATH_MAX], struct zerr *err)
 	return check_runnable(out, err) < 0 ? -1 : 0;
 }
 
-/*
- * What is known of the run before it ends, in dir/run.info ("key value"
- * lines), so that `zond recover DIR` can store an interrupted run as it was
- * meant to be stored.  Written before the program starts; the end is
- * appended once it ended.
- */
-#define RUN_INFO "run.info"
-
-static FILE *open_run_info(const struct launch *l, const char *mode)
+/* path made absolute against the working directory (allocated): recover may run elsewhere */
+static char *absolute_path(const char *path)
 {
-	char path[PATH_MAX];
-	return launch_join_path(path, sizeof path, l->dir, RUN_INFO) < 0 ? NULL
-									  : fopen(path, mode);
+	char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
+	if (!cwd)
+		return zp_xstrdup(path);
+	char *abs = zp_xmalloc(strlen(cwd) + strlen(path) + 2);
+	sprintf(abs, "%s/%s", cwd, path);
+	free(cwd);
+	return abs;
 }
 
+/* What is known of the run before it starts, for `zond recover DIR` (runinfo.h). */
 static int write_run_info(const struct launch *l, const char *collector, struct zerr *err)
 {
-	char store[PATH_MAX];
-	FILE *f = open_run_info(l, "w");
-	if (!f)
-		return zerr_set(err, "%s/%s: cannot create: %s", l->dir, RUN_INFO, strerror(errno));
-	char *cmd = cmd_join_argv(l->argv); /* one line: no newline in it */
-	/* the store as the user meant it, whatever directory recover runs in */
-	if (l->opt.store[0] == '/' || !getcwd(store, sizeof store) ||
-	    strlen(store) + strlen(l->opt.store) + 2 > sizeof store)
-		snprintf(store, sizeof store, "%s", l->opt.store);
-	else
-		strcat(strcat(store, "/"), l->opt.store);
-	fprintf(f, "collector %s\nprogram %s\ncommand %s\nstore %s\n", collector, l->prog, cmd,
-		store);
-	if (l->opt.campaign)
-		fprintf(f, "campaign %s\n", l->opt.campaign);
+	char *cmd = cmd_join_argv(l->argv), *store = absolute_path(l->opt.store);
+	struct runinfo ri = {.collector = (char *)collector, .program = (char *)l->prog,
+			     .command = cmd, .store = store, .campaign = (char *)l->opt.campaign};
+	int rc = runinfo_write(l->dir, &ri, err);
 	free(cmd);
-	return fclose(f) == 0 ? 0
-			      : zerr_set(err, "%s/%s: cannot write: %s", l->dir, RUN_INFO,
-					 strerror(errno));
+	free(store);
+	return rc;
 }
 
 int launch_prepare(struct launch *l, const char *collector, struct zerr *err)
@@ -412,10 +399,10 @@ void launch_remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
+	char path[PATH_MAX];
 	while (d && (e = readdir(d))) {
-		char path[PATH_MAX];
 		/* only what zond puts there: a directory given to recover may hold more */
-		if (fnmatch("*.zraw", e->d_name, 0) && strcmp(e->d_name, RUN_INFO) &&
+		if (fnmatch("*.zraw", e->d_name, 0) && strcmp(e->d_name, RUNINFO_FILE) &&
 		    strcmp(e->d_name, LAUNCH_FILTER_FILE))
 			continue;
 		if (launch_join_path(path, sizeof path, dir, e->d_name) == 0)
@@ -589,13 +576,10 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 	l->duration_ns = clock_now_ns(CLOCK_MONOTONIC) - t0;
 	l->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	l->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-	FILE *f = open_run_info(l, "a");
-	if (f) {
-		fprintf(f, "start_ns %lld\nduration_ns %lld\nexit_status %d\nterm_signal %d\n",
-			(long long)l->start_ns, (long long)l->duration_ns, l->exit_status,
-			l->term_signal);
-		fclose(f);
-	}
+	struct runinfo end = {.start_ns = l->start_ns, .duration_ns = l->duration_ns,
+			      .exit_status = l->exit_status, .term_signal = l->term_signal};
+	struct zerr ignored; /* recover then stores the run with its end unknown */
+	runinfo_append_end(l->dir, &end, &ignored);
 	return 0;
 }
 
@@ -891,43 +875,23 @@ static int launch_finish(struct launch *l, int failed, int stored)
 	return (failed || !stored) && l->exit_status <= 0 ? 1 : l->exit_status;
 }
 
-int launch_read_info(struct launch *l, struct launch_info *info, struct zerr *err)
+int launch_read_info(struct launch *l, struct runinfo *ri, struct zerr *err)
 {
-	char line[8192];
-	*info = (struct launch_info){.collector = "record"};
-	FILE *f = open_run_info(l, "r");
-	if (!f)
-		return errno == ENOENT ? 0
-				       : zerr_set(err, "%s/%s: %s", l->dir, RUN_INFO,
-						  strerror(errno));
-	while (fgets(line, sizeof line, f)) {
-		char *value = strchr(line, ' ');
-		if (!value)
-			continue;
-		*value++ = 0;
-		value[strcspn(value, "\n")] = 0;
-		if (!strcmp(line, "collector"))
-			snprintf(info->collector, sizeof info->collector, "%s", value);
-		else if (!strcmp(line, "program"))
-			snprintf(l->prog, sizeof l->prog, "%s", value);
-		else if (!strcmp(line, "command"))
-			snprintf(info->command, sizeof info->command, "%s", value);
-		else if (!strcmp(line, "store"))
-			snprintf(info->store, sizeof info->store, "%s", value);
-		else if (!strcmp(line, "campaign"))
-			snprintf(info->campaign, sizeof info->campaign, "%s", value);
-		else if (!strcmp(line, "start_ns"))
-			l->start_ns = strtoll(value, NULL, 10);
-		else if (!strcmp(line, "duration_ns"))
-			l->duration_ns = strtoll(value, NULL, 10);
-		else if (!strcmp(line, "exit_status"))
-			l->exit_status = (int)strtol(value, NULL, 10);
-		else if (!strcmp(line, "term_signal"))
-			l->term_signal = (int)strtol(value, NULL, 10);
+	int found = runinfo_read(l->dir, ri, err);
+	if (found <= 0)
+		return found;
+	if (ri->program && strlen(ri->program) >= sizeof l->prog) {
+		runinfo_free(ri);
+		return zerr_set(err, "%s/%s: the program's path is longer than a path can be",
+				l->dir, RUNINFO_FILE);
 	}
-	fclose(f);
-	info->found = 1;
-	return 0;
+	if (ri->program)
+		snprintf(l->prog, sizeof l->prog, "%s", ri->program);
+	l->start_ns = ri->start_ns;
+	l->duration_ns = ri->duration_ns;
+	l->exit_status = ri->exit_status;
+	l->term_signal = ri->term_signal;
+	return 1;
 }
 
 int launch_collect(struct launch *l, const char *collector, const char *none)

@@ -200,7 +200,7 @@ int launch_each_library(const char *prog, void (*fn)(void *arg, const char *path
 /*
  * Before the program runs: checks that l->opt.store can be written (a bad -o
  * must not cost a run), creates l->dir under $TMPDIR (or /tmp) and writes
- * what is known of the run into it (run.info: collector, program, command,
+ * what is known of the run into it (runinfo.h: collector, program, command,
  * store, campaign; launch_run appends times and status), for `zond recover`.
  */
 int launch_prepare(struct launch *l, const char *collector, struct zerr *err);
@@ -211,20 +211,13 @@ int launch_prepare(struct launch *l, const char *collector, struct zerr *err);
 /* Removes the files zond put in dir (raw files, run.info, filter) and dir if then empty. */
 void launch_remove_dir(const char *dir);
 
-/* What run.info in l->dir says (launch_read_info). */
-struct launch_info {
-	int found;            /* 0: there was no run.info */
-	char collector[32];   /* default "record" */
-	char command[4096];
-	char store[PATH_MAX];
-	char campaign[256];
-};
+struct runinfo;
 
 /*
- * Reads l->dir/run.info into l (prog, times, status) and info.  A missing
- * file is no error (info->found 0).  0, or -1 with err.
+ * Reads l->dir/run.info (runinfo.h) into l (prog, times, status) and ri
+ * (runinfo_free frees it): 1, or 0 when there is none, or -1 with err.
  */
-int launch_read_info(struct launch *l, struct launch_info *info, struct zerr *err);
+int launch_read_info(struct launch *l, struct runinfo *ri, struct zerr *err);
 
 /* All calls of a profile (the sum of its stats). */
 uint64_t launch_total_calls(const struct zp_profile *p);

@@ -18,6 +18,7 @@
 #include "cmd.h"
 #include "launch.h"
 #include "output.h"
+#include "runinfo.h"
 #include "store/store.h"
 
 static const char usage_text[] =
@@ -46,7 +47,7 @@ static const struct option options[] = {
 int cmd_recover(int argc, char **argv)
 {
 	struct launch l;
-	struct launch_info info;
+	struct runinfo info;
 	struct zerr err;
 	const char *store = NULL, *campaign = NULL;
 	int c;
@@ -70,25 +71,31 @@ int cmd_recover(int argc, char **argv)
 	if (optind != argc - 1)
 		return cmd_usage_error("recover", "wants one directory (zond recover DIR)");
 	struct stat st;
+	if (strlen(argv[optind]) >= sizeof l.dir)
+		return cmd_error("recover", "%s: path too long", argv[optind]);
 	snprintf(l.dir, sizeof l.dir, "%s", argv[optind]);
 	if (stat(l.dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return cmd_error("recover", "%s: not a directory", l.dir);
 	l.recovering = 1;
 	l.exit_status = -1;
-	if (launch_read_info(&l, &info, &err) < 0)
+	int found = launch_read_info(&l, &info, &err);
+	if (found < 0)
 		return cmd_error("recover", "%s", err.msg);
 	if (!*l.prog)
 		snprintf(l.prog, sizeof l.prog, "%s", l.dir);
 	/* run.info keeps the command line as stored: joined and quoted already */
 	char *args[] = {l.prog, NULL};
 	l.argv = args;
-	l.command = *info.command ? info.command : "(unknown: recovered from raw data)";
-	l.opt.store = store ? store : *info.store ? info.store : STORE_DEFAULT_PATH;
-	l.opt.campaign = campaign ? campaign : *info.campaign ? info.campaign : NULL;
-	if (output_check(l.opt.store, OUTPUT_STORE, NULL, &err) < 0)
-		return cmd_error("recover", "%s", err.msg);
-	return launch_collect(&l, info.collector,
-			      info.found ? "its raw files hold no call"
-					 : "no run.info and no raw file with a call: is it a "
-					   "directory zond kept?");
+	l.command = info.command && *info.command ? info.command
+						   : "(unknown: recovered from raw data)";
+	l.opt.store = store ? store : info.store && *info.store ? info.store : STORE_DEFAULT_PATH;
+	l.opt.campaign = campaign ? campaign : info.campaign && *info.campaign ? info.campaign : NULL;
+	int status = output_check(l.opt.store, OUTPUT_STORE, NULL, &err) < 0
+			     ? cmd_error("recover", "%s", err.msg)
+			     : launch_collect(&l, info.collector ? info.collector : "record",
+					      found ? "its raw files hold no call"
+						    : "no run.info and no raw file with a call: "
+						      "is it a directory zond kept?");
+	runinfo_free(&info);
+	return status;
 }
