@@ -232,6 +232,7 @@ mkdir other && echo keep >other/notes.txt
 check_error "recover of a directory zond did not make" "no run stored" "$ZOND" recover -o r.db other
 check_eq "recover leaves other files alone" "$(cat other/notes.txt)" keep
 check_error "recover of a file" "r.db: not a directory" "$ZOND" recover r.db
+check_eq "recover leaves no file of its own" "$(ls other)" notes.txt
 
 # killed_run ARGS...: zond record -q ARGS (a program that writes pid, then waits), killed
 # (SIGKILL), then the program ended by SIGTERM: its raw data directory is left in tmp
@@ -245,6 +246,44 @@ killed_run() {
 	kill -TERM "$waiter_pid"
 	while kill -0 "$waiter_pid" 2>/dev/null; do sleep 0.05; done
 }
+# locked FILE: whether a process holds a POSIX lock on FILE
+locked() {
+	grep -q ":$(stat -c %i "$1") " /proc/locks
+}
+
+# A run still being recorded is not recover's: refused (naming its zond), and the run goes
+# on to be stored whole by its own zond.
+rm -rf tmp/* pid live.db
+ended "$ZOND" record -q -o live.db -- "$WAITER" wait pid >out.txt 2>err.txt &
+waiter_pid=$(program_pid)
+zond_pid=$(zond_of "$waiter_pid")
+dir=$(ls -d "$work"/tmp/zond-*)
+check_error "recover of a live run" "$dir: in use by zond (pid $zond_pid)" \
+	"$ZOND" recover -q -o other.db "$dir"
+check_eq "recover of a live run: nothing stored" "$(ls other.db 2>/dev/null)" ""
+kill -TERM "$zond_pid"
+wait
+check_eq "live run: stored by its zond" "$("$ZOND" dump -i live.db | grep 'function work')" \
+	"function work calls=50"
+check_eq "live run: its zond's status" "$(tail -n 1 out.txt)" "signal 15"
+check_eq "live run: no raw data left" "$(ls tmp)" ""
+
+# Two recovers of one directory: the second, while the first holds it (waiting for its
+# store's lock), is refused; the run is stored once.
+rm -f two.db
+ended "$ZOND" record -q -o two.db -- "$WAITER" abort pid >/dev/null 2>&1 # two.db: a store
+killed_run -o two.db -- "$WAITER" wait pid
+dir=$(ls -d "$work"/tmp/zond-*)
+hold_store two.db
+"$ZOND" recover -q "$dir" 2>first.txt &
+first=$!
+while ! locked "$dir/lock" && kill -0 $first 2>/dev/null; do sleep 0.05; done
+check_error "a second recover" "$dir: in use by zond (pid $first)" "$ZOND" recover -q "$dir"
+touch release
+wait $first
+check_eq "the first recover" $? 0
+wait
+check_eq "two recovers: one run" "$(sqlite3 two.db "select count(*) from runs")" 2
 
 # run.info holds any store path, command and campaign whole: a newline in the store's
 # name (an unrelated store named as its first line stays untouched), an argument longer

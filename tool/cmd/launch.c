@@ -34,7 +34,8 @@
 
 void launch_init(struct launch *l, const char *cmd)
 {
-	*l = (struct launch){.cmd = cmd, .opt = {.store = STORE_DEFAULT_PATH, .top = 10}};
+	*l = (struct launch){.cmd = cmd, .opt = {.store = STORE_DEFAULT_PATH, .top = 10},
+			     .lock_fd = -1};
 }
 
 static const char *const pool_vars[5] = {"ZOND_THREADS", "ZOND_FUNCS", "ZOND_EDGES",
@@ -388,7 +389,10 @@ int launch_prepare(struct launch *l, const char *collector, struct zerr *err)
 	if (!mkdtemp(l->dir))
 		return zerr_set(err, "%s: cannot create a directory for raw data: %s", l->dir,
 				strerror(errno));
-	if (write_run_info(l, collector, err) < 0) {
+	pid_t holder;
+	/* first: no recover takes the directory for a killed zond's while the run goes on */
+	l->lock_fd = runinfo_lock(l->dir, 1, &holder, err);
+	if (l->lock_fd < 0 || write_run_info(l, collector, err) < 0) {
 		launch_remove_dir(l->dir);
 		return -1;
 	}
@@ -410,6 +414,9 @@ void launch_remove_dir(const char *dir)
 	}
 	if (d)
 		closedir(d);
+	/* the lock last: a recover that finds none finds nothing else either (runinfo.h) */
+	if (launch_join_path(path, sizeof path, dir, RUNINFO_LOCK) == 0)
+		unlink(path);
 	rmdir(dir);
 }
 

@@ -126,6 +126,7 @@ struct launch {
 	int program_optional; /* launch_parse: no PROG is no error (l->argv[0] NULL) */
 	int exit_status, term_signal; /* -1 and 0 when unknown */
 	int64_t start_ns, duration_ns;
+	int lock_fd; /* dir's lock (runinfo.h), held while zond lives; -1: none */
 };
 
 /* l's defaults: command name and options. */
@@ -199,16 +200,17 @@ int launch_each_library(const char *prog, void (*fn)(void *arg, const char *path
 
 /*
  * Before the program runs: checks that l->opt.store can be written (a bad -o
- * must not cost a run), creates l->dir under $TMPDIR (or /tmp) and writes
- * what is known of the run into it (runinfo.h: collector, program, command,
- * store, campaign; launch_run appends times and status), for `zond recover`.
+ * must not cost a run), creates l->dir under $TMPDIR (or /tmp), takes its
+ * lock and writes what is known of the run into it (runinfo.h: collector,
+ * program, command, store, campaign; launch_run appends times and status),
+ * for `zond recover`.
  */
 int launch_prepare(struct launch *l, const char *collector, struct zerr *err);
 
 /* The runtime's filter file in l->dir (record -F/-N). */
 #define LAUNCH_FILTER_FILE "filter"
 
-/* Removes the files zond put in dir (raw files, run.info, filter) and dir if then empty. */
+/* Removes the files zond put in dir (raw files, run.info, filter, lock) and dir if then empty. */
 void launch_remove_dir(const char *dir);
 
 struct runinfo;

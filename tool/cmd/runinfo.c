@@ -1,12 +1,14 @@
-/* runinfo.c - a run's raw data directory: run.info (runinfo.h). */
+/* runinfo.c - a run's raw data directory: run.info and its lock (runinfo.h). */
 #define _GNU_SOURCE
 #include "runinfo.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/profile.h"
 
@@ -268,4 +270,37 @@ void runinfo_free(struct runinfo *ri)
 	free(ri->store);
 	free(ri->campaign);
 	*ri = (struct runinfo){.exit_status = -1};
+}
+
+/* ---- the lock -------------------------------------------------------------- */
+
+int runinfo_lock(const char *dir, int create, pid_t *holder, struct zerr *err)
+{
+	char *path = dir_file(dir, RUNINFO_LOCK);
+	int fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+	*holder = 0;
+	if (fd < 0) {
+		int none = errno == ENOENT && !create;
+		zerr_set(err, "%s: cannot open: %s", path, strerror(errno));
+		free(path);
+		return none ? -2 : -1;
+	}
+	/* a holder may end between the two calls: then the lock is ours next time */
+	for (int tries = 0; tries < 3; tries++) {
+		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+		if (fcntl(fd, F_SETLK, &fl) == 0) {
+			free(path);
+			return fd;
+		}
+		if ((errno != EACCES && errno != EAGAIN) || fcntl(fd, F_GETLK, &fl) < 0)
+			break;
+		if (fl.l_type != F_UNLCK) {
+			*holder = fl.l_pid;
+			break;
+		}
+	}
+	zerr_set(err, "%s: cannot lock: %s", path, strerror(errno));
+	close(fd);
+	free(path);
+	return -1;
 }
