@@ -162,4 +162,43 @@ check_eq "callgrind_annotate shows it" \
 "$ZOND" record -n 0 -o full.db -- "$SHOP" >/dev/null 2>err.txt
 check_eq "no warning when nothing was lost" "$(grep -c warning err.txt)" 0
 check_eq "no lost line when nothing was lost" "$("$ZOND" dump -i full.db | grep -c lost_)" 0
+
+# ZOND_* variables left in zond's environment (a shell's export) change no run: those an
+# option stands for are set as the options say, or removed; an expert knob is passed on, and
+# the run says so.
+# calls_and_mode DB: the run's calls, events and timeline or lost_* facts (not what only
+# samples found, which varies: "[no function]")
+calls_and_mode() {
+	"$ZOND" dump -i "$1" | grep -E '^(function|block|lost)' | grep -v ' calls=0$'
+	sqlite3 "$1" "select group_concat(name) from events"
+	sqlite3 "$1" "select key from run_meta where key like 'timeline%' or key like 'lost%'"
+}
+rm -f env.db
+"$ZOND" record -q -o env.db -- "$SHOP" >/dev/null
+calls_and_mode env.db >plain.mode
+for e in ZOND_MANUAL=1 ZOND_TRIGGER=1234:/x ZOND_NO_TIME=1 ZOND_TIME=exact ZOND_FUNCS=1 \
+	ZOND_CONTEXTS=1 ZOND_TIMELINE=10 ZOND_FILTER=/nonexistent; do
+	rm -f env.db
+	env "$e" "$ZOND" record -q -o env.db -- "$SHOP" >/dev/null 2>err.txt
+	check_eq "record, $e inherited: status" $? 0
+	check_eq "record, $e inherited: nothing said" "$(cat err.txt)" ""
+	calls_and_mode env.db >env.mode
+	check_same "record, $e inherited: the run as without it" env.mode plain.mode
+done
+rm -f env.db
+"$ZOND" libcalls -q -o env.db -- "$SHOP" >/dev/null
+calls_and_mode env.db >plain.mode
+for e in ZOND_LIBCALLS_FUNCS=no_such ZOND_LIBCALLS_LIBS=libno_such.so ZOND_NO_TIME=1 \
+	ZOND_TIME=sampled; do
+	rm -f env.db
+	env "$e" "$ZOND" libcalls -q -o env.db -- "$SHOP" >/dev/null 2>err.txt
+	check_eq "libcalls, $e inherited: status" $? 0
+	calls_and_mode env.db >env.mode
+	check_same "libcalls, $e inherited: the run as without it" env.mode plain.mode
+done
+rm -f env.db
+ZOND_SAMPLER=timer "$ZOND" record -q -o env.db -- "$SHOP" >/dev/null
+check_eq "a knob: passed on" "$("$ZOND" report -i env.db | grep -c '(cpu-time timer)')" 1
+check_eq "a knob: named in the header" "$("$ZOND" report -i env.db | grep '^knobs:')" \
+	"knobs:     ZOND_SAMPLER=timer"
 finish

@@ -355,6 +355,32 @@ int launch_find_program(const char *prog, char out[PATH_MAX], struct zerr *err)
 	return check_runnable(out, err) < 0 ? -1 : 0;
 }
 
+/*
+ * The runtime's variables that no option of zond's sets, passed on from
+ * zond's environment as they are: expert knobs (doc/architecture.md).
+ */
+static const char *const knob_vars[] = {"ZOND_SAMPLER", "ZOND_SAMPLE_SIGNAL", "ZOND_SAMPLE_PCS",
+					"ZOND_WRAPPER"};
+
+/* The knobs set in zond's environment, "VAR=value" words quoted as a shell reads them, or NULL. */
+static char *knobs_set(void)
+{
+	char *words[sizeof knob_vars / sizeof *knob_vars + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof knob_vars / sizeof *knob_vars; i++) {
+		const char *v = getenv(knob_vars[i]);
+		if (!v)
+			continue;
+		words[n] = zp_xmalloc(strlen(knob_vars[i]) + strlen(v) + 2);
+		sprintf(words[n++], "%s=%s", knob_vars[i], v);
+	}
+	words[n] = NULL;
+	char *joined = n ? cmd_join_argv(words) : NULL;
+	while (n > 0)
+		free(words[--n]);
+	return joined;
+}
+
 /* path made absolute against the working directory (allocated): recover may run elsewhere */
 static char *absolute_path(const char *path)
 {
@@ -372,7 +398,8 @@ static int write_run_info(const struct launch *l, const char *collector, struct 
 {
 	char *cmd = cmd_join_argv(l->argv), *store = absolute_path(l->opt.store);
 	struct runinfo ri = {.collector = (char *)collector, .program = (char *)l->prog,
-			     .command = cmd, .store = store, .campaign = (char *)l->opt.campaign};
+			     .command = cmd, .store = store, .campaign = (char *)l->opt.campaign,
+			     .knobs = l->knobs};
 	int rc = runinfo_write(l->dir, &ri, err);
 	free(cmd);
 	free(store);
@@ -386,6 +413,7 @@ int launch_prepare(struct launch *l, const char *collector, struct zerr *err)
 		return -1;
 	const char *tmp = getenv("TMPDIR");
 	snprintf(l->dir, sizeof l->dir, "%s/zond-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	l->knobs = knobs_set();
 	if (!mkdtemp(l->dir))
 		return zerr_set(err, "%s: cannot create a directory for raw data: %s", l->dir,
 				strerror(errno));
@@ -432,6 +460,14 @@ static void join_env(const char *var, const char *value, int first)
 	sprintf(both, "%s:%s", first ? value : old, first ? old : value);
 	setenv(var, both, 1);
 	free(both);
+}
+
+void launch_set_env(const char *var, const char *value)
+{
+	if (value)
+		setenv(var, value, 1);
+	else
+		unsetenv(var);
 }
 
 void launch_prepend_env(const char *var, const char *value)
@@ -485,25 +521,20 @@ static void wait_descendants(const struct launch *l)
 static void run_child(struct launch *l, void (*setup)(void *arg), void *arg,
 		      const struct forward *fw, const sigset_t *mask)
 {
+	char timeline[32];
+	snprintf(timeline, sizeof timeline, "%ld", l->opt.timeline);
 	setenv("ZOND_DIR", l->dir, 1);
-	if (l->opt.no_time)
-		setenv("ZOND_NO_TIME", "1", 1);
-	if (l->opt.fast_clock)
-		setenv("ZOND_FAST_CLOCK", "1", 1);
-	if (l->opt.time)
-		setenv("ZOND_TIME", l->opt.time, 1);
-	if (l->opt.sample_period)
-		setenv("ZOND_SAMPLE_PERIOD", l->opt.sample_period, 1);
+	launch_set_env("ZOND_NO_TIME", l->opt.no_time ? "1" : NULL);
+	launch_set_env("ZOND_FAST_CLOCK", l->opt.fast_clock ? "1" : NULL);
+	launch_set_env("ZOND_TIME", l->opt.time);
+	launch_set_env("ZOND_SAMPLE_PERIOD", l->opt.sample_period);
 	for (int i = 0; i < 5; i++)
-		if (l->opt.pool[i])
-			setenv(pool_vars[i], l->opt.pool[i], 1);
-	if (l->opt.timeline) {
-		char n[32];
-		snprintf(n, sizeof n, "%ld", l->opt.timeline);
-		setenv("ZOND_TIMELINE", n, 1);
-		setenv("ZOND_TIMELINE_KEEP", l->opt.timeline_keep ? l->opt.timeline_keep : "oldest",
-		       1);
-	}
+		launch_set_env(pool_vars[i], l->opt.pool[i]);
+	launch_set_env("ZOND_TIMELINE", l->opt.timeline ? timeline : NULL);
+	launch_set_env("ZOND_TIMELINE_KEEP",
+		       !l->opt.timeline	       ? NULL
+		       : l->opt.timeline_keep ? l->opt.timeline_keep
+					      : "oldest");
 	setup(arg);
 	/* the program's own dispositions before anything pending is delivered */
 	forward_restore(fw);
@@ -657,6 +688,8 @@ static void launch_describe(const struct launch *l, struct zp_profile *p, const 
 	p->run.duration_ns = l->duration_ns;
 	p->run.exit_status = l->exit_status;
 	p->run.term_signal = l->term_signal;
+	if (l->knobs) /* the runtime ran as no option of zond's says */
+		profile_add_meta(p, "zond_env", l->knobs);
 }
 
 /* Stores p in the store at path; keeps the raw data when that fails. */
@@ -894,6 +927,7 @@ int launch_read_info(struct launch *l, struct runinfo *ri, struct zerr *err)
 	}
 	if (ri->program)
 		snprintf(l->prog, sizeof l->prog, "%s", ri->program);
+	l->knobs = ri->knobs;
 	l->start_ns = ri->start_ns;
 	l->duration_ns = ri->duration_ns;
 	l->exit_status = ri->exit_status;

@@ -127,6 +127,7 @@ struct launch {
 	int exit_status, term_signal; /* -1 and 0 when unknown */
 	int64_t start_ns, duration_ns;
 	int lock_fd; /* dir's lock (runinfo.h), held while zond lives; -1: none */
+	char *knobs; /* the runtime's variables zond passed on as it found them (run meta zond_env) */
 };
 
 /* l's defaults: command name and options. */
@@ -224,6 +225,12 @@ int launch_read_info(struct launch *l, struct runinfo *ri, struct zerr *err);
 /* All calls of a profile (the sum of its stats). */
 uint64_t launch_total_calls(const struct zp_profile *p);
 
+/*
+ * Sets var to value for the program, or removes it when value is NULL: a
+ * variable zond sets from an option says what the option said, never what
+ * a shell's export or an enclosing zond left in zond's environment.
+ */
+void launch_set_env(const char *var, const char *value);
 /* Sets var to "value:old value" (or value). */
 void launch_prepend_env(const char *var, const char *value);
 /* Sets var to "old value:value" (or value). */
@@ -231,8 +238,9 @@ void launch_append_env(const char *var, const char *value);
 
 /*
  * Runs l->argv with ZOND_DIR=l->dir, the shared options' variables
- * (ZOND_NO_TIME, ZOND_FAST_CLOCK, the pool sizes) and whatever setup(arg) sets in the
- * child's environment, waits for it and notes its status and times.
+ * (ZOND_NO_TIME, ZOND_FAST_CLOCK, the pool sizes...: set as the options
+ * say, or removed) and whatever setup(arg) sets in the child's environment,
+ * waits for it and notes its status and times.
  */
 int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zerr *err);
 /*

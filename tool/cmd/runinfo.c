@@ -74,6 +74,7 @@ int runinfo_write(const char *dir, const struct runinfo *ri, struct zerr *err)
 	put_value(f, "command", ri->command);
 	put_value(f, "store", ri->store);
 	put_value(f, "campaign", ri->campaign);
+	put_value(f, "knobs", ri->knobs);
 	char *path = dir_file(dir, RUNINFO_FILE);
 	int rc = close_written(f, path, err);
 	free(path);
@@ -160,8 +161,8 @@ static int take_format(struct reader *r, const char *value)
 	return 0;
 }
 
-static const char *const string_keys[] = {"collector", "program", "command", "store",
-					  "campaign"};
+static const char *const string_keys[] = {"collector", "program", "command",
+					  "store",     "campaign", "knobs"};
 static const char *const number_keys[] = {"start_ns", "duration_ns", "exit_status",
 					  "term_signal"};
 
@@ -202,9 +203,9 @@ static int take_line(struct reader *r, char *line)
 		return take_format(r, value);
 	if (r->format >= 2 && unescape(value) < 0)
 		return malformed(r, "a bad escape in", line);
-	char **strings[] = {&r->ri->collector, &r->ri->program, &r->ri->command, &r->ri->store,
-			    &r->ri->campaign};
-	for (unsigned i = 0; i < 5; i++) {
+	char **strings[] = {&r->ri->collector, &r->ri->program,  &r->ri->command,
+			    &r->ri->store,     &r->ri->campaign, &r->ri->knobs};
+	for (unsigned i = 0; i < 6; i++) {
 		if (strcmp(line, string_keys[i]))
 			continue;
 		if (seen_before(r, i))
@@ -214,7 +215,7 @@ static int take_line(struct reader *r, char *line)
 	}
 	for (unsigned i = 0; i < 4; i++)
 		if (!strcmp(line, number_keys[i]))
-			return seen_before(r, 5 + i) ? malformed(r, "a second", line)
+			return seen_before(r, 6 + i) ? malformed(r, "a second", line)
 						     : take_number(r, i, value);
 	return 0; /* a later zond's key: nothing this one needs */
 }
@@ -269,6 +270,7 @@ void runinfo_free(struct runinfo *ri)
 	free(ri->command);
 	free(ri->store);
 	free(ri->campaign);
+	free(ri->knobs);
 	*ri = (struct runinfo){.exit_status = -1};
 }
 

@@ -4,7 +4,7 @@
  * DIR/run.info, "key value" lines, the first "format 2".  Written before
  * the program starts: collector, program, command (joined and quoted as
  * the store keeps it), store (absolute: recover may run elsewhere),
- * campaign; appended once it ended: start_ns, duration_ns, exit_status,
+ * campaign, knobs; appended once it ended: start_ns, duration_ns, exit_status,
  * term_signal.  A value may hold anything a path, an argument or a
  * campaign may (newlines, any length): its backslashes and newlines are
  * written \\ and \n, every other byte as it is.  A file without the format
@@ -33,6 +33,7 @@
 /* What run.info says; NULL (or 0, -1) where it says nothing. */
 struct runinfo {
 	char *collector, *program, *command, *store, *campaign;
+	char *knobs; /* the runtime's variables zond passed on as found (launch.h) */
 	int64_t start_ns, duration_ns;
 	int exit_status, term_signal; /* -1 and 0 when not said */
 };
