@@ -56,6 +56,13 @@ check_eq "nolib: says so" "$(cat err.txt)" \
 check_eq "libcalls -f nosuch: status" $? 5
 check_eq "libcalls -f nosuch: says so" "$(cat err.txt)" \
 	"zond libcalls: $PLAIN: no run stored: no library call was recorded: none matched -l/-f"
+# ... and a run lost is zond's failure: status 1 for a program that exited 0 (a script's
+# `zond record -- ./t && zond report` must not report an older run)
+"$ZOND" record -o true.db -- true >out.txt 2>err.txt
+check_eq "true: status" $? 1
+check_eq "true: says why" "$(grep -c 'no run stored: .*built with -finstrument-functions' err.txt)" 1
+"$ZOND" libcalls -o true.db -f no_such_function -- true >out.txt 2>err.txt
+check_eq "libcalls true: status" $? 1
 
 # Tables too large for the address space: which and how much.  (A zond built with
 # AddressSanitizer cannot run under ulimit -v at all.)
@@ -105,11 +112,11 @@ check_eq "odd arguments: header" "$("$ZOND" report -i argv.db | sed -n 's/^comma
 # even for zond's own probe of the room, which must not die of SIGXFSZ: the program's
 # status, and why, never "built without -finstrument-functions"
 (ulimit -f 100; "$ZOND" record -o room.db -- "$SHOP" >/dev/null 2>err.txt)
-check_eq "ulimit -f 100: status" $? 0
+check_eq "ulimit -f 100: status" $? 1
 check_eq "ulimit -f 100: says why" \
 	"$(grep -c 'no run stored: .*cannot be made (ftruncate: File too large), more than the file-size limit (ulimit -f) of 50 KB allows' err.txt)" 1
 (ulimit -f 1; "$ZOND" libcalls -o room.db -- "$SHOP" >/dev/null 2>err.txt)
-check_eq "libcalls ulimit -f 1: status" $? 0
+check_eq "libcalls ulimit -f 1: status" $? 1
 check_eq "libcalls ulimit -f 1: one line" "$(wc -l <err.txt)" 1
 check_eq "no store made" "$(ls room.db 2>/dev/null)" ""
 # a thread's name as it was when it ended (named after it started)
@@ -122,7 +129,7 @@ mkdir -p mnt
 if mount -t tmpfs -o size=64k zondcli mnt 2>/dev/null; then
 	head -c 32k /dev/zero >mnt/fill
 	TMPDIR=$PWD/mnt "$ZOND" record -o room.db -- "$SHOP" >/dev/null 2>err.txt
-	check_eq "full tmpfs: status" $? 0
+	check_eq "full tmpfs: status" $? 1
 	check_eq "full tmpfs: says why" \
 		"$(grep -c "no run stored: the raw data had no room in $PWD/mnt (a full file system?)" err.txt)" 1
 	# the store on the full file system: the run is not stored, the raw data is
@@ -141,7 +148,7 @@ fi
 
 # Tables larger than any file or address space (the step that fails depends on the file system).
 "$ZOND" record --threads 65536 --funcs 16777216 -- "$SHOP" >/dev/null 2>err.txt
-check_eq "huge pools: status" $? 0
+check_eq "huge pools: status" $? 1
 check_eq "huge pools: says so" "$(grep -c 'about [0-9]* MB per process (65536 threads x [0-9.]* MB) and cannot be made (' err.txt)" 1
 
 # A full function table: the summary, dump and callgrind say what was lost.
@@ -155,4 +162,43 @@ check_eq "callgrind_annotate shows it" \
 "$ZOND" record -n 0 -o full.db -- "$SHOP" >/dev/null 2>err.txt
 check_eq "no warning when nothing was lost" "$(grep -c warning err.txt)" 0
 check_eq "no lost line when nothing was lost" "$("$ZOND" dump -i full.db | grep -c lost_)" 0
+
+# ZOND_* variables left in zond's environment (a shell's export) change no run: those an
+# option stands for are set as the options say, or removed; an expert knob is passed on, and
+# the run says so.
+# calls_and_mode DB: the run's calls, events and timeline or lost_* facts (not what only
+# samples found, which varies: "[no function]")
+calls_and_mode() {
+	"$ZOND" dump -i "$1" | grep -E '^(function|block|lost)' | grep -v ' calls=0$'
+	sqlite3 "$1" "select group_concat(name) from events"
+	sqlite3 "$1" "select key from run_meta where key like 'timeline%' or key like 'lost%'"
+}
+rm -f env.db
+"$ZOND" record -q -o env.db -- "$SHOP" >/dev/null
+calls_and_mode env.db >plain.mode
+for e in ZOND_MANUAL=1 ZOND_TRIGGER=1234:/x ZOND_NO_TIME=1 ZOND_TIME=exact ZOND_FUNCS=1 \
+	ZOND_CONTEXTS=1 ZOND_TIMELINE=10 ZOND_FILTER=/nonexistent; do
+	rm -f env.db
+	env "$e" "$ZOND" record -q -o env.db -- "$SHOP" >/dev/null 2>err.txt
+	check_eq "record, $e inherited: status" $? 0
+	check_eq "record, $e inherited: nothing said" "$(cat err.txt)" ""
+	calls_and_mode env.db >env.mode
+	check_same "record, $e inherited: the run as without it" env.mode plain.mode
+done
+rm -f env.db
+"$ZOND" libcalls -q -o env.db -- "$SHOP" >/dev/null
+calls_and_mode env.db >plain.mode
+for e in ZOND_LIBCALLS_FUNCS=no_such ZOND_LIBCALLS_LIBS=libno_such.so ZOND_NO_TIME=1 \
+	ZOND_TIME=sampled; do
+	rm -f env.db
+	env "$e" "$ZOND" libcalls -q -o env.db -- "$SHOP" >/dev/null 2>err.txt
+	check_eq "libcalls, $e inherited: status" $? 0
+	calls_and_mode env.db >env.mode
+	check_same "libcalls, $e inherited: the run as without it" env.mode plain.mode
+done
+rm -f env.db
+ZOND_SAMPLER=timer "$ZOND" record -q -o env.db -- "$SHOP" >/dev/null
+check_eq "a knob: passed on" "$("$ZOND" report -i env.db | grep -c '(cpu-time timer)')" 1
+check_eq "a knob: named in the header" "$("$ZOND" report -i env.db | grep '^knobs:')" \
+	"knobs:     ZOND_SAMPLER=timer"
 finish

@@ -49,7 +49,7 @@ raw)
 	cp raw/*.zraw corpus/ || { echo "no raw file recorded for a seed"; exit 1; }
 	;;
 store)
-	ZOND_THREADS=2 ZOND_FUNCS=64 "$ZOND" record -q -o corpus/shop.db --funcs 64 -- "$SHOP" \
+	"$ZOND" record -q -o corpus/shop.db --threads 2 --funcs 64 -- "$SHOP" \
 		>/dev/null || { echo "no store recorded for a seed"; exit 1; }
 	;;
 ztrace)

@@ -22,6 +22,7 @@
 #include "cmd.h"
 #include "output.h"
 #include "progress.h"
+#include "runinfo.h"
 #include "ingest/raw_reader.h"
 #include "raw.h"
 #include "report/report.h"
@@ -33,7 +34,8 @@
 
 void launch_init(struct launch *l, const char *cmd)
 {
-	*l = (struct launch){.cmd = cmd, .opt = {.store = STORE_DEFAULT_PATH, .top = 10}};
+	*l = (struct launch){.cmd = cmd, .opt = {.store = STORE_DEFAULT_PATH, .top = 10},
+			     .lock_fd = -1};
 }
 
 static const char *const pool_vars[5] = {"ZOND_THREADS", "ZOND_FUNCS", "ZOND_EDGES",
@@ -354,41 +356,54 @@ int launch_find_program(const char *prog, char out[PATH_MAX], struct zerr *err)
 }
 
 /*
- * What is known of the run before it ends, in dir/run.info ("key value"
- * lines), so that `zond recover DIR` can store an interrupted run as it was
- * meant to be stored.  Written before the program starts; the end is
- * appended once it ended.
+ * The runtime's variables that no option of zond's sets, passed on from
+ * zond's environment as they are: expert knobs (doc/architecture.md).
  */
-#define RUN_INFO "run.info"
+static const char *const knob_vars[] = {"ZOND_SAMPLER", "ZOND_SAMPLE_SIGNAL", "ZOND_SAMPLE_PCS",
+					"ZOND_WRAPPER"};
 
-static FILE *open_run_info(const struct launch *l, const char *mode)
+/* The knobs set in zond's environment, "VAR=value" words quoted as a shell reads them, or NULL. */
+static char *knobs_set(void)
 {
-	char path[PATH_MAX];
-	return launch_join_path(path, sizeof path, l->dir, RUN_INFO) < 0 ? NULL
-									  : fopen(path, mode);
+	char *words[sizeof knob_vars / sizeof *knob_vars + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof knob_vars / sizeof *knob_vars; i++) {
+		const char *v = getenv(knob_vars[i]);
+		if (!v)
+			continue;
+		words[n] = zp_xmalloc(strlen(knob_vars[i]) + strlen(v) + 2);
+		sprintf(words[n++], "%s=%s", knob_vars[i], v);
+	}
+	words[n] = NULL;
+	char *joined = n ? cmd_join_argv(words) : NULL;
+	while (n > 0)
+		free(words[--n]);
+	return joined;
 }
 
+/* path made absolute against the working directory (allocated): recover may run elsewhere */
+static char *absolute_path(const char *path)
+{
+	char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
+	if (!cwd)
+		return zp_xstrdup(path);
+	char *abs = zp_xmalloc(strlen(cwd) + strlen(path) + 2);
+	sprintf(abs, "%s/%s", cwd, path);
+	free(cwd);
+	return abs;
+}
+
+/* What is known of the run before it starts, for `zond recover DIR` (runinfo.h). */
 static int write_run_info(const struct launch *l, const char *collector, struct zerr *err)
 {
-	char store[PATH_MAX];
-	FILE *f = open_run_info(l, "w");
-	if (!f)
-		return zerr_set(err, "%s/%s: cannot create: %s", l->dir, RUN_INFO, strerror(errno));
-	char *cmd = cmd_join_argv(l->argv); /* one line: no newline in it */
-	/* the store as the user meant it, whatever directory recover runs in */
-	if (l->opt.store[0] == '/' || !getcwd(store, sizeof store) ||
-	    strlen(store) + strlen(l->opt.store) + 2 > sizeof store)
-		snprintf(store, sizeof store, "%s", l->opt.store);
-	else
-		strcat(strcat(store, "/"), l->opt.store);
-	fprintf(f, "collector %s\nprogram %s\ncommand %s\nstore %s\n", collector, l->prog, cmd,
-		store);
-	if (l->opt.campaign)
-		fprintf(f, "campaign %s\n", l->opt.campaign);
+	char *cmd = cmd_join_argv(l->argv), *store = absolute_path(l->opt.store);
+	struct runinfo ri = {.collector = (char *)collector, .program = (char *)l->prog,
+			     .command = cmd, .store = store, .campaign = (char *)l->opt.campaign,
+			     .knobs = l->knobs};
+	int rc = runinfo_write(l->dir, &ri, err);
 	free(cmd);
-	return fclose(f) == 0 ? 0
-			      : zerr_set(err, "%s/%s: cannot write: %s", l->dir, RUN_INFO,
-					 strerror(errno));
+	free(store);
+	return rc;
 }
 
 int launch_prepare(struct launch *l, const char *collector, struct zerr *err)
@@ -398,10 +413,14 @@ int launch_prepare(struct launch *l, const char *collector, struct zerr *err)
 		return -1;
 	const char *tmp = getenv("TMPDIR");
 	snprintf(l->dir, sizeof l->dir, "%s/zond-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	l->knobs = knobs_set();
 	if (!mkdtemp(l->dir))
 		return zerr_set(err, "%s: cannot create a directory for raw data: %s", l->dir,
 				strerror(errno));
-	if (write_run_info(l, collector, err) < 0) {
+	pid_t holder;
+	/* first: no recover takes the directory for a killed zond's while the run goes on */
+	l->lock_fd = runinfo_lock(l->dir, 1, &holder, err);
+	if (l->lock_fd < 0 || write_run_info(l, collector, err) < 0) {
 		launch_remove_dir(l->dir);
 		return -1;
 	}
@@ -412,10 +431,10 @@ void launch_remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
+	char path[PATH_MAX];
 	while (d && (e = readdir(d))) {
-		char path[PATH_MAX];
 		/* only what zond puts there: a directory given to recover may hold more */
-		if (fnmatch("*.zraw", e->d_name, 0) && strcmp(e->d_name, RUN_INFO) &&
+		if (fnmatch("*.zraw", e->d_name, 0) && strcmp(e->d_name, RUNINFO_FILE) &&
 		    strcmp(e->d_name, LAUNCH_FILTER_FILE))
 			continue;
 		if (launch_join_path(path, sizeof path, dir, e->d_name) == 0)
@@ -423,6 +442,9 @@ void launch_remove_dir(const char *dir)
 	}
 	if (d)
 		closedir(d);
+	/* the lock last: a recover that finds none finds nothing else either (runinfo.h) */
+	if (launch_join_path(path, sizeof path, dir, RUNINFO_LOCK) == 0)
+		unlink(path);
 	rmdir(dir);
 }
 
@@ -438,6 +460,14 @@ static void join_env(const char *var, const char *value, int first)
 	sprintf(both, "%s:%s", first ? value : old, first ? old : value);
 	setenv(var, both, 1);
 	free(both);
+}
+
+void launch_set_env(const char *var, const char *value)
+{
+	if (value)
+		setenv(var, value, 1);
+	else
+		unsetenv(var);
 }
 
 void launch_prepend_env(const char *var, const char *value)
@@ -472,9 +502,9 @@ static void wait_descendants(const struct launch *l)
 	stop_waiting = 0;
 	for (;;) {
 		pid_t pid = waitpid(-1, NULL, said ? 0 : WNOHANG);
-		if (pid > 0 || (pid < 0 && errno == EINTR && !stop_waiting))
+		if (pid > 0 || (pid < 0 && errno == EINTR && !stop_waiting && !forward_held()))
 			continue;
-		if (pid < 0) /* ECHILD: none left, or Ctrl-C */
+		if (pid < 0 || forward_held()) /* ECHILD: none left; Ctrl-C; asked to stop */
 			break;
 		/* even with -q: it says why zond has not ended although the program has */
 		fprintf(stderr,
@@ -491,25 +521,20 @@ static void wait_descendants(const struct launch *l)
 static void run_child(struct launch *l, void (*setup)(void *arg), void *arg,
 		      const struct forward *fw, const sigset_t *mask)
 {
+	char timeline[32];
+	snprintf(timeline, sizeof timeline, "%ld", l->opt.timeline);
 	setenv("ZOND_DIR", l->dir, 1);
-	if (l->opt.no_time)
-		setenv("ZOND_NO_TIME", "1", 1);
-	if (l->opt.fast_clock)
-		setenv("ZOND_FAST_CLOCK", "1", 1);
-	if (l->opt.time)
-		setenv("ZOND_TIME", l->opt.time, 1);
-	if (l->opt.sample_period)
-		setenv("ZOND_SAMPLE_PERIOD", l->opt.sample_period, 1);
+	launch_set_env("ZOND_NO_TIME", l->opt.no_time ? "1" : NULL);
+	launch_set_env("ZOND_FAST_CLOCK", l->opt.fast_clock ? "1" : NULL);
+	launch_set_env("ZOND_TIME", l->opt.time);
+	launch_set_env("ZOND_SAMPLE_PERIOD", l->opt.sample_period);
 	for (int i = 0; i < 5; i++)
-		if (l->opt.pool[i])
-			setenv(pool_vars[i], l->opt.pool[i], 1);
-	if (l->opt.timeline) {
-		char n[32];
-		snprintf(n, sizeof n, "%ld", l->opt.timeline);
-		setenv("ZOND_TIMELINE", n, 1);
-		setenv("ZOND_TIMELINE_KEEP", l->opt.timeline_keep ? l->opt.timeline_keep : "oldest",
-		       1);
-	}
+		launch_set_env(pool_vars[i], l->opt.pool[i]);
+	launch_set_env("ZOND_TIMELINE", l->opt.timeline ? timeline : NULL);
+	launch_set_env("ZOND_TIMELINE_KEEP",
+		       !l->opt.timeline	       ? NULL
+		       : l->opt.timeline_keep ? l->opt.timeline_keep
+					      : "oldest");
 	setup(arg);
 	/* the program's own dispositions before anything pending is delivered */
 	forward_restore(fw);
@@ -525,6 +550,23 @@ static void run_child(struct launch *l, void (*setup)(void *arg), void *arg,
 		execvp(l->argv[0], l->argv);
 	fprintf(stderr, "zond %s: %s: cannot run: %s\n", l->cmd, l->prog, strerror(errno));
 	_exit(127);
+}
+
+/*
+ * Once the program has ended, a signal to zond (forward.h) is the user's
+ * "stop": the first lets the run be stored, a second leaves its raw data for
+ * `zond recover`.  The lines are static: a handler may run after launch's
+ * callers have returned.
+ */
+static void hold_signals(const struct launch *l)
+{
+	static char head[64], again[2 * PATH_MAX + 128];
+	static const char tail[] = " after the program ended: storing its run first (send it "
+				   "again to stop and keep the raw data for 'zond recover')\n";
+	snprintf(head, sizeof head, "zond %s: ", l->cmd);
+	snprintf(again, sizeof again, "zond %s: raw data kept in %s ('zond recover %s' stores it)\n",
+		 l->cmd, l->dir, l->dir);
+	forward_hold(head, tail, again);
 }
 
 /* The progress line's figures: what the program's raw files hold so far. */
@@ -566,18 +608,16 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 	struct progress pr;
 	progress_start(&pr, l->cmd, !l->opt.quiet && !l->opt.no_progress);
 	progress_wait(&pr, pid, &status, peek_raw, l);
+	hold_signals(l);
 	forward_stop(&fw);
 	wait_descendants(l);
 	l->duration_ns = clock_now_ns(CLOCK_MONOTONIC) - t0;
 	l->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	l->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-	FILE *f = open_run_info(l, "a");
-	if (f) {
-		fprintf(f, "start_ns %lld\nduration_ns %lld\nexit_status %d\nterm_signal %d\n",
-			(long long)l->start_ns, (long long)l->duration_ns, l->exit_status,
-			l->term_signal);
-		fclose(f);
-	}
+	struct runinfo end = {.start_ns = l->start_ns, .duration_ns = l->duration_ns,
+			      .exit_status = l->exit_status, .term_signal = l->term_signal};
+	struct zerr ignored; /* recover then stores the run with its end unknown */
+	runinfo_append_end(l->dir, &end, &ignored);
 	return 0;
 }
 
@@ -648,6 +688,8 @@ static void launch_describe(const struct launch *l, struct zp_profile *p, const 
 	p->run.duration_ns = l->duration_ns;
 	p->run.exit_status = l->exit_status;
 	p->run.term_signal = l->term_signal;
+	if (l->knobs) /* the runtime ran as no option of zond's says */
+		profile_add_meta(p, "zond_env", l->knobs);
 }
 
 /* Stores p in the store at path; keeps the raw data when that fails. */
@@ -849,8 +891,12 @@ void launch_die_as(int sig)
 	raise(sig);
 }
 
-/* Removes the raw data (or says where it was kept); zond's exit status. */
-static int launch_finish(struct launch *l, int failed)
+/*
+ * Removes the raw data (or says where it was kept: failed, for recover);
+ * zond's exit status.  A run not stored is lost as surely as one whose
+ * store failed: `zond record -- ./t && zond report` must not show the last.
+ */
+static int launch_finish(struct launch *l, int failed, int stored)
 {
 	if (l->keep_raw && failed && !l->recovering)
 		fprintf(stderr, "zond %s: raw data kept in %s ('zond recover %s' stores it)\n",
@@ -860,52 +906,33 @@ static int launch_finish(struct launch *l, int failed)
 	else if (!l->keep_raw && !(l->recovering && failed))
 		launch_remove_dir(l->dir); /* a directory recover could not store stays as it was */
 	if (l->recovering)
-		return failed;
+		return failed || !stored;
 	if (l->term_signal) {
 		launch_die_as(l->term_signal);
 		return 128 + l->term_signal;
 	}
-	/* The program's status is the user's; ours shows only when it had none. */
-	return failed && l->exit_status == 0 ? 1 : l->exit_status;
+	/* The program's status is the user's; ours shows when it had none (or none known). */
+	return (failed || !stored) && l->exit_status <= 0 ? 1 : l->exit_status;
 }
 
-int launch_read_info(struct launch *l, struct launch_info *info, struct zerr *err)
+int launch_read_info(struct launch *l, struct runinfo *ri, struct zerr *err)
 {
-	char line[8192];
-	*info = (struct launch_info){.collector = "record"};
-	FILE *f = open_run_info(l, "r");
-	if (!f)
-		return errno == ENOENT ? 0
-				       : zerr_set(err, "%s/%s: %s", l->dir, RUN_INFO,
-						  strerror(errno));
-	while (fgets(line, sizeof line, f)) {
-		char *value = strchr(line, ' ');
-		if (!value)
-			continue;
-		*value++ = 0;
-		value[strcspn(value, "\n")] = 0;
-		if (!strcmp(line, "collector"))
-			snprintf(info->collector, sizeof info->collector, "%s", value);
-		else if (!strcmp(line, "program"))
-			snprintf(l->prog, sizeof l->prog, "%s", value);
-		else if (!strcmp(line, "command"))
-			snprintf(info->command, sizeof info->command, "%s", value);
-		else if (!strcmp(line, "store"))
-			snprintf(info->store, sizeof info->store, "%s", value);
-		else if (!strcmp(line, "campaign"))
-			snprintf(info->campaign, sizeof info->campaign, "%s", value);
-		else if (!strcmp(line, "start_ns"))
-			l->start_ns = strtoll(value, NULL, 10);
-		else if (!strcmp(line, "duration_ns"))
-			l->duration_ns = strtoll(value, NULL, 10);
-		else if (!strcmp(line, "exit_status"))
-			l->exit_status = (int)strtol(value, NULL, 10);
-		else if (!strcmp(line, "term_signal"))
-			l->term_signal = (int)strtol(value, NULL, 10);
+	int found = runinfo_read(l->dir, ri, err);
+	if (found <= 0)
+		return found;
+	if (ri->program && strlen(ri->program) >= sizeof l->prog) {
+		runinfo_free(ri);
+		return zerr_set(err, "%s/%s: the program's path is longer than a path can be",
+				l->dir, RUNINFO_FILE);
 	}
-	fclose(f);
-	info->found = 1;
-	return 0;
+	if (ri->program)
+		snprintf(l->prog, sizeof l->prog, "%s", ri->program);
+	l->knobs = ri->knobs;
+	l->start_ns = ri->start_ns;
+	l->duration_ns = ri->duration_ns;
+	l->exit_status = ri->exit_status;
+	l->term_signal = ri->term_signal;
+	return 1;
 }
 
 int launch_collect(struct launch *l, const char *collector, const char *none)
@@ -916,23 +943,26 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 	   probe) must fail with EFBIG and be reported, not kill zond with the run. */
 	signal(SIGXFSZ, SIG_IGN);
 	struct zp_profile *p = profile_new();
-	int failed = launch_read_raw(l, p, &err) < 0;
+	int stored = 0, failed = launch_read_raw(l, p, &err) < 0;
 	if (failed)
 		cmd_error(l->cmd, "%s", err.msg);
 	if (p->nthreads && launch_total_calls(p)) {
 		launch_describe(l, p, collector);
-		if (launch_store(l, p, l->opt.store, &err) < 0)
+		stored = launch_store(l, p, l->opt.store, &err) == 0;
+		forward_defer(); /* stored, or kept for recover: nothing a signal could save */
+		if (!stored)
 			failed = cmd_error(l->cmd, "%s", err.msg);
 		else if (!l->opt.quiet)
 			launch_summary(l, p, l->opt.store, l->opt.top);
 		launch_warn_lost(l, p);
 	} else if (!failed) {
-		/* nothing to store: say why; the status stays the program's */
+		/* nothing to store: say why (the raw data is worth nothing to recover) */
+		forward_defer();
 		const char *room = p->nthreads ? NULL : no_room(l, p, why, sizeof why);
 		fprintf(stderr, "zond %s: %s: no run stored: %s\n", l->cmd, l->prog,
 			room ? room : none);
 		failed = l->recovering;
 	}
 	profile_free(p);
-	return launch_finish(l, failed);
+	return launch_finish(l, failed, stored);
 }

@@ -107,7 +107,9 @@ enum {
 #define LAUNCH_EXIT_HELP                                                                          \
 	"zond ends as PROG did: its exit status, or killed by the same signal (once the\n"       \
 	"run is stored).  HUP, INT, QUIT, TERM, USR1, USR2 and ALRM sent to zond are passed\n"  \
-	"on to PROG.  If zond is killed, 'zond recover DIR' stores the raw data it left.\n"      \
+	"on to PROG; once PROG has ended, the first of them is noted and the run stored,\n"    \
+	"a second stops zond (its raw data kept).  If zond is killed, 'zond recover DIR'\n"    \
+	"stores the raw data it left.\n"                                                         \
 	"PROG and every program it runs are recorded: they see zond's library in\n"             \
 	"LD_PRELOAD (record) or LD_AUDIT (libcalls) and ZOND_* variables (a 32-bit one\n"      \
 	"among them makes the loader say it ignored the library).\n"
@@ -124,6 +126,8 @@ struct launch {
 	int program_optional; /* launch_parse: no PROG is no error (l->argv[0] NULL) */
 	int exit_status, term_signal; /* -1 and 0 when unknown */
 	int64_t start_ns, duration_ns;
+	int lock_fd; /* dir's lock (runinfo.h), held while zond lives; -1: none */
+	char *knobs; /* the runtime's variables zond passed on as it found them (run meta zond_env) */
 };
 
 /* l's defaults: command name and options. */
@@ -197,36 +201,36 @@ int launch_each_library(const char *prog, void (*fn)(void *arg, const char *path
 
 /*
  * Before the program runs: checks that l->opt.store can be written (a bad -o
- * must not cost a run), creates l->dir under $TMPDIR (or /tmp) and writes
- * what is known of the run into it (run.info: collector, program, command,
- * store, campaign; launch_run appends times and status), for `zond recover`.
+ * must not cost a run), creates l->dir under $TMPDIR (or /tmp), takes its
+ * lock and writes what is known of the run into it (runinfo.h: collector,
+ * program, command, store, campaign; launch_run appends times and status),
+ * for `zond recover`.
  */
 int launch_prepare(struct launch *l, const char *collector, struct zerr *err);
 
 /* The runtime's filter file in l->dir (record -F/-N). */
 #define LAUNCH_FILTER_FILE "filter"
 
-/* Removes the files zond put in dir (raw files, run.info, filter) and dir if then empty. */
+/* Removes the files zond put in dir (raw files, run.info, filter, lock) and dir if then empty. */
 void launch_remove_dir(const char *dir);
 
-/* What run.info in l->dir says (launch_read_info). */
-struct launch_info {
-	int found;            /* 0: there was no run.info */
-	char collector[32];   /* default "record" */
-	char command[4096];
-	char store[PATH_MAX];
-	char campaign[256];
-};
+struct runinfo;
 
 /*
- * Reads l->dir/run.info into l (prog, times, status) and info.  A missing
- * file is no error (info->found 0).  0, or -1 with err.
+ * Reads l->dir/run.info (runinfo.h) into l (prog, times, status) and ri
+ * (runinfo_free frees it): 1, or 0 when there is none, or -1 with err.
  */
-int launch_read_info(struct launch *l, struct launch_info *info, struct zerr *err);
+int launch_read_info(struct launch *l, struct runinfo *ri, struct zerr *err);
 
 /* All calls of a profile (the sum of its stats). */
 uint64_t launch_total_calls(const struct zp_profile *p);
 
+/*
+ * Sets var to value for the program, or removes it when value is NULL: a
+ * variable zond sets from an option says what the option said, never what
+ * a shell's export or an enclosing zond left in zond's environment.
+ */
+void launch_set_env(const char *var, const char *value);
 /* Sets var to "value:old value" (or value). */
 void launch_prepend_env(const char *var, const char *value);
 /* Sets var to "old value:value" (or value). */
@@ -234,15 +238,18 @@ void launch_append_env(const char *var, const char *value);
 
 /*
  * Runs l->argv with ZOND_DIR=l->dir, the shared options' variables
- * (ZOND_NO_TIME, ZOND_FAST_CLOCK, the pool sizes) and whatever setup(arg) sets in the
- * child's environment, waits for it and notes its status and times.
+ * (ZOND_NO_TIME, ZOND_FAST_CLOCK, the pool sizes...: set as the options
+ * say, or removed) and whatever setup(arg) sets in the child's environment,
+ * waits for it and notes its status and times.
  */
 int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zerr *err);
 /*
  * While it runs, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 and
  * SIGALRM sent to zond are passed on to the program (not those a terminal
  * sends its whole process group, which the program gets anyway), and zond
- * waits for it: what it recorded is still stored.  On a terminal, unless
+ * waits for it: what it recorded is still stored.  Once it has ended they
+ * are held (forward_hold) until the run is stored: the first is noted, a
+ * second ends zond, its raw data kept for `zond recover`.  On a terminal, unless
  * -q or --no-progress, the progress line (progress.h) shows what its raw
  * files hold so far; it is erased before the program's end is dealt with.
  */
@@ -256,7 +263,8 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
  * died of again: zond raises N (128+N is returned only if that returns).
  * When nothing was recorded, no run is stored and one line says so: "PROG:
  * no run stored: " and none (or the address-space limit that kept the
- * runtime's tables out).  When recovering, 0 or 1.
+ * runtime's tables out); a run lost is zond's failure as a store's is.
+ * When recovering, 0 or 1.
  */
 int launch_collect(struct launch *l, const char *collector, const char *none);
 

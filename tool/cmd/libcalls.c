@@ -201,12 +201,9 @@ static void set_audit_env(void *arg)
 			 (unsigned long long)(c->static_tls + 512));
 		add_tunable("GLIBC_TUNABLES", item);
 	}
-	if (c->libs)
-		setenv("ZOND_LIBCALLS_LIBS", c->libs, 1);
-	if (c->funcs)
-		setenv("ZOND_LIBCALLS_FUNCS", c->funcs, 1);
-	if (c->dlsym)
-		setenv("ZOND_LIBCALLS_DLSYM", "1", 1);
+	launch_set_env("ZOND_LIBCALLS_LIBS", c->libs);
+	launch_set_env("ZOND_LIBCALLS_FUNCS", c->funcs);
+	launch_set_env("ZOND_LIBCALLS_DLSYM", c->dlsym ? "1" : NULL);
 }
 
 static int run(struct libcalls *c)

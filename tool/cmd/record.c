@@ -183,12 +183,9 @@ static void set_runtime_env(void *arg)
 		 */
 		launch_append_env("ASAN_OPTIONS", "verify_asan_link_order=0");
 	}
-	if (r->manual)
-		setenv("ZOND_MANUAL", "1", 1);
-	if (r->trigger_env)
-		setenv("ZOND_TRIGGER", r->trigger_env, 1);
-	if (r->filter_file)
-		setenv("ZOND_FILTER", r->filter_file, 1);
+	launch_set_env("ZOND_MANUAL", r->manual ? "1" : NULL);
+	launch_set_env("ZOND_TRIGGER", r->trigger_env);
+	launch_set_env("ZOND_FILTER", r->filter_file);
 }
 
 /* The options of record alone (launch_parse). */

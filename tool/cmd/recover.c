@@ -8,7 +8,9 @@
  * ran: command, collector, store, campaign, times and status.  Without it
  * the run is stored as a record run of unknown command and status.  The raw
  * files are read as launch_collect reads them; once stored, the files zond
- * put in DIR are removed (unless --keep-raw).
+ * put in DIR are removed (unless --keep-raw).  A DIR whose zond still runs
+ * (its run goes on, or is being stored), or that another recover is at, is
+ * refused: DIR's lock (runinfo.h) says so and names that zond.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,12 +20,14 @@
 #include "cmd.h"
 #include "launch.h"
 #include "output.h"
+#include "runinfo.h"
 #include "store/store.h"
 
 static const char usage_text[] =
 	"usage: zond recover [options] DIR\n"
 	"Store the raw data a run left in DIR (\"raw data kept in DIR\": zond was killed,\n"
-	"or the store could not be written) as a run, with what is known of it.\n\n"
+	"or the store could not be written) as a run, with what is known of it.  A DIR\n"
+	"whose zond is still alive (its run goes on) is refused.\n\n"
 	"  -o, --output FILE     profile store (default: the run's own, else ./zond.db)\n"
 	"  -c, --campaign NAME   file the run under campaign NAME\n"
 	"  -n, --top N           functions in the summary (default 10, 0: none)\n"
@@ -43,10 +47,29 @@ static const struct option options[] = {
 	{NULL, 0, NULL, 0},
 };
 
+/*
+ * Takes DIR's lock, for as long as recover runs: 0, or the status of the
+ * error said (its zond alive, or another recover at it).
+ */
+static int lock_dir(struct launch *l)
+{
+	struct zerr err;
+	pid_t holder;
+	l->lock_fd = runinfo_lock(l->dir, 0, &holder, &err);
+	if (l->lock_fd >= 0 || l->lock_fd == -2) /* -2: an older zond's, or none of zond's */
+		return 0;
+	if (holder > 0)
+		return cmd_error("recover",
+				 "%s: in use by zond (pid %ld): its run is still being recorded or "
+				 "stored; recover it once that zond has ended",
+				 l->dir, (long)holder);
+	return cmd_error("recover", "%s", err.msg);
+}
+
 int cmd_recover(int argc, char **argv)
 {
 	struct launch l;
-	struct launch_info info;
+	struct runinfo info;
 	struct zerr err;
 	const char *store = NULL, *campaign = NULL;
 	int c;
@@ -70,25 +93,33 @@ int cmd_recover(int argc, char **argv)
 	if (optind != argc - 1)
 		return cmd_usage_error("recover", "wants one directory (zond recover DIR)");
 	struct stat st;
+	if (strlen(argv[optind]) >= sizeof l.dir)
+		return cmd_error("recover", "%s: path too long", argv[optind]);
 	snprintf(l.dir, sizeof l.dir, "%s", argv[optind]);
 	if (stat(l.dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return cmd_error("recover", "%s: not a directory", l.dir);
+	if (lock_dir(&l))
+		return 1;
 	l.recovering = 1;
 	l.exit_status = -1;
-	if (launch_read_info(&l, &info, &err) < 0)
+	int found = launch_read_info(&l, &info, &err);
+	if (found < 0)
 		return cmd_error("recover", "%s", err.msg);
 	if (!*l.prog)
 		snprintf(l.prog, sizeof l.prog, "%s", l.dir);
 	/* run.info keeps the command line as stored: joined and quoted already */
 	char *args[] = {l.prog, NULL};
 	l.argv = args;
-	l.command = *info.command ? info.command : "(unknown: recovered from raw data)";
-	l.opt.store = store ? store : *info.store ? info.store : STORE_DEFAULT_PATH;
-	l.opt.campaign = campaign ? campaign : *info.campaign ? info.campaign : NULL;
-	if (output_check(l.opt.store, OUTPUT_STORE, NULL, &err) < 0)
-		return cmd_error("recover", "%s", err.msg);
-	return launch_collect(&l, info.collector,
-			      info.found ? "its raw files hold no call"
-					 : "no run.info and no raw file with a call: is it a "
-					   "directory zond kept?");
+	l.command = info.command && *info.command ? info.command
+						   : "(unknown: recovered from raw data)";
+	l.opt.store = store ? store : info.store && *info.store ? info.store : STORE_DEFAULT_PATH;
+	l.opt.campaign = campaign ? campaign : info.campaign && *info.campaign ? info.campaign : NULL;
+	int status = output_check(l.opt.store, OUTPUT_STORE, NULL, &err) < 0
+			     ? cmd_error("recover", "%s", err.msg)
+			     : launch_collect(&l, info.collector ? info.collector : "record",
+					      found ? "its raw files hold no call"
+						    : "no run.info and no raw file with a call: "
+						      "is it a directory zond kept?");
+	runinfo_free(&info);
+	return status;
 }

@@ -135,6 +135,8 @@ void report_header(const struct zp_profile *p, FILE *out)
 	put_end(out, r);
 	fprintf(out, "%-11s%zu\n", "threads:", p->nthreads);
 	put_field(out, "clock:", r->clock);
+	/* the runtime's expert knobs, passed on from zond's environment: the run is not plain */
+	put_field(out, "knobs:", profile_meta(p, "zond_env"));
 	put_samples(out, p);
 	put_sampling_stopped(out, p);
 	put_seccomp(out, p);

@@ -12,6 +12,15 @@
  * forward_start installs the handlers (nothing is passed on until
  * forward_to names the program), forward_stop restores what was there.
  * One program at a time.
+ *
+ * Once the program has ended, zond may have most of its work still ahead:
+ * reading what the program left and storing it takes longer than a program
+ * of many short calls ran.  A signal then (timeout(1) whose limit falls
+ * there, a ^C typed while the profile is "almost done") must not cost the
+ * run without a word.  With forward_hold called before, forward_stop holds
+ * the signals instead of restoring them: the first one writes a line
+ * (naming it) and zond goes on; a second one writes another and zond dies
+ * of it, as the sender asked twice.
  */
 #ifndef ZOND_UTIL_FORWARD_H
 #define ZOND_UTIL_FORWARD_H
@@ -33,5 +42,20 @@ void forward_to(pid_t program);
 void forward_stop(const struct forward *f);
 /* In the program's process before its exec: the dispositions zond found. */
 void forward_restore(const struct forward *f);
+
+/*
+ * Makes the next forward_stop hold the signals: the first writes head, its
+ * name ("SIGTERM") and tail on stderr, and zond goes on; a second writes
+ * again and zond dies of it (no core of its own).  The strings are not
+ * copied: they must last until zond ends.
+ */
+void forward_hold(const char *head, const char *tail, const char *again);
+/* The signal taken while held (the first), or 0. */
+int forward_held(void);
+/*
+ * Once there is nothing left to lose (the run is stored): the signals wait,
+ * blocked, and zond ends as it was going to.
+ */
+void forward_defer(void);
 
 #endif
