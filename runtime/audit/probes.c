@@ -341,6 +341,14 @@ void za_count(const struct za_target *target, uint64_t sp, uint64_t ret, uint64_
 	struct za_thread *t = &za_self;
 	if (!ready(t))
 		return;
+	/*
+	 * Calls left by a longjmp are left here too, as at a wrapped call's
+	 * entry: a setjmp after a longjmp out of a library call is made from the
+	 * same place, not from inside it.
+	 */
+	uint32_t d = t->depth;
+	if (d && d <= ZA_MAX_FRAMES && frame_dead(&t->frames[d - 1], sp, ret))
+		drop_dead_frames(t, sp, ret);
 	if (!(target->kind & ZA_HIDDEN)) {
 		uint32_t e = zrt_count_call(&t->core, target->key, ret, sp, ret);
 		if (target->wrapper == (uintptr_t)za_wrap_fast)
