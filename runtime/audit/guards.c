@@ -2,7 +2,7 @@
  * guards.c - the library-call collector guards what libzond.so guards
  * (runtime/linux/guard.h): the program's and its libraries' PLT calls of
  * sigaction, signal, sigprocmask, pthread_sigmask, sigaltstack, the exec
- * family, posix_spawn(p), prctl and syscall are bound to the functions here (la_symbind64, audit.c),
+ * family, posix_spawn(p), swapcontext, prctl and syscall are bound to the functions here (la_symbind64, audit.c),
  * profiled or not, and these call the function the binding was for.  A
  * profiled one is still counted: its target's real function is the guard.
  *
@@ -21,6 +21,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 
 #include "audit.h"
 
@@ -38,7 +39,7 @@ typedef long syscall_fn(long, long, long, long, long, long, long);
 enum {
 	G_SIGACTION, G_SIGNAL, G_SIGPROCMASK, G_PTHREAD_SIGMASK, G_SIGALTSTACK,
 	G_EXECVE, G_EXECV, G_EXECVP, G_EXECVPE, G_FEXECVE, G_EXECVEAT,
-	G_EXECL, G_EXECLP, G_EXECLE, G_POSIX_SPAWN, G_POSIX_SPAWNP,
+	G_EXECL, G_EXECLP, G_EXECLE, G_POSIX_SPAWN, G_POSIX_SPAWNP, G_SWAPCONTEXT,
 	G_PRCTL, G_SYSCALL,
 	G_COUNT
 };
@@ -214,6 +215,26 @@ static int guard_posix_spawnp(pid_t *pid, const char *file,
 }
 
 /*
+ * swapcontext between stacks (coroutines): the calls open on the stack being
+ * left are parked under the context it saves and put back when the thread
+ * comes back through it (core.h zrt_park), as libzond's switch.c does, so
+ * that a coroutine resumed later finds its own callers.
+ */
+typedef int swapcontext_fn(ucontext_t *, const ucontext_t *);
+
+static int guard_swapcontext(ucontext_t *save, const ucontext_t *to)
+{
+	struct zrt_thread *t = &za_self.core;
+	if (t->state == ZRT_THREAD_ON)
+		zrt_park(t, (uintptr_t)save);
+	int rc = REAL(swapcontext_fn, G_SWAPCONTEXT)(save, to);
+	t = &za_self.core; /* back through save: maybe on another thread */
+	if (t->state == ZRT_THREAD_ON)
+		zrt_unpark(t, (uintptr_t)save);
+	return rc;
+}
+
+/*
  * The list forms call the vector forms' guards; la_preinit found those
  * functions (a C library without them cannot be: the call fails).
  */
@@ -300,6 +321,7 @@ static const struct {
 	[G_EXECLE] = {"execle", (void *)guard_execle, G_EXECVE},
 	[G_POSIX_SPAWN] = {"posix_spawn", (void *)guard_posix_spawn, -1},
 	[G_POSIX_SPAWNP] = {"posix_spawnp", (void *)guard_posix_spawnp, -1},
+	[G_SWAPCONTEXT] = {"swapcontext", (void *)guard_swapcontext, -1},
 	[G_PRCTL] = {"prctl", (void *)guard_prctl, -1},
 	[G_SYSCALL] = {"syscall", (void *)guard_syscall, -1},
 };
