@@ -927,7 +927,7 @@ int launch_read_info(struct launch *l, struct runinfo *ri, struct zerr *err)
 	}
 	if (ri->program)
 		snprintf(l->prog, sizeof l->prog, "%s", ri->program);
-	l->knobs = ri->knobs;
+	l->knobs = ri->knobs ? zp_xstrdup(ri->knobs) : NULL; /* launch_collect frees it */
 	l->start_ns = ri->start_ns;
 	l->duration_ns = ri->duration_ns;
 	l->exit_status = ri->exit_status;
@@ -964,5 +964,8 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 		failed = l->recovering;
 	}
 	profile_free(p);
-	return launch_finish(l, failed, stored);
+	int status = launch_finish(l, failed, stored);
+	free(l->knobs);
+	l->knobs = NULL;
+	return status;
 }
