@@ -31,6 +31,9 @@
 /* Long enough for another zond to write a large run into the same store. */
 #define STORE_BUSY_TIMEOUT_MS 30000
 
+/* Symbolic links followed before a store path is taken for a loop (the kernel's limit). */
+#define STORE_MAX_LINKS 40
+
 #define STORE_FORMAT "zond profile store"
 
 static const char schema_sql[] = "CREATE TABLE zond_meta (\n"
@@ -202,7 +205,8 @@ static const char *const run_tables[] = {
 
 struct store {
 	sqlite3 *db;
-	char *path;
+	char *path;   /* as the user gave it: every message names it */
+	char *file;   /* the file opened: path with its symbolic links followed */
 	long version; /* schema_version when opened (check_format), 0 before */
 };
 
@@ -307,6 +311,7 @@ static void store_free(struct store *s)
 {
 	sqlite3_close(s->db);
 	free(s->path);
+	free(s->file);
 	free(s);
 }
 
@@ -467,29 +472,109 @@ static int upgrade_schema(struct store *s, struct zerr *err)
 	return exec_sql(s, sql, err);
 }
 
-/* Refuses what SQLite would open but zond cannot use: a missing file, a directory. */
-static int check_path(const char *path, enum store_mode mode, struct zerr *err)
+/* ---- where the store is ------------------------------------------------- */
+
+/* The directory of path ("." for a bare name) into dir. */
+static void dir_of(const char *path, char dir[PATH_MAX])
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, PATH_MAX, ".");
+	else if (slash == path)
+		snprintf(dir, PATH_MAX, "/");
+	else
+		snprintf(dir, PATH_MAX, "%.*s", (int)(slash - path), path);
+}
+
+/* Where the symbolic link at file points, as a path from here, into file; -1 with errno. */
+static int follow_link(char file[PATH_MAX])
+{
+	char link[PATH_MAX], dir[PATH_MAX];
+	ssize_t n = readlink(file, link, sizeof link - 1);
+	if (n < 0)
+		return -1;
+	link[n] = 0;
+	dir_of(file, dir);
+	if (link[0] == '/' || strcmp(dir, ".") == 0)
+		snprintf(file, PATH_MAX, "%s", link);
+	else if (snprintf(file, PATH_MAX, "%s/%s", dir, link) >= PATH_MAX)
+		return errno = ENAMETOOLONG, -1;
+	return 0;
+}
+
+/*
+ * SQLite follows the links of a database's path itself and creates the
+ * file where the last one points; zond follows them first, so that the
+ * checks made before a program runs (output.h) and the open look at the
+ * same file, and the file is the one made, locked and removed.
+ */
+int store_target(const char *path, char file[PATH_MAX], struct zerr *err)
 {
 	struct stat st;
-	if (stat(path, &st) < 0) {
-		if (errno == ENOENT && mode == STORE_CREATE)
-			return 0;
-		if (errno == ENOENT)
-			return zerr_set(err,
-					"%s: no such file (record a run first: "
-					"zond record -- PROG)",
-					path);
-		return zerr_set(err, "%s: %s", path, strerror(errno));
+	snprintf(file, PATH_MAX, "%s", path);
+	for (int links = 0; links <= STORE_MAX_LINKS; links++) {
+		if (lstat(file, &st) != 0)
+			return errno == ENOENT ? 0 : zerr_set(err, "%s: %s", path, strerror(errno));
+		if (!S_ISLNK(st.st_mode))
+			return 1;
+		if (follow_link(file) < 0)
+			return zerr_set(err, "%s: %s", path, strerror(errno));
 	}
+	return zerr_set(err, "%s: a loop of symbolic links (or more than %d)", path,
+			STORE_MAX_LINKS);
+}
+
+/* How a message names a store whose links lead elsewhere: "PATH (a symbolic link to FILE)". */
+static void name_store(const char *path, const char *file, char *name, size_t size)
+{
+	if (strcmp(path, file) == 0)
+		snprintf(name, size, "%s", path);
+	else
+		snprintf(name, size, "%s (a symbolic link to %s)", path, file);
+}
+
+int store_creatable(const char *path, const char *file, struct zerr *err)
+{
+	char dir[PATH_MAX], name[2 * PATH_MAX + 32];
+	struct stat st;
+	dir_of(file, dir);
+	name_store(path, file, name, sizeof name);
+	if (stat(dir, &st) != 0)
+		return zerr_set(err, "%s: cannot create: %s: %s", name, dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return zerr_set(err, "%s: cannot create: %s is not a directory", name, dir);
+	if (access(dir, W_OK | X_OK) != 0)
+		return zerr_set(err, "%s: cannot create: %s: %s", name, dir, strerror(errno));
+	return 0;
+}
+
+/*
+ * Refuses what SQLite would open but zond cannot use: a missing file (to
+ * read), one that cannot be created, a directory.  1 when file exists, 0
+ * when it is to be created.
+ */
+static int check_path(const char *path, const char *file, int exists, enum store_mode mode,
+		      struct zerr *err)
+{
+	struct stat st;
+	char name[2 * PATH_MAX + 32];
+	name_store(path, file, name, sizeof name);
+	if (!exists && mode == STORE_CREATE)
+		return store_creatable(path, file, err) < 0 ? -1 : 0;
+	if (!exists)
+		return zerr_set(err, "%s: no such file (record a run first: zond record -- PROG)",
+				name);
+	if (stat(file, &st) < 0)
+		return zerr_set(err, "%s: %s", name, strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return zerr_set(err, "%s: is a directory, not a zond profile store", path);
-	return 0;
+	return 1;
 }
 
 static int open_db(struct store *s, enum store_mode mode, struct zerr *err)
 {
 	int flags = SQLITE_OPEN_READWRITE | (mode == STORE_CREATE ? SQLITE_OPEN_CREATE : 0);
-	if (sqlite3_open_v2(s->path, &s->db, flags, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(s->file, &s->db, flags, NULL) != SQLITE_OK) {
 		if (!s->db)
 			return zerr_set(err, "%s: out of memory opening the store", s->path);
 		return zerr_set(err, "%s: cannot open (%s)", s->path, sqlite3_errmsg(s->db));
@@ -501,12 +586,15 @@ static int open_db(struct store *s, enum store_mode mode, struct zerr *err)
 
 struct store *store_open(const char *path, enum store_mode mode, struct zerr *err)
 {
+	char file[PATH_MAX];
 	if (!path || !*path)
 		path = STORE_DEFAULT_PATH;
-	if (check_path(path, mode, err) < 0)
+	int exists = store_target(path, file, err);
+	if (exists < 0 || (exists = check_path(path, file, exists, mode, err)) < 0)
 		return NULL;
 	struct store *s = zp_xcalloc(1, sizeof *s);
 	s->path = zp_xstrdup(path);
+	s->file = zp_xstrdup(file);
 	if (open_db(s, mode, err) < 0)
 		goto fail;
 	int ntables = count_tables(s, err);
@@ -889,16 +977,18 @@ fail:
 int store_save_run(const char *path, struct zp_profile *p, struct zerr *err)
 {
 	struct stat st;
+	char file[PATH_MAX];
 	if (!path || !*path)
 		path = STORE_DEFAULT_PATH;
-	int existed = stat(path, &st) == 0;
+	int existed = store_target(path, file, NULL) != 0;
 	struct store *s = store_open(path, STORE_CREATE, err);
 	int rc = s ? store_add_run(s, p, err) : -1;
 	store_close(s);
-	if (rc < 0 && !existed && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+	/* what a link leads to is the file made, not the link */
+	if (rc < 0 && !existed && stat(file, &st) == 0 && S_ISREG(st.st_mode)) {
 		char journal[PATH_MAX];
-		unlink(path);
-		if (snprintf(journal, sizeof journal, "%s-journal", path) < (int)sizeof journal)
+		unlink(file);
+		if (snprintf(journal, sizeof journal, "%s-journal", file) < (int)sizeof journal)
 			unlink(journal);
 	}
 	return rc;

@@ -24,6 +24,7 @@
 #ifndef ZOND_STORE_H
 #define ZOND_STORE_H
 
+#include <limits.h>
 #include <stdint.h>
 
 #include "../model/profile.h"
@@ -51,6 +52,24 @@ int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err);
  * call created is removed again (a full disk leaves no empty store behind).
  */
 int store_save_run(const char *path, struct zp_profile *p, struct zerr *err);
+
+/*
+ * The file a store path leads to, as store_open finds it: symbolic links
+ * followed (a loop, or more than 40, refused) into file.  1 when file
+ * exists, 0 when it does not (store_creatable says whether it can be made),
+ * -1 with err naming path ("FILE: Not a directory", "FILE: a loop of
+ * symbolic links ...").  Whoever checks a store before a program runs
+ * checks file, the one store_open will open, make or refuse.
+ */
+int store_target(const char *path, char file[PATH_MAX], struct zerr *err);
+
+/*
+ * 0 when store_open can make the store at file (path's target, which does
+ * not exist): its directory exists and this user may create files there;
+ * else -1 with err, e.g. "link.db (a symbolic link to /mnt/x.db): cannot
+ * create: /mnt: No such file or directory".
+ */
+int store_creatable(const char *path, const char *file, struct zerr *err);
 
 /*
  * Resolves a user's run reference: NULL or "" or "last" = the newest run,
