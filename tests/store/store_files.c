@@ -1,11 +1,14 @@
 /*
  * store_files.c - the store as files others use too: the paths the store
- * refuses (before a program runs, through store_target).
+ * refuses (before a program runs, through store_target), a store made
+ * while others read it.
  */
 #define _GNU_SOURCE /* asprintf */
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../check.h"
@@ -28,6 +31,18 @@ static void check_refused(const char *path, enum store_mode mode, const char *wa
 	CHECK(s == NULL);
 	CHECK_EQ_STR(err.msg, want);
 	store_close(s);
+}
+
+/* The number of entries of dir whose name starts with prefix. */
+static int count_entries(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	if (d)
+		closedir(d);
+	return n;
 }
 
 /*
@@ -84,6 +99,7 @@ static void test_paths(const char *dir)
 	struct stat st;
 	CHECK(lstat(later, &st) == 0 && S_ISLNK(st.st_mode));
 	CHECK(sample_sql_int(real, "SELECT count(*) FROM runs") == 1);
+	CHECK(count_entries(dir, ".zond-new-") == 0); /* the file it was made in is gone */
 
 	free(dangling);
 	free(loop1);
@@ -95,10 +111,56 @@ static void test_paths(const char *dir)
 	free(real);
 }
 
+/*
+ * Readers opening the store while others make it see no store or the
+ * whole store, never "an empty file": it is made aside and linked into
+ * place.  Several writers make it at once, each adds its run.
+ */
+static void test_creation_seen_whole(const char *dir)
+{
+	enum { ROUNDS = 20, WRITERS = 3 };
+	int bad = 0;
+	for (int round = 0; round < ROUNDS; round++) {
+		char name[32];
+		snprintf(name, sizeof name, "new%d.db", round);
+		char *path = sample_path(dir, name);
+		pid_t pids[WRITERS];
+		for (int w = 0; w < WRITERS; w++) {
+			pids[w] = fork();
+			if (pids[w] == 0) {
+				struct zerr err;
+				struct zp_profile *p = sample_profile(NULL);
+				_exit(store_save_run(path, p, &err) == 0 ? 0 : 1);
+			}
+		}
+		int done = 0, reads = 0;
+		while (done < WRITERS || reads < 10) {
+			struct zerr err;
+			struct store *s = store_open(path, STORE_READ, &err);
+			if (!s && !strstr(err.msg, ": no such file (record a run first")) {
+				if (!bad++)
+					fprintf(stderr, "    a reader was told: %s\n", err.msg);
+			}
+			store_close(s);
+			reads += s != NULL;
+			int status;
+			while (done < WRITERS && waitpid(-1, &status, WNOHANG) > 0) {
+				done++;
+				CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+			}
+		}
+		CHECK(sample_sql_int(path, "SELECT count(*) FROM runs") == WRITERS);
+		free(path);
+	}
+	CHECK(bad == 0);
+	CHECK(count_entries(dir, ".zond-new-") == 0);
+}
+
 int main(void)
 {
 	char *dir = sample_tmpdir();
 	test_paths(dir);
+	test_creation_seen_whole(dir);
 	sample_rmdir(dir);
 	return check_done();
 }

@@ -18,12 +18,14 @@
 #include "store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -208,6 +210,7 @@ struct store {
 	char *path;   /* as the user gave it: every message names it */
 	char *file;   /* the file opened: path with its symbolic links followed */
 	long version; /* schema_version when opened (check_format), 0 before */
+	int created;  /* this open made the file */
 };
 
 /* ---- errors and small helpers ------------------------------------------ */
@@ -215,7 +218,11 @@ struct store {
 static int db_error(struct store *s, struct zerr *err)
 {
 	int code = sqlite3_errcode(s->db) & 0xff;
+	int extended = sqlite3_extended_errcode(s->db);
 	const char *msg = sqlite3_errmsg(s->db);
+	if (extended == SQLITE_READONLY_DBMOVED)
+		return zerr_set(err, "%s: the store was removed or replaced while zond had it open",
+				s->path);
 	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
 		return zerr_set(err, "%s: damaged zond profile store (%s)", s->path, msg);
 	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
@@ -260,6 +267,17 @@ static void rollback(struct store *s)
 {
 	if (!sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int count_tables(struct store *s, struct zerr *err);
+
+/* Whether the file has a rollback journal beside it (a write under way, or one that failed). */
+static int journal_exists(const struct store *s)
+{
+	char journal[PATH_MAX];
+	if (snprintf(journal, sizeof journal, "%s-journal", s->file) >= (int)sizeof journal)
+		return 0;
+	return access(journal, F_OK) == 0;
 }
 
 static int prepare(struct store *s, const char *sql, sqlite3_stmt **st, struct zerr *err)
@@ -584,6 +602,75 @@ static int open_db(struct store *s, enum store_mode mode, struct zerr *err)
 	return exec_sql(s, "PRAGMA foreign_keys = ON", err);
 }
 
+/* A new empty file beside file, made as SQLite makes a database (0644 less the umask). */
+static int new_file_beside(const char *file, char tmp[PATH_MAX])
+{
+	char dir[PATH_MAX];
+	struct timespec now;
+	dir_of(file, dir);
+	for (int i = 0; i < 100; i++) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (snprintf(tmp, PATH_MAX, "%s/.zond-new-%ld-%ld", dir, (long)getpid(),
+			     (long)(now.tv_nsec + i)) >= PATH_MAX)
+			return errno = ENAMETOOLONG, -1;
+		int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			return close(fd);
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+static void remove_db_file(const char *file)
+{
+	char journal[PATH_MAX];
+	unlink(file);
+	if (snprintf(journal, sizeof journal, "%s-journal", file) < (int)sizeof journal)
+		unlink(journal);
+}
+
+/*
+ * A new store at s->file, made whole in a temporary file beside it and
+ * linked into place, so that a reader never finds it half made (an empty
+ * file: "not a zond profile store"), and of two zonds making it at once
+ * one links its file and the other opens that one.  Where the file system
+ * has no hard links, open_db makes it in place, as SQLite does.
+ */
+static int make_store(struct store *s, struct zerr *err)
+{
+	char tmp[PATH_MAX];
+	if (new_file_beside(s->file, tmp) < 0) {
+		char dir[PATH_MAX];
+		dir_of(s->file, dir);
+		return zerr_set(err, "%s: cannot create: %s: %s", s->path, dir, strerror(errno));
+	}
+	struct store t = {.path = s->path, .file = tmp};
+	int rc = open_db(&t, STORE_CREATE, err);
+	if (rc == 0)
+		rc = create_schema(&t, err);
+	sqlite3_close(t.db);
+	if (rc == 0 && link(tmp, s->file) == 0)
+		s->created = 1;
+	remove_db_file(tmp);
+	return rc;
+}
+
+/*
+ * A reader finding no table while a journal is beside the file: another
+ * zond is making the store in place (an empty file given to it, or a file
+ * system without hard links), and is waited for as any writer is.
+ */
+static int count_tables_made(struct store *s, struct zerr *err)
+{
+	int n = count_tables(s, err);
+	for (int ms = 0; n == 0 && journal_exists(s) && ms < STORE_BUSY_TIMEOUT_MS; ms += 20) {
+		usleep(20000);
+		n = count_tables(s, err);
+	}
+	return n;
+}
+
 struct store *store_open(const char *path, enum store_mode mode, struct zerr *err)
 {
 	char file[PATH_MAX];
@@ -595,9 +682,11 @@ struct store *store_open(const char *path, enum store_mode mode, struct zerr *er
 	struct store *s = zp_xcalloc(1, sizeof *s);
 	s->path = zp_xstrdup(path);
 	s->file = zp_xstrdup(file);
+	if (!exists && make_store(s, err) < 0)
+		goto fail;
 	if (open_db(s, mode, err) < 0)
 		goto fail;
-	int ntables = count_tables(s, err);
+	int ntables = mode == STORE_READ ? count_tables_made(s, err) : count_tables(s, err);
 	if (ntables < 0)
 		goto fail;
 	if (ntables == 0 && mode == STORE_READ) {
@@ -606,10 +695,14 @@ struct store *store_open(const char *path, enum store_mode mode, struct zerr *er
 	}
 	if (ntables == 0 && create_schema(s, err) < 0)
 		goto fail;
+	if (ntables == 0 && !exists)
+		s->created = 1; /* made in place */
 	if (check_format(s, err) < 0)
 		goto fail;
 	return s;
 fail:
+	if (s->created)
+		remove_db_file(s->file);
 	store_free(s);
 	return NULL;
 }
@@ -974,23 +1067,30 @@ fail:
 	return -1;
 }
 
+/* Whether the store holds no run (a store this call made may then go again). */
+static int holds_no_run(struct store *s)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM runs", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	int none = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == 0;
+	sqlite3_finalize(st);
+	return none;
+}
+
 int store_save_run(const char *path, struct zp_profile *p, struct zerr *err)
 {
-	struct stat st;
-	char file[PATH_MAX];
-	if (!path || !*path)
-		path = STORE_DEFAULT_PATH;
-	int existed = store_target(path, file, NULL) != 0;
 	struct store *s = store_open(path, STORE_CREATE, err);
-	int rc = s ? store_add_run(s, p, err) : -1;
+	if (!s)
+		return -1;
+	int rc = store_add_run(s, p, err);
+	/*
+	 * A full disk leaves no empty store behind.  Another zond that opened it
+	 * meanwhile and writes later gets SQLite's "moved" error, not a lost run.
+	 */
+	if (rc < 0 && s->created && holds_no_run(s))
+		remove_db_file(s->file);
 	store_close(s);
-	/* what a link leads to is the file made, not the link */
-	if (rc < 0 && !existed && stat(file, &st) == 0 && S_ISREG(st.st_mode)) {
-		char journal[PATH_MAX];
-		unlink(file);
-		if (snprintf(journal, sizeof journal, "%s-journal", file) < (int)sizeof journal)
-			unlink(journal);
-	}
 	return rc;
 }
 

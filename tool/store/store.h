@@ -40,6 +40,10 @@ enum store_mode {
 	STORE_CREATE, /* created (with its schema) when missing */
 };
 
+/*
+ * A new store is made whole in a temporary file beside path and linked into
+ * place: readers never see it half made.
+ */
 struct store *store_open(const char *path, enum store_mode mode, struct zerr *err);
 void store_close(struct store *s);
 
@@ -48,8 +52,9 @@ int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err);
 
 /*
  * What a collector does with its run: opens (STORE_CREATE) the store at
- * path, adds p as a new run and closes it.  When that fails, a file this
- * call created is removed again (a full disk leaves no empty store behind).
+ * path, adds p as a new run and closes it.  When that fails, a store this
+ * call made is removed again if it holds no run (a full disk leaves no
+ * empty store behind).
  */
 int store_save_run(const char *path, struct zp_profile *p, struct zerr *err);
 
