@@ -1,12 +1,14 @@
 /*
  * store_files.c - the store as files others use too: the paths the store
  * refuses (before a program runs, through store_target), a store made
- * while others read it.
+ * while others read it, a write that fails for lack of room.
  */
 #define _GNU_SOURCE /* asprintf */
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,6 +45,12 @@ static int count_entries(const char *dir, const char *prefix)
 	if (d)
 		closedir(d);
 	return n;
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? st.st_size : -1;
 }
 
 /*
@@ -156,11 +164,52 @@ static void test_creation_seen_whole(const char *dir)
 	CHECK(count_entries(dir, ".zond-new-") == 0);
 }
 
+/*
+ * A write that fails for lack of room (here the file-size limit: SQLite
+ * sees a full disk) leaves the store as it was: the same size, one run, and
+ * no journal, which a reader who may not write the store could not roll
+ * back ("attempt to write a readonly database" for every reading command).
+ */
+static void test_failed_write(const char *dir)
+{
+	struct zerr err;
+	char *path = sample_path(dir, "full.db"), *journal = sample_path(dir, "full.db-journal");
+	struct zp_profile *p = sample_profile(NULL);
+	CHECK(store_save_run(path, p, &err) == 0);
+	profile_free(p);
+	off_t size = file_size(path);
+
+	struct rlimit old, limit;
+	getrlimit(RLIMIT_FSIZE, &old);
+	limit = old;
+	limit.rlim_cur = (rlim_t)size + 64 * 1024; /* room for the journal, not for the run */
+	signal(SIGXFSZ, SIG_IGN);
+	setrlimit(RLIMIT_FSIZE, &limit);
+	p = sample_big_profile(2, 20000);
+	struct store *s = store_open(path, STORE_CREATE, &err);
+	CHECK(s != NULL);
+	CHECK(s && store_add_run(s, p, &err) < 0);
+	/* ENOSPC is SQLite's "database or disk is full", EFBIG its "disk I/O error" */
+	if (!CHECK(strstr(err.msg, "is full") || strstr(err.msg, "disk I/O error")))
+		fprintf(stderr, "    %s\n", err.msg);
+	CHECK(access(journal, F_OK) != 0); /* rolled back by the writer, not left hot */
+	store_close(s);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	profile_free(p);
+	CHECK(access(journal, F_OK) != 0);
+	CHECK_EQ_U64((uint64_t)file_size(path), (uint64_t)size);
+	CHECK(sample_sql_int(path, "SELECT count(*) FROM runs") == 1);
+	free(path);
+	free(journal);
+}
+
 int main(void)
 {
 	char *dir = sample_tmpdir();
 	test_paths(dir);
 	test_creation_seen_whole(dir);
+	test_failed_write(dir);
 	sample_rmdir(dir);
 	return check_done();
 }

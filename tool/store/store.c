@@ -33,6 +33,9 @@
 /* Long enough for another zond to write a large run into the same store. */
 #define STORE_BUSY_TIMEOUT_MS 30000
 
+/* After a failed write: how long its clean-up waits for another's lock. */
+#define STORE_SETTLE_TIMEOUT_MS 2000
+
 /* Symbolic links followed before a store path is taken for a loop (the kernel's limit). */
 #define STORE_MAX_LINKS 40
 
@@ -215,11 +218,33 @@ struct store {
 
 /* ---- errors and small helpers ------------------------------------------ */
 
+/* Whether the file has a rollback journal beside it (a write under way, or one that failed). */
+static int journal_exists(const struct store *s)
+{
+	char journal[PATH_MAX];
+	if (snprintf(journal, sizeof journal, "%s-journal", s->file) >= (int)sizeof journal)
+		return 0;
+	return access(journal, F_OK) == 0;
+}
+
 static int db_error(struct store *s, struct zerr *err)
 {
 	int code = sqlite3_errcode(s->db) & 0xff;
 	int extended = sqlite3_extended_errcode(s->db);
 	const char *msg = sqlite3_errmsg(s->db);
+	/*
+	 * A reader finding a journal it may not play back (the file or the
+	 * journal read-only to it) or remove (the directory): SQLite's "attempt
+	 * to write a readonly database", "unable to open database file" or "disk
+	 * I/O error" is not the cause.
+	 */
+	if (extended == SQLITE_READONLY_ROLLBACK || extended == SQLITE_IOERR_DELETE ||
+	    (code == SQLITE_CANTOPEN && journal_exists(s)))
+		return zerr_set(err,
+				"%s: an interrupted write left %s-journal, which a user who may "
+				"write the store and its directory must roll back first: any zond "
+				"command of theirs on it does",
+				s->path, s->file);
 	if (extended == SQLITE_READONLY_DBMOVED)
 		return zerr_set(err, "%s: the store was removed or replaced while zond had it open",
 				s->path);
@@ -271,13 +296,21 @@ static void rollback(struct store *s)
 
 static int count_tables(struct store *s, struct zerr *err);
 
-/* Whether the file has a rollback journal beside it (a write under way, or one that failed). */
-static int journal_exists(const struct store *s)
+/*
+ * After a write failed: its transaction rolled back, and its journal too.
+ * A full disk puts SQLite's connection in its error state, which ends the
+ * transaction but leaves the journal hot for the next opener to play back;
+ * a user who may only read the store cannot, and every reading command
+ * failed for them.  A read on this connection plays it back now; tried
+ * again while the journal stays (it may be another writer's, then harmless).
+ */
+static void abandon_write(struct store *s)
 {
-	char journal[PATH_MAX];
-	if (snprintf(journal, sizeof journal, "%s-journal", s->file) >= (int)sizeof journal)
-		return 0;
-	return access(journal, F_OK) == 0;
+	rollback(s);
+	sqlite3_busy_timeout(s->db, STORE_SETTLE_TIMEOUT_MS);
+	for (int i = 0; i < 3 && journal_exists(s); i++)
+		count_tables(s, NULL);
+	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
 }
 
 static int prepare(struct store *s, const char *sql, sqlite3_stmt **st, struct zerr *err)
@@ -379,7 +412,7 @@ static int create_schema(struct store *s, struct zerr *err)
 	if (exec_sql(s, "COMMIT", err) == 0)
 		return 0;
 fail:
-	rollback(s);
+	abandon_write(s);
 	return -1;
 }
 
@@ -1062,7 +1095,7 @@ int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err)
 		goto fail;
 	return 0;
 fail:
-	rollback(s);
+	abandon_write(s);
 	p->run.id = old_id;
 	return -1;
 }
@@ -1740,6 +1773,6 @@ int store_delete_run(struct store *s, int64_t id, struct zerr *err)
 		goto fail;
 	return 0;
 fail:
-	rollback(s);
+	abandon_write(s);
 	return -1;
 }

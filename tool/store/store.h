@@ -42,7 +42,10 @@ enum store_mode {
 
 /*
  * A new store is made whole in a temporary file beside path and linked into
- * place: readers never see it half made.
+ * place: readers never see it half made.  After a write that failed, the
+ * store is as it was, its journal played back (a full disk leaves none for
+ * the next opener); a reader who finds such a journal and may not write the
+ * store is told so in one line.
  */
 struct store *store_open(const char *path, enum store_mode mode, struct zerr *err);
 void store_close(struct store *s);
