@@ -1,7 +1,8 @@
 /*
  * store_files.c - the store as files others use too: the paths the store
  * refuses (before a program runs, through store_target), a store made
- * while others read it, a write that fails for lack of room.
+ * while others read it, a write that fails for lack of room, and the store
+ * of its own a run goes to when its store cannot take it.
  */
 #define _GNU_SOURCE /* asprintf */
 
@@ -204,12 +205,43 @@ static void test_failed_write(const char *dir)
 	free(journal);
 }
 
+/*
+ * A run its store cannot take goes to a store of its own in $TMPDIR, and
+ * the runs after it into the same one.
+ */
+static void test_keep_run(const char *dir)
+{
+	struct zerr err;
+	char kept[PATH_MAX] = "", prefix[PATH_MAX];
+	setenv("TMPDIR", dir, 1);
+	struct zp_profile *p = sample_profile("kept");
+	CHECK(store_keep_run(p, kept, &err) == 0);
+	snprintf(prefix, sizeof prefix, "%s/zond-record-", dir);
+	CHECK(strncmp(kept, prefix, strlen(prefix)) == 0);
+	CHECK(strlen(kept) > 3 && strcmp(kept + strlen(kept) - 3, ".db") == 0);
+	char first[PATH_MAX];
+	snprintf(first, sizeof first, "%s", kept);
+	CHECK(store_keep_run(p, kept, &err) == 0);
+	CHECK_EQ_STR(kept, first);
+	CHECK(sample_sql_int(kept, "SELECT count(*) FROM runs") == 2);
+	struct store *s = store_open(kept, STORE_READ, &err);
+	int64_t id;
+	CHECK(s && store_find_run(s, "1", &id, &err) == 0);
+	struct zp_profile *back = s ? store_load_run(s, id, &err) : NULL;
+	CHECK(back && sample_mismatches(p, back) == 0);
+	profile_free(back);
+	store_close(s);
+	profile_free(p);
+	unsetenv("TMPDIR");
+}
+
 int main(void)
 {
 	char *dir = sample_tmpdir();
 	test_paths(dir);
 	test_creation_seen_whole(dir);
 	test_failed_write(dir);
+	test_keep_run(dir);
 	sample_rmdir(dir);
 	return check_done();
 }

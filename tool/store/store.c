@@ -1127,6 +1127,37 @@ int store_save_run(const char *path, struct zp_profile *p, struct zerr *err)
 	return rc;
 }
 
+/* A new empty file $TMPDIR/zond-NAME-XXXXXX.db (else in /tmp), its name in path. */
+static int new_temp_store(const char *name, char path[PATH_MAX])
+{
+	const char *dirs[] = {getenv("TMPDIR"), "/tmp"};
+	for (size_t i = 0; i < 2; i++) {
+		if (!dirs[i] || !*dirs[i] ||
+		    snprintf(path, PATH_MAX, "%s/zond-%s-XXXXXX.db", dirs[i], name) >= PATH_MAX)
+			continue;
+		int fd = mkstemps(path, 3);
+		if (fd >= 0)
+			return close(fd);
+	}
+	return -1;
+}
+
+int store_keep_run(struct zp_profile *p, char kept[PATH_MAX], struct zerr *err)
+{
+	int made = !*kept;
+	if (made && new_temp_store(p->run.collector ? p->run.collector : "run", kept) < 0) {
+		*kept = 0;
+		return zerr_set(err, "no store of its own could be made in $TMPDIR or /tmp: %s",
+				strerror(errno));
+	}
+	int rc = store_save_run(kept, p, err);
+	if (rc < 0 && made) {
+		remove_db_file(kept);
+		*kept = 0;
+	}
+	return rc;
+}
+
 /* ---- reading ------------------------------------------------------------ */
 
 /*

@@ -62,6 +62,15 @@ int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err);
 int store_save_run(const char *path, struct zp_profile *p, struct zerr *err);
 
 /*
+ * Where a run goes when its store cannot take it (store_save_run failed), so
+ * that what was measured is not lost: into a store of its own,
+ * $TMPDIR/zond-COLLECTOR-XXXXXX.db (else in /tmp; every command reads it
+ * with -i), whose name is put in kept; called again with kept set, the run
+ * is added to that store.  0, or -1 with err (kept is then "" if it was).
+ */
+int store_keep_run(struct zp_profile *p, char kept[PATH_MAX], struct zerr *err);
+
+/*
  * The file a store path leads to, as store_open finds it: symbolic links
  * followed (a loop, or more than 40, refused) into file.  1 when file
  * exists, 0 when it does not (store_creatable says whether it can be made),
