@@ -203,6 +203,16 @@ PATH=$here:$PATH "$zond" trace record -q -o argv.ztrace -- argv >zond.out ||
 "$zond" trace record -q --online -o argv.db -- ./argv a 'b c' >/dev/null
 "$zond" runs -i argv.db >runs.txt
 grep -q "exit $want" runs.txt && grep -q "./argv a b c" runs.txt || fail "online run: $(cat runs.txt)"
+# ... and its times: when QEMU began and how long it ran (it stored 0 s, begun in the second
+# it ended)
+rm -f times.db
+before=$(date +%s%N)
+"$zond" trace record -q --online -o times.db -- ./argv >/dev/null
+after=$(date +%s%N)
+times=$(sqlite3 times.db "SELECT start_ns, duration_ns FROM runs")
+start=${times%|*} duration=${times#*|}
+[ "$start" -ge "$before" ] && [ "$duration" -gt 0 ] && [ $((start + duration)) -le "$after" ] ||
+	fail "online run's times: start $start, duration $duration, not within $before..$after"
 # a trace's run keeps them too: the command as typed, the status
 "$zond" trace record -q -o argv.ztrace -- ./argv a 'b c' >/dev/null
 rm -f argvt.db
