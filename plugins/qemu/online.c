@@ -303,6 +303,24 @@ static void free_all(void)
 }
 
 /* Every thread's profile into one run, the first thread as tid 0 (called once, at exit). */
+/* p into the store, else into a store of its own, said on stderr (QEMU's: the program's). */
+static int store_online(struct zp_profile *p, struct zerr *err)
+{
+	char kept[PATH_MAX] = "", msg[PATH_MAX * 2 + 1200];
+	struct zerr lost;
+	if (store_save_run(o.store, p, err) == 0)
+		return 0;
+	if (store_keep_run(p, kept, &lost) < 0)
+		return -1;
+	snprintf(msg, sizeof msg,
+		 "zond: online profile not stored: %s\nzond: online profile kept in %s, a store "
+		 "of its own (zond report -i %s)\n",
+		 err->msg, kept, kept);
+	fputs(msg, stderr);
+	__atomic_store_n(&o.failed, 1, __ATOMIC_RELAXED); /* said: failed() adds nothing */
+	return -1;
+}
+
 int online_finish(uint64_t execs, const char *command, int status, int64_t start_ns,
 		  char *summary, size_t size)
 {
@@ -324,9 +342,7 @@ int online_finish(uint64_t execs, const char *command, int status, int64_t start
 	}
 	if (rc == 0) {
 		describe(p, insns, command, status, start_ns);
-		struct store *s = store_open(o.store, STORE_CREATE, &err);
-		rc = !s || store_add_run(s, p, &err) < 0 ? -1 : 0;
-		store_close(s);
+		rc = store_online(p, &err);
 	}
 	if (rc < 0) {
 		failed(&err);
