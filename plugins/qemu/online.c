@@ -16,6 +16,7 @@
 #include "store/store.h"
 #include "symbols/symbols.h"
 #include "trace/rebuild.h"
+#include "util/clock.h"
 
 /* A mapping (path set) or a block definition (sizes then bytes in data), as logged. */
 struct rec {
@@ -257,8 +258,9 @@ int online_exec_one_slow(uint32_t id, uint32_t n)
 	return rebuild_exec_slow(online_one, id, n, &err) < 0 ? failed(&err) : 0;
 }
 
-/* What `zond trace report` records of a run, for the online one. */
-static void describe(struct zp_profile *p, uint64_t insns, const char *command, int status)
+/* What `zond trace report` records of a run, for the online one: it ends now. */
+static void describe(struct zp_profile *p, uint64_t insns, const char *command, int status,
+		     int64_t start_ns)
 {
 	char v[32];
 	struct utsname u;
@@ -268,7 +270,8 @@ static void describe(struct zp_profile *p, uint64_t insns, const char *command, 
 	profile_set_str(&p->run.command, command && *command ? command : o.exe);
 	if (uname(&u) == 0)
 		profile_set_str(&p->run.host, u.nodename);
-	p->run.start_ns = (int64_t)time(NULL) * 1000000000;
+	p->run.start_ns = start_ns;
+	p->run.duration_ns = clock_now_ns(CLOCK_REALTIME) - start_ns;
 	p->run.exit_status = status;
 	snprintf(v, sizeof v, "%" PRIu64, insns);
 	profile_add_meta(p, "instructions", v);
@@ -300,7 +303,26 @@ static void free_all(void)
 }
 
 /* Every thread's profile into one run, the first thread as tid 0 (called once, at exit). */
-int online_finish(uint64_t execs, const char *command, int status, char *summary, size_t size)
+/* p into the store, else into a store of its own, said on stderr (QEMU's: the program's). */
+static int store_online(struct zp_profile *p, struct zerr *err)
+{
+	char kept[PATH_MAX] = "", msg[PATH_MAX * 2 + 1200];
+	struct zerr lost;
+	if (store_save_run(o.store, p, err) == 0)
+		return 0;
+	if (store_keep_run(p, kept, &lost) < 0)
+		return -1;
+	snprintf(msg, sizeof msg,
+		 "zond: online profile not stored: %s\nzond: online profile kept in %s, a store "
+		 "of its own (zond report -i %s)\n",
+		 err->msg, kept, kept);
+	fputs(msg, stderr);
+	__atomic_store_n(&o.failed, 1, __ATOMIC_RELAXED); /* said: failed() adds nothing */
+	return -1;
+}
+
+int online_finish(uint64_t execs, const char *command, int status, int64_t start_ns,
+		  char *summary, size_t size)
 {
 	struct zerr err;
 	int rc = -1;
@@ -319,10 +341,8 @@ int online_finish(uint64_t execs, const char *command, int status, char *summary
 		rc = rebuild_finish_thread(t->rb, p, (int64_t)i, &err);
 	}
 	if (rc == 0) {
-		describe(p, insns, command, status);
-		struct store *s = store_open(o.store, STORE_CREATE, &err);
-		rc = !s || store_add_run(s, p, &err) < 0 ? -1 : 0;
-		store_close(s);
+		describe(p, insns, command, status, start_ns);
+		rc = store_online(p, &err);
 	}
 	if (rc < 0) {
 		failed(&err);

@@ -56,8 +56,11 @@ static inline int online_exec_one(uint32_t id, uint32_t n)
 /*
  * Builds the profile of every thread and adds it to the store as a run of
  * command (the program's path if empty) with that exit status (-1:
- * unknown); the line to show the user goes into summary.
+ * unknown), begun at start_ns (realtime) and ended now; the line to show
+ * the user goes into summary.  A run the store cannot take is kept in a
+ * store of its own (store_keep_run), and the line that says so is printed.
  */
-int online_finish(uint64_t execs, const char *command, int status, char *summary, size_t size);
+int online_finish(uint64_t execs, const char *command, int status, int64_t start_ns,
+		  char *summary, size_t size);
 
 #endif

@@ -794,7 +794,8 @@ static void end_online(void)
 	z.last = -1;
 	for (unsigned int i = 0; i < MAX_VCPUS; i++)
 		end_thread(i);
-	if (online_finish(z.execs, z.head->command, z.exit_status, z.summary, sizeof z.summary) == 0 &&
+	if (online_finish(z.execs, z.head->command, z.exit_status, z.start_ns, z.summary,
+			  sizeof z.summary) == 0 &&
 	    !z.failed)
 		say_ok();
 	z.online = NULL;

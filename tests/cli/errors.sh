@@ -49,6 +49,40 @@ mkdir -p empty.dir && touch empty.dir/mine
 check_error "recover an empty directory" "is it a directory zond kept?" "$ZOND" recover -o rec.db empty.dir
 check_eq "recover leaves a directory it stored nothing from" "$(ls empty.dir)" "mine"
 
+# A write cut short (here sqlite3 killed in it) leaves a journal that the next opener rolls
+# back; a user who may only read the store cannot, and is told so, not SQLite's "attempt to
+# write a readonly database" or "disk I/O error" (a reading command writes nothing).  Root
+# may write anything: the reader is nobody then; a user who is not is the reader, with the
+# store read-only to them, or writable in a directory that is not (the journal stays).
+as_user() {
+	if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi
+}
+mkdir hot && cp good.db hot/zond.db && mkfifo sql.fifo
+sqlite3 hot/zond.db <sql.fifo >/dev/null 2>&1 &
+writer=$!
+exec 3>sql.fifo
+echo "PRAGMA cache_size = 1; BEGIN; CREATE TABLE pad(x); INSERT INTO pad VALUES (randomblob(300000));" >&3
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -s hot/zond.db-journal ] && break; sleep 0.2; done
+kill -9 $writer
+wait $writer 2>/dev/null
+exec 3>&-
+# first the store writable to the reader in a directory that is not, then read-only to them
+if [ "$(id -u)" = 0 ]; then chmod 666 hot/zond.db hot/zond.db-journal && chmod 755 hot; else chmod 644 hot/zond.db && chmod 555 hot; fi
+if [ -s hot/zond.db-journal ] && as_user test -r "$PWD/hot/zond.db" 2>/dev/null &&
+	! as_user test -w "$PWD/hot"; then
+	want="hot/zond.db: an interrupted write left hot/zond.db-journal, which a user who may write the store and its directory must roll back first"
+	check_error "a reader finds a journal it cannot remove" "$want" as_user "$ZOND" runs -i hot/zond.db
+	chmod 444 hot/zond.db
+	check_error "a reader finds a journal it cannot roll back" "$want" as_user "$ZOND" report -i hot/zond.db
+	chmod 644 hot/zond.db && chmod 755 hot
+	"$ZOND" runs -i hot/zond.db >/dev/null 2>err.txt || fail "the owner's read: $(cat err.txt)"
+	check_eq "the owner's read rolled it back" "$(ls hot)" "zond.db"
+	as_user "$ZOND" report -i hot/zond.db >/dev/null 2>err.txt || fail "read after: $(cat err.txt)"
+else
+	echo "note: no hot journal, or no other user to read as: a journal left is not checked"
+fi
+chmod 755 hot
+
 # A bad option: one line naming it (getopt's own message was a second line)
 for c in record libcalls info report graph annotate runs diff export dump recover config inject; do
 	check_error "$c --bogus" "zond $c: unknown option '--bogus'" "$ZOND" $c --bogus

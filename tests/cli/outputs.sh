@@ -66,6 +66,49 @@ sqlite3 foreign.db "CREATE TABLE t(x);"
 check_error "record -o another SQLite database" "foreign.db: not a zond profile store" \
 	"$ZOND" record -o foreign.db -- "$SHOP"
 check_eq "the program did not run" "$(cat out.txt)" ""
+# The check before the program runs looks where the store's own open will: through links.
+# Refused were a plain missing directory and a link to an existing store; a link leading
+# nowhere, links in a loop or a file taken for a directory passed, the program ran, and
+# the run was lost or left for zond recover.
+ln -s /nonexistent/x.db dangling.db
+for c in record libcalls; do
+	check_error "$c -o a link to a missing directory" \
+		"dangling.db (a symbolic link to /nonexistent/x.db): cannot create: /nonexistent: No such file or directory" \
+		"$ZOND" $c -o dangling.db -- "$SHOP"
+	check_eq "the program did not run" "$(cat out.txt)" ""
+done
+ln -s loop2.db loop1.db && ln -s loop1.db loop2.db
+check_error "record -o a loop of links" "loop1.db: a loop of symbolic links" \
+	"$ZOND" record -o loop1.db -- "$SHOP"
+check_eq "the program did not run" "$(cat out.txt)" ""
+ln -s good.json/x.db underfile.db
+check_error "libcalls -o a link through a file" "underfile.db: Not a directory" \
+	"$ZOND" libcalls -o underfile.db -- "$SHOP"
+check_eq "the program did not run" "$(cat out.txt)" ""
+ln -s elsewhere/new.db later.db && mkdir elsewhere
+"$ZOND" record -q -o later.db -- "$SHOP" >/dev/null 2>err.txt || fail "record -o a link to a new store: $(cat err.txt)"
+check_eq "a link to a new store: made where it leads" "$([ -L later.db ] && "$ZOND" runs -i elsewhere/new.db | grep -c ' record ')" 1
+# a directory the store's journal cannot be made in (root may write anywhere: checked as nobody)
+as_user() {
+	if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi
+}
+mkdir shut open && cp zond.db shut/old.db && chmod 666 shut/old.db && chmod 555 shut && chmod 777 open
+ln -s ../shut/new.db open/new.db && ln -s ../shut/old.db open/old.db
+if as_user test -x "$PWD/open" 2>/dev/null && ! as_user test -w "$PWD/shut"; then
+	cd open
+	check_error "record -o a link into a directory not writable" \
+		"new.db (a symbolic link to ../shut/new.db): cannot create: ../shut: Permission denied" \
+		as_user "$ZOND" record -o new.db -- "$SHOP"
+	check_eq "the program did not run" "$(cat out.txt)" ""
+	check_error "libcalls -o a link to a store in a directory not writable" \
+		"old.db: the profile store's directory ../shut is not writable (its journal goes there)" \
+		as_user "$ZOND" libcalls -o old.db -- "$SHOP"
+	check_eq "the program did not run" "$(cat out.txt)" ""
+	cd ..
+else
+	echo "note: no other user to run as here: a directory not writable is not checked"
+fi
+chmod 755 shut
 
 # trace: record, convert and report outputs.
 cp "$SHOP" a64
@@ -76,6 +119,9 @@ check_error "trace record -o the program" "a64: is the same file as" \
 	"$ZOND" trace record -o a64 -- ./a64
 check_error "trace record --online -o a program" "victim: exists and is an ELF file" \
 	"$ZOND" trace record --online -o victim -- ./a64
+check_error "trace record --online -o a link to a missing directory" \
+	"dangling.db (a symbolic link to /nonexistent/x.db): cannot create" \
+	"$ZOND" trace record --online -o dangling.db -- ./a64
 echo "not a trace" >in.ztrace
 check_error "trace convert -o a store" "zond.db: is a profile store" \
 	"$ZOND" trace convert -o zond.db in.ztrace

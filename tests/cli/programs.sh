@@ -142,6 +142,19 @@ if mount -t tmpfs -o size=64k zondcli mnt 2>/dev/null; then
 	check_eq "store on a full disk: no empty store left" "$(ls mnt/full.db 2>/dev/null)" ""
 	rm -rf "$(sed -n "s/.*raw data kept in \([^ ]*\) .*/\1/p" err.txt)"
 	umount mnt
+	# a store that was there and a run too large for the disk: the store as it was, and no
+	# journal left for the next opener, which a user who may only read it could not roll back
+	mount -t tmpfs -o size=2m zondcli mnt
+	"$ZOND" record -q -o mnt/old.db -- "$TREE" >/dev/null || fail "record into a small store"
+	size=$(wc -c <mnt/old.db)
+	"$ZOND" record -o mnt/old.db -- "$TREE" 16 >/dev/null 2>err.txt
+	check_eq "store grown out of room: status" $? 1
+	check_eq "store grown out of room: says so" "$(grep -c "mnt/old.db: database or disk is full" err.txt)" 1
+	check_eq "store grown out of room: no journal left" "$(ls mnt)" "old.db"
+	check_eq "store grown out of room: its size as it was" "$(wc -c <mnt/old.db)" "$size"
+	check_eq "store grown out of room: its run" "$("$ZOND" runs -i mnt/old.db | grep -c ' record ')" 1
+	rm -rf "$(sed -n "s/.*raw data kept in \([^ ]*\) .*/\1/p" err.txt)"
+	umount mnt
 else
 	echo "note: cannot mount a tmpfs here: a full file system is not checked"
 fi

@@ -59,6 +59,13 @@ rc=$?
 [ $rc -eq 1 ] && [ -z "$out" ] &&
 	[ "$(cat err.txt)" = "zond inject: $dir/nodir/x.db: cannot create: $dir/nodir: No such file or directory" ] ||
 	{ echo "FAIL: unwritable store: status $rc, output '$out', '$(cat err.txt)'"; status=1; }
+# ... as is one through a link (the store follows it; the check did not, and the run was lost)
+ln -s "$dir/nodir/x.db" dangling.db
+out=$("$zond" inject -q -o dangling.db -- "$calls" 2>err.txt)
+rc=$?
+[ $rc -eq 1 ] && [ -z "$out" ] &&
+	[ "$(cat err.txt)" = "zond inject: dangling.db (a symbolic link to $dir/nodir/x.db): cannot create: $dir/nodir: No such file or directory" ] ||
+	{ echo "FAIL: a link to nowhere: status $rc, output '$out', '$(cat err.txt)'"; status=1; }
 # --per-run reruns the program: runs that end differently (here a count kept in a file,
 # its status alternating) did different work, which the merged campaign cannot show: said.
 cat >alternate.c <<'END'

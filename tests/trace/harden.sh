@@ -203,6 +203,36 @@ PATH=$here:$PATH "$zond" trace record -q -o argv.ztrace -- argv >zond.out ||
 "$zond" trace record -q --online -o argv.db -- ./argv a 'b c' >/dev/null
 "$zond" runs -i argv.db >runs.txt
 grep -q "exit $want" runs.txt && grep -q "./argv a b c" runs.txt || fail "online run: $(cat runs.txt)"
+# ... and its times: when QEMU began and how long it ran (it stored 0 s, begun in the second
+# it ended)
+rm -f times.db
+before=$(date +%s%N)
+"$zond" trace record -q --online -o times.db -- ./argv >/dev/null
+after=$(date +%s%N)
+times=$(sqlite3 times.db "SELECT start_ns, duration_ns FROM runs")
+start=${times%|*} duration=${times#*|}
+[ "$start" -ge "$before" ] && [ "$duration" -gt 0 ] && [ $((start + duration)) -le "$after" ] ||
+	fail "online run's times: start $start, duration $duration, not within $before..$after"
+# ... and one its store cannot take (a full disk, when this user may mount a tmpfs): kept in a
+# store of its own in $TMPDIR, two lines say why and where, and the status is not 0
+rm -rf tmp && mkdir -p mnt tmp
+if mount -t tmpfs -o size=64k zondtrace mnt 2>/dev/null; then
+	head -c 64k /dev/zero >mnt/fill 2>/dev/null
+	$qemu ./argv >/dev/null
+	plain=$?
+	TMPDIR=$PWD/tmp "$zond" trace record -q --online -o mnt/full.db -- ./argv >/dev/null 2>err.txt
+	rc=$?
+	[ $rc -eq $plain ] || { [ $plain -eq 0 ] && [ $rc -eq 1 ]; } ||
+		fail "online, store full: status $rc (plainly $plain)"
+	grep -qx "zond: online profile not stored: mnt/full.db: database or disk is full" err.txt ||
+		fail "online, store full: why not said: $(cat err.txt)"
+	kept=$(sed -n 's|^zond: online profile kept in \([^ ,]*\), a store of its own (zond report -i \1)$|\1|p' err.txt)
+	[ -n "$kept" ] && [ "$("$zond" runs -i "$kept" | grep -c ' trace ')" = 1 ] ||
+		fail "online, store full: not kept: $(cat err.txt)"
+	umount mnt
+else
+	echo "note: cannot mount a tmpfs here: an online run its store cannot take is not checked"
+fi
 # a trace's run keeps them too: the command as typed, the status
 "$zond" trace record -q -o argv.ztrace -- ./argv a 'b c' >/dev/null
 rm -f argvt.db

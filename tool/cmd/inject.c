@@ -514,9 +514,27 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 	return p;
 }
 
-static int store_run(const struct functions_job *job, struct zp_profile *p, struct zerr *err)
+/* the store of this zond's runs that their own store could not take ("" while none) */
+static char kept_store[PATH_MAX];
+
+/*
+ * p as a run of job->store, or -1 with the error printed.  What was measured
+ * lives in zond's memory only (results.h), which is gone when zond ends, so
+ * a run the store cannot take is kept in a store of its own and one line
+ * says where (record and libcalls keep their raw data instead).
+ */
+static int store_run(const struct functions_job *job, struct zp_profile *p)
 {
-	return store_save_run(job->store, p, err);
+	struct zerr err;
+	if (store_save_run(job->store, p, &err) == 0)
+		return 0;
+	cmd_error("inject", "%s", err.msg);
+	if (store_keep_run(p, kept_store, &err) < 0)
+		cmd_error("inject", "the run is lost: %s", err.msg);
+	else
+		fprintf(stderr, "zond inject: run kept in %s, a store of its own (zond report -i %s)\n",
+			kept_store, kept_store);
+	return -1;
 }
 
 /* the signal that killed the program zond ran (its last run): zond dies of it at the end */
@@ -592,9 +610,8 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 	if (lost)
 		profile_add_meta(p, "inject_connection_lost", "1");
 	rc = lost ? 1 : job->pid || r.status < 0 ? 0 : program_status(r.status);
-	if (store_run(job, p, &err) < 0) {
+	if (store_run(job, p) < 0) {
 		/* as record: the program's status stays zond's, a failure shows when it was 0 */
-		cmd_error("inject", "%s", err.msg);
 		rc = rc ? rc : 1;
 	} else {
 		*stored = 1;
@@ -953,7 +970,6 @@ static int store_set(const struct functions_job *job, struct symbols *s,
 		     const struct inject_plan *plan, const struct record_desc *recs,
 		     const struct inject_result *r, size_t i, size_t n, char **argv)
 {
-	struct zerr err;
 	struct zp_profile *p = run_profile(job, s, plan, recs, r, argv);
 	char buf[64];
 	snprintf(buf, sizeof buf, "%zu of %zu", i + 1, n);
@@ -961,10 +977,8 @@ static int store_set(const struct functions_job *job, struct symbols *s,
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->periods);
 	profile_add_meta(p, "inject_cyclic_periods", buf);
 	profile_add_meta(p, "inject_safe_point", job->safe);
-	int rc = store_run(job, p, &err);
-	if (rc < 0)
-		cmd_error("inject", "%s", err.msg);
-	else if (!job->quiet)
+	int rc = store_run(job, p);
+	if (rc == 0 && !job->quiet)
 		fprintf(stderr,
 			"zond inject: set %zu of %zu: run %lld stored in %s: %zu functions, "
 			"measured %.3f s in %llu period%s\n",

@@ -62,9 +62,12 @@ static int check_creatable(const char *path, struct zerr *err)
 	return 0;
 }
 
-/* An existing store is added to: it must be one, and writable with its directory. */
-static int check_store(const char *path, const struct stat *st, const char *what,
-		       struct zerr *err)
+/*
+ * An existing store is added to: it must be one, and writable with its
+ * directory (the journal goes there), file being where path's links lead.
+ */
+static int check_store(const char *path, const char *file, const struct stat *st,
+		       const char *what, struct zerr *err)
 {
 	char dir[PATH_MAX];
 	if (!S_ISREG(st->st_mode))
@@ -73,10 +76,15 @@ static int check_store(const char *path, const struct stat *st, const char *what
 		return zerr_set(err, "%s: exists and is %s, not a profile store; will not write "
 				     "over it",
 				path, what ? what : "some other file");
-	dir_of(path, dir);
-	if (access(path, W_OK) != 0 || access(dir, W_OK | X_OK) != 0)
+	dir_of(file, dir);
+	if (access(file, W_OK) != 0)
 		return zerr_set(err, "%s: the profile store is not writable: %s", path,
 				strerror(errno));
+	if (access(dir, W_OK | X_OK) != 0)
+		return zerr_set(err,
+				"%s: the profile store's directory %s is not writable (its "
+				"journal goes there): %s",
+				path, dir, strerror(errno));
 	if (st->st_size == 0)
 		return 0;
 	/*
@@ -102,10 +110,17 @@ int output_check(const char *path, enum output_kind kind, const char *const *inp
 		 struct zerr *err)
 {
 	struct stat st;
+	char file[PATH_MAX];
 	if (!*path)
 		return zerr_set(err, "an empty output file name");
 	if (kind == OUTPUT_FILE && strcmp(path, "-") == 0)
 		return 0; /* standard output */
+	/* a store is checked where the store's own open will look: through its links */
+	if (kind == OUTPUT_STORE) {
+		int exists = store_target(path, file, err);
+		if (exists <= 0)
+			return exists < 0 ? -1 : store_creatable(path, file, err);
+	}
 	if (stat(path, &st) != 0)
 		return errno == ENOENT ? check_creatable(path, err)
 				       : zerr_set(err, "%s: %s", path, strerror(errno));
@@ -121,10 +136,10 @@ int output_check(const char *path, enum output_kind kind, const char *const *inp
 						       "this command; will not write over it",
 						  path, inputs[i]);
 	if (!S_ISREG(st.st_mode))
-		return kind == OUTPUT_STORE ? check_store(path, &st, NULL, err) : 0;
+		return kind == OUTPUT_STORE ? check_store(path, file, &st, NULL, err) : 0;
 	const char *what = precious(path, &st);
 	if (kind == OUTPUT_STORE)
-		return check_store(path, &st, what, err);
+		return check_store(path, file, &st, what, err);
 	if (what)
 		return zerr_set(err, "%s: is %s; will not write over it (choose another output "
 				     "file)",

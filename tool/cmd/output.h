@@ -34,8 +34,11 @@ enum output_kind {
  * NULL-terminated list of the paths the command reads (NULL: none); an
  * input that does not exist is skipped.  An OUTPUT_STORE that exists must
  * be a zond store this zond reads (opened to check it: not damaged, not of
- * a newer schema) and writable; one that does not must be creatable in its
- * directory: a bad -o is found before a program runs.
+ * a newer schema) and writable with its directory (the journal goes there);
+ * one that does not must be creatable in its directory: a bad -o is found
+ * before a program runs.  A store is looked for through its symbolic links
+ * as store_open follows them (store_target): the check and the write see
+ * the same file.
  */
 int output_check(const char *path, enum output_kind kind, const char *const *inputs,
 		 struct zerr *err);

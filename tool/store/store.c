@@ -18,18 +18,26 @@
 #include "store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
 /* Long enough for another zond to write a large run into the same store. */
 #define STORE_BUSY_TIMEOUT_MS 30000
+
+/* After a failed write: how long its clean-up waits for another's lock. */
+#define STORE_SETTLE_TIMEOUT_MS 2000
+
+/* Symbolic links followed before a store path is taken for a loop (the kernel's limit). */
+#define STORE_MAX_LINKS 40
 
 #define STORE_FORMAT "zond profile store"
 
@@ -202,16 +210,44 @@ static const char *const run_tables[] = {
 
 struct store {
 	sqlite3 *db;
-	char *path;
+	char *path;   /* as the user gave it: every message names it */
+	char *file;   /* the file opened: path with its symbolic links followed */
 	long version; /* schema_version when opened (check_format), 0 before */
+	int created;  /* this open made the file */
 };
 
 /* ---- errors and small helpers ------------------------------------------ */
 
+/* Whether the file has a rollback journal beside it (a write under way, or one that failed). */
+static int journal_exists(const struct store *s)
+{
+	char journal[PATH_MAX];
+	if (snprintf(journal, sizeof journal, "%s-journal", s->file) >= (int)sizeof journal)
+		return 0;
+	return access(journal, F_OK) == 0;
+}
+
 static int db_error(struct store *s, struct zerr *err)
 {
 	int code = sqlite3_errcode(s->db) & 0xff;
+	int extended = sqlite3_extended_errcode(s->db);
 	const char *msg = sqlite3_errmsg(s->db);
+	/*
+	 * A reader finding a journal it may not play back (the file or the
+	 * journal read-only to it) or remove (the directory): SQLite's "attempt
+	 * to write a readonly database", "unable to open database file" or "disk
+	 * I/O error" is not the cause.
+	 */
+	if (extended == SQLITE_READONLY_ROLLBACK || extended == SQLITE_IOERR_DELETE ||
+	    (code == SQLITE_CANTOPEN && journal_exists(s)))
+		return zerr_set(err,
+				"%s: an interrupted write left %s-journal, which a user who may "
+				"write the store and its directory must roll back first: any zond "
+				"command of theirs on it does",
+				s->path, s->file);
+	if (extended == SQLITE_READONLY_DBMOVED)
+		return zerr_set(err, "%s: the store was removed or replaced while zond had it open",
+				s->path);
 	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
 		return zerr_set(err, "%s: damaged zond profile store (%s)", s->path, msg);
 	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
@@ -256,6 +292,25 @@ static void rollback(struct store *s)
 {
 	if (!sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int count_tables(struct store *s, struct zerr *err);
+
+/*
+ * After a write failed: its transaction rolled back, and its journal too.
+ * A full disk puts SQLite's connection in its error state, which ends the
+ * transaction but leaves the journal hot for the next opener to play back;
+ * a user who may only read the store cannot, and every reading command
+ * failed for them.  A read on this connection plays it back now; tried
+ * again while the journal stays (it may be another writer's, then harmless).
+ */
+static void abandon_write(struct store *s)
+{
+	rollback(s);
+	sqlite3_busy_timeout(s->db, STORE_SETTLE_TIMEOUT_MS);
+	for (int i = 0; i < 3 && journal_exists(s); i++)
+		count_tables(s, NULL);
+	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
 }
 
 static int prepare(struct store *s, const char *sql, sqlite3_stmt **st, struct zerr *err)
@@ -307,6 +362,7 @@ static void store_free(struct store *s)
 {
 	sqlite3_close(s->db);
 	free(s->path);
+	free(s->file);
 	free(s);
 }
 
@@ -356,7 +412,7 @@ static int create_schema(struct store *s, struct zerr *err)
 	if (exec_sql(s, "COMMIT", err) == 0)
 		return 0;
 fail:
-	rollback(s);
+	abandon_write(s);
 	return -1;
 }
 
@@ -467,29 +523,109 @@ static int upgrade_schema(struct store *s, struct zerr *err)
 	return exec_sql(s, sql, err);
 }
 
-/* Refuses what SQLite would open but zond cannot use: a missing file, a directory. */
-static int check_path(const char *path, enum store_mode mode, struct zerr *err)
+/* ---- where the store is ------------------------------------------------- */
+
+/* The directory of path ("." for a bare name) into dir. */
+static void dir_of(const char *path, char dir[PATH_MAX])
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, PATH_MAX, ".");
+	else if (slash == path)
+		snprintf(dir, PATH_MAX, "/");
+	else
+		snprintf(dir, PATH_MAX, "%.*s", (int)(slash - path), path);
+}
+
+/* Where the symbolic link at file points, as a path from here, into file; -1 with errno. */
+static int follow_link(char file[PATH_MAX])
+{
+	char link[PATH_MAX], dir[PATH_MAX];
+	ssize_t n = readlink(file, link, sizeof link - 1);
+	if (n < 0)
+		return -1;
+	link[n] = 0;
+	dir_of(file, dir);
+	if (link[0] == '/' || strcmp(dir, ".") == 0)
+		snprintf(file, PATH_MAX, "%s", link);
+	else if (snprintf(file, PATH_MAX, "%s/%s", dir, link) >= PATH_MAX)
+		return errno = ENAMETOOLONG, -1;
+	return 0;
+}
+
+/*
+ * SQLite follows the links of a database's path itself and creates the
+ * file where the last one points; zond follows them first, so that the
+ * checks made before a program runs (output.h) and the open look at the
+ * same file, and the file is the one made, locked and removed.
+ */
+int store_target(const char *path, char file[PATH_MAX], struct zerr *err)
 {
 	struct stat st;
-	if (stat(path, &st) < 0) {
-		if (errno == ENOENT && mode == STORE_CREATE)
-			return 0;
-		if (errno == ENOENT)
-			return zerr_set(err,
-					"%s: no such file (record a run first: "
-					"zond record -- PROG)",
-					path);
-		return zerr_set(err, "%s: %s", path, strerror(errno));
+	snprintf(file, PATH_MAX, "%s", path);
+	for (int links = 0; links <= STORE_MAX_LINKS; links++) {
+		if (lstat(file, &st) != 0)
+			return errno == ENOENT ? 0 : zerr_set(err, "%s: %s", path, strerror(errno));
+		if (!S_ISLNK(st.st_mode))
+			return 1;
+		if (follow_link(file) < 0)
+			return zerr_set(err, "%s: %s", path, strerror(errno));
 	}
+	return zerr_set(err, "%s: a loop of symbolic links (or more than %d)", path,
+			STORE_MAX_LINKS);
+}
+
+/* How a message names a store whose links lead elsewhere: "PATH (a symbolic link to FILE)". */
+static void name_store(const char *path, const char *file, char *name, size_t size)
+{
+	if (strcmp(path, file) == 0)
+		snprintf(name, size, "%s", path);
+	else
+		snprintf(name, size, "%s (a symbolic link to %s)", path, file);
+}
+
+int store_creatable(const char *path, const char *file, struct zerr *err)
+{
+	char dir[PATH_MAX], name[2 * PATH_MAX + 32];
+	struct stat st;
+	dir_of(file, dir);
+	name_store(path, file, name, sizeof name);
+	if (stat(dir, &st) != 0)
+		return zerr_set(err, "%s: cannot create: %s: %s", name, dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return zerr_set(err, "%s: cannot create: %s is not a directory", name, dir);
+	if (access(dir, W_OK | X_OK) != 0)
+		return zerr_set(err, "%s: cannot create: %s: %s", name, dir, strerror(errno));
+	return 0;
+}
+
+/*
+ * Refuses what SQLite would open but zond cannot use: a missing file (to
+ * read), one that cannot be created, a directory.  1 when file exists, 0
+ * when it is to be created.
+ */
+static int check_path(const char *path, const char *file, int exists, enum store_mode mode,
+		      struct zerr *err)
+{
+	struct stat st;
+	char name[2 * PATH_MAX + 32];
+	name_store(path, file, name, sizeof name);
+	if (!exists && mode == STORE_CREATE)
+		return store_creatable(path, file, err) < 0 ? -1 : 0;
+	if (!exists)
+		return zerr_set(err, "%s: no such file (record a run first: zond record -- PROG)",
+				name);
+	if (stat(file, &st) < 0)
+		return zerr_set(err, "%s: %s", name, strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return zerr_set(err, "%s: is a directory, not a zond profile store", path);
-	return 0;
+	return 1;
 }
 
 static int open_db(struct store *s, enum store_mode mode, struct zerr *err)
 {
 	int flags = SQLITE_OPEN_READWRITE | (mode == STORE_CREATE ? SQLITE_OPEN_CREATE : 0);
-	if (sqlite3_open_v2(s->path, &s->db, flags, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(s->file, &s->db, flags, NULL) != SQLITE_OK) {
 		if (!s->db)
 			return zerr_set(err, "%s: out of memory opening the store", s->path);
 		return zerr_set(err, "%s: cannot open (%s)", s->path, sqlite3_errmsg(s->db));
@@ -499,17 +635,91 @@ static int open_db(struct store *s, enum store_mode mode, struct zerr *err)
 	return exec_sql(s, "PRAGMA foreign_keys = ON", err);
 }
 
+/* A new empty file beside file, made as SQLite makes a database (0644 less the umask). */
+static int new_file_beside(const char *file, char tmp[PATH_MAX])
+{
+	char dir[PATH_MAX];
+	struct timespec now;
+	dir_of(file, dir);
+	for (int i = 0; i < 100; i++) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (snprintf(tmp, PATH_MAX, "%s/.zond-new-%ld-%ld", dir, (long)getpid(),
+			     (long)(now.tv_nsec + i)) >= PATH_MAX)
+			return errno = ENAMETOOLONG, -1;
+		int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			return close(fd);
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+static void remove_db_file(const char *file)
+{
+	char journal[PATH_MAX];
+	unlink(file);
+	if (snprintf(journal, sizeof journal, "%s-journal", file) < (int)sizeof journal)
+		unlink(journal);
+}
+
+/*
+ * A new store at s->file, made whole in a temporary file beside it and
+ * linked into place, so that a reader never finds it half made (an empty
+ * file: "not a zond profile store"), and of two zonds making it at once
+ * one links its file and the other opens that one.  Where the file system
+ * has no hard links, open_db makes it in place, as SQLite does.
+ */
+static int make_store(struct store *s, struct zerr *err)
+{
+	char tmp[PATH_MAX];
+	if (new_file_beside(s->file, tmp) < 0) {
+		char dir[PATH_MAX];
+		dir_of(s->file, dir);
+		return zerr_set(err, "%s: cannot create: %s: %s", s->path, dir, strerror(errno));
+	}
+	struct store t = {.path = s->path, .file = tmp};
+	int rc = open_db(&t, STORE_CREATE, err);
+	if (rc == 0)
+		rc = create_schema(&t, err);
+	sqlite3_close(t.db);
+	if (rc == 0 && link(tmp, s->file) == 0)
+		s->created = 1;
+	remove_db_file(tmp);
+	return rc;
+}
+
+/*
+ * A reader finding no table while a journal is beside the file: another
+ * zond is making the store in place (an empty file given to it, or a file
+ * system without hard links), and is waited for as any writer is.
+ */
+static int count_tables_made(struct store *s, struct zerr *err)
+{
+	int n = count_tables(s, err);
+	for (int ms = 0; n == 0 && journal_exists(s) && ms < STORE_BUSY_TIMEOUT_MS; ms += 20) {
+		usleep(20000);
+		n = count_tables(s, err);
+	}
+	return n;
+}
+
 struct store *store_open(const char *path, enum store_mode mode, struct zerr *err)
 {
+	char file[PATH_MAX];
 	if (!path || !*path)
 		path = STORE_DEFAULT_PATH;
-	if (check_path(path, mode, err) < 0)
+	int exists = store_target(path, file, err);
+	if (exists < 0 || (exists = check_path(path, file, exists, mode, err)) < 0)
 		return NULL;
 	struct store *s = zp_xcalloc(1, sizeof *s);
 	s->path = zp_xstrdup(path);
+	s->file = zp_xstrdup(file);
+	if (!exists && make_store(s, err) < 0)
+		goto fail;
 	if (open_db(s, mode, err) < 0)
 		goto fail;
-	int ntables = count_tables(s, err);
+	int ntables = mode == STORE_READ ? count_tables_made(s, err) : count_tables(s, err);
 	if (ntables < 0)
 		goto fail;
 	if (ntables == 0 && mode == STORE_READ) {
@@ -518,10 +728,14 @@ struct store *store_open(const char *path, enum store_mode mode, struct zerr *er
 	}
 	if (ntables == 0 && create_schema(s, err) < 0)
 		goto fail;
+	if (ntables == 0 && !exists)
+		s->created = 1; /* made in place */
 	if (check_format(s, err) < 0)
 		goto fail;
 	return s;
 fail:
+	if (s->created)
+		remove_db_file(s->file);
 	store_free(s);
 	return NULL;
 }
@@ -881,25 +1095,65 @@ int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err)
 		goto fail;
 	return 0;
 fail:
-	rollback(s);
+	abandon_write(s);
 	p->run.id = old_id;
 	return -1;
 }
 
+/* Whether the store holds no run (a store this call made may then go again). */
+static int holds_no_run(struct store *s)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM runs", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	int none = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == 0;
+	sqlite3_finalize(st);
+	return none;
+}
+
 int store_save_run(const char *path, struct zp_profile *p, struct zerr *err)
 {
-	struct stat st;
-	if (!path || !*path)
-		path = STORE_DEFAULT_PATH;
-	int existed = stat(path, &st) == 0;
 	struct store *s = store_open(path, STORE_CREATE, err);
-	int rc = s ? store_add_run(s, p, err) : -1;
+	if (!s)
+		return -1;
+	int rc = store_add_run(s, p, err);
+	/*
+	 * A full disk leaves no empty store behind.  Another zond that opened it
+	 * meanwhile and writes later gets SQLite's "moved" error, not a lost run.
+	 */
+	if (rc < 0 && s->created && holds_no_run(s))
+		remove_db_file(s->file);
 	store_close(s);
-	if (rc < 0 && !existed && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-		char journal[PATH_MAX];
-		unlink(path);
-		if (snprintf(journal, sizeof journal, "%s-journal", path) < (int)sizeof journal)
-			unlink(journal);
+	return rc;
+}
+
+/* A new empty file $TMPDIR/zond-NAME-XXXXXX.db (else in /tmp), its name in path. */
+static int new_temp_store(const char *name, char path[PATH_MAX])
+{
+	const char *dirs[] = {getenv("TMPDIR"), "/tmp"};
+	for (size_t i = 0; i < 2; i++) {
+		if (!dirs[i] || !*dirs[i] ||
+		    snprintf(path, PATH_MAX, "%s/zond-%s-XXXXXX.db", dirs[i], name) >= PATH_MAX)
+			continue;
+		int fd = mkstemps(path, 3);
+		if (fd >= 0)
+			return close(fd);
+	}
+	return -1;
+}
+
+int store_keep_run(struct zp_profile *p, char kept[PATH_MAX], struct zerr *err)
+{
+	int made = !*kept;
+	if (made && new_temp_store(p->run.collector ? p->run.collector : "run", kept) < 0) {
+		*kept = 0;
+		return zerr_set(err, "no store of its own could be made in $TMPDIR or /tmp: %s",
+				strerror(errno));
+	}
+	int rc = store_save_run(kept, p, err);
+	if (rc < 0 && made) {
+		remove_db_file(kept);
+		*kept = 0;
 	}
 	return rc;
 }
@@ -1550,6 +1804,6 @@ int store_delete_run(struct store *s, int64_t id, struct zerr *err)
 		goto fail;
 	return 0;
 fail:
-	rollback(s);
+	abandon_write(s);
 	return -1;
 }

@@ -24,6 +24,7 @@
 #ifndef ZOND_STORE_H
 #define ZOND_STORE_H
 
+#include <limits.h>
 #include <stdint.h>
 
 #include "../model/profile.h"
@@ -39,6 +40,13 @@ enum store_mode {
 	STORE_CREATE, /* created (with its schema) when missing */
 };
 
+/*
+ * A new store is made whole in a temporary file beside path and linked into
+ * place: readers never see it half made.  After a write that failed, the
+ * store is as it was, its journal played back (a full disk leaves none for
+ * the next opener); a reader who finds such a journal and may not write the
+ * store is told so in one line.
+ */
 struct store *store_open(const char *path, enum store_mode mode, struct zerr *err);
 void store_close(struct store *s);
 
@@ -47,10 +55,38 @@ int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err);
 
 /*
  * What a collector does with its run: opens (STORE_CREATE) the store at
- * path, adds p as a new run and closes it.  When that fails, a file this
- * call created is removed again (a full disk leaves no empty store behind).
+ * path, adds p as a new run and closes it.  When that fails, a store this
+ * call made is removed again if it holds no run (a full disk leaves no
+ * empty store behind).
  */
 int store_save_run(const char *path, struct zp_profile *p, struct zerr *err);
+
+/*
+ * Where a run goes when its store cannot take it (store_save_run failed), so
+ * that what was measured is not lost: into a store of its own,
+ * $TMPDIR/zond-COLLECTOR-XXXXXX.db (else in /tmp; every command reads it
+ * with -i), whose name is put in kept; called again with kept set, the run
+ * is added to that store.  0, or -1 with err (kept is then "" if it was).
+ */
+int store_keep_run(struct zp_profile *p, char kept[PATH_MAX], struct zerr *err);
+
+/*
+ * The file a store path leads to, as store_open finds it: symbolic links
+ * followed (a loop, or more than 40, refused) into file.  1 when file
+ * exists, 0 when it does not (store_creatable says whether it can be made),
+ * -1 with err naming path ("FILE: Not a directory", "FILE: a loop of
+ * symbolic links ...").  Whoever checks a store before a program runs
+ * checks file, the one store_open will open, make or refuse.
+ */
+int store_target(const char *path, char file[PATH_MAX], struct zerr *err);
+
+/*
+ * 0 when store_open can make the store at file (path's target, which does
+ * not exist): its directory exists and this user may create files there;
+ * else -1 with err, e.g. "link.db (a symbolic link to /mnt/x.db): cannot
+ * create: /mnt: No such file or directory".
+ */
+int store_creatable(const char *path, const char *file, struct zerr *err);
 
 /*
  * Resolves a user's run reference: NULL or "" or "last" = the newest run,
