@@ -511,9 +511,10 @@ static int each_frame(const struct session *x,
 	int rc = 0;
 	for (size_t t = 0; t < INJ_THREADS && rc == 0; t++) {
 		uint64_t key, depth;
-		rc = x->t->ops->read(x->t, x->slots + t * len, slot, INJ_ACTIVE, err);
+		rc = x->t->ops->read(x->t, x->slots + t * len, slot, len, err);
 		memcpy(&key, slot + INJ_T_KEY, 8);
 		memcpy(&depth, slot + INJ_T_DEPTH, 8);
+		depth &= 0xffffffffu; /* the high half counts the pushes (results.h) */
 		for (uint64_t d = 0; rc == 0 && key > 1 && d < depth && d < INJ_DEPTH; d++) {
 			const uint8_t *f = slot + INJ_SLOT_HDR + d * INJ_FRAME;
 			uint64_t at, ret;
@@ -581,6 +582,8 @@ static void read_contexts(const struct session *x, size_t t, struct inject_resul
 		at[i] = SIZE_MAX;
 		if (parent >= i || c.callee >= x->n || (parent && at[parent] == SIZE_MAX))
 			continue; /* not written whole (a thread stopped while adding it), or below one */
+		if (!c.st.calls)
+			continue; /* added by a call a signal handler's longjmp left before it counted */
 		if (parent)
 			c.parent = at[parent];
 		at[i] = out->ncontexts;
