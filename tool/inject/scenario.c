@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -862,12 +863,46 @@ static int serve_loads(struct session *x, int *ended, int *status, struct zerr *
 	return rc;
 }
 
+/*
+ * Waits for the processes the started program left running when it ended
+ * (an orphan, a daemon, a double fork's grandchild): zond is their
+ * subreaper (inject_run), so they are its children now, and a forked child
+ * measures into the shared results until it ends.  ^C or SIGTERM stops
+ * waiting.  Returns 1 when it stopped with some still running (what they
+ * measure from then on is not in the run), else 0.
+ */
+static int wait_left_running(const char *prog)
+{
+	struct sigaction old[2];
+	inject_catch_interrupts(old);
+	int said = 0, stopped = 0;
+	for (;;) {
+		pid_t pid = waitpid(-1, NULL, said ? 0 : WNOHANG);
+		if (pid > 0 || (pid < 0 && errno == EINTR && !inject_interrupted()))
+			continue;
+		if (pid < 0) { /* ECHILD: none left, or interrupted */
+			stopped = errno == EINTR;
+			break;
+		}
+		/* even with -q: it says why zond has not ended although the program has */
+		fprintf(stderr,
+			"zond inject: waiting for the processes %s left running (Ctrl-C: stop "
+			"waiting, keep what they measured so far)\n",
+			prog);
+		said = 1;
+	}
+	inject_release_interrupts(old);
+	return stopped;
+}
+
 int inject_run(const struct inject_job *job, char *const argv[], struct inject_result *out,
 	       struct zerr *err)
 {
 	memset(out, 0, sizeof *out);
 	if (calibrate(job, out, err) < 0)
 		return -1;
+	/* what the program leaves running is reparented to zond, not lost (wait_left_running) */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	struct inject_transport *t = inject_ptrace_start(argv, err);
 	if (!t)
 		return -1;
@@ -880,7 +915,7 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 	x.later = x.started = 1;
 	out->pid = t->pid;
 	out->start_ns = clock_now_ns(CLOCK_REALTIME);
-	int status = 0, rc = 0, ended = 0;
+	int status = 0, rc = 0, ended = 0, measured = 0;
 	if (run_to_entry(&x, err) < 0 || prepare(&x, out, err) < 0) {
 		/* zond's trouble costs zond's data only: the program runs on (every
 		 * jump written so far leads to a complete stub) */
@@ -899,13 +934,17 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 	} else if (!ended && t->ops->wait(t, &status, err) < 0) {
 		rc = -1;
 	} else {
+		measured = 1;
+	}
+	forward_stop(&fw); /* the program's pid is free for another process now */
+	if (measured) {
+		out->left_running = wait_left_running(argv[0]);
 		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
 		out->status = status;
 		read_results(&x, out);
 	}
 	for (size_t i = 1; i < x.nareas; i++)
 		out->unloaded += x.areas[i].late && !x.areas[i].loaded;
-	forward_stop(&fw);
 	session_end(&x);
 	return rc;
 }
