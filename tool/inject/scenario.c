@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <link.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -708,12 +709,56 @@ static void session_end(struct session *x)
 }
 
 /*
- * Lets a started program run to its entry point: its libraries are mapped
- * then (the unwinders among them), none of its own code has run.
+ * Lets a started dynamic program run to its loader's r_brk (glibc's
+ * _dl_debug_state) at the end of its start-up, the call after which
+ * _r_debug reads RT_CONSISTENT: every library the program loads at start
+ * is mapped and relocated then, the thread pointer the payload reads is
+ * set, and nothing of the libraries or of the program has run: the loader
+ * runs the libraries' constructors after that call, then the program's
+ * entry point.  (Patched at the entry point, the libraries' constructors
+ * and what they called went unmeasured, while the same library loaded by
+ * dlopen had them measured: its r_brk comes before its constructors too.)
+ * 0; 1 when the loader has no such symbols (the entry point it is then);
+ * -1 with err set.
+ */
+static int run_to_loaded(struct session *x, const char *loader, struct zerr *err)
+{
+	struct symbol brk, debug;
+	struct zerr ignored;
+	uint64_t start, load;
+	if (symbols_named(x->s, loader, "_dl_debug_state", &brk, &ignored) != 1 ||
+	    symbols_named(x->s, loader, "_r_debug", &debug, &ignored) != 1)
+		return 1;
+	if (x->t->ops->module_start(x->t, loader, &start, err) < 0 ||
+	    symbols_load_start(x->s, loader, &load, err) < 0)
+		return -1;
+	uint64_t at = brk.start + start - load;
+	uint64_t state_at = debug.start + start - load + offsetof(struct r_debug, r_state);
+	for (int calls = 0; calls < 64; calls++) { /* RT_ADD first, then RT_CONSISTENT */
+		int32_t state;
+		if (x->t->ops->run_to(x->t, at, err) < 0 ||
+		    x->t->ops->read(x->t, state_at, &state, sizeof state, err) < 0)
+			return -1;
+		if (state == RT_CONSISTENT)
+			return 0;
+	}
+	return zerr_set(err, "%s: its start-up called %s's r_brk 64 times without ending", x->plan->path,
+			loader);
+}
+
+/*
+ * Lets a started program run to where zond patches it: the end of its
+ * loader's start-up (run_to_loaded), else its entry point; its libraries
+ * are mapped then (the unwinders among them), none of its own code has run.
  */
 static int run_to_entry(struct session *x, struct zerr *err)
 {
 	uint64_t start, load, entry;
+	char loader[PATH_MAX];
+	struct zerr ignored;
+	int rc, kind = symbols_interpreter(x->plan->path, loader, sizeof loader, &ignored);
+	if (kind == 0 && (rc = run_to_loaded(x, loader, err)) <= 0)
+		return rc;
 	if (x->t->ops->module_start(x->t, x->plan->path, &start, err) < 0 ||
 	    symbols_load_start(x->s, x->plan->path, &load, err) < 0 ||
 	    symbols_entry(x->plan->path, &entry, err) < 0)
@@ -723,10 +768,8 @@ static int run_to_entry(struct session *x, struct zerr *err)
 	 * payload reads first thing, in its own start-up code: it is stopped
 	 * at main instead, and what ran before main is not measured.
 	 */
-	char loader[PATH_MAX];
-	struct zerr ignored;
 	struct symbol main_fn;
-	if (symbols_interpreter(x->plan->path, loader, sizeof loader, &ignored) == 1) {
+	if (kind == 1) {
 		int found = symbols_named(x->s, x->plan->path, "main", &main_fn, err);
 		if (found < 0)
 			return -1;
