@@ -842,13 +842,13 @@ za_entry:
 	SLOT
 	test %r11, %r11
 	jz .Lnoslot
+.Lpush:
 	lea 48(%rsp), %rdx		/* frames below this call's slot are dead; */
 	mov za_fexit(%rip), %rax	/* one at the slot too, unless the slot */
 	cmp %rax, (%rdx)		/* holds za_exit: a tail call from a */
 	je 1f				/* measured function, whose frame lives */
 	inc %rdx
-1:	DROP
-.Lpush:
+1:	DROP				/* (again after a handler: it may leave dead ones) */
 	mov INJ_T_DEPTH(%r11), %rax	/* the word the push replaces */
 	cmp $INJ_DEPTH, %eax
 	jae .Ldeep
