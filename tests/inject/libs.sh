@@ -3,8 +3,11 @@
 # libraries (a library of the test's, found by its name as the loader
 # lists it, and libc's getpid, named by an alias of its symbol) measured
 # beside the program's main: calls as the program counts them, the edges
-# from main, output and status as without zond.  A library the program
-# does not load gets one line.
+# from main, output and status as without zond; the library's constructor
+# (run by the loader at start-up, before the program's entry point) and
+# destructor too, with their calls (before, the constructor ran before zond
+# patched anything: lib_add 18 calls of 20, no lib_start).  A library the
+# program does not load gets one line.
 #
 # Usage: libs.sh ZOND USELIB WORKDIR
 set -u
@@ -20,15 +23,23 @@ plain=$?
 rc=$?
 [ $rc -eq $plain ] || fail "status $rc under zond inject, $plain without"
 diff -u plain.out inject.out || fail "output differs"
-[ "$(cat plain.out)" = "sum 66 lib_calls 14" ] || fail "the program: $(cat plain.out)"
+[ "$(cat plain.out)" = "sum 66 lib_calls 16" ] || fail "the program: $(cat plain.out)"
 "$zond" dump -i libs.db >dump.txt
 cat >want.txt <<'W'
 threads 1
+call - -> lib_end calls=1
+call - -> lib_start calls=1
 call - -> main calls=1
 call add_twice -> lib_add calls=3
+call lib_end -> lib_add calls=4
+call lib_start -> lib_add calls=2
 call main -> add_twice calls=3
 call main -> getpid calls=5
 call main -> lib_add calls=11
+context lib_end calls=1
+context lib_end;lib_add calls=4
+context lib_start calls=1
+context lib_start;lib_add calls=2
 context main calls=1
 context main;add_twice calls=3
 context main;add_twice;lib_add calls=3
@@ -36,7 +47,9 @@ context main;getpid calls=5
 context main;lib_add calls=11
 function add_twice calls=3
 function getpid calls=5
-function lib_add calls=14
+function lib_add calls=20
+function lib_end calls=1
+function lib_start calls=1
 function main calls=1
 W
 diff -u want.txt dump.txt || fail "calls, edges and calling contexts"
@@ -44,7 +57,7 @@ lib=$("$zond" export -f json -i libs.db | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 print(*sorted(n["name"] + " " + n["module"].rsplit("/", 1)[1] for n in d["nodes"]))')
-[ "$lib" = "add_twice inject_uselib getpid libc.so.6 lib_add libinject_count.so main inject_uselib" ] ||
+[ "$lib" = "add_twice inject_uselib getpid libc.so.6 lib_add libinject_count.so lib_end libinject_count.so lib_start libinject_count.so main inject_uselib" ] ||
 	fail "modules of the nodes: $lib"
 # two globs naming one function patch it once (twice, the run failed)
 "$zond" inject -q -o twice.db -f 'libc.so.6:getpid' -f 'libc.so.6:getp*' -- "$uselib" 11 5 >/dev/null ||

@@ -499,6 +499,8 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->open);
 		profile_add_meta(p, "inject_calls_never_returned", buf);
 	}
+	if (r->left_running) /* ^C while zond waited: their later calls are not in the run */
+		profile_add_meta(p, "inject_stopped_waiting", "1");
 	unsigned ev, ev2 = 0;
 	if (r->stats2) { /* two counters over GDB: each its own event, by its counter's name */
 		ev = profile_event(p, job->counters[0].reg, "events");
@@ -644,6 +646,12 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				"inject_calls_not_measured, lost_depth_calls, lost_thread_calls)\n",
 				(unsigned long long)(r.deep + r.noslot), (unsigned long long)r.deep,
 				INJ_DEPTH, (unsigned long long)r.noslot, INJ_THREADS);
+		if (r.left_running)
+			fprintf(stderr,
+				"zond inject: stopped waiting for the processes %s left running: "
+				"what they measure from now on is not in the run (run meta "
+				"inject_stopped_waiting)\n",
+				argv[0]);
 		if (r.untimed)
 			fprintf(stderr,
 				"zond inject: %llu calls were counted without their time (left by "

@@ -21,9 +21,10 @@
  *                 (the thread pointer, %fs:0 on x86-64 glibc: the TCB's
  *                 self pointer, unique per live thread), the shadow
  *                 stack's depth, the region's start, the address of its
- *                 shared block, its perf_event fd (x86-64, --event), INJ_DEPTH frames, and per
- * function the activations on this thread (recursion: inclusive cost of the outermost activation
- * only, as the rest of zond counts it)
+ *                 shared block, its perf_event fd (x86-64, --event), INJ_DEPTH frames
+ *                 (x86-64: a function's outermost activation, whose inclusive cost
+ *                 alone counts, as the rest of zond counts it, is the one that leaves
+ *                 none of its calls open on the thread: the shared open counts)
  *
  * A slot and its block are written by their thread only (the slot claimed
  * once with lock cmpxchg), so the per-call path has no locked instruction.
@@ -56,9 +57,8 @@
 #define INJ_FRAME            64
 #define INJ_STAT             64
 #define INJ_SLOT_HDR         64
-#define INJ_ACTIVE           (INJ_SLOT_HDR + INJ_DEPTH * INJ_FRAME)
 #define INJ_COUNTS(nfuncs)   ((((nfuncs)*4 + 63) & ~63))
-#define INJ_PSLOT(nfuncs)    (INJ_ACTIVE + INJ_COUNTS(nfuncs))
+#define INJ_PSLOT(nfuncs)    (INJ_SLOT_HDR + INJ_DEPTH * INJ_FRAME) /* the same for any nfuncs */
 #define INJ_SB_TID           0  /* the thread's id */
 #define INJ_SB_PID           8  /* x86-64: its process's id (a forked child's thread: the child's) */
 #define INJ_SB_OPEN          64 /* then the open counts */
@@ -101,9 +101,11 @@
 #define INJ_S_MAX   32
 
 /* thread slot offsets */
-#define INJ_T_KEY    0
-#define INJ_T_DEPTH  8
-#define INJ_T_RSTART 16 /* the region's counter at FROM, 0 when off */
+#define INJ_T_KEY    0 /* x86-64: the thread's pointer | 1 while the thread binds the slot */
+#define INJ_T_DEPTH  8 /* x86-64: the depth in the low half, the pushes so far in the high
+			  half (a push is one cmpxchg of the word: payload.S, signals) */
+#define INJ_T_RSTART 16 /* the region's counter at FROM, 0 when off (x86-64: while the slot
+			   is bound, the binding's stack pointer) */
 #define INJ_T_SHARED 24 /* the thread's shared block */
 #define INJ_T_FD     32 /* x86-64 with --event: the thread's perf_event fd, -1: none */
 #define INJ_T_PAGE   40 /* and its mmap'ed page (rdpmc), 0: none */
@@ -174,6 +176,7 @@ static inline uint64_t inject_contexts_size(void)
 /* Bytes of the target's private memory (thread slots) for nfuncs functions. */
 static inline uint64_t inject_slots_size(uint64_t nfuncs)
 {
+	(void)nfuncs;
 	return (uint64_t)INJ_THREADS * INJ_PSLOT(nfuncs);
 }
 #endif

@@ -4,11 +4,13 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <link.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -511,9 +513,10 @@ static int each_frame(const struct session *x,
 	int rc = 0;
 	for (size_t t = 0; t < INJ_THREADS && rc == 0; t++) {
 		uint64_t key, depth;
-		rc = x->t->ops->read(x->t, x->slots + t * len, slot, INJ_ACTIVE, err);
+		rc = x->t->ops->read(x->t, x->slots + t * len, slot, len, err);
 		memcpy(&key, slot + INJ_T_KEY, 8);
 		memcpy(&depth, slot + INJ_T_DEPTH, 8);
+		depth &= 0xffffffffu; /* the high half counts the pushes (results.h) */
 		for (uint64_t d = 0; rc == 0 && key > 1 && d < depth && d < INJ_DEPTH; d++) {
 			const uint8_t *f = slot + INJ_SLOT_HDR + d * INJ_FRAME;
 			uint64_t at, ret;
@@ -581,6 +584,8 @@ static void read_contexts(const struct session *x, size_t t, struct inject_resul
 		at[i] = SIZE_MAX;
 		if (parent >= i || c.callee >= x->n || (parent && at[parent] == SIZE_MAX))
 			continue; /* not written whole (a thread stopped while adding it), or below one */
+		if (!c.st.calls)
+			continue; /* added by a call a signal handler's longjmp left before it counted */
 		if (parent)
 			c.parent = at[parent];
 		at[i] = out->ncontexts;
@@ -704,12 +709,56 @@ static void session_end(struct session *x)
 }
 
 /*
- * Lets a started program run to its entry point: its libraries are mapped
- * then (the unwinders among them), none of its own code has run.
+ * Lets a started dynamic program run to its loader's r_brk (glibc's
+ * _dl_debug_state) at the end of its start-up, the call after which
+ * _r_debug reads RT_CONSISTENT: every library the program loads at start
+ * is mapped and relocated then, the thread pointer the payload reads is
+ * set, and nothing of the libraries or of the program has run: the loader
+ * runs the libraries' constructors after that call, then the program's
+ * entry point.  (Patched at the entry point, the libraries' constructors
+ * and what they called went unmeasured, while the same library loaded by
+ * dlopen had them measured: its r_brk comes before its constructors too.)
+ * 0; 1 when the loader has no such symbols (the entry point it is then);
+ * -1 with err set.
+ */
+static int run_to_loaded(struct session *x, const char *loader, struct zerr *err)
+{
+	struct symbol brk, debug;
+	struct zerr ignored;
+	uint64_t start, load;
+	if (symbols_named(x->s, loader, "_dl_debug_state", &brk, &ignored) != 1 ||
+	    symbols_named(x->s, loader, "_r_debug", &debug, &ignored) != 1)
+		return 1;
+	if (x->t->ops->module_start(x->t, loader, &start, err) < 0 ||
+	    symbols_load_start(x->s, loader, &load, err) < 0)
+		return -1;
+	uint64_t at = brk.start + start - load;
+	uint64_t state_at = debug.start + start - load + offsetof(struct r_debug, r_state);
+	for (int calls = 0; calls < 64; calls++) { /* RT_ADD first, then RT_CONSISTENT */
+		int32_t state;
+		if (x->t->ops->run_to(x->t, at, err) < 0 ||
+		    x->t->ops->read(x->t, state_at, &state, sizeof state, err) < 0)
+			return -1;
+		if (state == RT_CONSISTENT)
+			return 0;
+	}
+	return zerr_set(err, "%s: its start-up called %s's r_brk 64 times without ending", x->plan->path,
+			loader);
+}
+
+/*
+ * Lets a started program run to where zond patches it: the end of its
+ * loader's start-up (run_to_loaded), else its entry point; its libraries
+ * are mapped then (the unwinders among them), none of its own code has run.
  */
 static int run_to_entry(struct session *x, struct zerr *err)
 {
 	uint64_t start, load, entry;
+	char loader[PATH_MAX];
+	struct zerr ignored;
+	int rc, kind = symbols_interpreter(x->plan->path, loader, sizeof loader, &ignored);
+	if (kind == 0 && (rc = run_to_loaded(x, loader, err)) <= 0)
+		return rc;
 	if (x->t->ops->module_start(x->t, x->plan->path, &start, err) < 0 ||
 	    symbols_load_start(x->s, x->plan->path, &load, err) < 0 ||
 	    symbols_entry(x->plan->path, &entry, err) < 0)
@@ -719,10 +768,8 @@ static int run_to_entry(struct session *x, struct zerr *err)
 	 * payload reads first thing, in its own start-up code: it is stopped
 	 * at main instead, and what ran before main is not measured.
 	 */
-	char loader[PATH_MAX];
-	struct zerr ignored;
 	struct symbol main_fn;
-	if (symbols_interpreter(x->plan->path, loader, sizeof loader, &ignored) == 1) {
+	if (kind == 1) {
 		int found = symbols_named(x->s, x->plan->path, "main", &main_fn, err);
 		if (found < 0)
 			return -1;
@@ -859,12 +906,46 @@ static int serve_loads(struct session *x, int *ended, int *status, struct zerr *
 	return rc;
 }
 
+/*
+ * Waits for the processes the started program left running when it ended
+ * (an orphan, a daemon, a double fork's grandchild): zond is their
+ * subreaper (inject_run), so they are its children now, and a forked child
+ * measures into the shared results until it ends.  ^C or SIGTERM stops
+ * waiting.  Returns 1 when it stopped with some still running (what they
+ * measure from then on is not in the run), else 0.
+ */
+static int wait_left_running(const char *prog)
+{
+	struct sigaction old[2];
+	inject_catch_interrupts(old);
+	int said = 0, stopped = 0;
+	for (;;) {
+		pid_t pid = waitpid(-1, NULL, said ? 0 : WNOHANG);
+		if (pid > 0 || (pid < 0 && errno == EINTR && !inject_interrupted()))
+			continue;
+		if (pid < 0) { /* ECHILD: none left, or interrupted */
+			stopped = errno == EINTR;
+			break;
+		}
+		/* even with -q: it says why zond has not ended although the program has */
+		fprintf(stderr,
+			"zond inject: waiting for the processes %s left running (Ctrl-C: stop "
+			"waiting, keep what they measured so far)\n",
+			prog);
+		said = 1;
+	}
+	inject_release_interrupts(old);
+	return stopped;
+}
+
 int inject_run(const struct inject_job *job, char *const argv[], struct inject_result *out,
 	       struct zerr *err)
 {
 	memset(out, 0, sizeof *out);
 	if (calibrate(job, out, err) < 0)
 		return -1;
+	/* what the program leaves running is reparented to zond, not lost (wait_left_running) */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	struct inject_transport *t = inject_ptrace_start(argv, err);
 	if (!t)
 		return -1;
@@ -877,7 +958,7 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 	x.later = x.started = 1;
 	out->pid = t->pid;
 	out->start_ns = clock_now_ns(CLOCK_REALTIME);
-	int status = 0, rc = 0, ended = 0;
+	int status = 0, rc = 0, ended = 0, measured = 0;
 	if (run_to_entry(&x, err) < 0 || prepare(&x, out, err) < 0) {
 		/* zond's trouble costs zond's data only: the program runs on (every
 		 * jump written so far leads to a complete stub) */
@@ -896,13 +977,17 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 	} else if (!ended && t->ops->wait(t, &status, err) < 0) {
 		rc = -1;
 	} else {
+		measured = 1;
+	}
+	forward_stop(&fw); /* the program's pid is free for another process now */
+	if (measured) {
+		out->left_running = wait_left_running(argv[0]);
 		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
 		out->status = status;
 		read_results(&x, out);
 	}
 	for (size_t i = 1; i < x.nareas; i++)
 		out->unloaded += x.areas[i].late && !x.areas[i].loaded;
-	forward_stop(&fw);
 	session_end(&x);
 	return rc;
 }

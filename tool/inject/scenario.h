@@ -106,9 +106,14 @@ struct inject_result {
 	uint64_t noctx;   /* calls with no context: a thread's table was full */
 	uint64_t periods; /* cyclic: the periods this set was measured */
 	size_t unloaded;  /* libraries of the job the program never loaded (dlopen) */
+	int left_running; /* zond stopped waiting (^C) for processes the program left running */
 };
 
-/* Runs argv with the job's patches. */
+/*
+ * Runs argv with the job's patches; the processes it leaves running when it
+ * ends (zond is their subreaper) are waited for before the results are
+ * read: a forked child measures into them until it ends.
+ */
 int inject_run(const struct inject_job *job, char *const argv[], struct inject_result *out,
 	       struct zerr *err);
 /*

@@ -23,8 +23,9 @@
  *                 the file `path`; with symbols_load_start that gives the
  *                 load bias
  *   run_to        (a started target) lets it run until it reaches addr, and
- *                 stops it there (the program's entry point: the loader has
- *                 mapped the libraries by then)
+ *                 stops it there (the loader's r_brk at the end of its
+ *                 start-up, or the program's entry point); stopped at addr
+ *                 already, it runs to addr's next arrival
  *   modules       calls fn for every ELF file the target maps (its path and
  *                 where file offset 0 is mapped)
  *   threads       the number of the target's threads (all stopped); pc and

@@ -268,10 +268,30 @@ static int pt_share(struct inject_transport *t, size_t len, void **local, uint64
 	return 0;
 }
 
+/* One instruction of a started target's thread, stopped at addr: 0, or -1 with err set. */
+static int step_past(struct ptrace_target *p, struct zerr *err)
+{
+	int status;
+	if (ptrace(PTRACE_SINGLESTEP, p->pid, 0, 0) < 0 || waitpid(p->pid, &status, 0) != p->pid)
+		return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
+	if (!WIFSTOPPED(status)) {
+		p->ended = 1;
+		p->status = status;
+		p->ntids = 0;
+		return zerr_set(err, "process %d ended before its entry point", p->pid);
+	}
+	return 0;
+}
+
 static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err)
 {
 	struct ptrace_target *p = as_target(t);
 	uint8_t orig, trap = 0xcc;
+	struct user_regs_struct now;
+	if (ptrace(PTRACE_GETREGS, p->pid, 0, &now) < 0)
+		return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
+	if (now.rip == addr && step_past(p, err) < 0) /* the trap would be this arrival's again */
+		return -1;
 	if (pt_read(t, addr, &orig, 1, err) < 0 || pt_write(t, addr, &trap, 1, err) < 0)
 		return -1;
 	int sig = 0, status;

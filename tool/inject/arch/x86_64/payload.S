@@ -54,12 +54,29 @@
  * own copy of the frames) is found by its thread pointer (%fs:0, the TCB's self
  * pointer under glibc, set before any program code runs) in an
  * open-addressed table claimed with lock cmpxchg.
+ *
+ * Signal handlers run on the thread they interrupt, between any two
+ * instructions of the payload, and may call measured functions themselves
+ * (be interrupted by another handler, or leave by longjmp).  So the
+ * thread's state changes only by single instructions a handler cannot
+ * split, and a handler finds it whole wherever it arrives: the entry fills
+ * the frame above the top first and pushes it by one cmpxchg of the depth
+ * word, which also counts the pushes (a handler's calls in between took
+ * that frame and leave another word: the entry fills it again); the exit
+ * reads its frame whole before one store pops it; a count is one
+ * read-modify-write instruction, min and max and a new calling context go
+ * in by cmpxchg; a slot or a process page being taken over is marked with
+ * the thread's own claim, so that a handler on that thread never uses it
+ * half done nor waits for itself.  A handler's calls nest on the frame of
+ * the function it interrupted, as anywhere else.  (Before, the exit popped
+ * its frame and then read the return address from it: a handler's
+ * measured call in between took the frame, and the exit returned into the
+ * handler.)  A handler that leaves the payload by longjmp may leave one
+ * call's open count behind, never a frame half written.
  */
 #include "../../results.h"
 
 #include "payload.h"
-
-#define ACTIVE INJ_ACTIVE
 
 	.section .rodata.zond_payload, "a"
 	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_switch
@@ -87,7 +104,7 @@ za_event:	.quad 0	/* 0: the counter is the TSC; 1: the thread's perf_event fd, r
 za_fdbase:	.quad 0	/* the lowest fd number the counters' fds may take */
 za_ctxs:	.quad 0	/* the calling contexts' areas (results.h), 0: none kept */
 za_proc:	.quad 0	/* the process page: ZA_PROC_READY, 0 in a new process (za_forked) */
-	.quad 0
+za_push:	.quad 0x100000001	/* a push in the depth word: a frame and a push more */
 za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
 
 #define ZA_PROC_READY 2		/* the process page's word once za_forked is done */
@@ -120,10 +137,10 @@ za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
  * one to drop, the common case (none) inline; clobbers rax, rcx.
  */
 	.macro DROP
-	mov INJ_T_DEPTH(%r11), %rax
-	test %rax, %rax
+	mov INJ_T_DEPTH(%r11), %eax	/* the depth: the word's low half */
+	test %eax, %eax
 	jz 11f
-	lea -1(%rax), %rcx
+	lea -1(%rax), %ecx
 	shl $6, %rcx			/* INJ_FRAME == 64 */
 	cmp %rdx, INJ_SLOT_HDR + INJ_F_SLOT(%r11, %rcx)
 	jae 11f
@@ -132,32 +149,49 @@ za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
 	.endm
 
 /*
- * MINMAX: the thread's stat at rcx takes the cost rsi into its min (kept
- * inverted) and max; clobbers rax.
+ * MINMAX stat, tmp: the stat at \stat takes the cost rsi into its min (kept
+ * inverted) and max; clobbers rax and \tmp.  A new min or max goes in by
+ * cmpxchg, so that one a signal handler's call wrote between the compare
+ * and the write is compared again, not overwritten.
  */
-	.macro MINMAX
-	mov %rsi, %rax
-	not %rax
-	cmp INJ_S_MIN(%rcx), %rax
-	jbe 12f
-	mov %rax, INJ_S_MIN(%rcx)
-12:	cmp INJ_S_MAX(%rcx), %rsi
+	.macro MINMAX stat, tmp
+	mov %rsi, \tmp
+	not \tmp
+	cmp INJ_S_MIN(\stat), \tmp
 	jbe 13f
-	mov %rsi, INJ_S_MAX(%rcx)
-13:
+	mov INJ_S_MIN(\stat), %rax
+12:	cmpxchg \tmp, INJ_S_MIN(\stat)
+	je 13f
+	cmp %rax, \tmp
+	ja 12b
+13:	cmp INJ_S_MAX(\stat), %rsi
+	jbe 15f
+	mov INJ_S_MAX(\stat), %rax
+14:	cmpxchg %rsi, INJ_S_MAX(\stat)
+	je 15f
+	cmp %rax, %rsi
+	ja 14b
+15:
 	.endm
 
 /*
- * r11 = this thread's slot, or 0 when the table is full or every shared
- * block is taken; clobbers rax, rcx, rdx (and flags).  Slots are never
- * freed (a thread pointer used again finds its slot), so a probe ends at
- * the first free one; gone ones (key 1, za_forked) are passed over.
+ * r11 = this thread's slot, or 0 when the table is full, every shared
+ * block is taken, or this thread's own claim of its slot or of a new
+ * process's slots is under way further up its stack (a signal handler's
+ * call that interrupted it: counted as one without a slot, never a wait
+ * for itself nor a slot half bound); clobbers rax, rcx, rdx (and flags).
+ * Slots are never freed (a thread pointer used again finds its slot), so a
+ * probe ends at the first free one; gone ones (key 1, za_forked) are
+ * passed over.
  */
 za_slot:
 	mov za_proc(%rip), %rax
 	cmpq $ZA_PROC_READY, (%rax)
 	je 0f
 	call za_forked
+	mov za_proc(%rip), %rax
+	cmpq $ZA_PROC_READY, (%rax)
+	jne 4f
 0:	mov %fs:0, %rcx
 	movabs $0x9e3779b97f4a7c15, %rax
 	imul %rcx, %rax
@@ -169,66 +203,113 @@ za_slot:
 	cmp %rcx, INJ_T_KEY(%r11)
 	je 3f
 	cmpq $0, INJ_T_KEY(%r11)
-	jne 2f
-	push %rax
-	push %rdx
-	mov $1, %edx			/* a block first: none left, no slot */
-	mov za_shm(%rip), %rax
-	lock xadd %rdx, INJ_H_BLOCKS(%rax)
-	cmp $INJ_THREADS, %rdx
-	jae 5f
-	xor %eax, %eax
-	lock cmpxchg %rcx, INJ_T_KEY(%r11)
-	jne 6f				/* another thread's now (the block stays unused) */
-	call za_bind
-	add $16, %rsp
-	movq $-1, INJ_T_FD(%r11)
-	cmpq $0, za_event(%rip)
-	je 3f
-	call za_open
-	jmp 3f
-6:	pop %rdx
-	pop %rax
+	je 5f
+	inc %rcx			/* this thread's claim: its pointer | 1 */
 	cmp %rcx, INJ_T_KEY(%r11)
-	je 3f
+	lea -1(%rcx), %rcx
+	je 6f
 2:	inc %rax
 	and $(INJ_THREADS - 1), %rax
 	dec %edx
 	jnz 1b
-	jmp 4f
-5:	add $16, %rsp
 4:	xor %r11d, %r11d
 3:	ret
+5:	push %rax
+	xor %eax, %eax			/* free: claimed */
+	call za_claim
+	pop %rax
+	je 3b				/* this thread's (or none: no block left) */
+	cmp %rcx, INJ_T_KEY(%r11)	/* another thread's now, or this one's: */
+	je 3b				/* a signal handler's call took it meanwhile */
+	jmp 2b
+6:	mov INJ_T_RSTART(%r11), %rdx	/* this thread's claim, where it was made: */
+	test %rdx, %rdx			/* above this probe, or not written yet: */
+	jz 4b				/* interrupted by the handler this probe */
+	cmp %rsp, %rdx			/* runs in; at or below it, left there by */
+	ja 4b				/* a longjmp: claimed again */
+	lea 1(%rcx), %rax
+	call za_claim
+	je 3b
+	jmp 4b
 
 /*
- * Slot r11 takes shared block rdx (and the context area of that number):
- * the thread's id written in the block, the process's id in the slot, the
- * memory mapped in (za_populate).  Keeps every register but rflags.
+ * Slot r11 (its key rax when looked at: 0, or this thread's claim a
+ * longjmp left) for this thread (rcx: its thread pointer).  A block, the
+ * thread's ids (system calls) first; then the key becomes the thread's
+ * claim (rcx | 1), the slot is bound, and the key becomes rcx: a signal
+ * handler's probe on this thread sees the claim until the slot is whole.
+ * The claim's stack pointer is kept meanwhile in the slot's region start
+ * (unused until then), for za_slot to tell a claim a handler interrupted
+ * from one a longjmp left.  ZF set: r11 = the slot, or 0 when no block is
+ * left; ZF clear: the key changed meanwhile (the block stays unused).
+ * Keeps every register but r11 (and flags).
  */
-za_bind:
+za_claim:
 	push %rax
 	push %rcx
 	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	mov %rax, %r8			/* the key it must still be */
+	mov $1, %edx			/* a block first: none left, no slot */
+	mov za_shm(%rip), %rax
+	lock xadd %rdx, INJ_H_BLOCKS(%rax)
+	cmp $INJ_THREADS, %rdx
+	jae 8f
 	push %r11
+	mov $186, %eax			/* SYS_gettid; clobbers rcx, r11 */
+	syscall
+	mov %rax, %rsi
+	mov $39, %eax			/* SYS_getpid */
+	syscall
+	mov %rax, %rdi
+	pop %r11
+	mov 32(%rsp), %rcx		/* the thread pointer */
+	mov %r8, %rax
+	lea 1(%rcx), %r8
+	lock cmpxchg %r8, INJ_T_KEY(%r11)
+	jne 9f
+	mov %rsp, INJ_T_RSTART(%r11)
+	call za_bind
+	mov %rdi, INJ_T_PID(%r11)
+	movq $-1, INJ_T_FD(%r11)
+	movq $0, INJ_T_PAGE(%r11)
+	movq $0, INJ_T_RSTART(%r11)
+	mov %rcx, INJ_T_KEY(%r11)	/* the thread's from here on */
+	call za_populate
+	cmpq $0, za_event(%rip)
+	je 7f
+	call za_open
+7:	xor %eax, %eax			/* ZF set */
+	jmp 9f
+8:	xor %r11d, %r11d		/* ZF set */
+9:	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret
+
+/*
+ * Slot r11 takes shared block rdx (and the context area of that number)
+ * for the thread rsi of process rdi: both ids written in the block.
+ * Keeps every register but rflags.
+ */
+za_bind:
+	push %rax
+	push %rdx
 	mov %rdx, %rax
 	imul za_blocksize(%rip), %rdx
 	add za_blocks(%rip), %rdx
+	mov %rsi, INJ_SB_TID(%rdx)
+	mov %rdi, INJ_SB_PID(%rdx)
 	mov %rdx, INJ_T_SHARED(%r11)
-	imul $INJ_CBLOCK, %rax, %rcx
-	add za_ctxs(%rip), %rcx
-	mov %rcx, INJ_T_CTX(%r11)
-	mov $186, %eax			/* SYS_gettid; clobbers rcx, r11 */
-	syscall
-	mov %rax, INJ_SB_TID(%rdx)
-	mov $39, %eax			/* SYS_getpid */
-	syscall
-	mov %rax, INJ_SB_PID(%rdx)
-	mov (%rsp), %r11
-	mov %rax, INJ_T_PID(%r11)
-	call za_populate
-	pop %r11
+	imul $INJ_CBLOCK, %rax, %rax
+	add za_ctxs(%rip), %rax
+	mov %rax, INJ_T_CTX(%r11)
 	pop %rdx
-	pop %rcx
 	pop %rax
 	ret
 
@@ -242,8 +323,16 @@ za_bind:
  * table a forked child inherits, its own thread's slot is its parent
  * thread's copy, and the parent's other threads are not in it: their
  * slots are marked gone (key 1), so that a new thread at the same thread
- * pointer takes a new slot, not the parent's block.  Clobbers rax, rcx,
- * rdx, r11 (and flags).
+ * pointer takes a new slot, not the parent's block.  The page's word is
+ * the thread's claim (its pointer | 1) meanwhile, its second word the
+ * claim's stack pointer: a signal handler's probe on the claiming thread
+ * returns at once, with the page not ready (it must not wait for the
+ * code it interrupted), and a probe above a claim a longjmp left makes it
+ * again (each step can be done twice).  While no process of the run has
+ * taken a block (the target's first probe, before the slots are touched,
+ * hundreds of microseconds of page faults), no slot is anyone's: there is
+ * nothing to take over, and every thread just marks the page and sets it
+ * ready, without a claim.  Clobbers rax, rcx, rdx, r11 (and flags).
  */
 za_forked:
 	push %rsi
@@ -252,49 +341,74 @@ za_forked:
 	push %r9
 	push %r10
 	mov za_proc(%rip), %rsi
+	mov %fs:0, %r9
+	lea 1(%r9), %r10		/* this thread's claim */
+	mov za_shm(%rip), %rax
+	cmpq $0, INJ_H_BLOCKS(%rax)
+	jne 1f
+	call 8f
+	movq $ZA_PROC_READY, (%rsi)
+	jmp 9f
 1:	mov (%rsi), %rax
 	cmp $ZA_PROC_READY, %rax
 	je 9f
 	test %rax, %rax
 	jnz 2f
-	mov $1, %ecx			/* 1: this thread is at it */
-	lock cmpxchg %rcx, (%rsi)
+	lock cmpxchg %r10, (%rsi)
 	jne 1b
-	mov %rsi, %rdi
-	mov $4096, %esi
-	mov $18, %edx			/* MADV_WIPEONFORK */
-	mov $28, %eax			/* SYS_madvise; clobbers rcx, r11 */
-	syscall
+3:	mov %rsp, 8(%rsi)
+	call 8f
 	mov $39, %eax			/* SYS_getpid */
 	syscall
 	mov %rax, %r8
-	mov %fs:0, %r9
+	xor %edi, %edi			/* the slot taken over, 0: none */
 	xor %r10d, %r10d
-3:	mov %r10, %r11
+4:	mov %r10, %r11
 	imul za_slotsize(%rip), %r11
 	add za_threads(%rip), %r11
 	mov INJ_T_KEY(%r11), %rax
 	cmp $1, %rax
-	jbe 5f				/* free, or gone */
+	jbe 6f				/* free, or gone */
 	cmp INJ_T_PID(%r11), %r8
-	je 5f				/* this process's own */
+	je 6f				/* this process's own */
 	cmp %r9, %rax
-	je 4f
+	je 5f
 	movq $1, INJ_T_KEY(%r11)	/* a thread this process does not have */
-	jmp 5f
-4:	call za_adopt
-5:	inc %r10
+	jmp 6f
+5:	call za_adopt
+	mov %r11, %rdi
+6:	inc %r10
 	cmp $INJ_THREADS, %r10
-	jb 3b
+	jb 4b
 	mov za_proc(%rip), %rsi
 	movq $ZA_PROC_READY, (%rsi)
+	test %rdi, %rdi
+	jz 9f
+	mov %rdi, %r11
+	call za_populate
 	jmp 9f
-2:	pause
+2:	cmp %r10, %rax
+	jne 7f
+	mov 8(%rsi), %rax		/* this thread's own claim: interrupted */
+	test %rax, %rax			/* above this probe (or just made), or */
+	jz 9f				/* left at or below it by a longjmp */
+	cmp %rsp, %rax
+	ja 9f
+	jmp 3b
+7:	pause				/* another thread's: it is done soon */
 	jmp 1b
 9:	pop %r10
 	pop %r9
 	pop %r8
 	pop %rdi
+	pop %rsi
+	ret
+8:	push %rsi			/* the page (rsi) kept in children */
+	mov %rsi, %rdi
+	mov $4096, %esi
+	mov $18, %edx			/* MADV_WIPEONFORK */
+	mov $28, %eax			/* SYS_madvise; clobbers rcx, r11 */
+	syscall
 	pop %rsi
 	ret
 
@@ -306,8 +420,9 @@ za_forked:
  * them; a child that execs never returns from them): marked (F_GEN's top
  * bit) so that their returns here count nothing, and so that the calls the
  * child makes under them start its own stacks (F_CTX ZA_CTX_ROOT).  Their
- * activations are not the child's either (ACTIVE cleared).  With every
+ * open counts are in the parent's block, not in the child's.  With every
  * block taken it goes on in its parent thread's block as the same marks.
+ * The slot's process id last: a slot with it is taken over (za_forked).
  * Keeps every register but rax, rcx, rdx (and flags).
  */
 za_adopt:
@@ -318,25 +433,26 @@ za_adopt:
 	lock xadd %rdx, INJ_H_BLOCKS(%rax)
 	cmp $INJ_THREADS, %rdx
 	jae 1f				/* none left: the parent's block it is */
+	push %r11
+	mov $186, %eax			/* SYS_gettid; clobbers rcx, r11 */
+	syscall
+	pop %r11
+	mov %rax, %rsi
+	mov %r8, %rdi
 	call za_bind
-1:	mov %r8, INJ_T_PID(%r11)
-	lea ACTIVE(%r11), %rdi		/* no activation is this process's yet */
-	mov za_nfuncs(%rip), %rcx
-	xor %eax, %eax
-	rep stosl
-	mov %r8, %rax
+1:	mov %r8, %rax
 	bts $63, %rax			/* this process's, inherited */
 	xor %edi, %edi
-2:	cmp INJ_T_DEPTH(%r11), %rdi
+2:	cmp INJ_T_DEPTH(%r11), %edi
 	jae 5f
-	cmp $INJ_DEPTH, %rdi
+	cmp $INJ_DEPTH, %edi
 	jae 5f
 	mov %rdi, %rcx
 	shl $6, %rcx			/* INJ_FRAME == 64 */
 	lea INJ_SLOT_HDR(%r11, %rcx), %rcx
 	mov %rax, INJ_F_GEN(%rcx)
 	movq $ZA_CTX_ROOT, INJ_F_CTX(%rcx)
-	inc %rdi
+	inc %edi
 	jmp 2b
 5:	cmpq $0, za_event(%rip)
 	je 9f
@@ -358,7 +474,8 @@ za_adopt:
 7:	movq $-1, INJ_T_FD(%r11)
 	movq $0, INJ_T_PAGE(%r11)
 	call za_open
-9:	pop %rdi
+9:	mov %r8, INJ_T_PID(%r11)
+	pop %rdi
 	pop %rsi
 	ret
 
@@ -555,71 +672,98 @@ za_read:
 	.endm
 
 /*
- * The calling context of the new frame rcx (function rdx, slot r11) into
- * its INJ_F_CTX: the child for rdx of the frame below's context (none
- * below: a root call), found in the thread's hash table or added; 0, and
- * the header's noctx counted, when the table is full or the parent has
- * none.  Keeps every register but rax (and flags).
+ * The calling context of frame rcx, still to be pushed (function rdx,
+ * slot r11), into its INJ_F_CTX: the child for rdx of the frame below's
+ * context (none below: a root call), found in the thread's hash table or
+ * added, and rsi = its record (the entry counts the call there once the
+ * frame is pushed); 0, the header's noctx counted and rsi as it was, when
+ * the table is full or the parent has none.  A signal handler's calls may
+ * add records meanwhile: a record is taken by cmpxchg of the records'
+ * count (its key written first: whoever takes the record writes its own),
+ * and entered by cmpxchg of its empty place in the hash table; a place
+ * taken meanwhile leaves the record out (key -1, which no reader takes)
+ * and the lookup starts again.  Keeps every other register but rflags.
  */
 za_ctx:
-	push %rsi
 	push %rdi
 	push %r8
 	push %r9
-	xor %esi, %esi			/* the parent's record, 0: a root call */
-	lea INJ_SLOT_HDR(%r11), %rax
-	cmp %rax, %rcx
+	push %r10
+	xor %r8d, %r8d			/* the parent's record, 0: a root call */
+	lea INJ_SLOT_HDR(%r11), %r9
+	cmp %r9, %rcx
 	je 1f
-	mov INJ_F_CTX - INJ_FRAME(%rcx), %rsi
-	test %rsi, %rsi
-	jz 8f
-	cmp $ZA_CTX_ROOT, %rsi		/* under a frame a forked child inherited */
-	jne 1f
-	xor %esi, %esi
-1:	mov INJ_T_CTX(%r11), %rdi
-	mov %rsi, %r9
-	shl $32, %r9
-	or %rdx, %r9			/* the key */
-	movabs $0x9e3779b97f4a7c15, %rax
-	imul %r9, %rax
-	shr $(64 - INJ_CTX_HASH_BITS), %rax
-2:	mov INJ_CB_HASH(%rdi, %rax, 4), %r8d
-	test %r8d, %r8d
-	jz 4f				/* not there: added */
-	mov %r8, %rsi
-	shl $6, %rsi			/* INJ_CTX == 64 */
-	cmp %r9, INJ_C_KEY(%rdi, %rsi)
-	je 7f
-	inc %eax
-	and $(INJ_CTX_HASH - 1), %eax
-	jmp 2b
-4:	mov INJ_C_CALLS(%rdi), %r8	/* record 0 counts the records used */
+	mov INJ_F_CTX - INJ_FRAME(%rcx), %r8
 	test %r8, %r8
-	jnz 5f
-	mov $1, %r8d
-5:	cmp $INJ_CTX_MAX, %r8
-	jae 8f
-	lea 1(%r8), %rsi
-	mov %rsi, INJ_C_CALLS(%rdi)
-	mov %r8, %rsi
-	shl $6, %rsi
-	mov %r9, INJ_C_KEY(%rdi, %rsi)
-	mov %r8d, INJ_CB_HASH(%rdi, %rax, 4)
-7:	incq INJ_C_CALLS(%rdi, %rsi)	/* counted at entry, as calls that never return are */
-	mov %r8, INJ_F_CTX(%rcx)
+	jz 8f
+	cmp $ZA_CTX_ROOT, %r8		/* under a frame a forked child inherited */
+	jne 1f
+	xor %r8d, %r8d
+1:	mov INJ_T_CTX(%r11), %rdi
+	shl $32, %r8
+	or %rdx, %r8			/* the key */
+2:	movabs $0x9e3779b97f4a7c15, %r10
+	imul %r8, %r10
+	shr $(64 - INJ_CTX_HASH_BITS), %r10
+3:	mov INJ_CB_HASH(%rdi, %r10, 4), %r9d
+	test %r9d, %r9d
+	jz 4f				/* not there: added */
+	shl $6, %r9			/* INJ_CTX == 64 */
+	cmp %r8, INJ_C_KEY(%rdi, %r9)
+	je 7f
+	inc %r10d
+	and $(INJ_CTX_HASH - 1), %r10d
+	jmp 3b
+4:	push %rax
+	push %rcx
+	push %rdx
+5:	mov INJ_C_CALLS(%rdi), %rax	/* record 0 counts the records used (0: none yet, 1) */
+	mov %rax, %r9
+	test %r9, %r9
+	jnz 6f
+	mov $1, %r9d
+6:	cmp $INJ_CTX_MAX, %r9
+	jae 10f
+	mov %r9, %rcx
+	shl $6, %rcx
+	mov %r8, INJ_C_KEY(%rdi, %rcx)
+	lea 1(%r9), %rdx
+	cmpxchg %rdx, INJ_C_CALLS(%rdi)
+	jne 5b
+	xor %eax, %eax
+	cmpxchg %r9d, INJ_CB_HASH(%rdi, %r10, 4)
+	je 11f
+	movq $-1, INJ_C_KEY(%rdi, %rcx)
+	pop %rdx
+	pop %rcx
+	pop %rax
+	jmp 2b
+10:	pop %rdx
+	pop %rcx
+	pop %rax
+	jmp 8f
+11:	pop %rdx
+	pop %rcx
+	pop %rax
+	shl $6, %r9
+7:	lea (%rdi, %r9), %rsi		/* the record */
+	shr $6, %r9
+	mov %r9, INJ_F_CTX(%rcx)
 	jmp 9f
 8:	movq $0, INJ_F_CTX(%rcx)
-	mov za_shm(%rip), %rax
-	lock incq INJ_H_NOCTX(%rax)
-9:	pop %r9
+	push %rdi
+	mov za_shm(%rip), %rdi
+	lock incq INJ_H_NOCTX(%rdi)
+	pop %rdi
+9:	pop %r10
+	pop %r9
 	pop %r8
 	pop %rdi
-	pop %rsi
 	ret
 
-/* MINMAX as a function, for the region probe. */
+/* MINMAX as a function, for the region probe (stat rcx, cost rsi); clobbers rax, rdx. */
 za_minmax:
-	MINMAX
+	MINMAX %rcx, %rdx
 	ret
 
 /*
@@ -632,90 +776,115 @@ za_minmax:
  * live, so a slot below the stack pointer that still holds za_exit gets
  * its real return address back -- that call returns unmeasured, never
  * into za_exit with no frame of its own.  (Slots between the stack pointer
- * and rdx are the payload's own saved registers.)  r11 = the slot;
- * clobbers rax, rcx.
+ * and rdx are the payload's own saved registers.)  One frame at a time,
+ * read whole, then popped by cmpxchg of the depth word: a signal handler
+ * that dropped it meanwhile (or pushed and popped) changed the word, and
+ * the frame is looked at again.  r11 = the slot; clobbers rax, rcx.
  */
 za_drop:
 	push %rdi
 	push %rsi
-	mov INJ_T_DEPTH(%r11), %rax
-1:	test %rax, %rax
-	jz 2f
-	lea -1(%rax), %rcx
+	push %r8
+	push %r9
+	push %r10
+1:	mov INJ_T_DEPTH(%r11), %rax
+	test %eax, %eax
+	jz 9f
+	lea -1(%rax), %ecx
 	shl $6, %rcx			/* INJ_FRAME == 64 */
 	lea INJ_SLOT_HDR(%r11, %rcx), %rdi
-	cmp %rdx, INJ_F_SLOT(%rdi)
-	jae 2f
-	mov INJ_F_SLOT(%rdi), %rsi	/* a slot still holding za_exit, on another */
-	cmp %rsp, %rsi			/* stack (or dead memory), gets its real */
-	jae 3f				/* address back: no return may ever reach */
-	mov za_fexit(%rip), %rcx	/* za_exit with its frame gone */
-	cmp %rcx, (%rsi)
+	mov INJ_F_SLOT(%rdi), %rsi
+	cmp %rdx, %rsi
+	jae 9f
+	mov INJ_F_RET(%rdi), %r8
+	mov INJ_F_ID(%rdi), %r9
+	mov INJ_F_GEN(%rdi), %r10
+	lea -1(%rax), %rcx		/* a frame less, the pushes' count kept */
+	cmpxchg %rcx, INJ_T_DEPTH(%r11)
+	jne 1b
+	cmp %rsp, %rsi			/* a slot still holding za_exit, on another */
+	jae 3f				/* stack (or dead memory), gets its real */
+	mov za_fexit(%rip), %rcx	/* address back: no return may ever reach */
+	cmp %rcx, (%rsi)		/* za_exit with its frame gone */
 	jne 3f
-	mov INJ_F_RET(%rdi), %rcx
-	mov %rcx, (%rsi)
-3:	bt $63, INJ_F_GEN(%rdi)		/* inherited by a forked child: not */
-	jc 4f				/* this process's call */
-	mov INJ_F_ID(%rdi), %rcx
-	decl ACTIVE(%r11, %rcx, 4)
+	mov %r8, (%rsi)
+3:	bt $63, %r10			/* inherited by a forked child: not */
+	jc 1b				/* this process's call */
 	mov INJ_T_SHARED(%r11), %rdi
-	decl INJ_SB_OPEN(%rdi, %rcx, 4)	/* no longer open: a call */
-	shl $6, %rcx			/* INJ_STAT == 64 */
-	add za_stats(%rip), %rcx
-	incq INJ_S_CALLS(%rdi, %rcx)
+	decl INJ_SB_OPEN(%rdi, %r9, 4)	/* no longer open: a call */
+	shl $6, %r9			/* INJ_STAT == 64 */
+	add za_stats(%rip), %r9
+	incq INJ_S_CALLS(%rdi, %r9)
 	mov za_shm(%rip), %rdi
 	lock incq INJ_H_UNTIMED(%rdi)	/* counted without its time */
-4:	dec %rax
 	jmp 1b
-2:	mov %rax, INJ_T_DEPTH(%r11)
+9:	pop %r10
+	pop %r9
+	pop %r8
 	pop %rsi
 	pop %rdi
 	ret
 
+/*
+ * The frame is filled above the top and pushed by one cmpxchg of the
+ * depth word (depth + 1, pushes + 1): a signal handler whose calls came
+ * in between used the same frame and left the word another (its pushes
+ * counted), and the frame is filled again.  Once pushed, the frame is
+ * whole: a handler's calls from then on nest on it.  The call is counted
+ * after the push, once.
+ */
 za_entry:
 	push %rax
 	push %rcx
 	push %rdx
-	push %r11			/* copy at 32(%rsp), return address at 40(%rsp) */
+	push %r11
+	push %rsi			/* copy at 40(%rsp), return address at 48(%rsp) */
 	SLOT
 	test %r11, %r11
 	jz .Lnoslot
-	lea 40(%rsp), %rdx		/* frames below this call's slot are dead; */
+.Lpush:
+	lea 48(%rsp), %rdx		/* frames below this call's slot are dead; */
 	mov za_fexit(%rip), %rax	/* one at the slot too, unless the slot */
 	cmp %rax, (%rdx)		/* holds za_exit: a tail call from a */
 	je 1f				/* measured function, whose frame lives */
 	inc %rdx
-1:	DROP
-	mov INJ_T_DEPTH(%r11), %rax
-	cmp $INJ_DEPTH, %rax
+1:	DROP				/* (again after a handler: it may leave dead ones) */
+	mov INJ_T_DEPTH(%r11), %rax	/* the word the push replaces */
+	cmp $INJ_DEPTH, %eax
 	jae .Ldeep
-	lea 1(%rax), %rcx
-	mov %rcx, INJ_T_DEPTH(%r11)
-	mov 32(%rsp), %rdx
+	mov %eax, %ecx
+	shl $6, %rcx			/* INJ_FRAME == 64 */
+	lea INJ_SLOT_HDR(%r11, %rcx), %rcx	/* the frame */
+	mov 40(%rsp), %rdx
 	mov -9(%rdx), %edx		/* the function's id */
-	incl ACTIVE(%r11, %rdx, 4)
-	mov INJ_T_SHARED(%r11), %rcx
-	incl INJ_SB_OPEN(%rcx, %rdx, 4)	/* open until it returns */
-	shl $6, %rax			/* INJ_FRAME == 64 */
-	lea INJ_SLOT_HDR(%r11, %rax), %rcx	/* the frame */
 	mov %rdx, INJ_F_ID(%rcx)
-	mov 40(%rsp), %rax
-	mov %rax, INJ_F_RET(%rcx)
-	lea 40(%rsp), %rax
-	mov %rax, INJ_F_SLOT(%rcx)
-	xor %eax, %eax
-	mov %rax, INJ_F_CHILD(%rcx)
-	mov %rax, INJ_F_NDESC(%rcx)
-	mov za_fexit(%rip), %rax	/* the one za_exit of every area: a tail */
-	mov %rax, 40(%rsp)		/* call, the unwinder, zond know it */
-	cmpq $0, za_ctxs(%rip)
+	mov 48(%rsp), %rsi
+	mov %rsi, INJ_F_RET(%rcx)
+	lea 48(%rsp), %rsi
+	mov %rsi, INJ_F_SLOT(%rcx)
+	mov INJ_T_PID(%r11), %rsi	/* the process whose counter the start is on */
+	mov %rsi, INJ_F_GEN(%rcx)
+	xor %esi, %esi
+	mov %rsi, INJ_F_CHILD(%rcx)
+	mov %rsi, INJ_F_NDESC(%rcx)
+	lea INJ_F_START(%rcx), %rsi	/* where the call is counted without a */
+	cmpq $0, za_ctxs(%rip)		/* context: the start, written below */
 	je 1f
-	call za_ctx
-1:	COUNT lfence, za_fence_entry
+	call za_ctx			/* rsi = its record */
+1:	mov %rax, %rdx
+	add za_push(%rip), %rdx
+	cmpxchg %rdx, INJ_T_DEPTH(%r11)
+	jne .Lpush
+	incq INJ_C_CALLS(%rsi)		/* counted at entry, as calls that never return are */
+	mov INJ_F_ID(%rcx), %rdx
+	mov INJ_T_SHARED(%r11), %rax
+	incl INJ_SB_OPEN(%rax, %rdx, 4)	/* open until it returns */
+	mov za_fexit(%rip), %rax	/* the one za_exit of every area: a tail */
+	mov %rax, 48(%rsp)		/* call, the unwinder, zond know it */
+	COUNT lfence, za_fence_entry
 	mov %rax, INJ_F_START(%rcx)
-	mov INJ_T_PID(%r11), %rax	/* the process whose counter the start is on */
-	mov %rax, INJ_F_GEN(%rcx)
-.Lgo:	pop %r11
+.Lgo:	pop %rsi
+	pop %r11
 	pop %rdx
 	pop %rcx
 	pop %rax
@@ -729,6 +898,13 @@ za_entry:
 	lock incq INJ_H_DEEP(%rax)
 	jmp .Lgo
 
+/*
+ * Everything of the frame is read before one store pops it (of the depth
+ * alone: the pushes' count stays as a handler's calls meanwhile left it):
+ * a signal handler's calls until then nest on the frame, and from then on
+ * may take it.  The outermost activation is the one that leaves no call
+ * of its function open on the thread.
+ */
 za_exit:
 	push %rax			/* becomes the real return address */
 	push %rax
@@ -755,14 +931,14 @@ za_fence_exit:
 	mov %rax, %r8
 2:	lea 72(%rsp), %rdx		/* where the entry found the return address */
 	DROP
-	mov INJ_T_DEPTH(%r11), %rax	/* the top frame is this call's */
-	dec %rax
-	mov %rax, %rcx
+	mov INJ_T_DEPTH(%r11), %eax	/* the top frame is this call's */
+	dec %eax
+	mov %eax, %ecx
 	shl $6, %rcx
 	lea INJ_SLOT_HDR(%r11, %rcx), %rdi
-	mov %rax, INJ_T_DEPTH(%r11)
 	mov INJ_F_RET(%rdi), %rcx
 	mov %rcx, 72(%rsp)
+	mov INJ_F_ID(%rdi), %rdx
 	mov INJ_F_GEN(%rdi), %rcx	/* started on another process's counter */
 	cmp INJ_T_PID(%r11), %rcx	/* (--event, opened before a fork): */
 	jne .Luntimed			/* counted, not timed */
@@ -776,56 +952,53 @@ za_fence_exit:
 	sub %rcx, %rsi
 	mov %rsi, %r10			/* self */
 	sub INJ_F_CHILD(%rdi), %r10
-	test %rax, %rax
+	mov INJ_F_CTX(%rdi), %rcx
+	mov %eax, INJ_T_DEPTH(%r11)	/* popped */
+	test %eax, %eax
 	jz 5f
 	add %rsi, INJ_F_CHILD - INJ_FRAME(%rdi)
-	lea 1(%r9), %rcx
-	add %rcx, INJ_F_NDESC - INJ_FRAME(%rdi)
-5:	mov INJ_F_ID(%rdi), %rcx
-	decl ACTIVE(%r11, %rcx, 4)
-	setz %r8b			/* the outermost activation */
-	mov INJ_T_SHARED(%r11), %r9
-	decl INJ_SB_OPEN(%r9, %rcx, 4)	/* returned */
-	shl $6, %rcx			/* INJ_STAT == 64 */
-	add za_stats(%rip), %rcx
-	add %r9, %rcx			/* this thread's stat */
-	incq INJ_S_CALLS(%rcx)
-	add %r10, INJ_S_SELF(%rcx)
-	test %r8b, %r8b
-	jz 6f
-	add %rsi, INJ_S_INCL(%rcx)
-6:	mov za_edges(%rip), %rdx	/* the call edge from the nearest measured */
-	test %rdx, %rdx			/* caller (none: a root call) */
-	jz 62f
-	mov za_nfuncs(%rip), %r8
+	inc %r9
+	add %r9, INJ_F_NDESC - INJ_FRAME(%rdi)
+5:	mov za_nfuncs(%rip), %r9	/* the call edge's caller: the nearest */
+	test %eax, %eax			/* measured one, none (nfuncs) for a */
+	jz 51f				/* root call */
+	mov INJ_F_ID - INJ_FRAME(%rdi), %r9
+51:	mov INJ_T_SHARED(%r11), %rdi
+	mov %rdx, %r8
+	shl $6, %r8			/* INJ_STAT == 64 */
+	add za_stats(%rip), %r8
+	add %rdi, %r8			/* this thread's stat */
+	incq INJ_S_CALLS(%r8)
+	add %r10, INJ_S_SELF(%r8)
+	decl INJ_SB_OPEN(%rdi, %rdx, 4)	/* returned */
+	jnz 6f
+	add %rsi, INJ_S_INCL(%r8)
+6:	mov za_edges(%rip), %rax
 	test %rax, %rax
-	jz 61f
-	mov INJ_F_ID - INJ_FRAME(%rdi), %r8
-61:	imul za_nfuncs(%rip), %r8
-	add INJ_F_ID(%rdi), %r8
-	shl $4, %r8			/* INJ_EDGE == 16 */
-	add %rdx, %r8
-	add %r9, %r8
-	incq INJ_E_CALLS(%r8)
-	add %rsi, INJ_E_INCL(%r8)
-62:	xor %edx, %edx			/* its calling context's record, 0: none */
-	cmpq $0, za_ctxs(%rip)
-	je 63f
-	mov INJ_F_CTX(%rdi), %rdx
-	test %rdx, %rdx
+	jz 62f
+	imul za_nfuncs(%rip), %r9
+	add %rdx, %r9
+	shl $4, %r9			/* INJ_EDGE == 16 */
+	add %rax, %r9
+	add %rdi, %r9
+	incq INJ_E_CALLS(%r9)
+	add %rsi, INJ_E_INCL(%r9)
+62:	cmpq $0, za_ctxs(%rip)		/* its calling context's record */
+	jne 1f
+	xor %ecx, %ecx
+1:	test %rcx, %rcx
 	jz 63f
-	shl $6, %rdx			/* INJ_CTX == 64 */
-	add INJ_T_CTX(%r11), %rdx
-	add %rsi, INJ_C_INCL(%rdx)
-	add %r10, INJ_C_SELF(%rdx)
+	shl $6, %rcx			/* INJ_CTX == 64 */
+	add INJ_T_CTX(%r11), %rcx
+	add %rsi, INJ_C_INCL(%rcx)
+	add %r10, INJ_C_SELF(%rcx)
 63:	test %rsi, %rsi			/* one call's cost is at least 0 */
 	jns 60f
 	xor %esi, %esi
-60:	MINMAX
-	test %rdx, %rdx
+60:	MINMAX %r8, %r9
+	test %rcx, %rcx
 	jz 64f
-	mov %rdx, %rcx			/* the context's min and max too */
-	MINMAX
+	MINMAX %rcx, %r9		/* the context's min and max too */
 64:
 	pop %r10
 	pop %r9
@@ -839,15 +1012,14 @@ za_fence_exit:
 	lea 8(%rsp), %rsp		/* not ret: see the header */
 	jmp *-8(%rsp)
 .Luntimed:
+	mov %eax, INJ_T_DEPTH(%r11)	/* popped */
 	bt $63, %rcx			/* a forked child's inherited frame: its */
 	jc 64b				/* parent's call, nothing of this process's */
-	mov INJ_F_ID(%rdi), %rcx
-	decl ACTIVE(%r11, %rcx, 4)
 	mov INJ_T_SHARED(%r11), %r9
-	decl INJ_SB_OPEN(%r9, %rcx, 4)	/* returned */
-	shl $6, %rcx			/* INJ_STAT == 64 */
-	add za_stats(%rip), %rcx
-	incq INJ_S_CALLS(%r9, %rcx)
+	decl INJ_SB_OPEN(%r9, %rdx, 4)	/* returned */
+	shl $6, %rdx			/* INJ_STAT == 64 */
+	add za_stats(%rip), %rdx
+	incq INJ_S_CALLS(%r9, %rdx)
 	mov za_shm(%rip), %r9
 	lock incq INJ_H_UNTIMED(%r9)	/* counted without its time */
 	jmp 64b
@@ -884,17 +1056,19 @@ za_to:
 	jz 9f
 	COUNT lfence, za_fence_to	/* the end of a pass */
 	mov %rax, %rsi
-	mov INJ_T_RSTART(%r11), %rax
+1:	mov INJ_T_RSTART(%r11), %rax
 	test %rax, %rax
 	jz 9f
+	xor %ecx, %ecx			/* the pass taken by cmpxchg: a signal */
+	cmpxchg %rcx, INJ_T_RSTART(%r11)	/* handler's TO meanwhile took it */
+	jne 1b
 	btr $63, %rax
-	movq $0, INJ_T_RSTART(%r11)
 	sub %rax, %rsi
 	shl $ZA_FRAC, %rsi
 	sub za_c0(%rip), %rsi
-	jns 1f
+	jns 2f
 	xor %esi, %esi
-1:	mov 48(%rsp), %rcx
+2:	mov 48(%rsp), %rcx
 	mov -14(%rcx), %ecx		/* the id, 14 bytes before the return address */
 	shl $6, %rcx			/* INJ_STAT == 64 */
 	add za_stats(%rip), %rcx
@@ -946,7 +1120,7 @@ za_mine:
  * shadow stack.  Clobbers rax, rcx, rdx, rsi.
  */
 za_restore:
-	mov INJ_T_DEPTH(%r11), %rsi
+	mov INJ_T_DEPTH(%r11), %esi	/* the depth: the word's low half */
 1:	test %rsi, %rsi
 	jz 9f
 	dec %rsi
@@ -1053,7 +1227,7 @@ za_catch:
 	lea 57(%rsp), %rdx		/* frames at or below its slot are dead */
 	DROP
 	lea 56(%rsp), %rdi
-	mov INJ_T_DEPTH(%r11), %rsi
+	mov INJ_T_DEPTH(%r11), %esi
 1:	test %rsi, %rsi
 	jz 9f
 	dec %rsi
