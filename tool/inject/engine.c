@@ -284,6 +284,30 @@ static int plan_one(struct symbols *s, struct inject_plan *p, size_t i, struct b
 	return rc;
 }
 
+/*
+ * A Go program's own code, [*lo, *hi) (both 0 in other programs): the Go
+ * linker puts it between runtime.text and runtime.etext, the C code of cgo
+ * outside.  Go's runtime walks and copies goroutine stacks, reading every
+ * return address on them (a probe's would be no Go function: "fatal error"),
+ * and switches stacks in hand-written code (runtime.mcall): none of it can
+ * take a probe; cgo's C functions can.
+ */
+static int go_code(struct symbols *s, const char *path, uint64_t *lo, uint64_t *hi,
+		   struct zerr *err)
+{
+	struct symbol text, etext;
+	int found = symbols_named(s, path, "runtime.text", &text, err);
+	if (found == 1)
+		found = symbols_named(s, path, "runtime.etext", &etext, err);
+	if (found < 0)
+		return -1;
+	if (found == 1 && etext.start > text.start) {
+		*lo = text.start;
+		*hi = etext.start;
+	}
+	return 0;
+}
+
 int inject_plan_file(struct symbols *s, const char *path, const struct inject_arch *arch,
 		     struct inject_plan *out, struct zerr *err)
 {
@@ -304,12 +328,23 @@ int inject_plan_file(struct symbols *s, const char *path, const struct inject_ar
 		inject_plan_free(out);
 		return -1;
 	}
+	uint64_t go_lo = 0, go_hi = 0;
+	if (go_code(s, path, &go_lo, &go_hi, err) < 0) {
+		inject_plan_free(out);
+		return -1;
+	}
 	struct branches bs = {0};
 	for (size_t i = 0; i < c.n; i++) {
 		if (plan_one(s, out, i, &bs, err) < 0) {
 			free(bs.b);
 			inject_plan_free(out);
 			return -1;
+		}
+		if (c.f[i].addr - go_lo < go_hi - go_lo) {
+			c.f[i].ok = c.f[i].far_ok = 0;
+			snprintf(c.f[i].why, sizeof c.f[i].why,
+				 "Go code: its runtime moves goroutine stacks and reads their "
+				 "return addresses");
 		}
 		/* the kernel jumps there: no return address to replace */
 		if (c.f[i].addr == entry && entry) {
