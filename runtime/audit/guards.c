@@ -31,8 +31,6 @@ typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t signal_fn(int, sighandler_t);
 typedef int sigmask_fn(int, const sigset_t *, sigset_t *);
 typedef int sigaltstack_fn(const stack_t *, stack_t *);
-typedef int fexecve_fn(int, char *const[], char *const[]);
-typedef int execveat_fn(int, const char *, char *const[], char *const[], int);
 typedef int prctl_fn(int, unsigned long, unsigned long, unsigned long, unsigned long);
 typedef long syscall_fn(long, long, long, long, long, long, long);
 
@@ -86,43 +84,11 @@ static int guard_sigaltstack(const stack_t *ss, stack_t *old)
 	return rc;
 }
 
-/* One exec call's arguments but its environment (zl_exec_env hands that). */
-struct exec_args {
-	int fd, flags;
-	const char *path;
-	char *const *argv;
-};
-
-static int call_execve(void *arg, char *const env[])
+/* The real exec call c, made between the guard's notes (the exec failed if it returns). */
+static int guarded(int real_index, struct zl_exec_call c, char *const envp[])
 {
-	const struct exec_args *a = arg;
-	return REAL(zl_execve_fn, G_EXECVE)(a->path, a->argv, env);
-}
-
-static int call_execvpe(void *arg, char *const env[])
-{
-	const struct exec_args *a = arg;
-	return REAL(zl_execve_fn, G_EXECVPE)(a->path, a->argv, env);
-}
-
-static int call_fexecve(void *arg, char *const env[])
-{
-	const struct exec_args *a = arg;
-	return REAL(fexecve_fn, G_FEXECVE)(a->fd, a->argv, env);
-}
-
-static int call_execveat(void *arg, char *const env[])
-{
-	const struct exec_args *a = arg;
-	return REAL(execveat_fn, G_EXECVEAT)(a->fd, a->path, a->argv, env, a->flags);
-}
-
-/* The real exec call, made between the guard's notes (the exec failed if it returns). */
-static int guarded(zl_exec_env_call *call, struct exec_args *a, char *const envp[])
-{
-	struct zl_exec_note note;
-	zl_guard_exec(&za_self.core, &note);
-	return zl_guard_exec_failed(&za_self.core, &note, zl_exec_env(envp, call, a));
+	c.real = REAL(void, real_index);
+	return zl_guard_exec_call(&za_self.core, &c, envp);
 }
 
 /* the program's environ (its C library's, not ours), found at la_preinit */
@@ -130,14 +96,14 @@ static char ***program_environ;
 
 static int guard_execve(const char *path, char *const argv[], char *const envp[])
 {
-	return guarded(call_execve, &(struct exec_args){.path = path, .argv = argv}, envp);
+	return guarded(G_EXECVE, (struct zl_exec_call){.path = path, .argv = argv}, envp);
 }
 
 /* execv and execvp are execve and execvpe with the environment: it may need zond's variables */
 static int guard_execv(const char *path, char *const argv[])
 {
 	if (program_environ && reals[G_EXECVE])
-		return guarded(call_execve, &(struct exec_args){.path = path, .argv = argv},
+		return guarded(G_EXECVE, (struct zl_exec_call){.path = path, .argv = argv},
 			       *program_environ);
 	struct zl_exec_note note;
 	zl_guard_exec(&za_self.core, &note);
@@ -147,7 +113,7 @@ static int guard_execv(const char *path, char *const argv[])
 static int guard_execvp(const char *file, char *const argv[])
 {
 	if (program_environ && reals[G_EXECVPE])
-		return guarded(call_execvpe, &(struct exec_args){.path = file, .argv = argv},
+		return guarded(G_EXECVPE, (struct zl_exec_call){.path = file, .argv = argv},
 			       *program_environ);
 	struct zl_exec_note note;
 	zl_guard_exec(&za_self.core, &note);
@@ -156,19 +122,21 @@ static int guard_execvp(const char *file, char *const argv[])
 
 static int guard_execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	return guarded(call_execvpe, &(struct exec_args){.path = file, .argv = argv}, envp);
+	return guarded(G_EXECVPE, (struct zl_exec_call){.path = file, .argv = argv}, envp);
 }
 
 static int guard_fexecve(int fd, char *const argv[], char *const envp[])
 {
-	return guarded(call_fexecve, &(struct exec_args){.fd = fd, .argv = argv}, envp);
+	return guarded(G_FEXECVE, (struct zl_exec_call){.shape = ZL_EXEC_FD, .fd = fd, .argv = argv},
+		       envp);
 }
 
 static int guard_execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 			  int flags)
 {
-	return guarded(call_execveat,
-		       &(struct exec_args){.fd = dirfd, .flags = flags, .path = path, .argv = argv},
+	return guarded(G_EXECVEAT,
+		       (struct zl_exec_call){.shape = ZL_EXEC_AT, .fd = dirfd, .flags = flags,
+					     .path = path, .argv = argv},
 		       envp);
 }
 
@@ -176,42 +144,26 @@ static int guard_execveat(int dirfd, const char *path, char *const argv[], char 
  * posix_spawn and posix_spawnp exec inside the C library: the new process's
  * environment gets zond's variables here, like an exec's.
  */
-typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
-		     const posix_spawnattr_t *, char *const[], char *const[]);
-
-struct spawn_args {
-	spawn_fn *real;
-	pid_t *pid;
-	const char *path;
-	const posix_spawn_file_actions_t *actions;
-	const posix_spawnattr_t *attr;
-	char *const *argv;
-};
-
-static int call_spawn(void *arg, char *const env[])
-{
-	const struct spawn_args *a = arg;
-	return a->real(a->pid, a->path, a->actions, a->attr, a->argv, env);
-}
-
 static int guard_posix_spawn(pid_t *pid, const char *path,
 			     const posix_spawn_file_actions_t *actions,
 			     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	return zl_exec_env(envp, call_spawn,
-			   &(struct spawn_args){.real = REAL(spawn_fn, G_POSIX_SPAWN), .pid = pid,
-						.path = path, .actions = actions, .attr = attr,
-						.argv = argv});
+	return zl_exec_call(&(struct zl_exec_call){.shape = ZL_EXEC_SPAWN,
+						    .real = REAL(void, G_POSIX_SPAWN), .pid = pid,
+						    .path = path, .actions = actions, .attr = attr,
+						    .argv = argv},
+			    envp);
 }
 
 static int guard_posix_spawnp(pid_t *pid, const char *file,
 			      const posix_spawn_file_actions_t *actions,
 			      const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	return zl_exec_env(envp, call_spawn,
-			   &(struct spawn_args){.real = REAL(spawn_fn, G_POSIX_SPAWNP), .pid = pid,
-						.path = file, .actions = actions, .attr = attr,
-						.argv = argv});
+	return zl_exec_call(&(struct zl_exec_call){.shape = ZL_EXEC_SPAWN,
+						    .real = REAL(void, G_POSIX_SPAWNP), .pid = pid,
+						    .path = file, .actions = actions, .attr = attr,
+						    .argv = argv},
+			    envp);
 }
 
 /*

@@ -78,7 +78,7 @@ __attribute__((constructor)) static void find_reals(void)
  * wrapper notes the stack pointer of vfork's caller (before its call), then
  * jumps to the real vfork, which sees its caller's return address as
  * always (a C wrapper's frame would be returned through twice).  The
- * child's exec (before, below) closes every frame whose probe ran below the
+ * child's exec (guarded, below) closes every frame whose probe ran below the
  * caller's own probe there: 16 bytes under that stack pointer (instrument.h
  * ZL_PROBE_SP); the child's have run at least 24 under it.
  */
@@ -118,19 +118,6 @@ static void close_vfork_frames(void)
 }
 #endif
 
-/* Before the real call: the image ends here (guard.h). */
-static void before(struct zl_exec_note *note)
-{
-	close_vfork_frames();
-	zl_guard_exec(&zl_self, note);
-}
-
-/* After a real call that returned ret: it failed, the image goes on. */
-static int after(struct zl_exec_note *note, int ret)
-{
-	return zl_guard_exec_failed(&zl_self, note, ret);
-}
-
 /* A real function that is not there (execveat before glibc 2.34). */
 static int missing(void)
 {
@@ -138,80 +125,40 @@ static int missing(void)
 	return -1;
 }
 
-typedef int (*path_argv_envp_fn)(const char *, char *const[], char *const[]);
-
-/* One exec call's arguments but its environment (zl_exec_env hands that). */
-struct exec_args {
-	int fd, flags;
-	const char *path;
-	char *const *argv;
-};
-
-static int call_execve(void *arg, char *const env[])
+/* c on this thread, between the image's end and its taking back (guard.h). */
+static int guarded(int real_index, struct zl_exec_call c, char *const envp[])
 {
-	const struct exec_args *a = arg;
-	return REAL(path_argv_envp_fn, R_EXECVE)(a->path, a->argv, env);
-}
-
-static int call_execvpe(void *arg, char *const env[])
-{
-	const struct exec_args *a = arg;
-	return REAL(path_argv_envp_fn, R_EXECVPE)(a->path, a->argv, env);
-}
-
-static int call_fexecve(void *arg, char *const env[])
-{
-	typedef int (*fn_t)(int, char *const[], char *const[]);
-	const struct exec_args *a = arg;
-	return REAL(fn_t, R_FEXECVE)(a->fd, a->argv, env);
-}
-
-static int call_execveat(void *arg, char *const env[])
-{
-	typedef int (*fn_t)(int, const char *, char *const[], char *const[], int);
-	const struct exec_args *a = arg;
-	return REAL(fn_t, R_EXECVEAT)(a->fd, a->path, a->argv, env, a->flags);
-}
-
-/* The real call through call, between the image's end and its taking back. */
-static int guarded(int real_index, zl_exec_env_call *call, struct exec_args *a,
-		   char *const envp[])
-{
-	if (!real(real_index))
+	c.real = real(real_index);
+	if (!c.real)
 		return missing();
-	struct zl_exec_note note;
-	before(&note);
-	return after(&note, zl_exec_env(envp, call, a));
+	close_vfork_frames();
+	return zl_guard_exec_call(&zl_self, &c, envp);
 }
 
 /* execv and execvp are execve and execvpe with the environment: it may need zond's variables. */
 API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	return guarded(R_EXECVE, call_execve, &(struct exec_args){.path = path, .argv = argv},
-		       envp);
+	return guarded(R_EXECVE, (struct zl_exec_call){.path = path, .argv = argv}, envp);
 }
 
 API int execv(const char *path, char *const argv[])
 {
-	return guarded(R_EXECVE, call_execve, &(struct exec_args){.path = path, .argv = argv},
-		       environ);
+	return guarded(R_EXECVE, (struct zl_exec_call){.path = path, .argv = argv}, environ);
 }
 
 API int execvp(const char *file, char *const argv[])
 {
-	return guarded(R_EXECVPE, call_execvpe, &(struct exec_args){.path = file, .argv = argv},
-		       environ);
+	return guarded(R_EXECVPE, (struct zl_exec_call){.path = file, .argv = argv}, environ);
 }
 
 API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	return guarded(R_EXECVPE, call_execvpe, &(struct exec_args){.path = file, .argv = argv},
-		       envp);
+	return guarded(R_EXECVPE, (struct zl_exec_call){.path = file, .argv = argv}, envp);
 }
 
 API int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	return guarded(R_FEXECVE, call_fexecve, &(struct exec_args){.fd = fd, .argv = argv},
+	return guarded(R_FEXECVE, (struct zl_exec_call){.shape = ZL_EXEC_FD, .fd = fd, .argv = argv},
 		       envp);
 }
 
@@ -219,8 +166,9 @@ API int fexecve(int fd, char *const argv[], char *const envp[])
 API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 		 int flags)
 {
-	return guarded(R_EXECVEAT, call_execveat,
-		       &(struct exec_args){.fd = dirfd, .flags = flags, .path = path, .argv = argv},
+	return guarded(R_EXECVEAT,
+		       (struct zl_exec_call){.shape = ZL_EXEC_AT, .fd = dirfd, .flags = flags,
+					     .path = path, .argv = argv},
 		       envp);
 }
 #endif
@@ -230,38 +178,19 @@ API int execveat(int dirfd, const char *path, char *const argv[], char *const en
  * happens inside the C library (no exec of ours sees it): its environment
  * gets zond's variables here, like an exec's.
  */
-typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
-		     const posix_spawnattr_t *, char *const[], char *const[]);
-
-struct spawn_args {
-	spawn_fn *real;
-	pid_t *pid;
-	const char *path;
-	const posix_spawn_file_actions_t *actions;
-	const posix_spawnattr_t *attr;
-	char *const *argv;
-};
-
-static int call_spawn(void *arg, char *const env[])
+static int spawn(const char *name, struct zl_exec_call c, char *const envp[])
 {
-	const struct spawn_args *a = arg;
-	return a->real(a->pid, a->path, a->actions, a->attr, a->argv, env);
-}
-
-static int spawn(const char *name, struct spawn_args *a, char *const envp[])
-{
-	a->real = (spawn_fn *)dlsym(RTLD_NEXT, name);
-	if (!a->real)
-		return ENOSYS;
-	return zl_exec_env(envp, call_spawn, a);
+	c.shape = ZL_EXEC_SPAWN;
+	c.real = dlsym(RTLD_NEXT, name);
+	return c.real ? zl_exec_call(&c, envp) : ENOSYS;
 }
 
 API int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
 		    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	return spawn("posix_spawn",
-		     &(struct spawn_args){.pid = pid, .path = path, .actions = actions,
-					  .attr = attr, .argv = argv},
+		     (struct zl_exec_call){.pid = pid, .path = path, .actions = actions,
+					   .attr = attr, .argv = argv},
 		     envp);
 }
 
@@ -269,8 +198,8 @@ API int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_action
 		     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	return spawn("posix_spawnp",
-		     &(struct spawn_args){.pid = pid, .path = file, .actions = actions,
-					  .attr = attr, .argv = argv},
+		     (struct zl_exec_call){.pid = pid, .path = file, .actions = actions,
+					   .attr = attr, .argv = argv},
 		     envp);
 }
 

@@ -255,10 +255,37 @@ static int env_lacks_zond(char *const *env)
 	return kept.loader && !find_var(env, "ZOND_DIR=");
 }
 
-int zl_exec_env(char *const *envp, zl_exec_env_call *call, void *arg)
+/* The real function of c called with env. */
+static int call_real(const struct zl_exec_call *c, char *const env[])
+{
+	typedef int path_fn(const char *, char *const[], char *const[]);
+	typedef int fd_fn(int, char *const[], char *const[]);
+	typedef int at_fn(int, const char *, char *const[], char *const[], int);
+	typedef int spawn_fn(pid_t *, const char *, const void *, const void *, char *const[],
+			     char *const[]);
+	switch (c->shape) {
+	case ZL_EXEC_FD:
+		return ((fd_fn *)c->real)(c->fd, c->argv, env);
+	case ZL_EXEC_AT:
+		return ((at_fn *)c->real)(c->fd, c->path, c->argv, env, c->flags);
+	case ZL_EXEC_SPAWN:
+		return ((spawn_fn *)c->real)(c->pid, c->path, c->actions, c->attr, c->argv, env);
+	default:
+		return ((path_fn *)c->real)(c->path, c->argv, env);
+	}
+}
+
+int zl_guard_exec_call(struct zrt_thread *t, const struct zl_exec_call *c, char *const envp[])
+{
+	struct zl_exec_note note;
+	zl_guard_exec(t, &note);
+	return zl_guard_exec_failed(t, &note, zl_exec_call(c, envp));
+}
+
+int zl_exec_call(const struct zl_exec_call *c, char *const *envp)
 {
 	if (!env_lacks_zond(envp))
-		return call(arg, envp);
+		return call_real(c, envp);
 	size_t n = 0;
 	for (char *const *e = envp; e && *e; e++)
 		n++;
@@ -289,7 +316,7 @@ int zl_exec_env(char *const *envp, zl_exec_env_call *call, void *arg)
 			*m++ = *t++;
 		*m = 0;
 	}
-	return call(arg, env);
+	return call_real(c, env);
 }
 
 int zl_seccomp_of_prctl(long option, long mode, long prog)

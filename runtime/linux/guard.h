@@ -28,6 +28,7 @@
 #define ZOND_GUARD_H
 
 #include <signal.h>
+#include <sys/types.h>
 #include <stdarg.h>
 
 #include "linux.h"
@@ -82,19 +83,46 @@ int zl_exec_list(zl_execv_fn *vector, zl_execve_fn *execve, const char *file, co
 /*
  * The programs the program runs are recorded too (README): an exec whose
  * environment lacks zond's variables (execve's envp without them, execv
- * after clearenv, `env -i`) gets them.  zl_exec_env_keep, once at start,
- * copies from envp every ZOND_* and loader_var ("LD_PRELOAD" or
- * "LD_AUDIT"), whose first element is zond's library.  zl_exec_env then
- * calls call(arg, env) with env = envp when it has ZOND_DIR (one that
- * keeps ZOND_DIR but drops the loader's variable was made to run something
- * without zond), else envp with every ZOND_* added and zond's library put
- * first in the loader variable (added if absent); the program's other
- * variables stay as they are.  Stack memory only: a vfork child may call
- * it.
+ * after clearenv, `env -i`, posix_spawn's envp) gets them.
+ * zl_exec_env_keep, once at start, copies from envp every ZOND_* and
+ * loader_var ("LD_PRELOAD" or "LD_AUDIT"), whose first element is zond's
+ * library.
  */
 void zl_exec_env_keep(char *const *envp, const char *loader_var);
-typedef int zl_exec_env_call(void *arg, char *const env[]);
-int zl_exec_env(char *const *envp, zl_exec_env_call *call, void *arg);
+
+/*
+ * One call of the exec family or posix_spawn: its C library's function
+ * (real) and its arguments but the environment, by the shape of the call.
+ */
+enum zl_exec_shape {
+	ZL_EXEC_PATH,   /* execve, execvpe: path, argv */
+	ZL_EXEC_FD,     /* fexecve: fd, argv */
+	ZL_EXEC_AT,     /* execveat: fd, path, argv, flags */
+	ZL_EXEC_SPAWN,  /* posix_spawn, posix_spawnp: pid, path, actions, attr, argv */
+};
+
+struct zl_exec_call {
+	enum zl_exec_shape shape;
+	void *real;
+	int fd, flags;
+	const char *path;
+	char *const *argv;
+	pid_t *pid;
+	const void *actions, *attr; /* posix_spawn's file actions and attributes */
+};
+
+/*
+ * Makes call c with the environment envp when it has ZOND_DIR (one that
+ * keeps ZOND_DIR but drops the loader's variable was made to run something
+ * without zond), else with envp plus every ZOND_* and zond's library put
+ * first in the loader variable (added if absent); the program's other
+ * variables stay as they are.  The real function's result.  Stack memory
+ * only: a vfork child may call it.
+ */
+int zl_exec_call(const struct zl_exec_call *c, char *const envp[]);
+
+/* An exec call c on the thread whose probe state is t, between zl_guard_exec and its taking back. */
+int zl_guard_exec_call(struct zrt_thread *t, const struct zl_exec_call *c, char *const envp[]);
 /*
  * The seccomp mode a call would set: prctl(option, arg2, arg3), or
  * seccomp(op, flags, args) (the system call), as ZL_SECCOMP_*; NONE for

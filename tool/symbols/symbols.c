@@ -673,6 +673,27 @@ int symbols_interpreter(const char *path, char *buf, size_t len, struct zerr *er
 	return rc;
 }
 
+/* 1 when elf's dynamic section has an entry tagged tag, its value in *value (may be NULL). */
+static int dynamic_entry(Elf *elf, int64_t tag, uint64_t *value)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !(data = elf_getdata(scn, NULL)) || !sh.sh_entsize)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			if (gelf_getdyn(data, (int)i, &dyn) && dyn.d_tag == tag) {
+				if (value)
+					*value = dyn.d_un.d_val;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
 int symbols_is_library(const char *path)
 {
 	char interp[8];
@@ -683,23 +704,8 @@ int symbols_is_library(const char *path)
 	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	GElf_Ehdr eh;
 	int library = 0;
-	if (elf && gelf_getehdr(elf, &eh) && eh.e_type == ET_DYN) {
-		for (Elf_Scn *scn = NULL; !library && (scn = elf_nextscn(elf, scn));) {
-			GElf_Shdr sh;
-			Elf_Data *data;
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
-			    !(data = elf_getdata(scn, NULL)) || !sh.sh_entsize)
-				continue;
-			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-				GElf_Dyn dyn;
-				if (gelf_getdyn(data, (int)i, &dyn) &&
-				    (dyn.d_tag == DT_NEEDED || dyn.d_tag == DT_SONAME)) {
-					library = 1;
-					break;
-				}
-			}
-		}
-	}
+	if (elf && gelf_getehdr(elf, &eh) && eh.e_type == ET_DYN)
+		library = dynamic_entry(elf, DT_NEEDED, NULL) || dynamic_entry(elf, DT_SONAME, NULL);
 	elf_end(elf);
 	if (fd >= 0)
 		close(fd);
@@ -709,19 +715,8 @@ int symbols_is_library(const char *path)
 /* 1 when elf's dynamic section has DF_STATIC_TLS in DT_FLAGS. */
 static int has_static_tls_flag(Elf *elf)
 {
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
-		    !(data = elf_getdata(scn, NULL)) || !sh.sh_entsize)
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Dyn dyn;
-			if (gelf_getdyn(data, (int)i, &dyn) && dyn.d_tag == DT_FLAGS)
-				return (dyn.d_un.d_val & DF_STATIC_TLS) != 0;
-		}
-	}
-	return 0;
+	uint64_t flags = 0;
+	return dynamic_entry(elf, DT_FLAGS, &flags) && (flags & DF_STATIC_TLS);
 }
 
 uint64_t symbols_static_tls(const char *path)
