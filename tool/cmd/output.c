@@ -9,20 +9,9 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "util/path.h"
 
 static const char sqlite_magic[16] = "SQLite format 3";
-
-/* The directory of path ("." for a bare name) into dir. */
-static void dir_of(const char *path, char dir[PATH_MAX])
-{
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		snprintf(dir, PATH_MAX, ".");
-	else if (slash == path)
-		snprintf(dir, PATH_MAX, "/");
-	else
-		snprintf(dir, PATH_MAX, "%.*s", (int)(slash - path), path);
-}
 
 /* What an existing file is, when zond must never write over it; NULL otherwise. */
 static const char *precious(const char *path, const struct stat *st)
@@ -51,7 +40,7 @@ static int same_file(const struct stat *a, const char *path)
 static int check_creatable(const char *path, struct zerr *err)
 {
 	char dir[PATH_MAX];
-	dir_of(path, dir);
+	path_dir(path, dir);
 	struct stat st;
 	if (stat(dir, &st) != 0)
 		return zerr_set(err, "%s: cannot create: %s: %s", path, dir, strerror(errno));
@@ -76,7 +65,7 @@ static int check_store(const char *path, const char *file, const struct stat *st
 		return zerr_set(err, "%s: exists and is %s, not a profile store; will not write "
 				     "over it",
 				path, what ? what : "some other file");
-	dir_of(file, dir);
+	path_dir(file, dir);
 	if (access(file, W_OK) != 0)
 		return zerr_set(err, "%s: the profile store is not writable: %s", path,
 				strerror(errno));
@@ -154,7 +143,7 @@ static int output_temp(const char *path, char tmp[PATH_MAX], struct zerr *err)
 {
 	char dir[PATH_MAX];
 	const char *base = strrchr(path, '/');
-	dir_of(path, dir);
+	path_dir(path, dir);
 	base = base ? base + 1 : path;
 	int n = snprintf(tmp, PATH_MAX, "%s/.%s.zond-XXXXXX", dir, base);
 	if (n < 0 || n >= PATH_MAX)

@@ -30,6 +30,8 @@
 
 #include <sqlite3.h>
 
+#include "util/path.h"
+
 /* Long enough for another zond to write a large run into the same store. */
 #define STORE_BUSY_TIMEOUT_MS 30000
 
@@ -525,18 +527,6 @@ static int upgrade_schema(struct store *s, struct zerr *err)
 
 /* ---- where the store is ------------------------------------------------- */
 
-/* The directory of path ("." for a bare name) into dir. */
-static void dir_of(const char *path, char dir[PATH_MAX])
-{
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		snprintf(dir, PATH_MAX, ".");
-	else if (slash == path)
-		snprintf(dir, PATH_MAX, "/");
-	else
-		snprintf(dir, PATH_MAX, "%.*s", (int)(slash - path), path);
-}
-
 /* Where the symbolic link at file points, as a path from here, into file; -1 with errno. */
 static int follow_link(char file[PATH_MAX])
 {
@@ -545,7 +535,7 @@ static int follow_link(char file[PATH_MAX])
 	if (n < 0)
 		return -1;
 	link[n] = 0;
-	dir_of(file, dir);
+	path_dir(file, dir);
 	if (link[0] == '/' || strcmp(dir, ".") == 0)
 		snprintf(file, PATH_MAX, "%s", link);
 	else if (snprintf(file, PATH_MAX, "%s/%s", dir, link) >= PATH_MAX)
@@ -588,7 +578,7 @@ int store_creatable(const char *path, const char *file, struct zerr *err)
 {
 	char dir[PATH_MAX], name[2 * PATH_MAX + 32];
 	struct stat st;
-	dir_of(file, dir);
+	path_dir(file, dir);
 	name_store(path, file, name, sizeof name);
 	if (stat(dir, &st) != 0)
 		return zerr_set(err, "%s: cannot create: %s: %s", name, dir, strerror(errno));
@@ -640,7 +630,7 @@ static int new_file_beside(const char *file, char tmp[PATH_MAX])
 {
 	char dir[PATH_MAX];
 	struct timespec now;
-	dir_of(file, dir);
+	path_dir(file, dir);
 	for (int i = 0; i < 100; i++) {
 		clock_gettime(CLOCK_REALTIME, &now);
 		if (snprintf(tmp, PATH_MAX, "%s/.zond-new-%ld-%ld", dir, (long)getpid(),
@@ -675,7 +665,7 @@ static int make_store(struct store *s, struct zerr *err)
 	char tmp[PATH_MAX];
 	if (new_file_beside(s->file, tmp) < 0) {
 		char dir[PATH_MAX];
-		dir_of(s->file, dir);
+		path_dir(s->file, dir);
 		return zerr_set(err, "%s: cannot create: %s: %s", s->path, dir, strerror(errno));
 	}
 	struct store t = {.path = s->path, .file = tmp};
