@@ -72,7 +72,7 @@ if (ulimit -v 300000; "$ZOND" --version >/dev/null 2>&1); then
 	(ulimit -v 300000; "$ZOND" record -n 0 -o ulimit.db --threads 1000 -- "$SHOP" >/dev/null 2>err.txt)
 	check_eq "ulimit -v: status" $? 0
 	check_eq "ulimit -v: says so" \
-		"$(grep -c 'warning: lost_room = 1: the raw file had to be made smaller .*ulimit -v' err.txt)" 1
+		"$(grep -c 'warning: lost_room = 1: processes whose raw data had no room .*ulimit -v' err.txt)" 1
 	check_eq "ulimit -v: run stored" "$("$ZOND" runs -i ulimit.db | grep -c " record ")" 1
 else
 	echo "note: zond does not run under ulimit -v (a sanitizer build): not checked"

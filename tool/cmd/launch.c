@@ -729,12 +729,25 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 		const char *key = p->run.meta[i].key, *opt = lost_option(key);
 		if (strncmp(key, "lost_", 5) != 0)
 			continue;
-		/* lost_room: the raw file was cut to what the file size, address space or
-		 * disk allowed (fewer thread slots, or none) */
-		const char *why = strcmp(key, "lost_room") == 0
-					  ? "the raw file had to be made smaller than the pools asked "
-					    "(ulimit -f, ulimit -v or a full disk)"
-					  : "a table was full";
+		/* the real cause: lost_room (processes) and lost_threads_room, the file size,
+		 * address space or disk left no room for all the data (fewer thread slots,
+		 * slots or contexts not reserved, or a header alone); a context pool may end
+		 * early for want of room too */
+		const char *why = "a table was full";
+		if (strcmp(key, "lost_room") == 0)
+			why = "processes whose raw data had no room for all it was to hold "
+			      "(ulimit -f, ulimit -v or a full disk)";
+		else if (strcmp(key, "lost_threads_room") == 0)
+			why = "threads not recorded: no room for their data (ulimit -f, ulimit -v "
+			      "or a full disk), not a full table";
+		else if (strcmp(key, "lost_modules") == 0)
+			why = "loaded modules not recorded: the module table was full (their calls: "
+			      "lost_module_calls)";
+		else if (strcmp(key, "lost_module_calls") == 0)
+			why = "calls of functions of modules not recorded (lost_modules), counted on "
+			      "no function";
+		else if (strcmp(key, "lost_contexts") == 0 && profile_meta(p, "lost_room"))
+			why = "a table was full or had no room to grow (see lost_room)";
 		fprintf(stderr, "zond %s: warning: %s = %s: %s, the profile may be incomplete", l->cmd,
 			key, p->run.meta[i].value, why);
 		if (opt)
