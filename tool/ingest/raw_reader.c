@@ -337,9 +337,11 @@ static void load_events(struct raw *r, struct raw_thread *t)
 	const struct zr_header *h = &r->h;
 	uint64_t written = t->info.events_written, max = h->max_events;
 	uint64_t first = 0, n = written < max ? written : max;
-	if (written > max && max && (h->timeline_flags & ZR_TIMELINE_KEEP_NEWEST)) {
-		first = written % max + 1;
-		n = max - 1;
+	if (max && (h->timeline_flags & ZR_TIMELINE_KEEP_NEWEST)) {
+		/* the last max - 1 (the runtime's ring has one more than asked), never the
+		   slot written next, at written % max */
+		n = written < max - 1 ? written : max - 1;
+		first = written - n;
 	}
 	t->n_events = (uint32_t)n;
 	t->events_dropped = written - n + t->info.events_lost;
