@@ -49,6 +49,7 @@ struct object {
 	int bind_to;  /* its functions are seen (all but the loader's) */
 	int selected; /* and profiled (ZOND_LIBCALLS_LIBS) */
 	int live;
+	int closed;   /* unloaded (la_objclose done): the entry may be reused */
 	char path[PATH_MAX];
 };
 
@@ -131,20 +132,31 @@ static struct object *add_object(struct link_map *map)
 	while (__atomic_exchange_n(&objects_lock, 1, __ATOMIC_ACQUIRE))
 		;
 	struct object *o = NULL;
-	if (n_objects < MAX_OBJECTS) {
-		o = &objects[n_objects];
+	uint32_t n = n_objects;
+	if (n < MAX_OBJECTS)
+		o = &objects[n++];
+	/* full: an unloaded object's entry (a program loading and unloading more
+	   objects than there are entries would lose the calls of the later ones);
+	   never the program's */
+	for (uint32_t i = 1; !o && i < n; i++)
+		if (objects[i].closed)
+			o = &objects[i];
+	if (o) {
+		o->live = o->closed = o->bind_to = o->selected = 0;
+		o->start = o->end = o->bias = 0;
 		const char *name = map->l_name && *map->l_name ? map->l_name : "/proc/self/exe";
 		if (!realpath(name, o->path))
 			snprintf(o->path, sizeof o->path, "%s", name);
 		if (load_range(o->path, map->l_addr, &o->start, &o->end) == 0) {
 			o->bias = map->l_addr;
-			o->live = 1;
 			o->bind_to = !is_loader(o->path);
 			o->selected = o->bind_to && globs_match(lib_globs, o->path);
+			/* port_module_of reads without the lock: the fields first */
+			__atomic_store_n(&o->live, 1, __ATOMIC_RELEASE);
 			if (!strncmp(base_name(o->path), "libgcc_s.so", 11))
 				unwinder = 1;
 		}
-		__atomic_store_n(&n_objects, n_objects + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&n_objects, n, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&objects_lock, 0, __ATOMIC_RELEASE);
 	return o;
@@ -489,6 +501,7 @@ API unsigned int la_objclose(uintptr_t *cookie)
 		o->live = 0;
 		/* an object loaded there later has functions of its own */
 		zrt_module_closed(o->start, o->end);
+		o->closed = 1;
 	}
 	return 0;
 }

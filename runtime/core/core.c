@@ -134,7 +134,8 @@ static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
 	 * look at them, so they live in the port's private memory (offsets 0).
 	 */
 	h->seccomp_ticks = 0;
-	h->edge_hash_off = 0;
+	h->lost_threads_room = 0;
+	h->unused0 = 0;
 	h->stack_off = align_up(h->edges_off + (uint64_t)h->max_edges * sizeof(struct zr_edge), 64);
 	h->contexts_off =
 		align_up(h->stack_off + (uint64_t)h->max_depth * sizeof(struct zr_frame), 64);
@@ -256,6 +257,7 @@ int zrt_process_start(const struct zrt_config *cfg)
 	h->string_used = 1; /* offset 0 is the empty string */
 	zrt.gate = cfg->manual ? ZRT_GATE_STOPPED : 0;
 	use_mapping(h);
+	zrt.slots_cut = h->max_threads < cfg->max_threads;
 	return 0;
 }
 
@@ -326,18 +328,6 @@ void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index)
 	t->paid_n[0] = t->paid_n[1] = 0;
 }
 
-/* Claims the next free thread slot; ZR_NONE when all are taken. */
-static uint32_t claim_slot(struct zr_header *h)
-{
-	uint32_t n = __atomic_load_n(&h->n_threads, __ATOMIC_RELAXED);
-	do {
-		if (n >= h->max_threads)
-			return ZR_NONE;
-	} while (!__atomic_compare_exchange_n(&h->n_threads, &n, n + 1, 1, __ATOMIC_RELAXED,
-					      __ATOMIC_RELAXED));
-	return n;
-}
-
 static uint8_t *slot_at(uint32_t slot)
 {
 	return zrt.base + zrt.hdr->threads_off + slot * zrt.hdr->thread_bytes;
@@ -367,6 +357,30 @@ static int reserve_slot(uint32_t slot)
 }
 
 /*
+ * Claims the next free thread slot, its blocks reserved before it counts
+ * (n_threads): every slot below n_threads may be read and written, and
+ * never a hole the file system may have no room for (on a full tmpfs even
+ * reading one is a SIGBUS, in the program or in zond's reader).  ZR_NONE
+ * when every slot is taken, or (*no_room set) when there is no room for the
+ * next one.  Two threads may reserve the same slot: the one that does not
+ * get it reserves the next.
+ */
+static uint32_t claim_slot(struct zr_header *h, int *no_room)
+{
+	uint32_t n = __atomic_load_n(&h->n_threads, __ATOMIC_RELAXED);
+	do {
+		if (n >= h->max_threads)
+			return ZR_NONE;
+		if (reserve_slot(n) < 0) {
+			*no_room = 1;
+			return ZR_NONE;
+		}
+	} while (!__atomic_compare_exchange_n(&h->n_threads, &n, n + 1, 0, __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
+	return n;
+}
+
+/*
  * Room for one more context in t's pool: its blocks reserved, CTX_CHUNK
  * contexts at a time; 0 when the pool is full or the file system has no room.
  */
@@ -393,17 +407,19 @@ static int bind_new_slot(struct zrt_thread *t)
 {
 	struct zr_header *h = zrt.hdr;
 	void *index = port_map_index(zrt.index_bytes);
-	uint32_t slot = index ? claim_slot(h) : ZR_NONE;
-	if (slot != ZR_NONE && reserve_slot(slot) < 0) {
-		/* no room for its tables: the slot stays unused (the reader skips it) */
-		slot = ZR_NONE;
-	} else if (slot == ZR_NONE && index) {
+	int no_room = 0;
+	uint32_t slot = index ? claim_slot(h, &no_room) : ZR_NONE;
+	/* every slot taken, or no room for another: an ended thread's, already reserved */
+	if (slot == ZR_NONE && index)
 		slot = reuse_slot();
-	}
 	if (slot == ZR_NONE) {
 		if (index)
 			port_unmap_index(index, zrt.index_bytes);
-		__atomic_fetch_add(&h->lost_threads, 1, __ATOMIC_RELAXED);
+		/* the real cause: no room (a slot not reserved, or fewer slots than asked) */
+		if (no_room || zrt.slots_cut)
+			__atomic_fetch_add(&h->lost_threads_room, 1, __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_add(&h->lost_threads, 1, __ATOMIC_RELAXED);
 		return -1;
 	}
 	zrt_thread_bind(t, slot_at(slot), index);
@@ -740,11 +756,16 @@ static void merge_thread(const struct zrt_thread *d)
 		si->end_ticks = di->end_ticks;
 }
 
-/* Merges every ended thread's slot but the summary's into the summary and frees it. */
+/*
+ * Merges every ended thread's slot but the summary's into the summary and
+ * frees it.  Only the slots claimed so far (n_threads): the others may be
+ * holes of the file with no room behind them.
+ */
 static void merge_ended(void)
 {
 	struct zr_header *h = zrt.hdr;
-	for (uint32_t slot = 0; slot < h->max_threads; slot++) {
+	uint32_t n = __atomic_load_n(&h->n_threads, __ATOMIC_ACQUIRE);
+	for (uint32_t slot = 0; slot < n; slot++) {
 		struct zr_thread *ti = (struct zr_thread *)slot_at(slot);
 		if (slot == ended.summary || !__atomic_load_n(&ti->used, __ATOMIC_ACQUIRE) ||
 		    !__atomic_load_n(&ti->end_ticks, __ATOMIC_ACQUIRE))
@@ -862,12 +883,46 @@ static struct zr_module *closed_record(const struct port_module *pm)
 }
 
 /*
+ * Whether pm, a module the table has no room for, is seen for the first time
+ * since it was loaded (lost_modules counts each load once); under the module
+ * lock.  Told apart by range, ZRT_UNRECORDED at once (beyond, each lookup counts).
+ */
+static int first_unrecorded(const struct port_module *pm)
+{
+	uint64_t(*at)[2] = zrt.unrecorded_at;
+	int free_at = -1;
+	for (int i = 0; i < ZRT_UNRECORDED; i++) {
+		if (at[i][0] == pm->start && at[i][1] == pm->end)
+			return 0;
+		if (free_at < 0 && at[i][0] == at[i][1])
+			free_at = i;
+	}
+	if (free_at >= 0) {
+		at[free_at][0] = pm->start;
+		at[free_at][1] = pm->end;
+	}
+	return 1;
+}
+
+/* Forgets the unrecorded modules no longer loaded (first_unrecorded); under the module lock. */
+static void forget_unrecorded(void)
+{
+	struct port_module pm;
+	for (int i = 0; i < ZRT_UNRECORDED; i++)
+		if (zrt.unrecorded_at[i][0] != zrt.unrecorded_at[i][1] &&
+		    (port_module_of(zrt.unrecorded_at[i][0], &pm) < 0 ||
+		     pm.start != zrt.unrecorded_at[i][0] || pm.end != zrt.unrecorded_at[i][1]))
+			zrt.unrecorded_at[i][0] = zrt.unrecorded_at[i][1] = 0;
+}
+
+/*
  * The module holding addr, recorded now if this is its first function.  An
  * object unloaded and loaded again at the same addresses (a plugin reloaded)
  * gets its record and functions back, so that reloading in a loop fills no
- * table; *revived is then set.
+ * table; *revived is then set.  NULL for an address in no object, or (*full
+ * set) in one the table has no room for.
  */
-static const struct zr_module *note_module(uint64_t addr, int *revived)
+static const struct zr_module *note_module(uint64_t addr, int *revived, int *full)
 {
 	const struct zr_module *found = find_module(addr);
 	if (found)
@@ -895,7 +950,10 @@ static const struct zr_module *note_module(uint64_t addr, int *revived)
 			__atomic_store_n(&h->n_modules, n + 1, __ATOMIC_RELEASE);
 			found = m;
 		} else {
-			__atomic_fetch_add(&h->lost_modules, 1, __ATOMIC_RELAXED);
+			if (first_unrecorded(&pm))
+				__atomic_fetch_add(&h->lost_modules, 1, __ATOMIC_RELAXED);
+			if (full)
+				*full = 1;
 		}
 	}
 	unlock_modules();
@@ -922,16 +980,26 @@ static uint64_t key_address(uint64_t key)
 	return key & ~(ZR_BLOCK_BIT | ZR_MODULE_BIT | ZR_CLOSED_BIT);
 }
 
+/* mark_key's module: the functions of unrecorded modules no longer loaded */
+#define UNRECORDED_GONE UINT32_MAX
+
 /*
  * A key (a function's or a context's addr) retired when in [start, end)
- * (module 0), or brought back when retired and its function is of module.
+ * (module 0), or brought back when retired and its function is of module;
+ * with UNRECORDED_GONE retired when its function is of an unrecorded module
+ * and no object is loaded at it any more.
  */
 static void mark_key(uint64_t *addr, const struct zr_func *f, uint64_t start, uint64_t end,
 		     uint32_t module)
 {
 	uint64_t key = __atomic_load_n(addr, __ATOMIC_RELAXED);
 	uint64_t a = key_address(key);
-	if (module && (key & ZR_CLOSED_BIT) && f->module == module)
+	struct port_module pm;
+	if (module == UNRECORDED_GONE) {
+		if ((f->flags & ZR_FUNC_UNRECORDED) && !(key & ZR_CLOSED_BIT) &&
+		    port_module_of(a, &pm) < 0)
+			__atomic_store_n(addr, key | ZR_CLOSED_BIT, __ATOMIC_RELAXED);
+	} else if (module && (key & ZR_CLOSED_BIT) && f->module == module)
 		__atomic_store_n(addr, key & ~ZR_CLOSED_BIT, __ATOMIC_RELAXED);
 	else if (!module && !(key & ZR_CLOSED_BIT) && a >= start && a < end)
 		__atomic_store_n(addr, key | ZR_CLOSED_BIT, __ATOMIC_RELAXED);
@@ -985,6 +1053,18 @@ void zrt_module_closed(uint64_t start, uint64_t end)
 		if (m[i].start < end && start < m[i].end && !(m[i].flags & ZR_MODULE_CLOSED))
 			__atomic_or_fetch(&m[i].flags, ZR_MODULE_CLOSED, __ATOMIC_RELAXED);
 	retire_functions(start, end);
+	if (zrt.unrecorded)
+		forget_unrecorded();
+	unlock_modules();
+}
+
+void zrt_unrecorded_closed(void)
+{
+	if (!zrt.hdr || !__atomic_load_n(&zrt.unrecorded, __ATOMIC_RELAXED))
+		return;
+	lock_modules();
+	forget_unrecorded();
+	mark_functions(0, 0, UNRECORDED_GONE);
 	unlock_modules();
 }
 
@@ -1011,14 +1091,18 @@ static uint32_t add_func(struct zrt_thread *t, uint64_t addr, uint32_t slot)
 		f->name = m ? m->path : 0;
 		f->module = module_number(m);
 	} else {
-		int revived = 0;
-		const struct zr_module *m = note_module(addr, &revived);
+		int revived = 0, full = 0;
+		const struct zr_module *m = note_module(addr, &revived, &full);
 		uint32_t j;
 		/* this thread's entry of it, from the object's last load, is live again */
 		if (revived && (j = probe_func(t, addr, &slot)) != ZR_NONE)
 			return j;
 		f->module = module_number(m);
-		if (is_filtered(addr, m))
+		if (full) {
+			/* its calls are counted as lost, on no other module's function */
+			f->flags = ZR_FUNC_UNRECORDED;
+			__atomic_store_n(&zrt.unrecorded, 1, __ATOMIC_RELAXED);
+		} else if (is_filtered(addr, m))
 			f->flags = ZR_FUNC_FILTERED;
 		else if (zrt.function_name && (f->name = zrt.function_name(addr)) != 0)
 			f->flags = ZR_FUNC_NAMED;
@@ -1105,7 +1189,7 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
 		return ZR_NONE;
 	if (site - t->root_lo < t->root_len)
 		return t->root_func;
-	const struct zr_module *m = note_module(site, NULL);
+	const struct zr_module *m = note_module(site, NULL, NULL);
 	if (!m)
 		return ZR_NONE;
 	uint32_t i = find_func(t, m->start | ZR_MODULE_BIT);
@@ -1164,7 +1248,7 @@ static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee
 		e->site = site;
 		/* a port naming its functions (libcalls) shows root calls by calling module */
 		if (caller == ZR_NONE && site && zrt.function_name)
-			note_module(site, NULL);
+			note_module(site, NULL, NULL);
 		t->edge_hash[h] = ++ti->n_edges;
 		return ti->n_edges - 1;
 	}
@@ -1198,6 +1282,25 @@ static uint32_t drop_stale(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint6
 	return d;
 }
 
+/* Whether calls of function i (ZR_NONE: no room for it) are kept off the stack. */
+static int off_stack(const struct zrt_thread *t, uint32_t i)
+{
+	return i == ZR_NONE || (t->funcs[i].flags & (ZR_FUNC_FILTERED | ZR_FUNC_UNRECORDED));
+}
+
+/*
+ * Whether a call of function i is kept off the stack (off_stack); the call
+ * of a function of an unrecorded module is counted on its record alone.
+ */
+static int skip_call(struct zrt_thread *t, uint32_t i)
+{
+	if (!off_stack(t, i))
+		return 0;
+	if (i != ZR_NONE && (t->funcs[i].flags & ZR_FUNC_UNRECORDED))
+		t->funcs[i].calls++;
+	return 1;
+}
+
 void zrt_note_missed(struct zrt_thread *t, uint64_t fn)
 {
 	uint32_t n = t->n_missed;
@@ -1217,7 +1320,7 @@ void zrt_count_missed(struct zrt_thread *t)
 		n = __atomic_load_n(&t->n_missed, __ATOMIC_RELAXED);
 		for (; done < n; done++) {
 			uint32_t i = find_func(t, t->missed[done]);
-			if (i == ZR_NONE || (t->funcs[i].flags & ZR_FUNC_FILTERED))
+			if (skip_call(t, i))
 				continue;
 			t->funcs[i].calls++;
 			t->info->unstacked_calls++; /* the real stack is not known */
@@ -1257,7 +1360,7 @@ static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, u
 	if (zrt.gate && !gate_open(fn, d))
 		return NULL;
 	uint32_t i = find_func(t, fn);
-	if (i == ZR_NONE || (t->funcs[i].flags & ZR_FUNC_FILTERED))
+	if (skip_call(t, i))
 		return NULL;
 	if (d >= zrt.max_depth) {
 		t->funcs[i].calls++;
@@ -1298,7 +1401,7 @@ static void exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t n
 	if (d > zrt.max_depth) {
 		/* only calls that were counted on entry took a level */
 		uint32_t i = find_func(t, fn);
-		if (i != ZR_NONE && !(t->funcs[i].flags & ZR_FUNC_FILTERED))
+		if (!off_stack(t, i))
 			t->info->depth--;
 		return;
 	}
@@ -1338,7 +1441,7 @@ uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64
 	uint32_t d = drop_stale(t, fn, sp, pc, 0);
 	if (!zrt.gate || gate_open(fn, d)) {
 		uint32_t i = find_func(t, fn);
-		if (i != ZR_NONE && !(t->funcs[i].flags & ZR_FUNC_FILTERED)) {
+		if (!skip_call(t, i)) {
 			uint32_t parent;
 			e = find_edge(t, caller_at(t, d, site, &parent), i, site);
 			count_call(t, i, e, find_context(t, parent, fn, i, e));
@@ -1643,6 +1746,7 @@ void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t
 	h->exit_status = 0;
 	h->n_threads = 0;
 	h->lost_threads = 0;
+	h->lost_threads_room = 0;
 	zrt.module_lock = 0;
 	ended.lock = 0;
 	ended.summary = ZR_NONE;

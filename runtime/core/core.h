@@ -81,11 +81,15 @@ struct zrt_filter {
 #define ZRT_GATE_STOPPED 1u /* ZOND_MANUAL before zond_start(), or after zond_stop() */
 #define ZRT_GATE_TRIGGER 2u /* only while the trigger function is active */
 
+/* Loaded modules without a record that are told apart, for lost_modules. */
+#define ZRT_UNRECORDED 64
+
 /* The process-wide state; hdr == NULL means nothing is recorded. */
 struct zrt_process {
 	struct zr_header *hdr;
 	uint8_t *base;
 	uint64_t file_bytes;
+	int slots_cut;        /* the file has fewer thread slots than asked: no room for more */
 	uint32_t func_mask, edge_mask, max_funcs, max_edges, max_depth;
 	uint32_t ctx_mask, max_contexts;
 	uint32_t pc_mask;     /* the (context, pc) tables' size - 1, 0 without them */
@@ -101,6 +105,10 @@ struct zrt_process {
 	const struct zrt_filter *filters;
 	size_t n_filters;
 	uint32_t module_lock;
+	int unrecorded;       /* some function is of a module the table had no room for */
+	/* loaded modules the table had no room for, counted once each in lost_modules
+	   (under module_lock): their ranges, until they are unloaded */
+	uint64_t unrecorded_at[ZRT_UNRECORDED][2];
 	/*
 	 * Set by a port that knows functions' names itself (the library-call
 	 * collector): the string offset (zrt_keep_string) of the name of the
@@ -294,6 +302,13 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site);
  * module of root calls (libcalls) is not reset.
  */
 void zrt_module_closed(uint64_t start, uint64_t end);
+/*
+ * After an unload, for a port that hears only of unloaded objects it has a
+ * record of (zrt_module_closed): the functions of unrecorded modules
+ * (ZR_FUNC_UNRECORDED) no longer loaded are retired, so that an object
+ * loaded later at their addresses is looked up afresh.
+ */
+void zrt_unrecorded_closed(void);
 
 /*
  * Charges one sample of the thread's CPU-time timer (n: 1 + the timer's

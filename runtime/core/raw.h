@@ -24,8 +24,9 @@
  *        struct zr_event events[max_events]          the timeline's ring
  *
  * The runtime's hash indexes (func_hash_size, edge_hash_size, ctx_hash_size
- * entries) live in its private memory, not in the file: edge_hash_off is 0
- * (and so was func_hash_off, where seccomp_ticks is now).
+ * entries) live in its private memory, not in the file (func_hash_off,
+ * where seccomp_ticks is now, and edge_hash_off, where lost_threads_room is,
+ * were always 0).
  *
  * Per-thread tables are written only by their thread, so no update is ever
  * lost and no lock is taken on the per-call path.  Counters shared by all
@@ -87,7 +88,8 @@ enum zr_clock {
 				 read no clock (NO_TIME is set with it) */
 /*
  * The file system or a limit (RLIMIT_FSIZE, RLIMIT_AS) left no room for some
- * of the data: fewer thread slots than asked (threads beyond: lost_threads),
+ * of the data: fewer thread slots than asked, a slot or contexts whose
+ * blocks could not be reserved (threads not recorded: lost_threads_room),
  * none at all when not even the fixed part had room.
  */
 #define ZR_FLAG_NO_ROOM 8u
@@ -128,6 +130,13 @@ enum zr_clock {
 #define ZR_FUNC_MODULE 8u   /* a calling module (libcalls): not a function but the caller
                                of the root calls made from that module's code; name is its
                                path, addr its start | ZR_MODULE_BIT; never on a stack */
+/*
+ * A function of a module the module table had no room for (lost_modules):
+ * named by no module, so its calls are counted on this record (calls) and
+ * nowhere else, never on a stack, edge or context; the reader counts them as
+ * lost (lost_module_calls), never on another module's function.
+ */
+#define ZR_FUNC_UNRECORDED 16u
 
 /*
  * A block's zr_func.addr is the run-time address its begin was called from
@@ -177,11 +186,17 @@ struct zr_header {
 	uint64_t funcs_off, edges_off;
 	uint64_t seccomp_ticks;  /* ZR_FLAG_SECCOMP: the clock at the seccomp call (was
 				    func_hash_off, always 0) */
-	uint64_t edge_hash_off, stack_off; /* edge_hash_off: 0 */
+	/* threads not profiled for want of room: their slot's blocks could not be
+	   reserved, or the file was made with fewer slots than asked (ZR_FLAG_NO_ROOM);
+	   was the low half of edge_hash_off, always 0 */
+	uint32_t lost_threads_room;
+	uint32_t unused0;        /* 0 (the high half of edge_hash_off) */
+	uint64_t stack_off;
 
 	/* shared counters (atomic) */
 	uint32_t n_modules, n_threads, string_used;
-	uint32_t lost_threads;   /* threads not profiled: no free slot */
+	uint32_t lost_threads;   /* threads not profiled: every slot taken (lost_threads_room:
+				    no room for one) */
 	uint32_t lost_modules;   /* modules not recorded: table full */
 	uint32_t lost_strings;   /* strings not kept: pool full */
 

@@ -6,8 +6,12 @@ _Static_assert(sizeof(struct zr_event) == 16, "zr_event layout");
 
 uint64_t zrt_timeline_lay_out(struct zr_header *h, const struct zrt_config *cfg, uint64_t off)
 {
-	h->max_events = cfg->timeline_events;
-	h->timeline_flags = h->max_events ? cfg->timeline_flags : 0;
+	h->timeline_flags = cfg->timeline_events ? cfg->timeline_flags : 0;
+	/* keeping the newest, the slot written next is never read (it may be half
+	   written when the thread dies): one more, so that as many are kept as asked */
+	h->max_events = cfg->timeline_events +
+			(cfg->timeline_events && (h->timeline_flags & ZR_TIMELINE_KEEP_NEWEST) &&
+			 cfg->timeline_events < UINT32_MAX);
 	h->events_off = off;
 	return off + (uint64_t)h->max_events * sizeof(struct zr_event);
 }

@@ -107,6 +107,7 @@ void zl_note_unloaded(void)
 		if (!found)
 			zrt_module_closed(m[i].start, m[i].end);
 	}
+	zrt_unrecorded_closed();
 }
 
 /* "<hex link-time address>:<module path>" -> run-time address, 0 when not loaded. */

@@ -91,6 +91,9 @@ check_error "trace record --bogus" "zond trace: unknown option '--bogus'" "$ZOND
 check_error "an unknown letter in a group" "unknown option '-z'" "$ZOND" graph --raw -tz
 check_error "a missing value" "zond report: '-r' wants a value" "$ZOND" report -r
 check_error "a missing long value" "zond record: '--threads' wants a value" "$ZOND" record --threads
+# a bad number quotes the value, as every option does
+check_error "a bad sample period" "zond record: --sample-period wants a number of ns from 10000 to 10000000000, not '5x'" \
+	"$ZOND" record --sample-period 5x -- true
 check_error "a value to a flag" "zond report: '--raw' takes no value" "$ZOND" report --raw=3
 "$ZOND" help --help | grep -q "usage: zond help" && pass || fail "help --help"
 

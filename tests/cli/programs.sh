@@ -72,7 +72,7 @@ if (ulimit -v 300000; "$ZOND" --version >/dev/null 2>&1); then
 	(ulimit -v 300000; "$ZOND" record -n 0 -o ulimit.db --threads 1000 -- "$SHOP" >/dev/null 2>err.txt)
 	check_eq "ulimit -v: status" $? 0
 	check_eq "ulimit -v: says so" \
-		"$(grep -c 'warning: lost_room = 1: the raw file had to be made smaller .*ulimit -v' err.txt)" 1
+		"$(grep -c 'warning: lost_room = 1: processes whose raw data had no room .*ulimit -v' err.txt)" 1
 	check_eq "ulimit -v: run stored" "$("$ZOND" runs -i ulimit.db | grep -c " record ")" 1
 else
 	echo "note: zond does not run under ulimit -v (a sanitizer build): not checked"
@@ -163,6 +163,12 @@ fi
 "$ZOND" record --threads 65536 --funcs 16777216 -- "$SHOP" >/dev/null 2>err.txt
 check_eq "huge pools: status" $? 1
 check_eq "huge pools: says so" "$(grep -c 'about [0-9]* MB per process (65536 threads x [0-9.]* MB) and cannot be made (' err.txt)" 1
+check_eq "huge pools: names the options set, the largest first" \
+	"$(grep -c 'cannot be made (.*): lower --threads or --funcs$' err.txt)" 1
+# the calling-context pool too (it was not named)
+"$ZOND" record --threads 65536 --contexts 67108864 -- "$SHOP" >/dev/null 2>err.txt
+check_eq "huge context pools: names --contexts" \
+	"$(grep -c 'cannot be made (.*): lower --threads or --contexts$' err.txt)" 1
 
 # A full function table: the summary, dump and callgrind say what was lost.
 "$ZOND" record -n 0 --funcs 2 -o lost.db -- "$SHOP" >/dev/null 2>err.txt

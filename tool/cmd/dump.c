@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "export/export.h"
+#include "report/rows.h"
 
 static const char usage_text[] =
 	"usage: zond dump [options]\n"
@@ -22,8 +23,9 @@ static const char usage_text[] =
 	"(blocks: 'block NAME FILE:LINE calls=N')\n"
 	"a line per call edge 'call CALLER -> CALLEE calls=N' (CALLER '-' for a\n"
 	"thread's root) and a line per calling context 'context ROOT;...;FUNC calls=N'\n"
-	"(its path as in folded stacks; threads folded by path; none for a run whose\n"
-	"collector kept no contexts).\n\n"
+	"(threads folded by path; none for a run whose collector kept no contexts).\n"
+	"Names are written alike in every line: control characters (a newline) as '?',\n"
+	"';' as ':'.\n\n"
 	"      --times           add self= and total= of every event\n";
 
 enum { OPT_TIMES = 256 };
@@ -67,6 +69,16 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/*
+ * A name in any of dump's lines, written one way: on one line (control
+ * characters as '?', as the reports write them) and ';' as ':' (the context
+ * lines join names by ';').
+ */
+static void put_name(FILE *out, const char *name)
+{
+	report_put_text(out, name, 1);
+}
+
 static char *node_line(const struct zp_view *v, uint32_t i, int times)
 {
 	const struct zp_profile *p = v->p;
@@ -75,10 +87,14 @@ static char *node_line(const struct zp_view *v, uint32_t i, int times)
 	char *buf;
 	size_t len;
 	FILE *f = open_memstream(&buf, &len);
-	if (n->kind == ZP_BLOCK)
-		fprintf(f, "block %s %s:%d", n->name, base_name(n->file), n->line);
-	else
-		fprintf(f, "%s %s", n->kind == ZP_FUNCTION ? "function" : "basic-block", n->name);
+	fputs(n->kind == ZP_BLOCK ? "block " : n->kind == ZP_FUNCTION ? "function " : "basic-block ",
+	      f);
+	put_name(f, n->name);
+	if (n->kind == ZP_BLOCK) {
+		putc(' ', f);
+		put_name(f, base_name(n->file));
+		fprintf(f, ":%d", n->line);
+	}
 	fprintf(f, " calls=%" PRIu64, s->calls);
 	for (size_t e = 0; times && e < p->nevents; e++)
 		fprintf(f, " self.%s=%" PRIu64 " total.%s=%" PRIu64, p->events[e].name, s->self[e],
@@ -93,9 +109,11 @@ static char *edge_line(const struct zp_view *v, const struct zp_edge *e, int tim
 	char *buf;
 	size_t len;
 	FILE *f = open_memstream(&buf, &len);
-	fprintf(f, "%s %s -> %s calls=%" PRIu64, e->kind == ZP_CALL ? "call" : "jump",
-		e->caller == ZP_NONE ? "-" : p->nodes[e->caller].name, p->nodes[e->callee].name,
-		e->calls);
+	fputs(e->kind == ZP_CALL ? "call " : "jump ", f);
+	put_name(f, e->caller == ZP_NONE ? "-" : p->nodes[e->caller].name);
+	fputs(" -> ", f);
+	put_name(f, p->nodes[e->callee].name);
+	fprintf(f, " calls=%" PRIu64, e->calls);
 	for (size_t k = 0; times && k < p->nevents; k++)
 		fprintf(f, " total.%s=%" PRIu64, p->events[k].name, e->incl[k]);
 	fclose(f);
@@ -114,7 +132,7 @@ static void add_context_lines(struct lines *l, const struct zp_profile *p, uint3
 		size_t len;
 		FILE *f = open_memstream(&buf, &len);
 		fputs("context ", f);
-		export_context_path(f, cv, c, path);
+		export_context_path(f, cv, c, path, put_name);
 		fprintf(f, " calls=%" PRIu64, ctx->calls);
 		for (size_t e = 0; times && e < p->nevents; e++)
 			fprintf(f, " self.%s=%" PRIu64 " total.%s=%" PRIu64, p->events[e].name,

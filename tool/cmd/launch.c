@@ -79,7 +79,10 @@ static int shared_option(struct launch *l, int opt, const char *arg)
 	case LAUNCH_OPT_SAMPLE_PERIOD:
 		/* the runtime's bounds: 10 us to 10 s */
 		if ((v = parse_count(arg)) < 10000 || v > 10000000000L)
-			return cmd_usage_error(l->cmd, "--sample-period wants 10000 to 10000000000 ns");
+			return cmd_usage_error(l->cmd,
+					       "--sample-period wants a number of ns from 10000 to "
+					       "10000000000, not '%s'",
+					       arg);
 		l->opt.sample_period = arg;
 		break;
 	case LAUNCH_OPT_TIMELINE:
@@ -729,12 +732,25 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 		const char *key = p->run.meta[i].key, *opt = lost_option(key);
 		if (strncmp(key, "lost_", 5) != 0)
 			continue;
-		/* lost_room: the raw file was cut to what the file size, address space or
-		 * disk allowed (fewer thread slots, or none) */
-		const char *why = strcmp(key, "lost_room") == 0
-					  ? "the raw file had to be made smaller than the pools asked "
-					    "(ulimit -f, ulimit -v or a full disk)"
-					  : "a table was full";
+		/* the real cause: lost_room (processes) and lost_threads_room, the file size,
+		 * address space or disk left no room for all the data (fewer thread slots,
+		 * slots or contexts not reserved, or a header alone); a context pool may end
+		 * early for want of room too */
+		const char *why = "a table was full";
+		if (strcmp(key, "lost_room") == 0)
+			why = "processes whose raw data had no room for all it was to hold "
+			      "(ulimit -f, ulimit -v or a full disk)";
+		else if (strcmp(key, "lost_threads_room") == 0)
+			why = "threads not recorded: no room for their data (ulimit -f, ulimit -v "
+			      "or a full disk), not a full table";
+		else if (strcmp(key, "lost_modules") == 0)
+			why = "loaded modules not recorded: the module table was full (their calls: "
+			      "lost_module_calls)";
+		else if (strcmp(key, "lost_module_calls") == 0)
+			why = "calls of functions of modules not recorded (lost_modules), counted on "
+			      "no function";
+		else if (strcmp(key, "lost_contexts") == 0 && profile_meta(p, "lost_room"))
+			why = "a table was full or had no room to grow (see lost_room)";
 		fprintf(stderr, "zond %s: warning: %s = %s: %s, the profile may be incomplete", l->cmd,
 			key, p->run.meta[i].value, why);
 		if (opt)
@@ -792,6 +808,43 @@ static uint64_t pool_bytes(const struct launch *l, uint64_t *per_thread)
 		      (uint64_t)v[4] * sizeof(struct zr_context) +
 		      (uint64_t)l->opt.timeline * sizeof(struct zr_event);
 	return (uint64_t)v[0] * *per_thread + 8 * ((uint64_t)v[1] + (uint64_t)v[2] + (uint64_t)v[4]);
+}
+
+/*
+ * ": lower --X, --Y or --Z": the options that size the runtime's tables, the
+ * largest share first, those given on the command line only when any is.
+ */
+static void put_lower_hint(const struct launch *l, char *buf, size_t len)
+{
+	static const size_t record[5] = {0, sizeof(struct zr_func), sizeof(struct zr_edge),
+					 sizeof(struct zr_frame), sizeof(struct zr_context)};
+	const char *name[6] = {"threads", "funcs", "edges", "depth", "contexts", "timeline-size"};
+	uint64_t bytes[6], per_thread;
+	int set[6], order[6], any = 0, n = 0;
+	uint64_t total = pool_bytes(l, &per_thread);
+	long threads = l->opt.pool[0] ? parse_count(l->opt.pool[0]) : pool_default[0];
+	bytes[0] = total - per_thread; /* what the threads beyond the first take */
+	for (int i = 1; i < 5; i++) {
+		long v = l->opt.pool[i] ? parse_count(l->opt.pool[i]) : pool_default[i];
+		bytes[i] = (uint64_t)threads * (uint64_t)v * record[i];
+	}
+	bytes[5] = (uint64_t)threads * (uint64_t)l->opt.timeline * sizeof(struct zr_event);
+	for (int i = 0; i < 6; i++) {
+		set[i] = i < 5 ? l->opt.pool[i] != NULL : l->opt.timeline != 0;
+		any |= set[i];
+	}
+	for (int i = 0; i < 6; i++) {
+		if (any ? !set[i] : !bytes[i])
+			continue;
+		int k = n++;
+		for (; k > 0 && bytes[order[k - 1]] < bytes[i]; k--)
+			order[k] = order[k - 1];
+		order[k] = i;
+	}
+	int w = snprintf(buf, len, ": lower");
+	for (int k = 0; k < n && w > 0 && (size_t)w < len; k++)
+		w += snprintf(buf + w, len - (size_t)w, "%s--%s",
+			      k == 0 ? " " : k == n - 1 ? " or " : ", ", name[order[k]]);
 }
 
 /*
@@ -868,8 +921,7 @@ static const char *no_room(const struct launch *l, const struct zp_profile *p, c
 			      ", more than the file-size limit (ulimit -f) of %llu KB allows",
 			      (unsigned long long)(fsize.rlim_cur >> 10));
 	if (n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n,
-			 ": lower --threads, --funcs, --edges or --depth");
+		put_lower_hint(l, buf + n, len - (size_t)n);
 	return buf;
 }
 

@@ -78,11 +78,13 @@ int export_pprof(const struct zp_profile *p, const struct export_options *o, FIL
 		 struct zerr *err);
 
 /*
- * Writes context c's path, its functions' names root first joined by ';' as
- * in folded stacks (';' and white space in a name written as ':' and '_').
- * path: room for cv->ncontexts indexes.
+ * Writes context c's path, its functions' names root first joined by ';',
+ * each name written by put_name (NULL: as in folded stacks, ';' and white
+ * space in a name written as ':' and '_').  path: room for cv->ncontexts
+ * indexes.
  */
-void export_context_path(FILE *out, const struct zp_context_view *cv, uint32_t c, uint32_t *path);
+void export_context_path(FILE *out, const struct zp_context_view *cv, uint32_t c, uint32_t *path,
+			 void (*put_name)(FILE *out, const char *name));
 
 /*
  * Writes str as a JSON string: UTF-8, quotes, backslashes and control

@@ -172,13 +172,16 @@ static void put_path(FILE *out, const struct folder *f, uint32_t at)
 	put_frame_name(out, f->v->p->nodes[fr->node].name);
 }
 
-void export_context_path(FILE *out, const struct zp_context_view *cv, uint32_t c, uint32_t *path)
+void export_context_path(FILE *out, const struct zp_context_view *cv, uint32_t c, uint32_t *path,
+			 void (*put_name)(FILE *out, const char *name))
 {
 	size_t n = 0;
+	if (!put_name)
+		put_name = put_frame_name;
 	for (; c != ZP_NONE; c = cv->contexts[c].parent)
 		path[n++] = c;
 	while (n--) {
-		put_frame_name(out, cv->p->nodes[cv->contexts[path[n]].node].name);
+		put_name(out, cv->p->nodes[cv->contexts[path[n]].node].name);
 		if (n)
 			putc(';', out);
 	}
@@ -192,7 +195,7 @@ static void fold_contexts(const struct zp_profile *p, uint32_t thread, int metri
 		uint64_t value = metric_context_self(&cv->contexts[c], metric);
 		if (!value)
 			continue;
-		export_context_path(out, cv, c, path);
+		export_context_path(out, cv, c, path, NULL);
 		fprintf(out, " %" PRIu64 "\n", value);
 	}
 	free(path);

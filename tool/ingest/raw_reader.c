@@ -3,8 +3,11 @@
  * raw.h, doc/raw-format.md) into a profile.
  *
  * The file may come from a process that crashed or still runs, so nothing in
- * it is trusted: every table is copied out of the mapping first and checked
- * there, every index and string offset before it is used.  Open frames are
+ * it is trusted: every table is copied out of the file first and checked
+ * there, every index and string offset before it is used.  Copied with
+ * pread, never through a mapping: the file is sparse, and on a full tmpfs a
+ * page fault on a hole (a thread slot or contexts the runtime had no room
+ * for) is a SIGBUS, where pread reads zeros and allocates nothing.  Open frames are
  * then closed the way the runtime would have closed them, at the thread's
  * last known time.
  */
@@ -19,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,11 +31,12 @@
 /* What one file is, once checked. */
 struct raw {
 	const char *path;
-	const uint8_t *map;
+	int fd;
+	int read_errno; /* a read that failed (copy_out), 0 if none */
 	uint64_t size;
 	struct zr_header h;
-	const struct zr_module *modules; /* h.n_modules, checked */
-	const char *strings;
+	struct zr_module *modules; /* h.n_modules, checked */
+	char *strings;
 	uint32_t strings_len; /* usable bytes of the pool */
 	struct symbols *syms;
 	int event;   /* index of "time", -1 without exact times */
@@ -77,6 +80,25 @@ struct raw_thread {
 	 */
 	uint64_t *cost_ns;
 };
+
+/*
+ * len bytes at off of fd into buf; 0, or -1 when they are not all there
+ * (errno 0: the file ends before).  A hole reads as zeros.
+ */
+static int read_at(int fd, uint64_t off, void *buf, size_t len)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			errno = 0;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
 
 static int bad(const struct raw *r, uint64_t off, const char *what, struct zerr *err)
 {
@@ -156,12 +178,33 @@ static int check_header_fields(const struct raw *r, struct zerr *err)
 	return check_sections(r, err);
 }
 
+/*
+ * n records of size at off (checked to lie inside the file) in fresh memory;
+ * a read that fails leaves zeros and its errno in r->read_errno (-1: the
+ * file ended before).
+ */
+static void *copy_out(struct raw *r, uint64_t off, uint64_t n, size_t size)
+{
+	void *dst = zp_xcalloc(n ? n : 1, size);
+	if (n && read_at(r->fd, off, dst, n * size) < 0 && !r->read_errno)
+		r->read_errno = errno ? errno : -1;
+	return dst;
+}
+
+/* Why a read of r failed (r->read_errno). */
+static const char *read_error(const struct raw *r)
+{
+	return r->read_errno > 0 ? strerror(r->read_errno) : "the file ends early";
+}
+
 static int check_header(struct raw *r, struct zerr *err)
 {
 	if (r->size < sizeof r->h)
 		return zerr_set(err, "%s: truncated: %" PRIu64 " bytes, no room for a header",
 				r->path, r->size);
-	memcpy(&r->h, r->map, sizeof r->h);
+	if (read_at(r->fd, 0, &r->h, sizeof r->h) < 0)
+		return zerr_set(err, "%s: cannot read its header: %s", r->path,
+				errno ? strerror(errno) : "the file ends early");
 	return check_header_fields(r, err);
 }
 
@@ -176,9 +219,11 @@ static const char *string_at(const struct raw *r, uint32_t off)
 static int check_modules(struct raw *r, struct zerr *err)
 {
 	const struct zr_header *h = &r->h;
-	r->modules = (const struct zr_module *)(r->map + h->modules_off);
-	r->strings = (const char *)(r->map + h->strings_off);
 	r->strings_len = h->string_used < h->string_bytes ? h->string_used : h->string_bytes;
+	r->modules = copy_out(r, h->modules_off, h->n_modules, sizeof *r->modules);
+	r->strings = copy_out(r, h->strings_off, r->strings_len, 1);
+	if (r->read_errno)
+		return zerr_set(err, "%s: cannot read its modules: %s", r->path, read_error(r));
 	for (uint32_t i = 0; i < h->n_modules; i++) {
 		const struct zr_module *m = &r->modules[i];
 		uint64_t off = h->modules_off + i * sizeof *m;
@@ -189,13 +234,6 @@ static int check_modules(struct raw *r, struct zerr *err)
 }
 
 /* ---- threads ----------------------------------------------------------- */
-
-static void *copy_out(const struct raw *r, uint64_t off, uint64_t n, size_t size)
-{
-	void *dst = zp_xmalloc(n * size);
-	memcpy(dst, r->map + off, n * size);
-	return dst;
-}
 
 static void free_thread(struct raw_thread *t)
 {
@@ -294,30 +332,36 @@ static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *
  * event the thread was writing there when it died may be half written, so
  * that slot is never read (counted as dropped).
  */
-static void load_events(const struct raw *r, struct raw_thread *t)
+static void load_events(struct raw *r, struct raw_thread *t)
 {
 	const struct zr_header *h = &r->h;
 	uint64_t written = t->info.events_written, max = h->max_events;
 	uint64_t first = 0, n = written < max ? written : max;
-	if (written > max && max && (h->timeline_flags & ZR_TIMELINE_KEEP_NEWEST)) {
-		first = written % max + 1;
-		n = max - 1;
+	if (max && (h->timeline_flags & ZR_TIMELINE_KEEP_NEWEST)) {
+		/* the last max - 1 (the runtime's ring has one more than asked), never the
+		   slot written next, at written % max */
+		n = written < max - 1 ? written : max - 1;
+		first = written - n;
 	}
 	t->n_events = (uint32_t)n;
 	t->events_dropped = written - n + t->info.events_lost;
-	t->events = zp_xmalloc((n + 1) * sizeof *t->events);
-	for (uint64_t i = 0; i < n; i++)
-		memcpy(&t->events[i],
-		       r->map + t->off + h->events_off + (first + i) % max * sizeof *t->events,
-		       sizeof *t->events);
+	uint64_t ring = t->off + h->events_off, size = sizeof *t->events;
+	/* the ring's end, then its start: two reads */
+	uint64_t tail = n && first % max + n > max ? max - first % max : n;
+	t->events = zp_xcalloc(n + 1, size);
+	if ((tail && read_at(r->fd, ring + first % max * size, t->events, tail * size) < 0) ||
+	    (n > tail && read_at(r->fd, ring, t->events + tail, (n - tail) * size) < 0))
+		r->read_errno = r->read_errno ? r->read_errno : errno ? errno : -1;
 }
 
-static int load_thread(const struct raw *r, uint32_t slot, struct raw_thread *t, struct zerr *err)
+static int load_thread(struct raw *r, uint32_t slot, struct raw_thread *t, struct zerr *err)
 {
 	const struct zr_header *h = &r->h;
 	memset(t, 0, sizeof *t);
 	t->off = h->threads_off + slot * h->thread_bytes;
-	memcpy(&t->info, r->map + t->off, sizeof t->info);
+	if (read_at(r->fd, t->off, &t->info, sizeof t->info) < 0)
+		return zerr_set(err, "%s: offset %" PRIu64 ": cannot read a thread slot: %s",
+				r->path, t->off, errno ? strerror(errno) : "the file ends early");
 	const struct zr_thread *ti = &t->info;
 	if (!ti->used)
 		return 0;
@@ -332,6 +376,9 @@ static int load_thread(const struct raw *r, uint32_t slot, struct raw_thread *t,
 	t->sample_pcs = copy_out(r, t->off + h->sample_pcs_off, h->max_sample_pcs,
 				 sizeof *t->sample_pcs);
 	load_events(r, t);
+	if (r->read_errno)
+		return zerr_set(err, "%s: offset %" PRIu64 ": cannot read a thread slot: %s",
+				r->path, t->off, read_error(r));
 	return check_thread(r, t, err);
 }
 
@@ -437,10 +484,15 @@ static void bound_sums(struct raw_thread *t)
 
 /* ---- naming ------------------------------------------------------------ */
 
+/*
+ * The open module holding addr.  A closed one is never taken: another object
+ * may have been loaded at its addresses since.
+ */
 static const struct zr_module *module_of(const struct raw *r, uint64_t addr)
 {
 	for (uint32_t i = 0; i < r->h.n_modules; i++)
-		if (addr >= r->modules[i].start && addr < r->modules[i].end)
+		if (addr >= r->modules[i].start && addr < r->modules[i].end &&
+		    !(r->modules[i].flags & ZR_MODULE_CLOSED))
 			return &r->modules[i];
 	return NULL;
 }
@@ -590,7 +642,8 @@ static uint64_t *hooked_functions(const struct raw_thread *threads, uint32_t n, 
 	for (uint32_t i = 0; i < n; i++)
 		for (uint32_t j = 0; threads[i].info.used && j < threads[i].info.n_funcs; j++) {
 			const struct zr_func *f = &threads[i].funcs[j];
-			if (!(f->flags & (ZR_FUNC_BLOCK | ZR_FUNC_MODULE | ZR_FUNC_FILTERED)))
+			if (!(f->flags & (ZR_FUNC_BLOCK | ZR_FUNC_MODULE | ZR_FUNC_FILTERED |
+					  ZR_FUNC_UNRECORDED)))
 				addrs[k++] = f->addr;
 		}
 	zp_sort(addrs, k, sizeof *addrs, cmp_u64);
@@ -1033,7 +1086,8 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 	for (uint32_t i = 0; i < t->info.n_funcs; i++) {
 		const struct zr_func *f = &t->funcs[i];
 		t->nodes[i] = ZP_NONE;
-		if (f->flags & ZR_FUNC_FILTERED)
+		/* filtered, or of an unrecorded module: its calls are lost_module_calls */
+		if (f->flags & (ZR_FUNC_FILTERED | ZR_FUNC_UNRECORDED))
 			continue;
 		if (f->flags & ZR_FUNC_MODULE) { /* a caller only, no statistics */
 			t->nodes[i] = module_node(p, string_at(r, f->name));
@@ -1100,6 +1154,7 @@ enum {
 	LOST_EDGES,
 	LOST_FRAMES,
 	LOST_CONTEXTS,
+	LOST_MODULE_CALLS,
 	UNSTACKED_CALLS,
 	SAMPLES,
 	SAMPLES_ZOND,
@@ -1150,6 +1205,9 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 		counts[LOST_EDGES] += t->info.lost_edges;
 		counts[LOST_FRAMES] += t->info.lost_frames;
 		counts[LOST_CONTEXTS] += t->info.lost_contexts;
+		for (uint32_t i = 0; i < t->info.n_funcs; i++)
+			if (t->funcs[i].flags & ZR_FUNC_UNRECORDED)
+				counts[LOST_MODULE_CALLS] += t->funcs[i].calls;
 		counts[UNSTACKED_CALLS] += t->info.unstacked_calls;
 		counts[SAMPLES] += t->info.samples;
 		counts[SAMPLES_ZOND] += t->info.samples_zond;
@@ -1251,9 +1309,13 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	}
 	profile_add_count(p, "processes", 1);
 	profile_add_count(p, "lost_threads", h->lost_threads);
-	/* processes whose raw file had no room for every thread slot (raw.h) */
+	/* threads not recorded for want of room (raw.h), not for want of a slot */
+	profile_add_count(p, "lost_threads_room", h->lost_threads_room);
+	/* processes whose raw file had no room for all their data (raw.h) */
 	profile_add_count(p, "lost_room", (h->flags & ZR_FLAG_NO_ROOM) != 0);
 	profile_add_count(p, "lost_modules", h->lost_modules);
+	/* the calls of functions of those modules, counted on no function */
+	profile_add_count(p, "lost_module_calls", counts[LOST_MODULE_CALLS]);
 	profile_add_count(p, "lost_strings", h->lost_strings);
 	profile_add_count(p, "lost_funcs", counts[LOST_FUNCS]);
 	profile_add_count(p, "lost_edges", counts[LOST_EDGES]);
@@ -1314,18 +1376,13 @@ int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms, 
 		return zerr_set(err, "%s: %s", path, strerror(errno));
 	}
 	struct raw r = {.path = path,
+			.fd = fd,
 			.size = (uint64_t)st.st_size,
 			.syms = syms,
 			.event = -1,
 			.cost = -1,
 			.cpu = -1,
 			.samples = -1};
-	void *map = r.size ? mmap(NULL, r.size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
-	close(fd);
-	if (map == MAP_FAILED)
-		return zerr_set(err, "%s: cannot map: %s", path, strerror(errno));
-	r.map = map;
-
 	int rc = check_header(&r, err);
 	if (rc == 0)
 		rc = check_modules(&r, err);
@@ -1335,26 +1392,13 @@ int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms, 
 		if (rc == 0)
 			describe_run(p, &r, counts);
 	}
-	if (map)
-		munmap(map, r.size);
+	free(r.modules);
+	free(r.strings);
+	close(fd);
 	return rc;
 }
 
 /* ---- peeking at a file being written ------------------------------------ */
-
-/* len bytes at off of fd into buf; 0, or -1 when they are not all there. */
-static int read_at(int fd, uint64_t off, void *buf, size_t len)
-{
-	for (size_t done = 0; done < len;) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
 
 /*
  * The calls so far of the thread whose slot is at off, and its lost_*
@@ -1381,8 +1425,11 @@ static void peek_thread(int fd, const struct raw *r, uint64_t off, struct raw_pe
 		if (read_at(fd, at, f, k * sizeof *f) < 0)
 			goto out;
 		for (uint32_t j = 0; j < k; j++) {
-			skip[i + j] = (f[j].flags & (ZR_FUNC_FILTERED | ZR_FUNC_MODULE)) != 0;
-			if (!skip[i + j])
+			skip[i + j] = (f[j].flags & (ZR_FUNC_FILTERED | ZR_FUNC_MODULE |
+						     ZR_FUNC_UNRECORDED)) != 0;
+			if (f[j].flags & ZR_FUNC_UNRECORDED)
+				pk->lost += f[j].calls;
+			else if (!skip[i + j])
 				pk->calls += f[j].calls;
 		}
 	}
@@ -1414,7 +1461,8 @@ int raw_peek(const char *path, struct raw_peek *pk)
 		 check_header_fields(&r, &ignored) == 0;
 	if (rc) {
 		pk->bytes += (uint64_t)st.st_blocks * 512;
-		pk->lost += (uint64_t)r.h.lost_threads + r.h.lost_modules + r.h.lost_strings;
+		pk->lost += (uint64_t)r.h.lost_threads + r.h.lost_threads_room + r.h.lost_modules +
+			    r.h.lost_strings;
 		for (uint32_t slot = 0; slot < r.h.n_threads; slot++)
 			peek_thread(fd, &r, r.h.threads_off + slot * r.h.thread_bytes, pk);
 	}

@@ -101,11 +101,16 @@ int report_matches(const struct report_options *o, const char *name)
 	return !o->match || symbols_name_matches(o->match, name);
 }
 
-void report_put_name(FILE *out, const struct zp_node *n)
+void report_put_text(FILE *out, const char *text, int in_path)
 {
 	/* a name is bytes: a control character (a tab) would break the columns and lines */
-	for (const unsigned char *s = (const unsigned char *)n->name; *s; s++)
-		putc(*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+	for (const unsigned char *s = (const unsigned char *)text; *s; s++)
+		putc(*s < 0x20 || *s == 0x7f ? '?' : in_path && *s == ';' ? ':' : *s, out);
+}
+
+void report_put_name(FILE *out, const struct zp_node *n)
+{
+	report_put_text(out, n->name, 0);
 	if (n->kind == ZP_BLOCK)
 		fputs(" [block]", out);
 	else if (n->kind == ZP_BASIC_BLOCK)

@@ -30,6 +30,12 @@ void report_sort_edges(const struct zp_view *v, int metric, uint32_t *edges, siz
 int report_matches(const struct report_options *o, const char *name);
 
 /*
+ * text with control characters as ? (a tab, a newline would break the
+ * columns and lines); in_path: ';' as ':' too (a name in a path joined by ';').
+ */
+void report_put_text(FILE *out, const char *text, int in_path);
+
+/*
  * The node's name (control characters as ?: a tab would break the columns),
  * with " [block]" or " [bb]" after blocks and basic blocks.
  */

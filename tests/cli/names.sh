@@ -1,0 +1,38 @@
+#!/bin/sh
+# Names with the characters zond's text formats give a meaning: `zond dump` writes a
+# name the same way in every line (function, call, context), each on one line: a
+# newline as '?' (as the reports write control characters), ';' as ':' (it joins a
+# context's path), spaces kept.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+work=$1
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+nl='
+'
+cc -O1 -finstrument-functions -c -o odd.o "$here/progs/oddnames.c" &&
+	objcopy --redefine-sym 'semi=a;b' --redefine-sym 'spacey=x y 12' \
+		--redefine-sym "nl=new${nl}line" odd.o &&
+	cc -o odd odd.o || fail "build"
+"$ZOND" record -q -o odd.db -- ./odd >/dev/null 2>&1 || fail "record"
+"$ZOND" dump -i odd.db >dump.txt 2>&1 || fail "dump"
+cat >want.txt <<'END'
+threads 1
+call - -> main calls=1
+call main -> outer calls=4
+call outer -> a:b calls=4
+call outer -> new?line calls=4
+call outer -> x y 12 calls=4
+context main calls=1
+context main;outer calls=4
+context main;outer;a:b calls=4
+context main;outer;new?line calls=4
+context main;outer;x y 12 calls=4
+function a:b calls=4
+function main calls=1
+function new?line calls=4
+function outer calls=4
+function x y 12 calls=4
+END
+check_same "dump of odd names" dump.txt want.txt
+finish
