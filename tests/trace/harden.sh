@@ -6,8 +6,10 @@
 #     mode (exit status 7); 1- to 10-line prefixes of real PC lists and QEMU logs never crash
 #     the importers;
 #   - a fault, abort(), TERM/INT/HUP/QUIT sent to zond, KILL to zond: zond dies of the
-#     program's signal and the trace holds what ran (leaf's 1000 calls before the crash),
-#     read with a warning; the online mode says its profile is lost;
+#     program's signal and the trace holds what ran (leaf's 1000 calls before the crash);
+#     a fault or abort() completed by zond is read as complete, in one line saying of which
+#     signal the program died (not "cut short"); the online mode says its profile is lost;
+#   - the traced program deleted before the report: one warning line naming it;
 #   - a program that closes every descriptor from 3 and opens its own output file: it sees
 #     the descriptors it sees plainly, its file holds its own bytes, the trace is complete;
 #   - execve: the program's exit status, the trace of what ran before; online: its profile;
@@ -81,7 +83,11 @@ for how in segv abort; do
 	cmp -s plain.out zond.out || fail "$how: output differs"
 	grep -q "killed by signal" err.txt || fail "$how: not said: $(cat err.txt)"
 	"$zond" trace report -q -o c.db c.ztrace 2>err.txt || fail "$how: report: $(cat err.txt)"
-	grep -q "cut short" err.txt || fail "$how: no warning: $(cat err.txt)"
+	# complete: zond appended QEMU's last records and the EXIT record; not "cut short"
+	grep -q "killed by signal $((want - 128)) .*the trace is complete" err.txt ||
+		fail "$how: not said complete: $(cat err.txt)"
+	grep -q "cut short" err.txt && fail "$how: a complete trace said cut short: $(cat err.txt)"
+	[ "$(wc -l <err.txt)" = 1 ] || fail "$how: report said: $(cat err.txt)"
 	"$zond" runs -i c.db | grep -q "signal $((want - 128)) " || fail "$how: $("$zond" runs -i c.db)"
 	[ "$(calls leaf c.db)" = 1000 ] && [ "$(calls main c.db)" = 1 ] ||
 		fail "$how: leaf $(calls leaf c.db), main $(calls main c.db) calls"
@@ -288,6 +294,14 @@ for damage in 's/^(.*?exe [^\n]*)h\n/$1X\n/s' 's/^(.*?\nentr)y/${1}z/s'; do
 	grep -q "warning" err.txt || fail "damaged header '$damage': no warning"
 	[ "$(calls leaf damaged.db)" = 1000 ] || fail "damaged header '$damage': leaf not named"
 done
+
+# The traced program gone: its code is named by address, and one warning line says why.
+cp crash gone
+"$zond" trace record -q -o gone.ztrace -- ./gone >/dev/null
+rm -f gone gone.db
+"$zond" trace report -q -o gone.db gone.ztrace 2>err.txt || fail "program gone: $(cat err.txt)"
+[ "$(wc -l <err.txt)" = 1 ] && grep -q "warning: .*/gone: no such file: .*named by address" err.txt ||
+	fail "program gone: $(cat err.txt)"
 
 # Options after the trace file.
 rm -f late.db

@@ -505,6 +505,10 @@ static void warn_read(const char *path, const struct trace_info *info)
 {
 	if (*info->warning)
 		fprintf(stderr, "zond trace: %s: warning: %s\n", path, info->warning);
+	if (info->completed)
+		fprintf(stderr, "zond trace: %s: the program was killed by signal %d (%s); the trace "
+				"is complete: it holds everything the program ran\n", path,
+			info->term_signal, strsignal(info->term_signal));
 	if (info->cut)
 		fprintf(stderr, "zond trace: %s: warning: the trace is cut short at offset %" PRIu64
 				" (recording interrupted): read up to there, %" PRIu64
