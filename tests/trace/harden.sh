@@ -261,6 +261,13 @@ one_line "-L /nonexistent" "/nonexistent" "$zond" trace record -L /nonexistent -
 one_line "--qemu /bin/false" "before the program ran" \
 	"$zond" trace record --qemu /bin/false -o x.ztrace -- ./crash
 one_line "report of a directory" "directory" "$zond" trace report -o x.db .
+# a directory where nothing can be created although access() allows it (to root), checked
+# before QEMU starts (it was three lines: the plugin's, QEMU's and zond's)
+one_line "-o /proc/x.ztrace" "/proc/x.ztrace: cannot create" \
+	"$zond" trace record -o /proc/x.ztrace -- ./crash
+rm -f ./-
+one_line "-o -" "standard output" "$zond" trace record -o - -- ./crash
+[ -e ./- ] && fail "-o -: a file named - written"
 one_line "program not found" "not found" "$zond" trace record -o x.ztrace -- ./nonexistent
 if [ $arch != x86_64 ]; then
 	$cc -O1 -o dynamic "$src/argv.c" || fail "build dynamic"

@@ -387,6 +387,9 @@ static int record(struct trace_cmd *t, char **argv)
 	if (t->import.timeline.events && !t->online)
 		return cmd_usage_error("trace", "--timeline is for the profile, and a trace keeps every "
 						"call: give it to `zond trace report` (or record --online)");
+	if (!t->online && strcmp(out, "-") == 0)
+		return cmd_usage_error("trace", "-o -: a trace is not written to standard output (the "
+						"program's own output goes there): give a file name");
 	const char *inputs[] = {prog, t->sysroot, NULL};
 	/*
 	 * The plugin writes the trace in place, not through a temporary file: a
