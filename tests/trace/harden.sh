@@ -194,6 +194,9 @@ cmp -s plain.out zond.out || fail "fork online: output differs"
 [ "$(grep -vc 'process (fork)' err.txt)" = 0 ] || fail "fork online: stderr: $(cat err.txt)"
 n=$("$zond" runs -i fork.db | grep -c ' trace ')
 [ "$n" = 1 ] || fail "fork online: $n runs stored"
+# its thread carries the process's id, PID/TID as in a trace's run (it was 0/0)
+"$zond" report -i fork.db --per-thread 2>&1 | grep -q '^thread [1-9][0-9]*/0:' ||
+	fail "fork online: threads $("$zond" report -i fork.db --per-thread 2>&1 | grep '^thread')"
 
 # argv[0], AT_EXECFN, PATH; the online run's command line and status.
 $qemu ./argv a 'b c' >plain.out
