@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/utsname.h>
 #include <time.h>
 
@@ -340,6 +341,9 @@ int online_finish(uint64_t execs, const char *command, int status, int64_t start
 		insns += rebuild_insns(t->rb);
 		rc = rebuild_finish_thread(t->rb, p, (int64_t)i, &err);
 	}
+	/* the process's id, as a trace's header gives it (qemu-user's process is the guest's) */
+	for (size_t i = 0; i < p->nthreads; i++)
+		p->threads[i].pid = getpid();
 	if (rc == 0) {
 		describe(p, insns, command, status, start_ns);
 		rc = store_online(p, &err);

@@ -48,6 +48,18 @@ static int check_creatable(const char *path, struct zerr *err)
 		return zerr_set(err, "%s: cannot create: %s is not a directory", path, dir);
 	if (access(dir, W_OK | X_OK) != 0)
 		return zerr_set(err, "%s: cannot create: %s: %s", path, dir, strerror(errno));
+	/*
+	 * access() does not tell every directory where nothing can be created
+	 * (/proc, /sys to root): the file is made and removed again, so that a
+	 * collector that writes it in place (the trace plugin inside QEMU) is
+	 * never started for an output it cannot write.
+	 */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return errno == EEXIST ? 0 : zerr_set(err, "%s: cannot create: %s", path,
+						      strerror(errno));
+	close(fd);
+	unlink(path);
 	return 0;
 }
 

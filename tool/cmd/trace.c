@@ -387,6 +387,9 @@ static int record(struct trace_cmd *t, char **argv)
 	if (t->import.timeline.events && !t->online)
 		return cmd_usage_error("trace", "--timeline is for the profile, and a trace keeps every "
 						"call: give it to `zond trace report` (or record --online)");
+	if (!t->online && strcmp(out, "-") == 0)
+		return cmd_usage_error("trace", "-o -: a trace is not written to standard output (the "
+						"program's own output goes there): give a file name");
 	const char *inputs[] = {prog, t->sysroot, NULL};
 	/*
 	 * The plugin writes the trace in place, not through a temporary file: a
@@ -505,6 +508,10 @@ static void warn_read(const char *path, const struct trace_info *info)
 {
 	if (*info->warning)
 		fprintf(stderr, "zond trace: %s: warning: %s\n", path, info->warning);
+	if (info->completed)
+		fprintf(stderr, "zond trace: %s: the program was killed by signal %d (%s); the trace "
+				"is complete: it holds everything the program ran\n", path,
+			info->term_signal, strsignal(info->term_signal));
 	if (info->cut)
 		fprintf(stderr, "zond trace: %s: warning: the trace is cut short at offset %" PRIu64
 				" (recording interrupted): read up to there, %" PRIu64

@@ -21,6 +21,7 @@
 #include "symbols.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -50,6 +51,13 @@ struct func_sym {
 	char *demangled;      /* NULL until asked for, then the C++ name or NULL */
 	int demangle_tried;
 	int rank; /* lower is preferred among aliases */
+	int ifunc; /* STT_GNU_IFUNC: the symbol is its resolver */
+};
+
+/* A PLT stub named after the function it jumps to, "printf@plt" (read_plt). */
+struct plt_stub {
+	uint64_t start, size;
+	char *name;
 };
 
 /*
@@ -76,6 +84,8 @@ struct elf_file {
 	size_t *primary;  /* index into syms of the preferred symbol of each start */
 	uint64_t *extent; /* size to report for primary[i], sizeless ones extended */
 	size_t nprimary;
+	struct plt_stub *plt; /* PLT stubs, by start (read_plt) */
+	size_t nplt;
 	struct decl_range *decls; /* every subprogram's code ranges, by low */
 	size_t ndecls;
 	int decls_read;
@@ -219,6 +229,7 @@ static void read_symbols(struct elf_file *f)
 		s->section_end = section_end(elf, shndx, s->start);
 		s->raw = name;
 		s->rank = binding_rank(GELF_ST_BIND(sym.st_info));
+		s->ifunc = type == STT_GNU_IFUNC;
 	}
 	zp_sort(f->syms, f->nsyms, sizeof *f->syms, compare_syms);
 }
@@ -275,6 +286,9 @@ static void close_file(struct elf_file *f)
 	for (size_t i = 0; i < f->nsyms; i++)
 		free(f->syms[i].demangled);
 	free(f->syms);
+	for (size_t i = 0; i < f->nplt; i++)
+		free(f->plt[i].name);
+	free(f->plt);
 	free(f->primary);
 	free(f->extent);
 	free(f->decls);
@@ -304,6 +318,8 @@ static int open_dwfl(struct elf_file *f, struct zerr *err)
 	return 0;
 }
 
+static void read_plt(struct elf_file *f);
+
 static struct elf_file *load_file(const char *path)
 {
 	struct elf_file *f = zp_xcalloc(1, sizeof *f);
@@ -316,6 +332,7 @@ static struct elf_file *load_file(const char *path)
 	read_symbols(f);
 	drop_duplicates(f);
 	index_primaries(f);
+	read_plt(f);
 	return f;
 }
 
@@ -392,6 +409,240 @@ static ptrdiff_t find_primary(const struct elf_file *f, uint64_t addr)
 	return (ptrdiff_t)lo - 1;
 }
 
+/* ---- PLT stubs -----------------------------------------------------------
+ *
+ * A PLT stub has no symbol: objdump names it after the function its GOT
+ * slot is relocated to, "printf@plt", so that calls into different library
+ * functions are different functions.  Its place follows from the order of
+ * the relocations in .rela.plt (stub i for the i-th JUMP_SLOT or IRELATIVE
+ * one) and the PLT layout of the architecture, as GNU ld lays it out and
+ * BFD's plt_sym_val gives it to objdump (bfd/elfnn-aarch64.c,
+ * bfd/elfnn-riscv.c, bfd/elf64-x86-64.c):
+ *
+ *   aarch64  .plt: a 32-byte header (PLT0), 16-byte stubs (24 bytes when the
+ *            file asks for BTI or PAC stubs: DT_AARCH64_BTI_PLT,
+ *            DT_AARCH64_PAC_PLT), and a 32-byte lazy TLS descriptor
+ *            trampoline last when DT_TLSDESC_PLT is set
+ *   riscv    .plt: a 32-byte header, 16-byte stubs
+ *   x86-64   .plt: a 16-byte header, 16-byte stubs, a 16-byte TLS descriptor
+ *            entry last with DT_TLSDESC_PLT; with IBT stubs (.plt.sec) the
+ *            stubs called are .plt.sec's, 16 bytes, no header; a static
+ *            program's are 8 bytes (a jump through the GOT and a 2-byte nop)
+ *
+ * A program without a dynamic loader (static) has no header: what the
+ * section holds besides the stubs tells, and anything but "no header" or
+ * the architecture's header means another layout, which names nothing (the
+ * code stays "[.plt]").
+ * A relocation that names no symbol (IRELATIVE) is named after the
+ * indirect function (STT_GNU_IFUNC) its resolver is, or as objdump does
+ * ("*ABS*+0x41b0b0@plt").  tests/trace/plt.sh checks every stub
+ * objdump names in the cross C libraries and in test programs.
+ */
+
+#ifndef DT_AARCH64_BTI_PLT
+#define DT_AARCH64_BTI_PLT 0x70000001
+#endif
+#ifndef DT_TLSDESC_PLT
+#define DT_TLSDESC_PLT 0x6ffffef6
+#endif
+#ifndef DT_AARCH64_PAC_PLT
+#define DT_AARCH64_PAC_PLT 0x70000003
+#endif
+
+static Elf_Scn *section_named(Elf *elf, size_t shstrndx, const char *name, GElf_Shdr *sh)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		const char *n;
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    strcmp(n, name) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+/* 1 if the file's dynamic section holds tag (with any value but 0). */
+static int has_dynamic_flag(Elf *elf, size_t shstrndx, int64_t tag)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_named(elf, shstrndx, ".dynamic", &sh);
+	Elf_Data *data = scn && sh.sh_entsize ? elf_getdata(scn, NULL) : NULL;
+	for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+		GElf_Dyn dyn;
+		if (gelf_getdyn(data, (int)i, &dyn) && dyn.d_tag == tag && dyn.d_un.d_val)
+			return 1;
+	}
+	return 0;
+}
+
+/* The name of the indirect function whose resolver is at addr, or NULL. */
+static const char *ifunc_at(struct elf_file *f, uint64_t addr)
+{
+	ptrdiff_t i = find_primary(f, addr);
+	for (size_t k = i < 0 ? f->nsyms : f->primary[i];
+	     k < f->nsyms && f->syms[k].start == addr; k++)
+		if (f->syms[k].ifunc)
+			return f->syms[k].raw;
+	return NULL;
+}
+
+/*
+ * x86-64 stubs are not in the order of their relocations (a shared library's
+ * IRELATIVE ones come last in .rela.plt, between the others in .plt): as
+ * BFD does, each stub is matched to its relocation through the GOT slot it
+ * jumps through ("ff 25 disp32", jmp *disp(%rip), after an endbr64 or a bnd
+ * prefix).  Returns the stubs' (slot, start) sorted by slot.
+ */
+struct stub_slot {
+	uint64_t slot, start;
+};
+
+static int compare_slots(const void *a, const void *b)
+{
+	uint64_t x = ((const struct stub_slot *)a)->slot, y = ((const struct stub_slot *)b)->slot;
+	return x < y ? -1 : x > y;
+}
+
+static struct stub_slot *x86_stub_slots(Elf_Data *code, const GElf_Shdr *plt, uint64_t header,
+					uint64_t entry, size_t nstubs, size_t *n)
+{
+	const uint8_t *p = code ? code->d_buf : NULL;
+	struct stub_slot *t = zp_xcalloc(nstubs ? nstubs : 1, sizeof *t);
+	*n = 0;
+	for (size_t i = 0; p && i < nstubs; i++) {
+		uint64_t off = header + i * entry;
+		for (uint64_t k = off; k + 6 <= off + entry && k + 6 <= code->d_size; k++) {
+			if (p[k] != 0xff || p[k + 1] != 0x25)
+				continue;
+			int32_t disp = (int32_t)((uint32_t)p[k + 2] | (uint32_t)p[k + 3] << 8 |
+						 (uint32_t)p[k + 4] << 16 | (uint32_t)p[k + 5] << 24);
+			t[(*n)++] = (struct stub_slot){plt->sh_addr + k + 6 + (uint64_t)(int64_t)disp,
+						       plt->sh_addr + off};
+			break;
+		}
+	}
+	zp_sort(t, *n, sizeof *t, compare_slots);
+	return t;
+}
+
+static int compare_stubs(const void *a, const void *b)
+{
+	uint64_t x = ((const struct plt_stub *)a)->start, y = ((const struct plt_stub *)b)->start;
+	return x < y ? -1 : x > y;
+}
+
+static void read_plt(struct elf_file *f)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(f->mod, &bias);
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	if (!elf || !gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	unsigned jump_slot, irelative;
+	uint64_t header, entry, tlsdesc = 0;
+	const char *stubs = ".plt";
+	GElf_Shdr plt, rel;
+	switch (eh.e_machine) {
+	case EM_AARCH64:
+		jump_slot = R_AARCH64_JUMP_SLOT, irelative = R_AARCH64_IRELATIVE;
+		header = 32, entry = 16, tlsdesc = 32;
+		if (has_dynamic_flag(elf, shstrndx, DT_AARCH64_BTI_PLT) ||
+		    has_dynamic_flag(elf, shstrndx, DT_AARCH64_PAC_PLT))
+			entry = 24;
+		break;
+	case EM_RISCV:
+		jump_slot = R_RISCV_JUMP_SLOT, irelative = R_RISCV_IRELATIVE;
+		header = 32, entry = 16;
+		break;
+	case EM_X86_64:
+		jump_slot = R_X86_64_JUMP_SLOT, irelative = R_X86_64_IRELATIVE;
+		header = 16, entry = 16, tlsdesc = 16;
+		if (section_named(elf, shstrndx, ".plt.sec", &plt))
+			stubs = ".plt.sec", header = 0, tlsdesc = 0;
+		break;
+	default: return;
+	}
+	Elf_Scn *rscn = section_named(elf, shstrndx, ".rela.plt", &rel);
+	Elf_Data *rdata = rscn && rel.sh_type == SHT_RELA && rel.sh_entsize ? elf_getdata(rscn, NULL)
+									    : NULL;
+	if (!rdata || !section_named(elf, shstrndx, stubs, &plt))
+		return;
+	size_t nrel = rel.sh_size / rel.sh_entsize, nstubs = 0, n = 0;
+	for (size_t i = 0; i < nrel; i++) {
+		GElf_Rela r;
+		if (gelf_getrela(rdata, (int)i, &r) && (GELF_R_TYPE(r.r_info) == jump_slot ||
+							GELF_R_TYPE(r.r_info) == irelative))
+			nstubs++;
+	}
+	if (!has_dynamic_flag(elf, shstrndx, DT_TLSDESC_PLT))
+		tlsdesc = 0;
+	if (eh.e_machine == EM_X86_64 && plt.sh_size == nstubs * 8)
+		entry = 8;
+	if (plt.sh_size < tlsdesc + nstubs * entry)
+		return;
+	uint64_t rest = plt.sh_size - tlsdesc - nstubs * entry;
+	if (rest != header && rest != 0)
+		return; /* not a layout above */
+	header = rest;
+	Elf_Scn *symscn = elf_getscn(elf, rel.sh_link);
+	GElf_Shdr symsh;
+	Elf_Data *syms = symscn && gelf_getshdr(symscn, &symsh) ? elf_getdata(symscn, NULL) : NULL;
+	Elf_Scn *pscn = section_named(elf, shstrndx, stubs, &plt);
+	Elf_Data *code = plt.sh_type == SHT_PROGBITS ? elf_getdata(pscn, NULL) : NULL;
+	size_t nslots = 0;
+	struct stub_slot *slots = eh.e_machine == EM_X86_64
+					  ? x86_stub_slots(code, &plt, header, entry, nstubs, &nslots)
+					  : NULL;
+	f->plt = zp_xcalloc(nrel ? nrel : 1, sizeof *f->plt);
+	for (size_t i = 0; i < nrel; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		char buf[4096];
+		const char *name = NULL;
+		if (!gelf_getrela(rdata, (int)i, &r))
+			break;
+		unsigned type = GELF_R_TYPE(r.r_info);
+		if (type != jump_slot && type != irelative)
+			continue; /* TLS descriptors: a GOT slot without a stub */
+		uint64_t start = plt.sh_addr + header + n++ * entry;
+		if (slots) {
+			struct stub_slot key = {r.r_offset, 0};
+			const struct stub_slot *at = bsearch(&key, slots, nslots, sizeof *slots,
+							     compare_slots);
+			if (!at)
+				continue;
+			start = at->start;
+		}
+		if (type == jump_slot && syms && GELF_R_SYM(r.r_info) &&
+		    gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
+			name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+		else if (type == irelative)
+			name = ifunc_at(f, (uint64_t)r.r_addend);
+		if (name && *name) /* a versioned definition's "memcpy@@GLIBC_2.14": "memcpy" */
+			snprintf(buf, sizeof buf, "%.*s@plt", (int)strcspn(name, "@"), name);
+		else
+			snprintf(buf, sizeof buf, "*ABS*+0x%" PRIx64 "@plt", (uint64_t)r.r_addend);
+		f->plt[f->nplt++] = (struct plt_stub){start, entry, zp_xstrdup(buf)};
+	}
+	free(slots);
+	if (f->nplt)
+		zp_sort(f->plt, f->nplt, sizeof *f->plt, compare_stubs);
+}
+
+/* The PLT stub holding addr, or NULL. */
+static const struct plt_stub *plt_at(const struct elf_file *f, uint64_t addr)
+{
+	size_t lo = 0, hi = f->nplt;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->plt[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr - f->plt[lo - 1].start < f->plt[lo - 1].size ? &f->plt[lo - 1] : NULL;
+}
+
 int symbols_lookup(struct symbols *s, const char *path, uint64_t addr, struct symbol *out,
 		   struct zerr *err)
 {
@@ -400,11 +651,13 @@ int symbols_lookup(struct symbols *s, const char *path, uint64_t addr, struct sy
 	if (!f)
 		return -1;
 	ptrdiff_t i = find_primary(f, addr);
-	if (i < 0)
+	if (i < 0 || addr - f->syms[f->primary[i]].start >= f->extent[i]) {
+		const struct plt_stub *stub = plt_at(f, addr);
+		if (stub)
+			*out = (struct symbol){stub->name, stub->start, stub->size};
 		return 0;
+	}
 	struct func_sym *sym = &f->syms[f->primary[i]];
-	if (addr - sym->start >= f->extent[i])
-		return 0;
 	out->name = sym_name(sym);
 	out->start = sym->start;
 	out->size = f->extent[i];

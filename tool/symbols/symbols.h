@@ -12,7 +12,9 @@
  * name the code by address).  Of several names at one address, lookups give
  * the global one before weak and local ones, then the one with the fewest
  * leading underscores, then the alphabetically first.  A symbol without a
- * size extends to the next function or the end of its section.  C++ names
+ * size extends to the next function or the end of its section.  Lookups
+ * name a PLT stub "target@plt", as objdump does (symbols.c, "PLT stubs");
+ * symbols_each_function does not list stubs (no function symbol).  C++ names
  * come back demangled.  DWARF gives file:line when the file (or its debug
  * file) has it; file names are as DWARF gives them (absolute when the
  * compiler recorded its directory).

@@ -37,6 +37,8 @@ struct trace_info {
 	uint64_t lost;     /* block executions of other threads that were not traced */
 	uint64_t bytes;    /* size of the trace file */
 	uint64_t cut;      /* a trace cut short: where its complete chunks end; 0 if whole */
+	int completed;     /* no final END, but whole: completed by `zond trace record` after the
+			      program was killed by term_signal (an EXIT record last) */
 	char warning[2048]; /* what was guessed for a damaged header, "" if nothing */
 	int64_t pid;       /* the traced process's, from the header (0 if not said) */
 	char run[64];      /* the recording's token, shared by its processes' traces ("" if none) */

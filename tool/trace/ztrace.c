@@ -53,6 +53,7 @@ struct reader {
 	struct trace_info *info;
 	int ended;
 	int cut; /* the file ends inside a chunk */
+	int exit_last; /* the last record read was EXIT */
 	struct stream **threads; /* by thread number, 1-based; NULL: not seen */
 	size_t nthreads;         /* entries of threads */
 	struct stream *cur;      /* the current chunk's thread, NULL for the shared stream */
@@ -222,10 +223,22 @@ static void settle_program(struct reader *r)
 			if (!guest_program(r, prog, &entry))
 				*prog = 0;
 		}
+		struct zerr e;
 		if (*prog)
 			snprintf(r->info->warning, sizeof r->info->warning,
 				 "the header's program '%.900s' cannot be read: %.900s (mapped in the "
 				 "trace) is taken", header, prog);
+		else if (!*header)
+			snprintf(r->info->warning, sizeof r->info->warning,
+				 "the header names no program: its code is named by address, with "
+				 "no source lines");
+		else if (!symbols_is_elf(header, &e))
+			snprintf(r->info->warning, sizeof r->info->warning,
+				 "%.900s: its code is named by address, with no source lines", e.msg);
+		else
+			snprintf(r->info->warning, sizeof r->info->warning,
+				 "%.900s: not a program for %s: its code is named by address, with no "
+				 "source lines", header, r->isa->name);
 	}
 	if (*prog && !r->entry) {
 		r->entry = entry;
@@ -410,6 +423,7 @@ static int read_control(struct reader *r, uint64_t kind, struct zerr *err)
 			r->info->exit_status = -1;
 			r->info->term_signal = (int)(a - 256);
 		} /* else informational only: an unknown status is not an error */
+		r->exit_last = 1;
 		return 0;
 	case ZT_LOST:
 		if (get_uleb(r, &a) < 0)
@@ -445,6 +459,7 @@ static int read_records(struct reader *r, struct zerr *err)
 			return fail(r, err, "data after the end record", NULL);
 		if (get_uleb(r, &v) < 0)
 			return fail(r, err, "truncated record", NULL);
+		r->exit_last = 0;
 		uint64_t arg = v >> 2;
 		if ((v & 3) < ZT_DEFINE && !s)
 			return fail(r, err, "corrupt trace: an execution in the shared stream", NULL);
@@ -474,17 +489,23 @@ static int read_records(struct reader *r, struct zerr *err)
 }
 
 /*
- * A trace cut short (the recording was killed, or the program exec'd or
- * crashed in a way QEMU could not report): the complete chunks are used,
- * each thread's last execution included.  Refused when they hold no
- * execution at all.
+ * A trace without its final END: the complete chunks are used, each
+ * thread's last execution included.  Refused when they hold no execution at
+ * all.  Cut short (the recording was killed, the program exec'd or crashed
+ * in a way QEMU could not report, the file was cut) unless it ends, whole,
+ * with the EXIT record `zond trace record` appends to the records it
+ * completes the trace with after the program was killed by a signal
+ * (tool/trace/tail.h): then nothing is missing.
  */
 static int read_cut(struct reader *r, struct zerr *err)
 {
 	for (size_t t = 0; t < r->nthreads; t++)
 		if (r->threads[t] && !r->threads[t]->ended && flush_pending(r, r->threads[t], err) < 0)
 			return -1;
-	r->info->cut = r->offset;
+	if (!r->cut && r->exit_last && r->info->term_signal > 0)
+		r->info->completed = 1;
+	else
+		r->info->cut = r->offset;
 	r->info->blocks = r->execs;
 	if (all_insns(r, rebuild_insns) == 0)
 		return zerr_set(err, "%s: offset %" PRIu64 ": truncated trace (%s)", r->path, r->offset,
