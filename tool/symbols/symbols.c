@@ -664,6 +664,35 @@ int symbols_lookup(struct symbols *s, const char *path, uint64_t addr, struct sy
 	return 0;
 }
 
+/* Of the unwind table cfi (its addresses addr - bias), the entry holding addr. */
+static int cfi_range(Dwarf_CFI *cfi, Dwarf_Addr bias, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Addr lo, hi;
+	if (!cfi || addr < bias || dwarf_cfi_addrframe(cfi, addr - bias, &frame) != 0)
+		return 0;
+	int ok = dwarf_frame_info(frame, &lo, &hi, NULL) >= 0 && lo < hi;
+	free(frame);
+	if (!ok)
+		return 0;
+	*start = lo + bias;
+	*end = hi + bias;
+	return 1;
+}
+
+int symbols_unwind_range(struct symbols *s, const char *path, uint64_t addr, uint64_t *start,
+			 uint64_t *end, struct zerr *err)
+{
+	struct elf_file *f = get_file(s, path, err);
+	if (!f)
+		return -1;
+	Dwarf_Addr bias = 0;
+	if (cfi_range(dwfl_module_eh_cfi(f->mod, &bias), bias, addr, start, end))
+		return 1;
+	bias = 0;
+	return cfi_range(dwfl_module_dwarf_cfi(f->mod, &bias), bias, addr, start, end);
+}
+
 /*
  * A source file's name as the DWARF gives it, joined to its unit's compile
  * directory when relative (DWARF 5 line tables name a subdirectory, "lib",

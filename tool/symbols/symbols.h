@@ -46,6 +46,16 @@ struct symbol {
 struct symbols *symbols_new(void);
 void symbols_free(struct symbols *s);
 
+/*
+ * The function the file's unwind tables (.eh_frame, else .debug_frame) say
+ * holds addr, for code no symbol covers (a stripped library's local
+ * functions): its [*start, *end), link-time.  1 when found, 0 when no
+ * unwind entry covers addr, -1 with err set.  A compiler's split function
+ * (foo and foo.cold) has an entry per part.
+ */
+int symbols_unwind_range(struct symbols *s, const char *path, uint64_t addr, uint64_t *start,
+			 uint64_t *end, struct zerr *err);
+
 /* The function symbol containing addr in the ELF file at path. */
 int symbols_lookup(struct symbols *s, const char *path, uint64_t addr, struct symbol *out,
 		   struct zerr *err);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "hmap.h"
+#include "../util/path.h"
 
 #define NONE UINT32_MAX
 
@@ -506,8 +507,7 @@ static int interpreter_name(Elf *elf, int fd, char *name, size_t size)
 		if (pread(fd, path, len, (off_t)ph.p_offset) != (ssize_t)len)
 			return 0;
 		path[len] = 0;
-		const char *slash = strrchr(path, '/');
-		snprintf(name, size, "%s", slash ? slash + 1 : path);
+		snprintf(name, size, "%s", path_base(path));
 		return 1;
 	}
 	return 0;
@@ -615,15 +615,36 @@ static uint32_t new_func(struct rebuild *r, const char *name, uint32_t mod, uint
 	return (uint32_t)r->nfuncs++;
 }
 
+/* Names code at link in no function after the ELF section holding it ("[.plt]"). */
+static void section_of(const struct module *m, uint64_t link, uint64_t *start, uint64_t *end,
+		       char *name, size_t size)
+{
+	for (size_t i = 0; i < m->nsecs; i++) {
+		if (link >= m->secs[i].start && link < m->secs[i].end) {
+			*start = m->secs[i].start;
+			*end = m->secs[i].end;
+			snprintf(name, size, "[%s]", m->secs[i].name);
+			return;
+		}
+	}
+}
+
 /*
- * The function holding addr.  Code without a symbol is named after its ELF
- * section ("[.plt]"), code outside every file after its page ("[0x4000]"):
- * names that stay the same from run to run.
+ * The function holding addr.  Code without a symbol is a function of its
+ * own where the unwind tables have an entry for it (a stripped library's
+ * local function), named after its file and first address
+ * ("[libc.so.6+0x2777c]"), else named
+ * after its ELF section ("[.plt]"); code outside every file after its page
+ * ("[0x4000]"): names that stay the same from run to run.  Without the
+ * unwind entries, a section's functions were one, and one of them active for
+ * the whole run (a stripped libc's __libc_start_call_main, which calls main)
+ * made every later call into the section a recursive one, costing 0 on its
+ * call edge.
  */
 static uint32_t func_of(struct rebuild *r, uint64_t addr)
 {
 	uint32_t mod = module_of(r, addr);
-	char name[64];
+	char name[256];
 	uint64_t start, end;
 	if (mod == NONE) {
 		start = addr & ~(uint64_t)0xfff;
@@ -654,14 +675,10 @@ static uint32_t func_of(struct rebuild *r, uint64_t addr)
 		start = link & ~(uint64_t)0xf;
 		end = start + 0x10;
 		snprintf(name, sizeof name, "[0x%" PRIx64 "]", start);
-		for (size_t i = 0; i < m->nsecs; i++) {
-			if (link >= m->secs[i].start && link < m->secs[i].end) {
-				start = m->secs[i].start;
-				end = m->secs[i].end;
-				snprintf(name, sizeof name, "[%s]", m->secs[i].name);
-				break;
-			}
-		}
+		if (symbols_unwind_range(r->syms, m->path, link, &start, &end, &err) == 1)
+			snprintf(name, sizeof name, "[%s+0x%" PRIx64 "]", path_base(m->path), start);
+		else
+			section_of(m, link, &start, &end, name, sizeof name);
 		start += m->bias;
 		end += m->bias;
 	}

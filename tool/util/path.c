@@ -14,3 +14,9 @@ void path_dir(const char *path, char dir[PATH_MAX])
 	else
 		snprintf(dir, PATH_MAX, "%.*s", (int)(slash - path), path);
 }
+
+const char *path_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}

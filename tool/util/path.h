@@ -9,4 +9,7 @@
 /* The directory of path into dir: "." for a bare name, "/" for a name in the root. */
 void path_dir(const char *path, char dir[PATH_MAX]);
 
+/* The last component of path (after its last '/'), inside path. */
+const char *path_base(const char *path);
+
 #endif
