@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "model/profile.h"
@@ -90,15 +91,7 @@ static int compare_branches(const void *a, const void *b)
 /* The index of the first branch (sorted) whose target is above `above`. */
 static size_t first_target_above(const struct branches *bs, uint64_t above)
 {
-	size_t a = 0, z = bs->n;
-	while (a < z) {
-		size_t m = a + (z - a) / 2;
-		if (bs->b[m].target <= above)
-			a = m + 1;
-		else
-			z = m;
-	}
-	return a;
+	return zp_count_at_most(bs->b, bs->n, sizeof *bs->b, offsetof(struct branch, target), above);
 }
 
 /*

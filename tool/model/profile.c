@@ -17,6 +17,21 @@ void zp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
 		qsort(base, n, size, cmp);
 }
 
+size_t zp_count_at_most(const void *base, size_t n, size_t size, size_t offset, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t at;
+		memcpy(&at, (const char *)base + mid * size + offset, sizeof at);
+		if (at <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 void *zp_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);

@@ -353,5 +353,11 @@ void *zp_xrealloc(void *ptr, size_t n);
 char *zp_xstrdup(const char *s);
 /* qsort that takes an empty array as it comes (qsort wants a non-null base even for 0). */
 void zp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+/*
+ * Of the n elements of size bytes at base, sorted by the uint64_t at byte
+ * offset of each, how many have it at or below key (binary search): the
+ * element holding an address is the one before, if any.
+ */
+size_t zp_count_at_most(const void *base, size_t n, size_t size, size_t offset, uint64_t key);
 
 #endif

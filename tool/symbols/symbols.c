@@ -632,14 +632,8 @@ static void read_plt(struct elf_file *f)
 /* The PLT stub holding addr, or NULL. */
 static const struct plt_stub *plt_at(const struct elf_file *f, uint64_t addr)
 {
-	size_t lo = 0, hi = f->nplt;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (f->plt[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = zp_count_at_most(f->plt, f->nplt, sizeof *f->plt,
+				     offsetof(struct plt_stub, start), addr);
 	return lo && addr - f->plt[lo - 1].start < f->plt[lo - 1].size ? &f->plt[lo - 1] : NULL;
 }
 
@@ -885,14 +879,8 @@ static int decl_of(struct elf_file *f, uint64_t addr, const char **file, int *li
 {
 	if (!f->decls_read)
 		index_decls(f);
-	size_t lo = 0, hi = f->ndecls;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (f->decls[mid].low <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = zp_count_at_most(f->decls, f->ndecls, sizeof *f->decls,
+				     offsetof(struct decl_range, low), addr);
 	for (ptrdiff_t i = (ptrdiff_t)lo - 1; i >= 0; i = f->decls[i].outer) {
 		const struct decl_range *d = &f->decls[i];
 		if (addr < d->high && d->file) {

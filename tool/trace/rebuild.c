@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -415,14 +416,8 @@ static void add_labels(struct module *m, Elf *elf)
 /* The label whose range holds link-time address link, or NULL. */
 static const struct label *label_at(const struct module *m, uint64_t link)
 {
-	size_t lo = 0, hi = m->nlabels;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->labels[mid].start <= link)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = zp_count_at_most(m->labels, m->nlabels, sizeof *m->labels,
+				     offsetof(struct label, start), link);
 	return lo && link < m->labels[lo - 1].end ? &m->labels[lo - 1] : NULL;
 }
 
