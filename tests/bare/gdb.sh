@@ -39,7 +39,7 @@ start_qemu() { # start_qemu ELF: sets qpid; output in q/out.txt
 # The truth: the run through semihosting.
 "$zond" record -q -o semi.db --keep-raw -- $run -kernel app.elf >want.txt 2>semi.err
 check_eq "status under zond record" $? 3
-semi=$(sed -n 's/^zond record: raw data kept in //p' semi.err)
+semi=$(sed -n 's/^zond record: raw data kept in \([^ ]*\).*/\1/p' semi.err)
 [ -f "$semi/zond.zraw" ] || fail "no semihosting raw data in: $(cat semi.err)"
 
 # Over GDB: zond's status is the program's, QEMU's output and status unchanged.
@@ -53,7 +53,7 @@ check_eq "QEMU's status after zond let go" $? 3
 grep -v "^qemu-system-riscv$xlen: warning" q/out.txt >q/prog.txt
 check_same "the program's output" q/prog.txt want.txt
 [ -e q/zond.zraw ] && fail "the runtime wrote zond.zraw through semihosting: not skipped"
-kept=$(sed -n 's/^zond record: raw data kept in //p' gdb.err)
+kept=$(sed -n 's/^zond record: raw data kept in \([^ ]*\).*/\1/p' gdb.err)
 [ -f "$kept/zond.zraw" ] || fail "no raw data read over GDB: $(cat gdb.err)"
 rm -rf "$semi" "$kept"
 for db in semi gdb; do

@@ -26,7 +26,7 @@ check_eq "output" "$(cat want.txt)" "leaf=13 fib=465 critical=3 fixed=7 sum=296"
 "$zond" record -q -o zond.db --keep-raw -- $run -kernel app.elf >got.txt 2>record.err
 check_eq "status under zond record" $? 3
 check_same "output under zond record" got.txt want.txt
-kept=$(sed -n 's/^zond record: raw data kept in //p' record.err)
+kept=$(sed -n 's/^zond record: raw data kept in \([^ ]*\).*/\1/p' record.err)
 [ -d "$kept" ] || fail "no raw data directory in: $(cat record.err)"
 
 # Counts: the program's own counters, and the recursion's self edge.

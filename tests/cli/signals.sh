@@ -152,6 +152,17 @@ check_eq "recovered elsewhere" "$("$ZOND" dump -i later.db | grep 'function work
 	"function work calls=50"
 check_eq "recovered: killed by TERM" "$("$ZOND" runs -i later.db | grep -c 'signal 15')" 1
 
+# A run stored and its raw data kept anyway (--keep-raw): zond says the run is stored, and
+# recover refuses the directory rather than store the run a second time.
+"$ZOND" record -q --keep-raw -o kept.db -- "$LOOP" 1000 >/dev/null 2>err.txt ||
+	fail "record --keep-raw"
+dir=$(sed -n "s/^zond record: raw data kept in \([^ ]*\) (its run is stored in kept.db)\$/\1/p" err.txt)
+[ -n "$dir" ] && [ -d "$dir" ] && pass || { fail "--keep-raw: kept where?"; cat err.txt >&2; }
+check_error "recover of a stored run's kept data" "its run was stored already (in kept.db)" \
+	"$ZOND" recover -q -o kept.db "$dir"
+check_eq "stored once" "$("$ZOND" runs -i kept.db | grep -c 'exit 0')" 1
+rm -rf "$dir"
+
 # The program's signal dispositions are its own: ignored ones (nohup, a background job's ^C)
 # stay ignored, the others are the default, as when it runs alone.
 dispositions() {

@@ -438,7 +438,7 @@ void launch_remove_dir(const char *dir)
 	while (d && (e = readdir(d))) {
 		/* only what zond puts there: a directory given to recover may hold more */
 		if (fnmatch("*.zraw", e->d_name, 0) && strcmp(e->d_name, RUNINFO_FILE) &&
-		    strcmp(e->d_name, LAUNCH_FILTER_FILE))
+		    strcmp(e->d_name, LAUNCH_FILTER_FILE) && strcmp(e->d_name, RUNINFO_STORED))
 			continue;
 		if (launch_join_path(path, sizeof path, dir, e->d_name) == 0)
 			unlink(path);
@@ -944,6 +944,24 @@ void launch_die_as(int sig)
 }
 
 /*
+ * Notes in the kept directory that its run is stored (RUNINFO_STORED), so
+ * that a recover of it does not store the run twice.  0, or -1 (said).
+ */
+static int mark_stored(const struct launch *l)
+{
+	char path[PATH_MAX];
+	FILE *f = launch_join_path(path, sizeof path, l->dir, RUNINFO_STORED) == 0
+			  ? fopen(path, "w") : NULL;
+	int ok = f && fprintf(f, "%s\n", l->opt.store) >= 0;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	if (!ok)
+		fprintf(stderr, "zond %s: %s: cannot note that the run is stored: a recover of %s "
+				"would store it again\n", l->cmd, path, l->dir);
+	return ok ? 0 : -1;
+}
+
+/*
  * Removes the raw data (or says where it was kept: failed, for recover);
  * zond's exit status.  A run not stored is lost as surely as one whose
  * store failed: `zond record -- ./t && zond report` must not show the last.
@@ -953,6 +971,9 @@ static int launch_finish(struct launch *l, int failed, int stored)
 	if (l->keep_raw && failed && !l->recovering)
 		fprintf(stderr, "zond %s: raw data kept in %s ('zond recover %s' stores it)\n",
 			l->cmd, l->dir, l->dir);
+	else if (l->keep_raw && stored && mark_stored(l) == 0)
+		fprintf(stderr, "zond %s: raw data kept in %s (its run is stored in %s)\n", l->cmd,
+			l->dir, l->opt.store);
 	else if (l->keep_raw && !(l->recovering && failed)) /* recover keeps what it failed on */
 		fprintf(stderr, "zond %s: raw data kept in %s\n", l->cmd, l->dir);
 	else if (!l->keep_raw && !(l->recovering && failed))

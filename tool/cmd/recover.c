@@ -27,7 +27,8 @@ static const char usage_text[] =
 	"usage: zond recover [options] DIR\n"
 	"Store the raw data a run left in DIR (\"raw data kept in DIR\": zond was killed,\n"
 	"or the store could not be written) as a run, with what is known of it.  A DIR\n"
-	"whose zond is still alive (its run goes on) is refused.\n\n"
+	"whose zond is still alive (its run goes on), or whose run was stored before\n"
+	"its raw data was kept (--keep-raw), is refused.\n\n"
 	"  -o, --output FILE     profile store (default: the run's own, else ./zond.db)\n"
 	"  -c, --campaign NAME   file the run under campaign NAME\n"
 	"  -n, --top N           functions in the summary (default 10, 0: none)\n"
@@ -66,6 +67,24 @@ static int lock_dir(struct launch *l)
 	return cmd_error("recover", "%s", err.msg);
 }
 
+/* 1 when DIR's run was stored before its raw data was kept (said), else 0. */
+static int already_stored(const char *dir)
+{
+	char path[PATH_MAX], store[PATH_MAX] = "";
+	if (launch_join_path(path, sizeof path, dir, RUNINFO_STORED) < 0)
+		return 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(store, sizeof store, f))
+		store[0] = 0;
+	fclose(f);
+	store[strcspn(store, "\n")] = 0;
+	cmd_error("recover", "%s: its run was stored already (in %s) before its raw data was kept: "
+			     "nothing to recover", dir, *store ? store : "its store");
+	return 1;
+}
+
 int cmd_recover(int argc, char **argv)
 {
 	struct launch l;
@@ -99,6 +118,8 @@ int cmd_recover(int argc, char **argv)
 	if (stat(l.dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return cmd_error("recover", "%s: not a directory", l.dir);
 	if (lock_dir(&l))
+		return 1;
+	if (already_stored(l.dir))
 		return 1;
 	l.recovering = 1;
 	l.exit_status = -1;

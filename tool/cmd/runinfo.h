@@ -29,6 +29,11 @@
 
 #define RUNINFO_FILE "run.info"
 #define RUNINFO_LOCK "lock"
+/*
+ * In a directory kept (--keep-raw) after its run was stored: the store it
+ * went to, a line.  recover refuses such a directory (its run is not lost).
+ */
+#define RUNINFO_STORED "stored"
 
 /* What run.info says; NULL (or 0, -1) where it says nothing. */
 struct runinfo {
