@@ -22,7 +22,7 @@ static const struct command commands[] = {
 	{"runs", cmd_runs, "list the runs in a profile store"},
 	{"diff", cmd_diff, "what changed per function between two runs or campaigns (CI gate)"},
 	{"export", cmd_export, "write a run as "},
-	{"trace", cmd_trace, "profiles of AArch64/RISC-V programs from instruction traces (QEMU)"},
+	{"trace", cmd_trace, "profiles of AArch64, RISC-V, x86-64 programs from QEMU traces"},
 	{"recover", cmd_recover, "store the raw data of an interrupted run (raw data kept in DIR)"},
 	{"inject", cmd_inject, "functions of any x86-64 program measured by code injected from outside"},
 	{"config", cmd_config, "compiler and linker flags for a zond runtime (--target rv32imac)"},

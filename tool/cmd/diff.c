@@ -49,7 +49,7 @@ static const char usage_text[] =
 
 static const char after_text[] =
 	"-e: the event compared (default: B's first); 'calls': calls.\n"
-	"Exit status: 0, 3 when --fail-above found a slower function, 1 on error.\n";
+	"Exit status: 0, 3 when --fail-above found a slower function, 1 on error, 2 on\na usage error.\n";
 
 enum { OPT_FAIL_ABOVE = 256, OPT_MIN_SHARE, OPT_JSON, OPT_RAW };
 

@@ -26,7 +26,7 @@ static const char usage_text[] =
 	"(threads folded by path; none for a run whose collector kept no contexts).\n"
 	"Names are written alike in every line: control characters (a newline) as '?',\n"
 	"';' as ':'.\n\n"
-	"      --times           add self= and total= of every event\n";
+	"      --times           add self.EVENT= and total.EVENT= of every event\n";
 
 enum { OPT_TIMES = 256 };
 

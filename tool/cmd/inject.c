@@ -119,12 +119,13 @@ static const char usage_text[] =
 	"                        printed)\n"
 	"  -o, --output STORE    the profile store (default ./zond.db)\n"
 	"  -q, --quiet           no summary\n"
-	"  --coverage PROG       print \"N of M functions can be injected\" (with\n"
+	"      --coverage PROG   print \"N of M functions can be injected\" (with\n"
 	"                        --scratch: trampolines there), then each\n"
 	"                        function that cannot, with the reason, and each that\n"
 	"                        needs a fallback or a hop (a short jump to the jump,\n"
 	"                        in alignment fill nearby); PROG (a program or shared\n"
-	"                        library) is read, never run\n";
+	"                        library) is read, never run\n"
+	"  -h, --help            this help\n";
 
 /* The name of the plan's last function that starts before addr. */
 static const char *function_before(const struct inject_plan *p, uint64_t addr)

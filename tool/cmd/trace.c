@@ -47,7 +47,7 @@ static const char usage_text[] =
 	"       zond trace report [options] TRACE\n"
 	"       zond trace import --format FORMAT --arch ARCH [options] FILE\n"
 	"       zond trace convert [-o FILE] TRACE\n"
-	"Exact instruction-level profiles of AArch64 and RISC-V programs run under QEMU.\n\n"
+	"Exact instruction-level profiles of AArch64 and RISC-V programs (x86-64 too when\nbuilt with Zydis) run under QEMU.\n\n"
 	"record: run PROG under qemu-ARCH with zond's plugin and write a trace.  PROG runs as\n"
 	"  plainly (argv[0], descriptors, status); signals sent to zond go to it; when it crashes,\n"
 	"  is killed or execs, the trace keeps what ran.  Each process it forks writes its own\n"
