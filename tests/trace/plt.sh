@@ -104,6 +104,11 @@ done
 # zond graph main --raw: "self total calls name" for main, "total calls name" per callee
 "$zond" graph -i l.db main --raw >graph.txt || fail "graph main"
 "$zond" graph -i l.db --raw >graph-all.txt || fail "graph"
+# the run's pid is the traced process's, as its threads' are (it was 0)
+"$zond" export -i l.db -f json | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+sys.exit(0 if d["run"]["pid"] > 0 and d["run"]["pid"] == d["threads"][0]["pid"] else 1)' ||
+	fail "the run's pid is not its process's"
 awk '
 	/^\[[0-9]+\]/ && $NF ~ /^\[/ && $(NF-1) == "main" { self = $3; total = $4; in_main = 1; next }
 	/^---/ { in_main = 0; next }

@@ -524,6 +524,8 @@ static int finish(struct reader *r, struct zp_profile *p, struct zerr *err)
 			return -1;
 	for (size_t t = first; t < p->nthreads; t++)
 		p->threads[t].pid = r->info->pid;
+	if (!p->run.pid) /* the run's process: the first trace read, a forked child's come after */
+		p->run.pid = r->info->pid;
 	profile_event(p, "Ir", "instructions");
 	profile_set_str(&p->run.collector, "trace");
 	profile_set_str(&p->run.arch, r->info->arch);
