@@ -46,9 +46,16 @@ static int is_transfer(const struct rv_insn *in)
 	return in->kind == RV_JAL || in->kind == RV_BRANCH || in->kind == RV_JALR;
 }
 
+/*
+ * ret (jalr x0, 0(ra); c.jr ra), and the returns of a trap handler (mret,
+ * sret): an interrupt handler's epilogue restores the interrupted code's ra,
+ * which is no return address of its own -- taken for one, its frame was left
+ * open until the interrupted function returned (zb_ra_slot's deferral).
+ */
 static int is_return(const struct rv_insn *in)
 {
-	return in->raw == 0x00008067u || in->raw == 0x8082u;
+	return in->raw == 0x00008067u || in->raw == 0x8082u || in->raw == 0x30200073u ||
+	       in->raw == 0x10200073u;
 }
 
 /* The target of an unconditional jump that links nothing (j, c.j), or 0. */
