@@ -39,15 +39,8 @@ static int same_file(const struct stat *a, const char *path)
 /* A path that does not exist yet: its directory must let us create it. */
 static int check_creatable(const char *path, struct zerr *err)
 {
-	char dir[PATH_MAX];
-	path_dir(path, dir);
-	struct stat st;
-	if (stat(dir, &st) != 0)
-		return zerr_set(err, "%s: cannot create: %s: %s", path, dir, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return zerr_set(err, "%s: cannot create: %s is not a directory", path, dir);
-	if (access(dir, W_OK | X_OK) != 0)
-		return zerr_set(err, "%s: cannot create: %s: %s", path, dir, strerror(errno));
+	if (path_dir_creatable(path, path, err) < 0)
+		return -1;
 	/*
 	 * access() does not tell every directory where nothing can be created
 	 * (/proc, /sys to root): the file is made and removed again, so that a

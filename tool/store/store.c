@@ -576,17 +576,9 @@ static void name_store(const char *path, const char *file, char *name, size_t si
 
 int store_creatable(const char *path, const char *file, struct zerr *err)
 {
-	char dir[PATH_MAX], name[2 * PATH_MAX + 32];
-	struct stat st;
-	path_dir(file, dir);
+	char name[2 * PATH_MAX + 32];
 	name_store(path, file, name, sizeof name);
-	if (stat(dir, &st) != 0)
-		return zerr_set(err, "%s: cannot create: %s: %s", name, dir, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return zerr_set(err, "%s: cannot create: %s is not a directory", name, dir);
-	if (access(dir, W_OK | X_OK) != 0)
-		return zerr_set(err, "%s: cannot create: %s: %s", name, dir, strerror(errno));
-	return 0;
+	return path_dir_creatable(file, name, err);
 }
 
 /*

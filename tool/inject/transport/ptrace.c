@@ -268,19 +268,22 @@ static int pt_share(struct inject_transport *t, size_t len, void **local, uint64
 	return 0;
 }
 
+/* The target ended (status) while zond led it to its entry point: -1 with err set. */
+static int ended_early(struct ptrace_target *p, int status, struct zerr *err)
+{
+	p->ended = 1;
+	p->status = status;
+	p->ntids = 0;
+	return zerr_set(err, "process %d ended before its entry point", p->pid);
+}
+
 /* One instruction of a started target's thread, stopped at addr: 0, or -1 with err set. */
 static int step_past(struct ptrace_target *p, struct zerr *err)
 {
 	int status;
 	if (ptrace(PTRACE_SINGLESTEP, p->pid, 0, 0) < 0 || waitpid(p->pid, &status, 0) != p->pid)
 		return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
-	if (!WIFSTOPPED(status)) {
-		p->ended = 1;
-		p->status = status;
-		p->ntids = 0;
-		return zerr_set(err, "process %d ended before its entry point", p->pid);
-	}
-	return 0;
+	return WIFSTOPPED(status) ? 0 : ended_early(p, status, err);
 }
 
 static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err)
@@ -299,12 +302,8 @@ static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err
 		if (ptrace(PTRACE_CONT, p->pid, 0, sig) < 0 ||
 		    waitpid(p->pid, &status, 0) != p->pid)
 			return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
-		if (!WIFSTOPPED(status)) {
-			p->ended = 1;
-			p->status = status;
-			p->ntids = 0;
-			return zerr_set(err, "process %d ended before its entry point", p->pid);
-		}
+		if (!WIFSTOPPED(status))
+			return ended_early(p, status, err);
 		struct user_regs_struct r;
 		if (WSTOPSIG(status) == SIGTRAP && ptrace(PTRACE_GETREGS, p->pid, 0, &r) == 0 &&
 		    r.rip == addr + 1) {
