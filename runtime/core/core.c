@@ -1629,8 +1629,14 @@ void zrt_block_begin(struct zrt_thread *t, uint64_t site, const char *name, cons
 		}
 	}
 	zrt_unbusy(t);
-	if (fr && zrt.timed)
-		fr->enter_ticks = zrt_frame_clock(t, port_clock());
+	if (!fr || !zrt.clocked)
+		return;
+	uint64_t now = port_clock();
+	if (zrt.timed)
+		fr->enter_ticks = zrt_frame_clock(t, now);
+	/* a block is on the timeline as a function is: a window's stacks keep it */
+	if (zrt_unlikely(zrt.timeline))
+		zrt_timeline_enter(t, fr, zrt.timed ? fr->enter_ticks : now);
 }
 
 /* Ends the innermost open block of that name, and whatever was left open above it. */
@@ -1649,9 +1655,13 @@ void zrt_block_end(struct zrt_thread *t, const char *name, uint64_t now)
 		if ((f->flags & ZR_FUNC_BLOCK) && same_string(string_at(f->name), name ? name : ""))
 			break;
 	}
+	uint32_t closed = k;
 	for (; k > 0 && d >= k; d--)
 		zrt_pop(t, d, now);
 	zrt_unbusy(t);
+	/* the outermost frame closed, the block, is still in its slot of the stack */
+	if (zrt_unlikely(zrt.timeline) && closed > 0)
+		zrt_timeline_closed(t, closed - 1, now);
 }
 
 /* ---- fork -------------------------------------------------------------- */

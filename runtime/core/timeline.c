@@ -47,12 +47,18 @@ void zrt_timeline_exit(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t 
 	uint32_t before = t->info->depth;
 	zrt_exit(t, fn, sp, ticks);
 	uint32_t d = t->info->depth;
-	/* nothing closed (a call that was not pushed), or no frame kept so deep */
-	if (d >= before || d >= zrt.max_depth || t->busy)
+	/* nothing closed (a call that was not pushed) */
+	if (d < before)
+		zrt_timeline_closed(t, d, ticks);
+}
+
+void zrt_timeline_closed(struct zrt_thread *t, uint32_t d, uint64_t ticks)
+{
+	/* no frame kept so deep */
+	if (d >= zrt.max_depth || t->busy)
 		return;
 	t->busy = 1;
 	zrt_signal_fence();
-	/* the outermost frame closed is still in its slot of the stack */
 	put(t, ticks, t->stack[d].func, d | ZR_EVENT_EXIT);
 	zrt_unbusy(t);
 }

@@ -16,8 +16,9 @@
  *    crash loses at most the event being written.  A full ring keeps its
  *    oldest events (later ones are counted, not kept) or, with
  *    ZR_TIMELINE_KEEP_NEWEST, overwrites them.
- *  - Frames deeper than max_depth, blocks and frames a forked child carries
- *    over have no events; a reader closes a frame left open at the
+ *  - Blocks (zond.h) have events as functions do, their times read by
+ *    the core.  Frames deeper than max_depth and frames a forked child
+ *    carries over have no events; a reader closes a frame left open at the
  *    thread's end.
  * Freestanding like the rest of the core.
  */
@@ -34,6 +35,10 @@ void zrt_timeline_enter(struct zrt_thread *t, const struct zr_frame *fr, uint64_
 
 /* zrt_exit(t, fn, sp, ticks), noting the frames it closed. */
 void zrt_timeline_exit(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t ticks);
+
+/* The frames from index d up were closed at ticks (zrt_pop): notes their end.
+ * The outermost one closed must still be in its slot of the stack. */
+void zrt_timeline_closed(struct zrt_thread *t, uint32_t d, uint64_t ticks);
 
 /* The ended thread d is merged into s (core.c): its events are lost, and counted in s. */
 void zrt_timeline_merged(struct zrt_thread *s, const struct zrt_thread *d);

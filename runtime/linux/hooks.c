@@ -119,5 +119,7 @@ API void zond_block_end(const char *name)
 	struct zrt_thread *t = &zl_self;
 	if (t->state != ZRT_THREAD_ON)
 		return;
-	zrt_block_end(t, name, zrt.timed ? zrt_frame_clock(t, zl_clock_exit()) : 0);
+	/* untimed, the time is the timeline's (the exit probe's, exit_timeline) */
+	zrt_block_end(t, name,
+		      zrt.timed ? zrt_frame_clock(t, zl_clock_exit()) : zrt.clocked ? zl_clock() : 0);
 }

@@ -54,6 +54,19 @@ check_eq "window 0~: the run's calls" "$(grep -v '^threads' all.txt)" "$(grep -v
 check_eq "chrome of a window: its calls, main cut at both ends" "$(calls win.json)" \
 	"M 0 main cut-start cut-end|M 1 a|M 1 a|M 1 a|M 1 a|M 1 a|"
 
+# A block (zond.h) is on the timeline as a function is: a window's stacks keep
+# it (they were main;b;leaf, a stack that never happened), sampled and exact.
+for time in sampled exact; do
+	"$ZOND" record --time $time --timeline -q -o blk.db -- "$PHASES" 5 7 block >/dev/null ||
+		fail "record --timeline, a block, $time"
+	"$ZOND" export -f chrome -i blk.db -o blk.json || fail "export blk"
+	python3 "$CHROME_CHECK" blk.json >check.txt || fail "blk: chrome_check"
+	from=$(bound 2 1) to=$(bound 3 0)
+	"$ZOND" dump -i blk.db --time "${from}ns~${to}ns" >win.txt || fail "dump --time, a block"
+	check_eq "a window of a block, $time: its stacks" "$(grep '^context' win.txt | tr '\n' '|')" \
+		"context main calls=1|context main;bs calls=1|context main;bs;b calls=7|context main;bs;b;leaf calls=14|"
+done
+
 # A full timeline: 30 calls on the main thread are 60 events.  Keeping the
 # oldest 20: the first 20 events, the 40 others dropped; calls still open at
 # the 20th event end there, cut.

@@ -3,12 +3,15 @@
  * --timeline): `phases A B` runs a worker thread that calls w() 3 times and
  * waits for it to end; then mark(), a() A times, mark(), b() B times (each
  * calling leaf() twice and getppid() once), mark().  It prints its counts.
- * `phases A B abort` dies of SIGABRT right after the second mark().
+ * `phases A B abort` dies of SIGABRT right after the second mark();
+ * `phases A B block` runs the b() calls inside the block "bs" (zond.h).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include "zond.h"
 
 static volatile unsigned long sink;
 static long n_a, n_b, n_leaf, n_mark, n_w, n_getppid;
@@ -54,7 +57,7 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc != 3 && argc != 4) {
-		fputs("usage: phases A B [abort]\n", stderr);
+		fputs("usage: phases A B [abort|block]\n", stderr);
 		return 2;
 	}
 	long na = atol(argv[1]), nb = atol(argv[2]);
@@ -65,10 +68,15 @@ int main(int argc, char **argv)
 	for (long i = 0; i < na; i++)
 		a();
 	mark();
-	if (argc == 4)
+	int block = argc == 4 && argv[3][0] == 'b';
+	if (argc == 4 && !block)
 		abort(); /* killed by SIGABRT in main, after the second mark() */
+	if (block)
+		ZOND_BEGIN("bs");
 	for (long i = 0; i < nb; i++)
 		b();
+	if (block)
+		ZOND_END("bs");
 	mark();
 	printf("a %ld b %ld leaf %ld mark %ld w %ld getppid %ld\n", n_a, n_b, n_leaf, n_mark, n_w,
 	       n_getppid);
