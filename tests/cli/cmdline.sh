@@ -138,4 +138,16 @@ check_eq "campaign runs line" "$(grep '^runs:' camp.txt)" \
 check_eq "campaign calls of light" "$(awk '$NF == "light" { print $1 }' camp.txt)" 12
 check_eq "one run: no runs line" "$("$ZOND" report -i camp.db | grep -c '^runs:')" 0
 
+# runs -d removes one run; the others stay as they were.
+run_ids() { "$ZOND" runs -i camp.db | awk '$1 ~ /^[0-9]+$/ { printf "%s ", $1 }'; }
+check_eq "runs lists three" "$(run_ids)" "1 2 3 "
+check_eq "runs -d 2" "$("$ZOND" runs -i camp.db -d 2)" "deleted run 2"
+check_eq "runs after -d 2" "$(run_ids)" "1 3 "
+check_error "runs -d of a deleted run" "camp.db: no run 2 (2 runs with ids from 1 to 3)" "$ZOND" runs -i camp.db -d 2
+check_error "report of a deleted run" "no run 2" "$ZOND" report -i camp.db -r 2
+check_eq "campaign after -d 2" "$("$ZOND" report -i camp.db -C three --raw | awk '$NF == "light" { print $1 }')" 8
+check_eq "runs -d last" "$("$ZOND" runs -i camp.db -d last)" "deleted run 3"
+check_eq "runs -d -1" "$("$ZOND" runs -i camp.db -d -1)" "deleted run 1"
+check_eq "no run left" "$(run_ids)" ""
+
 finish
