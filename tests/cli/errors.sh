@@ -37,6 +37,8 @@ for share in nan -5 200 inf x; do
 	check_error "export --min-share $share" "--min-share wants 0..100, not '$share'" \
 		"$ZOND" export -i good.db --format dot --min-share "$share"
 done
+check_error "export --min-share, not dot" "--min-share is for dot only, not folded" \
+	"$ZOND" export -i good.db --format folded --min-share 5
 check_error "export to a bad path" "/nonexistent/x.out" \
 	"$ZOND" export -i good.db --format json -o /nonexistent/x.out
 

@@ -37,6 +37,7 @@ static const struct option options[] = {
 struct export_args {
 	struct export_options o;
 	const char *format;
+	int min_share_set;
 };
 
 static int own_option(void *arg, int c, const char *value)
@@ -46,6 +47,7 @@ static int own_option(void *arg, int c, const char *value)
 	switch (c) {
 	case 'f': a->format = value; return 0;
 	case OPT_MIN_SHARE:
+		a->min_share_set = 1;
 		a->o.min_share = strtod(value, &end) / 100.0;
 		/* written so that NaN fails too */
 		if (end == value || *end || !(a->o.min_share >= 0 && a->o.min_share <= 1))
@@ -160,6 +162,8 @@ int cmd_export(int argc, char **argv)
 	export_fn fn = find_format(format);
 	if (!fn)
 		return cmd_usage_error("export", "unknown format '%s'", format);
+	if (a.min_share_set && fn != export_dot)
+		return cmd_usage_error("export", "--min-share is for dot only, not %s", format);
 	if (fn == export_pprof && !output && isatty(STDOUT_FILENO))
 		return cmd_usage_error("export",
 				       "pprof is gzipped binary: give -o FILE or redirect "
