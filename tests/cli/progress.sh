@@ -26,7 +26,7 @@ line() { # CMD COUNT_FIELD BYTES_WHAT
 	echo "zond $1: $num\\.[0-9] s, $2, $num(\\.[0-9]+)? [KMG]B $3"
 }
 summary() { # CMD STORE CALLS
-	echo "zond $1: run $2 stored in p.db: 2 functions, $3 calls, 1 threads"
+	echo "zond $1: run $2 stored in p.db: 2 functions, $3 calls, 1 thread"
 }
 
 # record on a terminal: the line shows the program's exact calls so far (main

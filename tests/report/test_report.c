@@ -275,6 +275,21 @@ static void check_context_tree(void)
 	profile_free(p);
 }
 
+/* The probe overhead prints as times do: two decimals (whole cycles: none). */
+static void check_overhead_decimals(void)
+{
+	struct zp_profile *p = fixture_profile(1);
+	p->run.overhead_ns = 82.0467;
+	char *text = run_report(p, HEADER, NULL);
+	CHECK(strstr(text, "overhead:  probe overhead of 82.05 ns per call subtracted\n") != NULL);
+	free(text);
+	p->run.overhead_ns = 2053;
+	text = run_report(p, HEADER, NULL);
+	CHECK(strstr(text, "overhead:  probe overhead of 2053 ns per call subtracted\n") != NULL);
+	free(text);
+	profile_free(p);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -310,5 +325,6 @@ int main(int argc, char **argv)
 	check_basic_block();
 	check_control_characters();
 	check_context_tree();
+	check_overhead_decimals();
 	return check_done();
 }

@@ -902,7 +902,8 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 	struct record_desc *recs = c.recs;
 	size_t n = c.n;
 	if (!job->quiet)
-		fprintf(stderr, "zond inject: %zu functions of %s%s, campaign %s\n", n, prog,
+		fprintf(stderr, "zond inject: %zu function%s of %s%s, campaign %s\n", n,
+			n == 1 ? "" : "s", prog,
 			c.nlibs ? " and its libraries" : "", job->campaign);
 	size_t per = job->per_run > 0 && !job->pid ? (size_t)job->per_run : n;
 	int rc = 0, first = 0, said = 0;
@@ -989,9 +990,10 @@ static int store_set(const struct functions_job *job, struct symbols *s,
 	int rc = store_run(job, p);
 	if (rc == 0 && !job->quiet)
 		fprintf(stderr,
-			"zond inject: set %zu of %zu: run %lld stored in %s: %zu functions, "
+			"zond inject: set %zu of %zu: run %lld stored in %s: %zu function%s, "
 			"measured %.3f s in %llu period%s\n",
-			i + 1, n, (long long)p->run.id, job->store, r->n, r->duration_ns / 1e9,
+			i + 1, n, (long long)p->run.id, job->store, r->n, r->n == 1 ? "" : "s",
+			r->duration_ns / 1e9,
 			(unsigned long long)r->periods, r->periods == 1 ? "" : "s");
 	profile_free(p);
 	return rc;

@@ -784,9 +784,11 @@ static size_t called_functions(const struct zp_profile *p)
 static void launch_summary(const struct launch *l, const struct zp_profile *p, const char *store,
 			   long top)
 {
-	fprintf(stderr, "zond %s: run %lld stored in %s: %zu functions, %llu calls, %zu threads\n",
-		l->cmd, (long long)p->run.id, store, called_functions(p),
-		(unsigned long long)launch_total_calls(p), p->nthreads);
+	size_t nfuncs = called_functions(p);
+	unsigned long long calls = launch_total_calls(p);
+	fprintf(stderr, "zond %s: run %lld stored in %s: %zu function%s, %llu call%s, %zu thread%s\n",
+		l->cmd, (long long)p->run.id, store, nfuncs, nfuncs == 1 ? "" : "s", calls,
+		calls == 1 ? "" : "s", p->nthreads, p->nthreads == 1 ? "" : "s");
 	if (top > 0) {
 		struct report_options o = {.thread = ZP_NONE, .sort = SORT_SELF, .limit = (int)top};
 		report_flat(p, &o, stderr);

@@ -141,8 +141,10 @@ void report_header(const struct zp_profile *p, FILE *out)
 	put_sampling_stopped(out, p);
 	put_seccomp(out, p);
 	if (r->overhead_ns > 0) {
-		snprintf(buf, sizeof buf, "probe overhead of %g ns per call subtracted",
-			 r->overhead_ns);
+		/* two decimals as every time has (a clock's whole cycles: none) */
+		double ns = r->overhead_ns;
+		snprintf(buf, sizeof buf, "probe overhead of %.*f ns per call subtracted",
+			 ns == (double)(uint64_t)ns ? 0 : 2, ns);
 		put_field(out, "overhead:", buf);
 	}
 	/* lost_* facts mean the collector dropped data: the numbers are incomplete. */
