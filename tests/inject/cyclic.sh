@@ -106,7 +106,7 @@ grep -q '^zond inject: set 2 of 2: run 2 stored in end.db: 2 functions, measured
 # The metrics of each set (one run each) against the run's JSON export read
 # by python: share = incl / duration, per-call = incl / calls; no PMU, so
 # no IPC or MPKI.
-"$zond" inject --metrics -c end -o end.db >metrics.out || fail "--metrics: status $?"
+"$zond" inject --metrics -c end -i end.db >metrics.out || fail "--metrics: status $?"
 for r in 1 2; do
 	"$zond" export -f json -i end.db -r $r >run$r.json || fail "export of run $r"
 done
@@ -129,7 +129,12 @@ assert lines[1:] == want, "\n".join(lines[1:] + ["--- wanted"] + want)
 PY
 
 # --raw: one line per measurement (run, thread, function), as the export has them
-"$zond" inject --raw -c end -o end.db >raw.tsv || fail "--raw: status $?"
+"$zond" inject --raw -c end -i end.db >raw.tsv || fail "--raw: status $?"
+# the store read is -i as for every reading command; -o, which inject took first, too
+"$zond" inject --raw -c end -o end.db >raw-o.tsv && cmp -s raw.tsv raw-o.tsv || fail "--raw -o"
+"$zond" inject -i end.db -f tick -- true 2>err.txt && fail "-i with a run: accepted"
+grep -qF "zond inject: -i is the store --raw or --metrics -c NAME read; a run is stored with -o" err.txt ||
+	fail "-i with a run: $(cat err.txt)"
 python3 - raw.tsv run1.json run2.json <<'PY' || fail "--raw: $(cat raw.tsv)"
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))

@@ -118,6 +118,8 @@ static const char usage_text[] =
 	"  -c, --campaign NAME   the campaign of the runs (default: one is made up and\n"
 	"                        printed)\n"
 	"  -o, --output STORE    the profile store (default ./zond.db)\n"
+	"  -i, --input STORE     with --raw or --metrics -c NAME alone: the store read\n"
+	"                        (default ./zond.db; -o is taken too)\n"
 	"  -q, --quiet           no summary\n"
 	"      --coverage PROG   print \"N of M functions can be injected\" (with\n"
 	"                        --scratch: trampolines there), then each\n"
@@ -1279,6 +1281,7 @@ int cmd_inject(int argc, char **argv)
 		{"period", required_argument, NULL, 'I'},
 		{"campaign", required_argument, NULL, 'c'},
 		{"output", required_argument, NULL, 'o'},
+		{"input", required_argument, NULL, 'i'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"metrics", no_argument, NULL, 'M'},
 		{"raw", no_argument, NULL, 'W'},
@@ -1291,10 +1294,10 @@ int cmd_inject(int argc, char **argv)
 		{0, 0, 0, 0},
 	};
 	struct functions_job job = {.store = STORE_DEFAULT_PATH, .threshold = 1};
-	const char *cov = NULL;
+	const char *cov = NULL, *input = NULL;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hf:c:o:qp:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hf:c:o:i:qp:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'C': cov = optarg; break;
 		case 'f':
@@ -1338,6 +1341,7 @@ int cmd_inject(int argc, char **argv)
 			break;
 		case 'c': job.campaign = optarg; break;
 		case 'o': job.store = optarg; break;
+		case 'i': input = optarg; break;
 		case 'q': job.quiet = 1; break;
 		case 'M': job.metrics = 1; break;
 		case 'W': job.raw = 1; break;
@@ -1354,7 +1358,7 @@ int cmd_inject(int argc, char **argv)
 			break;
 		}
 		case 'h': fputs(usage_text, stdout); return 0;
-		default: return cmd_bad_option("inject", argv, "+hf:c:o:qp:");
+		default: return cmd_bad_option("inject", argv, "+hf:c:o:i:qp:");
 		}
 	}
 	if (cov) {
@@ -1364,6 +1368,13 @@ int cmd_inject(int argc, char **argv)
 	}
 	if ((job.from || job.threshold != 1) && !job.descend)
 		return cmd_usage_error("inject", "--from and --threshold go with --descend");
+	/* reading a stored campaign, the store is -i as for every reading command */
+	int reading = job.raw || (job.metrics && optind == argc && !job.pid);
+	if (input && !reading)
+		return cmd_usage_error("inject", "-i is the store --raw or --metrics -c NAME "
+						 "read; a run is stored with -o");
+	if (input)
+		job.store = input;
 	if (job.raw) {
 		if (!job.campaign || optind != argc || job.pid || job.metrics)
 			return cmd_usage_error("inject", "--raw wants -c NAME and nothing to run");
