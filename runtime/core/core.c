@@ -37,16 +37,22 @@ _Static_assert(sizeof(struct zr_sample_pc) == 24, "zr_sample_pc layout");
 #define CTX_INDEX_MIN 4096u
 
 /*
- * The context pool of a thread slot is laid out for max_contexts (a million
- * by default: a program with a large shared interpreter needs some 100,000),
- * which costs nothing while it is a hole of the file, but a write into a hole
- * that the file system has no room for kills the program (SIGBUS).  So a
- * slot's blocks are reserved with its first CTX_CHUNK contexts, and the pool
- * CTX_CHUNK contexts at a time as it fills (find_context): a reservation that
- * fails ends the pool there (lost_contexts, ZR_FLAG_NO_ROOM).  Under a file
- * size or address-space limit too small for the whole layout, the pool is
- * laid out for CTX_CHUNK contexts before any thread slot is given up.
+ * A thread slot's tables are laid out for their whole size (a million
+ * contexts by default: a program with a large shared interpreter needs some
+ * 100,000), which costs nothing while they are holes of the file, but a write
+ * into a hole that the file system has no room for kills the program
+ * (SIGBUS).  So a slot's blocks are reserved with the first FIRST_FUNCS,
+ * FIRST_EDGES and FIRST_CONTEXTS entries of its tables, and each table
+ * doubles its reserved part as it fills (table_room): a reservation that
+ * fails ends the table there (lost_*, ZR_FLAG_NO_ROOM).  Small first parts
+ * keep a process that makes few calls at a few hundred KiB of disk (with
+ * whole tables reserved, a program forking 1,600 times took 16 GB).  Under a
+ * file size or address-space limit too small for the whole layout, the pool
+ * is laid out for CTX_CHUNK contexts before any thread slot is given up.
  */
+#define FIRST_FUNCS 1024u
+#define FIRST_EDGES 2048u
+#define FIRST_CONTEXTS 4096u
 #define CTX_CHUNK 65536u
 
 static uint64_t align_up(uint64_t n, uint64_t a)
@@ -294,10 +300,16 @@ uint64_t zrt_index_bytes(void)
 	return zrt.hdr ? zrt.index_bytes : 0;
 }
 
-/* The first contexts of a slot's pool, reserved with the slot. */
-static uint32_t first_contexts(void)
+static uint32_t min_u32(uint32_t a, uint32_t b)
 {
-	return zrt.max_contexts < CTX_CHUNK ? zrt.max_contexts : CTX_CHUNK;
+	return a < b ? a : b;
+}
+
+/* The reserved part of a table of max entries a slot starts with: first, or
+   the n its former thread used (reserved then), if more. */
+static uint32_t first_room(uint32_t max, uint32_t first, uint32_t n)
+{
+	return min_u32(max, first > n ? first : n);
 }
 
 void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index)
@@ -315,10 +327,21 @@ void zrt_thread_bind(struct zrt_thread *t, void *slot, void *index)
 	t->events = (struct zr_event *)(s + h->events_off);
 	t->ctx_hash = t->edge_hash + h->edge_hash_size;
 	t->ctx_mask = zrt.ctx_mask < CTX_INDEX_MIN - 1 ? zrt.ctx_mask : CTX_INDEX_MIN - 1;
-	/* a slot of the file has its first contexts reserved; scratch memory (calibration) all */
+	/* a slot of the file has its tables' first entries reserved; scratch
+	   memory (calibration) all */
 	int in_file = s >= zrt.base && s < zrt.base + zrt.file_bytes;
+	const struct zr_thread *ti = t->info;
+	int used = in_file && ti->used; /* the ended threads' summary */
+	t->func_limit = zrt.max_funcs;
+	t->edge_limit = zrt.max_edges;
 	t->ctx_limit = zrt.max_contexts;
-	t->ctx_room = in_file ? first_contexts() : zrt.max_contexts;
+	t->func_room = in_file ? first_room(zrt.max_funcs, FIRST_FUNCS, used ? ti->n_funcs : 0)
+			       : zrt.max_funcs;
+	t->edge_room = in_file ? first_room(zrt.max_edges, FIRST_EDGES, used ? ti->n_edges : 0)
+			       : zrt.max_edges;
+	t->ctx_room = in_file ? first_room(zrt.max_contexts, FIRST_CONTEXTS,
+					   used ? ti->n_contexts : 0)
+			      : zrt.max_contexts;
 	t->busy = 0;
 	t->root_lo = t->root_len = 0;
 	t->root_func = t->root_ctx = t->root_last = ZR_NONE;
@@ -344,14 +367,24 @@ static int reserve(uint64_t off, uint64_t bytes)
 	return -1;
 }
 
-/* Reserves slot's blocks, of its context pool the first contexts only: 0, or -1. */
+/*
+ * Reserves slot's blocks, of its function, edge and context tables the first
+ * entries only (zrt_thread_bind's rooms): 0, or -1.
+ */
 static int reserve_slot(uint32_t slot)
 {
 	const struct zr_header *h = zrt.hdr;
 	uint64_t at = h->threads_off + (uint64_t)slot * h->thread_bytes;
+	uint64_t funcs = (uint64_t)min_u32(h->max_funcs, FIRST_FUNCS) * sizeof(struct zr_func);
+	uint64_t edges = (uint64_t)min_u32(h->max_edges, FIRST_EDGES) * sizeof(struct zr_edge);
+	uint64_t contexts =
+		(uint64_t)min_u32(h->max_contexts, FIRST_CONTEXTS) * sizeof(struct zr_context);
 	uint64_t pool_end = h->contexts_off + (uint64_t)h->max_contexts * sizeof(struct zr_context);
-	uint64_t head = h->contexts_off + (uint64_t)first_contexts() * sizeof(struct zr_context);
-	return reserve(at, head) < 0 || reserve(at + pool_end, h->thread_bytes - pool_end) < 0
+	/* the slot's head and its first functions; the first edges; the stack and
+	   the first contexts; what follows the context pool (samples, timeline) */
+	return reserve(at, h->funcs_off + funcs) < 0 || reserve(at + h->edges_off, edges) < 0 ||
+			       reserve(at + h->stack_off, h->contexts_off - h->stack_off + contexts) < 0 ||
+			       reserve(at + pool_end, h->thread_bytes - pool_end) < 0
 		       ? -1
 		       : 0;
 }
@@ -381,26 +414,32 @@ static uint32_t claim_slot(struct zr_header *h, int *no_room)
 }
 
 /*
- * Room for one more context in t's pool: its blocks reserved, CTX_CHUNK
- * contexts at a time; 0 when the pool is full or the file system has no room.
+ * Room for entry n of a table of t's slot (its first entry at table, size
+ * bytes each): its blocks reserved, the reserved part doubled at a time; 0
+ * when the table is full or the file system has no room (which ends it).
  */
+static int table_room(uint32_t n, uint32_t *room, uint32_t *limit, const void *table,
+		      uint32_t size)
+{
+	while (n >= *room) {
+		if (*room >= *limit)
+			return 0;
+		uint32_t more = min_u32(*limit - *room, *room ? *room : 1);
+		uint64_t at = (uint64_t)((const uint8_t *)table - zrt.base) + (uint64_t)*room * size;
+		if (reserve(at, (uint64_t)more * size) < 0) {
+			*limit = *room;
+			return 0;
+		}
+		*room += more;
+	}
+	return 1;
+}
+
+/* Room for one more context in t's pool. */
 static int context_room(struct zrt_thread *t)
 {
-	uint32_t n = t->info->n_contexts;
-	if (n < t->ctx_room)
-		return 1;
-	if (t->ctx_room >= t->ctx_limit)
-		return 0;
-	uint32_t more = t->ctx_limit - t->ctx_room < CTX_CHUNK ? t->ctx_limit - t->ctx_room
-							       : CTX_CHUNK;
-	uint64_t at = (uint64_t)((uint8_t *)t->contexts - zrt.base) +
-		      (uint64_t)t->ctx_room * sizeof(struct zr_context);
-	if (reserve(at, (uint64_t)more * sizeof(struct zr_context)) < 0) {
-		t->ctx_limit = t->ctx_room;
-		return 0;
-	}
-	t->ctx_room += more;
-	return 1;
+	return table_room(t->info->n_contexts, &t->ctx_room, &t->ctx_limit, t->contexts,
+			  sizeof(struct zr_context));
 }
 
 static int bind_new_slot(struct zrt_thread *t)
@@ -1075,7 +1114,8 @@ static uint32_t probe_func(struct zrt_thread *t, uint64_t addr, uint32_t *slot);
 static uint32_t add_func(struct zrt_thread *t, uint64_t addr, uint32_t slot)
 {
 	struct zr_thread *ti = t->info;
-	if (ti->n_funcs >= zrt.max_funcs) {
+	if (!table_room(ti->n_funcs, &t->func_room, &t->func_limit, t->funcs,
+			sizeof(struct zr_func))) {
 		ti->lost_funcs++;
 		return ZR_NONE;
 	}
@@ -1238,7 +1278,8 @@ static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee
 			continue;
 		}
 		struct zr_thread *ti = t->info;
-		if (ti->n_edges >= zrt.max_edges) {
+		if (!table_room(ti->n_edges, &t->edge_room, &t->edge_limit, t->edges,
+				sizeof(struct zr_edge))) {
 			ti->lost_edges++;
 			return ZR_NONE;
 		}

@@ -147,10 +147,12 @@ struct zrt_thread {
 	uint32_t *ctx_hash;
 	uint32_t ctx_mask; /* ctx_hash's size - 1: grows with the contexts (core.c) */
 	/*
-	 * The context pool is laid out for max_contexts but its file blocks are
-	 * reserved as it fills (core.c): contexts below ctx_room may be written;
-	 * ctx_limit, max_contexts until a reservation failed (no room), bounds it.
+	 * The function, edge and context tables are laid out for max_funcs,
+	 * max_edges and max_contexts but their file blocks are reserved as they
+	 * fill (core.c table_room): entries below *_room may be written; *_limit,
+	 * the table's size until a reservation failed (no room), bounds it.
 	 */
+	uint32_t func_room, func_limit, edge_room, edge_limit;
 	uint32_t ctx_room, ctx_limit;
 	/*
 	 * The context of the thread's last counted call: the entry probe's

@@ -7,8 +7,8 @@
 # libcalls` keep all of them: the folded stacks with call counts are exactly
 # the printed paths.  With a pool of 1000 the overflow is counted exactly
 # (131071 calls less the 999 contexts that fit), never a crash.  On a file
-# system with room for the first chunk of the pool but not the next one (a
-# small tmpfs, when this user may mount one), the pool ends there: the
+# system with room for part of the pool but not the next doubling (a small
+# tmpfs, when this user may mount one), the pool ends there: the
 # program's output is unchanged, and the lost calls are counted.
 set -u
 . "$(dirname "$0")/tmpfs.sh"
@@ -78,9 +78,10 @@ for tool in record libcalls; do
 	[ "$n" -eq $want ] || fail "$tool --contexts 1000: $n stacks, not $want"
 done
 
-# a file system with room for the pool's first chunk only
+# a file system with room for the pool's first 65536 contexts only (it doubles its
+# reserved part: 4096, 8192, ..., 65536, then 131072 wanted ~5 MiB more)
 mnt=$work/mnt
-if ! mount_tmpfs "$mnt" 12m; then
+if ! mount_tmpfs "$mnt" 8m; then
 	echo "SKIP (full file system part): cannot mount a tmpfs here (needs root, no container limits)"
 	exit $rc
 fi
@@ -88,7 +89,7 @@ ZOND_DIR=$mnt LD_PRELOAD=$runtime "$rec" $depth >out.txt 2>&1
 echo "status $?" >>out.txt
 { cat plain.txt; echo "status 0"; } | cmp -s - out.txt || fail "tmpfs: the program changed"
 "$rawdump" -m "$mnt" >dump.txt 2>&1 || fail "tmpfs: rawdump: $(cat dump.txt)"
-# the first chunk holds main's context and 65535 of the tree's
+# the reserved part holds main's context and 65535 of the tree's
 for line in "meta lost_room 1" "meta lost_contexts $((calls - 65535))" \
 	"function lc_l calls=65536" "function lc_r calls=65535"; do
 	grep -qx "$line" dump.txt || fail "tmpfs: no '$line' in: $(grep meta dump.txt)"

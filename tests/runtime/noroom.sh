@@ -52,8 +52,8 @@ absent() {
 }
 
 # a file size limit (sh's ulimit -f counts 512-byte blocks): 20 MB leaves room for
-# two thread slots (with the default pools, a slot is about 9 MB, 5 MB of it the
-# context pool), 50 KB for none
+# two thread slots as laid out (with the default pools, a slot is about 9 MB, 5 MB of it
+# the context pool), 50 KB for none
 run limit-40000 "$work/l1" "-f 40000" "$fib"
 expect limit-40000 "$work/l1" "threads 1" "function fib calls=21891" "meta lost_room 1"
 run limit-100 "$work/l2" "-f 100" "$fib"
@@ -65,20 +65,21 @@ expect limit-v "$work/l3" "threads 1" "function fib calls=21891" "meta lost_room
 
 # a full file system
 mnt=$work/mnt
-if ! mount_tmpfs "$mnt" 2m; then
+if ! mount_tmpfs "$mnt" 1500k; then
 	echo "SKIP: full file system: cannot mount a tmpfs here (needs root, no container limits)"
 	exit $rc
 fi
 # room for the file's fixed part, none for a thread slot: every thread is lost, for want
 # of room (the slot table was not full); read once the file system is full: no slot the
 # runtime could not reserve is read through a page fault (a SIGBUS on a full tmpfs)
-run tmpfs-2m "$mnt/a" "-f unlimited" "$threads"
+# (a slot's reserved part is ~1.1 MB: its tables' first entries, the stack, the samples)
+run tmpfs-1500k "$mnt/a" "-f unlimited" "$threads"
 head -c 4m /dev/zero >"$mnt/fill" 2>/dev/null
-expect tmpfs-2m "$mnt/a" "threads 0" "meta lost_room 1" "meta lost_threads_room 9"
-absent tmpfs-2m "$mnt/a" "lost_threads "
+expect tmpfs-1500k "$mnt/a" "threads 0" "meta lost_room 1" "meta lost_threads_room 9"
+absent tmpfs-1500k "$mnt/a" "lost_threads "
 rm -rf "$mnt/a" "$mnt/fill"
 # filled up: room for nothing but a header
-head -c 1900k /dev/zero >"$mnt/fill" 2>/dev/null
+head -c 1400k /dev/zero >"$mnt/fill" 2>/dev/null
 run tmpfs-full "$mnt/b" "-f unlimited" "$fib"
 expect tmpfs-full "$mnt/b" "threads 0" "meta lost_room 1" "meta lost_threads_room 1"
 rm -rf "$mnt/b" "$mnt/fill"
@@ -87,7 +88,7 @@ rm -rf "$mnt/b" "$mnt/fill"
 # files of sh and the program and for the program's main thread, and full by the time
 # zond reads them: the program's status and output as plain, the run stored, the cause
 # said (no room, not --threads)
-mount -o remount,size=14m "$mnt" || fail "cannot resize the tmpfs"
+mount -o remount,size=4m "$mnt" || fail "cannot resize the tmpfs"
 mkdir -p "$mnt/tmp"
 plain=$("$threads" 2>&1; echo "status $?")
 got=$(TMPDIR=$mnt/tmp "$zond" record -q -o "$work/full.db" -- \
