@@ -1428,8 +1428,7 @@ struct zr_frame *zrt_enter_slow(struct zrt_thread *t, uint64_t fn, uint64_t site
 {
 	if (t->busy)
 		return NULL;
-	t->busy = 1;
-	zrt_signal_fence();
+	zrt_take(t, ZRT_HERE());
 	drop_stale(t, fn, sp, pc, 0);
 	struct zr_frame *fr = push(t, fn, site, sp, pc);
 	zrt_unbusy(t);
@@ -1462,10 +1461,9 @@ static void exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t n
 
 void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
 {
-	if (t->busy)
+	if (t->busy && zrt_still_busy(t, sp))
 		return;
-	t->busy = 1;
-	zrt_signal_fence();
+	zrt_take(t, ZRT_HERE());
 	exit_slow(t, fn, sp, now);
 	zrt_unbusy(t);
 }
@@ -1473,12 +1471,11 @@ void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
 uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp, uint64_t pc)
 {
 	uint32_t e = ZR_NONE;
-	if (t->busy) {
+	if (t->busy && zrt_still_busy(t, sp)) {
 		zrt_note_missed(t, fn);
 		return e;
 	}
-	t->busy = 1;
-	zrt_signal_fence();
+	zrt_take(t, ZRT_HERE());
 	uint32_t d = drop_stale(t, fn, sp, pc, 0);
 	if (!zrt.gate || gate_open(fn, d)) {
 		uint32_t i = find_func(t, fn);
@@ -1518,8 +1515,7 @@ void zrt_park(struct zrt_thread *t, uint64_t key)
 {
 	if (t->busy)
 		return;
-	t->busy = 1;
-	zrt_signal_fence();
+	zrt_take(t, ZRT_HERE());
 	struct zr_thread *ti = t->info;
 	struct zrt_parking *p = ti->depth ? parking(t) : NULL;
 	if (p) {
@@ -1549,8 +1545,7 @@ void zrt_unpark(struct zrt_thread *t, uint64_t key)
 {
 	if (t->busy)
 		return;
-	t->busy = 1;
-	zrt_signal_fence();
+	zrt_take(t, ZRT_HERE());
 	struct zrt_parking *p = t->parking;
 	uint32_t i = 0;
 	while (p && i < p->n && p->stack[i].key != key)
@@ -1574,12 +1569,24 @@ void zrt_unpark(struct zrt_thread *t, uint64_t key)
 
 void zrt_unwound(struct zrt_thread *t, uint64_t sp)
 {
-	if (t->busy)
+	if (t->busy && zrt_still_busy(t, sp))
 		return;
-	t->busy = 1;
-	zrt_signal_fence();
+	zrt_take(t, ZRT_HERE());
 	drop_stale(t, 0, sp, 0, 0);
 	zrt_unbusy(t);
+}
+
+int zrt_still_busy(struct zrt_thread *t, uint64_t sp)
+{
+	uint64_t busy = t->busy;
+	if (!busy)
+		return 0;
+	int busy_alt = zrt_on_alt_stack(t, busy), sp_alt = zrt_on_alt_stack(t, sp);
+	/* a handler's frames run below what it interrupted, a signal frame apart */
+	if (busy_alt == sp_alt ? sp < busy : sp_alt)
+		return 1;
+	t->busy = 0;
+	return 0;
 }
 
 void zrt_func_times(const struct zrt_thread *t, uint32_t i, uint64_t *self, uint64_t *incl)
@@ -1657,8 +1664,7 @@ void zrt_block_begin(struct zrt_thread *t, uint64_t site, const char *name, cons
 {
 	if (t->busy)
 		return;
-	t->busy = 1;
-	zrt_signal_fence();
+	zrt_take(t, ZRT_HERE());
 	drop_stale(t, site | ZR_BLOCK_BIT, sp, site, 0);
 	struct zr_frame *fr = push(t, site | ZR_BLOCK_BIT, site, sp, site);
 	if (fr) {
@@ -1685,8 +1691,7 @@ void zrt_block_end(struct zrt_thread *t, const char *name, uint64_t now)
 {
 	if (t->busy)
 		return;
-	t->busy = 1;
-	zrt_signal_fence();
+	zrt_take(t, ZRT_HERE());
 	uint32_t d = t->info->depth;
 	if (d > zrt.max_depth)
 		d = 0; /* the open block is not on the stack */

@@ -137,7 +137,14 @@ enum zrt_thread_state {
 
 struct zrt_thread {
 	uint32_t state; /* enum zrt_thread_state */
-	uint32_t busy;  /* inside a probe */
+	/*
+	 * Inside a probe: an address on the stack the probe runs on, at or below
+	 * the instrumented code it serves (zrt_take); 0 outside.  A signal
+	 * handler interrupting the probe runs below it; a jump out of that
+	 * handler (siglongjmp) to a frame above it leaves the probe for good
+	 * (zrt_jumped).
+	 */
+	uint64_t busy;
 	struct zr_thread *info;
 	struct zr_func *funcs;
 	struct zr_edge *edges;
@@ -264,6 +271,17 @@ void zrt_block_end(struct zrt_thread *t, const char *name, uint64_t now);
 void zrt_unwound(struct zrt_thread *t, uint64_t sp);
 
 /*
+ * t is busy and code at stack address sp (a probe, or a longjmp's target)
+ * wants it: 1 when the busy probe may still be running, so sp is inside a
+ * signal handler that interrupted it (below it on its stack, or on the
+ * signal stack while it is not).  0 when it cannot be: a handler that
+ * interrupted it left it by a jump (siglongjmp), and it never ends; t is
+ * then no longer busy, the calls the handler made meanwhile counted by the
+ * next probe.
+ */
+int zrt_still_busy(struct zrt_thread *t, uint64_t sp);
+
+/*
  * Stack switches (a coroutine's swapcontext): each stack has frames of its
  * own.  zrt_park(t, key) moves every open frame of t into its parking area
  * under key (the context through which the thread will come back to this
@@ -379,6 +397,17 @@ static inline void zrt_signal_fence(void)
 void zrt_note_missed(struct zrt_thread *t, uint64_t fn);
 /* Counts the calls noted meanwhile (t->busy still set). */
 void zrt_count_missed(struct zrt_thread *t);
+
+/* The start of a probe running at stack address at (nonzero), t not busy. */
+static inline __attribute__((always_inline)) void zrt_take(struct zrt_thread *t, uint64_t at)
+{
+	t->busy = at;
+	zrt_signal_fence();
+}
+
+/* The start of a probe whose stack address is its own frame's (a macro: the
+   frame must be the probe's, not a helper's). */
+#define ZRT_HERE() ((uint64_t)(uintptr_t)__builtin_frame_address(0))
 
 /* The end of a probe that set t->busy: the calls a signal handler made meanwhile counted. */
 static inline void zrt_unbusy(struct zrt_thread *t)
@@ -557,8 +586,7 @@ zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp, ui
 {
 	if (zrt_unlikely(t->busy))
 		return NULL;
-	t->busy = 1;
-	zrt_signal_fence();
+	zrt_take(t, sp);
 	struct zr_frame *fr = NULL, *top = NULL;
 	struct zr_context *c;
 	uint32_t d = t->info->depth;
@@ -629,7 +657,7 @@ done:
 static inline struct zr_frame *zrt_enter(struct zrt_thread *t, uint64_t fn, uint64_t site,
 					 uint64_t sp, uint64_t pc)
 {
-	if (zrt_unlikely(t->busy)) {
+	if (zrt_unlikely(t->busy) && zrt_still_busy(t, sp)) {
 		zrt_note_missed(t, fn);
 		return NULL;
 	}
@@ -664,8 +692,7 @@ static inline __attribute__((always_inline)) int zrt_exit_fast(struct zrt_thread
 {
 	if (zrt_unlikely(t->busy))
 		return 1;
-	t->busy = 1;
-	zrt_signal_fence();
+	zrt_take(t, sp);
 	uint32_t d = t->info->depth;
 	int done = !d;
 	if (zrt_likely(d - 1 < zrt.max_depth && t->stack[d - 1].addr == fn &&

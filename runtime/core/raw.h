@@ -421,10 +421,29 @@ static inline void zr_note_call(uint64_t *min, uint64_t *max, uint64_t incl)
  * at 1 tick at least.  What the correction took out of the call's self time
  * is added to the overhead.  edge, ctx and parent may be NULL.
  */
+/* Closes frame fr without a time: its function's recursion depth, and its
+   parent's count of calls made, as zr_frame_charge does. */
+static inline void zr_frame_close_untimed(struct zr_frame *fr, struct zr_frame *parent,
+					  struct zr_func *f)
+{
+	if (fr->ctx == ZR_NONE && f->depth)
+		f->depth--;
+	if (parent) {
+		parent->n_children++;
+		parent->n_desc += fr->n_desc + 1;
+	}
+}
+
 static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent, struct zr_func *f,
 				   struct zr_edge *edge, struct zr_context *ctx, uint64_t now,
 				   uint64_t inner, uint64_t pair)
 {
+	/* enter_ticks 0: the frame's start was never read (a signal handler
+	   jumped out of its entry probe before the clock): it is closed untimed */
+	if (!fr->enter_ticks) {
+		zr_frame_close_untimed(fr, parent, f);
+		return;
+	}
 	uint64_t raw = now > fr->enter_ticks ? now - fr->enter_ticks : 0;
 	uint64_t incl = raw - (inner + fr->n_desc * pair); /* signed */
 	uint64_t self = incl - fr->child_incl;             /* signed */

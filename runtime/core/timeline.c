@@ -36,8 +36,7 @@ void zrt_timeline_enter(struct zrt_thread *t, const struct zr_frame *fr, uint64_
 {
 	if (t->busy)
 		return;
-	t->busy = 1;
-	zrt_signal_fence();
+	zrt_take(t, ZRT_HERE());
 	put(t, ticks, fr->func, (uint32_t)(fr - t->stack));
 	zrt_unbusy(t);
 }
@@ -57,8 +56,7 @@ void zrt_timeline_closed(struct zrt_thread *t, uint32_t d, uint64_t ticks)
 	/* no frame kept so deep */
 	if (d >= zrt.max_depth || t->busy)
 		return;
-	t->busy = 1;
-	zrt_signal_fence();
+	zrt_take(t, ZRT_HERE());
 	put(t, ticks, t->stack[d].func, d | ZR_EVENT_EXIT);
 	zrt_unbusy(t);
 }

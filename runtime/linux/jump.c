@@ -53,8 +53,11 @@ static uint64_t jump_sp(const void *env)
 __attribute__((noreturn)) static void jump(int i, void *env, int val)
 {
 	struct zrt_thread *t = &zl_self;
-	if (t->state == ZRT_THREAD_ON)
+	if (t->state == ZRT_THREAD_ON) {
+		/* out of a signal handler that interrupted a probe, that probe never
+		   ends: zrt_unwound takes the thread back (zrt_still_busy) */
 		zrt_unwound(t, jump_sp(env) - 16);
+	}
 	jump_fn *real = jumps[i] ? jumps[i] : jumps[J_LONGJMP];
 	if (!real)
 		abort(); /* no C library's longjmp: this call cannot have been made */
