@@ -483,10 +483,34 @@ void zrt_thread_attach(struct zrt_thread *t)
 	port_thread_attached();
 }
 
+/*
+ * Closes the frames t left open as it ended (pthread_exit from inside
+ * calls), timed up to now as the reader times those of a process that ended:
+ * merged into the ended threads' summary, they were lost while their
+ * callees' times were kept (a caller far cheaper than its callees).
+ */
+static void close_ended_frames(struct zrt_thread *t)
+{
+	struct zr_thread *ti = t->info;
+	if (!ti->depth)
+		return;
+	zrt_take(t, ZRT_HERE());
+	uint64_t clock = zrt.clocked ? port_clock() : 0;
+	uint64_t now = zrt.timed ? zrt_frame_clock(t, clock) : clock;
+	uint32_t d = ti->depth < zrt.max_depth ? ti->depth : zrt.max_depth;
+	ti->depth = d; /* calls deeper than the stack were counted, never pushed */
+	for (; d > 0; d--)
+		zrt_pop(t, d, now);
+	zrt_unbusy(t);
+	if (zrt_unlikely(zrt.timeline))
+		zrt_timeline_closed(t, 0, now);
+}
+
 void zrt_thread_end(struct zrt_thread *t)
 {
 	if (t->state != ZRT_THREAD_ON || t->busy)
 		return;
+	close_ended_frames(t);
 	/*
 	 * What the thread still runs (the program's later key destructors; on
 	 * the last thread, after main's pthread_exit, the exit handlers) is
@@ -616,7 +640,7 @@ static int start_summary(uint32_t slot)
 	ti->tid = 0;
 	const char name[16] = "(ended threads)";
 	copy_bytes(ti->name, name, sizeof ti->name);
-	ti->depth = 0; /* frames left open by pthread_exit are not carried */
+	ti->depth = 0; /* none: closed at the thread's end (close_ended_frames) */
 	ended.summary = slot;
 	return 0;
 }
