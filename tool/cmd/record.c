@@ -46,7 +46,8 @@ static const char usage_text[] =
 	"      --fast-clock      with --time exact: unfenced clock reads, cheaper, but up\n"
 	"                        to some tens of ns of a function's time may land in its\n"
 	"                        caller\n"
-	"  -T, --trigger FUNC    record only while FUNC is running\n"
+	"  -T, --trigger FUNC    record only while FUNC is running (one function of the\n"
+	"                        program, else of a library it loads at start-up)\n"
 	"      --manual          record only between zond_start() and zond_stop()\n"
 	"  -F, --filter GLOB     record only functions matching GLOB (repeatable)\n"
 	"  -N, --exclude GLOB    do not record functions matching GLOB (repeatable)\n"
@@ -92,17 +93,26 @@ struct record {
 };
 
 struct function_search {
-	const char *name;
-	uint64_t addr;
-	int found;
+	const char *name; /* a glob, as every option naming functions (symbols_name_matches) */
+	struct symbols *syms;
+	const char *module;  /* the object being searched */
+	int found;           /* functions matched */
+	uint64_t addr;       /* the first one's link-time address, */
+	char where[PATH_MAX]; /* its object, */
+	char what[256], other[256]; /* its name, and another's */
 };
 
 static void match_function(void *arg, const struct symbol *sym)
 {
 	struct function_search *f = arg;
-	if (!f->found && strcmp(sym->name, f->name) == 0) {
+	if (!symbols_name_matches(f->name, sym->name))
+		return;
+	if (f->found++ == 0) {
 		f->addr = sym->start;
-		f->found = 1;
+		snprintf(f->where, sizeof f->where, "%s", f->module);
+		snprintf(f->what, sizeof f->what, "%s", sym->name);
+	} else if (!f->other[0]) {
+		snprintf(f->other, sizeof f->other, "%s", sym->name);
 	}
 }
 
@@ -110,23 +120,42 @@ static void match_function(void *arg, const struct symbol *sym)
 static int find_function(struct symbols *syms, const char *prog, const char *name,
 			 uint64_t *addr, struct zerr *err)
 {
-	struct function_search f = {.name = name};
+	struct function_search f = {.name = name, .module = prog};
 	if (symbols_each_function(syms, prog, match_function, &f, err) < 0)
 		return -1;
 	*addr = f.addr;
-	return f.found;
+	return f.found > 0;
 }
 
-/* ZOND_TRIGGER=<hex link-time address>:<module path> for the runtime. */
+static void match_in_library(void *arg, const char *path)
+{
+	struct function_search *f = arg;
+	struct zerr ignored; /* a library we cannot read has no trigger */
+	f->module = path;
+	symbols_each_function(f->syms, path, match_function, f, &ignored);
+}
+
+/*
+ * ZOND_TRIGGER=<hex link-time address>:<module path> for the runtime: the
+ * one function named so in the program, else in the libraries it loads at
+ * start-up.
+ */
 static int trigger_env(struct record *r, struct symbols *syms, char *out, size_t len,
 		       struct zerr *err)
 {
-	uint64_t addr;
-	int found = find_function(syms, r->l.prog, r->trigger, &addr, err);
-	if (found <= 0)
-		return found < 0 ? -1 : zerr_set(err, "%s: no function '%s' to trigger on",
-						 r->l.prog, r->trigger);
-	snprintf(out, len, "%llx:%s", (unsigned long long)addr, r->l.prog);
+	struct function_search f = {.name = r->trigger, .syms = syms, .module = r->l.prog};
+	if (symbols_each_function(syms, r->l.prog, match_function, &f, err) < 0 ||
+	    (!f.found && launch_each_library(r->l.prog, match_in_library, &f, err) < 0))
+		return -1;
+	if (!f.found)
+		return zerr_set(err,
+				"%s: no function '%s' to trigger on, in it or the libraries it "
+				"loads at start-up",
+				r->l.prog, r->trigger);
+	if (f.found > 1)
+		return zerr_set(err, "%s: '%s' names %d functions (%s, %s...): name one to trigger on",
+				r->l.prog, r->trigger, f.found, f.what, f.other);
+	snprintf(out, len, "%llx:%s", (unsigned long long)f.addr, f.where);
 	return 0;
 }
 
