@@ -118,11 +118,7 @@ static void test_big_run(const char *dir)
 	struct zp_profile *q = store_load_run(s, p->run.id, &err);
 	double t2 = now_s();
 	printf("100000 stats and edges: written in %.3f s, read in %.3f s\n", t1 - t0, t2 - t1);
-#ifndef ZOND_SANITIZED
-	/* Generous against a busy machine; the normal figure is a few tenths. */
-	CHECK(t1 - t0 < 3.0);
-	CHECK(t2 - t1 < 3.0);
-#endif
+	/* figures only: a timed check fails on a busy machine (speed is bench/'s) */
 	CHECK(q != NULL);
 	if (q)
 		CHECK_EQ_U64(sample_mismatches(p, q), 0);
