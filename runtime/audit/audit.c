@@ -473,6 +473,8 @@ API unsigned int la_version(unsigned int version)
 
 API unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
+	/* the loader's cookie is the map: la_objclose must not take it for ours */
+	*cookie = 0;
 	if (lmid != LM_ID_BASE || !zrt.hdr)
 		return 0;
 	if (zl_sealed) {
@@ -489,9 +491,23 @@ API unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie
 	return LA_FLG_BINDFROM | (o && o->bind_to ? LA_FLG_BINDTO : 0);
 }
 
+/* The object whose cookie is c (la_objopen), NULL for one not ours. */
+static struct object *cookie_object(uintptr_t c)
+{
+	uintptr_t first = (uintptr_t)objects, end = (uintptr_t)(objects + MAX_OBJECTS);
+	if (c < first || c >= end || (c - first) % sizeof objects[0])
+		return NULL;
+	return (struct object *)c;
+}
+
 API unsigned int la_objclose(uintptr_t *cookie)
 {
-	struct object *o = (struct object *)*cookie;
+	/*
+	 * Called for objects la_objopen never saw too, their cookie the loader's
+	 * (their map): an audit module of the user's that declines, unloaded
+	 * while the loader starts (zond wrote its state into that map: SIGSEGV).
+	 */
+	struct object *o = cookie_object(*cookie);
 	if (!o)
 		return 0;
 	/* the main program closes last, after the program's atexit handlers */
