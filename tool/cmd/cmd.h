@@ -205,6 +205,14 @@ int name_filter_wants(const struct name_filter *f, const char *name);
 int name_filter_write(const struct name_filter *f, const char *prog, const char *path,
 		      struct zerr *err);
 
+/*
+ * The functions of p the filter file at path did not cover (their objects
+ * were not the program or a library it loads at start-up: one it loaded
+ * later with dlopen, a program it ran), *first the first one's object; 0
+ * when there is no filter file.
+ */
+size_t name_filter_unapplied(const char *path, const struct zp_profile *p, const char **first);
+
 /* Parses a whole non-negative number; -1 if s is not one. */
 long parse_count(const char *s);
 

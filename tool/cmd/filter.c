@@ -48,11 +48,19 @@ struct library_ranges {
 	struct symbols *syms;
 };
 
+/* "# module PATH": an object the ranges cover (a comment to the runtime). */
+static void write_module(FILE *out, const char *path)
+{
+	char real[PATH_MAX];
+	fprintf(out, "# module %s\n", realpath(path, real) ? real : path);
+}
+
 static void library_ranges(void *arg, const char *path)
 {
 	struct library_ranges *l = arg;
 	struct zerr ignored; /* a library we cannot read keeps all its functions */
 	l->w->module = path;
+	write_module(l->w->out, path);
 	symbols_each_function(l->syms, path, write_range, l->w, &ignored);
 }
 
@@ -66,6 +74,7 @@ int name_filter_write(const struct name_filter *f, const char *prog, const char 
 	struct range_writer w = {.f = f, .module = prog, .out = out};
 	struct library_ranges libs = {&w, syms};
 	fprintf(out, "# zond record --filter/--exclude for %s\n", prog);
+	write_module(out, prog);
 	int rc = symbols_each_function(syms, prog, write_range, &w, err);
 	if (rc == 0)
 		rc = launch_each_library(prog, library_ranges, &libs, err);
@@ -73,4 +82,46 @@ int name_filter_write(const struct name_filter *f, const char *prog, const char 
 	if (fclose(out) != 0 && rc == 0)
 		rc = zerr_set(err, "%s: write failed: %s", path, strerror(errno));
 	return rc;
+}
+
+/* 1 when the filter file at path has a "# module" line naming module. */
+static int covers(FILE *f, const char *module)
+{
+	char line[PATH_MAX + 16], real[PATH_MAX];
+	const char *want = realpath(module, real) ? real : module;
+	rewind(f);
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (strncmp(line, "# module ", 9) == 0 && strcmp(line + 9, want) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+size_t name_filter_unapplied(const char *path, const struct zp_profile *p, const char **first)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = 0;
+	const char *last = NULL;
+	int last_covered = 1;
+	*first = NULL;
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const struct zp_node *node = &p->nodes[i];
+		if (node->kind != ZP_FUNCTION || !node->module[0])
+			continue;
+		/* nodes come module by module: one look at the file each */
+		if (!last || strcmp(last, node->module) != 0) {
+			last = node->module;
+			last_covered = covers(f, last);
+		}
+		if (!last_covered) {
+			n++;
+			if (!*first)
+				*first = node->module;
+		}
+	}
+	fclose(f);
+	return n;
 }

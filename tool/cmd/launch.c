@@ -673,6 +673,25 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *
 }
 
 /* The run's command, collector, campaign, host, times and status. */
+/*
+ * record -F/-N: the functions the filter file did not cover (objects loaded
+ * later, programs run), recorded as they ran: run meta unfiltered_functions
+ * and unfiltered_module (the first one's object).
+ */
+static void note_unfiltered(const struct launch *l, struct zp_profile *p)
+{
+	char path[PATH_MAX], n[32];
+	const char *first;
+	if (launch_join_path(path, sizeof path, l->dir, LAUNCH_FILTER_FILE) < 0)
+		return;
+	size_t count = name_filter_unapplied(path, p, &first);
+	if (!count)
+		return;
+	snprintf(n, sizeof n, "%zu", count);
+	profile_add_meta(p, "unfiltered_functions", n);
+	profile_add_meta(p, "unfiltered_module", first);
+}
+
 static void launch_describe(const struct launch *l, struct zp_profile *p, const char *collector)
 {
 	struct utsname u;
@@ -693,6 +712,7 @@ static void launch_describe(const struct launch *l, struct zp_profile *p, const 
 	p->run.term_signal = l->term_signal;
 	if (l->knobs) /* the runtime ran as no option of zond's says */
 		profile_add_meta(p, "zond_env", l->knobs);
+	note_unfiltered(l, p);
 }
 
 /* Stores p in the store at path; keeps the raw data when that fails. */
@@ -757,6 +777,13 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 			fprintf(stderr, " (raise --%s)", opt);
 		fputc('\n', stderr);
 	}
+	const char *unfiltered = profile_meta(p, "unfiltered_functions");
+	if (unfiltered)
+		fprintf(stderr,
+			"zond %s: warning: --filter/--exclude apply to the program and the "
+			"libraries it loads at start-up: %s functions of objects loaded later or "
+			"programs it ran (%s...) are recorded unfiltered\n",
+			l->cmd, unfiltered, profile_meta(p, "unfiltered_module"));
 	const char *unstacked = profile_meta(p, "unstacked_calls");
 	if (unstacked && strcmp(unstacked, "0") != 0) /* even with -q: stacks are incomplete */
 		fprintf(stderr,

@@ -1,0 +1,25 @@
+/*
+ * plughost PLUGIN: dlopens PLUGIN (progs/plugin.c) and calls its run() after
+ * calling local() 3 times; plugin code loaded after start-up, which
+ * --filter/--exclude do not reach.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+
+__attribute__((noinline)) static int local(int x)
+{
+	return x + 1;
+}
+
+int main(int argc, char **argv)
+{
+	int s = 0;
+	for (int i = 0; i < 3; i++)
+		s += local(i);
+	void *h = argc > 1 ? dlopen(argv[1], RTLD_NOW) : NULL;
+	int (*run)(int) = h ? (int (*)(int))dlsym(h, "run") : NULL;
+	if (!run)
+		return 1;
+	printf("%d\n", s + run(4));
+	return 0;
+}
