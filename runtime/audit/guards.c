@@ -66,14 +66,12 @@ static sighandler_t guard_signal(int sig, sighandler_t handler)
 
 static int guard_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	sigset_t own;
-	return REAL(sigmask_fn, G_SIGPROCMASK)(how, zl_guard_mask(how, set, &own), old);
+	return zl_guard_sigmask(REAL(sigmask_fn, G_SIGPROCMASK), how, set, old);
 }
 
 static int guard_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-	sigset_t own;
-	return REAL(sigmask_fn, G_PTHREAD_SIGMASK)(how, zl_guard_mask(how, set, &own), old);
+	return zl_guard_sigmask(REAL(sigmask_fn, G_PTHREAD_SIGMASK), how, set, old);
 }
 
 static int guard_sigaltstack(const stack_t *ss, stack_t *old)

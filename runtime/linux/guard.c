@@ -66,15 +66,37 @@ void zl_guard_altstack(struct zrt_thread *t, const stack_t *ss)
 	t->alt_hi = on ? lo + ss->ss_size : 0;
 }
 
-const sigset_t *zl_guard_mask(int how, const sigset_t *set, sigset_t *own)
+/* The program's view: it has the sampling signal blocked on this thread. */
+static __thread int blocks_sampling __attribute__((tls_model("initial-exec")));
+
+static int has_signal(const sigset_t *set, int sig)
+{
+	return (((const unsigned long *)(const void *)set)[word_of(sig)] & bit_of(sig)) != 0;
+}
+
+int zl_guard_sigmask(int (*real)(int, const sigset_t *, sigset_t *), int how,
+		     const sigset_t *set, sigset_t *old)
 {
 	int sig = zl_sample_signal_active();
-	if (!set || !sig || how == SIG_UNBLOCK ||
-	    !(((const unsigned long *)(const void *)set)[word_of(sig)] & bit_of(sig)))
-		return set;
-	*own = *set;
-	((unsigned long *)(void *)own)[word_of(sig)] &= ~bit_of(sig);
-	return own;
+	if (!sig)
+		return real(how, set, old);
+	int had = blocks_sampling, in = set && has_signal(set, sig);
+	sigset_t own;
+	const sigset_t *pass = set;
+	if (in && how != SIG_UNBLOCK) {
+		own = *set;
+		((unsigned long *)(void *)&own)[word_of(sig)] &= ~bit_of(sig);
+		pass = &own;
+	}
+	int rc = real(how, pass, old);
+	if (rc != 0)
+		return rc;
+	if (set && (how == SIG_SETMASK || in))
+		blocks_sampling = how == SIG_SETMASK ? in : how == SIG_BLOCK;
+	/* read back as the program set it (a mask saved, restored, handed on) */
+	if (old && had)
+		((unsigned long *)(void *)old)[word_of(sig)] |= bit_of(sig);
+	return rc;
 }
 
 void zl_guard_exec(struct zrt_thread *t, struct zl_exec_note *note)

@@ -49,10 +49,13 @@ void zl_guard_disposition_seen(int sig, struct sigaction *old);
 sighandler_t zl_guard_handler_seen(int sig, sighandler_t was);
 
 /*
- * sigprocmask or pthread_sigmask(how, set): the set to hand the real
- * function, set itself or *own, a copy without the sampling signal.
+ * sigprocmask or pthread_sigmask(how, set, old) made through real: while
+ * zond samples, the mask never blocks the sampling signal, yet reads back
+ * (*old) with it as the program last set it on this thread.  A new thread
+ * starts with it unblocked in the program's view too (not the creator's).
  */
-const sigset_t *zl_guard_mask(int how, const sigset_t *set, sigset_t *own);
+int zl_guard_sigmask(int (*real)(int, const sigset_t *, sigset_t *), int how,
+		     const sigset_t *set, sigset_t *old);
 
 /*
  * After a sigaltstack(ss, ...) that succeeded on the thread whose probe

@@ -60,16 +60,14 @@ API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	if (!real_sigprocmask)
 		find_reals();
-	sigset_t own;
-	return real_sigprocmask(how, zl_guard_mask(how, set, &own), old);
+	return zl_guard_sigmask(real_sigprocmask, how, set, old);
 }
 
 API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	if (!real_pthread_sigmask)
 		find_reals();
-	sigset_t own;
-	return real_pthread_sigmask(how, zl_guard_mask(how, set, &own), old);
+	return zl_guard_sigmask(real_pthread_sigmask, how, set, old);
 }
 
 /* The calling thread's signal stack, told to the core (zrt_thread.alt_lo). */
