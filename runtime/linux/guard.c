@@ -66,9 +66,6 @@ void zl_guard_altstack(struct zrt_thread *t, const stack_t *ss)
 	t->alt_hi = on ? lo + ss->ss_size : 0;
 }
 
-/* The program's view: it has the sampling signal blocked on this thread. */
-static __thread int blocks_sampling __attribute__((tls_model("initial-exec")));
-
 static int has_signal(const sigset_t *set, int sig)
 {
 	return (((const unsigned long *)(const void *)set)[word_of(sig)] & bit_of(sig)) != 0;
@@ -80,7 +77,7 @@ int zl_guard_sigmask(int (*real)(int, const sigset_t *, sigset_t *), int how,
 	int sig = zl_sample_signal_active();
 	if (!sig)
 		return real(how, set, old);
-	int had = blocks_sampling, in = set && has_signal(set, sig);
+	int had = zl_sample_program_blocks(), in = set && has_signal(set, sig);
 	sigset_t own;
 	const sigset_t *pass = set;
 	if (in && how != SIG_UNBLOCK) {
@@ -92,25 +89,36 @@ int zl_guard_sigmask(int (*real)(int, const sigset_t *, sigset_t *), int how,
 	if (rc != 0)
 		return rc;
 	if (set && (how == SIG_SETMASK || in))
-		blocks_sampling = how == SIG_SETMASK ? in : how == SIG_BLOCK;
+		zl_sample_set_program_blocks(how == SIG_SETMASK ? in : how == SIG_BLOCK);
 	/* read back as the program set it (a mask saved, restored, handed on) */
 	if (old && had)
 		((unsigned long *)(void *)old)[word_of(sig)] |= bit_of(sig);
 	return rc;
 }
 
+/* The sampling signal the program blocked (in its view) while exec ran, 0 for none. */
+static __thread int blocked_at_exec __attribute__((tls_model("initial-exec")));
+
 void zl_guard_exec(struct zrt_thread *t, struct zl_exec_note *note)
 {
 	int saved_errno = errno;
+	int sig = zl_sample_signal_active();
 	zl_process_exec(t, note);
 	/* a sample signal still pending at the exec would meet the new image's default action */
 	zl_sample_exec();
+	/* the new image starts with the mask the program set */
+	blocked_at_exec = sig && zl_sample_program_blocks() ? sig : 0;
+	if (blocked_at_exec)
+		zl_sample_mask(blocked_at_exec, SIG_BLOCK);
 	errno = saved_errno;
 }
 
 int zl_guard_exec_failed(struct zrt_thread *t, const struct zl_exec_note *note, int ret)
 {
 	int saved_errno = errno;
+	if (blocked_at_exec)
+		zl_sample_mask(blocked_at_exec, SIG_UNBLOCK);
+	blocked_at_exec = 0;
 	zl_process_exec_failed(t, note);
 	zl_sample_exec_failed();
 	errno = saved_errno;

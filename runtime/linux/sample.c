@@ -378,6 +378,39 @@ static int start_timer(struct sampler *s)
 	return 0;
 }
 
+static __thread int program_blocks __attribute__((tls_model("initial-exec")));
+
+int zl_sample_program_blocks(void)
+{
+	return program_blocks;
+}
+
+void zl_sample_set_program_blocks(int blocked)
+{
+	program_blocks = blocked;
+}
+
+void zl_sample_mask(int sig, int how)
+{
+	uint64_t set = 1ull << (sig - 1); /* the kernel's sigset_t */
+	zl_syscall6(SYS_rt_sigprocmask, how, (long)&set, 0, sizeof set, 0, 0);
+}
+
+/*
+ * A thread that starts with the sampling signal blocked (an image exec'ed so,
+ * the program's mask kept across the exec) would take no sample: it has it
+ * blocked in its view only.
+ */
+static void unblock_inherited(void)
+{
+	uint64_t cur = 0;
+	if (zl_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, 0, (long)&cur, sizeof cur, 0, 0) != 0 ||
+	    !(cur & 1ull << (sample_signal - 1)))
+		return;
+	program_blocks = 1;
+	zl_sample_mask(sample_signal, SIG_UNBLOCK);
+}
+
 void zl_sample_thread_start(void)
 {
 	if (!samplers || __atomic_load_n(&stopped, __ATOMIC_RELAXED))
@@ -400,6 +433,8 @@ void zl_sample_thread_start(void)
 		kind = ZR_SAMPLER_TIMER;
 	own.s = *s;
 	own.first = kind == ZR_SAMPLER_PERF;
+	if (kind)
+		unblock_inherited();
 	if (kind == ZR_SAMPLER_PERF)
 		rearm(own.s.fd_plus_1 - 1);
 	__atomic_fetch_or(&zrt.hdr->samplers, kind, __ATOMIC_RELAXED);

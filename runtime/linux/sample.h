@@ -122,6 +122,18 @@ void zl_sample_seal(void);
 int zl_sample_signal_active(void);
 
 /*
+ * The program's view of that signal on the calling thread: 1 when the
+ * program has it blocked (set by its masks, zl_guard_sigmask; or inherited
+ * blocked, which zl_sample_thread_start undoes for real), though zond's
+ * mask never blocks it while sampling.
+ */
+int zl_sample_program_blocks(void);
+void zl_sample_set_program_blocks(int blocked);
+
+/* The signal blocked (SIG_BLOCK) or unblocked (SIG_UNBLOCK) for real, by the system call. */
+void zl_sample_mask(int sig, int how);
+
+/*
  * 1 when fd is a sampler's perf_event fd of this process (no system call:
  * the samplers' table), so that the program's own closes leave it (fds.c).
  */

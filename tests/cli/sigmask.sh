@@ -14,10 +14,21 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 check_eq "record: the masks read back" "$(cat rec.txt)" "$(cat plain.txt)"
 "$ZOND" libcalls -q --time sampled -o l.db -- "$SIGMASK" >lib.txt 2>err.txt || fail "libcalls: $(cat err.txt)"
 check_eq "libcalls: the masks read back" "$(cat lib.txt)" "$(cat plain.txt)"
-# burn's time, every signal blocked, is sampled (tens of ms: at least a few samples)
-samples=$("$ZOND" export -f json -i r.db | python3 -c '
+# an image exec'ed with every signal blocked starts so
+"$SIGMASK" exec >plain_exec.txt || fail "plain exec"
+check_eq "plainly, exec'ed with all blocked" "$(cat plain_exec.txt)" "started with 60"
+"$ZOND" record -q -o x.db -- "$SIGMASK" exec >rec_exec.txt 2>err.txt || fail "record exec"
+check_eq "record: exec'ed with all blocked" "$(cat rec_exec.txt)" "started with 60"
+# burn_samples DB: burn's samples
+burn_samples() {
+	"$ZOND" export -f json -i "$1" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-print(sum(n["self"].get("samples", 0) for n in d["nodes"] if n["name"] == "burn"))')
+print(sum(n["self"].get("samples", 0) for n in d["nodes"] if n["name"] == "burn"))'
+}
+samples=$(burn_samples x.db)
+check_eq "the exec'ed image is sampled ($samples samples)" "$([ "${samples:-0}" -ge 3 ] && echo yes)" yes
+# burn's time, every signal blocked, is sampled (tens of ms: at least a few samples)
+samples=$(burn_samples r.db)
 check_eq "burn is sampled ($samples samples)" "$([ "${samples:-0}" -ge 3 ] && echo yes)" yes
 finish

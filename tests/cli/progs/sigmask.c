@@ -3,13 +3,15 @@
  * query, the old set of SIG_SETMASK, after unblocking one real-time signal)
  * and prints what it saw, then burns CPU in burn() with every signal still
  * blocked.  Under zond, whose sampling signal is never really blocked, the
- * program must read back what it set.
+ * program must read back what it set.  `sigmask exec` blocks every signal
+ * and execs `sigmask query`, which prints the mask it started with.
  */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static volatile long sink;
 
@@ -28,11 +30,23 @@ static int blocked(const sigset_t *set)
 	return n;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	sigset_t all, cur, old, none;
 	sigfillset(&all);
 	sigemptyset(&none);
+	if (argc > 1 && strcmp(argv[1], "query") == 0) {
+		sigprocmask(SIG_BLOCK, NULL, &cur);
+		printf("started with %d\n", blocked(&cur));
+		burn(20000000);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "exec") == 0) {
+		sigprocmask(SIG_BLOCK, &all, NULL);
+		fflush(stdout);
+		execl("/proc/self/exe", argv[0], "query", (char *)NULL);
+		return 1;
+	}
 	sigprocmask(SIG_BLOCK, &all, NULL);
 	pthread_sigmask(SIG_BLOCK, NULL, &cur);
 	printf("query %d\n", blocked(&cur));
