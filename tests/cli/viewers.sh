@@ -40,6 +40,11 @@ if command -v go >/dev/null 2>&1; then
 	build_id=$(readelf -n "$SHOP" | sed -n 's/^ *Build ID: //p')
 	check_eq "pprof: the program's mapping and build id" \
 		"$(go tool pprof -raw shop.pb.gz 2>/dev/null | grep -c " $SHOP $build_id ")" 1
+	# A libcalls run is named after its program, not the first library's mapping
+	"$ZOND" libcalls -q -o lib.db -- "$SHOP" >/dev/null || fail "libcalls"
+	"$ZOND" export -i lib.db -f pprof -o lib.pb.gz || fail "export libcalls"
+	check_eq "pprof: a libcalls run's File" "$(go tool pprof -top lib.pb.gz 2>/dev/null | head -1)" \
+		"File: $(basename "$SHOP")"
 	# Binary on a terminal: refused (script(1) gives the command a terminal).
 	if command -v script >/dev/null 2>&1; then
 		script -qec "\"$ZOND\" export -i shop.db -f pprof" /dev/null >tty.txt 2>&1

@@ -37,6 +37,7 @@
 #include "profile.pb-c.h"
 #include "report/format.h"
 #include "symbols/symbols.h"
+#include "util/path.h"
 #include "util/strtab.h"
 
 typedef Perftools__Profiles__Profile PProfile;
@@ -206,15 +207,57 @@ static void add_flat_samples(struct pprof *w, uint32_t thread)
 	}
 }
 
-/* One mapping per module of a sampled node; locations point at theirs. */
+/* 1 when module's file name is the command's program's (its first word's). */
+static int runs_as(const char *module, const char *command)
+{
+	if (!command || !*module)
+		return 0;
+	char word[4096];
+	command += strspn(command, "'\"");
+	size_t len = strcspn(command, " '\"");
+	if (!len || len >= sizeof word)
+		return 0;
+	memcpy(word, command, len);
+	word[len] = 0;
+	return strcmp(path_base(module), path_base(word)) == 0;
+}
+
+/*
+ * The program's module: the one named as the run's command, else that of
+ * the first root call's node, else of the first node with one.
+ */
+static const char *program_module(const struct zp_profile *p)
+{
+	for (size_t i = 0; i < p->nnodes; i++)
+		if (runs_as(p->nodes[i].module, p->run.command))
+			return p->nodes[i].module;
+	for (size_t i = 0; i < p->ncontexts; i++) {
+		const struct zp_context *c = &p->contexts[i];
+		if (c->parent == ZP_NONE && c->node < p->nnodes && *p->nodes[c->node].module)
+			return p->nodes[c->node].module;
+	}
+	for (size_t i = 0; i < p->nnodes; i++)
+		if (*p->nodes[i].module)
+			return p->nodes[i].module;
+	return "";
+}
+
+/*
+ * One mapping per module of a sampled node, the program's first (pprof names
+ * the profile after its first mapping: `File: ...`); locations point at theirs.
+ */
 static void add_mappings(struct pprof *w)
 {
 	const struct zp_profile *p = w->p;
+	const char *program = program_module(p);
 	size_t n = 0, nknown = 0;
 	uint32_t *mapping_of_string = NULL; /* by string index of the module's path */
-	for (uint32_t i = 0; i < p->nnodes; i++) {
+	for (uint32_t k = 0; k < 2 * p->nnodes; k++) {
+		/* the program's nodes, then the others */
+		uint32_t i = k % p->nnodes;
 		const char *module = p->nodes[i].module;
-		if (!w->location_of[i] || !module || !*module)
+		if (!w->location_of[i] || !module || !*module ||
+		    (strcmp(module, program) == 0) != (k < p->nnodes))
 			continue;
 		size_t name = (size_t)intern(&w->str, module);
 		if (name >= nknown) {
