@@ -290,6 +290,22 @@ static void check_overhead_decimals(void)
 	profile_free(p);
 }
 
+/*
+ * A total a little below self (each level of a deep recursion rounded from
+ * ticks to ns apart) prints as self, not as "-" (which says an event has no
+ * inclusive figure: incl 0).
+ */
+static void check_total_below_self(void)
+{
+	struct zp_profile *p = fixture_profile(1);
+	profile_stat(p, 0, FX_HELPER)->incl[0] = 1999; /* self 2000 */
+	struct report_options o = {.thread = ZP_NONE, .raw_numbers = 1, .match = "helper"};
+	char *text = run_report(p, FLAT, &o);
+	CHECK(strstr(text, "\n        11        2600        2600         236 ") != NULL);
+	free(text);
+	profile_free(p);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -326,5 +342,6 @@ int main(int argc, char **argv)
 	check_control_characters();
 	check_context_tree();
 	check_overhead_decimals();
+	check_total_below_self();
 	return check_done();
 }

@@ -37,8 +37,12 @@ static void row_costs(const struct zp_view *v, uint32_t n, int metric, uint64_t 
 	c[2] = profile_view_avg(v, n, (unsigned)metric);
 	/* an event kept per function only (probe-cost of record and libcalls
 	   runs stored before it had an inclusive figure) has none: not 0, none */
-	if (s->incl[metric] < s->self[metric])
+	if (s->incl[metric] == 0 && s->self[metric] > 0)
 		c[0] = c[2] = UINT64_MAX;
+	/* below self by the rounding of many contexts' ticks to ns (deep recursion:
+	   each level's self and inclusive rounded apart): at least self */
+	else if (c[0] < c[1])
+		c[0] = c[1];
 	/* code that ran for less than a unit a call on average still ran: not 0 */
 	if (c[2] == 0 && s->incl[metric] > 0)
 		c[2] = 1;
