@@ -2,7 +2,8 @@
  * guards.c - the library-call collector guards what libzond.so guards
  * (runtime/linux/guard.h): the program's and its libraries' PLT calls of
  * sigaction, signal, sigprocmask, pthread_sigmask, sigaltstack, the exec
- * family, posix_spawn(p), swapcontext, prctl and syscall are bound to the functions here (la_symbind64, audit.c),
+ * family, posix_spawn(p), system, popen, swapcontext, prctl and syscall are bound to the
+ * functions here (la_symbind64, audit.c),
  * profiled or not, and these call the function the binding was for.  A
  * profiled one is still counted: its target's real function is the guard.
  *
@@ -37,8 +38,8 @@ typedef long syscall_fn(long, long, long, long, long, long, long);
 enum {
 	G_SIGACTION, G_SIGNAL, G_SIGPROCMASK, G_PTHREAD_SIGMASK, G_SIGALTSTACK,
 	G_EXECVE, G_EXECV, G_EXECVP, G_EXECVPE, G_FEXECVE, G_EXECVEAT,
-	G_EXECL, G_EXECLP, G_EXECLE, G_POSIX_SPAWN, G_POSIX_SPAWNP, G_SWAPCONTEXT,
-	G_PRCTL, G_SYSCALL,
+	G_EXECL, G_EXECLP, G_EXECLE, G_POSIX_SPAWN, G_POSIX_SPAWNP, G_SYSTEM, G_POPEN,
+	G_SWAPCONTEXT, G_PRCTL, G_SYSCALL,
 	G_COUNT
 };
 
@@ -164,6 +165,23 @@ static int guard_posix_spawnp(pid_t *pid, const char *file,
 			    envp);
 }
 
+/* The shell of system and popen: with the program's environ, which may need zond's variables */
+static int guard_system(const char *command)
+{
+	typedef int system_fn(const char *);
+	if (!program_environ)
+		return REAL(system_fn, G_SYSTEM)(command);
+	return zl_guard_system(REAL(system_fn, G_SYSTEM), program_environ, command);
+}
+
+static void *guard_popen(const char *command, const char *mode)
+{
+	typedef void *popen_fn(const char *, const char *);
+	if (!program_environ)
+		return REAL(popen_fn, G_POPEN)(command, mode);
+	return zl_guard_popen(REAL(popen_fn, G_POPEN), program_environ, command, mode);
+}
+
 /*
  * swapcontext between stacks (coroutines): the calls open on the stack being
  * left are parked under the context it saves and put back when the thread
@@ -271,6 +289,8 @@ static const struct {
 	[G_EXECLE] = {"execle", (void *)guard_execle, G_EXECVE},
 	[G_POSIX_SPAWN] = {"posix_spawn", (void *)guard_posix_spawn, -1},
 	[G_POSIX_SPAWNP] = {"posix_spawnp", (void *)guard_posix_spawnp, -1},
+	[G_SYSTEM] = {"system", (void *)guard_system, -1},
+	[G_POPEN] = {"popen", (void *)guard_popen, -1},
 	[G_SWAPCONTEXT] = {"swapcontext", (void *)guard_swapcontext, -1},
 	[G_PRCTL] = {"prctl", (void *)guard_prctl, -1},
 	[G_SYSCALL] = {"syscall", (void *)guard_syscall, -1},

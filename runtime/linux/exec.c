@@ -28,12 +28,14 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #define API __attribute__((visibility("default")))
 
-enum { R_EXECVE, R_EXECVPE, R_FEXECVE, R_EXECVEAT, R_COUNT };
-static const char *const real_names[R_COUNT] = {"execve", "execvpe", "fexecve", "execveat"};
+enum { R_EXECVE, R_EXECVPE, R_FEXECVE, R_EXECVEAT, R_SYSTEM, R_POPEN, R_COUNT };
+static const char *const real_names[R_COUNT] = {"execve",   "execvpe", "fexecve",
+						"execveat", "system",  "popen"};
 static void *reals[R_COUNT];
 #if defined(__x86_64__)
 /* vfork's, for the wrapper below (jumped to from assembly) */
@@ -201,6 +203,27 @@ API int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_action
 		     (struct zl_exec_call){.pid = pid, .path = file, .actions = actions,
 					   .attr = attr, .argv = argv},
 		     envp);
+}
+
+/* The shell of system and popen gets zond's variables too (guard.h). */
+API int system(const char *command)
+{
+	typedef int system_fn(const char *);
+	if (!real(R_SYSTEM)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return zl_guard_system(REAL(system_fn *, R_SYSTEM), &environ, command);
+}
+
+API FILE *popen(const char *command, const char *mode)
+{
+	typedef void *popen_fn(const char *, const char *);
+	if (!real(R_POPEN)) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	return zl_guard_popen(REAL(popen_fn *, R_POPEN), &environ, command, mode);
 }
 
 /*

@@ -300,6 +300,14 @@ static int call_real(const struct zl_exec_call *c, char *const env[])
 		return ((at_fn *)c->real)(c->fd, c->path, c->argv, env, c->flags);
 	case ZL_EXEC_SPAWN:
 		return ((spawn_fn *)c->real)(c->pid, c->path, c->actions, c->attr, c->argv, env);
+	case ZL_EXEC_SHELL: {
+		/* the program's other threads see env meanwhile: what the shell gets */
+		char **saved = *c->environ;
+		*c->environ = (char **)env;
+		c->run(c->arg);
+		*c->environ = saved;
+		return 0;
+	}
 	default:
 		return ((path_fn *)c->real)(c->path, c->argv, env);
 	}
@@ -347,6 +355,44 @@ int zl_exec_call(const struct zl_exec_call *c, char *const *envp)
 		*m = 0;
 	}
 	return call_real(c, env);
+}
+
+struct shell_call {
+	void *real;
+	const char *command, *mode;
+	int status;
+	void *stream;
+};
+
+static void run_system(void *arg)
+{
+	struct shell_call *s = arg;
+	s->status = ((int (*)(const char *))s->real)(s->command);
+}
+
+static void run_popen(void *arg)
+{
+	struct shell_call *s = arg;
+	s->stream = ((void *(*)(const char *, const char *))s->real)(s->command, s->mode);
+}
+
+int zl_guard_system(int (*real)(const char *), char ***environ, const char *command)
+{
+	struct shell_call s = {.real = (void *)real, .command = command};
+	zl_exec_call(&(struct zl_exec_call){.shape = ZL_EXEC_SHELL, .run = run_system, .arg = &s,
+					    .environ = environ},
+		     *environ);
+	return s.status;
+}
+
+void *zl_guard_popen(void *(*real)(const char *, const char *), char ***environ,
+		     const char *command, const char *mode)
+{
+	struct shell_call s = {.real = (void *)real, .command = command, .mode = mode};
+	zl_exec_call(&(struct zl_exec_call){.shape = ZL_EXEC_SHELL, .run = run_popen, .arg = &s,
+					    .environ = environ},
+		     *environ);
+	return s.stream;
 }
 
 int zl_seccomp_of_prctl(long option, long mode, long prog)

@@ -102,6 +102,7 @@ enum zl_exec_shape {
 	ZL_EXEC_FD,     /* fexecve: fd, argv */
 	ZL_EXEC_AT,     /* execveat: fd, path, argv, flags */
 	ZL_EXEC_SPAWN,  /* posix_spawn, posix_spawnp: pid, path, actions, attr, argv */
+	ZL_EXEC_SHELL,  /* system, popen: run(arg), with *environ set to the environment */
 };
 
 struct zl_exec_call {
@@ -112,7 +113,19 @@ struct zl_exec_call {
 	char *const *argv;
 	pid_t *pid;
 	const void *actions, *attr; /* posix_spawn's file actions and attributes */
+	void (*run)(void *arg);     /* ZL_EXEC_SHELL: the call, made by the C library */
+	void *arg;
+	char ***environ;            /* the program's environ, set for the call */
 };
+
+/*
+ * system and popen: the shell they start is exec'ed inside the C library,
+ * with the program's environ; one without zond's variables (clearenv) gets
+ * them for the call, as an exec's.  real is the C library's function.
+ */
+int zl_guard_system(int (*real)(const char *), char ***environ, const char *command);
+void *zl_guard_popen(void *(*real)(const char *, const char *), char ***environ,
+		     const char *command, const char *mode);
 
 /*
  * Makes call c with the environment envp when it has ZOND_DIR (one that

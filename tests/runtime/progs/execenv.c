@@ -1,7 +1,8 @@
 /*
  * execenv: programs the program runs with an environment of its own (an
  * execve envp without zond's variables, execv after clearenv, posix_spawn's
- * envp) are recorded too, and see their own variables.
+ * envp, system and popen after clearenv, whose shell the C library starts)
+ * are recorded too, and see their own variables.
  */
 #include <spawn.h>
 #include <stdio.h>
@@ -34,6 +35,20 @@ static void run(const char *self, const char *how)
 		return;
 	}
 	pid_t pid = fork();
+	if (pid == 0 && (!strcmp(how, "system") || !strcmp(how, "popen"))) {
+		char command[4096];
+		snprintf(command, sizeof command, "exec %s %s", self, how);
+		clearenv();
+		setenv("MINE", how, 1);
+		if (!strcmp(how, "system"))
+			_exit(system(command) == 0 ? 0 : 1);
+		FILE *out = popen(command, "r");
+		char line[256];
+		while (out && fgets(line, sizeof line, out))
+			fputs(line, stdout);
+		fflush(stdout);
+		_exit(out && pclose(out) == 0 ? 0 : 1);
+	}
 	if (pid == 0) {
 		if (!strcmp(how, "envp")) {
 			char *env[] = {"MINE=envp", NULL};
@@ -51,7 +66,11 @@ static void run(const char *self, const char *how)
 int main(int argc, char **argv)
 {
 	if (argc > 1) {
-		calls(!strcmp(argv[1], "envp") ? 7 : !strcmp(argv[1], "spawn") ? 9 : 5);
+		calls(!strcmp(argv[1], "envp")	  ? 7
+		      : !strcmp(argv[1], "spawn")  ? 9
+		      : !strcmp(argv[1], "system") ? 11
+		      : !strcmp(argv[1], "popen")  ? 13
+						   : 5);
 		printf("%s: MINE=%s\n", argv[1], getenv("MINE"));
 		return 0;
 	}
@@ -59,5 +78,7 @@ int main(int argc, char **argv)
 	run(argv[0], "envp");
 	run(argv[0], "clearenv");
 	run(argv[0], "spawn");
+	run(argv[0], "system");
+	run(argv[0], "popen");
 	return 0;
 }
