@@ -9,7 +9,9 @@
 # processes it forks or execs afterwards, which cannot create their raw
 # files in zond's private directory, are counted (lost_processes) and the
 # warning names that cause, not room.  On a full tmpfs, the thread's loss is
-# still named as no room (lost_threads_room), never as permission.
+# still named as no room (lost_threads_room), never as permission, and so
+# are children that had no room for their files (lost_processes_room: they
+# were lost silently before).
 # Root only (setuid, chroot, mount): exit 77 otherwise.
 set -u
 . "$(dirname "$0")/tmpfs.sh"
@@ -92,4 +94,14 @@ grep -q "warning: lost_room = 1" "$work/full.err" ||
 	fail "full: blames access for the thread: $(cat "$work/full.err")"
 "$zond" dump -i "$work/full.db" 2>&1 | grep -qx "function f calls=1" ||
 	fail "full: main's call not stored: $("$zond" dump -i "$work/full.db" 2>&1)"
+# the same program changing nothing: its forked children have no room for their files
+# (the fork+exec child's image may get a header alone: lost_room); counted as such
+plain=$("$prog" stay 2>&1; echo "status $?")
+got=$(TMPDIR=$mnt/tmp "$zond" record -q -o "$work/stay.db" -- "$prog" stay \
+	2>"$work/stay.err"; echo "status $?")
+[ "$got" = "$plain" ] || fail "stay: the program changed: got '$got', plain '$plain'"
+grep -q "warning: lost_processes_room = 2: processes not recorded: no room for their raw data" \
+	"$work/stay.err" || fail "stay: no lost_processes_room warning in: $(cat "$work/stay.err")"
+! grep -q "lost_processes =\|access" "$work/stay.err" ||
+	fail "stay: blames access: $(cat "$work/stay.err")"
 exit $rc

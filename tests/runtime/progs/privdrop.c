@@ -1,7 +1,7 @@
 /*
  * privdrop: what a daemon does once started as root.  It makes a call of f,
  * then changes its user (setgid and setuid to 65534, "user") or its root
- * (chroot to argv[2], "chroot"), and then starts a thread (7 calls of g,
+ * (chroot to argv[2], "chroot"), or neither ("stay"), and then starts a thread (7 calls of g,
  * each calling f, and 7 of getppid), forks a child (11 calls of f) and
  * forks a child that execs this program ("child": 5 calls of g, exit 3; after
  * a chroot the exec fails, exit 127).  It prints its own counts and the
@@ -57,14 +57,16 @@ int main(int argc, char **argv)
 		printf("exec'ed: g %d f %d\n", g_calls, f_calls);
 		return 3;
 	}
-	if (argc < 2 || (strcmp(argv[1], "user") && strcmp(argv[1], "chroot")) ||
+	if (argc < 2 ||
+	    (strcmp(argv[1], "user") && strcmp(argv[1], "chroot") && strcmp(argv[1], "stay")) ||
 	    (!strcmp(argv[1], "chroot") && argc < 3)) {
-		fprintf(stderr, "usage: privdrop user | chroot DIR\n");
+		fprintf(stderr, "usage: privdrop user | chroot DIR | stay\n");
 		return 2;
 	}
 	f(0);
-	if (!strcmp(argv[1], "user") ? setgid(65534) || setuid(65534)
-				     : chroot(argv[2]) || chdir("/")) {
+	if (!strcmp(argv[1], "user")	 ? setgid(65534) || setuid(65534)
+	    : !strcmp(argv[1], "chroot") ? chroot(argv[2]) || chdir("/")
+					 : 0) {
 		perror(argv[1]);
 		return 1;
 	}
