@@ -229,6 +229,8 @@ void zl_process_exec_failed(struct zrt_thread *t, const struct zl_exec_note *not
  * child is then not recorded.
  */
 void zl_process_forked(struct zrt_thread *t);
+/* (A child whose file cannot be made is counted in its parent's header, and so
+   are its own children, once each: port.c lost_to.) */
 
 /* ---- seccomp (port.c) --------------------------------------------------- */
 

@@ -40,6 +40,8 @@ static uint64_t out_bytes;
  */
 static struct zr_header *lost_to;
 static int lost_why;
+static int32_t lost_pid; /* the process whose loss is counted (the audit port's fork
+			    handler and fork wrapper both call zl_process_forked) */
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -470,10 +472,12 @@ void zl_process_forked(struct zrt_thread *t)
 {
 	if (!zrt.hdr) {
 		/* a child of a process that was not recorded itself: counted where it was */
-		if (lost_to && !sealed())
+		if (lost_to && !sealed() && lost_pid != zl_pid()) {
+			lost_pid = zl_pid();
 			__atomic_fetch_add(lost_why == PORT_NO_ACCESS ? &lost_to->lost_processes
 								      : &lost_to->lost_processes_room,
 					   1, __ATOMIC_RELAXED);
+		}
 		return;
 	}
 	if (sealed()) {
@@ -496,6 +500,7 @@ void zl_process_forked(struct zrt_thread *t)
 				    (long)(old_bytes - 4096), 0, 0, 0, 0);
 		lost_to = old;
 		lost_why = why;
+		lost_pid = zl_pid();
 		return;
 	}
 	zl_syscall6(SYS_munmap, (long)old, (long)old_bytes, 0, 0, 0, 0);

@@ -62,15 +62,16 @@ check() {
 "$prog" user | grep -q "exec'ed child 3" ||
 	fail "privdrop user: its exec'ed child did not run plainly: $("$prog" user 2>&1)"
 
-# the thread: f 7 + main's 1, g 7; the forked child, the fork+exec child and its image lost
-check record-user record "$prog" 3 "function f calls=8" "function g calls=7" \
-	"function thread calls=1" "lost_processes 3" -- user
+# the thread: f 7 + main's 1, g 7; the forked child and its child, the fork+exec child and
+# its image lost
+check record-user record "$prog" 4 "function f calls=8" "function g calls=7" \
+	"function thread calls=1" "lost_processes 4" -- user
 # after a chroot the exec fails (no program in the jail): not counted
-check record-chroot record "$prog" 2 "function f calls=8" "function g calls=7" \
-	"lost_processes 2" -- chroot "$work/jail"
-check libcalls-user libcalls "$plain_prog" 3 "function getppid calls=7" "lost_processes 3" \
+check record-chroot record "$prog" 3 "function f calls=8" "function g calls=7" \
+	"lost_processes 3" -- chroot "$work/jail"
+check libcalls-user libcalls "$plain_prog" 4 "function getppid calls=7" "lost_processes 4" \
 	-- user
-check libcalls-chroot libcalls "$plain_prog" 2 "function getppid calls=7" "lost_processes 2" \
+check libcalls-chroot libcalls "$plain_prog" 3 "function getppid calls=7" "lost_processes 3" \
 	-- chroot "$work/jail"
 
 # a tmpfs with room for the raw file's fixed part and main's thread slot, none for the
@@ -94,13 +95,13 @@ grep -q "warning: lost_room = 1" "$work/full.err" ||
 	fail "full: blames access for the thread: $(cat "$work/full.err")"
 "$zond" dump -i "$work/full.db" 2>&1 | grep -qx "function f calls=1" ||
 	fail "full: main's call not stored: $("$zond" dump -i "$work/full.db" 2>&1)"
-# the same program changing nothing: its forked children have no room for their files
+# the same program changing nothing: its forked children (and grandchild) have no room for their files
 # (the fork+exec child's image may get a header alone: lost_room); counted as such
 plain=$("$prog" stay 2>&1; echo "status $?")
 got=$(TMPDIR=$mnt/tmp "$zond" record -q -o "$work/stay.db" -- "$prog" stay \
 	2>"$work/stay.err"; echo "status $?")
 [ "$got" = "$plain" ] || fail "stay: the program changed: got '$got', plain '$plain'"
-grep -q "warning: lost_processes_room = 2: processes not recorded: no room for their raw data" \
+grep -q "warning: lost_processes_room = 3: processes not recorded: no room for their raw data" \
 	"$work/stay.err" || fail "stay: no lost_processes_room warning in: $(cat "$work/stay.err")"
 ! grep -q "lost_processes =\|access" "$work/stay.err" ||
 	fail "stay: blames access: $(cat "$work/stay.err")"

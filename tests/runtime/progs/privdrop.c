@@ -79,7 +79,13 @@ int main(int argc, char **argv)
 	if (pid == 0) {
 		for (int i = 0; i < 11; i++)
 			f(i);
-		_exit(0);
+		/* and a grandchild */
+		pid_t grandchild = fork();
+		if (grandchild == 0) {
+			f(2);
+			_exit(5);
+		}
+		_exit(child_status(grandchild) == 5 ? 0 : 1);
 	}
 	int forked = child_status(pid);
 	pid = fork();
