@@ -637,8 +637,15 @@ API uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
 	const struct object *def = (const struct object *)*defcook;
 	unsigned type = ELF64_ST_TYPE(sym->st_info);
 	*flags |= LA_SYMB_NOPLTENTER | LA_SYMB_NOPLTEXIT;
-	if (!zrt.hdr || !def || !def->bind_to || (type != STT_FUNC && type != STT_GNU_IFUNC))
+	if (!def || !def->bind_to || (type != STT_FUNC && type != STT_GNU_IFUNC))
 		return real;
+	if (!zrt.hdr) {
+		/* a process that records nothing: the images it starts are counted as lost */
+		uint64_t exec = zl_recording_lost() ? za_guard_of_exec(symname, real) : 0;
+		if (exec)
+			*flags |= LA_SYMB_ALTVALUE;
+		return exec ? exec : real;
+	}
 	/* a dlsym lookup of a guarded name gives its real function too (za_guard_find) */
 	uint64_t guard = za_guard_of(symname, real);
 	if ((*flags & LA_SYMB_DLSYM) && !redirect_dlsym)

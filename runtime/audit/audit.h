@@ -163,6 +163,13 @@ void za_thread_gone(void *arg);
  */
 uint64_t za_guard_of(const char *name, uint64_t real);
 void za_guard_find(void *(*lookup)(const char *name));
+/*
+ * The guard of an exec or posix_spawn binding in a process that records
+ * nothing (a forked child that could not make its raw file): the images it
+ * starts are counted as not recorded (linux.h zl_count_lost_image); 0 for
+ * other names.
+ */
+uint64_t za_guard_of_exec(const char *name, uint64_t real);
 
 /* In a forked child (the program's fork handler, the fork wrapper): its own file, once. */
 void za_forked_child(void);

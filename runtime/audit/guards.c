@@ -317,6 +317,14 @@ uint64_t za_guard_of(const char *name, uint64_t real)
 	return (uintptr_t)guards[i].guard;
 }
 
+uint64_t za_guard_of_exec(const char *name, uint64_t real)
+{
+	int i = guard_index(name);
+	if ((i < G_EXECVE || i > G_EXECLE) && i != G_POSIX_SPAWN && i != G_POSIX_SPAWNP)
+		return 0;
+	return za_guard_of(name, real);
+}
+
 /* Finds real function i when no binding gave it. */
 static void find_real(int i, void *(*lookup)(const char *name))
 {

@@ -237,8 +237,13 @@ void za_fork_prepare(void)
 
 void za_forked_child(void)
 {
+	/* a child of a process not recorded: counted (zl_process_forked, once) */
+	if (!zrt.hdr) {
+		zl_process_forked(&za_self.core);
+		return;
+	}
 	/* sealed, the pid is the parent's (zl_pid), and only a child calls this: not recorded */
-	if (!zrt.hdr || (!zl_sealed && zrt.hdr->pid == zl_pid()))
+	if (!zl_sealed && zrt.hdr->pid == zl_pid())
 		return;
 	zl_process_forked(&za_self.core);
 	drop_fast_table();

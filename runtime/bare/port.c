@@ -53,8 +53,9 @@ uint64_t port_clock(void)
 	return zb_now;
 }
 
-void *port_map_output(uint64_t bytes)
+void *port_map_output(uint64_t bytes, int *why)
 {
+	*why = PORT_NO_ROOM;
 	if (bytes > sizeof zond_raw_buffer)
 		return (void *)0;
 	for (uint64_t i = 0; i < bytes; i++)
@@ -307,7 +308,7 @@ __attribute__((noreturn)) void __wrap__exit(int status)
 }
 
 /* The raw data are read on the host as they are (doc/raw-format.md gives these sizes). */
-_Static_assert(sizeof(struct zr_header) == 312, "raw header layout");
+_Static_assert(sizeof(struct zr_header) == 320, "raw header layout");
 _Static_assert(sizeof(struct zr_module) == 32, "raw module layout");
 _Static_assert(sizeof(struct zr_thread) == 160, "raw thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "raw function layout");

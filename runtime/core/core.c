@@ -11,7 +11,10 @@
 struct zrt_process zrt;
 
 /* the sizes doc/raw-format.md promises */
-_Static_assert(sizeof(struct zr_header) == 312, "zr_header layout");
+_Static_assert(sizeof(struct zr_header) == 320, "zr_header layout");
+/* the fields a file of version 4's first writers lacks lie in the padding before the modules */
+_Static_assert(ZR_HEADER_V4_BYTES == __builtin_offsetof(struct zr_header, lost_threads_access),
+	       "zr_header v4 layout");
 _Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
 _Static_assert(sizeof(struct zr_thread) == 160, "zr_thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "zr_func layout");
@@ -141,7 +144,7 @@ static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
 	 */
 	h->seccomp_ticks = 0;
 	h->lost_threads_room = 0;
-	h->unused0 = 0;
+	h->lost_processes = 0;
 	h->stack_off = align_up(h->edges_off + (uint64_t)h->max_edges * sizeof(struct zr_edge), 64);
 	h->contexts_off =
 		align_up(h->stack_off + (uint64_t)h->max_depth * sizeof(struct zr_frame), 64);
@@ -188,12 +191,15 @@ static void use_mapping(void *base)
 /*
  * The raw file for layout, with the blocks of everything but the thread
  * slots reserved (each slot is reserved when a thread takes it); NULL when
- * there is no room.
+ * there is no room (*why PORT_NO_ROOM) or the directory is out of reach
+ * (PORT_NO_ACCESS).
  */
-static struct zr_header *map_file(const struct zr_header *layout)
+static struct zr_header *map_file(const struct zr_header *layout, int *why)
 {
-	struct zr_header *h = port_map_output(layout->file_bytes);
-	if (h && port_reserve_output(0, layout->threads_off) < 0) {
+	struct zr_header *h = port_map_output(layout->file_bytes, why);
+	int rc = h ? port_reserve_output(0, layout->threads_off) : 0;
+	if (rc < 0) {
+		*why = rc;
 		port_drop_output(h, layout->file_bytes);
 		h = NULL;
 	}
@@ -224,8 +230,10 @@ static struct zr_header *map_file_with_room(struct zr_header *layout, const stru
 		layout->file_bytes = layout->threads_off + fit * layout->thread_bytes;
 		layout->flags |= ZR_FLAG_NO_ROOM;
 	}
-	struct zr_header *h = layout->file_bytes <= limit ? map_file(layout) : NULL;
-	if (!h) {
+	int why = PORT_NO_ROOM;
+	struct zr_header *h = layout->file_bytes <= limit ? map_file(layout, &why) : NULL;
+	/* out of reach: no smaller file would do better (an exec'ed image counted the loss) */
+	if (!h && why != PORT_NO_ACCESS) {
 		/* a header alone, a few KiB: the run still has the process */
 		struct zrt_config none = *cfg;
 		none.max_threads = none.max_modules = 0;
@@ -233,7 +241,7 @@ static struct zr_header *map_file_with_room(struct zr_header *layout, const stru
 		*layout = (struct zr_header){0};
 		lay_out(layout, &none);
 		layout->flags = cfg->flags | ZR_FLAG_NO_ROOM;
-		h = layout->file_bytes <= limit ? map_file(layout) : NULL;
+		h = layout->file_bytes <= limit ? map_file(layout, &why) : NULL;
 	}
 	return h;
 }
@@ -358,18 +366,26 @@ static uint8_t *slot_at(uint32_t slot)
 
 static uint32_t reuse_slot(void);
 
-/* Reserves the file blocks of [off, off + bytes) of the raw file: 0, or -1 (no room). */
+/*
+ * Reserves the file blocks of [off, off + bytes) of the raw file: 0, or
+ * PORT_NO_ROOM, or PORT_NO_ACCESS (the file out of reach: the process changed
+ * its user or root), named by the header's flags.
+ */
 static int reserve(uint64_t off, uint64_t bytes)
 {
-	if (!bytes || port_reserve_output(off, bytes) >= 0)
+	int rc = bytes ? port_reserve_output(off, bytes) : 0;
+	if (rc >= 0)
 		return 0;
-	__atomic_fetch_or(&zrt.hdr->flags, ZR_FLAG_NO_ROOM, __ATOMIC_RELAXED);
-	return -1;
+	rc = rc == PORT_NO_ACCESS ? PORT_NO_ACCESS : PORT_NO_ROOM;
+	__atomic_fetch_or(&zrt.hdr->flags,
+			  rc == PORT_NO_ACCESS ? ZR_FLAG_NO_ACCESS : ZR_FLAG_NO_ROOM,
+			  __ATOMIC_RELAXED);
+	return rc;
 }
 
 /*
  * Reserves slot's blocks, of its function, edge and context tables the first
- * entries only (zrt_thread_bind's rooms): 0, or -1.
+ * entries only (zrt_thread_bind's rooms): 0, or reserve's failure.
  */
 static int reserve_slot(uint32_t slot)
 {
@@ -382,11 +398,14 @@ static int reserve_slot(uint32_t slot)
 	uint64_t pool_end = h->contexts_off + (uint64_t)h->max_contexts * sizeof(struct zr_context);
 	/* the slot's head and its first functions; the first edges; the stack and
 	   the first contexts; what follows the context pool (samples, timeline) */
-	return reserve(at, h->funcs_off + funcs) < 0 || reserve(at + h->edges_off, edges) < 0 ||
-			       reserve(at + h->stack_off, h->contexts_off - h->stack_off + contexts) < 0 ||
-			       reserve(at + pool_end, h->thread_bytes - pool_end) < 0
-		       ? -1
-		       : 0;
+	int rc = reserve(at, h->funcs_off + funcs);
+	if (!rc)
+		rc = reserve(at + h->edges_off, edges);
+	if (!rc)
+		rc = reserve(at + h->stack_off, h->contexts_off - h->stack_off + contexts);
+	if (!rc)
+		rc = reserve(at + pool_end, h->thread_bytes - pool_end);
+	return rc;
 }
 
 /*
@@ -394,8 +413,8 @@ static int reserve_slot(uint32_t slot)
  * (n_threads): every slot below n_threads may be read and written, and
  * never a hole the file system may have no room for (on a full tmpfs even
  * reading one is a SIGBUS, in the program or in zond's reader).  ZR_NONE
- * when every slot is taken, or (*no_room set) when there is no room for the
- * next one.  Two threads may reserve the same slot: the one that does not
+ * when every slot is taken, or (*no_room set to reserve's failure) when there
+ * is no room for the next one, or no way to reserve it.  Two threads may reserve the same slot: the one that does not
  * get it reserves the next.
  */
 static uint32_t claim_slot(struct zr_header *h, int *no_room)
@@ -404,8 +423,9 @@ static uint32_t claim_slot(struct zr_header *h, int *no_room)
 	do {
 		if (n >= h->max_threads)
 			return ZR_NONE;
-		if (reserve_slot(n) < 0) {
-			*no_room = 1;
+		int rc = reserve_slot(n);
+		if (rc < 0) {
+			*no_room = rc;
 			return ZR_NONE;
 		}
 	} while (!__atomic_compare_exchange_n(&h->n_threads, &n, n + 1, 0, __ATOMIC_RELEASE,
@@ -454,8 +474,12 @@ static int bind_new_slot(struct zrt_thread *t)
 	if (slot == ZR_NONE) {
 		if (index)
 			port_unmap_index(index, zrt.index_bytes);
-		/* the real cause: no room (a slot not reserved, or fewer slots than asked) */
-		if (no_room || zrt.slots_cut)
+		/* the real cause: the file out of reach (the process changed its user or
+		   root, and the kernel cannot reserve through the mapping), no room (a slot
+		   not reserved, or fewer slots than asked), or every slot taken */
+		if (no_room == PORT_NO_ACCESS)
+			__atomic_fetch_add(&h->lost_threads_access, 1, __ATOMIC_RELAXED);
+		else if (no_room || zrt.slots_cut)
 			__atomic_fetch_add(&h->lost_threads_room, 1, __ATOMIC_RELAXED);
 		else
 			__atomic_fetch_add(&h->lost_threads, 1, __ATOMIC_RELAXED);
@@ -1802,16 +1826,21 @@ void zrt_fork_done(void)
 	forking.valid = 0;
 }
 
-void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t realtime_ns)
+int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t realtime_ns)
 {
 	struct zr_header *old = zrt.hdr;
 	if (!old)
-		return;
-	struct zr_header *h = map_file(old);
+		return 0;
+	int why = PORT_NO_ROOM;
+	struct zr_header *h = map_file(old, &why);
 	if (!h) {
+		/* the parent's header, still mapped, counts the child and why it was lost */
+		__atomic_fetch_add(why == PORT_NO_ACCESS ? &old->lost_processes
+							 : &old->lost_processes_room,
+				   1, __ATOMIC_RELAXED);
 		zrt.hdr = NULL;
 		t->state = ZRT_THREAD_OFF;
-		return;
+		return why == PORT_NO_ACCESS ? PORT_NO_ACCESS : PORT_NO_ROOM;
 	}
 	/* header, modules and strings as they are; no threads yet */
 	uint64_t used = old->string_used < old->string_bytes ? old->string_used : old->string_bytes;
@@ -1827,6 +1856,10 @@ void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t
 	h->n_threads = 0;
 	h->lost_threads = 0;
 	h->lost_threads_room = 0;
+	h->lost_threads_access = 0;
+	h->lost_processes = 0;
+	h->lost_processes_room = 0;
+	h->flags &= ~ZR_FLAG_NO_ACCESS; /* the parent's (NO_ROOM may be the layout's: kept) */
 	zrt.module_lock = 0;
 	ended.lock = 0;
 	ended.summary = ZR_NONE;
@@ -1836,14 +1869,14 @@ void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t
 	use_mapping(h);
 	if (parent.state != ZRT_THREAD_ON) {
 		t->state = ZRT_THREAD_NEW;
-		return;
+		return 0;
 	}
 	/* without the parent's copy (a fork by a bare system call), its file as it is now */
 	int copied = forking.valid && forking.pid == ppid;
 	forking.valid = 0;
 	zrt_thread_attach(t);
 	if (t->state != ZRT_THREAD_ON)
-		return;
+		return 0;
 	uint32_t depth = copied ? forking.depth : parent.info->depth;
 	uint32_t kept = depth < zrt.max_depth ? depth : zrt.max_depth;
 	for (uint32_t k = 0; k < kept; k++) {
@@ -1853,4 +1886,5 @@ void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t
 		carry_frame(t, fr, &parent.funcs[fr->func], site, h->start_ticks);
 	}
 	t->info->depth += depth - kept;
+	return 0;
 }

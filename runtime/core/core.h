@@ -229,9 +229,11 @@ void zrt_process_end(int exited, int status, int64_t realtime_ns);
  * In a forked child, on the thread that forked: moves recording to a fresh
  * file (modules and strings are kept, statistics start from zero) and
  * carries t's open frames over: continued, not called again (their calls
- * were counted in the parent's file).
+ * were counted in the parent's file).  0, or when the child's file could not
+ * be made (the child is then not recorded, and counted in the parent's
+ * header: lost_processes, lost_processes_room) PORT_NO_ACCESS or PORT_NO_ROOM.
  */
-void zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t realtime_ns);
+int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t realtime_ns);
 
 /*
  * Fork handlers: zrt_fork_prepare, in the parent just before a fork, copies

@@ -19,13 +19,19 @@
 /* The current time in the clock's ticks (the clock the hooks read). */
 uint64_t port_clock(void);
 
+/* Why a raw file or its blocks could not be had (port_map_output, port_reserve_output). */
+#define PORT_NO_ROOM (-1)   /* the file system or a limit: ENOSPC, EFBIG, RLIMIT_* */
+#define PORT_NO_ACCESS (-2) /* the directory or file is out of the process's reach:
+			       EACCES, EPERM, ENOENT (it changed its user or root) */
+
 /*
  * Memory for the raw file of this process image: bytes long, zero-filled,
  * backed by the file so that it outlives the process.  NULL on failure (the
- * core then records nothing).  Called once at start and once in a forked
- * child (which must get its own file).
+ * core then records nothing), *why then PORT_NO_ROOM or PORT_NO_ACCESS.
+ * Called once at start and once in a forked child (which must get its own
+ * file).
  */
-void *port_map_output(uint64_t bytes);
+void *port_map_output(uint64_t bytes, int *why);
 
 /*
  * Room for data: the largest raw file this process may write and map
@@ -33,8 +39,10 @@ void *port_map_output(uint64_t bytes);
  * file system's blocks for bytes of the
  * file at offset, reserved before they are first written (fallocate), so
  * that a full file system costs zond's data, never a SIGBUS in the program.
- * 0, or -1 when there is no room.  A file system that cannot reserve is
- * taken as it is (0).  port_drop_output unmaps and deletes the file.
+ * 0, or PORT_NO_ROOM when there is no room, PORT_NO_ACCESS when the file
+ * is out of reach and its blocks could not be reserved another way.  A file
+ * system that cannot reserve is taken as it is (0).  port_drop_output unmaps
+ * and deletes the file.
  */
 uint64_t port_output_limit(void);
 int port_reserve_output(uint64_t offset, uint64_t bytes);

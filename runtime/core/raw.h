@@ -117,6 +117,14 @@ enum zr_clock {
  */
 #define ZR_FLAG_SECCOMP 64u
 #define ZR_FLAG_SECCOMP_STRICT 128u
+/*
+ * The process could no longer reach its raw file or zond's directory (it
+ * changed its user or root: setuid, chroot): blocks it could not reserve
+ * (threads not recorded: lost_threads_access; tables ended: lost_*), or
+ * (processes it forked or exec'ed that could not create their files are
+ * counted in lost_processes).  Not room: ZR_FLAG_NO_ROOM says that.
+ */
+#define ZR_FLAG_NO_ACCESS 256u
 
 /* zr_header.samplers: what counted a thread's CPU time for its samples */
 #define ZR_SAMPLER_PERF 1u  /* a perf_event software task clock, one period at a time */
@@ -190,7 +198,12 @@ struct zr_header {
 	   reserved, or the file was made with fewer slots than asked (ZR_FLAG_NO_ROOM);
 	   was the low half of edge_hash_off, always 0 */
 	uint32_t lost_threads_room;
-	uint32_t unused0;        /* 0 (the high half of edge_hash_off) */
+	/* processes not recorded (forked children, exec'ed images) because they could
+	   not create their raw file in zond's directory: no permission, or not reachable
+	   (the program changed its user or root: setuid, chroot), counted by the process
+	   that forked or exec'ed them; was unused0, the high half of edge_hash_off,
+	   always 0 */
+	uint32_t lost_processes;
 	uint64_t stack_off;
 
 	/* shared counters (atomic) */
@@ -226,7 +239,19 @@ struct zr_header {
 	   libcalls).  The reader charges it to each function per call
 	   (doc/raw-format.md "Sampled time"). */
 	double hook_pair_ticks;
+
+	/* header_bytes 320 (still version 4: a file of 312 has these 0, the padding
+	   before the module table): threads not recorded because their slot's blocks
+	   could not be reserved, the raw file being out of reach (ZR_FLAG_NO_ACCESS;
+	   where the kernel has no MADV_POPULATE_WRITE); processes not recorded for
+	   want of room (a forked child whose file had no room, lost_processes'
+	   twin) */
+	uint32_t lost_threads_access;
+	uint32_t lost_processes_room;
 };
+
+/* the header of version 4's first writers, without lost_threads_access and lost_processes_room */
+#define ZR_HEADER_V4_BYTES 312u
 
 /* zr_header.timeline_flags: a full ring overwrites its oldest event (else new ones are dropped) */
 #define ZR_TIMELINE_KEEP_NEWEST 1u

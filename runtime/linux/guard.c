@@ -320,7 +320,22 @@ int zl_guard_exec_call(struct zrt_thread *t, const struct zl_exec_call *c, char 
 	return zl_guard_exec_failed(t, &note, zl_exec_call(c, envp));
 }
 
+static int exec_call(const struct zl_exec_call *c, char *const *envp);
+
 int zl_exec_call(const struct zl_exec_call *c, char *const *envp)
+{
+	int rc = exec_call(c, envp);
+	/* a spawned process's image (an exec's is counted by zl_guard_exec) that
+	   cannot be recorded: counted as not recorded */
+	if (c->shape == ZL_EXEC_SPAWN && rc == 0) {
+		int saved_errno = errno;
+		zl_count_lost_image();
+		errno = saved_errno;
+	}
+	return rc;
+}
+
+static int exec_call(const struct zl_exec_call *c, char *const *envp)
 {
 	if (!env_lacks_zond(envp))
 		return call_real(c, envp);

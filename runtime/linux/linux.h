@@ -206,8 +206,21 @@ void zl_process_end(int exited, int status);
 struct zl_exec_note {
 	int noted;
 	uint64_t last_ticks;  /* t's last time before the note */
+	struct zr_header *lost; /* where the new image was counted as not recorded, or NULL */
 };
 void zl_process_exec(struct zrt_thread *t, struct zl_exec_note *note);
+/*
+ * A process image about to start (an exec, a posix_spawn) that could not
+ * create its raw file, zond's directory being out of this process's reach
+ * (it changed its user or root): counted as not recorded (lost_processes)
+ * in this image's header (or, in a forked child that was not recorded, its
+ * parent's), which is returned; NULL when the image can be recorded.
+ * zl_uncount_lost_image takes the count back (the exec failed).
+ */
+struct zr_header *zl_count_lost_image(void);
+void zl_uncount_lost_image(struct zr_header *h);
+/* 1 in a forked child that could not make its raw file (its parent's header counts it) */
+int zl_recording_lost(void);
 void zl_process_exec_failed(struct zrt_thread *t, const struct zl_exec_note *note);
 
 /*
@@ -216,6 +229,8 @@ void zl_process_exec_failed(struct zrt_thread *t, const struct zl_exec_note *not
  * child is then not recorded.
  */
 void zl_process_forked(struct zrt_thread *t);
+/* (A child whose file cannot be made is counted in its parent's header, and so
+   are its own children, once each: port.c lost_to.) */
 
 /* ---- seccomp (port.c) --------------------------------------------------- */
 

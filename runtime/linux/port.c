@@ -29,6 +29,40 @@ static const char *out_dir;
 
 /* The raw file of this process image, for port_reserve_output and port_drop_output. */
 static char out_path[PATH_MAX];
+/* its mapping, for port_reserve_output when the path is out of reach */
+static uint8_t *out_map;
+static uint64_t out_bytes;
+
+/*
+ * In a forked child that could not make its raw file (lost_processes), the
+ * first page of its parent's mapping, kept: the header its own children and
+ * exec'ed images are counted in, with the cause (PORT_NO_*) of its own loss.
+ */
+static struct zr_header *lost_to;
+static int lost_why;
+static int32_t lost_pid; /* the process whose loss is counted (the audit port's fork
+			    handler and fork wrapper both call zl_process_forked) */
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+#ifndef SYS_faccessat2
+#define SYS_faccessat2 439
+#endif
+
+/* Why a system call on zond's directory or file failed with err (a negative errno). */
+static int why_of(long err)
+{
+	switch (-err) {
+	case ENOSPC:
+	case EDQUOT:
+	case EFBIG:
+	case ENOMEM:
+		return PORT_NO_ROOM;
+	default: /* EACCES, EPERM after setuid; ENOENT, ENOTDIR after chroot; EROFS, EMFILE... */
+		return PORT_NO_ACCESS;
+	}
+}
 
 /* ---- seccomp ------------------------------------------------------------ */
 
@@ -126,8 +160,9 @@ static int raw_path(char *path, size_t size, int n)
  * System calls only, here as everywhere the runtime can: the program may
  * define open, mmap or malloc itself (and its own are not ours to call).
  */
-void *port_map_output(uint64_t bytes)
+void *port_map_output(uint64_t bytes, int *why)
 {
+	*why = PORT_NO_ACCESS;
 	if (sealed())
 		return NULL;
 	char *path = out_path;
@@ -138,17 +173,22 @@ void *port_map_output(uint64_t bytes)
 		fd = zl_syscall6(SYS_openat, AT_FDCWD, (long)path,
 				 O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644, 0, 0);
 	}
-	if (fd < 0)
+	if (fd < 0) {
+		*why = why_of(fd);
 		return NULL;
-	long map = -1;
-	if (zl_syscall6(SYS_ftruncate, fd, (long)bytes, 0, 0, 0, 0) == 0)
+	}
+	long map = zl_syscall6(SYS_ftruncate, fd, (long)bytes, 0, 0, 0, 0);
+	if (map == 0)
 		map = zl_syscall6(SYS_mmap, 0, (long)bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 				  0);
 	zl_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
 	if (map < 0 && map > -4096) {
+		*why = why_of(map);
 		zl_syscall6(SYS_unlinkat, AT_FDCWD, (long)path, 0, 0, 0, 0);
 		return NULL;
 	}
+	out_map = (uint8_t *)map;
+	out_bytes = bytes;
 	/*
 	 * A first touch of a hole would otherwise read ahead (and zero) a large
 	 * run of page cache after it: most of the start-up cost on ext4.  The
@@ -185,19 +225,85 @@ uint64_t port_output_limit(void)
  * A thread's first call may come from the audit wrapper: system calls only.
  * The file is opened again by its path: an fd kept open would be one more
  * fd in the program (and a program closing fds it does not know would close it).
+ *
+ * A process that changed its user (setuid: EACCES, zond's directory is
+ * private) or its root (chroot: ENOENT), or has no fd left (EMFILE), cannot
+ * open it: its blocks are then had through the mapping it still holds,
+ * MADV_POPULATE_WRITE (Linux 5.14), which faults the pages in for writing
+ * as a write would (the file system allocates or reserves their blocks),
+ * and fails with EFAULT where a write would raise SIGBUS (a full file
+ * system), never with the signal.  The pages so populated are the page
+ * cache's, resident and dirty (zeros), where fallocate reserved blocks
+ * alone: the reserved parts of a slot's tables (about 1.1 MiB a thread,
+ * then each table's growth).  Without it (EINVAL: an older kernel), the
+ * open's failure is the cause: PORT_NO_ACCESS (or PORT_NO_ROOM).
  */
 int port_reserve_output(uint64_t offset, uint64_t bytes)
 {
 	if (sealed())
-		return -1;
-	int fd =
-		(int)zl_syscall6(SYS_openat, AT_FDCWD, (long)out_path, O_RDWR | O_CLOEXEC, 0, 0, 0);
-	if (fd < 0)
-		return -1;
-	long rc = zl_syscall6(SYS_fallocate, fd, 0, (long)offset, (long)bytes, 0, 0);
-	zl_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-	/* a file system that cannot preallocate: the pages stay holes, as before */
-	return rc == 0 || rc == -EOPNOTSUPP ? 0 : -1;
+		return PORT_NO_ROOM;
+	long fd = zl_syscall6(SYS_openat, AT_FDCWD, (long)out_path, O_RDWR | O_CLOEXEC, 0, 0, 0);
+	if (fd >= 0) {
+		long rc = zl_syscall6(SYS_fallocate, fd, 0, (long)offset, (long)bytes, 0, 0);
+		zl_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+		/* a file system that cannot preallocate: the pages stay holes, as before */
+		return rc == 0 || rc == -EOPNOTSUPP ? 0 : PORT_NO_ROOM;
+	}
+	if (!out_map || offset >= out_bytes)
+		return why_of(fd);
+	uint64_t lo = offset & ~(uint64_t)4095, hi = (offset + bytes + 4095) & ~(uint64_t)4095;
+	if (hi > out_bytes)
+		hi = out_bytes;
+	long rc = zl_syscall6(SYS_madvise, (long)(out_map + lo), (long)(hi - lo),
+			      MADV_POPULATE_WRITE, 0, 0, 0);
+	if (rc == 0)
+		return 0;
+	/* EFAULT: a write would have been a SIGBUS (no room); EINVAL: not in this kernel */
+	return rc == -EINVAL || rc == -ENOSYS ? why_of(fd) : PORT_NO_ROOM;
+}
+
+/*
+ * 1 when this process can no longer create a file in zond's directory, as
+ * the kernel checks it (effective ids, capabilities, its root): it changed
+ * its user (setuid: the directory is private to zond's user) or root
+ * (chroot).  A process image it execs would then not be recorded.
+ */
+static int dir_unreachable(void)
+{
+	if (!out_dir || sealed())
+		return 0;
+	long rc = zl_syscall6(SYS_faccessat2, AT_FDCWD, (long)out_dir, W_OK | X_OK, AT_EACCESS, 0,
+			      0);
+	if (rc == -ENOSYS) /* before Linux 5.8: the real ids (a setuid drops both) */
+		rc = zl_syscall6(SYS_faccessat, AT_FDCWD, (long)out_dir, W_OK | X_OK, 0, 0, 0);
+	return rc == -EACCES || rc == -EPERM || rc == -ENOENT || rc == -ENOTDIR ||
+	       rc == -EROFS || rc == -ELOOP;
+}
+
+/* The header a process not recorded is counted in: this image's, or lost_to. */
+static struct zr_header *tally(void)
+{
+	return zrt.hdr ? zrt.hdr : lost_to;
+}
+
+struct zr_header *zl_count_lost_image(void)
+{
+	struct zr_header *h = tally();
+	if (!h || !dir_unreachable())
+		return NULL;
+	__atomic_fetch_add(&h->lost_processes, 1, __ATOMIC_RELAXED);
+	return h;
+}
+
+int zl_recording_lost(void)
+{
+	return lost_to != NULL;
+}
+
+void zl_uncount_lost_image(struct zr_header *h)
+{
+	if (h)
+		__atomic_fetch_sub(&h->lost_processes, 1, __ATOMIC_RELAXED);
 }
 
 void port_drop_output(void *map, uint64_t bytes)
@@ -335,6 +441,8 @@ void zl_process_exec(struct zrt_thread *t, struct zl_exec_note *note)
 {
 	struct zr_header *h = zrt.hdr;
 	note->noted = 0;
+	/* the new image will not be recorded: counted now, taken back if the exec fails */
+	note->lost = zl_count_lost_image();
 	if (!h || h->pid != zl_pid() || h->state != ZR_RUNNING)
 		return;
 	zrt_process_end(0, 0, end_realtime(h));
@@ -350,6 +458,7 @@ void zl_process_exec(struct zrt_thread *t, struct zl_exec_note *note)
 void zl_process_exec_failed(struct zrt_thread *t, const struct zl_exec_note *note)
 {
 	struct zr_header *h = zrt.hdr;
+	zl_uncount_lost_image(note->lost);
 	if (!note->noted || !h)
 		return;
 	__atomic_store_n(&h->state, ZR_RUNNING, __ATOMIC_RELEASE);
@@ -361,8 +470,16 @@ void zl_process_exec_failed(struct zrt_thread *t, const struct zl_exec_note *not
 
 void zl_process_forked(struct zrt_thread *t)
 {
-	if (!zrt.hdr)
+	if (!zrt.hdr) {
+		/* a child of a process that was not recorded itself: counted where it was */
+		if (lost_to && !sealed() && lost_pid != zl_pid()) {
+			lost_pid = zl_pid();
+			__atomic_fetch_add(lost_why == PORT_NO_ACCESS ? &lost_to->lost_processes
+								      : &lost_to->lost_processes_room,
+					   1, __ATOMIC_RELAXED);
+		}
 		return;
+	}
 	if (sealed()) {
 		/* the parent's file stays the parent's: nothing more of this process is written */
 		t->state = ZRT_THREAD_OFF;
@@ -372,8 +489,20 @@ void zl_process_forked(struct zrt_thread *t)
 	void *old = zrt.base;
 	uint64_t old_bytes = zrt.file_bytes;
 	zl_sample_forked();
-	zrt_process_forked(t, zl_pid(), (int32_t)zl_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0),
-			   zl_realtime_ns());
+	int why = zrt_process_forked(t, zl_pid(),
+				     (int32_t)zl_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0),
+				     zl_realtime_ns());
+	if (why < 0) {
+		/* not recorded (counted in the parent's header): that header kept for its
+		   children and exec'ed images, the rest of the parent's file let go */
+		if (old_bytes > 4096)
+			zl_syscall6(SYS_munmap, (long)((uint8_t *)old + 4096),
+				    (long)(old_bytes - 4096), 0, 0, 0, 0);
+		lost_to = old;
+		lost_why = why;
+		lost_pid = zl_pid();
+		return;
+	}
 	zl_syscall6(SYS_munmap, (long)old, (long)old_bytes, 0, 0, 0, 0);
 }
 

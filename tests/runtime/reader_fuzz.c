@@ -179,6 +179,30 @@ int main(int argc, char **argv)
 	put_file(copy, n);
 	CHECK_EQ_U64(read_back(syms, NULL, &err), 0);
 
+	/* a file of version 4's first writers (a header of 312 bytes, no lost_threads_access
+	   or lost_processes_room) still reads, those counts 0 whatever lies after the header;
+	   a shorter header is refused */
+	memcpy(copy, orig, n);
+	ch = (struct zr_header *)copy;
+	ch->header_bytes = ZR_HEADER_V4_BYTES;
+	ch->lost_threads_access = 7;
+	ch->lost_processes_room = 9;
+	put_file(copy, n);
+	calls = 0;
+	{
+		struct zp_profile *p = profile_new();
+		CHECK_EQ_U64(raw_read_into(p, path, syms, &err), 0);
+		CHECK(profile_meta(p, "lost_threads_access") == NULL);
+		CHECK(profile_meta(p, "lost_processes_room") == NULL);
+		profile_free(p);
+	}
+	CHECK_EQ_U64(read_back(syms, &calls, &err), 0);
+	CHECK_EQ_U64(calls, 21891);
+	ch->header_bytes = ZR_HEADER_V4_BYTES - 8;
+	put_file(copy, n);
+	CHECK_EQ_U64(read_back(syms, NULL, &err), (uint64_t)-1);
+	CHECK(strstr(err.msg, "bad header size") != NULL);
+
 	/* bit flips: a profile or an error naming the file, never a crash */
 	uint64_t state = 0x2545f4914f6cdd1dull;
 	int named = 1, agreed = 0;

@@ -763,6 +763,21 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 		else if (strcmp(key, "lost_threads_room") == 0)
 			why = "threads not recorded: no room for their data (ulimit -f, ulimit -v "
 			      "or a full disk), not a full table";
+		/* for want of access: the program changed its user or root after it started
+		   (zond's raw directory is private to zond's user) */
+		else if (strcmp(key, "lost_processes") == 0)
+			why = "processes not recorded: they could not write zond's raw directory "
+			      "(did the program change its user or root: setuid, chroot?)";
+		else if (strcmp(key, "lost_processes_room") == 0)
+			why = "processes not recorded: no room for their raw data (ulimit -f, "
+			      "ulimit -v or a full disk)";
+		else if (strcmp(key, "lost_threads_access") == 0)
+			why = "threads not recorded: their process could no longer reach its raw "
+			      "file (did the program change its user or root: setuid, chroot?), "
+			      "not a full table";
+		else if (strcmp(key, "lost_access") == 0)
+			why = "processes that could no longer reach their raw file for all their "
+			      "data (did the program change its user or root: setuid, chroot?)";
 		else if (strcmp(key, "lost_modules") == 0)
 			why = "loaded modules not recorded: the module table was full (their calls: "
 			      "lost_module_calls)";
@@ -771,6 +786,8 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 			      "no function";
 		else if (strcmp(key, "lost_contexts") == 0 && profile_meta(p, "lost_room"))
 			why = "a table was full or had no room to grow (see lost_room)";
+		else if (strcmp(key, "lost_contexts") == 0 && profile_meta(p, "lost_access"))
+			why = "a table was full or could not grow (see lost_access)";
 		fprintf(stderr, "zond %s: warning: %s = %s: %s, the profile may be incomplete", l->cmd,
 			key, p->run.meta[i].value, why);
 		if (opt)

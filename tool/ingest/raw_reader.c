@@ -159,7 +159,8 @@ static int check_header_fields(const struct raw *r, struct zerr *err)
 	if (h->version != ZR_VERSION)
 		return bad(r, offsetof(struct zr_header, version),
 			   "unknown raw format version (written by another zond)", err);
-	if (h->header_bytes < sizeof *h || h->header_bytes > h->file_bytes)
+	/* version 4's first writers wrote 312 bytes (raw.h ZR_HEADER_V4_BYTES) */
+	if (h->header_bytes < ZR_HEADER_V4_BYTES || h->header_bytes > h->file_bytes)
 		return bad(r, offsetof(struct zr_header, header_bytes), "bad header size", err);
 	if (h->file_bytes != r->size)
 		return zerr_set(err,
@@ -197,6 +198,13 @@ static const char *read_error(const struct raw *r)
 	return r->read_errno > 0 ? strerror(r->read_errno) : "the file ends early";
 }
 
+/* A header of an older writer (header_bytes 312): the fields it did not have are 0. */
+static void old_header(struct zr_header *h)
+{
+	if (h->header_bytes >= ZR_HEADER_V4_BYTES && h->header_bytes < sizeof *h)
+		memset((char *)h + h->header_bytes, 0, sizeof *h - h->header_bytes);
+}
+
 static int check_header(struct raw *r, struct zerr *err)
 {
 	if (r->size < sizeof r->h)
@@ -205,6 +213,7 @@ static int check_header(struct raw *r, struct zerr *err)
 	if (read_at(r->fd, 0, &r->h, sizeof r->h) < 0)
 		return zerr_set(err, "%s: cannot read its header: %s", r->path,
 				errno ? strerror(errno) : "the file ends early");
+	old_header(&r->h);
 	return check_header_fields(r, err);
 }
 
@@ -1313,6 +1322,13 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	profile_add_count(p, "lost_threads_room", h->lost_threads_room);
 	/* processes whose raw file had no room for all their data (raw.h) */
 	profile_add_count(p, "lost_room", (h->flags & ZR_FLAG_NO_ROOM) != 0);
+	/* the same, for want of access: the process changed its user or root (raw.h
+	   ZR_FLAG_NO_ACCESS), and its threads not recorded so */
+	profile_add_count(p, "lost_access", (h->flags & ZR_FLAG_NO_ACCESS) != 0);
+	profile_add_count(p, "lost_threads_access", h->lost_threads_access);
+	/* processes it forked or exec'ed that made no raw file: out of reach, no room */
+	profile_add_count(p, "lost_processes", h->lost_processes);
+	profile_add_count(p, "lost_processes_room", h->lost_processes_room);
 	profile_add_count(p, "lost_modules", h->lost_modules);
 	/* the calls of functions of those modules, counted on no function */
 	profile_add_count(p, "lost_module_calls", counts[LOST_MODULE_CALLS]);
@@ -1457,12 +1473,15 @@ int raw_peek(const char *path, struct raw_peek *pk)
 		return -1;
 	r.size = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
 	/* a file just made holds zeros until its header is written: not a raw file yet */
-	int rc = r.size >= sizeof r.h && read_at(fd, 0, &r.h, sizeof r.h) == 0 &&
-		 check_header_fields(&r, &ignored) == 0;
+	int rc = r.size >= sizeof r.h && read_at(fd, 0, &r.h, sizeof r.h) == 0;
+	if (rc)
+		old_header(&r.h);
+	rc = rc && check_header_fields(&r, &ignored) == 0;
 	if (rc) {
 		pk->bytes += (uint64_t)st.st_blocks * 512;
-		pk->lost += (uint64_t)r.h.lost_threads + r.h.lost_threads_room + r.h.lost_modules +
-			    r.h.lost_strings;
+		pk->lost += (uint64_t)r.h.lost_threads + r.h.lost_threads_room +
+			    r.h.lost_threads_access + r.h.lost_processes + r.h.lost_processes_room +
+			    r.h.lost_modules + r.h.lost_strings;
 		for (uint32_t slot = 0; slot < r.h.n_threads; slot++)
 			peek_thread(fd, &r, r.h.threads_off + slot * r.h.thread_bytes, pk);
 	}
