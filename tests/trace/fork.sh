@@ -42,6 +42,65 @@ for args in 1 2 "1 nest"; do
 	[ "$(calls leaf f.db)" = $total ] || fail "$name: leaf $(calls leaf f.db) calls in the run, not $total"
 done
 
+# The stacks a child runs in: the ones of its fork (forkstack.c prints each process's own calls
+# per stack of its own functions).  Per process, zond's folded calls, kept to the stacks that
+# end in the program's functions and cut to those functions, equal the process's own list;
+# every stack of every process starts at the parent's root (a child's started inside the fork
+# wrapper: main under __libc_fork, called twice); main is called once.
+$cc -O1 -g -static -o forkstack "$src/forkstack.c" || { fail "build forkstack"; exit 1; }
+own="main deep1 deep2 deep3 forker nested work leaf spawn"
+for mode in plain nest spawn; do
+	name="forkstack $mode"
+	rm -f s.db s.ztrace s.ztrace.*
+	"$zond" trace record -q -o s.ztrace -- ./forkstack $mode >zond.out 2>err.txt ||
+		fail "$name: record returned $?: $(cat err.txt)"
+	"$zond" trace report -q -o s.db s.ztrace 2>err.txt || fail "$name: report: $(cat err.txt)"
+	# the exec'ing children's traces end at their exec: said, nothing else
+	grep -v "cut short at offset .* (the process died or exec'd)" err.txt >other.txt
+	[ -s other.txt ] && fail "$name: report said: $(cat other.txt)"
+	threads=$("$zond" report -i s.db --per-thread 2>&1 | sed -n 's/^thread \([0-9]*\/[0-9]*\):.*/\1/p')
+	nproc=$(echo "$threads" | wc -l)
+	want=2 # the parent and its child; a grandchild; two exec'ing children
+	[ $mode = nest ] && want=3
+	[ $mode = spawn ] && want=4
+	[ "$nproc" = $want ] || fail "$name: $nproc processes in the run, not $want"
+	# the parent's root (read first): _start
+	proot=$("$zond" export -i s.db --tid "$(echo "$threads" | head -1)" -f folded -e calls |
+		sed -n 's/^\([^;]*\);.*;main [0-9]*$/\1/p' | head -1)
+	for t in $threads; do
+		pid=${t%/*}
+		sed -n "s/^pid $pid stack //p" zond.out | sort >want.txt
+		"$zond" export -i s.db --tid "$t" -f folded -e calls | awk -v own="$own" '
+			BEGIN { split(own, o, " "); for (i in o) mine[o[i]] = 1 }
+			{ n = split($1, f, ";"); if (!(f[n] in mine)) next
+			  s = ""; for (i = 1; i <= n; i++) if (f[i] in mine) s = s (s == "" ? "" : ";") f[i]
+			  sum[s] += $2 }
+			END { for (s in sum) print s, sum[s] }' | sort >got.txt
+		cmp -s want.txt got.txt || fail "$name: process $pid: stacks differ (< its own, > zond): $(diff want.txt got.txt | grep '^[<>]' | head -5)"
+		bad=$("$zond" export -i s.db --tid "$t" -f folded -e calls |
+			awk -v r="${proot:-?}" '{ split($1, f, ";") } f[1] != r' | head -2)
+		[ -z "$bad" ] || fail "$name: process $pid: stacks that do not start at $proot: $bad"
+	done
+	[ "$(calls main s.db)" = 1 ] || fail "$name: main called $(calls main s.db) times"
+done
+
+# Format versions: forked children's headers made the format version 3; a version 2 trace (one
+# with this header, which the version 2 format has) reads the same, a version 4 one is refused
+# in one line.
+for v in 2 3 4; do
+	cp s.ztrace v$v.ztrace
+	printf "\\00$v" | dd of=v$v.ztrace bs=1 seek=8 conv=notrunc 2>/dev/null
+	rm -f v$v.db
+	"$zond" trace report -q -o v$v.db v$v.ztrace 2>err$v.txt
+	echo $? >rc$v.txt
+done
+[ "$(cat rc2.txt rc3.txt)" = "0
+0" ] || fail "versions 2 and 3 not read: $(cat err2.txt err3.txt)"
+"$zond" dump -i v2.db >d2.txt && "$zond" dump -i v3.db >d3.txt && cmp -s d2.txt d3.txt ||
+	fail "a version 2 trace reads otherwise than the same as version 3"
+[ "$(cat rc4.txt)" != 0 ] && [ "$(cat err4.txt)" = "zond trace: v4.ztrace: offset 8: trace format version 4, this zond reads 2 to 3" ] ||
+	fail "version 4: exit $(cat rc4.txt), said: $(cat err4.txt)"
+
 # A FILE.PID of another recording beside FILE is not part of its run.
 cp "$(ls f.ztrace.* | head -1)" keep.trace
 "$zond" trace record -q -o f.ztrace -- ./forks 1 >zond.out

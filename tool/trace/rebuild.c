@@ -96,6 +96,7 @@ struct frame {
 	uint64_t start;    /* instructions executed when it was entered */
 	uint64_t children; /* instructions of the frames it called, done */
 	int tail;          /* ends together with the frame below */
+	int inherited;     /* a forked child's, entered by its parent: no call of its own */
 };
 
 /*
@@ -165,6 +166,8 @@ struct rebuild {
 
 	void *tap_ctx; /* tap: h.tap */
 	uint32_t first_block;
+	struct rebuild_frame *seed; /* rebuild_inherit: the stack the first block starts in */
+	size_t nseed;
 
 	/*
 	 * The timeline (rebuild_set_timeline): every enter and exit as an
@@ -219,6 +222,7 @@ void rebuild_free(struct rebuild *r)
 	free(r->partial_counts);
 	free(r->calls);
 	free(r->stack);
+	free(r->seed);
 	free(r->deliveries);
 	free(r->ctxs);
 	free(r->tl);
@@ -850,7 +854,7 @@ static void push(struct rebuild *r, uint32_t func, uint64_t ret, int tail, uint6
 	uint32_t e = call_edge(r, top ? top->func : NONE, func, site);
 	uint32_t c = context(r, top ? top->ctx : NONE, func, site);
 	r->stack = grow(r->stack, &r->stack_cap, r->depth + 1, sizeof *r->stack);
-	r->stack[r->depth++] = (struct frame){func, e, c, ret, r->h.icount, 0, tail};
+	r->stack[r->depth++] = (struct frame){func, e, c, ret, r->h.icount, 0, tail, 0};
 	r->calls[e].calls++;
 	r->ctxs[c].calls++;
 	r->funcs[func].calls++;
@@ -868,9 +872,9 @@ static void pop(struct rebuild *r)
 		r->funcs[f->func].incl += incl;
 	c->incl += incl;
 	c->self += incl - f->children;
-	if (incl < c->min)
+	if (!f->inherited && incl < c->min) /* an inherited frame is part of a call, not one */
 		c->min = incl;
-	if (incl > c->max)
+	if (!f->inherited && incl > c->max)
 		c->max = incl;
 	if (r->depth)
 		r->stack[r->depth - 1].children += incl;
@@ -1117,6 +1121,54 @@ static int extra_run(struct rebuild *r, uint32_t id, uint32_t n)
 	return extra;
 }
 
+/*
+ * A frame a forked child inherits: the same path of contexts as in its
+ * parent, but no call counted (the parent made it, and counts it).
+ */
+static void push_inherited(struct rebuild *r, const struct rebuild_frame *f)
+{
+	uint32_t func = func_of(r, f->func);
+	push(r, func, f->ret, f->tail, f->site);
+	struct frame *top = &r->stack[r->depth - 1];
+	top->inherited = 1;
+	r->calls[top->edge].calls--;
+	r->ctxs[top->ctx].calls--;
+	r->funcs[func].calls--;
+}
+
+/*
+ * The stack at the first block: the one a forked child inherits, else a
+ * root frame.  A child goes on in the function that made the fork system
+ * call; code elsewhere (the parent's stack not reached) is called from it.
+ */
+static void start_stack(struct rebuild *r, uint32_t func)
+{
+	resolve_maps(r);
+	for (size_t i = 0; i < r->nseed; i++)
+		push_inherited(r, &r->seed[i]);
+	if (!r->depth || r->stack[r->depth - 1].func != func)
+		push(r, func, 0, 0, 0);
+}
+
+size_t rebuild_stack(struct rebuild *r, struct rebuild_frame **frames)
+{
+	*frames = zp_xcalloc(r->depth ? r->depth : 1, sizeof **frames);
+	for (size_t i = 0; i < r->depth; i++) {
+		const struct frame *f = &r->stack[i];
+		(*frames)[i] = (struct rebuild_frame){r->funcs[f->func].start, f->ret,
+						      r->ctxs[f->ctx].site, f->tail};
+	}
+	return r->depth;
+}
+
+void rebuild_inherit(struct rebuild *r, const struct rebuild_frame *frames, size_t n)
+{
+	free(r->seed);
+	r->seed = zp_xcalloc(n ? n : 1, sizeof *frames);
+	memcpy(r->seed, frames, n * sizeof *frames);
+	r->nseed = n;
+}
+
 /* Every execution that rebuild_exec_fast (rebuild.h) does not take. */
 int rebuild_exec_slow(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err)
 {
@@ -1141,7 +1193,7 @@ int rebuild_exec_slow(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *e
 		}
 	} else {
 		r->first_block = id;
-		push(r, s->func, 0, 0, 0);
+		start_stack(r, s->func);
 	}
 	if (n == b->ninsns)
 		b->full++;
@@ -1308,7 +1360,7 @@ static void make_function_nodes(struct rebuild *r, struct zp_profile *p, uint32_
 {
 	for (size_t i = 0; i < r->nfuncs; i++) {
 		struct func *f = &r->funcs[i];
-		if (!f->calls && !f->self)
+		if (!f->calls && !f->self && !f->incl) /* a forked child's inherited frames: incl */
 			continue;
 		const char *file;
 		int line = line_of(r, (uint32_t)i, f->start, &file);

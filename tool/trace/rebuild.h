@@ -40,6 +40,7 @@
 #ifndef ZOND_TRACE_REBUILD_H
 #define ZOND_TRACE_REBUILD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "isa.h"
@@ -164,6 +165,26 @@ static inline int rebuild_exec(struct rebuild *r, uint32_t id, uint32_t n, struc
 {
 	return rebuild_exec_fast(r, id, n) ? 0 : rebuild_exec_slow(r, id, n, err);
 }
+
+/*
+ * A frame of the call stack, by its function's run-time entry (so that
+ * another rebuild of the same mappings finds the same function).
+ */
+struct rebuild_frame {
+	uint64_t func, ret, site;
+	int tail;
+};
+
+/* The call stack as it stands, outermost first, in *frames (malloc'ed); their number. */
+size_t rebuild_stack(struct rebuild *r, struct rebuild_frame **frames);
+
+/*
+ * A forked child's rebuild, before its first execution: the stack its
+ * parent had at the fork (rebuild_stack of the parent's rebuild there).
+ * The child's first block runs inside it: those frames shape its contexts
+ * and take its instructions, but count no call (the parent made them).
+ */
+void rebuild_inherit(struct rebuild *r, const struct rebuild_frame *frames, size_t n);
 
 /* Instructions executed so far. */
 uint64_t rebuild_insns(const struct rebuild *r);
