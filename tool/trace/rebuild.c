@@ -50,6 +50,7 @@ struct func {
 	uint64_t calls, incl, self;
 	uint32_t active;    /* frames of it on the stack */
 	int anonymous;      /* no symbol: all code of a section or page, many real functions */
+	int plt_header;     /* anonymous code of a .plt section: the header lazy binding runs */
 	uint32_t node;
 	uint32_t last_caller, last_edge; /* the call edge it was last entered by, without hashing */
 };
@@ -628,6 +629,15 @@ static void section_of(const struct module *m, uint64_t link, uint64_t *start, u
 	}
 }
 
+/* Whether link-time address link is in the module's .plt (its stubs have names). */
+static int in_plt(const struct module *m, uint64_t link)
+{
+	for (size_t i = 0; i < m->nsecs; i++)
+		if (link >= m->secs[i].start && link < m->secs[i].end)
+			return strcmp(m->secs[i].name, ".plt") == 0;
+	return 0;
+}
+
 /*
  * The function holding addr.  Code without a symbol is a function of its
  * own where the unwind tables have an entry for it (a stripped library's
@@ -682,7 +692,11 @@ static uint32_t func_of(struct rebuild *r, uint64_t addr)
 		end += m->bias;
 	}
 	uint32_t f = hmap_get(&r->func_index, mod | ANON_KEY, start);
-	return f != NONE ? f : new_func(r, name, mod, start, end, 1);
+	if (f != NONE)
+		return f;
+	f = new_func(r, name, mod, start, end, 1);
+	r->funcs[f].plt_header = mod != NONE && in_plt(&r->mods[mod], start - r->mods[mod].bias);
+	return f;
 }
 
 /* ---- blocks ------------------------------------------------------------- */
@@ -950,6 +964,25 @@ static int sigreturn(struct rebuild *r, const struct insn *src, uint64_t target,
 }
 
 /*
+ * A lazy binding in progress: the stack's top frames are the PLT header's
+ * and the resolver's (ld.so's _dl_runtime_resolve, and what it jumped to),
+ * entered by jumps from a PLT stub's frame, whose index this is (-1: not
+ * so).  The resolver's jump to the function it bound then ends them: a
+ * jump, not a call, so the real stack is the stub's caller, the stub and
+ * that function, as on every later call through the stub.  Kept as tail
+ * calls from the resolver, they stayed on the stack (the first call,
+ * `_start` -> `__libc_start_main@plt`, never returns): every later lazy
+ * call into the header was taken for a recursive one.
+ */
+static long lazy_binding(const struct rebuild *r)
+{
+	for (size_t i = r->depth; i-- > 1 && r->stack[i].tail;)
+		if (r->funcs[r->stack[i].func].plt_header)
+			return i + 1 < r->depth ? (long)i - 1 : -1;
+	return -1;
+}
+
+/*
  * Control left instruction src (NULL at the start) for target, in function
  * func: moves the call stack (rules in rebuild.h).
  */
@@ -1005,6 +1038,14 @@ static void transfer(struct rebuild *r, const struct insn *src, uint64_t target,
 	 */
 	int entry = target == r->funcs[func].start || r->funcs[func].anonymous;
 	int jump = src->cls != ZI_OTHER && src->cls != ZI_SYSCALL;
+	long stub = jump && src->cls != ZI_RET && target == r->funcs[func].start ? lazy_binding(r)
+										 : -1;
+	if (stub >= 0) { /* the resolver jumps to the function it bound: the stub's tail call */
+		while (r->depth > (size_t)stub + 1)
+			pop(r);
+		push(r, func, r->stack[stub].ret, 1, src->addr);
+		return;
+	}
 	if (entry && (jump || target == fall) && src->cls != ZI_RET) {
 		push(r, func, top->ret, 1, src->addr); /* tail call or fall-through into it */
 		return;
