@@ -242,11 +242,57 @@ static int guest_program(const struct reader *r, const char *path, uint64_t *ent
 	return ok;
 }
 
+/* Whether the trace mapped path: the program was there when it ran. */
+static int mapped(const struct reader *r, const char *path)
+{
+	size_t len = strlen(path);
+	for (size_t i = 0; i < r->nlog; i++)
+		if (!r->log[i].define && r->log[i].len == len &&
+		    memcmp(r->blob + r->log[i].off, path, len) == 0)
+			return 1;
+	return 0;
+}
+
+/* A program among the files the trace mapped, into prog ("" if none); its entry point. */
+static void find_mapped_program(struct reader *r, char *prog, uint64_t *entry)
+{
+	for (size_t i = 0; i < r->nlog && !*prog; i++) {
+		const struct shared *m = &r->log[i];
+		if (m->define || m->len >= sizeof r->info->program)
+			continue;
+		memcpy(prog, r->blob + m->off, m->len);
+		prog[m->len] = 0;
+		if (!guest_program(r, prog, entry))
+			*prog = 0;
+	}
+}
+
+/* What is lost when the header's program cannot be read (header: its path). */
+static void warn_program(struct reader *r, const char *header)
+{
+	struct zerr e;
+	if (*r->info->program)
+		note(r->info, "the header's program '%.900s' cannot be read: %.900s (mapped in the "
+			      "trace) is taken", header, r->info->program);
+	else if (!*header)
+		note(r->info, "the header names no program: its code is named by address, with no "
+			      "source lines");
+	else if (!symbols_is_elf(header, &e))
+		note(r->info, "%.900s: its code is named by address, with no source lines", e.msg);
+	else
+		note(r->info, "%.900s: not a program for %s: its code is named by address, with no "
+			      "source lines", header, r->isa->name);
+}
+
 /*
- * A header with a damaged entry need not cost every name: a program that
- * cannot be read is looked for among the files the trace mapped, a missing
- * entry point taken from the program (right for a program loaded where it
- * was linked).  Said in info->warning.
+ * A header with a damaged entry need not cost every name: a program the
+ * header does not name right is looked for among the files the trace
+ * mapped, a missing entry point taken from the program (right for a
+ * program loaded where it was linked).  Said in info->warning.  A program
+ * the trace mapped under the header's name that is gone now (deleted,
+ * unreadable) is said so: another file of the mappings would be a wrong
+ * guess (on x86-64, QEMU's own executable is a program of the guest's
+ * machine too).
  */
 static void settle_program(struct reader *r)
 {
@@ -260,37 +306,14 @@ static void settle_program(struct reader *r)
 		char header[sizeof r->info->program];
 		snprintf(header, sizeof header, "%s", prog);
 		*prog = 0;
-		for (size_t i = 0; i < r->nlog && !*prog; i++) {
-			const struct shared *m = &r->log[i];
-			if (m->define || m->len >= sizeof r->info->program)
-				continue;
-			memcpy(prog, r->blob + m->off, m->len);
-			prog[m->len] = 0;
-			if (!guest_program(r, prog, &entry))
-				*prog = 0;
-		}
-		struct zerr e;
-		if (*prog)
-			snprintf(r->info->warning, sizeof r->info->warning,
-				 "the header's program '%.900s' cannot be read: %.900s (mapped in the "
-				 "trace) is taken", header, prog);
-		else if (!*header)
-			snprintf(r->info->warning, sizeof r->info->warning,
-				 "the header names no program: its code is named by address, with "
-				 "no source lines");
-		else if (!symbols_is_elf(header, &e))
-			snprintf(r->info->warning, sizeof r->info->warning,
-				 "%.900s: its code is named by address, with no source lines", e.msg);
-		else
-			snprintf(r->info->warning, sizeof r->info->warning,
-				 "%.900s: not a program for %s: its code is named by address, with no "
-				 "source lines", header, r->isa->name);
+		if (!*header || !mapped(r, header))
+			find_mapped_program(r, prog, &entry);
+		warn_program(r, header);
 	}
 	if (*prog && !r->entry) {
 		r->entry = entry;
-		snprintf(r->info->warning, sizeof r->info->warning,
-			 "no entry point in the header: the program's own (0x%" PRIx64 ") is taken",
-			 entry);
+		note(r->info, "no entry point in the header: the program's own (0x%" PRIx64 ") is taken",
+		     entry);
 	}
 }
 
