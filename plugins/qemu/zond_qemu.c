@@ -131,7 +131,7 @@ static struct {
 	int slow;          /* online: failed or threaded, on_exec_online's one check */
 	uint64_t insns, execs;
 	int exit_status;   /* the guest's, from its exit system call; -1 before */
-	char summary[512]; /* online: the line for zond to show */
+	char summary[8192]; /* online: the lines for zond to show (a summary, then warnings) */
 	int64_t exit_group_num, mmap_num, mprotect_num, clone_num, fork_num, vfork_num, execve_num, execveat_num;
 	const char *target; /* QEMU's name of the guest architecture */
 	const struct isa *isa; /* its decoder, NULL if zond has none */

@@ -179,6 +179,18 @@ if grep -q ";__libc_start_main@plt " lazy.folded; then
 	grep -q ";__libc_start_main@plt;__libc_start_main " lazy.folded ||
 		fail "lazy: __libc_start_main is not called by its stub"
 fi
+# ---- a library gone before the report: one warning naming it, its code named by address ----
+mv liblazy.so liblazy.keep
+"$zond" trace report -q -o gone.db z.ztrace 2>err.txt
+rc=$?
+mv liblazy.keep liblazy.so
+[ $rc = 0 ] || fail "library gone: report failed: $(cat err.txt)"
+[ "$(wc -l <err.txt)" = 1 ] &&
+	grep -q "^zond trace: z.ztrace: warning: $(pwd -P)/liblazy.so: No such file or directory: its code is named by address" err.txt ||
+	fail "library gone: said '$(cat err.txt)'"
+"$zond" dump -i gone.db | grep -q "^function main " || fail "library gone: main not named"
+"$zond" dump -i gone.db | grep -q "^function lazy_a " && fail "library gone: lazy_a named"
+
 # ---- code without symbols: one function per unwind entry ----
 # A stripped library's local functions are named by their unwind entries (FDEs): each such
 # name's address must be where readelf says an FDE starts.  Before, each row of an FDE (every

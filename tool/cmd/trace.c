@@ -260,15 +260,17 @@ static int status_file(char *path, size_t size)
 /*
  * Whether the plugin completed its trace; removes the status file.  The
  * online mode's summary line follows "ok" (the plugin never prints to the
- * program's stderr): shown unless quiet.
+ * program's stderr): shown unless quiet; then its warnings, shown always.
  */
 static int plugin_said_ok(const char *path, int quiet)
 {
-	char buf[512] = "";
+	char buf[4600] = "";
 	FILE *f = fopen(path, "r");
 	int ok = f && fgets(buf, sizeof buf, f) && strcmp(buf, "ok\n") == 0;
-	if (ok && fgets(buf, sizeof buf, f) && !quiet)
-		fputs(buf, stderr);
+	/* the summary line (not with -q), then warnings (with -q too, as report's) */
+	for (int line = 0; ok && fgets(buf, sizeof buf, f); line++)
+		if (line || !quiet)
+			fputs(buf, stderr);
 	if (f)
 		fclose(f);
 	unlink(path);

@@ -11,6 +11,7 @@
  */
 #include "rebuild.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
@@ -134,6 +135,8 @@ struct rebuild {
 	size_t nhmaps, hmaps_done;
 	char **ignored; /* files seen in maps that are not guest ELF files */
 	size_t nignored;
+	char **unreadable; /* "PATH: why" of mapped files that could not be opened (rebuild_unreadable) */
+	size_t nunreadable;
 
 	struct func *funcs;
 	size_t nfuncs;
@@ -209,6 +212,9 @@ void rebuild_free(struct rebuild *r)
 		free(r->hmaps[i].path);
 	for (size_t i = 0; i < r->nignored; i++)
 		free(r->ignored[i]);
+	for (size_t i = 0; i < r->nunreadable; i++)
+		free(r->unreadable[i]);
+	free(r->unreadable);
 	for (size_t i = 0; i < r->nfuncs; i++)
 		free(r->funcs[i].name);
 	free(r->program);
@@ -562,6 +568,29 @@ static uint64_t guest_base(struct rebuild *r)
 	return 0;
 }
 
+/*
+ * A mapped file that cannot be opened (deleted since, no permission): a
+ * guest library among them loses its names, which the reader says.
+ */
+static void note_unreadable(struct rebuild *r, const char *path, int err)
+{
+	/* mappings that are no files to read: QEMU's memory files (zond's tail.h), shared memory */
+	static const char *const no_file[] = {"/memfd:", "/SYSV", "/dev/"};
+	for (size_t i = 0; i < sizeof no_file / sizeof *no_file; i++)
+		if (strncmp(path, no_file[i], strlen(no_file[i])) == 0)
+			return;
+	char line[4200];
+	snprintf(line, sizeof line, "%s: %s", path, strerror(err));
+	r->unreadable = zp_xrealloc(r->unreadable, (r->nunreadable + 1) * sizeof *r->unreadable);
+	r->unreadable[r->nunreadable++] = zp_xstrdup(line);
+}
+
+size_t rebuild_unreadable(const struct rebuild *r, const char *const **files)
+{
+	*files = (const char *const *)r->unreadable;
+	return r->nunreadable;
+}
+
 /* Turns the host mappings read since the last call into modules. */
 static void resolve_maps(struct rebuild *r)
 {
@@ -575,6 +604,8 @@ static void resolve_maps(struct rebuild *r)
 		if (is_ignored(r, h->path))
 			continue;
 		if (open_elf(h->path, &f) < 0) {
+			if (f.fd < 0)
+				note_unreadable(r, h->path, errno);
 			r->ignored = zp_xrealloc(r->ignored, (r->nignored + 1) * sizeof *r->ignored);
 			r->ignored[r->nignored++] = zp_xstrdup(h->path);
 			continue;

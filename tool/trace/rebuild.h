@@ -76,6 +76,14 @@ void rebuild_host_map(struct rebuild *r, uint64_t start, uint64_t end, uint64_t 
 /* An ELF file loaded with this bias (run-time minus link-time address). */
 int rebuild_add_module(struct rebuild *r, const char *path, uint64_t bias, struct zerr *err);
 
+/*
+ * The mapped files that could not be opened (deleted, no permission), as
+ * "PATH: why", in *files (the rebuild's own); their number.  Not every one
+ * is the guest's (QEMU's own files are mapped too), but a guest library
+ * among them is named by address.
+ */
+size_t rebuild_unreadable(const struct rebuild *r, const char *const **files);
+
 /* Defines block id (ids need not be dense but should be small). */
 int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t ninsns,
 		   const uint8_t *sizes, const uint8_t *bytes, struct zerr *err);

@@ -155,6 +155,8 @@ static int read_header(struct reader *r, struct zerr *err)
 			snprintf(r->info->arch, sizeof r->info->arch, "%s", line + 5);
 		else if (strncmp(line, "exe ", 4) == 0)
 			snprintf(r->info->program, sizeof r->info->program, "%s", line + 4);
+		if (strncmp(line, "exe ", 4) == 0)
+			snprintf(r->exe, sizeof r->exe, "%s", line + 4);
 		else if (strncmp(line, "entry ", 6) == 0)
 			entry = strtoull(line + 6, NULL, 0);
 		else if (strncmp(line, "pid ", 4) == 0)
@@ -600,10 +602,34 @@ static int read_cut(struct reader *r, struct zerr *err)
 	return 0;
 }
 
+/*
+ * The mapped files no thread's rebuild could open, one warning each (the
+ * program's own is settle_program's): a guest library among them is named
+ * by address.  QEMU's own files are mapped too, but read as well.
+ */
+static void warn_unreadable(struct reader *r)
+{
+	char line[4400];
+	for (size_t t = 0; t < r->nthreads; t++) {
+		const char *const *files;
+		size_t n = r->threads[t] ? rebuild_unreadable(r->threads[t]->rb, &files) : 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t len = strlen(r->exe);
+			if (len && strncmp(files[i], r->exe, len) == 0 && files[i][len] == ':')
+				continue;
+			snprintf(line, sizeof line, "%s: its code is named by address, with no source "
+						   "lines", files[i]);
+			if (!strstr(r->info->warning, line))
+				note(r->info, "%s", line);
+		}
+	}
+}
+
 /* Every thread's profile into p, the first thread as tid 0, with the process's pid. */
 static int finish(struct reader *r, struct zp_profile *p, struct zerr *err)
 {
 	r->info->insns = all_insns(r, rebuild_insns);
+	warn_unreadable(r);
 	size_t first = p->nthreads;
 	for (size_t t = 0; t < r->nthreads; t++)
 		if (r->threads[t] && rebuild_finish_thread(r->threads[t]->rb, p, (int64_t)t - 1,
