@@ -11,7 +11,11 @@
 #     the callgrind export (with one function for every stub, the call through the PLT that
 #     starts the program, never closed, made every later call into a library count as
 #     recursive and cost 0 on its edge); so do the library functions the stubs lead to, whose
-#     calls into the library's local code (no symbols) are functions of their own.
+#     calls into the library's local code (no symbols) are functions of their own;
+#   - lazy binding (plt/lazy.c, -z lazy, its own library): every call, the first too, is
+#     main;lazy_X@plt;lazy_X, as often as the program says, and the stubs' edges add up;
+#   - the library deleted before the report: one warning line naming it;
+#   - code named by its unwind entry ([libc.so.6+0xADDR]) starts where readelf lists an FDE.
 #
 # Usage: plt.sh ZOND SYMBOLS_AT ARCH WORKDIR SRCDIR    (exit 77: cross tools missing)
 set -u

@@ -30,6 +30,11 @@
  *    (longjmp, sigreturn, exception unwinding);
  *  - control arriving elsewhere without a transfer instruction (signal
  *    delivery) is a call from the interrupted function;
+ *  - a lazy binding's resolver jumping to the function it bound ends the
+ *    PLT header's and the resolver's frames: the function is the stub's
+ *    tail call (rebuild.c lazy_binding);
+ *  - a forked child starts in the stack its parent had at the fork
+ *    (rebuild_inherit);
  *  - the end of the trace closes every frame.
  *
  * Errors (-1 and err): block used before it was defined, more instructions

@@ -33,6 +33,7 @@ struct stream {
 	uint32_t pending, pending_n; /* the EXEC waiting for a possible PARTIAL */
 	int have_pending, ended;
 	uint64_t done;               /* executions handed to the rebuild */
+	uint64_t next_fork;          /* the next fork point of this thread (UINT64_MAX: none) */
 };
 
 /*
@@ -319,6 +320,26 @@ static void settle_program(struct reader *r)
 	}
 }
 
+/*
+ * The stack at each fork point the stream has just reached (a child starts
+ * in it), and the stream's next one: a look per fork, not per execution.
+ */
+static void take_forks(const struct reader *r, struct stream *s)
+{
+	s->next_fork = UINT64_MAX;
+	for (size_t i = 0; r->forks && i < r->forks->nwanted; i++) {
+		struct fork_point *fp = r->forks->wanted[i];
+		if (fp->found || fp->thread != s->n || fp->execs < s->done)
+			continue;
+		if (fp->execs == s->done) {
+			fp->nframes = rebuild_stack(s->rb, &fp->frames);
+			fp->found = 1;
+		} else if (fp->execs < s->next_fork) {
+			s->next_fork = fp->execs;
+		}
+	}
+}
+
 /* The stream of thread n (>= 1), started with everything shared so far. */
 static struct stream *thread_stream(struct reader *r, uint32_t n, struct zerr *err)
 {
@@ -340,6 +361,7 @@ static struct stream *thread_stream(struct reader *r, uint32_t n, struct zerr *e
 	s->rb = rebuild_new(r->isa, r->syms);
 	if (n == 1 && r->forks && r->forks->seed) /* the forking thread is the child's first */
 		rebuild_inherit(s->rb, r->forks->seed->frames, r->forks->seed->nframes);
+	take_forks(r, s); /* its first fork point */
 	rebuild_chained(s->rb); /* zond's plugin: QEMU chains its blocks */
 	rebuild_set_tap(s->rb, r->tap, r->tap_ctx);
 	if (r->tl)
@@ -393,18 +415,6 @@ static int next_chunk(struct reader *r, struct zerr *err)
 	return 1;
 }
 
-/* The stack at each fork point the stream has just reached: a child starts in it. */
-static void take_forks(struct reader *r, struct stream *s)
-{
-	for (size_t i = 0; i < r->forks->nwanted; i++) {
-		struct fork_point *fp = r->forks->wanted[i];
-		if (!fp->found && fp->thread == s->n && fp->execs == s->done) {
-			fp->nframes = rebuild_stack(s->rb, &fp->frames);
-			fp->found = 1;
-		}
-	}
-}
-
 static int flush_pending(struct reader *r, struct stream *s, struct zerr *err)
 {
 	if (!s->have_pending)
@@ -413,8 +423,7 @@ static int flush_pending(struct reader *r, struct stream *s, struct zerr *err)
 	struct zerr e;
 	if (rebuild_exec(s->rb, s->pending, s->pending_n, &e) < 0)
 		return fail(r, err, "", e.msg);
-	s->done++;
-	if (r->forks && r->forks->nwanted)
+	if (++s->done == s->next_fork)
 		take_forks(r, s);
 	return 0;
 }
