@@ -43,13 +43,21 @@ for args in 1 2 "1 nest"; do
 done
 
 # The stacks a child runs in: the ones of its fork (forkstack.c prints each process's own calls
-# per stack of its own functions).  Per process, zond's folded calls, kept to the stacks that
-# end in the program's functions and cut to those functions, equal the process's own list;
-# every stack of every process starts at the parent's root (a child's started inside the fork
-# wrapper: main under __libc_fork, called twice); main is called once.
-$cc -O1 -g -static -o forkstack "$src/forkstack.c" || { fail "build forkstack"; exit 1; }
-own="main deep1 deep2 deep3 forker nested work leaf spawn"
-for mode in plain nest spawn; do
+# per stack of its own functions).  Per process, zond's folded calls of its threads, kept to the
+# stacks that end in the program's functions and cut to those functions, equal the process's
+# own list; every stack of a child starts at a root of its parent's stacks (a child's started
+# inside the fork wrapper: main under __libc_fork, called twice); main is called once.  Forks
+# from a deep call chain, a grandchild from deeper still, vfork + exec and posix_spawn, and a
+# fork from a second thread.
+$cc -O1 -g -static -pthread -o forkstack "$src/forkstack.c" || { fail "build forkstack"; exit 1; }
+own="main tmain deep1 deep2 deep3 forker nested work leaf spawn"
+# folded PID: the calls of every thread of process PID in s.db
+folded() {
+	for t in $threads; do
+		[ "${t%/*}" = "$1" ] && "$zond" export -i s.db --tid "$t" -f folded -e calls
+	done
+}
+for mode in plain nest spawn thread; do
 	name="forkstack $mode"
 	rm -f s.db s.ztrace s.ztrace.*
 	"$zond" trace record -q -o s.ztrace -- ./forkstack $mode >zond.out 2>err.txt ||
@@ -59,27 +67,26 @@ for mode in plain nest spawn; do
 	grep -v "cut short at offset .* (the process died or exec'd)" err.txt >other.txt
 	[ -s other.txt ] && fail "$name: report said: $(cat other.txt)"
 	threads=$("$zond" report -i s.db --per-thread 2>&1 | sed -n 's/^thread \([0-9]*\/[0-9]*\):.*/\1/p')
-	nproc=$(echo "$threads" | wc -l)
+	pids=$(for t in $threads; do echo ${t%/*}; done | uniq)
 	want=2 # the parent and its child; a grandchild; two exec'ing children
 	[ $mode = nest ] && want=3
 	[ $mode = spawn ] && want=4
-	[ "$nproc" = $want ] || fail "$name: $nproc processes in the run, not $want"
-	# the parent's root (read first): _start
-	proot=$("$zond" export -i s.db --tid "$(echo "$threads" | head -1)" -f folded -e calls |
-		sed -n 's/^\([^;]*\);.*;main [0-9]*$/\1/p' | head -1)
-	for t in $threads; do
-		pid=${t%/*}
+	[ "$(echo "$pids" | wc -l)" = $want ] || fail "$name: $(echo $pids) processes in the run, not $want"
+	# the parent's roots (read first): _start, and a second thread's start
+	parent=$(echo "$pids" | head -1)
+	folded $parent | awk '{ split($1, f, ";"); print f[1] }' | sort -u >roots.txt
+	for pid in $pids; do
 		sed -n "s/^pid $pid stack //p" zond.out | sort >want.txt
-		"$zond" export -i s.db --tid "$t" -f folded -e calls | awk -v own="$own" '
+		folded $pid | awk -v own="$own" '
 			BEGIN { split(own, o, " "); for (i in o) mine[o[i]] = 1 }
 			{ n = split($1, f, ";"); if (!(f[n] in mine)) next
 			  s = ""; for (i = 1; i <= n; i++) if (f[i] in mine) s = s (s == "" ? "" : ";") f[i]
 			  sum[s] += $2 }
 			END { for (s in sum) print s, sum[s] }' | sort >got.txt
 		cmp -s want.txt got.txt || fail "$name: process $pid: stacks differ (< its own, > zond): $(diff want.txt got.txt | grep '^[<>]' | head -5)"
-		bad=$("$zond" export -i s.db --tid "$t" -f folded -e calls |
-			awk -v r="${proot:-?}" '{ split($1, f, ";") } f[1] != r' | head -2)
-		[ -z "$bad" ] || fail "$name: process $pid: stacks that do not start at $proot: $bad"
+		bad=$(folded $pid | awk 'FILENAME == "roots.txt" { r[$1] = 1; next }
+			{ split($1, f, ";") } !(f[1] in r)' roots.txt - | head -2)
+		[ -z "$bad" ] || fail "$name: process $pid: stacks that do not start at a root of its parent's: $bad"
 	done
 	[ "$(calls main s.db)" = 1 ] || fail "$name: main called $(calls main s.db) times"
 done

@@ -6,13 +6,16 @@
  * inside forker (exit), with main's frames still open.  The parent waits,
  * calls work (30) in forker and work (5) in main.  With "spawn", main also
  * starts /bin/true by vfork + execl and by posix_spawn: those children call
- * none of the program's functions before their exec.
+ * none of the program's functions before their exec.  With "thread", a second
+ * thread (tmain) runs deep1 while main waits for it: the fork is made from that
+ * thread, whose stacks start at tmain.
  *
  * Each process prints every call it made itself, per stack of the
  * program's own functions ("stack main;deep1;...;work;leaf 100"; a child
  * starts counting at its fork's return): the tests' truth.  Every call
  * that matters is kept a call (noipa, a result used after it).
  */
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +26,10 @@
 extern char **environ;
 
 #define NOIPA __attribute__((noipa))
-#define CHAIN "main;deep1;deep2;deep3;forker"
+
+#define CHAIN "deep1;deep2;deep3;forker"
+
+static const char *root = "main"; /* the function the forking thread's stacks start at */
 
 static struct {
 	char path[200];
@@ -31,11 +37,14 @@ static struct {
 } calls[16];
 static int ncalls;
 
-/* Counts n calls at path (path;name when name is given). */
+/* Counts n calls at root;path (root;path;name when name is given). */
 static void count(const char *path, const char *name, int n)
 {
 	char p[200];
-	snprintf(p, sizeof p, name ? "%s;%s" : "%s", path, name);
+	if (*path)
+		snprintf(p, sizeof p, name ? "%s;%s;%s" : "%s;%s", root, path, name);
+	else
+		snprintf(p, sizeof p, "%s", root);
 	for (int i = 0; i < ncalls; i++)
 		if (strcmp(calls[i].path, p) == 0) {
 			calls[i].n += n;
@@ -107,26 +116,26 @@ NOIPA int forker(int nest)
 
 NOIPA int deep3(int nest)
 {
-	count("main;deep1;deep2;deep3", NULL, 1);
+	count("deep1;deep2;deep3", NULL, 1);
 	return forker(nest) + 1;
 }
 
 NOIPA int deep2(int nest)
 {
-	count("main;deep1;deep2", NULL, 1);
+	count("deep1;deep2", NULL, 1);
 	return deep3(nest) + 1;
 }
 
 NOIPA int deep1(int nest)
 {
-	count("main;deep1", NULL, 1);
+	count("deep1", NULL, 1);
 	return deep2(nest) + 1;
 }
 
 /* /bin/true by vfork + exec and by posix_spawn: children that only exec. */
 NOIPA int spawn(void)
 {
-	count("main;spawn", NULL, 1);
+	count("spawn", NULL, 1);
 	fflush(stdout);
 	pid_t pid = vfork();
 	if (pid == 0) {
@@ -141,12 +150,29 @@ NOIPA int spawn(void)
 	return st1 + st2;
 }
 
+/* The second thread: the fork's chain from tmain. */
+NOIPA void *tmain(void *arg)
+{
+	root = "tmain";
+	count("", NULL, 1);
+	*(int *)arg = deep1(0);
+	root = "main";
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
-	count("main", NULL, 1);
-	int s = deep1(strcmp(mode, "nest") == 0);
-	s += work("main;work", 5);
+	count("", NULL, 1);
+	int s = 0;
+	pthread_t t;
+	if (strcmp(mode, "thread") == 0) {
+		if (pthread_create(&t, NULL, tmain, &s) != 0 || pthread_join(t, NULL) != 0)
+			return 3;
+	} else {
+		s = deep1(strcmp(mode, "nest") == 0);
+	}
+	s += work("work", 5);
 	if (strcmp(mode, "spawn") == 0 && spawn() != 0)
 		return 2;
 	print_calls();
