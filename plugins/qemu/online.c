@@ -322,6 +322,26 @@ static int store_online(struct zp_profile *p, struct zerr *err)
 	return -1;
 }
 
+/*
+ * The mapped files no thread's rebuild could open, appended to summary as a
+ * warning line each (zond shows them, with -q too, as trace report does).
+ */
+static void warn_unreadable(char *summary, size_t size)
+{
+	for (size_t t = 0; t < o.nthreads; t++) {
+		const char *const *files;
+		size_t n = rebuild_unreadable(o.threads[t]->rb, &files);
+		for (size_t i = 0; i < n; i++) {
+			size_t used = strlen(summary);
+			char line[4400];
+			snprintf(line, sizeof line, "zond trace: warning: %s: its code is named by "
+						    "address, with no source lines\n", files[i]);
+			if (!strstr(summary, line))
+				snprintf(summary + used, size - used, "%s", line);
+		}
+	}
+}
+
 int online_finish(uint64_t execs, const char *command, int status, int64_t start_ns,
 		  char *summary, size_t size)
 {
@@ -354,6 +374,7 @@ int online_finish(uint64_t execs, const char *command, int status, int64_t start
 		snprintf(summary, size, "zond trace: online profile stored in %s: %" PRIu64
 			 " instructions, %" PRIu64 " block executions, %zu thread%s\n", o.store, insns,
 			 execs, o.nthreads, o.nthreads == 1 ? "" : "s");
+		warn_unreadable(summary, size);
 	}
 	profile_free(p);
 	free_all();

@@ -93,6 +93,17 @@ static struct {
 	pid_t pid;         /* this process: a guest fork makes a child (trace_child) */
 	int child;         /* a child that is not traced (online mode, or its trace failed) */
 	int forked;        /* a traced child: its buffers die with it (trace_child) */
+	pid_t parent;      /* a traced child: the process that forked it, for its header */
+	unsigned int fork_vcpu; /* a traced child: the vCPU that forked it (its one thread) */
+	/*
+	 * Per vCPU, at its last fork system call: its thread's stream number and
+	 * the executions of that stream up to the block making the call.  In
+	 * this process's own memory (not the shared file, which the parent goes
+	 * on writing), so a child finds them as they were at the fork: its
+	 * header's fork point, where the reader takes the stack it starts in.
+	 */
+	uint32_t fork_thread[MAX_VCPUS];
+	uint64_t fork_execs[MAX_VCPUS];
 	const char *path;
 	const char *base;  /* the first process's trace: a child's is BASE.PID */
 	char run[64];      /* this recording's token, in every process's header */
@@ -120,7 +131,7 @@ static struct {
 	int slow;          /* online: failed or threaded, on_exec_online's one check */
 	uint64_t insns, execs;
 	int exit_status;   /* the guest's, from its exit system call; -1 before */
-	char summary[512]; /* online: the line for zond to show */
+	char summary[8192]; /* online: the lines for zond to show (a summary, then warnings) */
 	int64_t exit_group_num, mmap_num, mprotect_num, clone_num, fork_num, vfork_num, execve_num, execveat_num;
 	const char *target; /* QEMU's name of the guest architecture */
 	const struct isa *isa; /* its decoder, NULL if zond has none */
@@ -638,6 +649,8 @@ static int trace_child(unsigned int vcpu)
 		return 0;
 	__atomic_fetch_add(&z.family->children, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&z.family->traced, 1, __ATOMIC_RELAXED);
+	z.parent = z.pid;
+	z.fork_vcpu = vcpu;
 	z.pid = getpid();
 	z.forked = 1;
 	struct timespec now;
@@ -688,11 +701,31 @@ static void in_child(unsigned int vcpu)
 	__atomic_fetch_add(&z.family->children, 1, __ATOMIC_RELAXED);
 }
 
+static int is_fork(int64_t num)
+{
+	return num == z.clone_num || num == z.fork_num || num == z.vfork_num || num == 435 /* clone3 */;
+}
+
+/*
+ * The fork point of a child this system call may make: the block making it
+ * is the current one (on_insn set its pos), not yet closed into an EXEC.
+ */
+static void note_fork(unsigned int vcpu)
+{
+	sbuf *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
+	if (!v || z.online)
+		return;
+	z.fork_thread[vcpu] = v->thread;
+	z.fork_execs[vcpu] = v->execs + (v->pos ? 1 : 0);
+}
+
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
 		       uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
 		       uint64_t a8)
 {
 	(void)id, (void)a1, (void)a2, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
+	if (is_fork(num) && !z.child)
+		note_fork(vcpu);
 	if (vcpu < MAX_VCPUS)
 		z.exec_prot[vcpu] = (num == z.mmap_num || num == z.mprotect_num) &&
 				    (a3 & 4 /* PROT_EXEC */);
@@ -705,8 +738,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
 {
 	(void)id;
-	if (ret == 0 && !z.child && (num == z.clone_num || num == z.fork_num || num == z.vfork_num ||
-				     num == 435 /* clone3 */) && getpid() != z.pid) {
+	if (ret == 0 && !z.child && is_fork(num) && getpid() != z.pid) {
 		in_child(vcpu);
 		return;
 	}
@@ -899,6 +931,10 @@ static void put_header(void)
 			 "arch %s\nexe %s\nentry 0x%llx\npid %ld\nrun %s\nstart %lld\n", z.target,
 			 exe ? exe : "", (unsigned long long)qemu_plugin_entry_code(), (long)z.pid,
 			 z.run, (long long)z.start_ns);
+	if (z.forked && n < (int)sizeof text) /* where the parent was: the child's stack */
+		n += snprintf(text + n, sizeof text - (size_t)n, "parent %ld\nfork %u %llu\n",
+			      (long)z.parent, (unsigned)z.fork_thread[z.fork_vcpu],
+			      (unsigned long long)z.fork_execs[z.fork_vcpu]);
 	if (z.command && n < (int)sizeof text)
 		n += put_command(text + n, sizeof text - (size_t)n, z.command);
 	uint8_t head[16];

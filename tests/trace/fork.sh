@@ -42,6 +42,72 @@ for args in 1 2 "1 nest"; do
 	[ "$(calls leaf f.db)" = $total ] || fail "$name: leaf $(calls leaf f.db) calls in the run, not $total"
 done
 
+# The stacks a child runs in: the ones of its fork (forkstack.c prints each process's own calls
+# per stack of its own functions).  Per process, zond's folded calls of its threads, kept to the
+# stacks that end in the program's functions and cut to those functions, equal the process's
+# own list; every stack of a child starts at a root of its parent's stacks (a child's started
+# inside the fork wrapper: main under __libc_fork, called twice); main is called once.  Forks
+# from a deep call chain, a grandchild from deeper still, vfork + exec and posix_spawn, and a
+# fork from a second thread.
+$cc -O1 -g -static -pthread -o forkstack "$src/forkstack.c" || { fail "build forkstack"; exit 1; }
+own="main tmain deep1 deep2 deep3 forker nested work leaf spawn"
+# folded PID: the calls of every thread of process PID in s.db
+folded() {
+	for t in $threads; do
+		[ "${t%/*}" = "$1" ] && "$zond" export -i s.db --tid "$t" -f folded -e calls
+	done
+}
+for mode in plain nest spawn thread; do
+	name="forkstack $mode"
+	rm -f s.db s.ztrace s.ztrace.*
+	"$zond" trace record -q -o s.ztrace -- ./forkstack $mode >zond.out 2>err.txt ||
+		fail "$name: record returned $?: $(cat err.txt)"
+	"$zond" trace report -q -o s.db s.ztrace 2>err.txt || fail "$name: report: $(cat err.txt)"
+	# the exec'ing children's traces end at their exec: said, nothing else
+	grep -v "cut short at offset .* (the process died or exec'd)" err.txt >other.txt
+	[ -s other.txt ] && fail "$name: report said: $(cat other.txt)"
+	threads=$("$zond" report -i s.db --per-thread 2>&1 | sed -n 's/^thread \([0-9]*\/[0-9]*\):.*/\1/p')
+	pids=$(for t in $threads; do echo ${t%/*}; done | uniq)
+	want=2 # the parent and its child; a grandchild; two exec'ing children
+	[ $mode = nest ] && want=3
+	[ $mode = spawn ] && want=4
+	[ "$(echo "$pids" | wc -l)" = $want ] || fail "$name: $(echo $pids) processes in the run, not $want"
+	# the parent's roots (read first): _start, and a second thread's start
+	parent=$(echo "$pids" | head -1)
+	folded $parent | awk '{ split($1, f, ";"); print f[1] }' | sort -u >roots.txt
+	for pid in $pids; do
+		sed -n "s/^pid $pid stack //p" zond.out | sort >want.txt
+		folded $pid | awk -v own="$own" '
+			BEGIN { split(own, o, " "); for (i in o) mine[o[i]] = 1 }
+			{ n = split($1, f, ";"); if (!(f[n] in mine)) next
+			  s = ""; for (i = 1; i <= n; i++) if (f[i] in mine) s = s (s == "" ? "" : ";") f[i]
+			  sum[s] += $2 }
+			END { for (s in sum) print s, sum[s] }' | sort >got.txt
+		cmp -s want.txt got.txt || fail "$name: process $pid: stacks differ (< its own, > zond): $(diff want.txt got.txt | grep '^[<>]' | head -5)"
+		bad=$(folded $pid | awk 'FILENAME == "roots.txt" { r[$1] = 1; next }
+			{ split($1, f, ";") } !(f[1] in r)' roots.txt - | head -2)
+		[ -z "$bad" ] || fail "$name: process $pid: stacks that do not start at a root of its parent's: $bad"
+	done
+	[ "$(calls main s.db)" = 1 ] || fail "$name: main called $(calls main s.db) times"
+done
+
+# Format versions: forked children's headers made the format version 3; a version 2 trace (one
+# with this header, which the version 2 format has) reads the same, a version 4 one is refused
+# in one line.
+for v in 2 3 4; do
+	cp s.ztrace v$v.ztrace
+	printf "\\00$v" | dd of=v$v.ztrace bs=1 seek=8 conv=notrunc 2>/dev/null
+	rm -f v$v.db
+	"$zond" trace report -q -o v$v.db v$v.ztrace 2>err$v.txt
+	echo $? >rc$v.txt
+done
+[ "$(cat rc2.txt rc3.txt)" = "0
+0" ] || fail "versions 2 and 3 not read: $(cat err2.txt err3.txt)"
+"$zond" dump -i v2.db >d2.txt && "$zond" dump -i v3.db >d3.txt && cmp -s d2.txt d3.txt ||
+	fail "a version 2 trace reads otherwise than the same as version 3"
+[ "$(cat rc4.txt)" != 0 ] && [ "$(cat err4.txt)" = "zond trace: v4.ztrace: offset 8: trace format version 4, this zond reads 2 to 3" ] ||
+	fail "version 4: exit $(cat rc4.txt), said: $(cat err4.txt)"
+
 # A FILE.PID of another recording beside FILE is not part of its run.
 cp "$(ls f.ztrace.* | head -1)" keep.trace
 "$zond" trace record -q -o f.ztrace -- ./forks 1 >zond.out

@@ -11,7 +11,11 @@
 #     the callgrind export (with one function for every stub, the call through the PLT that
 #     starts the program, never closed, made every later call into a library count as
 #     recursive and cost 0 on its edge); so do the library functions the stubs lead to, whose
-#     calls into the library's local code (no symbols) are functions of their own.
+#     calls into the library's local code (no symbols) are functions of their own;
+#   - lazy binding (plt/lazy.c, -z lazy, its own library): every call, the first too, is
+#     main;lazy_X@plt;lazy_X, as often as the program says, and the stubs' edges add up;
+#   - the library deleted before the report: one warning line naming it;
+#   - code named by its unwind entry ([libc.so.6+0xADDR]) starts where readelf lists an FDE.
 #
 # Usage: plt.sh ZOND SYMBOLS_AT ARCH WORKDIR SRCDIR    (exit 77: cross tools missing)
 set -u
@@ -143,4 +147,72 @@ awk '
 	seen && NF >= 3 { sum += $1 }
 	END { if (n != 2) { print n " named functions behind puts@plt and snprintf@plt, not 2"; bad = 1 } exit bad }
 	' graph-all.txt >bad.txt || fail "$(cat bad.txt)"
+# ---- lazy binding: the resolver's jump to the function it bound ends its frames ----
+# plt/lazy.c calls lazy_a, lazy_b and lazy_c of its own library (plt/lazylib.c: names with no
+# alias or ifunc on every architecture), linked -z lazy, and prints how often it called each.
+# Each call is main -> lazy_X@plt -> lazy_X, the first one too: its resolver frames (the PLT
+# header's, ld.so's) end when the resolver jumps to lazy_X, their cost under lazy_X@plt.  Before,
+# the first call's lazy_X sat under them, and they stayed open from the first lazy call on
+# (_start -> __libc_start_main@plt, which never returns), so every later first call into the
+# header was a recursive one: its edge cost 0 and the stub's callees did not add up.
+$cc -O1 -g -shared -fPIC -o liblazy.so "$src/plt/lazylib.c" &&
+	$cc -O1 -g -Wl,-z,lazy -o lazy "$src/plt/lazy.c" -L. -llazy -Wl,-rpath,"$PWD" ||
+	{ fail "build lazy"; exit 1; }
+rm -f z.ztrace z.db
+"$zond" trace record -q -L $sysroot -o z.ztrace -- ./lazy >lazy.out || { fail "record lazy"; exit 1; }
+"$zond" trace report -q -o z.db z.ztrace || { fail "report lazy"; exit 1; }
+"$zond" export -i z.db -f folded -e calls >lazy.folded || fail "folded lazy"
+"$zond" graph -i z.db --raw >lazy.graph || fail "graph lazy"
+while read -r f n; do
+	stub=$(awk -v s=";main;$f@plt " 'index($0 " ", s) { sub(/.* /, ""); t += $0 } END { print t + 0 }' lazy.folded)
+	direct=$(awk -v s=";main;$f@plt;$f " 'index($0 " ", s) { sub(/.* /, ""); t += $0 } END { print t + 0 }' lazy.folded)
+	[ "$stub" = "$n" ] && [ "$direct" = "$n" ] ||
+		fail "lazy: main;$f@plt $stub calls, main;$f@plt;$f $direct: the program made $n"
+	# the stub's self cost and its callees' edges add up to its inclusive cost
+	awk -v f="$f@plt" '
+		/^------/ { if (seen) exit; next }
+		/^\[[0-9]+\]/ { if ($(NF-1) == f) { self = $3; total = $4; seen = 1 } else if (seen) exit; next }
+		seen && NF >= 3 { sum += $1 }
+		END { if (!seen || self + sum != total) { print f ": self " self " + callees " sum " != total " total; exit 1 } }
+		' lazy.graph >bad.txt || fail "lazy: $(cat bad.txt)"
+done <lazy.out
+[ "$(wc -l <lazy.out)" = 3 ] || fail "lazy: the program said $(cat lazy.out)"
+# the start's own lazy call (not on x86-64: _start calls through the GOT): __libc_start_main
+# under its stub, the resolver's frames ended
+if grep -q ";__libc_start_main@plt " lazy.folded; then
+	grep -q ";__libc_start_main@plt;__libc_start_main " lazy.folded ||
+		fail "lazy: __libc_start_main is not called by its stub"
+fi
+# ---- a library gone before the report: one warning naming it, its code named by address ----
+mv liblazy.so liblazy.keep
+"$zond" trace report -q -o gone.db z.ztrace 2>err.txt
+rc=$?
+mv liblazy.keep liblazy.so
+[ $rc = 0 ] || fail "library gone: report failed: $(cat err.txt)"
+[ "$(wc -l <err.txt)" = 1 ] &&
+	grep -q "^zond trace: z.ztrace: warning: $(pwd -P)/liblazy.so: No such file or directory: its code is named by address" err.txt ||
+	fail "library gone: said '$(cat err.txt)'"
+"$zond" dump -i gone.db | grep -q "^function main " || fail "library gone: main not named"
+"$zond" dump -i gone.db | grep -q "^function lazy_a " && fail "library gone: lazy_a named"
+
+# ---- code without symbols: one function per unwind entry ----
+# A stripped library's local functions are named by their unwind entries (FDEs): each such
+# name's address must be where readelf says an FDE starts.  Before, each row of an FDE (every
+# change of the CFA in a prologue) was a function of its own, and falling from one into the
+# next a tail call: stacks of [libc.so.6+0x27710];[libc.so.6+0x27714];...
+"$zond" export -i l.db -f folded -e calls >l.folded || fail "folded libcalls"
+n=0
+for f in $libdir/libc.so.6 ${interp:+$sysroot/$interp}; do
+	base=${f##*/}
+	readelf --debug-dump=frames "$f" 2>/dev/null |
+		sed -n 's/.* FDE .*pc=0*\([0-9a-f]*\)\.\..*/\1/p' | sort -u >fdes.txt
+	cat l.folded lazy.folded | awk -v b="[$base+0x" '
+		{ k = split($1, fr, ";"); for (i = 1; i <= k; i++)
+			if (index(fr[i], b) == 1) { a = substr(fr[i], length(b) + 1); sub(/\]$/, "", a); print a } }' |
+		sort -u >named.txt
+	n=$((n + $(wc -l <named.txt)))
+	bad=$(comm -23 named.txt fdes.txt | head -3)
+	[ -z "$bad" ] || fail "$base: functions named at 0x$(echo $bad | sed 's/ /, 0x/g'), where no unwind entry starts"
+done
+[ $n -gt 0 ] || fail "no function named by an unwind entry"
 exit $status

@@ -61,7 +61,8 @@ static const char usage_text[] =
 	"      --no-progress     no progress line (on a terminal, one line on stderr says the\n"
 	"                        time and the trace's size so far while PROG runs)\n"
 	"report: rebuild the profile of TRACE and store it as a run, with the traces\n"
-	"  TRACE.PID of the processes it forked (one thread group per process).\n"
+	"  TRACE.PID of the processes it forked (one thread group per process, each starting\n"
+	"  in the call stack of its fork; reads trace format versions 2 and 3).\n"
 	"import: the same for traces zond did not write:\n"
 	"  -f, --format FORMAT   qemu-log (qemu -d in_asm,exec,nochain) or pcs (one PC a line)\n"
 	"  -a, --arch ARCH       aarch64, riscv64, riscv32 or x86_64 (built with Zydis)\n"
@@ -259,15 +260,17 @@ static int status_file(char *path, size_t size)
 /*
  * Whether the plugin completed its trace; removes the status file.  The
  * online mode's summary line follows "ok" (the plugin never prints to the
- * program's stderr): shown unless quiet.
+ * program's stderr): shown unless quiet; then its warnings, shown always.
  */
 static int plugin_said_ok(const char *path, int quiet)
 {
-	char buf[512] = "";
+	char buf[4600] = "";
 	FILE *f = fopen(path, "r");
 	int ok = f && fgets(buf, sizeof buf, f) && strcmp(buf, "ok\n") == 0;
-	if (ok && fgets(buf, sizeof buf, f) && !quiet)
-		fputs(buf, stderr);
+	/* the summary line (not with -q), then warnings (with -q too, as report's) */
+	for (int line = 0; ok && fgets(buf, sizeof buf, f); line++)
+		if (line || !quiet)
+			fputs(buf, stderr);
 	if (f)
 		fclose(f);
 	unlink(path);
@@ -506,8 +509,11 @@ static void print_summary(struct trace_cmd *t, const struct zp_profile *p,
 /* What the reader guessed or left out: a damaged header, a trace cut short. */
 static void warn_read(const char *path, const struct trace_info *info)
 {
-	if (*info->warning)
-		fprintf(stderr, "zond trace: %s: warning: %s\n", path, info->warning);
+	for (const char *w = info->warning; *w;) { /* a line each */
+		int n = (int)strcspn(w, "\n");
+		fprintf(stderr, "zond trace: %s: warning: %.*s\n", path, n, w);
+		w += n + (w[n] == '\n');
+	}
 	if (info->completed)
 		fprintf(stderr, "zond trace: %s: the program was killed by signal %d (%s); the trace "
 				"is complete: it holds everything the program ran\n", path,

@@ -74,6 +74,11 @@ struct decl_range {
 	ptrdiff_t outer; /* index of the nearest enclosing range, or -1 */
 };
 
+/* An unwind table's entry (an FDE): the code of one function, link-time. */
+struct fde_range {
+	uint64_t start, end;
+};
+
 struct elf_file {
 	char *path;
 	char *error; /* set when the file could not be used: every call repeats it */
@@ -91,6 +96,9 @@ struct elf_file {
 	int decls_read;
 	size_t dies_visited; /* DWARF entries read to index decls */
 	struct strtab paths; /* source paths made absolute (source_path) */
+	struct fde_range *fdes; /* the unwind tables' entries, by start (read_fdes) */
+	size_t nfdes;
+	int fdes_read;
 };
 
 struct symbols {
@@ -292,6 +300,7 @@ static void close_file(struct elf_file *f)
 	free(f->primary);
 	free(f->extent);
 	free(f->decls);
+	free(f->fdes);
 	strtab_free(&f->paths);
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
@@ -658,20 +667,121 @@ int symbols_lookup(struct symbols *s, const char *path, uint64_t addr, struct sy
 	return 0;
 }
 
-/* Of the unwind table cfi (its addresses addr - bias), the entry holding addr. */
-static int cfi_range(Dwarf_CFI *cfi, Dwarf_Addr bias, uint64_t addr, uint64_t *start, uint64_t *end)
+/* Bytes of a value in DWARF pointer encoding enc (its low four bits); 0: not a fixed size. */
+static unsigned enc_size(uint8_t enc, unsigned addr_size)
 {
-	Dwarf_Frame *frame = NULL;
-	Dwarf_Addr lo, hi;
-	if (!cfi || addr < bias || dwarf_cfi_addrframe(cfi, addr - bias, &frame) != 0)
-		return 0;
-	int ok = dwarf_frame_info(frame, &lo, &hi, NULL) >= 0 && lo < hi;
-	free(frame);
-	if (!ok)
-		return 0;
-	*start = lo + bias;
-	*end = hi + bias;
-	return 1;
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr: return addr_size;
+	case DW_EH_PE_udata2: case DW_EH_PE_sdata2: return 2;
+	case DW_EH_PE_udata4: case DW_EH_PE_sdata4: return 4;
+	case DW_EH_PE_udata8: case DW_EH_PE_sdata8: return 8;
+	default: return 0;
+	}
+}
+
+/* A little-endian value of size bytes at p in encoding enc, sign-extended if signed. */
+static uint64_t enc_value(const uint8_t *p, uint8_t enc, unsigned size)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < size; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	if ((enc & 0x08) && size < 8 && (v >> (8 * size - 1) & 1))
+		v |= ~0ull << (8 * size);
+	return v;
+}
+
+/*
+ * How a CIE's FDEs encode their addresses: its augmentation's 'R', else
+ * plain addresses; DW_EH_PE_omit for an augmentation not understood.
+ */
+static uint8_t fde_encoding(const Dwarf_CIE *cie, unsigned addr_size)
+{
+	const uint8_t *p = cie->augmentation_data;
+	for (const char *a = cie->augmentation; *a; a++) {
+		if (*a == 'R')
+			return *p;
+		if (*a == 'L') {
+			p++;
+		} else if (*a == 'P') { /* the personality: an encoding, then a pointer */
+			unsigned n = enc_size(*p, addr_size);
+			if (!n)
+				return DW_EH_PE_omit;
+			p += 1 + n;
+		} else if (*a != 'z' && *a != 'S' && *a != 'B') {
+			return DW_EH_PE_omit;
+		}
+	}
+	return DW_EH_PE_absptr;
+}
+
+/*
+ * The FDEs of one CFI section (.eh_frame, or .debug_frame: eh 0) into
+ * f->fdes.  libdw's dwarf_cfi_addrframe gives the range of one row of an
+ * FDE (where the CFA rule holds), not the function's: every push in a
+ * prologue would cut a function in pieces.
+ */
+static void read_fdes_of(struct elf_file *f, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int eh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	unsigned addr_size = ident && ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+	struct { Dwarf_Off off; uint8_t enc; } *cies = NULL;
+	size_t ncies = 0;
+	Dwarf_CFI_Entry e;
+	for (Dwarf_Off off = 0, next; data && ident && off != (Dwarf_Off)-1; off = next) {
+		int rc = dwarf_next_cfi(ident, data, eh, off, &next, &e);
+		if (rc > 0 || (rc < 0 && next == off))
+			break;
+		if (rc < 0)
+			continue;
+		if (dwarf_cfi_cie_p(&e)) {
+			cies = zp_xrealloc(cies, (ncies + 1) * sizeof *cies);
+			cies[ncies].off = off;
+			cies[ncies++].enc = fde_encoding(&e.cie, addr_size);
+			continue;
+		}
+		uint8_t enc = DW_EH_PE_omit;
+		for (size_t i = 0; i < ncies; i++)
+			if (cies[i].off == e.fde.CIE_pointer)
+				enc = cies[i].enc;
+		unsigned n = enc == DW_EH_PE_omit ? 0 : enc_size(enc, addr_size);
+		if (!n || e.fde.end - e.fde.start < 2 * n || (enc & 0x70 & ~DW_EH_PE_pcrel))
+			continue;
+		uint64_t start = enc_value(e.fde.start, enc, n);
+		if ((enc & 0x70) == DW_EH_PE_pcrel)
+			start += sh->sh_addr + (uint64_t)(e.fde.start - (const uint8_t *)data->d_buf);
+		uint64_t len = enc_value(e.fde.start + n, enc & 0x0f, n);
+		if (!len)
+			continue;
+		f->fdes = zp_xrealloc(f->fdes, (f->nfdes + 1) * sizeof *f->fdes);
+		f->fdes[f->nfdes++] = (struct fde_range){start, start + len};
+	}
+	free(cies);
+}
+
+static int compare_fdes(const void *a, const void *b)
+{
+	const struct fde_range *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The file's unwind entries, sorted: .eh_frame's, else .debug_frame's. */
+static void read_fdes(struct elf_file *f)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(f->mod, &bias);
+	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	f->fdes_read = 1;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	if ((scn = section_named(elf, shstrndx, ".eh_frame", &sh)) && sh.sh_type != SHT_NOBITS)
+		read_fdes_of(f, elf, scn, &sh, 1);
+	if (!f->nfdes && (scn = section_named(elf, shstrndx, ".debug_frame", &sh)) &&
+	    sh.sh_type != SHT_NOBITS)
+		read_fdes_of(f, elf, scn, &sh, 0);
+	zp_sort(f->fdes, f->nfdes, sizeof *f->fdes, compare_fdes);
 }
 
 int symbols_unwind_range(struct symbols *s, const char *path, uint64_t addr, uint64_t *start,
@@ -680,11 +790,15 @@ int symbols_unwind_range(struct symbols *s, const char *path, uint64_t addr, uin
 	struct elf_file *f = get_file(s, path, err);
 	if (!f)
 		return -1;
-	Dwarf_Addr bias = 0;
-	if (cfi_range(dwfl_module_eh_cfi(f->mod, &bias), bias, addr, start, end))
-		return 1;
-	bias = 0;
-	return cfi_range(dwfl_module_dwarf_cfi(f->mod, &bias), bias, addr, start, end);
+	if (!f->fdes_read)
+		read_fdes(f);
+	size_t i = zp_count_at_most(f->fdes, f->nfdes, sizeof *f->fdes,
+				    offsetof(struct fde_range, start), addr);
+	if (!i || addr >= f->fdes[i - 1].end)
+		return 0;
+	*start = f->fdes[i - 1].start;
+	*end = f->fdes[i - 1].end;
+	return 1;
 }
 
 /*

@@ -1,5 +1,5 @@
 /*
- * format.h - zond's instruction trace format (.ztrace), version 2.
+ * format.h - zond's instruction trace format (.ztrace), version 3 (2 is read too).
  *
  * Shared by the writer (plugins/qemu) and the reader (ztrace.c); the
  * byte-level description for other writers is doc/trace-format.md.
@@ -7,7 +7,7 @@
  *   file   = header chunk*
  *   header = "ZONDTRC\n" u32 version u32 textlen text        (little endian)
  *            text: "key value\n" lines (arch, exe, entry, pid, run, start, command;
- *            a reader ignores keys it does not know)
+ *            a forked child's: parent, fork; a reader ignores keys it does not know)
  *   chunk  = u32 rawlen u32 zlen u32 thread zstd-frame(zlen bytes -> rawlen bytes)
  *
  * Records come in streams: thread 0 is the shared stream (DEFINE, MAP, and
@@ -35,7 +35,13 @@
 #include <stdint.h>
 
 #define ZT_MAGIC "ZONDTRC\n"
-#define ZT_VERSION 2
+/*
+ * 3: a forked child's header names its parent and the fork point (where its
+ * stack comes from); a version 2 reader would take the child's stack to
+ * start at the fork's return, so it must refuse these.
+ */
+#define ZT_VERSION 3
+#define ZT_VERSION_OLDEST 2 /* the oldest version this reader reads */
 #define ZT_MAX_THREADS 4096 /* threads of one trace; larger ids are corrupt */
 #define ZT_MAX_CHUNK (4u << 20)  /* largest raw chunk a reader must accept */
 #define ZT_MAX_HEADER (64u << 10)

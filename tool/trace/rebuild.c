@@ -11,6 +11,7 @@
  */
 #include "rebuild.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
@@ -50,6 +51,7 @@ struct func {
 	uint64_t calls, incl, self;
 	uint32_t active;    /* frames of it on the stack */
 	int anonymous;      /* no symbol: all code of a section or page, many real functions */
+	int plt_header;     /* anonymous code of a .plt section: the header lazy binding runs */
 	uint32_t node;
 	uint32_t last_caller, last_edge; /* the call edge it was last entered by, without hashing */
 };
@@ -96,6 +98,7 @@ struct frame {
 	uint64_t start;    /* instructions executed when it was entered */
 	uint64_t children; /* instructions of the frames it called, done */
 	int tail;          /* ends together with the frame below */
+	int inherited;     /* a forked child's, entered by its parent: no call of its own */
 };
 
 /*
@@ -132,6 +135,8 @@ struct rebuild {
 	size_t nhmaps, hmaps_done;
 	char **ignored; /* files seen in maps that are not guest ELF files */
 	size_t nignored;
+	char **unreadable; /* "PATH: why" of mapped files that could not be opened (rebuild_unreadable) */
+	size_t nunreadable;
 
 	struct func *funcs;
 	size_t nfuncs;
@@ -165,6 +170,8 @@ struct rebuild {
 
 	void *tap_ctx; /* tap: h.tap */
 	uint32_t first_block;
+	struct rebuild_frame *seed; /* rebuild_inherit: the stack the first block starts in */
+	size_t nseed;
 
 	/*
 	 * The timeline (rebuild_set_timeline): every enter and exit as an
@@ -205,6 +212,9 @@ void rebuild_free(struct rebuild *r)
 		free(r->hmaps[i].path);
 	for (size_t i = 0; i < r->nignored; i++)
 		free(r->ignored[i]);
+	for (size_t i = 0; i < r->nunreadable; i++)
+		free(r->unreadable[i]);
+	free(r->unreadable);
 	for (size_t i = 0; i < r->nfuncs; i++)
 		free(r->funcs[i].name);
 	free(r->program);
@@ -219,6 +229,7 @@ void rebuild_free(struct rebuild *r)
 	free(r->partial_counts);
 	free(r->calls);
 	free(r->stack);
+	free(r->seed);
 	free(r->deliveries);
 	free(r->ctxs);
 	free(r->tl);
@@ -557,6 +568,29 @@ static uint64_t guest_base(struct rebuild *r)
 	return 0;
 }
 
+/*
+ * A mapped file that cannot be opened (deleted since, no permission): a
+ * guest library among them loses its names, which the reader says.
+ */
+static void note_unreadable(struct rebuild *r, const char *path, int err)
+{
+	/* mappings that are no files to read: QEMU's memory files (zond's tail.h), shared memory */
+	static const char *const no_file[] = {"/memfd:", "/SYSV", "/dev/"};
+	for (size_t i = 0; i < sizeof no_file / sizeof *no_file; i++)
+		if (strncmp(path, no_file[i], strlen(no_file[i])) == 0)
+			return;
+	char line[4200];
+	snprintf(line, sizeof line, "%s: %s", path, strerror(err));
+	r->unreadable = zp_xrealloc(r->unreadable, (r->nunreadable + 1) * sizeof *r->unreadable);
+	r->unreadable[r->nunreadable++] = zp_xstrdup(line);
+}
+
+size_t rebuild_unreadable(const struct rebuild *r, const char *const **files)
+{
+	*files = (const char *const *)r->unreadable;
+	return r->nunreadable;
+}
+
 /* Turns the host mappings read since the last call into modules. */
 static void resolve_maps(struct rebuild *r)
 {
@@ -570,6 +604,8 @@ static void resolve_maps(struct rebuild *r)
 		if (is_ignored(r, h->path))
 			continue;
 		if (open_elf(h->path, &f) < 0) {
+			if (f.fd < 0)
+				note_unreadable(r, h->path, errno);
 			r->ignored = zp_xrealloc(r->ignored, (r->nignored + 1) * sizeof *r->ignored);
 			r->ignored[r->nignored++] = zp_xstrdup(h->path);
 			continue;
@@ -622,6 +658,15 @@ static void section_of(const struct module *m, uint64_t link, uint64_t *start, u
 			return;
 		}
 	}
+}
+
+/* Whether link-time address link is in the module's .plt (its stubs have names). */
+static int in_plt(const struct module *m, uint64_t link)
+{
+	for (size_t i = 0; i < m->nsecs; i++)
+		if (link >= m->secs[i].start && link < m->secs[i].end)
+			return strcmp(m->secs[i].name, ".plt") == 0;
+	return 0;
 }
 
 /*
@@ -678,7 +723,11 @@ static uint32_t func_of(struct rebuild *r, uint64_t addr)
 		end += m->bias;
 	}
 	uint32_t f = hmap_get(&r->func_index, mod | ANON_KEY, start);
-	return f != NONE ? f : new_func(r, name, mod, start, end, 1);
+	if (f != NONE)
+		return f;
+	f = new_func(r, name, mod, start, end, 1);
+	r->funcs[f].plt_header = mod != NONE && in_plt(&r->mods[mod], start - r->mods[mod].bias);
+	return f;
 }
 
 /* ---- blocks ------------------------------------------------------------- */
@@ -850,7 +899,7 @@ static void push(struct rebuild *r, uint32_t func, uint64_t ret, int tail, uint6
 	uint32_t e = call_edge(r, top ? top->func : NONE, func, site);
 	uint32_t c = context(r, top ? top->ctx : NONE, func, site);
 	r->stack = grow(r->stack, &r->stack_cap, r->depth + 1, sizeof *r->stack);
-	r->stack[r->depth++] = (struct frame){func, e, c, ret, r->h.icount, 0, tail};
+	r->stack[r->depth++] = (struct frame){func, e, c, ret, r->h.icount, 0, tail, 0};
 	r->calls[e].calls++;
 	r->ctxs[c].calls++;
 	r->funcs[func].calls++;
@@ -868,9 +917,9 @@ static void pop(struct rebuild *r)
 		r->funcs[f->func].incl += incl;
 	c->incl += incl;
 	c->self += incl - f->children;
-	if (incl < c->min)
+	if (!f->inherited && incl < c->min) /* an inherited frame is part of a call, not one */
 		c->min = incl;
-	if (incl > c->max)
+	if (!f->inherited && incl > c->max)
 		c->max = incl;
 	if (r->depth)
 		r->stack[r->depth - 1].children += incl;
@@ -946,6 +995,25 @@ static int sigreturn(struct rebuild *r, const struct insn *src, uint64_t target,
 }
 
 /*
+ * A lazy binding in progress: the stack's top frames are the PLT header's
+ * and the resolver's (ld.so's _dl_runtime_resolve, and what it jumped to),
+ * entered by jumps from a PLT stub's frame, whose index this is (-1: not
+ * so).  The resolver's jump to the function it bound then ends them: a
+ * jump, not a call, so the real stack is the stub's caller, the stub and
+ * that function, as on every later call through the stub.  Kept as tail
+ * calls from the resolver, they stayed on the stack (the first call,
+ * `_start` -> `__libc_start_main@plt`, never returns): every later lazy
+ * call into the header was taken for a recursive one.
+ */
+static long lazy_binding(const struct rebuild *r)
+{
+	for (size_t i = r->depth; i-- > 1 && r->stack[i].tail;)
+		if (r->funcs[r->stack[i].func].plt_header)
+			return i + 1 < r->depth ? (long)i - 1 : -1;
+	return -1;
+}
+
+/*
  * Control left instruction src (NULL at the start) for target, in function
  * func: moves the call stack (rules in rebuild.h).
  */
@@ -1001,6 +1069,14 @@ static void transfer(struct rebuild *r, const struct insn *src, uint64_t target,
 	 */
 	int entry = target == r->funcs[func].start || r->funcs[func].anonymous;
 	int jump = src->cls != ZI_OTHER && src->cls != ZI_SYSCALL;
+	long stub = jump && src->cls != ZI_RET && target == r->funcs[func].start ? lazy_binding(r)
+										 : -1;
+	if (stub >= 0) { /* the resolver jumps to the function it bound: the stub's tail call */
+		while (r->depth > (size_t)stub + 1)
+			pop(r);
+		push(r, func, r->stack[stub].ret, 1, src->addr);
+		return;
+	}
 	if (entry && (jump || target == fall) && src->cls != ZI_RET) {
 		push(r, func, top->ret, 1, src->addr); /* tail call or fall-through into it */
 		return;
@@ -1117,6 +1193,54 @@ static int extra_run(struct rebuild *r, uint32_t id, uint32_t n)
 	return extra;
 }
 
+/*
+ * A frame a forked child inherits: the same path of contexts as in its
+ * parent, but no call counted (the parent made it, and counts it).
+ */
+static void push_inherited(struct rebuild *r, const struct rebuild_frame *f)
+{
+	uint32_t func = func_of(r, f->func);
+	push(r, func, f->ret, f->tail, f->site);
+	struct frame *top = &r->stack[r->depth - 1];
+	top->inherited = 1;
+	r->calls[top->edge].calls--;
+	r->ctxs[top->ctx].calls--;
+	r->funcs[func].calls--;
+}
+
+/*
+ * The stack at the first block: the one a forked child inherits, else a
+ * root frame.  A child goes on in the function that made the fork system
+ * call; code elsewhere (the parent's stack not reached) is called from it.
+ */
+static void start_stack(struct rebuild *r, uint32_t func)
+{
+	resolve_maps(r);
+	for (size_t i = 0; i < r->nseed; i++)
+		push_inherited(r, &r->seed[i]);
+	if (!r->depth || r->stack[r->depth - 1].func != func)
+		push(r, func, 0, 0, 0);
+}
+
+size_t rebuild_stack(struct rebuild *r, struct rebuild_frame **frames)
+{
+	*frames = zp_xcalloc(r->depth ? r->depth : 1, sizeof **frames);
+	for (size_t i = 0; i < r->depth; i++) {
+		const struct frame *f = &r->stack[i];
+		(*frames)[i] = (struct rebuild_frame){r->funcs[f->func].start, f->ret,
+						      r->ctxs[f->ctx].site, f->tail};
+	}
+	return r->depth;
+}
+
+void rebuild_inherit(struct rebuild *r, const struct rebuild_frame *frames, size_t n)
+{
+	free(r->seed);
+	r->seed = zp_xcalloc(n ? n : 1, sizeof *frames);
+	memcpy(r->seed, frames, n * sizeof *frames);
+	r->nseed = n;
+}
+
 /* Every execution that rebuild_exec_fast (rebuild.h) does not take. */
 int rebuild_exec_slow(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *err)
 {
@@ -1141,7 +1265,7 @@ int rebuild_exec_slow(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *e
 		}
 	} else {
 		r->first_block = id;
-		push(r, s->func, 0, 0, 0);
+		start_stack(r, s->func);
 	}
 	if (n == b->ninsns)
 		b->full++;
@@ -1308,7 +1432,7 @@ static void make_function_nodes(struct rebuild *r, struct zp_profile *p, uint32_
 {
 	for (size_t i = 0; i < r->nfuncs; i++) {
 		struct func *f = &r->funcs[i];
-		if (!f->calls && !f->self)
+		if (!f->calls && !f->self && !f->incl) /* a forked child's inherited frames: incl */
 			continue;
 		const char *file;
 		int line = line_of(r, (uint32_t)i, f->start, &file);

@@ -30,6 +30,11 @@
  *    (longjmp, sigreturn, exception unwinding);
  *  - control arriving elsewhere without a transfer instruction (signal
  *    delivery) is a call from the interrupted function;
+ *  - a lazy binding's resolver jumping to the function it bound ends the
+ *    PLT header's and the resolver's frames: the function is the stub's
+ *    tail call (rebuild.c lazy_binding);
+ *  - a forked child starts in the stack its parent had at the fork
+ *    (rebuild_inherit);
  *  - the end of the trace closes every frame.
  *
  * Errors (-1 and err): block used before it was defined, more instructions
@@ -40,6 +45,7 @@
 #ifndef ZOND_TRACE_REBUILD_H
 #define ZOND_TRACE_REBUILD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "isa.h"
@@ -74,6 +80,14 @@ void rebuild_host_map(struct rebuild *r, uint64_t start, uint64_t end, uint64_t 
 
 /* An ELF file loaded with this bias (run-time minus link-time address). */
 int rebuild_add_module(struct rebuild *r, const char *path, uint64_t bias, struct zerr *err);
+
+/*
+ * The mapped files that could not be opened (deleted, no permission), as
+ * "PATH: why", in *files (the rebuild's own); their number.  Not every one
+ * is the guest's (QEMU's own files are mapped too), but a guest library
+ * among them is named by address.
+ */
+size_t rebuild_unreadable(const struct rebuild *r, const char *const **files);
 
 /* Defines block id (ids need not be dense but should be small). */
 int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t ninsns,
@@ -164,6 +178,26 @@ static inline int rebuild_exec(struct rebuild *r, uint32_t id, uint32_t n, struc
 {
 	return rebuild_exec_fast(r, id, n) ? 0 : rebuild_exec_slow(r, id, n, err);
 }
+
+/*
+ * A frame of the call stack, by its function's run-time entry (so that
+ * another rebuild of the same mappings finds the same function).
+ */
+struct rebuild_frame {
+	uint64_t func, ret, site;
+	int tail;
+};
+
+/* The call stack as it stands, outermost first, in *frames (malloc'ed); their number. */
+size_t rebuild_stack(struct rebuild *r, struct rebuild_frame **frames);
+
+/*
+ * A forked child's rebuild, before its first execution: the stack its
+ * parent had at the fork (rebuild_stack of the parent's rebuild there).
+ * The child's first block runs inside it: those frames shape its contexts
+ * and take its instructions, but count no call (the parent made them).
+ */
+void rebuild_inherit(struct rebuild *r, const struct rebuild_frame *frames, size_t n);
 
 /* Instructions executed so far. */
 uint64_t rebuild_insns(const struct rebuild *r);

@@ -39,11 +39,14 @@ struct trace_info {
 	uint64_t cut;      /* a trace cut short: where its complete chunks end; 0 if whole */
 	int completed;     /* no final END, but whole: completed by `zond trace record` after the
 			      program was killed by term_signal (an EXIT record last) */
-	char warning[2048]; /* what was guessed for a damaged header, "" if nothing */
+	char warning[4096]; /* what was guessed or left out, a line each ('\n' between), "" if nothing */
 	int64_t pid;       /* the traced process's, from the header (0 if not said) */
 	char run[64];      /* the recording's token, shared by its processes' traces ("" if none) */
 	char command[4096]; /* the command line as recorded, "" if not said (older traces) */
 	int64_t start_ns;  /* when the recording began (Unix ns), 0 if not said */
+	int64_t parent;    /* a forked child's trace: its parent's pid (0: not said, a version 2 trace) */
+	uint32_t fork_thread; /* and the fork point: the parent's thread (stream number) that forked */
+	uint64_t fork_execs;  /* and its block executions up to the one making the fork system call */
 	int exit_status;   /* the program's exit status, -1 if not said */
 	int term_signal;   /* the signal that killed it, 0 if none or not said */
 };

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,32 @@
 /* The executions of one guest thread. */
 struct stream {
 	struct rebuild *rb;
+	uint32_t n;                  /* its thread number (1: the process's first) */
 	uint32_t pending, pending_n; /* the EXEC waiting for a possible PARTIAL */
 	int have_pending, ended;
+	uint64_t done;               /* executions handed to the rebuild */
+	uint64_t next_fork;          /* the next fork point of this thread (UINT64_MAX: none) */
+};
+
+/*
+ * A fork point of one process's trace: where thread `thread` had run
+ * `execs` blocks, the last one making the fork system call (a child's
+ * header says so).  Its parent's reader fills in the stack there; the
+ * child's reader starts its first thread in it.
+ */
+struct fork_point {
+	uint32_t thread;
+	uint64_t execs;
+	struct rebuild_frame *frames;
+	size_t nframes;
+	int found;
+};
+
+/* The fork points a trace's reader takes stacks at (its children's), and the one it starts in. */
+struct forks {
+	struct fork_point **wanted;
+	size_t nwanted;
+	const struct fork_point *seed; /* NULL: the first thread starts with an empty stack */
 };
 
 /* A shared record, kept for the threads that start after it. */
@@ -67,12 +92,28 @@ struct reader {
 	uint64_t ndefined; /* blocks defined so far: the next id (ids are dense) */
 	int settled;       /* the program and its entry point checked (settle_program) */
 	uint64_t execs;    /* EXEC records read (the END says how many when there is one) */
+	const struct forks *forks; /* NULL: none */
+	char exe[4096];    /* the header's program (settle_program may take another) */
 };
 
 static int fail(struct reader *r, struct zerr *err, const char *fmt, const char *what)
 {
 	return zerr_set(err, "%s: chunk at offset %" PRIu64 ", byte %zu: %s%s", r->path, r->offset,
 			(size_t)(r->p - r->raw), fmt, what ? what : "");
+}
+
+/* Appends a line to info->warning (each is said on a line of its own), if there is room. */
+static void note(struct trace_info *info, const char *fmt, ...)
+{
+	size_t w = strlen(info->warning);
+	if (w + 2 >= sizeof info->warning)
+		return;
+	if (w)
+		info->warning[w++] = '\n';
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(info->warning + w, sizeof info->warning - w, fmt, ap);
+	va_end(ap);
 }
 
 static int get_uleb(struct reader *r, uint64_t *v)
@@ -97,9 +138,9 @@ static int read_header(struct reader *r, struct zerr *err)
 	if (fread(head, 1, 16, r->f) != 16 || memcmp(head, ZT_MAGIC, 8) != 0)
 		return zerr_set(err, "%s: offset 0: not a zond trace (no ZONDTRC header)", r->path);
 	uint32_t version = zt_get_u32(head + 8), len = zt_get_u32(head + 12);
-	if (version != ZT_VERSION)
-		return zerr_set(err, "%s: offset 8: trace format version %" PRIu32 ", this zond reads %d",
-				r->path, version, ZT_VERSION);
+	if (version < ZT_VERSION_OLDEST || version > ZT_VERSION)
+		return zerr_set(err, "%s: offset 8: trace format version %" PRIu32 ", this zond "
+				     "reads %d to %d", r->path, version, ZT_VERSION_OLDEST, ZT_VERSION);
 	if (len > ZT_MAX_HEADER)
 		return zerr_set(err, "%s: offset 12: header of %" PRIu32 " bytes is too large", r->path,
 				len);
@@ -115,6 +156,8 @@ static int read_header(struct reader *r, struct zerr *err)
 			snprintf(r->info->arch, sizeof r->info->arch, "%s", line + 5);
 		else if (strncmp(line, "exe ", 4) == 0)
 			snprintf(r->info->program, sizeof r->info->program, "%s", line + 4);
+		if (strncmp(line, "exe ", 4) == 0)
+			snprintf(r->exe, sizeof r->exe, "%s", line + 4);
 		else if (strncmp(line, "entry ", 6) == 0)
 			entry = strtoull(line + 6, NULL, 0);
 		else if (strncmp(line, "pid ", 4) == 0)
@@ -125,6 +168,12 @@ static int read_header(struct reader *r, struct zerr *err)
 			r->info->start_ns = strtoll(line + 6, NULL, 10);
 		else if (strncmp(line, "command ", 8) == 0)
 			snprintf(r->info->command, sizeof r->info->command, "%s", line + 8);
+		else if (strncmp(line, "parent ", 7) == 0)
+			r->info->parent = strtoll(line + 7, NULL, 10);
+		else if (strncmp(line, "fork ", 5) == 0 &&
+			 sscanf(line + 5, "%" SCNu32 " %" SCNu64, &r->info->fork_thread,
+				&r->info->fork_execs) != 2)
+			r->info->parent = -1; /* a damaged fork point: no stack to start from */
 	}
 	free(text);
 	r->offset = 16 + len;
@@ -196,11 +245,57 @@ static int guest_program(const struct reader *r, const char *path, uint64_t *ent
 	return ok;
 }
 
+/* Whether the trace mapped path: the program was there when it ran. */
+static int mapped(const struct reader *r, const char *path)
+{
+	size_t len = strlen(path);
+	for (size_t i = 0; i < r->nlog; i++)
+		if (!r->log[i].define && r->log[i].len == len &&
+		    memcmp(r->blob + r->log[i].off, path, len) == 0)
+			return 1;
+	return 0;
+}
+
+/* A program among the files the trace mapped, into prog ("" if none); its entry point. */
+static void find_mapped_program(struct reader *r, char *prog, uint64_t *entry)
+{
+	for (size_t i = 0; i < r->nlog && !*prog; i++) {
+		const struct shared *m = &r->log[i];
+		if (m->define || m->len >= sizeof r->info->program)
+			continue;
+		memcpy(prog, r->blob + m->off, m->len);
+		prog[m->len] = 0;
+		if (!guest_program(r, prog, entry))
+			*prog = 0;
+	}
+}
+
+/* What is lost when the header's program cannot be read (header: its path). */
+static void warn_program(struct reader *r, const char *header)
+{
+	struct zerr e;
+	if (*r->info->program)
+		note(r->info, "the header's program '%.900s' cannot be read: %.900s (mapped in the "
+			      "trace) is taken", header, r->info->program);
+	else if (!*header)
+		note(r->info, "the header names no program: its code is named by address, with no "
+			      "source lines");
+	else if (!symbols_is_elf(header, &e))
+		note(r->info, "%.900s: its code is named by address, with no source lines", e.msg);
+	else
+		note(r->info, "%.900s: not a program for %s: its code is named by address, with no "
+			      "source lines", header, r->isa->name);
+}
+
 /*
- * A header with a damaged entry need not cost every name: a program that
- * cannot be read is looked for among the files the trace mapped, a missing
- * entry point taken from the program (right for a program loaded where it
- * was linked).  Said in info->warning.
+ * A header with a damaged entry need not cost every name: a program the
+ * header does not name right is looked for among the files the trace
+ * mapped, a missing entry point taken from the program (right for a
+ * program loaded where it was linked).  Said in info->warning.  A program
+ * the trace mapped under the header's name that is gone now (deleted,
+ * unreadable) is said so: another file of the mappings would be a wrong
+ * guess (on x86-64, QEMU's own executable is a program of the guest's
+ * machine too).
  */
 static void settle_program(struct reader *r)
 {
@@ -214,37 +309,34 @@ static void settle_program(struct reader *r)
 		char header[sizeof r->info->program];
 		snprintf(header, sizeof header, "%s", prog);
 		*prog = 0;
-		for (size_t i = 0; i < r->nlog && !*prog; i++) {
-			const struct shared *m = &r->log[i];
-			if (m->define || m->len >= sizeof r->info->program)
-				continue;
-			memcpy(prog, r->blob + m->off, m->len);
-			prog[m->len] = 0;
-			if (!guest_program(r, prog, &entry))
-				*prog = 0;
-		}
-		struct zerr e;
-		if (*prog)
-			snprintf(r->info->warning, sizeof r->info->warning,
-				 "the header's program '%.900s' cannot be read: %.900s (mapped in the "
-				 "trace) is taken", header, prog);
-		else if (!*header)
-			snprintf(r->info->warning, sizeof r->info->warning,
-				 "the header names no program: its code is named by address, with "
-				 "no source lines");
-		else if (!symbols_is_elf(header, &e))
-			snprintf(r->info->warning, sizeof r->info->warning,
-				 "%.900s: its code is named by address, with no source lines", e.msg);
-		else
-			snprintf(r->info->warning, sizeof r->info->warning,
-				 "%.900s: not a program for %s: its code is named by address, with no "
-				 "source lines", header, r->isa->name);
+		if (!*header || !mapped(r, header))
+			find_mapped_program(r, prog, &entry);
+		warn_program(r, header);
 	}
 	if (*prog && !r->entry) {
 		r->entry = entry;
-		snprintf(r->info->warning, sizeof r->info->warning,
-			 "no entry point in the header: the program's own (0x%" PRIx64 ") is taken",
-			 entry);
+		note(r->info, "no entry point in the header: the program's own (0x%" PRIx64 ") is taken",
+		     entry);
+	}
+}
+
+/*
+ * The stack at each fork point the stream has just reached (a child starts
+ * in it), and the stream's next one: a look per fork, not per execution.
+ */
+static void take_forks(const struct reader *r, struct stream *s)
+{
+	s->next_fork = UINT64_MAX;
+	for (size_t i = 0; r->forks && i < r->forks->nwanted; i++) {
+		struct fork_point *fp = r->forks->wanted[i];
+		if (fp->found || fp->thread != s->n || fp->execs < s->done)
+			continue;
+		if (fp->execs == s->done) {
+			fp->nframes = rebuild_stack(s->rb, &fp->frames);
+			fp->found = 1;
+		} else if (fp->execs < s->next_fork) {
+			s->next_fork = fp->execs;
+		}
 	}
 }
 
@@ -265,7 +357,11 @@ static struct stream *thread_stream(struct reader *r, uint32_t n, struct zerr *e
 	}
 	settle_program(r);
 	struct stream *s = zp_xcalloc(1, sizeof *s);
+	s->n = n;
 	s->rb = rebuild_new(r->isa, r->syms);
+	if (n == 1 && r->forks && r->forks->seed) /* the forking thread is the child's first */
+		rebuild_inherit(s->rb, r->forks->seed->frames, r->forks->seed->nframes);
+	take_forks(r, s); /* its first fork point */
 	rebuild_chained(s->rb); /* zond's plugin: QEMU chains its blocks */
 	rebuild_set_tap(s->rb, r->tap, r->tap_ctx);
 	if (r->tl)
@@ -327,6 +423,8 @@ static int flush_pending(struct reader *r, struct stream *s, struct zerr *err)
 	struct zerr e;
 	if (rebuild_exec(s->rb, s->pending, s->pending_n, &e) < 0)
 		return fail(r, err, "", e.msg);
+	if (++s->done == s->next_fork)
+		take_forks(r, s);
 	return 0;
 }
 
@@ -513,10 +611,34 @@ static int read_cut(struct reader *r, struct zerr *err)
 	return 0;
 }
 
+/*
+ * The mapped files no thread's rebuild could open, one warning each (the
+ * program's own is settle_program's): a guest library among them is named
+ * by address.  QEMU's own files are mapped too, but read as well.
+ */
+static void warn_unreadable(struct reader *r)
+{
+	char line[4400];
+	for (size_t t = 0; t < r->nthreads; t++) {
+		const char *const *files;
+		size_t n = r->threads[t] ? rebuild_unreadable(r->threads[t]->rb, &files) : 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t len = strlen(r->exe);
+			if (len && strncmp(files[i], r->exe, len) == 0 && files[i][len] == ':')
+				continue;
+			snprintf(line, sizeof line, "%s: its code is named by address, with no source "
+						   "lines", files[i]);
+			if (!strstr(r->info->warning, line))
+				note(r->info, "%s", line);
+		}
+	}
+}
+
 /* Every thread's profile into p, the first thread as tid 0, with the process's pid. */
 static int finish(struct reader *r, struct zp_profile *p, struct zerr *err)
 {
 	r->info->insns = all_insns(r, rebuild_insns);
+	warn_unreadable(r);
 	size_t first = p->nthreads;
 	for (size_t t = 0; t < r->nthreads; t++)
 		if (r->threads[t] && rebuild_finish_thread(r->threads[t]->rb, p, (int64_t)t - 1,
@@ -533,12 +655,33 @@ static int finish(struct reader *r, struct zp_profile *p, struct zerr *err)
 	return 0;
 }
 
-static int read_ztrace(const char *path, const struct trace_timeline *tl, struct symbols *syms,
-		       struct zp_profile *p, struct trace_info *info, rebuild_tap tap, void *ctx,
-		       struct zerr *err)
+/* How to read one trace: a timeline, a tap, fork points (each NULL: none). */
+struct read_opts {
+	const struct trace_timeline *tl;
+	rebuild_tap tap;
+	void *tap_ctx;
+	const struct forks *forks;
+};
+
+/* Only the header of a trace into info (for the fork points of a recording's traces). */
+static int read_head(const char *path, struct trace_info *info, struct zerr *err)
 {
-	struct reader r = {
-		.path = path, .syms = syms, .info = info, .tap = tap, .tap_ctx = ctx, .tl = tl};
+	struct reader r = {.path = path, .info = info};
+	memset(info, 0, sizeof *info);
+	info->exit_status = -1;
+	r.f = trace_open(path, &info->bytes, err);
+	if (!r.f)
+		return -1;
+	int rc = read_header(&r, err);
+	fclose(r.f);
+	return rc;
+}
+
+static int read_ztrace(const char *path, const struct read_opts *o, struct symbols *syms,
+		       struct zp_profile *p, struct trace_info *info, struct zerr *err)
+{
+	struct reader r = {.path = path, .syms = syms, .info = info, .tap = o->tap,
+			   .tap_ctx = o->tap_ctx, .tl = o->tl, .forks = o->forks};
 	memset(info, 0, sizeof *info);
 	info->exit_status = -1;
 	r.f = trace_open(path, &info->bytes, err);
@@ -596,7 +739,8 @@ FILE *trace_open(const char *path, uint64_t *bytes, struct zerr *err)
 int trace_read_ztrace(const char *path, struct symbols *syms, struct zp_profile *p,
 		      struct trace_info *info, struct zerr *err)
 {
-	return read_ztrace(path, NULL, syms, p, info, NULL, NULL, err);
+	struct read_opts o = {0};
+	return read_ztrace(path, &o, syms, p, info, err);
 }
 
 /* The pids of the files BASE.PID beside path (base its last component), ascending. */
@@ -627,21 +771,37 @@ static size_t child_pids(const char *path, int64_t **pids)
 	return n;
 }
 
+/* A process's trace of the recording, its header read first for its fork point. */
+struct member {
+	char file[4096 + 32];
+	struct trace_info head;
+	struct fork_point fp; /* where its parent forked it (head.parent) */
+	int read;
+};
+
+/* The notes of a process's reader (one line each) into the run's info, each once. */
+static void add_notes(struct trace_info *info, const char *notes)
+{
+	char line[sizeof info->warning];
+	for (const char *p = notes; *p;) {
+		size_t n = strcspn(p, "\n");
+		snprintf(line, sizeof line, "%.*s", (int)n, p);
+		if (!strstr(info->warning, line))
+			note(info, "%s", line);
+		p += n + (p[n] == '\n');
+	}
+}
+
 /* One child's trace into p, or a note in info->warning of why it is left out. */
-static void read_child(const char *file, const struct trace_timeline *tl, struct symbols *syms,
+static void read_child(const struct member *m, const struct read_opts *o, struct symbols *syms,
 		       struct zp_profile *p, struct trace_info *info, size_t *nread)
 {
 	struct trace_info ci;
 	struct zerr e;
 	struct zp_profile *q = profile_new();
-	size_t w = strlen(info->warning);
-	char *note = info->warning + w;
-	size_t room = sizeof info->warning - w;
-	if (read_ztrace(file, tl, syms, q, &ci, NULL, NULL, &e) < 0) {
-		/* A file of another recording is not this one's child: not a word. */
-		if (strstr(e.msg, "offset 0:") == NULL && room > 1)
-			snprintf(note, room, "%s%s (left out)", w ? "; " : "", e.msg);
-	} else if (*ci.run && strcmp(ci.run, info->run) == 0 && ci.pid != info->pid) {
+	if (read_ztrace(m->file, o, syms, q, &ci, &e) < 0) {
+		note(info, "%s (left out)", e.msg);
+	} else {
 		profile_merge(p, q);
 		/* the run's timeline facts count every process's (profile_merge keeps no meta) */
 		static const char *const counts[] = {"timeline_events", "timeline_dropped"};
@@ -654,32 +814,124 @@ static void read_child(const char *file, const struct trace_timeline *tl, struct
 		info->lost += ci.lost;
 		info->bytes += ci.bytes;
 		(*nread)++;
-		if (ci.cut && room > 1)
-			snprintf(note, room, "%s%s: cut short at offset %" PRIu64
-				 " (the process died or exec'd): read up to there",
-				 w ? "; " : "", file, ci.cut);
+		add_notes(info, ci.warning);
+		if (ci.cut)
+			note(info, "%s: cut short at offset %" PRIu64
+			     " (the process died or exec'd): read up to there", m->file, ci.cut);
 	}
 	profile_free(q);
+}
+
+/*
+ * The traces BASE.PID beside path of the same recording (run token) as
+ * root, other than root's process, by ascending pid.  A file whose header
+ * cannot be read is a note, unless it is no trace at all.
+ */
+static size_t members_of(const char *path, const struct trace_info *root, struct member **out,
+			 struct trace_info *info)
+{
+	int64_t *pids;
+	size_t n = child_pids(path, &pids), k = 0;
+	*out = zp_xcalloc(n ? n : 1, sizeof **out);
+	for (size_t i = 0; i < n; i++) {
+		struct member *m = &(*out)[k];
+		struct zerr e;
+		snprintf(m->file, sizeof m->file, "%s.%" PRId64, path, pids[i]);
+		if (read_head(m->file, &m->head, &e) < 0) {
+			/* A file of another recording is not this one's child: not a word. */
+			if (strstr(e.msg, "offset 0:") == NULL)
+				note(info, "%s (left out)", e.msg);
+			continue;
+		}
+		if (*m->head.run && strcmp(m->head.run, root->run) == 0 && m->head.pid != root->pid) {
+			m->fp = (struct fork_point){m->head.fork_thread, m->head.fork_execs, NULL, 0, 0};
+			k++;
+		}
+	}
+	free(pids);
+	return k;
+}
+
+/* The fork points of pid's children among ms, for pid's reader. */
+static struct forks forks_of(int64_t pid, struct member *ms, size_t n)
+{
+	struct forks f = {zp_xcalloc(n ? n : 1, sizeof *f.wanted), 0, NULL};
+	for (size_t i = 0; i < n; i++)
+		if (ms[i].head.parent == pid)
+			f.wanted[f.nwanted++] = &ms[i].fp;
+	return f;
+}
+
+/* Whether m's parent has been read (the root, or a member read already). */
+static int parent_read(const struct member *m, const struct trace_info *root,
+		       const struct member *ms, size_t n)
+{
+	if (m->head.parent <= 0)
+		return 0;
+	if (m->head.parent == root->pid)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (ms[i].read && ms[i].head.pid == m->head.parent)
+			return 1;
+	return 0;
+}
+
+/*
+ * Reads member m, in the stack its parent had at the fork when the
+ * parent's trace reached it (else a note: its stack starts at the fork's
+ * return, as for a trace of version 2, which names no parent).
+ */
+static void read_member(struct member *m, struct member *ms, size_t n, const struct read_opts *o,
+			struct symbols *syms, struct zp_profile *p, struct trace_info *info,
+			size_t *nread)
+{
+	struct forks f = forks_of(m->head.pid, ms, n);
+	f.seed = m->fp.found ? &m->fp : NULL;
+	if (m->head.parent && !m->fp.found)
+		note(info, "%s: its parent's trace does not reach the fork: its calls are filed "
+			   "from the fork's return on, with no caller", m->file);
+	struct read_opts mo = *o;
+	mo.forks = &f;
+	read_child(m, &mo, syms, p, info, nread);
+	m->read = 1;
+	free(f.wanted);
 }
 
 int trace_read_ztrace_family(const char *path, const struct trace_timeline *tl,
 			     struct symbols *syms, struct zp_profile *p, struct trace_info *info,
 			     size_t *children, struct zerr *err)
 {
+	struct trace_info root;
+	struct read_opts o = {.tl = tl};
 	*children = 0;
-	if (read_ztrace(path, tl, syms, p, info, NULL, NULL, err) < 0)
+	if (read_head(path, &root, err) < 0)
 		return -1;
-	if (!*info->run)
-		return 0; /* a trace of an older zond, or not from `zond trace record` */
-	int64_t *pids;
-	size_t n = child_pids(path, &pids);
-	for (size_t i = 0; i < n; i++) {
-		char file[4096 + 32];
-		snprintf(file, sizeof file, "%s.%" PRId64, path, pids[i]);
-		read_child(file, tl, syms, p, info, children);
+	struct member *ms = NULL;
+	size_t n = *root.run ? members_of(path, &root, &ms, &root) : 0; /* none: an older trace */
+	struct forks f = forks_of(root.pid, ms, n);
+	o.forks = &f;
+	char notes[sizeof root.warning];
+	snprintf(notes, sizeof notes, "%s", root.warning);
+	int rc = read_ztrace(path, &o, syms, p, info, err);
+	free(f.wanted);
+	o.forks = NULL;
+	add_notes(info, notes);
+	/* parents before their children, each child in the stack of its fork */
+	for (int more = rc == 0; more;) {
+		more = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!ms[i].read && parent_read(&ms[i], &root, ms, n)) {
+				read_member(&ms[i], ms, n, &o, syms, p, info, children);
+				more = 1;
+			}
 	}
-	free(pids);
-	return 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) /* no parent named (version 2), or not read */
+		if (!ms[i].read)
+			read_member(&ms[i], ms, n, &o, syms, p, info, children);
+	for (size_t i = 0; i < n; i++)
+		free(ms[i].fp.frames);
+	free(ms);
+	return rc;
 }
 
 static void print_pc(void *ctx, uint64_t pc, uint64_t word, unsigned len)
@@ -692,7 +944,8 @@ int trace_ztrace_to_pcs(const char *path, struct symbols *syms, FILE *out,
 			struct trace_info *info, struct zerr *err)
 {
 	struct zp_profile *p = profile_new();
-	int rc = read_ztrace(path, NULL, syms, p, info, print_pc, out, err);
+	struct read_opts o = {.tap = print_pc, .tap_ctx = out};
+	int rc = read_ztrace(path, &o, syms, p, info, err);
 	profile_free(p);
 	return rc;
 }
