@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <elf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,16 +37,24 @@ static char **kernel_arg(char **argv)
 	return NULL;
 }
 
-/* In the child, before exec: QEMU resolves semihosting file names from its working directory. */
-static void enter_raw_dir(void *arg)
+/* Nothing to set in QEMU's environment: it runs where and as the user's command says. */
+static void no_setup(void *arg)
 {
-	const struct launch *l = arg;
-	if (chdir(l->dir) < 0) {
-		fprintf(stderr, "zond record: %s: %s\n", l->dir, strerror(errno));
-		_exit(127);
-	}
+	(void)arg;
 }
 
+/* The ELF file the runtime runs in: RISC-V, else one line saying what it is. */
+static int check_riscv(const char *elf, struct zerr *err)
+{
+	int machine = symbols_machine(elf, err);
+	if (machine < 0)
+		return -1;
+	if (machine != EM_RISCV)
+		return zerr_set(err, "%s: not a RISC-V ELF file (ELF machine %d): zond's bare-metal "
+				     "runtime is RISC-V's",
+				elf, machine);
+	return 0;
+}
 static int read_at(int fd, void *buf, size_t len, uint64_t off)
 {
 	return pread(fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -1;
@@ -90,26 +100,144 @@ done:
 	return rc;
 }
 
+static int write_file(const char *path, const uint8_t *data, uint64_t len, struct zerr *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return zerr_set(err, "%s: %s", path, strerror(errno));
+	int rc = write_at(fd, data, len, 0) < 0 || close(fd) < 0 ? -1 : 0;
+	if (rc < 0)
+		zerr_set(err, "%s: cannot write: %s", path, strerror(errno));
+	return rc;
+}
+
+/* elf's bytes into copy, the len bytes at off replaced by name. */
+static int write_patched(const char *elf, const char *copy, uint64_t off, const char *name,
+			 size_t len, struct zerr *err)
+{
+	int fd = open(elf, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return zerr_set(err, "%s: %s", elf, strerror(e));
+	}
+	uint8_t *data = malloc((size_t)st.st_size + 1);
+	int rc = data && read_at(fd, data, (size_t)st.st_size, 0) == 0 &&
+				 off + len <= (uint64_t)st.st_size
+			 ? 0
+			 : zerr_set(err, "%s: cannot read it whole", elf);
+	close(fd);
+	if (rc == 0) {
+		memcpy(data + off, name, len);
+		rc = write_file(copy, data, (uint64_t)st.st_size, err);
+	}
+	free(data);
+	return rc;
+}
+
+/*
+ * Makes copy, the ELF whose runtime writes its raw data to raw (an absolute
+ * path in zond's directory: zond_bare_file, which semihosting resolves on the
+ * host): QEMU then runs where the user's command runs, and the program's
+ * own files (-serial file:, its semihosting fopen, -D) land where they would
+ * without zond.  1 made, 0 when the ELF has no runtime (the run then says it
+ * left no data), -1 with err set.
+ */
+static int patched_copy(const char *elf, const char *copy, const char *raw, struct zerr *err)
+{
+	struct symbols *syms = symbols_new();
+	struct symbol name, buf;
+	uint64_t off = 0;
+	size_t len = strlen(raw) + 1;
+	int found = symbols_named(syms, elf, "zond_bare_file", &name, err);
+	if (found == 0 && symbols_named(syms, elf, "zond_raw_buffer", &buf, err) == 1)
+		found = zerr_set(err, "%s: its bare-metal runtime is older than this zond (no "
+				      "zond_bare_file): link it again with `zond config --target "
+				      "... --libs`",
+				 elf);
+	if (found == 1 && name.size < len)
+		found = zerr_set(err, "%s: the raw data's path %s is longer than the runtime's "
+				      "%llu bytes (zond_bare_file): set TMPDIR to a shorter directory",
+				 elf, raw, (unsigned long long)name.size);
+	if (found == 1 && symbols_file_offset(syms, elf, name.start, len, &off, err) == 0)
+		found = zerr_set(err, "%s: zond_bare_file is not in the file's loaded bytes", elf);
+	symbols_free(syms);
+	return found == 1 && write_patched(elf, copy, off, raw, len, err) < 0 ? -1 : found;
+}
+
+/*
+ * argv with every argument that names the ELF (QEMU's -kernel FILE, a
+ * wrapper script's argument) replaced by copy; *named, how many did.
+ */
+static char **point_at_copy(char **argv, const char *elf_path, char *copy, int *named)
+{
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	char **out = zp_xcalloc(n + 1, sizeof *out);
+	char real[PATH_MAX];
+	*named = 0;
+	out[0] = argv[0];
+	for (size_t i = 1; i < n; i++) {
+		int same = realpath(argv[i], real) && strcmp(real, elf_path) == 0;
+		out[i] = same ? copy : argv[i];
+		*named += same;
+	}
+	return out;
+}
+
+/*
+ * Before the run: the copy of elf_path (patched_copy) and the command run
+ * on it (*run, to free); *runtime 0 when the ELF has none (run as it is).
+ */
+static int prepare_copy(struct launch *l, const char *elf_path, const char *given, char ***run,
+			int *runtime, struct zerr *err)
+{
+	char raw[PATH_MAX], copy[PATH_MAX];
+	if (launch_join_path(raw, sizeof raw, l->dir, "zond.zraw") < 0 ||
+	    launch_join_path(copy, sizeof copy, l->dir, LAUNCH_ELF_COPY) < 0)
+		return zerr_set(err, "%s: path too long", l->dir);
+	*runtime = patched_copy(elf_path, copy, raw, err);
+	if (*runtime < 0)
+		return -1;
+	int named = 0;
+	/* without the runtime there is no copy: the command runs as it is */
+	*run = point_at_copy(l->argv, *runtime ? elf_path : "", copy, &named);
+	if (*runtime && !named)
+		return zerr_set(err, "%s: no argument of the command names it: zond gives QEMU a "
+				     "copy that writes the raw data to zond's directory, so the "
+				     "command must name the ELF (-kernel FILE, or a script's "
+				     "argument)",
+				given);
+	return 0;
+}
+
 int bare_record(struct launch *l, const char *elf)
 {
 	char **kernel = kernel_arg(l->argv);
 	if (!elf && !kernel)
 		return cmd_usage_error("record", "no ELF file: give --elf FILE or QEMU's -kernel FILE");
+	const char *given = elf ? elf : *kernel;
 	char elf_path[PATH_MAX], raw[PATH_MAX];
-	if (!realpath(elf ? elf : *kernel, elf_path))
-		return cmd_error("record", "%s: %s", elf ? elf : *kernel, strerror(errno));
 	struct zerr err;
-	if (launch_prepare(l, "record", &err) < 0)
+	if (!realpath(given, elf_path))
+		return cmd_error("record", "%s: %s", given, strerror(errno));
+	if (check_riscv(elf_path, &err) < 0 || launch_prepare(l, "record", &err) < 0)
 		return cmd_error("record", "%s", err.msg);
-	/* QEMU runs in the raw directory: its -kernel path must not depend on ours */
-	char *kernel_was = kernel ? *kernel : NULL;
-	char kernel_path[PATH_MAX];
-	if (kernel && realpath(*kernel, kernel_path))
-		*kernel = kernel_path;
-	int status = launch_run(l, enter_raw_dir, l, &err);
-	if (kernel)
-		*kernel = kernel_was;
-	if (status == 0 && launch_join_path(raw, sizeof raw, l->dir, "zond.zraw") == 0)
+	char **argv = l->argv, **run = NULL;
+	int runtime = 0;
+	if (prepare_copy(l, elf_path, given, &run, &runtime, &err) < 0) {
+		free(run);
+		launch_remove_dir(l->dir);
+		return cmd_error("record", "%s; nothing run", err.msg);
+	}
+	l->argv = run;
+	int status = launch_run(l, no_setup, NULL, &err);
+	l->argv = argv; /* the user's command, for the run's description */
+	free(run);
+	if (status == 0 && runtime && launch_join_path(raw, sizeof raw, l->dir, "zond.zraw") == 0)
 		status = name_module(raw, elf_path, &err);
 	if (status < 0) {
 		l->keep_raw = 1;
@@ -296,17 +424,6 @@ static int let_go(struct gdb_run *g, struct zerr *err)
 	    rsp_request(g->r, "D", &reply, &n, err) < 0)
 		return -1;
 	return 0;
-}
-
-static int write_file(const char *path, const uint8_t *data, uint64_t len, struct zerr *err)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return zerr_set(err, "%s: %s", path, strerror(errno));
-	int rc = write_at(fd, data, len, 0) < 0 || close(fd) < 0 ? -1 : 0;
-	if (rc < 0)
-		zerr_set(err, "%s: cannot write: %s", path, strerror(errno));
-	return rc;
 }
 
 /* Runs the target to its end (or the interruption) and leaves its raw data in l->dir. */

@@ -438,7 +438,8 @@ void launch_remove_dir(const char *dir)
 	while (d && (e = readdir(d))) {
 		/* only what zond puts there: a directory given to recover may hold more */
 		if (fnmatch("*.zraw", e->d_name, 0) && strcmp(e->d_name, RUNINFO_FILE) &&
-		    strcmp(e->d_name, LAUNCH_FILTER_FILE) && strcmp(e->d_name, RUNINFO_STORED))
+		    strcmp(e->d_name, LAUNCH_FILTER_FILE) && strcmp(e->d_name, RUNINFO_STORED) &&
+		    strcmp(e->d_name, LAUNCH_ELF_COPY))
 			continue;
 		if (launch_join_path(path, sizeof path, dir, e->d_name) == 0)
 			unlink(path);

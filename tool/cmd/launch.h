@@ -210,8 +210,10 @@ int launch_prepare(struct launch *l, const char *collector, struct zerr *err);
 
 /* The runtime's filter file in l->dir (record -F/-N). */
 #define LAUNCH_FILTER_FILE "filter"
+/* A bare-metal program's ELF copy in l->dir, told where to write its raw data (cmd/bare.c). */
+#define LAUNCH_ELF_COPY "target.elf"
 
-/* Removes the files zond put in dir (raw files, run.info, filter, lock) and dir if then empty. */
+/* Removes the files zond put in dir (raw files, run.info, filter, ELF copy, lock) and dir if then empty. */
 void launch_remove_dir(const char *dir);
 
 struct runinfo;
