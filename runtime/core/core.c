@@ -1335,7 +1335,7 @@ void zrt_charge_popped(struct zrt_thread *t, struct zr_frame *fr, uint64_t now)
 	struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
 	struct zr_context *ctx = fr->ctx != ZR_NONE ? &t->contexts[fr->ctx] : NULL;
 	zr_frame_charge(fr, fr > t->stack ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now,
-			zrt.inner, t->pair);
+			zrt.inner, t->pair, 1);
 	t->info->last_ticks = now;
 }
 

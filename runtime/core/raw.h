@@ -419,11 +419,14 @@ static inline void zr_note_call(uint64_t *min, uint64_t *max, uint64_t incl)
  * callees lost what each bound gave them).  Readers bound the sums
  * (ZR_FLAG_BOUND_SUMS, doc/raw-format.md "Times"); min and max take a call
  * at 1 tick at least.  What the correction took out of the call's self time
- * is added to the overhead.  edge, ctx and parent may be NULL.
+ * is added to the overhead.  edge, ctx and parent may be NULL.  ended 0:
+ * the call is cut short where the data end (a run read while it goes on,
+ * a process killed without a word), not over: its time so far goes into
+ * the sums, but it is no call of a known length for min and max.
  */
 static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent, struct zr_func *f,
 				   struct zr_edge *edge, struct zr_context *ctx, uint64_t now,
-				   uint64_t inner, uint64_t pair)
+				   uint64_t inner, uint64_t pair, int ended)
 {
 	uint64_t raw = now > fr->enter_ticks ? now - fr->enter_ticks : 0;
 	uint64_t incl = raw - (inner + fr->n_desc * pair); /* signed */
@@ -433,7 +436,8 @@ static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent,
 		ctx->incl += incl;
 		ctx->self += self;
 		ctx->overhead += raw - fr->child_ticks - self;
-		zr_note_call(&ctx->min, &ctx->max, one);
+		if (ended)
+			zr_note_call(&ctx->min, &ctx->max, one);
 	} else {
 		f->self += self;
 		f->overhead += raw - fr->child_ticks - self;
@@ -443,7 +447,8 @@ static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent,
 			f->depth--;
 		if (edge)
 			edge->incl += incl;
-		zr_note_call(&f->min, &f->max, one);
+		if (ended)
+			zr_note_call(&f->min, &f->max, one);
 	}
 	if (parent) {
 		parent->child_ticks += raw;

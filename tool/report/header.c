@@ -155,6 +155,11 @@ void report_header(const struct zp_profile *p, FILE *out)
 		fprintf(out, "%-11sunstacked_calls = %s (calls signal handlers made while a probe "
 			     "ran: counted on their functions, on no edge or calling context)\n",
 			"warning:", unstacked);
+	const char *cut = profile_meta(p, "calls_cut_short");
+	if (cut)
+		fprintf(out, "%-11scalls_cut_short = %s (calls still running where the data end, a "
+			     "partial run: timed up to there, not in min and max)\n",
+			"warning:", cut);
 	const char *untimed = profile_meta(p, "inject_calls_untimed");
 	if (untimed)
 		fprintf(out, "%-11sinject_calls_untimed = %s (calls counted without their time: "
