@@ -119,7 +119,30 @@ for r in 2 3; do
 		fail "partial run $r: the header does not say a call was cut short: $(head -20 partial.txt)"
 done
 
+# The wrong ELF for the target: another program, or code of the other word size.  One line
+# before anything is planted (a breakpoint at the other program's zb_write_out lands in the
+# middle of this one's code and crashes it), and the target runs on untouched: it prints its
+# line, its QEMU still running.
+case $xlen in 32) other=64 omarch=rv64imac omabi=lp64 ;; *) other=32 omarch=rv32imac omabi=ilp32 ;; esac
+riscv64-unknown-elf-gcc $flags $cflags -o isr.elf "$src/progs/isr.c" $libs || exit 1
+riscv64-unknown-elf-gcc $(echo $flags | sed "s/-march=$march/-march=$omarch/; s/-mabi=$mabi/-mabi=$omabi/") \
+	$("$zond" config --target $omarch --cflags) -o other.elf "$src/progs/counts.c" \
+	$("$zond" config --target $omarch --libs) || exit 1
+start_qemu forever.elf
+check_error "another program's ELF" "the target does not run $dir/isr.elf" \
+	"$zond" record -q -o gdb.db --gdb "$dir/q/gdb.sock" --elf isr.elf
+check_error "an ELF of the other word size" "the target does not run $dir/other.elf ($other-bit code" \
+	"$zond" record -q -o gdb.db --gdb "$dir/q/gdb.sock" --elf other.elf
+n=0
+until grep -q "^leaf=" q/out.txt || [ $n -ge 300 ]; do sleep 0.1; n=$((n + 1)); done
+grep -qxF "$(grep '^leaf=' want.txt)" q/out.txt || fail "the target after a wrong ELF: $(cat q/out.txt)"
+if kill -0 $qpid 2>/dev/null; then pass; else fail "the target did not run on after a wrong ELF"; fi
+kill $qpid
+wait $qpid 2>/dev/null
+
 # Bad input: one line each.
+check_error "not a RISC-V ELF (--gdb)" "$zond: not a RISC-V ELF file" \
+	"$zond" record -q -o gdb.db --gdb "$dir/none.sock" --elf "$zond"
 check_error "no runtime in the ELF" "plain.elf: no symbol zond_raw_buffer" \
 	"$zond" record -q -o gdb.db --gdb "$dir/none.sock" --elf plain.elf
 check_error "unreachable stub" "none.sock: cannot connect" \

@@ -73,6 +73,7 @@ echo "rv$xlen: every function exact; zond ran $zond_insns of $(sed -n 's/^@total
 # A program without the runtime: one line, and its own status.
 check_error "no runtime" "left no profile data" "$zond" record -q -o zond.db -- $run -kernel plain.elf
 check_error "unknown target" "unknown target 'rv99'" "$zond" config --target rv99 --cflags
+check_error "not a RISC-V ELF" "$zond: not a RISC-V ELF file" "$zond" record -q -o zond.db --elf "$zond" -- $run -kernel app.elf
 check_error "missing ELF" "nothere.elf" "$zond" record -q -o zond.db --elf nothere.elf -- $run -kernel app.elf
 check_error "bare target with a Linux option" "bare-metal target" "$zond" record -q -o zond.db --no-time -- $run -kernel app.elf
 rm -rf "$kept"

@@ -263,8 +263,11 @@ static void note_interrupt(int sig)
 
 /* What the ELF file says about the runtime in it: where its raw data live and where it ends. */
 struct bare_image {
-	uint64_t buffer, buffer_size; /* zond_raw_buffer */
-	uint64_t write_out;           /* zb_write_out: the end of the run, data complete */
+	uint64_t buffer, buffer_size;  /* zond_raw_buffer */
+	uint64_t write_out, out_size;  /* zb_write_out: the end of the run, data complete */
+	uint64_t entry;                /* the ELF's entry point */
+	uint64_t main, main_size;      /* main, 0 if none: the program's own code */
+	int bits;                      /* 32 or 64: the ELF's class */
 };
 
 static int find_symbol(struct symbols *syms, const char *elf, const char *name, struct symbol *sym,
@@ -282,7 +285,7 @@ static int find_symbol(struct symbols *syms, const char *elf, const char *name, 
 static int read_image(const char *elf, struct bare_image *im, struct zerr *err)
 {
 	struct symbols *syms = symbols_new();
-	struct symbol buf, end;
+	struct symbol buf = {0}, end = {0};
 	int rc = find_symbol(syms, elf, "zond_raw_buffer", &buf, err) < 0 ||
 				 find_symbol(syms, elf, "zb_write_out", &end, err) < 0
 			 ? -1
@@ -290,8 +293,16 @@ static int read_image(const char *elf, struct bare_image *im, struct zerr *err)
 	if (rc == 0 && buf.size < sizeof(struct zr_header))
 		rc = zerr_set(err, "%s: zond_raw_buffer is %llu bytes: too small for raw data", elf,
 			      (unsigned long long)buf.size);
+	*im = (struct bare_image){buf.start, buf.size, end.start, end.size, 0, 0, 0, 0};
+	struct symbol main_sym;
+	if (rc == 0 && symbols_named(syms, elf, "main", &main_sym, err) == 1) {
+		im->main = main_sym.start;
+		im->main_size = main_sym.size;
+	}
 	symbols_free(syms);
-	*im = (struct bare_image){buf.start, buf.size, end.start};
+	if (rc == 0 && ((im->bits = symbols_class(elf, err)) < 0 ||
+			symbols_entry(elf, &im->entry, err) < 0))
+		rc = -1;
 	return rc;
 }
 
@@ -328,6 +339,44 @@ static int describe_target(struct gdb_run *g, struct zerr *err)
 		 : 0;
 	rsp_regs_free(&regs);
 	return rc;
+}
+
+/* 1 when the target holds elf's bytes at addr (len, at most 64 of them), 0 if not, -1. */
+static int same_code(struct gdb_run *g, const char *elf, uint64_t addr, uint64_t len,
+		     struct zerr *err)
+{
+	uint8_t code[64];
+	if (len > sizeof code)
+		len = sizeof code;
+	if (rsp_read_mem(g->r, addr, code, len, err) < 0)
+		return -1;
+	struct symbols *syms = symbols_new();
+	int same = symbols_same_bytes(syms, elf, addr, code, len, err);
+	symbols_free(syms);
+	return same;
+}
+
+/*
+ * Before zond plants anything: the target runs elf, its word size and the
+ * code where zond stops it and returns from (zb_write_out), where it starts
+ * and main (the program's own) the ELF's, else one line and the target is let go untouched -- a
+ * breakpoint planted in another program's code would crash it.
+ */
+static int check_runs_elf(struct gdb_run *g, const char *elf, struct zerr *err)
+{
+	if ((size_t)g->im.bits != g->xlen * 8)
+		return zerr_set(err, "%s: the target does not run %s (%d-bit code, a %zu-bit hart)",
+				rsp_name(g->r), elf, g->im.bits, g->xlen * 8);
+	int same = same_code(g, elf, g->im.write_out, g->im.out_size ? g->im.out_size : 4, err);
+	if (same == 1)
+		same = same_code(g, elf, g->im.entry, 32, err);
+	if (same == 1 && g->im.main)
+		same = same_code(g, elf, g->im.main, g->im.main_size ? g->im.main_size : 4, err);
+	if (same == 0)
+		zerr_set(err, "%s: the target does not run %s (its code at zb_write_out, the entry "
+			      "or main is another program's)",
+			 rsp_name(g->r), elf);
+	return same == 1 ? 0 : -1;
 }
 
 /*
@@ -406,6 +455,14 @@ static int read_raw(struct gdb_run *g, const char *elf, uint8_t **data, uint64_t
 	return 0;
 }
 
+/* Detaches from the stub (D): the target runs on. */
+static int detach(struct rsp *r, struct zerr *err)
+{
+	const char *reply;
+	size_t n;
+	return rsp_request(r, "D", &reply, &n, err);
+}
+
 /*
  * Lets the target go on.  At the runtime's end its write-out through
  * semihosting is skipped, as if it had written (a0 = 0, back to ra): zond
@@ -418,12 +475,7 @@ static int let_go(struct gdb_run *g, struct zerr *err)
 			    rsp_write_reg(g->r, g->a0, g->xlen, 0, err) < 0 ||
 			    rsp_write_reg(g->r, g->pc, g->xlen, ra, err) < 0))
 		return -1;
-	const char *reply;
-	size_t n;
-	if (rsp_break(g->r, g->im.write_out, 2, 0, err) < 0 ||
-	    rsp_request(g->r, "D", &reply, &n, err) < 0)
-		return -1;
-	return 0;
+	return rsp_break(g->r, g->im.write_out, 2, 0, err) < 0 || detach(g->r, err) < 0 ? -1 : 0;
 }
 
 /* Runs the target to its end (or the interruption) and leaves its raw data in l->dir. */
@@ -433,6 +485,12 @@ static int fetch_raw(struct launch *l, struct gdb_run *g, const char *hostport, 
 	g->r = rsp_connect(hostport, GDB_TIMEOUT_MS, err);
 	if (!g->r || describe_target(g, err) < 0)
 		return -1;
+	if (check_runs_elf(g, elf, err) < 0) {
+		struct zerr ignored;
+		if (!rsp_gone(g->r)) /* nothing planted: it runs on as it was */
+			detach(g->r, &ignored);
+		return -1;
+	}
 	struct sigaction sa = {.sa_handler = note_interrupt}, old;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
@@ -474,7 +532,7 @@ int bare_record_gdb(struct launch *l, const char *hostport, const char *elf, int
 	}
 	struct zerr err;
 	struct gdb_run g = {0};
-	if (read_image(elf_path, &g.im, &err) < 0)
+	if (check_riscv(elf_path, &err) < 0 || read_image(elf_path, &g.im, &err) < 0)
 		return cmd_error("record", "%s", err.msg);
 	snprintf(l->prog, sizeof l->prog, "%s", elf_path);
 	char *argv[] = {"--gdb", (char *)hostport, "--elf", elf_path, NULL};

@@ -1191,6 +1191,16 @@ long symbols_read(struct symbols *s, const char *path, uint64_t addr, uint8_t *b
 	return (long)n;
 }
 
+int symbols_same_bytes(struct symbols *s, const char *path, uint64_t addr, const uint8_t *bytes,
+		       size_t len, struct zerr *err)
+{
+	uint8_t *file = zp_xmalloc(len ? len : 1);
+	long got = symbols_read(s, path, addr, file, len, err);
+	int same = got < 0 ? -1 : (size_t)got == len && memcmp(file, bytes, len) == 0;
+	free(file);
+	return same;
+}
+
 int symbols_file_offset(struct symbols *s, const char *path, uint64_t addr, uint64_t len,
 			uint64_t *off, struct zerr *err)
 {

@@ -161,6 +161,15 @@ long symbols_read(struct symbols *s, const char *path, uint64_t addr, uint8_t *b
 		  struct zerr *err);
 
 /*
+ * Whether bytes (len of them, read from a running target at addr) are the
+ * file's loaded image there (symbols_read): 1 the same, 0 not (or not all
+ * in the file), -1 with err set.  How zond inject and zond record --gdb
+ * make sure a target runs the ELF file they were given before they touch it.
+ */
+int symbols_same_bytes(struct symbols *s, const char *path, uint64_t addr, const uint8_t *bytes,
+		       size_t len, struct zerr *err);
+
+/*
  * The file offset of the len bytes at link-time address addr (all in one
  * PT_LOAD segment's file bytes, as symbols_read reads them): 1 with *off
  * set, 0 when they are not all in the file, -1 with err set.  For a
