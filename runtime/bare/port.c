@@ -214,7 +214,7 @@ static void calibrate(void)
 	zb_cost[ZB_RETURN].pre += ZB_RETURN_BEFORE;
 	zb_cost[ZB_RETURN].rest += ZB_RETURN_BEFORE + ZB_RETURN_AFTER; /* rest: all but c1 - c0 */
 	zrt_scratch_end(&zb_self, &saved, scratch);
-	zb_inexact_sites = 0;
+	zb_inexact_sites = zrt.hdr->inexact_sites = 0; /* calibration's fake sites */
 	zrt.inner = zrt.pair = 0;
 	zrt.hdr->overhead_inner_ticks = 0;
 	zrt.hdr->overhead_pair_ticks = pair;

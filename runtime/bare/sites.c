@@ -166,8 +166,8 @@ static uint32_t cached(uintptr_t fn, uintptr_t ra, int after)
 	uint32_t i = (uint32_t)(ra >> 1) % SITES;
 	if (site_key[i] != ra) {
 		uint32_t n = after ? count_after(ra) : count_before(fn, ra);
-		if (n == UNKNOWN)
-			zb_inexact_sites++;
+		if (n == UNKNOWN && ++zb_inexact_sites && zrt.hdr) /* in the raw data: zond warns */
+			zrt.hdr->inexact_sites = zb_inexact_sites;
 		site_key[i] = ra;
 		site_count[i] = (uint16_t)n;
 	}

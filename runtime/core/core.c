@@ -135,7 +135,7 @@ static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
 	 */
 	h->seccomp_ticks = 0;
 	h->lost_threads_room = 0;
-	h->unused0 = 0;
+	h->inexact_sites = 0;
 	h->stack_off = align_up(h->edges_off + (uint64_t)h->max_edges * sizeof(struct zr_edge), 64);
 	h->contexts_off =
 		align_up(h->stack_off + (uint64_t)h->max_depth * sizeof(struct zr_frame), 64);

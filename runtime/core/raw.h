@@ -190,7 +190,11 @@ struct zr_header {
 	   reserved, or the file was made with fewer slots than asked (ZR_FLAG_NO_ROOM);
 	   was the low half of edge_hash_off, always 0 */
 	uint32_t lost_threads_room;
-	uint32_t unused0;        /* 0 (the high half of edge_hash_off) */
+	/* the bare-metal runtime: instrumented call sites whose prologue or epilogue
+	   outside the hooks it could not count from the code (runtime/bare/sites.c),
+	   their functions' figures short by those instructions; 0 elsewhere (was the
+	   high half of edge_hash_off, always 0) */
+	uint32_t inexact_sites;
 	uint64_t stack_off;
 
 	/* shared counters (atomic) */

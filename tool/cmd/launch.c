@@ -758,6 +758,13 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 			fprintf(stderr, " (raise --%s)", opt);
 		fputc('\n', stderr);
 	}
+	const char *inexact = profile_meta(p, "inexact_sites");
+	if (inexact) /* even with -q: figures are short */
+		fprintf(stderr,
+			"zond %s: warning: %s call sites whose prologue or epilogue outside the "
+			"hooks the runtime could not count from the code: their functions' cycles "
+			"are short by those instructions (run meta inexact_sites)\n",
+			l->cmd, inexact);
 	const char *unstacked = profile_meta(p, "unstacked_calls");
 	if (unstacked && strcmp(unstacked, "0") != 0) /* even with -q: stacks are incomplete */
 		fprintf(stderr,

@@ -1328,6 +1328,8 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	/* the calls of functions of those modules, counted on no function */
 	profile_add_count(p, "lost_module_calls", counts[LOST_MODULE_CALLS]);
 	profile_add_count(p, "lost_strings", h->lost_strings);
+	/* bare metal: sites whose instructions outside the hooks were not counted (raw.h) */
+	profile_add_count(p, "inexact_sites", h->inexact_sites);
 	profile_add_count(p, "lost_funcs", counts[LOST_FUNCS]);
 	profile_add_count(p, "lost_edges", counts[LOST_EDGES]);
 	profile_add_count(p, "lost_frames", counts[LOST_FRAMES]);

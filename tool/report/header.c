@@ -155,6 +155,11 @@ void report_header(const struct zp_profile *p, FILE *out)
 		fprintf(out, "%-11sunstacked_calls = %s (calls signal handlers made while a probe "
 			     "ran: counted on their functions, on no edge or calling context)\n",
 			"warning:", unstacked);
+	const char *inexact = profile_meta(p, "inexact_sites");
+	if (inexact)
+		fprintf(out, "%-11sinexact_sites = %s (call sites whose prologue or epilogue was "
+			     "not counted: their functions' cycles are short by it)\n",
+			"warning:", inexact);
 	const char *cut = profile_meta(p, "calls_cut_short");
 	if (cut)
 		fprintf(out, "%-11scalls_cut_short = %s (calls still running where the data end, a "
