@@ -224,6 +224,7 @@ int bare_record(struct launch *l, const char *elf)
 	struct zerr err;
 	if (!realpath(given, elf_path))
 		return cmd_error("record", "%s: %s", given, strerror(errno));
+	l->bare = 1;
 	if (check_riscv(elf_path, &err) < 0 || launch_prepare(l, "record", &err) < 0)
 		return cmd_error("record", "%s", err.msg);
 	char **argv = l->argv, **run = NULL;
@@ -535,6 +536,7 @@ int bare_record_gdb(struct launch *l, const char *hostport, const char *elf, int
 	if (check_riscv(elf_path, &err) < 0 || read_image(elf_path, &g.im, &err) < 0)
 		return cmd_error("record", "%s", err.msg);
 	snprintf(l->prog, sizeof l->prog, "%s", elf_path);
+	l->bare = 1;
 	char *argv[] = {"--gdb", (char *)hostport, "--elf", elf_path, NULL};
 	l->argv = argv;
 	if (launch_prepare(l, "record", &err) < 0)

@@ -124,6 +124,7 @@ struct launch {
 	int keep_raw;        /* keep dir (--keep-raw, set on errors too) */
 	int recovering;      /* zond recover: no program ran, nothing to die of */
 	int program_optional; /* launch_parse: no PROG is no error (l->argv[0] NULL) */
+	int bare;            /* a bare-metal target (cmd/bare.c): pools fixed in its runtime */
 	int exit_status, term_signal; /* -1 and 0 when unknown */
 	int64_t start_ns, duration_ns;
 	int lock_fd; /* dir's lock (runinfo.h), held while zond lives; -1: none */
