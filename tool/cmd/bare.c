@@ -55,6 +55,7 @@ static int check_riscv(const char *elf, struct zerr *err)
 				elf, machine);
 	return 0;
 }
+
 static int read_at(int fd, void *buf, size_t len, uint64_t off)
 {
 	return pread(fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -1;
@@ -358,10 +359,11 @@ static int same_code(struct gdb_run *g, const char *elf, uint64_t addr, uint64_t
 }
 
 /*
- * Before zond plants anything: the target runs elf, its word size and the
- * code where zond stops it and returns from (zb_write_out), where it starts
- * and main (the program's own) the ELF's, else one line and the target is let go untouched -- a
- * breakpoint planted in another program's code would crash it.
+ * Before zond plants anything: the target runs elf -- its word size, and
+ * its code where zond stops it and returns from (zb_write_out), where it
+ * starts and main (the program's own) are the ELF's -- else one line, and
+ * the target is let go untouched: a breakpoint planted in another
+ * program's code would crash it.
  */
 static int check_runs_elf(struct gdb_run *g, const char *elf, struct zerr *err)
 {
