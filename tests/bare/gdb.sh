@@ -9,8 +9,8 @@
 #     absolute mcycle values differ: QEMU started with -S and a debugger
 #     begins counting elsewhere);
 #   - the program's own call counters (what it prints) and QEMU's exit
-#     status and output, unchanged by zond (the semihosting write-out that
-#     zond skips leaves no zond.zraw in QEMU's directory);
+#     status and output, unchanged by zond (and no zond.zraw in QEMU's
+#     directory);
 #   - a program that never ends, read after Ctrl-C (once it printed), then
 #     attached again while it runs and read after --duration 1: the counts
 #     it had reached (all its instrumented calls happen before it spins),

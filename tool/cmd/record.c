@@ -58,8 +58,9 @@ static const char usage_text[] =
 	"                        writes the raw data to zond's directory\n"
 	"      --gdb HOST:PORT   no PROG: a bare-metal target (--elf FILE) behind a GDB stub\n"
 	"                        (QEMU's -gdb, OpenOCD; or /PATH, a Unix socket), on a board\n"
-	"                        without semihosting: zond runs it to the runtime's end,\n"
-	"                        reads the raw data from its RAM and lets it go on\n"
+	"                        without semihosting: zond checks that it runs FILE, runs\n"
+	"                        it to the runtime's end, reads the raw data from its RAM\n"
+	"                        and lets it go on\n"
 	"      --duration S      with --gdb: stop after S seconds (as Ctrl-C does) and store\n"
 	"                        the pools as they are then (a partial run)\n"
 	LAUNCH_OPTIONS_HELP
