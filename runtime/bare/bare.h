@@ -4,7 +4,7 @@
  *
  * The raw data (raw.h) live in one static RAM buffer, zond_raw_buffer,
  * laid out exactly like the Linux runtime's file; at exit the port writes
- * it out through semihosting (SYS_OPEN/SYS_WRITE to ZOND_BARE_FILE).  On a
+ * it out through semihosting (SYS_OPEN/SYS_WRITE to zond_bare_file).  On a
  * board without semihosting a debugger reads the first file_bytes of the
  * buffer from RAM (doc/bare-metal.md).
  *
@@ -37,9 +37,18 @@
 #ifndef ZOND_BARE_STRINGS
 #define ZOND_BARE_STRINGS 4096
 #endif
-/* The semihosting file name, relative to the debugger's (QEMU's) working directory. */
+/*
+ * The semihosting file the raw data go to (zond_bare_file).  Empty by
+ * default: run outside zond the program writes nothing, as the Linux
+ * runtime without ZOND_DIR; `zond record` patches an absolute path of its
+ * own into its copy of the ELF, so no file lands in QEMU's directory.
+ */
 #ifndef ZOND_BARE_FILE
-#define ZOND_BARE_FILE "zond.zraw"
+#define ZOND_BARE_FILE ""
+#endif
+/* zond_bare_file's room: the longest path zond record can patch in, its NUL included. */
+#ifndef ZOND_BARE_FILE_MAX
+#define ZOND_BARE_FILE_MAX 256
 #endif
 /* The clock's nominal frequency: under QEMU -icount shift=0 one instruction is 1 ns. */
 #ifndef ZOND_BARE_HZ
@@ -136,7 +145,11 @@ int32_t zb_ra_slot(uintptr_t ra);
 /* Starts the runtime on the first call; 1 when the hart records. */
 int zb_ready(struct zrt_thread *t);
 
-/* Writes the raw data out through semihosting: 0, or -1 (no debugger, or it refused). */
+/*
+ * Writes the raw data out through semihosting to zond_bare_file: 0, or -1
+ * (no debugger, or it refused); nothing (0) when the name is empty.
+ */
 int zb_write_out(const void *data, uint64_t bytes);
+extern char zond_bare_file[ZOND_BARE_FILE_MAX];
 
 #endif

@@ -11,7 +11,7 @@
 struct zrt_process zrt;
 
 /* the sizes doc/raw-format.md promises */
-_Static_assert(sizeof(struct zr_header) == 320, "zr_header layout");
+_Static_assert(sizeof(struct zr_header) == 328, "zr_header layout");
 /* the fields a file of version 4's first writers lacks lie in the padding before the modules */
 _Static_assert(ZR_HEADER_V4_BYTES == __builtin_offsetof(struct zr_header, lost_threads_access),
 	       "zr_header v4 layout");
@@ -1424,7 +1424,7 @@ void zrt_charge_popped(struct zrt_thread *t, struct zr_frame *fr, uint64_t now)
 	struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
 	struct zr_context *ctx = fr->ctx != ZR_NONE ? &t->contexts[fr->ctx] : NULL;
 	zr_frame_charge(fr, fr > t->stack ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now,
-			zrt.inner, t->pair);
+			zrt.inner, t->pair, 1);
 	t->info->last_ticks = now;
 }
 

@@ -248,6 +248,13 @@ struct zr_header {
 	   twin) */
 	uint32_t lost_threads_access;
 	uint32_t lost_processes_room;
+
+	/* header_bytes 328 (a file of 320 or 312 has it 0): the bare-metal runtime's
+	   instrumented call sites whose prologue or epilogue outside the hooks it
+	   could not count from the code (runtime/bare/sites.c), their functions'
+	   figures short by those instructions; 0 elsewhere */
+	uint32_t inexact_sites;
+	uint32_t unused1; /* 0 */
 };
 
 /* the header of version 4's first writers, without lost_threads_access and lost_processes_room */
@@ -444,7 +451,10 @@ static inline void zr_note_call(uint64_t *min, uint64_t *max, uint64_t incl)
  * callees lost what each bound gave them).  Readers bound the sums
  * (ZR_FLAG_BOUND_SUMS, doc/raw-format.md "Times"); min and max take a call
  * at 1 tick at least.  What the correction took out of the call's self time
- * is added to the overhead.  edge, ctx and parent may be NULL.
+ * is added to the overhead.  edge, ctx and parent may be NULL.  ended 0:
+ * the call is cut short where the data end (a run read while it goes on,
+ * a process killed without a word), not over: its time so far goes into
+ * the sums, but it is no call of a known length for min and max.
  */
 /* Closes frame fr without a time: its function's recursion depth, and its
    parent's count of calls made, as zr_frame_charge does. */
@@ -461,7 +471,7 @@ static inline void zr_frame_close_untimed(struct zr_frame *fr, struct zr_frame *
 
 static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent, struct zr_func *f,
 				   struct zr_edge *edge, struct zr_context *ctx, uint64_t now,
-				   uint64_t inner, uint64_t pair)
+				   uint64_t inner, uint64_t pair, int ended)
 {
 	/* enter_ticks 0: the frame's start was never read (a signal handler
 	   jumped out of its entry probe before the clock): it is closed untimed */
@@ -477,7 +487,8 @@ static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent,
 		ctx->incl += incl;
 		ctx->self += self;
 		ctx->overhead += raw - fr->child_ticks - self;
-		zr_note_call(&ctx->min, &ctx->max, one);
+		if (ended)
+			zr_note_call(&ctx->min, &ctx->max, one);
 	} else {
 		f->self += self;
 		f->overhead += raw - fr->child_ticks - self;
@@ -487,7 +498,8 @@ static inline void zr_frame_charge(struct zr_frame *fr, struct zr_frame *parent,
 			f->depth--;
 		if (edge)
 			edge->incl += incl;
-		zr_note_call(&f->min, &f->max, one);
+		if (ended)
+			zr_note_call(&f->min, &f->max, one);
 	}
 	if (parent) {
 		parent->child_ticks += raw;

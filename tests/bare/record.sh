@@ -58,21 +58,35 @@ check_eq "clock" "$(sed -n 's/^clock: *//p' report.txt)" mcycle
 # calls and inclusive cycles equal the instructions it ran, zond's entry
 # points and everything they ran left out (truth.py, which reads only the
 # log and the ELF).  A block is not in the truth; the functions around one are.
-$run -singlestep -d exec,nochain -D exec.log -kernel app.elf >/dev/null 2>&1
-python3 "$src/truth.py" app.elf riscv64-unknown-elf-objdump exec.log >truth.txt || fail "truth.py"
-rm -f exec.log
-awk '!/^@/ { print $1, $2, $3 }' truth.txt | LC_ALL=C sort >want_incl.txt
-awk 'NF >= 8 && $1 ~ /^[0-9]+$/ && $NF != "[block]" { print $NF, $1, $2 }' report.txt |
-	LC_ALL=C sort >got_incl.txt
-check_eq "functions in the truth" "$(awk '{ printf "%s ", $1 }' want_incl.txt)" "critical down fib fixed leaf main square "
-check_same "calls and inclusive cycles of every function = QEMU's log" got_incl.txt want_incl.txt
-zond_insns=$(sed -n 's/^@zond //p' truth.txt)
-[ "$zond_insns" -gt 0 ] || fail "no instruction of zond's in the log"
-echo "rv$xlen: every function exact; zond ran $zond_insns of $(sed -n 's/^@total //p' truth.txt) instructions"
+check_truth() { # check_truth ELF REPORT: zond's calls and inclusive cycles against QEMU's log
+	$run -singlestep -d exec,nochain -D exec.log -kernel "$1" >/dev/null 2>&1
+	python3 "$src/truth.py" "$1" riscv64-unknown-elf-objdump exec.log >truth.txt || fail "truth.py"
+	rm -f exec.log
+	awk '!/^@/ { print $1, $2, $3 }' truth.txt | LC_ALL=C sort >want_incl.txt
+	awk 'NF >= 8 && $1 ~ /^[0-9]+$/ && $NF != "[block]" { print $NF, $1, $2 }' "$2" |
+		LC_ALL=C sort >got_incl.txt
+	check_eq "$1: functions in the truth" "$(awk '{ printf "%s ", $1 }' want_incl.txt)" "critical down fib fixed leaf main square "
+	check_same "$1: calls and inclusive cycles of every function = QEMU's log" got_incl.txt want_incl.txt
+	zond_insns=$(sed -n 's/^@zond //p' truth.txt)
+	[ "$zond_insns" -gt 0 ] || fail "no instruction of zond's in the log"
+	echo "rv$xlen $1: every function exact; zond ran $zond_insns of $(sed -n 's/^@total //p' truth.txt) instructions"
+}
+check_truth app.elf report.txt
+
+# -msave-restore (a common size option): prologues call libgcc's millicode (jal t0,
+# __riscv_save_N, back with jr t0) and epilogues jump to __riscv_restore_N; leaf, run from
+# RAM, reaches them only by auipc and jalr.  The millicode is the function's.
+build_counts sr.elf -msave-restore -DCOUNTS_RAM
+"$zond" record -q -o sr.db -- $run -kernel sr.elf >got.txt 2>record.err
+check_eq "status of the -msave-restore build under zond record" $? 3
+check_same "output of the -msave-restore build" got.txt want.txt
+"$zond" report -i sr.db --raw -s name >sr.txt || fail "report sr.db"
+check_truth sr.elf sr.txt
 
 # A program without the runtime: one line, and its own status.
 check_error "no runtime" "left no profile data" "$zond" record -q -o zond.db -- $run -kernel plain.elf
 check_error "unknown target" "unknown target 'rv99'" "$zond" config --target rv99 --cflags
+check_error "not a RISC-V ELF" "$zond: not a RISC-V ELF file" "$zond" record -q -o zond.db --elf "$zond" -- $run -kernel app.elf
 check_error "missing ELF" "nothere.elf" "$zond" record -q -o zond.db --elf nothere.elf -- $run -kernel app.elf
 check_error "bare target with a Linux option" "bare-metal target" "$zond" record -q -o zond.db --no-time -- $run -kernel app.elf
 rm -rf "$kept"

@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <elf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,14 +37,23 @@ static char **kernel_arg(char **argv)
 	return NULL;
 }
 
-/* In the child, before exec: QEMU resolves semihosting file names from its working directory. */
-static void enter_raw_dir(void *arg)
+/* Nothing to set in QEMU's environment: it runs where and as the user's command says. */
+static void no_setup(void *arg)
 {
-	const struct launch *l = arg;
-	if (chdir(l->dir) < 0) {
-		fprintf(stderr, "zond record: %s: %s\n", l->dir, strerror(errno));
-		_exit(127);
-	}
+	(void)arg;
+}
+
+/* The ELF file the runtime runs in: RISC-V, else one line saying what it is. */
+static int check_riscv(const char *elf, struct zerr *err)
+{
+	int machine = symbols_machine(elf, err);
+	if (machine < 0)
+		return -1;
+	if (machine != EM_RISCV)
+		return zerr_set(err, "%s: not a RISC-V ELF file (ELF machine %d): zond's bare-metal "
+				     "runtime is RISC-V's",
+				elf, machine);
+	return 0;
 }
 
 static int read_at(int fd, void *buf, size_t len, uint64_t off)
@@ -90,26 +101,145 @@ done:
 	return rc;
 }
 
+static int write_file(const char *path, const uint8_t *data, uint64_t len, struct zerr *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return zerr_set(err, "%s: %s", path, strerror(errno));
+	int rc = write_at(fd, data, len, 0) < 0 || close(fd) < 0 ? -1 : 0;
+	if (rc < 0)
+		zerr_set(err, "%s: cannot write: %s", path, strerror(errno));
+	return rc;
+}
+
+/* elf's bytes into copy, the len bytes at off replaced by name. */
+static int write_patched(const char *elf, const char *copy, uint64_t off, const char *name,
+			 size_t len, struct zerr *err)
+{
+	int fd = open(elf, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return zerr_set(err, "%s: %s", elf, strerror(e));
+	}
+	uint8_t *data = malloc((size_t)st.st_size + 1);
+	int rc = data && read_at(fd, data, (size_t)st.st_size, 0) == 0 &&
+				 off + len <= (uint64_t)st.st_size
+			 ? 0
+			 : zerr_set(err, "%s: cannot read it whole", elf);
+	close(fd);
+	if (rc == 0) {
+		memcpy(data + off, name, len);
+		rc = write_file(copy, data, (uint64_t)st.st_size, err);
+	}
+	free(data);
+	return rc;
+}
+
+/*
+ * Makes copy, the ELF whose runtime writes its raw data to raw (an absolute
+ * path in zond's directory: zond_bare_file, which semihosting resolves on the
+ * host): QEMU then runs where the user's command runs, and the program's
+ * own files (-serial file:, its semihosting fopen, -D) land where they would
+ * without zond.  1 made, 0 when the ELF has no runtime (the run then says it
+ * left no data), -1 with err set.
+ */
+static int patched_copy(const char *elf, const char *copy, const char *raw, struct zerr *err)
+{
+	struct symbols *syms = symbols_new();
+	struct symbol name, buf;
+	uint64_t off = 0;
+	size_t len = strlen(raw) + 1;
+	int found = symbols_named(syms, elf, "zond_bare_file", &name, err);
+	if (found == 0 && symbols_named(syms, elf, "zond_raw_buffer", &buf, err) == 1)
+		found = zerr_set(err, "%s: its bare-metal runtime is older than this zond (no "
+				      "zond_bare_file): link it again with `zond config --target "
+				      "... --libs`",
+				 elf);
+	if (found == 1 && name.size < len)
+		found = zerr_set(err, "%s: the raw data's path %s is longer than the runtime's "
+				      "%llu bytes (zond_bare_file): set TMPDIR to a shorter directory",
+				 elf, raw, (unsigned long long)name.size);
+	if (found == 1 && symbols_file_offset(syms, elf, name.start, len, &off, err) == 0)
+		found = zerr_set(err, "%s: zond_bare_file is not in the file's loaded bytes", elf);
+	symbols_free(syms);
+	return found == 1 && write_patched(elf, copy, off, raw, len, err) < 0 ? -1 : found;
+}
+
+/*
+ * argv with every argument that names the ELF (QEMU's -kernel FILE, a
+ * wrapper script's argument) replaced by copy; *named, how many did.
+ */
+static char **point_at_copy(char **argv, const char *elf_path, char *copy, int *named)
+{
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	char **out = zp_xcalloc(n + 1, sizeof *out);
+	char real[PATH_MAX];
+	*named = 0;
+	out[0] = argv[0];
+	for (size_t i = 1; i < n; i++) {
+		int same = realpath(argv[i], real) && strcmp(real, elf_path) == 0;
+		out[i] = same ? copy : argv[i];
+		*named += same;
+	}
+	return out;
+}
+
+/*
+ * Before the run: the copy of elf_path (patched_copy) and the command run
+ * on it (*run, to free); *runtime 0 when the ELF has none (run as it is).
+ */
+static int prepare_copy(struct launch *l, const char *elf_path, const char *given, char ***run,
+			int *runtime, struct zerr *err)
+{
+	char raw[PATH_MAX], copy[PATH_MAX];
+	if (launch_join_path(raw, sizeof raw, l->dir, "zond.zraw") < 0 ||
+	    launch_join_path(copy, sizeof copy, l->dir, LAUNCH_ELF_COPY) < 0)
+		return zerr_set(err, "%s: path too long", l->dir);
+	*runtime = patched_copy(elf_path, copy, raw, err);
+	if (*runtime < 0)
+		return -1;
+	int named = 0;
+	/* without the runtime there is no copy: the command runs as it is */
+	*run = point_at_copy(l->argv, *runtime ? elf_path : "", copy, &named);
+	if (*runtime && !named)
+		return zerr_set(err, "%s: no argument of the command names it: zond gives QEMU a "
+				     "copy that writes the raw data to zond's directory, so the "
+				     "command must name the ELF (-kernel FILE, or a script's "
+				     "argument)",
+				given);
+	return 0;
+}
+
 int bare_record(struct launch *l, const char *elf)
 {
 	char **kernel = kernel_arg(l->argv);
 	if (!elf && !kernel)
 		return cmd_usage_error("record", "no ELF file: give --elf FILE or QEMU's -kernel FILE");
+	const char *given = elf ? elf : *kernel;
 	char elf_path[PATH_MAX], raw[PATH_MAX];
-	if (!realpath(elf ? elf : *kernel, elf_path))
-		return cmd_error("record", "%s: %s", elf ? elf : *kernel, strerror(errno));
 	struct zerr err;
-	if (launch_prepare(l, "record", &err) < 0)
+	if (!realpath(given, elf_path))
+		return cmd_error("record", "%s: %s", given, strerror(errno));
+	l->bare = 1;
+	if (check_riscv(elf_path, &err) < 0 || launch_prepare(l, "record", &err) < 0)
 		return cmd_error("record", "%s", err.msg);
-	/* QEMU runs in the raw directory: its -kernel path must not depend on ours */
-	char *kernel_was = kernel ? *kernel : NULL;
-	char kernel_path[PATH_MAX];
-	if (kernel && realpath(*kernel, kernel_path))
-		*kernel = kernel_path;
-	int status = launch_run(l, enter_raw_dir, l, &err);
-	if (kernel)
-		*kernel = kernel_was;
-	if (status == 0 && launch_join_path(raw, sizeof raw, l->dir, "zond.zraw") == 0)
+	char **argv = l->argv, **run = NULL;
+	int runtime = 0;
+	if (prepare_copy(l, elf_path, given, &run, &runtime, &err) < 0) {
+		free(run);
+		launch_remove_dir(l->dir);
+		return cmd_error("record", "%s; nothing run", err.msg);
+	}
+	l->argv = run;
+	int status = launch_run(l, no_setup, NULL, &err);
+	l->argv = argv; /* the user's command, for the run's description */
+	free(run);
+	if (status == 0 && runtime && launch_join_path(raw, sizeof raw, l->dir, "zond.zraw") == 0)
 		status = name_module(raw, elf_path, &err);
 	if (status < 0) {
 		l->keep_raw = 1;
@@ -135,8 +265,11 @@ static void note_interrupt(int sig)
 
 /* What the ELF file says about the runtime in it: where its raw data live and where it ends. */
 struct bare_image {
-	uint64_t buffer, buffer_size; /* zond_raw_buffer */
-	uint64_t write_out;           /* zb_write_out: the end of the run, data complete */
+	uint64_t buffer, buffer_size;  /* zond_raw_buffer */
+	uint64_t write_out, out_size;  /* zb_write_out: the end of the run, data complete */
+	uint64_t entry;                /* the ELF's entry point */
+	uint64_t main, main_size;      /* main, 0 if none: the program's own code */
+	int bits;                      /* 32 or 64: the ELF's class */
 };
 
 static int find_symbol(struct symbols *syms, const char *elf, const char *name, struct symbol *sym,
@@ -154,7 +287,7 @@ static int find_symbol(struct symbols *syms, const char *elf, const char *name, 
 static int read_image(const char *elf, struct bare_image *im, struct zerr *err)
 {
 	struct symbols *syms = symbols_new();
-	struct symbol buf, end;
+	struct symbol buf = {0}, end = {0};
 	int rc = find_symbol(syms, elf, "zond_raw_buffer", &buf, err) < 0 ||
 				 find_symbol(syms, elf, "zb_write_out", &end, err) < 0
 			 ? -1
@@ -162,8 +295,16 @@ static int read_image(const char *elf, struct bare_image *im, struct zerr *err)
 	if (rc == 0 && buf.size < sizeof(struct zr_header))
 		rc = zerr_set(err, "%s: zond_raw_buffer is %llu bytes: too small for raw data", elf,
 			      (unsigned long long)buf.size);
+	*im = (struct bare_image){buf.start, buf.size, end.start, end.size, 0, 0, 0, 0};
+	struct symbol main_sym;
+	if (rc == 0 && symbols_named(syms, elf, "main", &main_sym, err) == 1) {
+		im->main = main_sym.start;
+		im->main_size = main_sym.size;
+	}
 	symbols_free(syms);
-	*im = (struct bare_image){buf.start, buf.size, end.start};
+	if (rc == 0 && ((im->bits = symbols_class(elf, err)) < 0 ||
+			symbols_entry(elf, &im->entry, err) < 0))
+		rc = -1;
 	return rc;
 }
 
@@ -200,6 +341,45 @@ static int describe_target(struct gdb_run *g, struct zerr *err)
 		 : 0;
 	rsp_regs_free(&regs);
 	return rc;
+}
+
+/* 1 when the target holds elf's bytes at addr (len, at most 64 of them), 0 if not, -1. */
+static int same_code(struct gdb_run *g, const char *elf, uint64_t addr, uint64_t len,
+		     struct zerr *err)
+{
+	uint8_t code[64];
+	if (len > sizeof code)
+		len = sizeof code;
+	if (rsp_read_mem(g->r, addr, code, len, err) < 0)
+		return -1;
+	struct symbols *syms = symbols_new();
+	int same = symbols_same_bytes(syms, elf, addr, code, len, err);
+	symbols_free(syms);
+	return same;
+}
+
+/*
+ * Before zond plants anything: the target runs elf -- its word size, and
+ * its code where zond stops it and returns from (zb_write_out), where it
+ * starts and main (the program's own) are the ELF's -- else one line, and
+ * the target is let go untouched: a breakpoint planted in another
+ * program's code would crash it.
+ */
+static int check_runs_elf(struct gdb_run *g, const char *elf, struct zerr *err)
+{
+	if ((size_t)g->im.bits != g->xlen * 8)
+		return zerr_set(err, "%s: the target does not run %s (%d-bit code, a %zu-bit hart)",
+				rsp_name(g->r), elf, g->im.bits, g->xlen * 8);
+	int same = same_code(g, elf, g->im.write_out, g->im.out_size ? g->im.out_size : 4, err);
+	if (same == 1)
+		same = same_code(g, elf, g->im.entry, 32, err);
+	if (same == 1 && g->im.main)
+		same = same_code(g, elf, g->im.main, g->im.main_size ? g->im.main_size : 4, err);
+	if (same == 0)
+		zerr_set(err, "%s: the target does not run %s (its code at zb_write_out, the entry "
+			      "or main is another program's)",
+			 rsp_name(g->r), elf);
+	return same == 1 ? 0 : -1;
 }
 
 /*
@@ -278,6 +458,14 @@ static int read_raw(struct gdb_run *g, const char *elf, uint8_t **data, uint64_t
 	return 0;
 }
 
+/* Detaches from the stub (D): the target runs on. */
+static int detach(struct rsp *r, struct zerr *err)
+{
+	const char *reply;
+	size_t n;
+	return rsp_request(r, "D", &reply, &n, err);
+}
+
 /*
  * Lets the target go on.  At the runtime's end its write-out through
  * semihosting is skipped, as if it had written (a0 = 0, back to ra): zond
@@ -290,23 +478,7 @@ static int let_go(struct gdb_run *g, struct zerr *err)
 			    rsp_write_reg(g->r, g->a0, g->xlen, 0, err) < 0 ||
 			    rsp_write_reg(g->r, g->pc, g->xlen, ra, err) < 0))
 		return -1;
-	const char *reply;
-	size_t n;
-	if (rsp_break(g->r, g->im.write_out, 2, 0, err) < 0 ||
-	    rsp_request(g->r, "D", &reply, &n, err) < 0)
-		return -1;
-	return 0;
-}
-
-static int write_file(const char *path, const uint8_t *data, uint64_t len, struct zerr *err)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return zerr_set(err, "%s: %s", path, strerror(errno));
-	int rc = write_at(fd, data, len, 0) < 0 || close(fd) < 0 ? -1 : 0;
-	if (rc < 0)
-		zerr_set(err, "%s: cannot write: %s", path, strerror(errno));
-	return rc;
+	return rsp_break(g->r, g->im.write_out, 2, 0, err) < 0 || detach(g->r, err) < 0 ? -1 : 0;
 }
 
 /* Runs the target to its end (or the interruption) and leaves its raw data in l->dir. */
@@ -316,6 +488,12 @@ static int fetch_raw(struct launch *l, struct gdb_run *g, const char *hostport, 
 	g->r = rsp_connect(hostport, GDB_TIMEOUT_MS, err);
 	if (!g->r || describe_target(g, err) < 0)
 		return -1;
+	if (check_runs_elf(g, elf, err) < 0) {
+		struct zerr ignored;
+		if (!rsp_gone(g->r)) /* nothing planted: it runs on as it was */
+			detach(g->r, &ignored);
+		return -1;
+	}
 	struct sigaction sa = {.sa_handler = note_interrupt}, old;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
@@ -357,9 +535,10 @@ int bare_record_gdb(struct launch *l, const char *hostport, const char *elf, int
 	}
 	struct zerr err;
 	struct gdb_run g = {0};
-	if (read_image(elf_path, &g.im, &err) < 0)
+	if (check_riscv(elf_path, &err) < 0 || read_image(elf_path, &g.im, &err) < 0)
 		return cmd_error("record", "%s", err.msg);
 	snprintf(l->prog, sizeof l->prog, "%s", elf_path);
+	l->bare = 1;
 	char *argv[] = {"--gdb", (char *)hostport, "--elf", elf_path, NULL};
 	l->argv = argv;
 	if (launch_prepare(l, "record", &err) < 0)

@@ -4,10 +4,10 @@
  *
  * The program is linked with libzond-rv32imac.a or libzond-rv64imac.a
  * (`zond config --target ...`); at exit it writes its raw data through
- * semihosting to a file name relative to QEMU's working directory.  So QEMU
- * runs in zond's raw directory (its -kernel path made absolute), and the
- * raw file's one module, which the target cannot name, is named after the
- * ELF file before the file is read.
+ * semihosting to the host path in its zond_bare_file.  zond runs QEMU where
+ * the user runs it, on a copy of the ELF whose zond_bare_file names a file
+ * in zond's raw directory, and names the raw file's one module, which the
+ * target cannot name, after the ELF file before the file is read.
  */
 #ifndef ZOND_BARE_CMD_H
 #define ZOND_BARE_CMD_H
@@ -18,9 +18,10 @@
 int bare_wanted(const struct launch *l, const char *elf);
 
 /*
- * Runs l->argv (after launch_parse and launch_find_program) and stores its
- * run like launch_collect; elf: the program's ELF file, NULL for QEMU's
- * -kernel argument.  zond's exit status.
+ * Runs l->argv (after launch_parse and launch_find_program), every
+ * argument naming the ELF replaced by the patched copy, and stores its run
+ * like launch_collect; elf: the program's ELF file, NULL for QEMU's -kernel
+ * argument.  zond's exit status.
  */
 int bare_record(struct launch *l, const char *elf);
 

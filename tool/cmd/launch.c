@@ -438,7 +438,8 @@ void launch_remove_dir(const char *dir)
 	while (d && (e = readdir(d))) {
 		/* only what zond puts there: a directory given to recover may hold more */
 		if (fnmatch("*.zraw", e->d_name, 0) && strcmp(e->d_name, RUNINFO_FILE) &&
-		    strcmp(e->d_name, LAUNCH_FILTER_FILE) && strcmp(e->d_name, RUNINFO_STORED))
+		    strcmp(e->d_name, LAUNCH_FILTER_FILE) && strcmp(e->d_name, RUNINFO_STORED) &&
+		    strcmp(e->d_name, LAUNCH_ELF_COPY))
 			continue;
 		if (launch_join_path(path, sizeof path, dir, e->d_name) == 0)
 			unlink(path);
@@ -734,15 +735,31 @@ uint64_t launch_total_calls(const struct zp_profile *p)
 	return calls;
 }
 
+static const char *const lost_keys[5] = {"lost_threads", "lost_funcs", "lost_edges",
+					 "lost_frames", "lost_contexts"};
+
 /* The option that sizes the table whose overflow a lost_* fact counts, if any. */
 static const char *lost_option(const char *key)
 {
-	static const char *const keys[5] = {"lost_threads", "lost_funcs", "lost_edges",
-					    "lost_frames", "lost_contexts"};
 	for (int i = 0; i < 5; i++)
-		if (strcmp(key, keys[i]) == 0)
+		if (strcmp(key, lost_keys[i]) == 0)
 			return pool_options[i];
 	return NULL;
+}
+
+/*
+ * The same for a bare-metal target, whose pools are fixed when its runtime
+ * is built (runtime/bare/bare.h, doc/bare-metal.md "memory"): the macro that
+ * sizes it, if any (one hart: no thread table).
+ */
+static const char *lost_bare_macro(const char *key)
+{
+	static const char *const macros[5] = {NULL, "ZOND_BARE_FUNCS", "ZOND_BARE_EDGES",
+					      "ZOND_BARE_DEPTH", "ZOND_BARE_CONTEXTS"};
+	for (int i = 0; i < 5; i++)
+		if (strcmp(key, lost_keys[i]) == 0)
+			return macros[i];
+	return strcmp(key, "lost_strings") == 0 ? "ZOND_BARE_STRINGS" : NULL;
 }
 
 /* One line per lost_* fact: the profile is incomplete, and what to raise. */
@@ -790,7 +807,12 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 			why = "a table was full or could not grow (see lost_access)";
 		fprintf(stderr, "zond %s: warning: %s = %s: %s, the profile may be incomplete", l->cmd,
 			key, p->run.meta[i].value, why);
-		if (opt)
+		const char *macro = l->bare ? lost_bare_macro(key) : NULL;
+		if (macro)
+			fprintf(stderr, " (build zond's bare-metal runtime with a larger -D%s=N: "
+					"cmake -DZOND_BARE_CFLAGS=-D%s=N, doc/bare-metal.md \"memory\")",
+				macro, macro);
+		else if (opt && !l->bare)
 			fprintf(stderr, " (raise --%s)", opt);
 		fputc('\n', stderr);
 	}
@@ -801,13 +823,20 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 			"libraries it loads at start-up: %s functions of objects loaded later or "
 			"programs it ran (%s...) are recorded unfiltered\n",
 			l->cmd, unfiltered, profile_meta(p, "unfiltered_module"));
+	const char *inexact = profile_meta(p, "inexact_sites");
+	if (inexact) /* even with -q: figures are short */
+		fprintf(stderr,
+			"zond %s: warning: %s call sites whose prologue or epilogue outside the "
+			"hooks the runtime could not count from the code: their functions' cycles "
+			"are short by those instructions (run meta inexact_sites)\n",
+			l->cmd, inexact);
 	const char *unstacked = profile_meta(p, "unstacked_calls");
 	if (unstacked && strcmp(unstacked, "0") != 0) /* even with -q: stacks are incomplete */
 		fprintf(stderr,
-			"zond %s: warning: %s calls that signal handlers made while a probe of "
+			"zond %s: warning: %s calls that %s handlers made while a probe of "
 			"zond's ran are counted on their functions, on no edge or calling context "
 			"(run meta unstacked_calls)\n",
-			l->cmd, unstacked);
+			l->cmd, unstacked, l->bare ? "interrupt" : "signal");
 }
 
 /* The functions called at least once (not "[no function]", a module, a function only sampled). */

@@ -124,6 +124,7 @@ struct launch {
 	int keep_raw;        /* keep dir (--keep-raw, set on errors too) */
 	int recovering;      /* zond recover: no program ran, nothing to die of */
 	int program_optional; /* launch_parse: no PROG is no error (l->argv[0] NULL) */
+	int bare;            /* a bare-metal target (cmd/bare.c): pools fixed in its runtime */
 	int exit_status, term_signal; /* -1 and 0 when unknown */
 	int64_t start_ns, duration_ns;
 	int lock_fd; /* dir's lock (runinfo.h), held while zond lives; -1: none */
@@ -210,8 +211,10 @@ int launch_prepare(struct launch *l, const char *collector, struct zerr *err);
 
 /* The runtime's filter file in l->dir (record -F/-N). */
 #define LAUNCH_FILTER_FILE "filter"
+/* A bare-metal program's ELF copy in l->dir, told where to write its raw data (cmd/bare.c). */
+#define LAUNCH_ELF_COPY "target.elf"
 
-/* Removes the files zond put in dir (raw files, run.info, filter, lock) and dir if then empty. */
+/* Removes the files zond put in dir (raw files, run.info, filter, ELF copy, lock) and dir if then empty. */
 void launch_remove_dir(const char *dir);
 
 struct runinfo;

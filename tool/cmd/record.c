@@ -8,6 +8,7 @@
  * run, and the directory is removed.  The program's stdin, stdout and stderr
  * are its own; our summary goes to stderr after it ended.
  */
+#include <elf.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -53,11 +54,14 @@ static const char usage_text[] =
 	"  -N, --exclude GLOB    do not record functions matching GLOB (repeatable)\n"
 	"      --elf FILE        PROG runs a bare-metal RISC-V program FILE (implied by a\n"
 	"                        qemu-system-* PROG with -kernel FILE; exact time only;\n"
-	"                        doc/bare-metal.md)\n"
+	"                        doc/bare-metal.md): PROG runs where zond does, every\n"
+	"                        argument naming FILE replaced by a copy of it that\n"
+	"                        writes the raw data to zond's directory\n"
 	"      --gdb HOST:PORT   no PROG: a bare-metal target (--elf FILE) behind a GDB stub\n"
 	"                        (QEMU's -gdb, OpenOCD; or /PATH, a Unix socket), on a board\n"
-	"                        without semihosting: zond runs it to the runtime's end,\n"
-	"                        reads the raw data from its RAM and lets it go on\n"
+	"                        without semihosting: zond checks that it runs FILE, runs\n"
+	"                        it to the runtime's end, reads the raw data from its RAM\n"
+	"                        and lets it go on\n"
 	"      --duration S      with --gdb: stop after S seconds (as Ctrl-C does) and store\n"
 	"                        the pools as they are then (a partial run)\n"
 	LAUNCH_OPTIONS_HELP
@@ -251,9 +255,37 @@ static int record_option(void *arg, int opt, const char *optarg)
 	}
 }
 
+/*
+ * The first argument of the command that is a bare-metal RISC-V program
+ * with zond's runtime (a wrapper script running QEMU on it), or NULL.
+ */
+static const char *bare_argument(char **argv)
+{
+	struct symbols *syms = symbols_new();
+	const char *found = NULL;
+	for (char **a = argv + 1; *a && !found; a++) {
+		struct zerr ignored;
+		struct symbol sym;
+		if (symbols_is_elf(*a, &ignored) && symbols_machine(*a, &ignored) == EM_RISCV &&
+		    symbols_named(syms, *a, "zond_raw_buffer", &sym, &ignored) == 1)
+			found = *a;
+	}
+	symbols_free(syms);
+	return found;
+}
+
 /* Why a run recorded no call, as far as we can tell. */
 static const char *record_none(const struct record *r)
 {
+	static char bare[PATH_MAX + 200];
+	const char *elf = bare_argument(r->l.argv);
+	if (elf) {
+		snprintf(bare, sizeof bare,
+			 "no function was recorded: %s is a bare-metal program with zond's runtime: "
+			 "give --elf %s (zond record --elf FILE -- PROG ...)",
+			 elf, elf);
+		return bare;
+	}
 	if (r->names.ninclude || r->names.nexclude)
 		return "no function was recorded: did -F/-N leave any out?";
 	if (r->trigger)

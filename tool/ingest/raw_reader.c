@@ -415,10 +415,17 @@ static uint64_t last_known_ticks(const struct raw *r, const struct raw_thread *t
 	return last;
 }
 
-/* Closes the frames left open (crash, kill, exec, exit from deep inside) as the runtime would. */
-static void close_open_frames(const struct raw *r, struct raw_thread *t)
+/*
+ * Closes the frames left open (crash, kill, exec, exit from deep inside, a
+ * bare-metal run read while it goes on) as the runtime would: at the end
+ * when the image said when it ended, else at the last thing seen, their
+ * time so far in the sums but not in min and max (calls cut short, of no
+ * known length).  The calls so cut short: how many.
+ */
+static uint32_t close_open_frames(const struct raw *r, struct raw_thread *t)
 {
 	uint64_t now = last_known_ticks(r, t);
+	int ended = r->h.end_ticks != 0;
 	/*
 	 * The cost the thread's own calls were corrected by beyond what was kept
 	 * out where it was paid (raw.h zr_thread.paid_pair_ticks)
@@ -433,15 +440,18 @@ static void close_open_frames(const struct raw *r, struct raw_thread *t)
 		 * A frame the runtime had opened but not yet given its start (the
 		 * clock is read last: the process was killed in between) ran for
 		 * no time we know: counted, not timed -- never charged the clock's
-		 * whole count since boot.
+		 * whole count since boot.  0 is that mark (zrt_open_frame): a start
+		 * before the header's is no mark, the bare-metal runtime moves the
+		 * first frame's start back over the prologue that ran before it.
 		 */
-		if (fr->enter_ticks < r->h.start_ticks)
+		if (fr->enter_ticks == 0)
 			fr->enter_ticks = now;
 		struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
 		struct zr_context *ctx = fr->ctx != ZR_NONE ? &t->contexts[fr->ctx] : NULL;
 		zr_frame_charge(fr, d > 1 ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now,
-				r->h.overhead_inner_ticks, pair);
+				r->h.overhead_inner_ticks, pair, ended);
 	}
+	return ended ? 0 : t->n_frames;
 }
 
 /*
@@ -1173,6 +1183,7 @@ enum {
 	PAID_CALLS,
 	EVENTS_KEPT,
 	EVENTS_DROPPED,
+	CUT_SHORT,
 	N_COUNTS
 };
 
@@ -1203,7 +1214,7 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 		if (!t->info.used)
 			continue;
 		if (r->event >= 0)
-			close_open_frames(r, t);
+			counts[CUT_SHORT] += close_open_frames(r, t);
 		if (r->event >= 0 && (r->h.flags & ZR_FLAG_BOUND_SUMS))
 			bound_sums(t);
 		if (hooked)
@@ -1333,11 +1344,15 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	/* the calls of functions of those modules, counted on no function */
 	profile_add_count(p, "lost_module_calls", counts[LOST_MODULE_CALLS]);
 	profile_add_count(p, "lost_strings", h->lost_strings);
+	/* bare metal: sites whose instructions outside the hooks were not counted (raw.h) */
+	profile_add_count(p, "inexact_sites", h->inexact_sites);
 	profile_add_count(p, "lost_funcs", counts[LOST_FUNCS]);
 	profile_add_count(p, "lost_edges", counts[LOST_EDGES]);
 	profile_add_count(p, "lost_frames", counts[LOST_FRAMES]);
 	profile_add_count(p, "lost_contexts", counts[LOST_CONTEXTS]);
 	profile_add_count(p, "unstacked_calls", counts[UNSTACKED_CALLS]);
+	/* calls still running where the data end, of no known length (close_open_frames) */
+	profile_add_count(p, "calls_cut_short", counts[CUT_SHORT]);
 	if (counts[PAID_CALLS] && !profile_meta(p, "overhead_pair_paid_ns")) {
 		/* the probe pair's cost as measured on the program's own calls (threads' mean) */
 		char paid[32];

@@ -305,7 +305,6 @@ static int patch_entries(struct bare *b, struct symbols *s, size_t from, size_t 
 		const struct inject_site *site = &b->sites[k];
 		uint64_t at = site->addr + site->keep;
 		uint32_t jump_len = entry_len(b, site);
-		uint8_t file[16];
 		if (site->by_break) { /* its bytes stay */
 			if (k >= from && k < to &&
 			    (patch_one(b, k, 1, err) < 0 ||
@@ -314,10 +313,13 @@ static int patch_entries(struct bare *b, struct symbols *s, size_t from, size_t 
 				return -1;
 			continue;
 		}
-		if (symbols_read(s, b->job->plan->path, at, file, jump_len, err) < 0 ||
-		    b->t->ops->read(b->t, at, b->orig[k], jump_len, err) < 0)
+		int same = b->t->ops->read(b->t, at, b->orig[k], jump_len, err) < 0
+				   ? -1
+				   : symbols_same_bytes(s, b->job->plan->path, at, b->orig[k],
+							jump_len, err);
+		if (same < 0)
 			return -1;
-		if (memcmp(file, b->orig[k], jump_len) != 0)
+		if (!same)
 			return zerr_set(err, "%s at 0x%llx: the target's code is not %s's "
 					     "(another program, or patched already)",
 					p->name, (unsigned long long)at, b->job->plan->path);

@@ -153,10 +153,22 @@ void report_header(const struct zp_profile *p, FILE *out)
 			fprintf(out, "%-11s%s = %s (the profile is incomplete)\n",
 				"warning:", r->meta[i].key, r->meta[i].value);
 	const char *unstacked = profile_meta(p, "unstacked_calls");
+	/* the bare-metal runtime's clock: no signals there, but interrupt handlers */
+	int bare = r->clock && strcmp(r->clock, "mcycle") == 0;
 	if (unstacked && strcmp(unstacked, "0") != 0)
-		fprintf(out, "%-11sunstacked_calls = %s (calls signal handlers made while a probe "
+		fprintf(out, "%-11sunstacked_calls = %s (calls %s handlers made while a probe "
 			     "ran: counted on their functions, on no edge or calling context)\n",
-			"warning:", unstacked);
+			"warning:", unstacked, bare ? "interrupt" : "signal");
+	const char *inexact = profile_meta(p, "inexact_sites");
+	if (inexact)
+		fprintf(out, "%-11sinexact_sites = %s (call sites whose prologue or epilogue was "
+			     "not counted: their functions' cycles are short by it)\n",
+			"warning:", inexact);
+	const char *cut = profile_meta(p, "calls_cut_short");
+	if (cut)
+		fprintf(out, "%-11scalls_cut_short = %s (calls still running where the data end, a "
+			     "partial run: timed up to there, not in min and max)\n",
+			"warning:", cut);
 	const char *untimed = profile_meta(p, "inject_calls_untimed");
 	if (untimed)
 		fprintf(out, "%-11sinject_calls_untimed = %s (calls counted without their time: "

@@ -1258,8 +1258,13 @@ int symbols_named(struct symbols *s, const char *path, const char *name, struct 
 	return 0;
 }
 
-long symbols_read(struct symbols *s, const char *path, uint64_t addr, uint8_t *buf, size_t len,
-		  struct zerr *err)
+/*
+ * Where link-time address addr lies in the file: a PT_LOAD segment's file
+ * bytes (*off, and *n bytes of them from there), 1; 0 when it is in none;
+ * -1 with err set.  The raw file in *raw.
+ */
+static int file_bytes_at(struct symbols *s, const char *path, uint64_t addr, const char **raw,
+			 uint64_t *off, uint64_t *n, struct zerr *err)
 {
 	struct elf_file *f = get_file(s, path, err);
 	if (!f)
@@ -1267,26 +1272,56 @@ long symbols_read(struct symbols *s, const char *path, uint64_t addr, uint8_t *b
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(f->mod, &bias);
 	size_t nphdr = 0, size = 0;
-	const char *raw = elf ? elf_rawfile(elf, &size) : NULL;
-	if (!raw || elf_getphdrnum(elf, &nphdr) != 0)
+	*raw = elf ? elf_rawfile(elf, &size) : NULL;
+	if (!*raw || elf_getphdrnum(elf, &nphdr) != 0)
 		return zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
 	for (size_t i = 0; i < nphdr; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || addr < ph.p_vaddr ||
 		    addr - ph.p_vaddr >= ph.p_filesz)
 			continue;
-		uint64_t off = ph.p_offset + (addr - ph.p_vaddr);
-		uint64_t n = ph.p_filesz - (addr - ph.p_vaddr);
-		if (off > size)
+		*off = ph.p_offset + (addr - ph.p_vaddr);
+		*n = ph.p_filesz - (addr - ph.p_vaddr);
+		if (*off > size)
 			return zerr_set(err, "%s: damaged ELF file (segment past the end)", path);
-		if (n > size - off)
-			n = size - off;
-		if (n > len)
-			n = len;
-		memcpy(buf, raw + off, n);
-		return (long)n;
+		if (*n > size - *off)
+			*n = size - *off;
+		return 1;
 	}
 	return 0;
+}
+
+long symbols_read(struct symbols *s, const char *path, uint64_t addr, uint8_t *buf, size_t len,
+		  struct zerr *err)
+{
+	const char *raw;
+	uint64_t off, n;
+	int found = file_bytes_at(s, path, addr, &raw, &off, &n, err);
+	if (found <= 0)
+		return found;
+	if (n > len)
+		n = len;
+	memcpy(buf, raw + off, n);
+	return (long)n;
+}
+
+int symbols_same_bytes(struct symbols *s, const char *path, uint64_t addr, const uint8_t *bytes,
+		       size_t len, struct zerr *err)
+{
+	uint8_t *file = zp_xmalloc(len ? len : 1);
+	long got = symbols_read(s, path, addr, file, len, err);
+	int same = got < 0 ? -1 : (size_t)got == len && memcmp(file, bytes, len) == 0;
+	free(file);
+	return same;
+}
+
+int symbols_file_offset(struct symbols *s, const char *path, uint64_t addr, uint64_t len,
+			uint64_t *off, struct zerr *err)
+{
+	const char *raw;
+	uint64_t n;
+	int found = file_bytes_at(s, path, addr, &raw, off, &n, err);
+	return found <= 0 ? found : n >= len;
 }
 
 /* The ELF header of path into eh; -1 with err set. */

@@ -161,6 +161,25 @@ long symbols_read(struct symbols *s, const char *path, uint64_t addr, uint8_t *b
 		  struct zerr *err);
 
 /*
+ * Whether bytes (len of them, read from a running target at addr) are the
+ * file's loaded image there (symbols_read): 1 the same, 0 not (or not all
+ * in the file), -1 with err set.  How zond inject and zond record --gdb
+ * make sure a target runs the ELF file they were given before they touch it.
+ */
+int symbols_same_bytes(struct symbols *s, const char *path, uint64_t addr, const uint8_t *bytes,
+		       size_t len, struct zerr *err);
+
+/*
+ * The file offset of the len bytes at link-time address addr (all in one
+ * PT_LOAD segment's file bytes, as symbols_read reads them): 1 with *off
+ * set, 0 when they are not all in the file, -1 with err set.  For a
+ * patched copy of the file (zond record gives a bare-metal target its raw
+ * file's path so).
+ */
+int symbols_file_offset(struct symbols *s, const char *path, uint64_t addr, uint64_t len,
+			uint64_t *off, struct zerr *err);
+
+/*
  * The lowest link-time address of the file's loaded segments (PT_LOAD
  * p_vaddr): where the mapping at file offset 0 starts, less the load bias.
  */

@@ -20,7 +20,11 @@ __attribute__((interrupt("machine"), aligned(4))) static void on_timer(void)
 {
 	handled++;
 	count_tick();
+#ifdef ISR_IN_PROBES
+	CLINT_MTIMECMP = UINT64_MAX; /* interrupt_in_probe sets the next */
+#else
 	CLINT_MTIMECMP = handled >= NIRQ ? UINT64_MAX : CLINT_MTIME + PERIOD;
+#endif
 }
 
 /* n rounds of a two-instruction loop the interrupts land in */
@@ -29,13 +33,37 @@ __attribute__((noinline)) static void spin(int n)
 	__asm__ volatile("1: addi %0, %0, -1\n bnez %0, 1b" : "+r"(n));
 }
 
+/* -DISR_IN_PROBES: each interrupt lands inside the entry hook of a call of pause_once, where
+ * the handler's calls are counted without a stack: under -icount shift=0 mtime steps every 100
+ * instructions, so once it has just stepped, an interrupt due at the next step comes some 90
+ * instructions into the call, inside the hook (hundreds long), whatever the code's layout. */
+__attribute__((noinline)) void pause_once(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static void interrupt_in_probe(void)
+{
+	uint64_t t = CLINT_MTIME;
+	while (CLINT_MTIME == t)
+		;
+	CLINT_MTIMECMP = t + 2;
+	pause_once();
+}
+
 int main(void)
 {
 	__asm__ volatile("csrw mtvec, %0" : : "r"((uintptr_t)on_timer));
 	CLINT_MTIMECMP = CLINT_MTIME + PERIOD;
 	__asm__ volatile("csrs mie, %0" : : "r"(1 << 7));
 	__asm__ volatile("csrs mstatus, 8");
+#ifdef ISR_IN_PROBES
+	CLINT_MTIMECMP = UINT64_MAX;
+	while (handled < NIRQ)
+		interrupt_in_probe();
+#else
 	spin(20000);
+#endif
 	__asm__ volatile("csrc mstatus, 8");
 	printf("handled=%d ticked=%d\n", handled, ticked);
 	return 0;
