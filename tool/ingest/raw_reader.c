@@ -439,13 +439,12 @@ static uint32_t close_open_frames(const struct raw *r, struct raw_thread *t)
 		/*
 		 * A frame the runtime had opened but not yet given its start (the
 		 * clock is read last: the process was killed in between) ran for
-		 * no time we know: counted, not timed -- never charged the clock's
-		 * whole count since boot.  0 is that mark (zrt_open_frame): a start
-		 * before the header's is no mark, the bare-metal runtime moves the
-		 * first frame's start back over the prologue that ran before it.
+		 * no time we know: zr_frame_charge closes it untimed, never charged
+		 * the clock's whole count since boot.  0 is that mark
+		 * (zrt_open_frame): a start before the header's is no mark, the
+		 * bare-metal runtime moves the first frame's start back over the
+		 * prologue that ran before it.
 		 */
-		if (fr->enter_ticks == 0)
-			fr->enter_ticks = now;
 		struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
 		struct zr_context *ctx = fr->ctx != ZR_NONE ? &t->contexts[fr->ctx] : NULL;
 		zr_frame_charge(fr, d > 1 ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now,
