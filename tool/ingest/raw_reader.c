@@ -467,7 +467,10 @@ static void bound_sums(struct raw_thread *t)
 	uint64_t *raised = zp_xcalloc(t->n_contexts + 1, sizeof *raised);
 	for (uint32_t i = t->n_contexts; i-- > 0;) {
 		struct zr_context *c = &t->contexts[i];
-		int64_t self = (int64_t)c->self, floor = (int64_t)c->calls;
+		/* no call of it timed (libcalls' counted-only functions: dlopen,
+		   setjmp...): no time to bound, none is made up */
+		int64_t self = (int64_t)c->self,
+			floor = c->min == UINT64_MAX ? 0 : (int64_t)c->calls;
 		uint64_t up = self < floor ? (uint64_t)floor - (uint64_t)self : 0; /* no overflow */
 		c->self += up;
 		c->overhead -= up;
@@ -487,7 +490,8 @@ static void bound_sums(struct raw_thread *t)
 	free(raised);
 	for (uint32_t i = 0; i < t->info.n_funcs; i++) {
 		struct zr_func *f = &t->funcs[i];
-		int64_t self = (int64_t)f->self, floor = (int64_t)f->calls;
+		int64_t self = (int64_t)f->self,
+			floor = f->min == UINT64_MAX ? 0 : (int64_t)f->calls;
 		if (self < floor) {
 			f->overhead -= (uint64_t)floor - (uint64_t)self;
 			f->self = (uint64_t)floor;

@@ -39,6 +39,11 @@ static void row_costs(const struct zp_view *v, uint32_t n, int metric, uint64_t 
 	   runs stored before it had an inclusive figure) has none: not 0, none */
 	if (s->incl[metric] == 0 && s->self[metric] > 0)
 		c[0] = c[2] = UINT64_MAX;
+	/* called, never timed (libcalls' counted-only functions: dlopen,
+	   setjmp...): their cost is their caller's, not 0 */
+	else if (v->p->nodes[n].kind == ZP_FUNCTION && s->calls && !s->incl[metric] &&
+		 !s->self[metric] && s->min[metric] == UINT64_MAX)
+		c[0] = c[1] = c[2] = UINT64_MAX;
 	/* below self by the rounding of many contexts' ticks to ns (deep recursion:
 	   each level's self and inclusive rounded apart): at least self */
 	else if (c[0] < c[1])
