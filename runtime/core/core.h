@@ -142,7 +142,7 @@ struct zrt_thread {
 	 * the instrumented code it serves (zrt_take); 0 outside.  A signal
 	 * handler interrupting the probe runs below it; a jump out of that
 	 * handler (siglongjmp) to a frame above it leaves the probe for good
-	 * (zrt_jumped).
+	 * (zrt_still_busy).
 	 */
 	uint64_t busy;
 	struct zr_thread *info;
