@@ -24,6 +24,8 @@ static const char usage_text[] =
 	"a line per call edge 'call CALLER -> CALLEE calls=N' (CALLER '-' for a\n"
 	"thread's root) and a line per calling context 'context ROOT;...;FUNC calls=N'\n"
 	"(threads folded by path; none for a run whose collector kept no contexts).\n"
+	"Without --times, what holds time only (no call: samples where no function\n"
+	"was open) is left out.\n"
 	"Names are written alike in every line: control characters (a newline) as '?',\n"
 	"';' as ':'.\n\n"
 	"      --times           add self.EVENT= and total.EVENT= of every event\n";
@@ -126,8 +128,16 @@ static void add_context_lines(struct lines *l, const struct zp_profile *p, uint3
 {
 	struct zp_context_view *cv = profile_context_view(p, thread);
 	uint32_t *path = zp_xcalloc(cv->ncontexts ? cv->ncontexts : 1, sizeof *path);
+	char *parent = zp_xcalloc(cv->ncontexts ? cv->ncontexts : 1, 1);
+	for (uint32_t c = 0; c < cv->ncontexts; c++)
+		if (cv->contexts[c].parent != ZP_NONE && cv->contexts[c].parent < cv->ncontexts)
+			parent[cv->contexts[c].parent] = 1;
 	for (uint32_t c = 0; c < cv->ncontexts; c++) {
 		const struct zp_context *ctx = &cv->contexts[c];
+		/* a leaf with no call (samples where no function was open: "[no
+		   function]") holds time only */
+		if (!times && !ctx->calls && !parent[c])
+			continue;
 		char *buf;
 		size_t len;
 		FILE *f = open_memstream(&buf, &len);
@@ -141,6 +151,7 @@ static void add_context_lines(struct lines *l, const struct zp_profile *p, uint3
 		add_line(l, buf);
 	}
 	free(path);
+	free(parent);
 	profile_context_view_free(cv);
 }
 
@@ -148,8 +159,9 @@ static void dump(const struct zp_profile *p, uint32_t thread, int times, FILE *o
 {
 	struct zp_view *v = profile_view(p, thread);
 	struct lines l = {0};
+	/* without times, a function with no call (only samples) says nothing */
 	for (uint32_t i = 0; i < p->nnodes; i++)
-		if (v->nodes[i].calls || v->nodes[i].incl[0])
+		if (v->nodes[i].calls || (times && v->nodes[i].incl[0]))
 			add_line(&l, node_line(v, i, times));
 	for (size_t i = 0; i < v->nedges; i++)
 		add_line(&l, edge_line(v, &v->edges[i], times));

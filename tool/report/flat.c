@@ -28,6 +28,16 @@ static const char *cost_text(char *buf, uint64_t v, const struct zp_event *ev, i
 	return v == UINT64_MAX ? "-" : format_cost(buf, v, ev, raw);
 }
 
+/* 1 for a function of a libcalls run that was called and never timed. */
+static int counted_only(const struct zp_view *v, uint32_t n, int metric)
+{
+	const struct zp_stat *s = &v->nodes[n];
+	const char *collector = v->p->run.collector;
+	return collector && strcmp(collector, "libcalls") == 0 &&
+	       v->p->nodes[n].kind == ZP_FUNCTION && s->calls && !s->incl[metric] &&
+	       !s->self[metric] && s->min[metric] == UINT64_MAX;
+}
+
 /* The five costs of row n: total, self, avg, min, max (UINT64_MAX: none). */
 static void row_costs(const struct zp_view *v, uint32_t n, int metric, uint64_t c[5])
 {
@@ -39,10 +49,9 @@ static void row_costs(const struct zp_view *v, uint32_t n, int metric, uint64_t 
 	   runs stored before it had an inclusive figure) has none: not 0, none */
 	if (s->incl[metric] == 0 && s->self[metric] > 0)
 		c[0] = c[2] = UINT64_MAX;
-	/* called, never timed (libcalls' counted-only functions: dlopen,
-	   setjmp...): their cost is their caller's, not 0 */
-	else if (v->p->nodes[n].kind == ZP_FUNCTION && s->calls && !s->incl[metric] &&
-		 !s->self[metric] && s->min[metric] == UINT64_MAX)
+	/* libcalls' counted-only functions (dlopen, setjmp...): called, never
+	   timed, their cost their caller's, not 0 */
+	else if (counted_only(v, n, metric))
 		c[0] = c[1] = c[2] = UINT64_MAX;
 	/* below self by the rounding of many contexts' ticks to ns (deep recursion:
 	   each level's self and inclusive rounded apart): at least self */
