@@ -762,6 +762,42 @@ static const char *lost_bare_macro(const char *key)
 	return strcmp(key, "lost_strings") == 0 ? "ZOND_BARE_STRINGS" : NULL;
 }
 
+/*
+ * What a lost_* fact counts, when not a full table: the file size, address
+ * space or disk left no room (fewer thread slots, slots or contexts not
+ * reserved, or a header alone), or the program changed its user or root
+ * after it started (zond's raw directory is private to zond's user).
+ */
+static const struct {
+	const char *key, *why;
+} lost_causes[] = {
+	{"lost_room", "processes whose raw data had no room for all it was to hold "
+		      "(ulimit -f, ulimit -v or a full disk)"},
+	{"lost_threads_room", "threads not recorded: no room for their data (ulimit -f, "
+			      "ulimit -v or a full disk), not a full table"},
+	{"lost_processes", "processes not recorded: they could not write zond's raw directory "
+			   "(did the program change its user or root: setuid, chroot?)"},
+	{"lost_processes_room", "processes not recorded: no room for their raw data (ulimit -f, "
+				"ulimit -v or a full disk)"},
+	{"lost_threads_access", "threads not recorded: their process could no longer reach its "
+				"raw file (did the program change its user or root: setuid, "
+				"chroot?), not a full table"},
+	{"lost_access", "processes that could no longer reach their raw file for all their data "
+			"(did the program change its user or root: setuid, chroot?)"},
+	{"lost_modules", "loaded modules not recorded: the module table was full (their calls: "
+			 "lost_module_calls)"},
+	{"lost_module_calls", "calls of functions of modules not recorded (lost_modules), "
+			      "counted on no function"},
+};
+
+static const char *lost_cause(const char *key)
+{
+	for (size_t i = 0; i < sizeof lost_causes / sizeof lost_causes[0]; i++)
+		if (strcmp(key, lost_causes[i].key) == 0)
+			return lost_causes[i].why;
+	return "a table was full";
+}
+
 /* One line per lost_* fact: the profile is incomplete, and what to raise. */
 static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 {
@@ -769,39 +805,10 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 		const char *key = p->run.meta[i].key, *opt = lost_option(key);
 		if (strncmp(key, "lost_", 5) != 0)
 			continue;
-		/* the real cause: lost_room (processes) and lost_threads_room, the file size,
-		 * address space or disk left no room for all the data (fewer thread slots,
-		 * slots or contexts not reserved, or a header alone); a context pool may end
-		 * early for want of room too */
-		const char *why = "a table was full";
-		if (strcmp(key, "lost_room") == 0)
-			why = "processes whose raw data had no room for all it was to hold "
-			      "(ulimit -f, ulimit -v or a full disk)";
-		else if (strcmp(key, "lost_threads_room") == 0)
-			why = "threads not recorded: no room for their data (ulimit -f, ulimit -v "
-			      "or a full disk), not a full table";
-		/* for want of access: the program changed its user or root after it started
-		   (zond's raw directory is private to zond's user) */
-		else if (strcmp(key, "lost_processes") == 0)
-			why = "processes not recorded: they could not write zond's raw directory "
-			      "(did the program change its user or root: setuid, chroot?)";
-		else if (strcmp(key, "lost_processes_room") == 0)
-			why = "processes not recorded: no room for their raw data (ulimit -f, "
-			      "ulimit -v or a full disk)";
-		else if (strcmp(key, "lost_threads_access") == 0)
-			why = "threads not recorded: their process could no longer reach its raw "
-			      "file (did the program change its user or root: setuid, chroot?), "
-			      "not a full table";
-		else if (strcmp(key, "lost_access") == 0)
-			why = "processes that could no longer reach their raw file for all their "
-			      "data (did the program change its user or root: setuid, chroot?)";
-		else if (strcmp(key, "lost_modules") == 0)
-			why = "loaded modules not recorded: the module table was full (their calls: "
-			      "lost_module_calls)";
-		else if (strcmp(key, "lost_module_calls") == 0)
-			why = "calls of functions of modules not recorded (lost_modules), counted on "
-			      "no function";
-		else if (strcmp(key, "lost_contexts") == 0 && profile_meta(p, "lost_room"))
+		/* the real cause (lost_causes); a context pool may end early for want of
+		 * room or access too */
+		const char *why = lost_cause(key);
+		if (strcmp(key, "lost_contexts") == 0 && profile_meta(p, "lost_room"))
 			why = "a table was full or had no room to grow (see lost_room)";
 		else if (strcmp(key, "lost_contexts") == 0 && profile_meta(p, "lost_access"))
 			why = "a table was full or could not grow (see lost_access)";

@@ -79,6 +79,18 @@ static void put_sampling_stopped(FILE *out, const struct zp_profile *p)
 		fprintf(out, "%-11ssampling stopped: %s\n", "warning:", stopped);
 }
 
+/* Run meta counting calls whose figures are short, and what each means. */
+static const struct {
+	const char *key, *means;
+} counted_warnings[] = {
+	{"inexact_sites", "call sites whose prologue or epilogue was not counted: their "
+			  "functions' cycles are short by it"},
+	{"calls_cut_short", "calls still running where the data end, a partial run: timed up "
+			    "to there, not in min and max"},
+	{"inject_calls_untimed", "calls counted without their time: left by longjmp, a context "
+				 "switch or an exception"},
+};
+
 /*
  * A process under seccomp: zond's runtime made no system call from then on
  * (doc/raw-format.md), and in strict mode read no clock.
@@ -159,21 +171,12 @@ void report_header(const struct zp_profile *p, FILE *out)
 		fprintf(out, "%-11sunstacked_calls = %s (calls %s handlers made while a probe "
 			     "ran: counted on their functions, on no edge or calling context)\n",
 			"warning:", unstacked, bare ? "interrupt" : "signal");
-	const char *inexact = profile_meta(p, "inexact_sites");
-	if (inexact)
-		fprintf(out, "%-11sinexact_sites = %s (call sites whose prologue or epilogue was "
-			     "not counted: their functions' cycles are short by it)\n",
-			"warning:", inexact);
-	const char *cut = profile_meta(p, "calls_cut_short");
-	if (cut)
-		fprintf(out, "%-11scalls_cut_short = %s (calls still running where the data end, a "
-			     "partial run: timed up to there, not in min and max)\n",
-			"warning:", cut);
-	const char *untimed = profile_meta(p, "inject_calls_untimed");
-	if (untimed)
-		fprintf(out, "%-11sinject_calls_untimed = %s (calls counted without their time: "
-			     "left by longjmp, a context switch or an exception)\n",
-			"warning:", untimed);
+	for (size_t i = 0; i < sizeof counted_warnings / sizeof counted_warnings[0]; i++) {
+		const char *value = profile_meta(p, counted_warnings[i].key);
+		if (value)
+			fprintf(out, "%-11s%s = %s (%s)\n", "warning:", counted_warnings[i].key,
+				value, counted_warnings[i].means);
+	}
 	const char *dropped = profile_meta(p, "timeline_dropped");
 	if (dropped)
 		fprintf(out, "%-11stimeline_dropped = %s events (the timeline keeps the %s)\n",
