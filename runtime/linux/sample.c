@@ -26,7 +26,11 @@ enum {
 	STATE_RUNNING = 1, /* zr_header.sample_state */
 	STATE_STOPPED = 2,
 	STATE_SEALED = 3,  /* stopped at a seccomp call */
-	/* a perf_event fd goes at or above this minus the thread's slot, when the limit allows */
+	/* a perf_event fd goes above the soft file limit when it is below FD_ABOVE_MAX
+	   (beyond, the kernel's fd table would grow to the number); else at or above
+	   FD_TOP minus the thread's slot under a limit of FD_MANY or more (move_high) */
+	FD_ABOVE_MAX = 65536,
+	FD_MANY = 4096,
 	FD_TOP = 1024,
 	SIGNAL_POLL_HUP = 6, /* si_code of a perf_event signal: its refresh count ran out */
 };
@@ -296,19 +300,56 @@ void zl_sample_forked(void)
 }
 
 /*
- * Moves fd to a number the program is unlikely to look at: FD_TOP - 1 -
- * slot or the first free one above, below the file limit (with O_CLOEXEC,
- * as it was opened).  The new fd, or -1 (fd closed) when there is no room
- * up there: a low fd would be a change the program can see.
+ * Moves fd above the program's file limit when the hard limit leaves room:
+ * the kernel checks RLIMIT_NOFILE only when it hands out a number, so an fd
+ * up there is none of the program's (a server sized to its `ulimit -n` gets
+ * every fd it gets without zond, however many threads are sampled).  It is
+ * reached by raising the soft limit for the one dup and putting it back at
+ * once, the samplers one at a time; a program that changed the limit in
+ * between keeps its change.  New fd or -1.
+ */
+static long move_above_limit(int32_t fd, uint32_t slot)
+{
+	static int lock;
+	struct rlimit lim = {0, 0}, raised, seen = {0, 0};
+	if (zl_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&lim, 0, 0) != 0 ||
+	    lim.rlim_cur >= FD_ABOVE_MAX || lim.rlim_cur + slot + 1 > lim.rlim_max)
+		return -1;
+	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+		;
+	long high = -1;
+	if (zl_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&lim, 0, 0) == 0 &&
+	    lim.rlim_cur < FD_ABOVE_MAX && lim.rlim_cur + slot + 1 <= lim.rlim_max) {
+		raised = lim;
+		raised.rlim_cur = lim.rlim_cur + slot + 1;
+		if (zl_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&raised, 0, 0, 0) == 0) {
+			high = zl_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)(lim.rlim_cur + slot),
+					   0, 0, 0);
+			zl_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&lim, (long)&seen, 0, 0);
+			if (seen.rlim_cur != raised.rlim_cur || seen.rlim_max != raised.rlim_max)
+				zl_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&seen, 0, 0, 0);
+		}
+	}
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	return high;
+}
+
+/*
+ * Moves fd out of the program's way: above its file limit where the hard
+ * limit leaves room (move_above_limit); else, under a soft limit of at least
+ * FD_MANY, to FD_TOP - 1 - slot or the first free one above (with O_CLOEXEC,
+ * as it was opened): one of the program's many, high where it does not look.
+ * The new fd, or -1 (fd closed, the timer samples): under a small limit with
+ * no room above it, the fd would be one the program misses when it opens as
+ * many as it may.
  */
 static int32_t move_high(int32_t fd, uint32_t slot)
 {
+	long high = move_above_limit(fd, slot);
 	struct rlimit lim = {0, 0};
-	zl_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&lim, 0, 0);
-	uint64_t top = lim.rlim_cur < FD_TOP ? lim.rlim_cur : FD_TOP;
-	long high = -1;
-	if (top > 64 + (uint64_t)slot + 1)
-		high = zl_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)(top - 1 - slot), 0, 0, 0);
+	if (high < 0 && zl_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&lim, 0, 0) == 0 &&
+	    lim.rlim_cur >= FD_MANY && slot + 1 < FD_TOP)
+		high = zl_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)(FD_TOP - 1 - slot), 0, 0, 0);
 	zl_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
 	return high >= 0 ? (int32_t)high : -1;
 }
