@@ -6,10 +6,13 @@
 #include "guard.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "sample.h"
 
@@ -322,12 +325,19 @@ int zl_guard_exec_call(struct zrt_thread *t, const struct zl_exec_call *c, char 
 
 static int exec_call(const struct zl_exec_call *c, char *const *envp);
 
+/* 1 when system() and popen() find their shell (not in a chroot without one). */
+static int shell_runs(void)
+{
+	return zl_syscall6(SYS_faccessat, AT_FDCWD, (long)"/bin/sh", X_OK, 0, 0, 0) == 0;
+}
+
 int zl_exec_call(const struct zl_exec_call *c, char *const *envp)
 {
 	int rc = exec_call(c, envp);
-	/* a spawned process's image (an exec's is counted by zl_guard_exec) that
-	   cannot be recorded: counted as not recorded */
-	if (c->shape == ZL_EXEC_SPAWN && rc == 0) {
+	/* a spawned process's image (an exec's is counted by zl_guard_exec), or the
+	   shell of system() and popen() where there is one, that cannot be
+	   recorded: counted as not recorded */
+	if ((c->shape == ZL_EXEC_SPAWN && rc == 0) || (c->shape == ZL_EXEC_SHELL && shell_runs())) {
 		int saved_errno = errno;
 		zl_count_lost_image();
 		errno = saved_errno;

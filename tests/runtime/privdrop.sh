@@ -63,13 +63,13 @@ check() {
 	fail "privdrop user: its exec'ed child did not run plainly: $("$prog" user 2>&1)"
 
 # the thread: f 7 + main's 1, g 7; the forked child and its child, the fork+exec child and
-# its image lost
-check record-user record "$prog" 4 "function f calls=8" "function g calls=7" \
-	"function thread calls=1" "lost_processes 4" -- user
-# after a chroot the exec fails (no program in the jail): not counted
+# its image, system()'s shell lost
+check record-user record "$prog" 5 "function f calls=8" "function g calls=7" \
+	"function thread calls=1" "lost_processes 5" -- user
+# after a chroot the exec fails (no program in the jail), and system() finds no shell: not counted
 check record-chroot record "$prog" 3 "function f calls=8" "function g calls=7" \
 	"lost_processes 3" -- chroot "$work/jail"
-check libcalls-user libcalls "$plain_prog" 4 "function getppid calls=7" "lost_processes 4" \
+check libcalls-user libcalls "$plain_prog" 5 "function getppid calls=7" "lost_processes 5" \
 	-- user
 check libcalls-chroot libcalls "$plain_prog" 3 "function getppid calls=7" "lost_processes 3" \
 	-- chroot "$work/jail"

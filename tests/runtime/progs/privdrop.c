@@ -4,8 +4,9 @@
  * (chroot to argv[2], "chroot"), or neither ("stay"), and then starts a thread (7 calls of g,
  * each calling f, and 7 of getppid), forks a child (11 calls of f) and
  * forks a child that execs this program ("child": 5 calls of g, exit 3; after
- * a chroot the exec fails, exit 127).  It prints its own counts and the
- * children's statuses.  Built with -finstrument-functions for zond record,
+ * a chroot the exec fails, exit 127); after a change, it also runs a shell
+ * with system() (exit 4; none in the jail: 127).  It prints its own counts
+ * and the children's statuses.  Built with -finstrument-functions for zond record,
  * without for zond libcalls (getppid is its library call).
  */
 #include <pthread.h>
@@ -94,7 +95,12 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	int execed = child_status(pid);
-	printf("uid %d: f %d g %d getppid %d sum %ld; forked child %d, exec'ed child %d\n",
-	       (int)getuid(), f_calls, g_calls, getppid_calls, (long)sum, forked, execed);
+	int shell = -1;
+	if (strcmp(argv[1], "stay")) {
+		int status = system("exit 4");
+		shell = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	}
+	printf("uid %d: f %d g %d getppid %d sum %ld; forked child %d, exec'ed child %d, shell %d\n",
+	       (int)getuid(), f_calls, g_calls, getppid_calls, (long)sum, forked, execed, shell);
 	return 0;
 }
