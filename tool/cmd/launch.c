@@ -232,22 +232,6 @@ int launch_each_library(const char *prog, void (*fn)(void *arg, const char *path
 	return 0;
 }
 
-/* The ELF machines zond may meet, by name. */
-static const char *machine_name(unsigned machine)
-{
-	switch (machine) {
-	case EM_386: return "i386";
-	case EM_X86_64: return "x86_64";
-	case EM_ARM: return "arm";
-	case EM_AARCH64: return "aarch64";
-	case EM_RISCV: return "riscv";
-	case EM_PPC64: return "ppc64";
-	case EM_S390: return "s390x";
-	case EM_MIPS: return "mips";
-	default: return NULL;
-	}
-}
-
 #if defined(__x86_64__)
 #define HOST_MACHINE EM_X86_64
 #elif defined(__aarch64__)
@@ -264,30 +248,33 @@ static const char *machine_name(unsigned machine)
  */
 static int check_runnable(const char *path, struct zerr *err)
 {
-	Elf64_Ehdr h = {0};
+	char start[2] = {0};
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return zerr_set(err, "%s: cannot read: %s", path, strerror(errno));
-	ssize_t n = read(fd, &h, sizeof h);
+	ssize_t n = read(fd, start, sizeof start);
 	close(fd);
-	if (n >= 2 && memcmp(h.e_ident, "#!", 2) == 0)
+	if (n == 2 && memcmp(start, "#!", 2) == 0)
 		return 0;
-	if (n < (ssize_t)sizeof(Elf32_Ehdr) || memcmp(h.e_ident, ELFMAG, SELFMAG) != 0)
+	struct symbols_elf h;
+	int elf = symbols_elf_header(path, &h, err);
+	if (elf < 0)
+		return -1;
+	if (elf == 0)
 		return zerr_set(err, "%s: not a program: neither an ELF file nor a script (#!)",
 				path);
-	if (h.e_type != ET_EXEC && h.e_type != ET_DYN)
-		return zerr_set(err, "%s: an ELF file but not a program (ELF type %u)", path,
-				(unsigned)h.e_type);
-	const char *name = machine_name(h.e_machine);
-	if (HOST_MACHINE != EM_NONE && h.e_machine != HOST_MACHINE) {
+	if (h.type != ET_EXEC && h.type != ET_DYN)
+		return zerr_set(err, "%s: an ELF file but not a program (ELF type %u)", path, h.type);
+	const char *name = symbols_machine_name(h.machine);
+	if (HOST_MACHINE != EM_NONE && h.machine != HOST_MACHINE) {
 		if (name)
 			return zerr_set(err, "%s: an %s program; this machine runs %s (zond trace "
 					     "record runs other architectures under QEMU)",
-					path, name, machine_name(HOST_MACHINE));
+					path, name, symbols_machine_name(HOST_MACHINE));
 		return zerr_set(err, "%s: a program for another architecture (ELF machine %u)",
-				path, (unsigned)h.e_machine);
+				path, h.machine);
 	}
-	if (h.e_ident[EI_CLASS] != ELFCLASS64)
+	if (h.bits != 64)
 		return zerr_set(err, "%s: a 32-bit program; zond's runtime is 64-bit", path);
 	return 0;
 }

@@ -225,24 +225,20 @@ static const char *find_plugin(void)
 /* QEMU's name of PROG's architecture, from its ELF header. */
 static const char *elf_arch(const char *path, struct zerr *err)
 {
-	unsigned char h[20];
-	int fd = open(path, O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, h, sizeof h) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (fd < 0)
-		return zerr_set(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
-	if (n != (ssize_t)sizeof h || memcmp(h, ELFMAG, SELFMAG) != 0)
+	struct symbols_elf h;
+	int elf = symbols_elf_header(path, &h, err);
+	if (elf < 0)
+		return NULL;
+	if (elf == 0)
 		return zerr_set(err, "%s: not an ELF file", path), NULL;
-	unsigned machine = h[18] | h[19] << 8;
-	if (machine == EM_AARCH64)
+	if (h.machine == EM_AARCH64)
 		return "aarch64";
-	if (machine == EM_RISCV)
-		return h[EI_CLASS] == ELFCLASS32 ? "riscv32" : "riscv64";
-	if (machine == EM_X86_64 && isa_find("x86_64"))
+	if (h.machine == EM_RISCV)
+		return h.bits == 32 ? "riscv32" : "riscv64";
+	if (h.machine == EM_X86_64 && isa_find("x86_64"))
 		return "x86_64";
 	return zerr_set(err, "%s: unknown architecture (ELF machine %u); zond trace knows %s",
-			path, machine, isa_names()), NULL;
+			path, h.machine, isa_names()), NULL;
 }
 
 /*

@@ -91,29 +91,6 @@ int symbols_decl_line(struct symbols *s, const char *path, uint64_t addr, const 
 size_t symbols_dwarf_visits(const struct symbols *s);
 
 /*
- * The program interpreter (PT_INTERP, the dynamic loader) the ELF file at
- * path asks for, copied into buf.  0 when found; 1 when the file has none
- * (static, or a shared library); -1 with err set when the file is unusable.
- */
-int symbols_interpreter(const char *path, char *buf, size_t len, struct zerr *err);
-
-/*
- * 1 when the ELF file at path is a shared library rather than a program:
- * position-independent, with no interpreter, naming a soname or libraries
- * it needs (a static-pie program names none); else 0.
- */
-int symbols_is_library(const char *path);
-
-/*
- * The bytes of static TLS the ELF file at path needs the loader to find
- * room for when it loads it after the process's TLS was laid out: its TLS
- * segment's size, rounded up to its alignment, when it is marked
- * DF_STATIC_TLS (its code reaches its TLS at fixed offsets); else 0 (or
- * not ELF).
- */
-uint64_t symbols_static_tls(const char *path);
-
-/*
  * 1 when the glob (fnmatch(3)) names the function called name as zond
  * shows it: the whole name, or a C++ name without its parameter list,
  * qualifiers and a template's return type ("fact" and "fact(int)" both
@@ -196,6 +173,10 @@ int symbols_load_start(struct symbols *s, const char *path, uint64_t *start, str
 int symbols_segment_gap(struct symbols *s, const char *path, uint64_t *addr, uint64_t *len,
 			struct zerr *err);
 
+/* ---- what the ELF file says about itself (elf.c) -------------------------
+ * No struct symbols: each call reads the file afresh (they are asked once
+ * per command).  Errors as above, but symbols_elf_header's. */
+
 /* The ELF header's e_machine (EM_X86_64, EM_RISCV, ...) of path, or -1 with err set. */
 int symbols_machine(const char *path, struct zerr *err);
 
@@ -207,6 +188,65 @@ int symbols_entry(const char *path, uint64_t *entry, struct zerr *err);
 
 /* 1 if path is an ELF file zond can read, 0 if not (with the reason in err). */
 int symbols_is_elf(const char *path, struct zerr *err);
+
+/*
+ * The program interpreter (PT_INTERP, the dynamic loader) the ELF file at
+ * path asks for, copied into buf.  0 when found; 1 when the file has none
+ * (static, or a shared library); -1 with err set when the file is unusable.
+ */
+int symbols_interpreter(const char *path, char *buf, size_t len, struct zerr *err);
+
+/*
+ * 1 when the ELF file at path is a shared library rather than a program:
+ * position-independent, with no interpreter, naming a soname or libraries
+ * it needs (a static-pie program names none); else 0.
+ */
+int symbols_is_library(const char *path);
+
+/*
+ * The bytes of static TLS the ELF file at path needs the loader to find
+ * room for when it loads it after the process's TLS was laid out: its TLS
+ * segment's size, rounded up to its alignment, when it is marked
+ * DF_STATIC_TLS (its code reaches its TLS at fixed offsets); else 0 (or
+ * not ELF).
+ */
+uint64_t symbols_static_tls(const char *path);
+
+/* An ELF file's header, of any type (a core file, an object file too). */
+struct symbols_elf {
+	unsigned machine; /* e_machine: EM_X86_64, EM_AARCH64, EM_RISCV, ... */
+	int bits;         /* 32 or 64: its class */
+	unsigned type;    /* e_type: ET_EXEC, ET_DYN, ... */
+	uint64_t entry;   /* e_entry, link-time; 0 when none */
+	int interp;       /* 1 when it names a program interpreter (PT_INTERP) */
+};
+
+/*
+ * path's ELF header in *out: 1; 0 when path is readable but no ELF file
+ * (the caller says what it wanted instead: a script may do); -1 with err
+ * "PATH: cannot read: REASON".
+ */
+int symbols_elf_header(const char *path, struct symbols_elf *out, struct zerr *err);
+
+/* The usual name of an ELF machine ("x86_64", "aarch64", "riscv"), NULL if not one zond knows. */
+const char *symbols_machine_name(unsigned machine);
+
+/* A loadable segment's bytes from the file, at its link-time address. */
+struct symbols_segment {
+	uint64_t vaddr;
+	uint64_t size;  /* p_filesz */
+	uint8_t *bytes; /* malloc'ed */
+};
+
+/*
+ * The file's executable loadable segments (PT_LOAD with PF_X), their file
+ * bytes read, in program header order: 0 with *segs (free with
+ * symbols_free_segments) and *n, or -1 with err "PATH: cannot read as an
+ * ELF file" or "PATH: truncated ELF file".
+ */
+int symbols_code_segments(const char *path, struct symbols_segment **segs, size_t *n,
+			  struct zerr *err);
+void symbols_free_segments(struct symbols_segment *segs, size_t n);
 
 /*
  * The C++ (Itanium ABI) demangled form of a symbol name, malloc'ed, or NULL

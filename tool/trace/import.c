@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "../symbols/symbols.h"
 #include "hmap.h"
 #include "rebuild.h"
 #include "trace.h"
@@ -82,33 +82,16 @@ static int bad(struct importer *im, struct zerr *err, const char *msg)
 
 static int load_segments(struct importer *im, const char *elf, uint64_t bias, struct zerr *err)
 {
-	int fd = open(elf, O_RDONLY);
-	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
-	size_t n = 0;
-	if (!e || elf_getphdrnum(e, &n) != 0) {
-		if (e)
-			elf_end(e);
-		if (fd >= 0)
-			close(fd);
-		return zerr_set(err, "%s: cannot read as an ELF file", elf);
-	}
-	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		uint8_t *data = zp_xmalloc(ph.p_filesz ? ph.p_filesz : 1);
-		if (pread(fd, data, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz) {
-			free(data);
-			rc = zerr_set(err, "%s: truncated ELF file", elf);
-			break;
-		}
-		im->segs = zp_xrealloc(im->segs, (im->nsegs + 1) * sizeof *im->segs);
-		im->segs[im->nsegs++] = (struct segment){ph.p_vaddr + bias, ph.p_filesz, data};
-	}
-	elf_end(e);
-	close(fd);
-	return rc;
+	struct symbols_segment *segs;
+	size_t n;
+	if (symbols_code_segments(elf, &segs, &n, err) < 0)
+		return -1;
+	im->segs = zp_xrealloc(im->segs, (im->nsegs + n) * sizeof *im->segs);
+	for (size_t i = 0; i < n; i++)
+		im->segs[im->nsegs++] = (struct segment){segs[i].vaddr + bias, segs[i].size,
+							 segs[i].bytes};
+	free(segs); /* their bytes are im's now */
+	return 0;
 }
 
 /* The bytes at run-time address pc in the program (n available), or NULL. */

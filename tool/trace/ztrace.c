@@ -12,7 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
+#include <elf.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +23,7 @@
 #include <zstd.h>
 
 #include "format.h"
+#include "../symbols/symbols.h"
 #include "rebuild.h"
 #include "trace.h"
 
@@ -221,27 +222,13 @@ static int share(struct reader *r, const struct shared *s, const uint8_t *data, 
  */
 static int guest_program(const struct reader *r, const char *path, uint64_t *entry)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
-	GElf_Ehdr eh;
-	int ok = elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) &&
-		 eh.e_machine == r->isa->elf_machine && eh.e_ident[EI_CLASS] == r->isa->elf_class;
-	size_t n = 0;
-	if (ok && eh.e_type != ET_EXEC) { /* a PIE program has an interpreter, a library not */
-		ok = 0;
-		elf_getphdrnum(elf, &n);
-		for (size_t i = 0; i < n; i++) {
-			GElf_Phdr ph;
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
-				ok = eh.e_type == ET_DYN;
-		}
-	}
+	struct symbols_elf h;
+	/* a PIE program has an interpreter, a library not */
+	int ok = symbols_elf_header(path, &h, NULL) == 1 && h.machine == (unsigned)r->isa->elf_machine &&
+		 h.bits == (r->isa->elf_class == ELFCLASS64 ? 64 : 32) &&
+		 (h.type == ET_EXEC || (h.type == ET_DYN && h.interp));
 	if (ok)
-		*entry = eh.e_entry;
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+		*entry = h.entry;
 	return ok;
 }
 
@@ -303,7 +290,6 @@ static void settle_program(struct reader *r)
 	if (r->settled)
 		return;
 	r->settled = 1;
-	elf_version(EV_CURRENT);
 	char *prog = r->info->program;
 	if (!*prog || !guest_program(r, prog, &entry)) {
 		char header[sizeof r->info->program];
