@@ -20,10 +20,6 @@
  * The libraries are the loader's own list (`LOADER --list PROG`, what ldd
  * does: the program is mapped, never run).
  */
-#include <elf.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -44,154 +40,12 @@ static const char usage_text[] =
 	"library makes to its own functions (-Bsymbolic, protected) that are not.\n"
 	"PROG is read, never run.\n";
 
-/* What one module's ELF file says. */
-struct module_info {
-	size_t plt;           /* JUMP_SLOT relocations: calls the loader binds */
-	size_t got;           /* function relocations outside the PLT */
-	char **got_names;     /* their symbol names */
-	size_t protected_fns; /* defined functions of protected visibility */
-	int symbolic;         /* DT_SYMBOLIC or DF_SYMBOLIC */
-};
-
-static void module_info_free(struct module_info *m)
-{
-	for (size_t i = 0; i < m->got; i++)
-		free(m->got_names[i]);
-	free(m->got_names);
-}
-
-/* Relocation types by machine: the PLT's, the GOT's and absolute addresses. */
-static int reloc_kind(unsigned machine, unsigned type)
-{
-	enum { OTHER, PLT, GOT };
-	if (machine == EM_X86_64)
-		return type == R_X86_64_JUMP_SLOT ? PLT
-		       : type == R_X86_64_GLOB_DAT || type == R_X86_64_64 ? GOT
-									   : OTHER;
-	if (machine == EM_AARCH64)
-		return type == R_AARCH64_JUMP_SLOT ? PLT
-		       : type == R_AARCH64_GLOB_DAT || type == R_AARCH64_ABS64 ? GOT
-										 : OTHER;
-	return OTHER;
-}
-
-static int is_function(const GElf_Sym *sym)
-{
-	int type = GELF_ST_TYPE(sym->st_info);
-	return type == STT_FUNC || type == STT_GNU_IFUNC;
-}
-
-static void note_got(struct module_info *m, const char *name)
-{
-	for (size_t i = 0; i < m->got; i++)
-		if (!strcmp(m->got_names[i], name))
-			return;
-	m->got_names = zp_xrealloc(m->got_names, (m->got + 1) * sizeof *m->got_names);
-	char *cxx = symbols_demangle(name);
-	m->got_names[m->got++] = cxx ? cxx : strdup(name);
-}
-
-/* One relocation section against the dynamic symbols. */
-static void scan_relocs(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, unsigned machine,
-			struct module_info *m)
-{
-	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
-	GElf_Shdr symsh;
-	Elf_Data *rel = elf_getdata(scn, NULL), *syms = symscn ? elf_getdata(symscn, NULL) : NULL;
-	if (!rel || !syms || !gelf_getshdr(symscn, &symsh) || symsh.sh_type != SHT_DYNSYM)
-		return;
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Rela r;
-		GElf_Rel plain;
-		if (sh->sh_type == SHT_RELA) {
-			if (!gelf_getrela(rel, (int)i, &r))
-				continue;
-		} else {
-			if (!gelf_getrel(rel, (int)i, &plain))
-				continue;
-			r.r_info = plain.r_info;
-		}
-		int kind = reloc_kind(machine, (unsigned)GELF_R_TYPE(r.r_info));
-		GElf_Sym sym;
-		size_t s = GELF_R_SYM(r.r_info);
-		if (kind == 1) {
-			m->plt++;
-		} else if (kind == 2 && s && gelf_getsym(syms, (int)s, &sym) && is_function(&sym)) {
-			const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-			if (name && *name)
-				note_got(m, name);
-		}
-	}
-}
-
-static void scan_dynamic(Elf_Scn *scn, const GElf_Shdr *sh, struct module_info *m)
-{
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
-	for (size_t i = 0; d && i < n; i++) {
-		GElf_Dyn dyn;
-		if (!gelf_getdyn(d, (int)i, &dyn))
-			continue;
-		if (dyn.d_tag == DT_SYMBOLIC ||
-		    (dyn.d_tag == DT_FLAGS && (dyn.d_un.d_val & DF_SYMBOLIC)))
-			m->symbolic = 1;
-	}
-}
-
-static void scan_dynsym(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct module_info *m)
-{
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
-	(void)elf;
-	for (size_t i = 1; d && i < n; i++) {
-		GElf_Sym sym;
-		if (gelf_getsym(d, (int)i, &sym) && is_function(&sym) && sym.st_shndx != SHN_UNDEF &&
-		    GELF_ST_VISIBILITY(sym.st_other) == STV_PROTECTED)
-			m->protected_fns++;
-	}
-}
-
-/* Reads path's dynamic relocations and symbols.  0, or -1 with err set. */
-static int read_module(const char *path, struct module_info *m, struct zerr *err)
-{
-	memset(m, 0, sizeof *m);
-	if (!symbols_is_elf(path, err))
-		return -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return zerr_set(err, "%s: %s", path, strerror(errno));
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	GElf_Ehdr eh;
-	if (!elf || !gelf_getehdr(elf, &eh)) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
-	}
-	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL)
-			scan_relocs(elf, scn, &sh, eh.e_machine, m);
-		else if (sh.sh_type == SHT_DYNAMIC)
-			scan_dynamic(scn, &sh, m);
-		else if (sh.sh_type == SHT_DYNSYM)
-			scan_dynsym(elf, scn, &sh, m);
-	}
-	elf_end(elf);
-	close(fd);
-	return 0;
-}
-
 static int compare_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void print_module(const char *path, const struct module_info *m)
+static void print_module(const char *path, const struct symbols_linkage *m)
 {
 	printf("%s\n  seen: calls through its %zu PLT slots\n", path, m->plt);
 	if (m->got) {
@@ -213,16 +67,16 @@ static void print_module(const char *path, const struct module_info *m)
 static void show_library(void *program_path, const char *path)
 {
 	char real[PATH_MAX];
-	struct module_info m;
+	struct symbols_linkage m;
 	struct zerr err;
 	if (realpath(path, real) && !strcmp(real, program_path))
 		return;
-	if (read_module(path, &m, &err) < 0) {
+	if (symbols_linkage(path, &m, &err) < 0) {
 		printf("%s\n  %s\n", path, err.msg);
 		return;
 	}
 	print_module(path, &m);
-	module_info_free(&m);
+	symbols_linkage_free(&m);
 }
 
 static int info(const char *arg)
@@ -255,11 +109,11 @@ static int info(const char *arg)
 		       "is its owner (%s)\n",
 		       prog, getuid() == 0 ? "root is: seen here" : "not seen here");
 	const char *program_path = realpath(prog, real) ? real : prog;
-	struct module_info m;
-	if (read_module(prog, &m, &err) < 0)
+	struct symbols_linkage m;
+	if (symbols_linkage(prog, &m, &err) < 0)
 		return cmd_error("info", "%s", err.msg);
 	print_module(prog, &m);
-	module_info_free(&m);
+	symbols_linkage_free(&m);
 	if (launch_each_library(prog, show_library, (void *)program_path, &err) < 0)
 		printf("(%s)\n", err.msg);
 	printf("never seen: calls through pointers from dlsym() (unless --dlsym), the loader's "

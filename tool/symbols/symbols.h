@@ -212,6 +212,19 @@ int symbols_is_library(const char *path);
  */
 uint64_t symbols_static_tls(const char *path);
 
+/* How a module's calls are bound, from its dynamic relocations and symbols (zond info). */
+struct symbols_linkage {
+	size_t plt;           /* JUMP_SLOT relocations: calls the loader binds */
+	size_t got;           /* function relocations outside the PLT (GLOB_DAT, absolute) */
+	char **got_names;     /* their symbols' names, C++ ones demangled */
+	size_t protected_fns; /* defined functions of protected visibility */
+	int symbolic;         /* DT_SYMBOLIC or DF_SYMBOLIC */
+};
+
+/* path's linkage in *out (free with symbols_linkage_free): 0, or -1 with err set. */
+int symbols_linkage(const char *path, struct symbols_linkage *out, struct zerr *err);
+void symbols_linkage_free(struct symbols_linkage *l);
+
 /* An ELF file's header, of any type (a core file, an object file too). */
 struct symbols_elf {
 	unsigned machine; /* e_machine: EM_X86_64, EM_AARCH64, EM_RISCV, ... */
