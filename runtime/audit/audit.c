@@ -426,7 +426,7 @@ static struct zrt_thread *self(void)
 
 static char *env_globs(const char *name)
 {
-	const char *s = getenv(name);
+	const char *s = zl_getenv(name);
 	return s && *s ? strdup(s) : NULL;
 }
 
@@ -448,7 +448,7 @@ static void start(void)
 	redirect_dlsym = zl_env_flag("ZOND_LIBCALLS_DLSYM");
 #if defined(__x86_64__)
 	/* the other wrapper design, for measurement (doc/libcalls.md) */
-	const char *w = getenv("ZOND_WRAPPER");
+	const char *w = zl_getenv("ZOND_WRAPPER");
 	if (w && !strcmp(w, "overwrite"))
 		timed_wrapper = (uintptr_t)za_wrap_timed_ow;
 #endif
