@@ -12,22 +12,26 @@
 #     (which rebuild.c computes from per-instruction counts) are the sums over the
 #     function's contexts, and all self costs add up to the trace length;
 #   - (aarch64, riscv64) QEMU's `-d in_asm,exec,nochain` log of a run without threads, read
-#     by the log importer, gives the same contexts as the plugin's trace of that run.
+#     by the log importer, gives the same contexts as the plugin's trace of that run;
+#   - C++ exceptions (contexts/except.cc, static, at -O0 and -O2): the unwinder jumps to each
+#     frame's landing pad, and the stacks of the calls made there (a destructor's, a catch
+#     clause's) are the program's, the contexts adding up as above.
 #
 # Usage: contexts.sh ZOND CONTEXTS_DUMP ARCH WORKDIR SRCDIR    (exit 77: cross tools missing)
 set -u
 zond=$1 dump=$2 arch=$3 dir=$4/contexts-$3 src=$5/contexts
-cc=$arch-linux-gnu-gcc objdump=$arch-linux-gnu-objdump
-[ $arch = x86_64 ] && cc=gcc objdump=objdump
+cc=$arch-linux-gnu-gcc cxx=$arch-linux-gnu-g++ objdump=$arch-linux-gnu-objdump
+[ $arch = x86_64 ] && cc=gcc cxx=g++ objdump=objdump
 qemu=$(command -v "qemu-$arch") && command -v "$cc" >/dev/null || exit 77
 mkdir -p "$dir" && cd "$dir" || exit 1
 status=0
 fail() { echo "FAIL ($arch $variant): $*"; status=1; }
 own="main caller_a caller_b shared leaf_x leaf_y is_even is_odd dive after handler work worker"
+own_cxx="main catcher mid thrower guard_done after"
 
-# project DUMP: "THREAD PATH CALLS" for the program's own functions, paths summed.
+# project DUMP [OWN]: "THREAD PATH CALLS" for the program's own functions, paths summed.
 project() {
-	awk -v own="$own" '
+	awk -F '\t' -v own="${2:-$own}" '
 	BEGIN { n = split(own, o, " "); for (i = 1; i <= n; i++) keep[o[i]] = 1 }
 	/^=/ { next }
 	{
@@ -42,7 +46,7 @@ project() {
 
 # sums DUMP: contexts against the flat profile and the trace length; silent when they hold.
 sums() {
-	awk '
+	awk -F '\t' '
 	/^=insns/ { insns = $2; next }
 	/^=func/ { fc[$2 " " $3] = $4; fs[$2 " " $3] = $5; next }
 	{ n = split($2, f, ";"); k = $1 " " f[n]; cc[k] += $3; cs[k] += $4; total += $4 }
@@ -86,6 +90,18 @@ for variant in O0 O2; do
 	sed -n 's/^ \* expect: //p' "$src/contexts.c" | sort >one.want
 	project one.dump >one.got
 	cmp -s one.want one.got || fail "nothreads: $(diff one.want one.got)"
+done
+for variant in O0 O2; do
+	command -v "$cxx" >/dev/null || { fail "no $cxx"; break; }
+	$cxx -$variant -g -static -o except "$src/except.cc" || { fail "build except.cc"; continue; }
+	env -i "$zond" trace record -q -o except.ztrace -- "$PWD/except" >except.out 2>except.err ||
+		fail "record except: $(cat except.err)"
+	[ "$(cat except.out)" = "48 9" ] || fail "except printed '$(cat except.out)', not '48 9'"
+	"$dump" ztrace except.ztrace >except.dump || fail "dump except: $(cat except.dump)"
+	project except.dump "$own_cxx" >except.got
+	sed -n 's/^ \* expect: //p' "$src/except.cc" | sort >except.want
+	cmp -s except.want except.got || fail "except: $(diff except.want except.got)"
+	msg=$(sums except.dump) || fail "except: $msg"
 done
 [ $status -eq 0 ] && echo "ok ($arch): contexts hold the program's stacks, leaf costs and the flat sums"
 exit $status

@@ -3,7 +3,8 @@
  * contexts.sh to compare with the program's known structure (the store
  * keeps no contexts yet, so the test reads the trace itself).
  *
- * One line per context, sorted:
+ * One line per context, sorted, its fields separated by tabs (C++ names
+ * have spaces):
  *   THREAD PATH CALLS SELF INCL MIN MAX
  * PATH is the function names from the thread's root joined by ';'.  Then
  * one line per function and thread, from the flat stats, which rebuild.c
@@ -56,18 +57,18 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < p->ncontexts; i++) {
 		const struct zp_context *c = &p->contexts[i];
 		path_of(p, (uint32_t)i, path, sizeof path);
-		printf("%" PRId64 " %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+		printf("%" PRId64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
 		       p->threads[c->thread].tid, path, c->calls, c->self[0], c->incl[0], c->min[0],
 		       c->max[0]);
 	}
 	for (size_t i = 0; i < p->nstats; i++) {
 		const struct zp_stat *s = &p->stats[i];
 		if (p->nodes[s->node].kind == ZP_FUNCTION)
-			printf("=func %" PRId64 " %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			printf("=func\t%" PRId64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
 			       p->threads[s->thread].tid, p->nodes[s->node].name, s->calls,
 			       s->self[0], s->min[0], s->max[0]);
 	}
-	printf("=insns %" PRIu64 "\n", info.insns);
+	printf("=insns\t%" PRIu64 "\n", info.insns);
 	profile_free(p);
 	symbols_free(syms);
 	return 0;
