@@ -3,7 +3,7 @@
  * (runtime/linux/guard.h): the program's and its libraries' PLT calls of
  * sigaction, signal, sigprocmask, pthread_sigmask, sigaltstack, the exec
  * family, posix_spawn(p), system, popen, swapcontext, prctl, syscall, pthread_create,
- * thrd_create, sigsetmask, sighold and sigrelse are bound to the
+ * thrd_create, sigsetmask, sighold, sigrelse and backtrace are bound to the
  * functions here (la_symbind64, audit.c),
  * profiled or not, and these call the function the binding was for.  A
  * profiled one is still counted: its target's real function is the guard.
@@ -42,7 +42,7 @@ enum {
 	G_EXECVE, G_EXECV, G_EXECVP, G_EXECVPE, G_FEXECVE, G_EXECVEAT,
 	G_EXECL, G_EXECLP, G_EXECLE, G_POSIX_SPAWN, G_POSIX_SPAWNP, G_SYSTEM, G_POPEN,
 	G_SWAPCONTEXT, G_PRCTL, G_SYSCALL, G_PTHREAD_CREATE, G_THRD_CREATE,
-	G_SIGSETMASK, G_SIGHOLD, G_SIGRELSE,
+	G_SIGSETMASK, G_SIGHOLD, G_SIGRELSE, G_BACKTRACE,
 	G_COUNT
 };
 
@@ -224,6 +224,44 @@ static int guard_thrd_create(void *thread, int (*start)(void *), void *arg)
 }
 
 /*
+ * backtrace: the program's stack as it would be without zond.  A timed
+ * wrapper returns into itself (za_return_point), so an unwinder finds one
+ * frame of this library for each wrapped call open on the stack, and this
+ * guard's own below the program's caller: those are left out, and the real
+ * backtrace is asked for as many more entries, so that a full buffer is as
+ * full as it would be.  No C library call but the real one (a crash handler
+ * may call it).  Other unwinders (_Unwind_Backtrace, libunwind, debuggers)
+ * still see the frames: doc/libcalls.md.
+ */
+typedef int backtrace_fn(void **, int);
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char etext[] __attribute__((visibility("hidden")));
+
+enum { BACKTRACE_EXTRA = 64, BACKTRACE_LOCAL = 1024 };
+
+/* 1 when pc is in this library's code (its wrappers, this guard) */
+static int own_pc(const void *pc)
+{
+	return (const char *)pc >= __ehdr_start && (const char *)pc < etext;
+}
+
+static int guard_backtrace(void **buffer, int size)
+{
+	backtrace_fn *real = REAL(backtrace_fn, G_BACKTRACE);
+	if (size <= 0)
+		return real(buffer, size);
+	/* room for the frames left out, on the stack up to a bound */
+	int wide = size <= BACKTRACE_LOCAL;
+	void *local[wide ? size + BACKTRACE_EXTRA : 1];
+	void **all = wide ? local : buffer;
+	int n = real(all, wide ? size + BACKTRACE_EXTRA : size), kept = 0;
+	for (int i = 0; i < n && kept < size; i++)
+		if (!own_pc(all[i]))
+			buffer[kept++] = all[i];
+	return kept;
+}
+
+/*
  * swapcontext between stacks (coroutines): the calls open on the stack being
  * left are parked under the context it saves and put back when the thread
  * comes back through it (core.h zrt_park), as libzond's switch.c does, so
@@ -343,6 +381,7 @@ static const struct {
 	[G_SIGSETMASK] = {"sigsetmask", (void *)guard_sigsetmask, -1},
 	[G_SIGHOLD] = {"sighold", (void *)guard_sighold, -1},
 	[G_SIGRELSE] = {"sigrelse", (void *)guard_sigrelse, -1},
+	[G_BACKTRACE] = {"backtrace", (void *)guard_backtrace, -1},
 };
 
 static int guard_index(const char *name)
