@@ -2,7 +2,8 @@
  * guards.c - the library-call collector guards what libzond.so guards
  * (runtime/linux/guard.h): the program's and its libraries' PLT calls of
  * sigaction, signal, sigprocmask, pthread_sigmask, sigaltstack, the exec
- * family, posix_spawn(p), system, popen, swapcontext, prctl and syscall are bound to the
+ * family, posix_spawn(p), system, popen, swapcontext, prctl, syscall, pthread_create,
+ * thrd_create, sigsetmask, sighold, sigrelse and backtrace are bound to the
  * functions here (la_symbind64, audit.c),
  * profiled or not, and these call the function the binding was for.  A
  * profiled one is still counted: its target's real function is the guard.
@@ -18,6 +19,7 @@
  * C library's errno, which only the real functions set.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <string.h>
@@ -39,7 +41,8 @@ enum {
 	G_SIGACTION, G_SIGNAL, G_SIGPROCMASK, G_PTHREAD_SIGMASK, G_SIGALTSTACK,
 	G_EXECVE, G_EXECV, G_EXECVP, G_EXECVPE, G_FEXECVE, G_EXECVEAT,
 	G_EXECL, G_EXECLP, G_EXECLE, G_POSIX_SPAWN, G_POSIX_SPAWNP, G_SYSTEM, G_POPEN,
-	G_SWAPCONTEXT, G_PRCTL, G_SYSCALL,
+	G_SWAPCONTEXT, G_PRCTL, G_SYSCALL, G_PTHREAD_CREATE, G_THRD_CREATE,
+	G_SIGSETMASK, G_SIGHOLD, G_SIGRELSE, G_BACKTRACE,
 	G_COUNT
 };
 
@@ -73,6 +76,23 @@ static int guard_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 static int guard_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	return zl_guard_sigmask(REAL(sigmask_fn, G_PTHREAD_SIGMASK), how, set, old);
+}
+
+typedef int int_fn(int);
+
+static int guard_sigsetmask(int mask)
+{
+	return zl_guard_sigsetmask(REAL(int_fn, G_SIGSETMASK), mask);
+}
+
+static int guard_sighold(int sig)
+{
+	return zl_guard_sighold(REAL(int_fn, G_SIGHOLD), sig, 1);
+}
+
+static int guard_sigrelse(int sig)
+{
+	return zl_guard_sighold(REAL(int_fn, G_SIGRELSE), sig, 0);
 }
 
 static int guard_sigaltstack(const stack_t *ss, stack_t *old)
@@ -182,6 +202,65 @@ static void *guard_popen(const char *command, const char *mode)
 	return zl_guard_popen(REAL(popen_fn, G_POPEN), program_environ, command, mode);
 }
 
+/* A new thread starts with its creator's mask as the program sees it (guard.h). */
+typedef int pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+typedef int thrd_create_fn(void *, int (*)(void *), void *);
+
+static int guard_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+				void *(*start)(void *), void *arg)
+{
+	int blocked = zl_guard_inherit_begin();
+	int rc = REAL(pthread_create_fn, G_PTHREAD_CREATE)(thread, attr, start, arg);
+	zl_guard_inherit_end(blocked);
+	return rc;
+}
+
+static int guard_thrd_create(void *thread, int (*start)(void *), void *arg)
+{
+	int blocked = zl_guard_inherit_begin();
+	int rc = REAL(thrd_create_fn, G_THRD_CREATE)(thread, start, arg);
+	zl_guard_inherit_end(blocked);
+	return rc;
+}
+
+/*
+ * backtrace: the program's stack as it would be without zond.  A timed
+ * wrapper returns into itself (za_return_point), so an unwinder finds one
+ * frame of this library for each wrapped call open on the stack, and this
+ * guard's own below the program's caller: those are left out, and the real
+ * backtrace is asked for as many more entries, so that a full buffer is as
+ * full as it would be.  No C library call but the real one (a crash handler
+ * may call it).  Other unwinders (_Unwind_Backtrace, libunwind, debuggers)
+ * still see the frames: doc/libcalls.md.
+ */
+typedef int backtrace_fn(void **, int);
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char etext[] __attribute__((visibility("hidden")));
+
+enum { BACKTRACE_EXTRA = 64, BACKTRACE_LOCAL = 1024 };
+
+/* 1 when pc is in this library's code (its wrappers, this guard) */
+static int own_pc(const void *pc)
+{
+	return (const char *)pc >= __ehdr_start && (const char *)pc < etext;
+}
+
+static int guard_backtrace(void **buffer, int size)
+{
+	backtrace_fn *real = REAL(backtrace_fn, G_BACKTRACE);
+	if (size <= 0)
+		return real(buffer, size);
+	/* room for the frames left out, on the stack up to a bound */
+	int wide = size <= BACKTRACE_LOCAL;
+	void *local[wide ? size + BACKTRACE_EXTRA : 1];
+	void **all = wide ? local : buffer;
+	int n = real(all, wide ? size + BACKTRACE_EXTRA : size), kept = 0;
+	for (int i = 0; i < n && kept < size; i++)
+		if (!own_pc(all[i]))
+			buffer[kept++] = all[i];
+	return kept;
+}
+
 /*
  * swapcontext between stacks (coroutines): the calls open on the stack being
  * left are parked under the context it saves and put back when the thread
@@ -257,6 +336,9 @@ static int guard_prctl(int option, unsigned long a2, unsigned long a3, unsigned 
 
 static long guard_syscall(long nr, long a, long b, long c, long d, long e, long f)
 {
+	long ret;
+	if (zl_guard_sigmask_syscall(REAL(syscall_fn, G_SYSCALL), nr, a, b, c, d, &ret))
+		return ret;
 	int mode = nr == SYS_seccomp ? zl_seccomp_of_syscall(a, c)
 		   : nr == SYS_prctl ? zl_seccomp_of_prctl(a, b, c)
 				     : ZL_SECCOMP_NONE;
@@ -294,6 +376,12 @@ static const struct {
 	[G_SWAPCONTEXT] = {"swapcontext", (void *)guard_swapcontext, -1},
 	[G_PRCTL] = {"prctl", (void *)guard_prctl, -1},
 	[G_SYSCALL] = {"syscall", (void *)guard_syscall, -1},
+	[G_PTHREAD_CREATE] = {"pthread_create", (void *)guard_pthread_create, -1},
+	[G_THRD_CREATE] = {"thrd_create", (void *)guard_thrd_create, -1},
+	[G_SIGSETMASK] = {"sigsetmask", (void *)guard_sigsetmask, -1},
+	[G_SIGHOLD] = {"sighold", (void *)guard_sighold, -1},
+	[G_SIGRELSE] = {"sigrelse", (void *)guard_sigrelse, -1},
+	[G_BACKTRACE] = {"backtrace", (void *)guard_backtrace, -1},
 };
 
 static int guard_index(const char *name)

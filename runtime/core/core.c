@@ -51,12 +51,20 @@ _Static_assert(sizeof(struct zr_sample_pc) == 24, "zr_sample_pc layout");
  * keep a process that makes few calls at a few hundred KiB of disk (with
  * whole tables reserved, a program forking 1,600 times took 16 GB).  Under a
  * file size or address-space limit too small for the whole layout, the pool
- * is laid out for CTX_CHUNK contexts before any thread slot is given up.
+ * is laid out for CTX_CHUNK contexts, then for the first parts of every
+ * table, before any thread slot is given up.
  */
 #define FIRST_FUNCS 1024u
 #define FIRST_EDGES 2048u
 #define FIRST_CONTEXTS 4096u
 #define CTX_CHUNK 65536u
+/* (context, pc) entries of a slot laid out small (an address-space limit) */
+#define SMALL_SAMPLE_PCS 2048u
+
+static uint32_t at_most(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
 
 static uint64_t align_up(uint64_t n, uint64_t a)
 {
@@ -221,6 +229,23 @@ static struct zr_header *map_file_with_room(struct zr_header *layout, const stru
 		*layout = (struct zr_header){0};
 		lay_out(layout, &small);
 		layout->flags = flags;
+	}
+	/*
+	 * Still too large (an address-space limit: zond takes a small share of
+	 * what is left): each slot laid out for the first parts of its tables,
+	 * so that threads are given up last; what the tables cannot hold is
+	 * lost, counted (lost_*) and said (ZR_FLAG_NO_ROOM).
+	 */
+	if (layout->file_bytes > limit && cfg->max_contexts > FIRST_CONTEXTS) {
+		struct zrt_config small = *cfg;
+		small.max_contexts = FIRST_CONTEXTS;
+		small.max_funcs = at_most(cfg->max_funcs, 4 * FIRST_FUNCS);
+		small.max_edges = at_most(cfg->max_edges, 4 * FIRST_EDGES);
+		small.max_sample_pcs = at_most(cfg->max_sample_pcs, SMALL_SAMPLE_PCS);
+		uint32_t flags = layout->flags;
+		*layout = (struct zr_header){0};
+		lay_out(layout, &small);
+		layout->flags = flags | ZR_FLAG_NO_ROOM;
 	}
 	if (layout->file_bytes > limit) {
 		uint64_t fit = limit > layout->threads_off

@@ -99,6 +99,72 @@ int zl_guard_sigmask(int (*real)(int, const sigset_t *, sigset_t *), int how,
 	return rc;
 }
 
+int zl_guard_sigsetmask(int (*real)(int), int mask)
+{
+	int rc = real(mask);
+	if (zl_sample_signal_active())
+		zl_sample_set_program_blocks(0);
+	return rc;
+}
+
+int zl_guard_sighold(int (*real)(int), int sig, int hold)
+{
+	int own = zl_sample_signal_active();
+	if (!own || sig != own)
+		return real(sig);
+	zl_sample_set_program_blocks(hold);
+	return 0;
+}
+
+int zl_guard_sigmask_syscall(zl_syscall_fn *real, long nr, long how, long set, long old,
+			     long size, long *ret)
+{
+	if (nr != SYS_rt_sigprocmask)
+		return 0;
+	int sig = zl_sample_signal_active();
+	/* the kernel's sigset is one word here (x86-64, aarch64): another size fails as it would */
+	if (!sig || size != sizeof(unsigned long) || word_of(sig) != 0) {
+		*ret = real(nr, how, set, old, size, 0, 0);
+		return 1;
+	}
+	unsigned long bit = bit_of(sig);
+	int had = zl_sample_program_blocks();
+	/*
+	 * The set is read after the kernel did (a bad pointer fails with EFAULT
+	 * as it would), but for one that is also the old set, which the call
+	 * overwrites.  The signal, blocked by the call, is unblocked right after
+	 * (one of zond's samples may wait meanwhile).
+	 */
+	int in = set && set == old && (*(const unsigned long *)set & bit);
+	*ret = real(nr, how, set, old, size, 0, 0);
+	if (*ret != 0)
+		return 1;
+	if (set && set != old)
+		in = (*(const unsigned long *)set & bit) != 0;
+	if (in && how != SIG_UNBLOCK)
+		zl_sample_mask(sig, SIG_UNBLOCK);
+	if (set && (how == SIG_SETMASK || in))
+		zl_sample_set_program_blocks(how == SIG_SETMASK ? in : how == SIG_BLOCK);
+	if (old && had)
+		*(unsigned long *)old |= bit;
+	return 1;
+}
+
+int zl_guard_inherit_begin(void)
+{
+	int sig = zl_sample_signal_active();
+	if (!sig || !zl_sample_program_blocks())
+		return 0;
+	zl_sample_mask(sig, SIG_BLOCK);
+	return sig;
+}
+
+void zl_guard_inherit_end(int blocked)
+{
+	if (blocked)
+		zl_sample_mask(blocked, SIG_UNBLOCK);
+}
+
 /* The sampling signal the program blocked (in its view) while exec ran, 0 for none. */
 static __thread int blocked_at_exec __attribute__((tls_model("initial-exec")));
 
@@ -333,7 +399,11 @@ static int shell_runs(void)
 
 int zl_exec_call(const struct zl_exec_call *c, char *const *envp)
 {
+	/* a spawned process or the shell starts with the program's mask (an exec's: zl_guard_exec) */
+	int inherit = c->shape == ZL_EXEC_SPAWN || c->shape == ZL_EXEC_SHELL;
+	int blocked = inherit ? zl_guard_inherit_begin() : 0;
 	int rc = exec_call(c, envp);
+	zl_guard_inherit_end(blocked);
 	/* a spawned process's image (an exec's is counted by zl_guard_exec), or the
 	   shell of system() and popen() where there is one, that cannot be
 	   recorded: counted as not recorded */

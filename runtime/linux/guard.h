@@ -6,8 +6,13 @@
  *   sigaction, signal          a disposition of its own for zond's sampling
  *                              signal stops sampling (sample.h)
  *   sigprocmask,               a mask never blocks the sampling signal while
- *   pthread_sigmask            zond samples: nothing of zond's is pending for
- *                              sigwait, sigtimedwait, a signalfd or an exec
+ *   pthread_sigmask,           zond samples: nothing of zond's is pending for
+ *   syscall(rt_sigprocmask),   sigwait, sigtimedwait, a signalfd or an exec;
+ *   sigsetmask, sighold,       yet the program reads back the mask it set
+ *   sigrelse
+ *   pthread_create,            a new thread or process starts with the mask
+ *   thrd_create, posix_spawn,  its creator has in the program's view
+ *   system, popen
  *   the exec family            the image's end noted, the thread's sampler
  *                              ended and a sample signal still pending taken
  *   prctl(PR_SET_SECCOMP),     the runtime stops everything that makes system
@@ -51,11 +56,41 @@ sighandler_t zl_guard_handler_seen(int sig, sighandler_t was);
 /*
  * sigprocmask or pthread_sigmask(how, set, old) made through real: while
  * zond samples, the mask never blocks the sampling signal, yet reads back
- * (*old) with it as the program last set it on this thread.  A new thread
- * starts with it unblocked in the program's view too (not the creator's).
+ * (*old) with it as the program last set it on this thread.
  */
 int zl_guard_sigmask(int (*real)(int, const sigset_t *, sigset_t *), int how,
 		     const sigset_t *set, sigset_t *old);
+
+/*
+ * The BSD and System V forms, which glibc makes without its PLT: sigsetmask
+ * sets the whole mask (the real-time signals unblocked), so the program's
+ * view has the sampling signal unblocked after it; sighold and sigrelse of
+ * the sampling signal change the view only.  real is the C library's.
+ */
+int zl_guard_sigsetmask(int (*real)(int), int mask);
+int zl_guard_sighold(int (*real)(int), int sig, int hold);
+
+/*
+ * syscall(SYS_rt_sigprocmask, how, set, old, size) made through real (the
+ * C library's syscall): the same for the system call's own form (the
+ * kernel's sigset of size bytes).  Any other number: 0, nothing done.
+ * 1 when it was one: *ret is its result (errno as the real call left it).
+ */
+typedef long zl_syscall_fn(long, long, long, long, long, long, long);
+int zl_guard_sigmask_syscall(zl_syscall_fn *real, long nr, long how, long set, long old,
+			     long size, long *ret);
+
+/*
+ * Around a call that starts a thread or a process inheriting the calling
+ * thread's mask (pthread_create, thrd_create, posix_spawn without a mask of
+ * its own, the shell of system and popen): when the program's view has the
+ * sampling signal blocked, it is blocked for real for the call, so that the
+ * new thread or process starts with the mask the program has (the new
+ * thread's sampler takes it back into its view: sample.h).  begin returns
+ * what end takes.  errno untouched.
+ */
+int zl_guard_inherit_begin(void);
+void zl_guard_inherit_end(int blocked);
 
 /*
  * After a sigaltstack(ss, ...) that succeeded on the thread whose probe

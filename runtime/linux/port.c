@@ -210,15 +210,39 @@ static uint64_t soft_limit(int resource)
 }
 
 /*
- * RLIMIT_FSIZE, and under an address-space limit (ulimit -v) a quarter of
- * it: the mapping comes out of the program's own budget.
+ * The address space the process has mapped now (/proc/self/statm's first
+ * field, in pages), by system calls; 0 when it cannot be read.
  */
+static uint64_t mapped_now(void)
+{
+	char text[128];
+	long fd = zl_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/self/statm", O_RDONLY | O_CLOEXEC,
+			      0, 0, 0);
+	if (fd < 0)
+		return 0;
+	long n = zl_syscall6(SYS_read, fd, (long)text, sizeof text - 1, 0, 0, 0);
+	zl_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	uint64_t pages = 0;
+	for (long i = 0; i < n && text[i] >= '0' && text[i] <= '9'; i++)
+		pages = pages * 10 + (uint64_t)(text[i] - '0');
+	return pages * 4096;
+}
+
+/*
+ * RLIMIT_FSIZE, and under an address-space limit (ulimit -v) a small share
+ * of what is left of it (AS_SHARE): the mapping comes out of the program's
+ * own budget, which must stay (nearly) what it is without zond.  What does
+ * not fit is zond's data, lost and counted (core.c map_file_with_room).
+ */
+enum { AS_SHARE = 32 };
+
 uint64_t port_output_limit(void)
 {
 	uint64_t file = soft_limit(RLIMIT_FSIZE), space = soft_limit(RLIMIT_AS);
-	if (space != UINT64_MAX && space / 4 < file)
-		return space / 4;
-	return file;
+	if (space == UINT64_MAX)
+		return file;
+	uint64_t used = mapped_now(), left = space > used ? space - used : 0;
+	return left / AS_SHARE < file ? left / AS_SHARE : file;
 }
 
 /*

@@ -68,6 +68,10 @@ API long syscall(long nr, ...)
 	va_end(ap);
 	if (!real_syscall)
 		find_reals();
+	long ret;
+	/* the mask the program reads back through the system call (guard.h) */
+	if (zl_guard_sigmask_syscall(real_syscall, nr, a, b, c, d, &ret))
+		return ret;
 	int mode = seccomp_of(nr, a, b, c);
 	if (mode == ZL_SECCOMP_NONE)
 		return real_syscall(nr, a, b, c, d, e, f);

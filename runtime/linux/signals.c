@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 
 #include "guard.h"
@@ -28,6 +29,12 @@ static sigaction_fn *real_sigaction;
 static signal_fn *real_signal;
 static sigmask_fn *real_sigprocmask, *real_pthread_sigmask;
 static sigaltstack_fn *real_sigaltstack;
+typedef int pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+typedef int thrd_create_fn(void *, int (*)(void *), void *);
+static pthread_create_fn *real_pthread_create;
+static thrd_create_fn *real_thrd_create;
+typedef int int_fn(int);
+static int_fn *real_sigsetmask, *real_sighold, *real_sigrelse;
 
 /* The C library's name, *real found now if not yet. */
 static void *find(void *real, const char *name)
@@ -42,6 +49,12 @@ __attribute__((constructor)) static void find_reals(void)
 	real_sigprocmask = (sigmask_fn *)find((void *)real_sigprocmask, "sigprocmask");
 	real_pthread_sigmask = (sigmask_fn *)find((void *)real_pthread_sigmask, "pthread_sigmask");
 	real_sigaltstack = (sigaltstack_fn *)find((void *)real_sigaltstack, "sigaltstack");
+	real_pthread_create =
+		(pthread_create_fn *)find((void *)real_pthread_create, "pthread_create");
+	real_thrd_create = (thrd_create_fn *)find((void *)real_thrd_create, "thrd_create");
+	real_sigsetmask = (int_fn *)find((void *)real_sigsetmask, "sigsetmask");
+	real_sighold = (int_fn *)find((void *)real_sighold, "sighold");
+	real_sigrelse = (int_fn *)find((void *)real_sigrelse, "sigrelse");
 }
 
 API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -70,6 +83,28 @@ API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	return zl_guard_sigmask(real_pthread_sigmask, how, set, old);
 }
 
+/* the BSD and System V forms (glibc's call its sigprocmask without the PLT) */
+API int sigsetmask(int mask)
+{
+	if (!real_sigsetmask)
+		find_reals();
+	return zl_guard_sigsetmask(real_sigsetmask, mask);
+}
+
+API int sighold(int sig)
+{
+	if (!real_sighold)
+		find_reals();
+	return zl_guard_sighold(real_sighold, sig, 1);
+}
+
+API int sigrelse(int sig)
+{
+	if (!real_sigrelse)
+		find_reals();
+	return zl_guard_sighold(real_sigrelse, sig, 0);
+}
+
 /* The calling thread's signal stack, told to the core (zrt_thread.alt_lo). */
 API int sigaltstack(const stack_t *ss, stack_t *old)
 {
@@ -88,4 +123,33 @@ API sighandler_t signal(int sig, sighandler_t handler)
 	if (zl_guard_disposition(sig, (const void *)handler))
 		return zl_guard_handler_seen(sig, handler);
 	return zl_guard_handler_seen(sig, real_signal(sig, handler));
+}
+
+/*
+ * A new thread starts with its creator's mask: the sampling signal, blocked
+ * in the creator's view, is blocked for real for the call (guard.h), so
+ * that the new thread reads back the mask it would have without zond.
+ */
+API int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+		       void *arg)
+{
+	if (!real_pthread_create)
+		find_reals();
+	int blocked = zl_guard_inherit_begin();
+	int rc = real_pthread_create(thread, attr, start, arg);
+	zl_guard_inherit_end(blocked);
+	return rc;
+}
+
+/* C11's threads (glibc's thrd_create does not call pthread_create through its PLT) */
+API int thrd_create(void *thread, int (*start)(void *), void *arg)
+{
+	if (!real_thrd_create)
+		find_reals();
+	if (!real_thrd_create)
+		return 2; /* thrd_error: a C library without it cannot have been called */
+	int blocked = zl_guard_inherit_begin();
+	int rc = real_thrd_create(thread, start, arg);
+	zl_guard_inherit_end(blocked);
+	return rc;
 }

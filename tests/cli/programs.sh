@@ -67,7 +67,7 @@ check_eq "libcalls true: status" $? 1
 # Tables too large for the address space: which and how much.  (A zond built with
 # AddressSanitizer cannot run under ulimit -v at all.)
 if (ulimit -v 300000; "$ZOND" --version >/dev/null 2>&1); then
-	# the runtime fits the raw file into a quarter of the address space (fewer
+	# the runtime fits the raw file into a share of the address space left (fewer
 	# thread slots): the run is stored and the cut is said
 	(ulimit -v 300000; "$ZOND" record -n 0 -o ulimit.db --threads 1000 -- "$SHOP" >/dev/null 2>err.txt)
 	check_eq "ulimit -v: status" $? 0

@@ -3,7 +3,12 @@
 # sampling signal, which a mask never really blocks while zond samples, reads
 # as blocked where the program blocked it (it read as unblocked: 59 of 60);
 # the program's output is the same under record and libcalls as without
-# zond, and its time is still sampled with every signal blocked.
+# zond, and its time is still sampled with every signal blocked.  Also what
+# it reads through syscall(SYS_rt_sigprocmask), and the masks its new
+# threads (pthread_create, thrd_create) and processes (posix_spawn, the
+# shell of system(), which sets its mask with sigsetmask, fork) start with:
+# a new thread's read 59 (the sampling signal unblocked whatever its creator
+# had), and so did the spawned processes'.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 work=$1
