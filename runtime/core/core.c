@@ -1532,6 +1532,29 @@ static void exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t n
 		zrt_pop(t, d, now);
 }
 
+void zrt_exit_resuming(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
+{
+	if (t->busy && zrt_still_busy(t, sp))
+		return;
+	zrt_take(t, ZRT_HERE());
+	uint32_t d = t->info->depth;
+	if (d > zrt.max_depth) {
+		exit_slow(t, fn, sp, now); /* no frame kept so deep: only its level */
+	} else {
+		/* a frame resuming before (its unwinding reached us) is closed here */
+		d = drop_stale(t, 0, sp, 0, now);
+		uint32_t k = d; /* fn's frame, as exit_slow finds it */
+		while (k > 0 && t->stack[k - 1].addr != fn)
+			k = zrt_frame_sp(&t->stack[k - 1]) > sp ? 0 : k - 1;
+		if (k) {
+			for (; d > k; d--)
+				zrt_pop(t, d, now);
+			t->stack[k - 1].sp = 0;
+		}
+	}
+	zrt_unbusy(t);
+}
+
 void zrt_exit_slow(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now)
 {
 	if (t->busy && zrt_still_busy(t, sp))

@@ -138,6 +138,14 @@ enum zrt_thread_state {
 struct zrt_thread {
 	uint32_t state; /* enum zrt_thread_state */
 	/*
+	 * Nonzero while the thread may have an exception in flight (set by a
+	 * port that sees throws and catches): its exit probes then check whether
+	 * they run in a cleanup that goes on unwinding (zrt_exit_resuming).
+	 * Only a hint: wrong, it costs a look (set) or the unwinding's share
+	 * of time (not set), never a call or a frame.
+	 */
+	uint32_t throwing;
+	/*
 	 * Inside a probe: an address on the stack the probe runs on, at or below
 	 * the instrumented code it serves (zrt_take); 0 outside.  A signal
 	 * handler interrupting the probe runs below it; a jump out of that
@@ -271,6 +279,20 @@ void zrt_block_end(struct zrt_thread *t, const char *name, uint64_t now);
  * (a catch clause): closes every frame called from it.
  */
 void zrt_unwound(struct zrt_thread *t, uint64_t sp);
+
+/*
+ * The exit probe of fn, run at sp (at time now) by a cleanup that goes on
+ * unwinding: gcc's cleanup landing pad calls the exit probe, then
+ * _Unwind_Resume from fn's own stack frame, so the unwinding up to the next
+ * frame's landing pad or the catch is still fn's (it is on the machine
+ * stack, as perf sees it).  What fn left open in its own stack frame is
+ * closed as by an exit, but fn's frame stays open, resuming: its probe
+ * address is 0, below any probe's, so the next probe of the thread of any
+ * kind (the next landing pad's exit, a destructor's entry, the catch's
+ * zrt_unwound, a block) finds it stale and closes it at that probe's time,
+ * once; a sample meanwhile is its own.  Exact calls are unchanged.
+ */
+void zrt_exit_resuming(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t now);
 
 /*
  * t is busy and code at stack address sp (a probe, or a longjmp's target)

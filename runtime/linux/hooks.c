@@ -68,6 +68,111 @@ static __attribute__((noinline)) void exit_timed(struct zrt_thread *t, uint64_t 
 	zrt_probe_paid(t, top_frame(t), 1, zl_clock() - now);
 }
 
+uint64_t zl_unwind_resume;
+
+#if defined(__x86_64__)
+static int32_t rel32(const uint8_t *p)
+{
+	int32_t v;
+	__builtin_memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+	__builtin_memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* p past an endbr64 (-fcf-protection's landing mark) at p */
+static const uint8_t *past_endbr(const uint8_t *p)
+{
+	return p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa ? p + 4 : p;
+}
+
+/*
+ * 1 when a call whose target is at slot (a GOT entry) calls fn: the entry
+ * holds fn, or, lazily bound, still the PLT's stub that binds it on the
+ * first call ([endbr64] push index; [bnd] jmp): which function that binds
+ * is not known here, taken for fn (a module's first _Unwind_Resume).
+ */
+static int slot_calls(const uint8_t *slot, uint64_t fn)
+{
+	uint64_t v = load64(slot);
+	if (v == fn)
+		return 1;
+	const uint8_t *p = past_endbr((const uint8_t *)(uintptr_t)v);
+	if (p[0] != 0x68)
+		return 0;
+	p += 5;
+	p += p[0] == 0xf2;
+	return p[0] == 0xe9;
+}
+#endif
+
+/*
+ * 1 when the code an exit probe returns to (ra) goes on to call
+ * _Unwind_Resume (zl_unwind_resume): gcc's cleanup landing pad of a function
+ * calls the exit probe, moves the exception into the first argument and
+ * calls _Unwind_Resume, directly, through a PLT stub ([endbr64] [bnd] jmp
+ * *slot) or through the GOT (-fno-plt), where a function's return calls
+ * nothing after its exit probe.  Register moves and jumps are followed; any
+ * other instruction ends the look.  Only while an exception may be in
+ * flight (t->throwing): it reads the code.
+ */
+static __attribute__((noinline, cold)) int resumes_unwinding(uint64_t ra)
+{
+#if defined(__x86_64__)
+	uint64_t fn = __atomic_load_n(&zl_unwind_resume, __ATOMIC_RELAXED);
+	const uint8_t *p = (const uint8_t *)(uintptr_t)ra;
+	for (int n = 0; fn && n < 8; n++) {
+		const uint8_t *q = p + ((p[0] & 0xf0) == 0x40); /* REX */
+		if ((q[0] == 0x89 || q[0] == 0x8b) && (q[1] & 0xc0) == 0xc0) {
+			p = q + 2; /* mov between registers */
+		} else if (q != p) {
+			return 0;
+		} else if (p[0] == 0xeb) {
+			p += 2 + (int8_t)p[1];
+		} else if (p[0] == 0xe9) {
+			p += 5 + rel32(p + 1);
+		} else if (p[0] == 0xe8) {
+			const uint8_t *to = p + 5 + rel32(p + 1);
+			if ((uintptr_t)to == fn)
+				return 1;
+			to = past_endbr(to);
+			to += to[0] == 0xf2; /* bnd */
+			return to[0] == 0xff && to[1] == 0x25 && slot_calls(to + 6 + rel32(to + 2), fn);
+		} else if (p[0] == 0xff && p[1] == 0x15) {
+			return slot_calls(p + 6 + rel32(p + 2), fn);
+		} else {
+			return 0;
+		}
+	}
+#else
+	(void)ra;
+#endif
+	return 0;
+}
+
+/*
+ * The exit probe of a cleanup that goes on unwinding: fn's frame stays open
+ * (zrt_exit_resuming), closed by the thread's next probe or its catch.
+ */
+static __attribute__((noinline, cold)) void exit_resuming(struct zrt_thread *t, uint64_t fn,
+							  uint64_t sp)
+{
+	uint64_t clock = zrt.timed ? zl_clock_exit() : zrt.clocked ? zl_clock() : 0;
+	uint64_t now = zrt.timed ? zrt_frame_clock(t, clock) : clock;
+	uint32_t before = t->info->depth;
+	zrt_exit_resuming(t, fn, sp, now);
+	/* what it closed above fn's frame, or a frame resuming before */
+	if (zrt_unlikely(zrt.timeline) && t->info->depth < before)
+		zrt_timeline_closed(t, t->info->depth, now);
+	if (zrt.timed)
+		zrt_probe_paid(t, top_frame(t), 1, zl_clock() - clock);
+}
+
 /* The exit probe with the timeline on: the event takes the exit's time, read by
  * the clock whether or not calls are timed. */
 static __attribute__((noinline)) void exit_timeline(struct zrt_thread *t, uint64_t fn, uint64_t sp)
@@ -84,6 +189,11 @@ API void __cyg_profile_func_exit(void *fn, void *site)
 	struct zrt_thread *t = &zl_self;
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON))
 		return;
+	if (zrt_unlikely(t->throwing) &&
+	    resumes_unwinding((uintptr_t)__builtin_return_address(0))) {
+		exit_resuming(t, (uintptr_t)fn, ZL_PROBE_SP());
+		return;
+	}
 	if (zrt.clocked) {
 		if (zrt_unlikely(zrt.timeline))
 			exit_timeline(t, (uintptr_t)fn, ZL_PROBE_SP());

@@ -48,6 +48,13 @@ int zl_load_filters(const char *path);
 /* Closes the module records of objects no longer loaded (after a dlclose; cold). */
 void zl_note_unloaded(void);
 
+/*
+ * The run-time address of _Unwind_Resume, 0 until the thread's first throw
+ * (catch.c) finds it: an exit probe followed by a call of it runs in a
+ * cleanup that goes on unwinding (hooks.c).
+ */
+extern uint64_t zl_unwind_resume;
+
 /* The hooks gcc and clang call with -finstrument-functions. */
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
