@@ -487,10 +487,88 @@ static int context_room(struct zrt_thread *t)
 			  sizeof(struct zr_context));
 }
 
+/*
+ * Indexes of ended threads, kept for the next threads.  A thread's index is
+ * megabytes of hash tables (zrt.index_bytes) of which it touches a few
+ * pages; mapping a fresh one for each thread and unmapping it at its end
+ * (a TLB shootdown on every CPU the process runs on) made a program that
+ * starts many short threads five to nine times slower.  At its end a
+ * thread clears the cells it used, each entry of its tables looked up
+ * again (work in proportion to what it recorded, not to the index), and
+ * leaves the index here, SPARE_INDEXES at most.
+ */
+enum { SPARE_INDEXES = 8 };
+static struct {
+	int lock;
+	uint32_t n;
+	void *index[SPARE_INDEXES];
+} spare;
+
+/* Zeroes the cell of index (mask + 1 cells) that holds value, probing from h: 0, or -1 if none. */
+static int clear_cell(uint32_t *index, uint32_t mask, uint32_t h, uint32_t value)
+{
+	for (uint32_t n = 0; n <= mask; n++, h = (h + 1) & mask)
+		if (index[h] == value) {
+			index[h] = 0;
+			return 0;
+		}
+	return -1;
+}
+
+/* Clears the cells of t's index its tables' entries hold: 0, or -1 (an entry not found). */
+static int clear_index(struct zrt_thread *t)
+{
+	const struct zr_thread *ti = t->info;
+	int rc = 0;
+	for (uint32_t i = 0; i < ti->n_funcs && !rc; i++)
+		rc = clear_cell(t->func_hash, zrt.func_mask, zrt_hash(t->funcs[i].addr) & zrt.func_mask,
+				i + 1);
+	for (uint32_t i = 0; i < ti->n_edges && !rc; i++) {
+		const struct zr_edge *e = &t->edges[i];
+		rc = clear_cell(t->edge_hash, zrt.edge_mask,
+				zrt_edge_hash(e->caller, t->funcs[e->callee].addr) & zrt.edge_mask, i + 1);
+	}
+	for (uint32_t i = 0; i < ti->n_contexts && !rc; i++) {
+		const struct zr_context *c = &t->contexts[i];
+		rc = clear_cell(t->ctx_hash, t->ctx_mask, zrt_ctx_hash(c->parent, c->addr) & t->ctx_mask,
+				i + 1);
+	}
+	return rc;
+}
+
+/* t's index, now that t ended: kept for the next thread when it can be cleared, else unmapped. */
+static void give_index(struct zrt_thread *t)
+{
+	int kept = 0;
+	if (clear_index(t) == 0) {
+		while (__atomic_exchange_n(&spare.lock, 1, __ATOMIC_ACQUIRE))
+			;
+		if (spare.n < SPARE_INDEXES) {
+			spare.index[spare.n++] = t->func_hash;
+			kept = 1;
+		}
+		__atomic_store_n(&spare.lock, 0, __ATOMIC_RELEASE);
+	}
+	if (!kept)
+		port_unmap_index(t->func_hash, zrt.index_bytes);
+}
+
+/* An index for a new thread: an ended thread's, cleared, or a fresh one; NULL when none. */
+static void *take_index(void)
+{
+	void *index = NULL;
+	while (__atomic_exchange_n(&spare.lock, 1, __ATOMIC_ACQUIRE))
+		;
+	if (spare.n)
+		index = spare.index[--spare.n];
+	__atomic_store_n(&spare.lock, 0, __ATOMIC_RELEASE);
+	return index ? index : port_map_index(zrt.index_bytes);
+}
+
 static int bind_new_slot(struct zrt_thread *t)
 {
 	struct zr_header *h = zrt.hdr;
-	void *index = port_map_index(zrt.index_bytes);
+	void *index = take_index();
 	int no_room = 0;
 	uint32_t slot = index ? claim_slot(h, &no_room) : ZR_NONE;
 	/* every slot taken, or no room for another: an ended thread's, already reserved */
@@ -568,7 +646,7 @@ void zrt_thread_end(struct zrt_thread *t)
 	t->state = ZRT_THREAD_NEW;
 	/* its name now: a program names its threads after they start (pthread_setname_np) */
 	port_thread_name(t->info->name);
-	port_unmap_index(t->func_hash, zrt.index_bytes);
+	give_index(t);
 	if (t->parking)
 		port_unmap_index(t->parking, sizeof *t->parking);
 	t->parking = NULL;
