@@ -47,8 +47,10 @@ static const char usage_text[] =
 	"      --fast-clock      with --time exact: unfenced clock reads, cheaper, but up\n"
 	"                        to some tens of ns of a function's time may land in its\n"
 	"                        caller\n"
-	"  -T, --trigger FUNC    record only while FUNC is running (one function of the\n"
-	"                        program, else of a library it loads at start-up)\n"
+	"  -T, --trigger FUNC    record only while FUNC is running, on the thread that\n"
+	"                        runs it (one function of the program, else of a\n"
+	"                        library it loads at start-up; the work it hands to\n"
+	"                        other threads is not recorded)\n"
 	"      --manual          record only between zond_start() and zond_stop()\n"
 	"  -F, --filter GLOB     record only functions matching GLOB (repeatable)\n"
 	"  -N, --exclude GLOB    do not record functions matching GLOB (repeatable)\n"
@@ -109,7 +111,7 @@ struct function_search {
 static void match_function(void *arg, const struct symbol *sym)
 {
 	struct function_search *f = arg;
-	if (!symbols_name_matches(f->name, sym->name))
+	if (!symbols_name_matches(f->name, sym->name) || symbols_is_fragment(sym->name))
 		return;
 	if (f->found++ == 0) {
 		f->addr = sym->start;

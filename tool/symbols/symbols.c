@@ -1021,9 +1021,32 @@ static size_t past_return_type(const char *name, size_t len)
 	return start;
 }
 
+/*
+ * The C++ name a mangled glob stands for ("_Z4leafi": "leaf(int)"), as
+ * perf and uftrace users paste them; NULL for any other glob.  The last
+ * one is kept: a glob is matched against every symbol of a file.
+ */
+static const char *demangled_glob(const char *glob)
+{
+	static char *last_glob, *last;
+	if (glob[0] != '_' || glob[1] != 'Z')
+		return NULL;
+	if (!last_glob || strcmp(last_glob, glob) != 0) {
+		free(last_glob);
+		free(last);
+		last_glob = strdup(glob);
+		last = symbols_demangle(glob);
+	}
+	return last;
+}
+
 int symbols_name_matches(const char *glob, const char *name)
 {
-	if (fnmatch(glob, name, 0) == 0)
+	/* a name names itself, whatever it holds ('[' of "f() [clone .cold]" is a glob's) */
+	if (strcmp(glob, name) == 0 || fnmatch(glob, name, 0) == 0)
+		return 1;
+	const char *cxx = demangled_glob(glob);
+	if (cxx && strcmp(cxx, name) == 0)
 		return 1;
 	size_t len = strlen(name);
 	size_t end = before_parameters(name, len);
@@ -1054,6 +1077,14 @@ int symbols_name_matches(const char *glob, const char *name)
 		return n > 0 && fnmatch(glob, base, 0) == 0;
 	}
 	return 0;
+}
+
+int symbols_is_fragment(const char *name)
+{
+	size_t n = strlen(name);
+	static const char cold[] = ".cold", cxx_cold[] = " [clone .cold]";
+	return (n >= sizeof cold - 1 && strcmp(name + n - (sizeof cold - 1), cold) == 0) ||
+	       (n >= sizeof cxx_cold - 1 && strcmp(name + n - (sizeof cxx_cold - 1), cxx_cold) == 0);
 }
 
 int symbols_build_id(const char *path, char *buf, size_t len)

@@ -101,6 +101,13 @@ size_t symbols_dwarf_visits(const struct symbols *s);
 int symbols_name_matches(const char *glob, const char *name);
 
 /*
+ * 1 when name is the cold part a compiler split off a function ("f.cold",
+ * "f(int) [clone .cold]"): code the function jumps to, never entered by a
+ * call, so no place to start or stop anything.
+ */
+int symbols_is_fragment(const char *name);
+
+/*
  * The GNU build id of the ELF file at path (its NT_GNU_BUILD_ID note), as
  * lowercase hex into buf (len >= 2 * 64 + 1).  0 when found; 1 when the file
  * has none or is not a readable ELF file (a build id is an extra, never a
