@@ -7,7 +7,8 @@
 # must be given back; the plugin dlopens and dlcloses a library of its own
 # in its namespace; the plugin is named without a directory, found through
 # the program's RUNPATH (the program's own call site must reach dlmopen).
-# The program's output is unchanged, a failing dlmopen's dlerror() too.
+# The program's output is unchanged, a failing dlmopen's dlerror() too.  And
+# zond libcalls of the same program: the namespaces' library calls are seen.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 work=$1
@@ -47,4 +48,24 @@ d = json.load(open("profile.json"))
 print(" ".join(sorted(n["name"] + "@" + os.path.basename(n["module"]) for n in d["nodes"])))')" \
 		"dlmleaf_fn@libcli_dlmleaf.so dlmplug_helper@libcli_dlmplug.so main@cli_dlmhost run@libcli_dlmplug.so"
 done
+
+# zond libcalls: the library calls of code in those namespaces (into their own C
+# library) are audited as the program's are; before, la_objopen declined every
+# object outside the program's namespace and they went unseen, silently
+"$ZOND" libcalls -q -o lib.db -- "$DLMHOST" 20 >out.txt 2>err.txt || fail "libcalls: $(cat err.txt)"
+check_same "libcalls: output" out.txt want_out.txt
+check_eq "libcalls: nothing said" "$(cat err.txt)" ""
+"$ZOND" dump -i lib.db >dump.txt 2>&1 || fail "libcalls: dump"
+# the calls made from the plugin and its leaf library, callers by base name
+sed -n 's|^call \[[^]]*/\(libcli_dlm[a-z]*\.so\)\] -> |\1 -> |p' dump.txt | sort >calls.txt
+cat >want_lib.txt <<'END'
+libcli_dlmleaf.so -> __cyg_profile_func_enter calls=200
+libcli_dlmleaf.so -> __cyg_profile_func_exit calls=200
+libcli_dlmplug.so -> __cyg_profile_func_enter calls=2020
+libcli_dlmplug.so -> __cyg_profile_func_exit calls=2020
+libcli_dlmplug.so -> dlclose calls=20
+libcli_dlmplug.so -> dlopen calls=20
+libcli_dlmplug.so -> dlsym calls=20
+END
+check_same "libcalls: the namespaces' calls" calls.txt want_lib.txt
 finish
