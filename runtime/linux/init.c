@@ -152,7 +152,11 @@ __attribute__((visibility("default"), noreturn)) void _Exit(int status)
 	_exit(status);
 }
 
-/* dlclose: the objects it unloaded are closed in the raw file (zl_note_unloaded). */
+/*
+ * dlclose: the objects it unloaded are closed in the raw file
+ * (zl_note_unloaded), and a namespace made for a dlmopen that holds nothing
+ * of the program's any more is closed (namespace.c, the shared library only).
+ */
 __attribute__((visibility("default"))) int dlclose(void *handle)
 {
 	static int (*real_dlclose)(void *);
@@ -163,6 +167,8 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 	int rc = real_dlclose(handle);
 	int saved_errno = errno;
 	zl_note_unloaded();
+	if (zl_ns_release_idle)
+		zl_ns_release_idle();
 	errno = saved_errno;
 	return rc;
 }

@@ -49,6 +49,12 @@ int zl_load_filters(const char *path);
 void zl_note_unloaded(void);
 
 /*
+ * Closes the link-map namespaces made for the program's dlmopen that hold
+ * nothing of its own any more (namespace.c: the shared library only, so weak).
+ */
+__attribute__((weak)) void zl_ns_release_idle(void);
+
+/*
  * The run-time address of _Unwind_Resume, 0 until the thread's first throw
  * (catch.c) finds it: an exit probe followed by a call of it runs in a
  * cleanup that goes on unwinding (hooks.c).

@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include "instrument.h"
 
+#include <dlfcn.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
@@ -68,10 +70,40 @@ static int visit_object(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/*
+ * The object holding addr in another link-map namespace than libzond's
+ * (dlmopen, namespace.c), as visit_object sees one: dl_iterate_phdr walks
+ * its caller's namespace only, dladdr looks in every one.  The program
+ * headers are read where the loader mapped the ELF header, the start of the
+ * object's first segment, which holds them (checked).
+ */
+static int other_namespace(struct search *s)
+{
+	Dl_info info;
+	struct link_map *l = NULL;
+	if (!dladdr1((void *)(uintptr_t)s->addr, &info, (void **)&l, RTLD_DL_LINKMAP) || !l ||
+	    !info.dli_fbase)
+		return 0;
+	const ElfW(Ehdr) *eh = info.dli_fbase;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != (__ELF_NATIVE_CLASS == 64 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh->e_phentsize != sizeof(ElfW(Phdr)) ||
+	    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(ElfW(Phdr)) > 4096)
+		return 0;
+	struct dl_phdr_info obj = {
+		.dlpi_addr = l->l_addr,
+		.dlpi_name = l->l_name,
+		.dlpi_phdr = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff),
+		.dlpi_phnum = eh->e_phnum,
+	};
+	return visit_object(&obj, sizeof obj, s);
+}
+
 int port_module_of(uint64_t addr, struct port_module *out)
 {
 	struct search s = {.addr = addr, .out = out};
 	dl_iterate_phdr(visit_object, &s);
+	if (!s.found)
+		other_namespace(&s);
 	return s.found ? 0 : -1;
 }
 
@@ -104,6 +136,11 @@ void zl_note_unloaded(void)
 		int found = 0;
 		void *arg[2] = {(void *)&m[i], &found};
 		dl_iterate_phdr(still_loaded, arg);
+		/* an object of another namespace (dlmopen) */
+		struct port_module pm;
+		struct search s = {.addr = m[i].start, .out = &pm};
+		if (!found && other_namespace(&s) && pm.start == m[i].start && pm.bias == m[i].bias)
+			found = 1;
 		if (!found)
 			zrt_module_closed(m[i].start, m[i].end);
 	}
