@@ -318,6 +318,14 @@ struct zr_thread {
 	   probes' own cost measured so far outside the measured intervals; the
 	   thread's frame times (enter_ticks, last_ticks) are on the clock minus it */
 	uint64_t paid_ticks;
+	/* stack switches (swapcontext, setcontext; room before funcs_off, 0 in files
+	   of older writers): */
+	uint32_t lost_stacks;       /* suspended stacks whose frames the runtime could not
+				       keep (no memory for more): their calls go on counted,
+				       their callers lost */
+	uint32_t lost_stack_calls;  /* calls made on a resumed stack whose frames were
+				       not kept: counted on their functions, on no
+				       context, a root call on no edge */
 };
 
 /*

@@ -44,7 +44,7 @@ API int swapcontext(ucontext_t *save, const ucontext_t *to)
 	}
 	struct zrt_thread *t = &zl_self;
 	if (t->state == ZRT_THREAD_ON)
-		zrt_park(t, (uintptr_t)save);
+		zrt_park(t, (uintptr_t)save, 1);
 	int rc = real_swap(save, to);
 	/* back through save: maybe on another thread (a scheduler that moves coroutines) */
 	t = &zl_self;

@@ -1176,6 +1176,8 @@ enum {
 	LOST_EDGES,
 	LOST_FRAMES,
 	LOST_CONTEXTS,
+	LOST_STACKS,
+	LOST_STACK_CALLS,
 	LOST_MODULE_CALLS,
 	UNSTACKED_CALLS,
 	SAMPLES,
@@ -1228,6 +1230,8 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 		counts[LOST_EDGES] += t->info.lost_edges;
 		counts[LOST_FRAMES] += t->info.lost_frames;
 		counts[LOST_CONTEXTS] += t->info.lost_contexts;
+		counts[LOST_STACKS] += t->info.lost_stacks;
+		counts[LOST_STACK_CALLS] += t->info.lost_stack_calls;
 		for (uint32_t i = 0; i < t->info.n_funcs; i++)
 			if (t->funcs[i].flags & ZR_FUNC_UNRECORDED)
 				counts[LOST_MODULE_CALLS] += t->funcs[i].calls;
@@ -1353,6 +1357,10 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	profile_add_count(p, "lost_edges", counts[LOST_EDGES]);
 	profile_add_count(p, "lost_frames", counts[LOST_FRAMES]);
 	profile_add_count(p, "lost_contexts", counts[LOST_CONTEXTS]);
+	/* coroutine stacks whose frames found no room while suspended, and the calls made
+	   on them after they resumed, counted on no context */
+	profile_add_count(p, "lost_stacks", counts[LOST_STACKS]);
+	profile_add_count(p, "lost_stack_calls", counts[LOST_STACK_CALLS]);
 	profile_add_count(p, "unstacked_calls", counts[UNSTACKED_CALLS]);
 	/* calls still running where the data end, of no known length (close_open_frames) */
 	profile_add_count(p, "calls_cut_short", counts[CUT_SHORT]);
