@@ -1919,6 +1919,15 @@ void zrt_unpark(struct zrt_thread *t, uint64_t key)
 	zrt_unbusy(t);
 }
 
+int zrt_parked_by(struct zrt_thread *t, uint64_t key)
+{
+	struct zrt_parking *p = t->parking;
+	if (!p || !key)
+		return 0;
+	const struct zrt_parked *k = &p->slots[park_slot(p, key)];
+	return k->key != key ? 0 : k->by_swap ? ZRT_PARKED_SWAP : ZRT_PARKED_GET;
+}
+
 void zrt_unwound(struct zrt_thread *t, uint64_t sp)
 {
 	if (t->busy && zrt_still_busy(t, sp))

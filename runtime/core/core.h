@@ -225,6 +225,12 @@ struct zrt_thread {
 	 */
 	struct zrt_parking *parking;
 	uint32_t lost_path, park_lost;
+	/*
+	 * The last context the thread saved with getcontext (the port's
+	 * interposer), the one a setcontext leaving this stack will most
+	 * likely come back through; 0: none.
+	 */
+	uint64_t saved_ctx;
 };
 
 /* Every this many measured probes, zrt_probe_paid updates the thread's mean pair. */
@@ -324,11 +330,16 @@ int zrt_still_busy(struct zrt_thread *t, uint64_t sp);
  * in lost_stacks and, once resumed, its calls in lost_stack_calls: counted
  * on their functions, never under callers they did not have.  Resumed on
  * another thread, a stack finds nothing parked: its calls are roots there.
-  Not from a signal handler (swapcontext is not
+ * zrt_parked_by(t, key): how the frames parked under key were parked, 0
+ * for none; ZRT_PARKED_GET (by a setcontext, for a getcontext's context) are
+ * put back by the switch to key, whose landing runs no code of zond's.  Not from a signal handler (swapcontext is not
  * async-signal-safe either).  With the timeline, each is an event.
  */
 void zrt_park(struct zrt_thread *t, uint64_t key, int by_swap);
 void zrt_unpark(struct zrt_thread *t, uint64_t key);
+int zrt_parked_by(struct zrt_thread *t, uint64_t key);
+#define ZRT_PARKED_GET 1
+#define ZRT_PARKED_SWAP 2
 
 /*
  * Counts a call of fn that opens no frame (its time is its caller's): a
