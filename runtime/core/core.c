@@ -1843,6 +1843,15 @@ static void chain_copy(struct zrt_parking *p, uint32_t b, struct zr_frame *stack
 	}
 }
 
+/* The timeline's event of a switch (the caller holds t's busy flag). */
+static void note_switch(struct zrt_thread *t, uint32_t kind, uint32_t id)
+{
+	if (zrt_unlikely(zrt.timeline)) {
+		uint64_t now = port_clock();
+		zrt_timeline_switch(t, kind, id, zrt.timed ? zrt_frame_clock(t, now) : now);
+	}
+}
+
 void zrt_park(struct zrt_thread *t, uint64_t key, int by_swap)
 {
 	if (t->busy || !key)
@@ -1854,6 +1863,7 @@ void zrt_park(struct zrt_thread *t, uint64_t key, int by_swap)
 	   then be taken for that of a stack whose frames were lost */
 	int keep = depth || t->lost_path || t->park_lost;
 	struct zrt_parking *p = keep ? parking(t) : t->parking;
+	uint32_t id = 0;
 	if (p) {
 		/* the key's last parking was never resumed: it is replaced */
 		uint32_t h = park_slot(p, key);
@@ -1869,7 +1879,7 @@ void zrt_park(struct zrt_thread *t, uint64_t key, int by_swap)
 			k->depth = depth;
 			k->lost = (uint16_t)t->lost_path;
 			k->by_swap = (uint16_t)(by_swap != 0);
-			k->id = ++p->last_id ? p->last_id : ++p->last_id;
+			k->id = id = ++p->last_id ? p->last_id : ++p->last_id;
 			k->first = ZR_NONE;
 			/* the chain, built back to front */
 			for (uint32_t n = 0; n < blocks; n++) {
@@ -1885,6 +1895,7 @@ void zrt_park(struct zrt_thread *t, uint64_t key, int by_swap)
 			t->park_lost = 1;
 		}
 	}
+	note_switch(t, ZR_SWITCH_PARK, id);
 	ti->depth = 0;
 	t->lost_path = 0;
 	zrt_unbusy(t);
@@ -1896,7 +1907,7 @@ void zrt_unpark(struct zrt_thread *t, uint64_t key)
 		return;
 	zrt_take(t, ZRT_HERE());
 	struct zrt_parking *p = t->parking;
-	uint32_t h = p ? park_slot(p, key) : 0;
+	uint32_t h = p ? park_slot(p, key) : 0, id = 0;
 	/* what is open is a stack left without its switch: dead, its calls untimed */
 	t->info->depth = 0;
 	if (key && p && p->slots[h].key == key) {
@@ -1911,11 +1922,13 @@ void zrt_unpark(struct zrt_thread *t, uint64_t key)
 		}
 		t->info->depth = k->depth;
 		t->lost_path = k->lost;
+		id = k->id;
 		park_remove(p, h);
 	} else {
 		/* never parked here (another thread's, or a fresh one), or lost */
 		t->lost_path = t->park_lost;
 	}
+	note_switch(t, ZR_SWITCH_RESUME | (t->lost_path ? ZR_SWITCH_LOST : 0), id);
 	zrt_unbusy(t);
 }
 
@@ -2205,6 +2218,11 @@ int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t 
 			      : fr->edge != ZR_NONE ? parent.edges[fr->edge].site : 0;
 		carry_frame(t, fr, &parent.funcs[fr->func], site, h->start_ticks);
 	}
+	/* the timeline starts inside them: each is there, entered before */
+	if (zrt_unlikely(zrt.timeline))
+		for (uint32_t k = 0; k < t->info->depth; k++)
+			zrt_timeline_continued(t, &t->stack[k], zrt.timed ? zrt_frame_clock(t, h->start_ticks)
+									  : h->start_ticks);
 	t->info->depth += depth - kept;
 	return 0;
 }

@@ -325,9 +325,20 @@ static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *
 			return bad(r, t->off + h->contexts_off + i * sizeof *c,
 				   "context names a parent, function or edge outside the tables", err);
 	}
+	int switches = (h->timeline_flags & ZR_TIMELINE_SWITCHES) != 0;
 	for (uint32_t i = 0; i < t->n_events; i++) {
 		const struct zr_event *e = &t->events[i];
-		if (e->func >= ti->n_funcs || (e->depth & ~ZR_EVENT_EXIT) >= h->max_depth)
+		if (switches && (e->depth & ZR_EVENT_SWITCH)) {
+			/* a stack switch: func is a stack's id */
+			if ((e->depth & ~(ZR_EVENT_SWITCH | ZR_SWITCH_RESUME | ZR_SWITCH_LOST)) ||
+			    ((e->depth & ZR_SWITCH_LOST) && !(e->depth & ZR_SWITCH_RESUME)))
+				return bad(r, t->off + h->events_off,
+					   "timeline event is a stack switch of no known kind", err);
+			continue;
+		}
+		uint32_t flags = ZR_EVENT_EXIT | (switches ? ZR_EVENT_CONTINUED : 0);
+		if (e->func >= ti->n_funcs || (e->depth & ~flags) >= h->max_depth ||
+		    ((e->depth & ZR_EVENT_CONTINUED) && (e->depth & ZR_EVENT_EXIT)))
 			return bad(r, t->off + h->events_off,
 				   "timeline event names a function or depth outside the tables",
 				   err);
@@ -1084,8 +1095,21 @@ static void add_spans(struct zp_profile *p, const struct raw *r, const struct ra
 	struct zp_tl_event *ev = zp_xmalloc(t->n_events * sizeof *ev);
 	for (uint32_t i = 0; i < t->n_events; i++) {
 		const struct zr_event *e = &t->events[i];
+		if ((h->timeline_flags & ZR_TIMELINE_SWITCHES) && (e->depth & ZR_EVENT_SWITCH)) {
+			int resume = (e->depth & ZR_SWITCH_RESUME) != 0;
+			ev[i] = (struct zp_tl_event){.time = timeline_ns(r, e->ticks),
+						     .node = ZP_NONE,
+						     .kind = resume ? ZP_TL_RESUME : ZP_TL_PARK,
+						     .stack = e->func,
+						     .lost = (e->depth & ZR_SWITCH_LOST) != 0};
+			continue;
+		}
+		int continued = (h->timeline_flags & ZR_TIMELINE_SWITCHES) &&
+				(e->depth & ZR_EVENT_CONTINUED);
 		ev[i] = (struct zp_tl_event){timeline_ns(r, e->ticks), t->nodes[e->func],
-					     e->depth & ~ZR_EVENT_EXIT, (e->depth & ZR_EVENT_EXIT) != 0};
+					     e->depth & ~(ZR_EVENT_EXIT | ZR_EVENT_CONTINUED),
+					     (e->depth & ZR_EVENT_EXIT) != 0,
+					     continued ? ZP_TL_CONTINUED : ZP_TL_CALL, 0, 0};
 	}
 	/* sampled time keeps no times of its own: the last event may be the last time known */
 	uint64_t last = t->events[t->n_events - 1].ticks, known = last_known_ticks(r, t);
