@@ -273,7 +273,7 @@ static int guard_swapcontext(ucontext_t *save, const ucontext_t *to)
 {
 	struct zrt_thread *t = &za_self.core;
 	if (t->state == ZRT_THREAD_ON)
-		zrt_park(t, (uintptr_t)save);
+		zrt_park(t, (uintptr_t)save, 1);
 	int rc = REAL(swapcontext_fn, G_SWAPCONTEXT)(save, to);
 	t = &za_self.core; /* back through save: maybe on another thread */
 	if (t->state == ZRT_THREAD_ON)

@@ -16,7 +16,8 @@ _Static_assert(sizeof(struct zr_header) == 328, "zr_header layout");
 _Static_assert(ZR_HEADER_V4_BYTES == __builtin_offsetof(struct zr_header, lost_threads_access),
 	       "zr_header v4 layout");
 _Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
-_Static_assert(sizeof(struct zr_thread) == 160, "zr_thread layout");
+/* 160 in older writers' files, whose funcs_off (192) leaves the rest 0 */
+_Static_assert(sizeof(struct zr_thread) == 168, "zr_thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "zr_func layout");
 _Static_assert(sizeof(struct zr_edge) == 32, "zr_edge layout");
 _Static_assert(sizeof(struct zr_context) == 80, "zr_context layout");
@@ -80,24 +81,40 @@ static uint32_t hash_size(uint32_t n)
 	return size;
 }
 
-/* Stack switches: the parking area (zrt_park). */
-#define PARK_STACKS 1024u
-#define PARK_DEPTH 64u
+/*
+ * Stack switches: the parking area (zrt_park), private memory that grows
+ * as stacks are parked: an open-addressing table of the stacks parked, by
+ * key, at most half full; their frames in chains of blocks of PARK_BLOCK.
+ */
+#define PARK_BLOCK 16u
+#define PARK_FIRST 64u /* slots and blocks of a thread's first area */
+
+/*
+ * A parent context for a call made on a stack whose frames were lost while
+ * it was suspended (zrt_thread.lost_path): counted in lost_stack_calls, on
+ * no context.
+ */
+#define CTX_SWITCHED 0xfffffffdu
 
 struct zrt_parked {
-	uint64_t key;  /* the context the thread comes back through */
-	uint64_t at;   /* the frame clock when parked (timed) */
-	uint32_t block; /* its frames: blocks[block] */
-	uint32_t n;
+	uint64_t key;   /* the context the thread comes back through; 0: a free slot */
+	uint64_t at;    /* the frame clock when parked (timed) */
+	uint32_t first; /* its first block, ZR_NONE for none */
+	uint32_t depth; /* its depth (frames kept: at most max_depth) */
+	uint32_t id;    /* its name on the timeline */
+	uint16_t lost;  /* it ran on with its callers lost (lost_path) */
+	uint16_t by_swap; /* parked by swapcontext, whose return puts it back */
 };
 
-/* Private memory, dense in stack[]; a stack's frames in a block of their own. */
 struct zrt_parking {
-	uint32_t n;                  /* parked stacks */
-	uint32_t free[PARK_STACKS];  /* blocks not in use: free[0..PARK_STACKS - n) */
-	struct zrt_parked stack[PARK_STACKS];
-	struct zr_frame blocks[PARK_STACKS][PARK_DEPTH];
+	struct zrt_parked *slots;
+	uint32_t mask, used;
+	struct zr_frame *frames; /* n_blocks blocks of PARK_BLOCK frames */
+	uint32_t *next;          /* each block's next in its chain, or in the free list */
+	uint32_t n_blocks, fresh, free_head, n_free; /* blocks below fresh have been used */
+	uint32_t last_id;
 };
+static void park_free(struct zrt_thread *t);
 
 static void copy_bytes(void *dst, const void *src, uint64_t n)
 {
@@ -647,9 +664,8 @@ void zrt_thread_end(struct zrt_thread *t)
 	/* its name now: a program names its threads after they start (pthread_setname_np) */
 	port_thread_name(t->info->name);
 	give_index(t);
-	if (t->parking)
-		port_unmap_index(t->parking, sizeof *t->parking);
-	t->parking = NULL;
+	park_free(t);
+	t->lost_path = t->park_lost = 0;
 	uint64_t now = port_clock();
 	/* nonzero: the slot may now be merged and handed on (reuse_slot) */
 	__atomic_store_n(&t->info->end_ticks, now ? now : 1, __ATOMIC_RELEASE);
@@ -934,6 +950,8 @@ static void merge_thread(const struct zrt_thread *d)
 	si->lost_funcs += di->lost_funcs;
 	si->lost_edges += di->lost_edges;
 	si->lost_frames += di->lost_frames;
+	si->lost_stacks += di->lost_stacks;
+	si->lost_stack_calls += di->lost_stack_calls;
 	si->lost_contexts += di->lost_contexts;
 	si->samples += di->samples;
 	si->samples_zond += di->samples_zond;
@@ -1339,6 +1357,10 @@ static uint32_t find_context(struct zrt_thread *t, uint32_t parent, uint64_t add
 		ti->lost_contexts++;
 		return ZR_NONE;
 	}
+	if (parent == CTX_SWITCHED) {
+		ti->lost_stack_calls++;
+		return ZR_NONE;
+	}
 	uint32_t h = zrt_ctx_hash(parent, addr) & t->ctx_mask;
 	for (;; h = (h + 1) & t->ctx_mask) {
 		uint32_t x = t->ctx_hash[h];
@@ -1408,8 +1430,12 @@ static uint32_t caller_at(struct zrt_thread *t, uint32_t d, uint64_t site, uint3
 	}
 	if (d) {
 		const struct zr_frame *top = &t->stack[d - 1];
-		*parent = top->ctx == ZR_NONE ? CTX_LOST : top->ctx;
+		*parent = top->ctx != ZR_NONE ? top->ctx : t->lost_path ? CTX_SWITCHED : CTX_LOST;
 		return top->func;
+	}
+	if (t->lost_path) {
+		*parent = CTX_SWITCHED; /* its callers are not known: no root edge either */
+		return ZR_NONE;
 	}
 	uint32_t caller = zrt_root_caller(t, site);
 	*parent = caller == ZR_NONE ? ZR_NONE : t->root_ctx == ZR_NONE ? CTX_LOST : t->root_ctx;
@@ -1562,7 +1588,8 @@ static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, u
 		return NULL;
 	}
 	uint32_t parent;
-	uint32_t e = find_edge(t, caller_at(t, d, site, &parent), i, site);
+	uint32_t caller = caller_at(t, d, site, &parent);
+	uint32_t e = d || parent != CTX_SWITCHED ? find_edge(t, caller, i, site) : ZR_NONE;
 	uint32_t c = find_context(t, parent, fn, i, e);
 	count_call(t, i, e, c);
 	/* the caller's next call of fn takes the fast path's cache (core.h zrt_enter) */
@@ -1655,7 +1682,9 @@ uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64
 		uint32_t i = find_func(t, fn);
 		if (!skip_call(t, i)) {
 			uint32_t parent;
-			e = find_edge(t, caller_at(t, d, site, &parent), i, site);
+			uint32_t caller = caller_at(t, d, site, &parent);
+			if (d || parent != CTX_SWITCHED)
+				e = find_edge(t, caller, i, site);
 			count_call(t, i, e, find_context(t, parent, fn, i, e));
 		}
 	}
@@ -1665,53 +1694,210 @@ uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64
 
 /* ---- stack switches ---------------------------------------------------- */
 
+static uint64_t slots_bytes(uint32_t n)
+{
+	return (uint64_t)n * sizeof(struct zrt_parked);
+}
+
+static uint64_t blocks_bytes(uint32_t n)
+{
+	return (uint64_t)n * (PARK_BLOCK * sizeof(struct zr_frame) + sizeof(uint32_t));
+}
+
+static void park_free(struct zrt_thread *t)
+{
+	struct zrt_parking *p = t->parking;
+	if (!p)
+		return;
+	if (p->slots)
+		port_unmap_index(p->slots, slots_bytes(p->mask + 1));
+	if (p->frames)
+		port_unmap_index(p->frames, blocks_bytes(p->n_blocks));
+	port_unmap_index(p, sizeof *p);
+	t->parking = NULL;
+}
+
 static struct zrt_parking *parking(struct zrt_thread *t)
 {
 	if (!t->parking) {
 		struct zrt_parking *p = port_map_index(sizeof *p);
 		if (!p)
 			return NULL;
-		for (uint32_t i = 0; i < PARK_STACKS; i++)
-			p->free[i] = PARK_STACKS - 1 - i;
+		p->slots = port_map_index(slots_bytes(PARK_FIRST));
+		if (!p->slots) {
+			port_unmap_index(p, sizeof *p);
+			return NULL;
+		}
+		p->mask = PARK_FIRST - 1;
+		p->free_head = ZR_NONE;
 		t->parking = p;
 	}
 	return t->parking;
 }
 
-/* Closes nothing, times nothing: the open frames are gone (counted, not timed). */
-static void drop_frames(struct zrt_thread *t)
+/* The slot of key, or of where it would go. */
+static uint32_t park_slot(const struct zrt_parking *p, uint64_t key)
 {
-	t->info->lost_frames += t->info->depth;
-	t->info->depth = 0;
+	uint32_t h = zrt_hash(key) & p->mask;
+	while (p->slots[h].key && p->slots[h].key != key)
+		h = (h + 1) & p->mask;
+	return h;
 }
 
-void zrt_park(struct zrt_thread *t, uint64_t key)
+/* Room for one more stack: the table doubles when it would be more than half full. */
+static int park_room(struct zrt_parking *p)
 {
-	if (t->busy)
+	if ((uint64_t)(p->used + 1) * 2 <= (uint64_t)p->mask + 1)
+		return 1;
+	uint32_t size = (p->mask + 1) * 2;
+	if (!size)
+		return 0;
+	struct zrt_parked *old = p->slots, *slots = port_map_index(slots_bytes(size));
+	if (!slots)
+		return 0;
+	uint32_t old_size = p->mask + 1;
+	p->slots = slots;
+	p->mask = size - 1;
+	for (uint32_t i = 0; i < old_size; i++)
+		if (old[i].key)
+			p->slots[park_slot(p, old[i].key)] = old[i];
+	port_unmap_index(old, slots_bytes(old_size));
+	return 1;
+}
+
+/* Room for n more blocks: the block pool doubles (at least) when short. */
+static int block_room(struct zrt_parking *p, uint32_t n)
+{
+	uint64_t have = (uint64_t)p->n_free + (p->n_blocks - p->fresh);
+	if (have >= n)
+		return 1;
+	uint64_t want = p->n_blocks ? 2 * (uint64_t)p->n_blocks : PARK_FIRST;
+	if (want < p->fresh + (uint64_t)n)
+		want = p->fresh + (uint64_t)n;
+	if (want >= ZR_NONE)
+		return 0;
+	struct zr_frame *frames = port_map_index(blocks_bytes((uint32_t)want));
+	if (!frames)
+		return 0;
+	uint32_t *next = (uint32_t *)(frames + want * PARK_BLOCK);
+	if (p->frames) {
+		copy_bytes(frames, p->frames, (uint64_t)p->fresh * PARK_BLOCK * sizeof *frames);
+		copy_bytes(next, p->next, (uint64_t)p->fresh * sizeof *next);
+		port_unmap_index(p->frames, blocks_bytes(p->n_blocks));
+	}
+	p->frames = frames;
+	p->next = next;
+	p->n_blocks = (uint32_t)want;
+	return 1;
+}
+
+static uint32_t take_block(struct zrt_parking *p)
+{
+	if (p->free_head != ZR_NONE) {
+		uint32_t b = p->free_head;
+		p->free_head = p->next[b];
+		p->n_free--;
+		return b;
+	}
+	return p->fresh++;
+}
+
+static void give_blocks(struct zrt_parking *p, uint32_t b)
+{
+	while (b != ZR_NONE) {
+		uint32_t next = p->next[b];
+		p->next[b] = p->free_head;
+		p->free_head = b;
+		p->n_free++;
+		b = next;
+	}
+}
+
+/* Removes slot h's stack, its blocks given back (backward-shift deletion). */
+static void park_remove(struct zrt_parking *p, uint32_t h)
+{
+	give_blocks(p, p->slots[h].first);
+	p->used--;
+	for (uint32_t j = (h + 1) & p->mask; p->slots[j].key; j = (j + 1) & p->mask) {
+		uint32_t home = zrt_hash(p->slots[j].key) & p->mask;
+		/* j's entry may fill the hole at h when its home is not in (h, j] */
+		if (((j - home) & p->mask) >= ((j - h) & p->mask)) {
+			p->slots[h] = p->slots[j];
+			h = j;
+		}
+	}
+	p->slots[h].key = 0;
+}
+
+/* Copies n frames between the stack and a chain of blocks starting at b. */
+static void chain_copy(struct zrt_parking *p, uint32_t b, struct zr_frame *stack, uint32_t n,
+		       int out)
+{
+	for (uint32_t k = 0; k < n; k += PARK_BLOCK, b = p->next[b]) {
+		uint32_t m = n - k < PARK_BLOCK ? n - k : PARK_BLOCK;
+		struct zr_frame *blk = &p->frames[(uint64_t)b * PARK_BLOCK];
+		if (out)
+			copy_bytes(blk, stack + k, m * sizeof *stack);
+		else
+			copy_bytes(stack + k, blk, m * sizeof *stack);
+	}
+}
+
+/* The timeline's event of a switch (the caller holds t's busy flag). */
+static void note_switch(struct zrt_thread *t, uint32_t kind, uint32_t id)
+{
+	if (zrt_unlikely(zrt.timeline)) {
+		uint64_t now = port_clock();
+		zrt_timeline_switch(t, kind, id, zrt.timed ? zrt_frame_clock(t, now) : now);
+	}
+}
+
+void zrt_park(struct zrt_thread *t, uint64_t key, int by_swap)
+{
+	if (t->busy || !key)
 		return;
 	zrt_take(t, ZRT_HERE());
 	struct zr_thread *ti = t->info;
-	struct zrt_parking *p = ti->depth ? parking(t) : NULL;
+	uint32_t depth = ti->depth, kept = depth < zrt.max_depth ? depth : zrt.max_depth;
+	/* a stack with nothing open needs no record, unless its resumption could
+	   then be taken for that of a stack whose frames were lost */
+	int keep = depth || t->lost_path || t->park_lost;
+	struct zrt_parking *p = keep ? parking(t) : t->parking;
+	uint32_t id = 0;
 	if (p) {
 		/* the key's last parking was never resumed: it is replaced */
-		for (uint32_t i = 0; i < p->n; i++)
-			if (p->stack[i].key == key) {
-				p->free[PARK_STACKS - p->n] = p->stack[i].block;
-				p->stack[i] = p->stack[--p->n];
-				break;
+		uint32_t h = park_slot(p, key);
+		if (p->slots[h].key)
+			park_remove(p, h);
+	}
+	if (keep) {
+		uint32_t blocks = (kept + PARK_BLOCK - 1) / PARK_BLOCK;
+		if (p && park_room(p) && block_room(p, blocks)) {
+			struct zrt_parked *k = &p->slots[park_slot(p, key)];
+			k->key = key;
+			k->at = zrt.timed ? zrt_frame_clock(t, port_clock()) : 0;
+			k->depth = depth;
+			k->lost = (uint16_t)t->lost_path;
+			k->by_swap = (uint16_t)(by_swap != 0);
+			k->id = id = ++p->last_id ? p->last_id : ++p->last_id;
+			k->first = ZR_NONE;
+			/* the chain, built back to front */
+			for (uint32_t n = 0; n < blocks; n++) {
+				uint32_t b = take_block(p);
+				p->next[b] = k->first;
+				k->first = b;
 			}
+			chain_copy(p, k->first, t->stack, kept, 1);
+			p->used++;
+		} else {
+			/* no memory for more: its calls go on counted, their callers lost */
+			ti->lost_stacks++;
+			t->park_lost = 1;
+		}
 	}
-	if (p && p->n < PARK_STACKS && ti->depth <= PARK_DEPTH && ti->depth <= zrt.max_depth) {
-		struct zrt_parked *k = &p->stack[p->n++];
-		k->key = key;
-		k->at = zrt.timed ? zrt_frame_clock(t, port_clock()) : 0;
-		k->block = p->free[PARK_STACKS - p->n];
-		k->n = ti->depth;
-		copy_bytes(p->blocks[k->block], t->stack, k->n * sizeof *t->stack);
-		ti->depth = 0;
-	} else {
-		drop_frames(t);
-	}
+	note_switch(t, ZR_SWITCH_PARK, id);
+	ti->depth = 0;
+	t->lost_path = 0;
 	zrt_unbusy(t);
 }
 
@@ -1721,24 +1907,38 @@ void zrt_unpark(struct zrt_thread *t, uint64_t key)
 		return;
 	zrt_take(t, ZRT_HERE());
 	struct zrt_parking *p = t->parking;
-	uint32_t i = 0;
-	while (p && i < p->n && p->stack[i].key != key)
-		i++;
-	drop_frames(t); /* what is open is a stack left without its switch */
-	if (p && i < p->n) {
-		struct zrt_parked *k = &p->stack[i];
+	uint32_t h = p ? park_slot(p, key) : 0, id = 0;
+	/* what is open is a stack left without its switch: dead, its calls untimed */
+	t->info->depth = 0;
+	if (key && p && p->slots[h].key == key) {
+		struct zrt_parked *k = &p->slots[h];
 		struct zr_frame *fr = t->stack;
-		copy_bytes(fr, p->blocks[k->block], k->n * sizeof *fr);
+		uint32_t kept = k->depth < zrt.max_depth ? k->depth : zrt.max_depth;
+		chain_copy(p, k->first, fr, kept, 0);
 		if (zrt.timed) {
 			uint64_t away = zrt_frame_clock(t, port_clock()) - k->at;
-			for (uint32_t f = 0; f < k->n; f++)
+			for (uint32_t f = 0; f < kept; f++)
 				fr[f].enter_ticks += away;
 		}
-		t->info->depth = k->n;
-		p->free[PARK_STACKS - p->n] = k->block;
-		*k = p->stack[--p->n];
+		t->info->depth = k->depth;
+		t->lost_path = k->lost;
+		id = k->id;
+		park_remove(p, h);
+	} else {
+		/* never parked here (another thread's, or a fresh one), or lost */
+		t->lost_path = t->park_lost;
 	}
+	note_switch(t, ZR_SWITCH_RESUME | (t->lost_path ? ZR_SWITCH_LOST : 0), id);
 	zrt_unbusy(t);
+}
+
+int zrt_parked_by(struct zrt_thread *t, uint64_t key)
+{
+	struct zrt_parking *p = t->parking;
+	if (!p || !key)
+		return 0;
+	const struct zrt_parked *k = &p->slots[park_slot(p, key)];
+	return k->key != key ? 0 : k->by_swap ? ZRT_PARKED_SWAP : ZRT_PARKED_GET;
 }
 
 void zrt_unwound(struct zrt_thread *t, uint64_t sp)
@@ -2000,6 +2200,13 @@ int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t 
 	/* without the parent's copy (a fork by a bare system call), its file as it is now */
 	int copied = forking.valid && forking.pid == ppid;
 	forking.valid = 0;
+	/* the stacks parked in the parent name the parent's records: their calls
+	   would be filed under other contexts here, so they are dropped, lost */
+	if (t->parking) {
+		if (t->parking->used)
+			t->park_lost = 1;
+		park_free(t);
+	}
 	zrt_thread_attach(t);
 	if (t->state != ZRT_THREAD_ON)
 		return 0;
@@ -2011,6 +2218,11 @@ int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t 
 			      : fr->edge != ZR_NONE ? parent.edges[fr->edge].site : 0;
 		carry_frame(t, fr, &parent.funcs[fr->func], site, h->start_ticks);
 	}
+	/* the timeline starts inside them: each is there, entered before */
+	if (zrt_unlikely(zrt.timeline))
+		for (uint32_t k = 0; k < t->info->depth; k++)
+			zrt_timeline_continued(t, &t->stack[k], zrt.timed ? zrt_frame_clock(t, h->start_ticks)
+									  : h->start_ticks);
 	t->info->depth += depth - kept;
 	return 0;
 }

@@ -215,11 +215,22 @@ struct zrt_thread {
 	 */
 	uint64_t alt_lo, alt_hi;
 	/*
-	 * Stack switches (swapcontext): the frames of the stacks the thread
-	 * left, by the context it comes back through (zrt_park); NULL until
-	 * its first switch.
+	 * Stack switches (swapcontext, setcontext): the frames of the stacks
+	 * the thread left, by the context it comes back through (zrt_park);
+	 * NULL until its first switch.  lost_path: the stack the thread runs on
+	 * lost its frames (no room to keep them while it was suspended): its
+	 * calls have no calling context.  park_lost: some stack's frames found
+	 * no room (or were parked in the parent of a forked child), so a stack
+	 * resumed that was never seen parked may be one of them.
 	 */
 	struct zrt_parking *parking;
+	uint32_t lost_path, park_lost;
+	/*
+	 * The last context the thread saved with getcontext (the port's
+	 * interposer), the one a setcontext leaving this stack will most
+	 * likely come back through; 0: none.
+	 */
+	uint64_t saved_ctx;
 };
 
 /* Every this many measured probes, zrt_probe_paid updates the thread's mean pair. */
@@ -306,20 +317,29 @@ void zrt_exit_resuming(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t 
 int zrt_still_busy(struct zrt_thread *t, uint64_t sp);
 
 /*
- * Stack switches (a coroutine's swapcontext): each stack has frames of its
- * own.  zrt_park(t, key) moves every open frame of t into its parking area
- * under key (the context through which the thread will come back to this
- * stack), so that the stack switched to starts with none, or with its own;
- * zrt_unpark(t, key) puts the frames parked under key back, in place of any
- * still open (a stack left by setcontext or a context's end: dead).  Timed,
- * a parked frame's time stops while parked.  No room in the area (1024
- * stacks, each at most 64 frames deep): the frames are dropped, counted in
- * lost_frames (counted, not timed).  Resumed on another thread, a stack
- * finds nothing parked: its frames are dropped too.  Not from a signal
- * handler (swapcontext is not async-signal-safe either).
+ * Stack switches (a coroutine's swapcontext or setcontext): each stack has
+ * frames of its own.  zrt_park(t, key, by_swap) moves every open frame of t
+ * into its parking area under key (the context through which the thread
+ * will come back to this stack: by_swap, the return of the swapcontext
+ * that saved it; else a getcontext's), so that the stack switched to
+ * starts with none, or with its own; zrt_unpark(t, key) puts the frames
+ * parked under key back, in place of any still open (a stack left by
+ * setcontext or a context's end: dead).  Timed, a parked frame's time
+ * stops while parked.  The area grows with the stacks parked, each as deep
+ * as the shadow stack; where it cannot (no memory), the stack is counted
+ * in lost_stacks and, once resumed, its calls in lost_stack_calls: counted
+ * on their functions, never under callers they did not have.  Resumed on
+ * another thread, a stack finds nothing parked: its calls are roots there.
+ * zrt_parked_by(t, key): how the frames parked under key were parked, 0
+ * for none; ZRT_PARKED_GET (by a setcontext, for a getcontext's context) are
+ * put back by the switch to key, whose landing runs no code of zond's.  Not from a signal handler (swapcontext is not
+ * async-signal-safe either).  With the timeline, each is an event.
  */
-void zrt_park(struct zrt_thread *t, uint64_t key);
+void zrt_park(struct zrt_thread *t, uint64_t key, int by_swap);
 void zrt_unpark(struct zrt_thread *t, uint64_t key);
+int zrt_parked_by(struct zrt_thread *t, uint64_t key);
+#define ZRT_PARKED_GET 1
+#define ZRT_PARKED_SWAP 2
 
 /*
  * Counts a call of fn that opens no frame (its time is its caller's): a
@@ -633,6 +653,8 @@ zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp, ui
 		x = top->last_child;
 		if (zrt_likely(x != ZR_NONE) && zrt_likely(t->contexts[x].addr == fn))
 			goto found;
+	} else if (zrt_unlikely(t->lost_path)) {
+		goto done; /* a stack whose callers were lost: no root context */
 	} else if (zrt.root_modules) {
 		/* a root call: its caller is the calling module's record */
 		if (zrt_unlikely(site - t->root_lo >= t->root_len || t->root_ctx == ZR_NONE))

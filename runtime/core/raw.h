@@ -262,6 +262,9 @@ struct zr_header {
 
 /* zr_header.timeline_flags: a full ring overwrites its oldest event (else new ones are dropped) */
 #define ZR_TIMELINE_KEEP_NEWEST 1u
+/* the ring may hold stack switches and continued frames (ZR_EVENT_SWITCH,
+   ZR_EVENT_CONTINUED); readers of older writers' files never see either */
+#define ZR_TIMELINE_SWITCHES 2u
 
 /* A loaded ELF object, recorded the first time one of its functions runs. */
 struct zr_module {
@@ -318,6 +321,14 @@ struct zr_thread {
 	   probes' own cost measured so far outside the measured intervals; the
 	   thread's frame times (enter_ticks, last_ticks) are on the clock minus it */
 	uint64_t paid_ticks;
+	/* stack switches (swapcontext, setcontext; room before funcs_off, 0 in files
+	   of older writers): */
+	uint32_t lost_stacks;       /* suspended stacks whose frames the runtime could not
+				       keep (no memory for more): their calls go on counted,
+				       their callers lost */
+	uint32_t lost_stack_calls;  /* calls made on a resumed stack whose frames were
+				       not kept: counted on their functions, on no
+				       context, a root call on no edge */
 };
 
 /*
@@ -401,10 +412,32 @@ struct zr_sample_pc {
  */
 struct zr_event {
 	uint64_t ticks;
-	uint32_t func;  /* zr_func index */
-	uint32_t depth; /* frame index | ZR_EVENT_EXIT */
+	uint32_t func;  /* zr_func index; a switch: the stack's id */
+	uint32_t depth; /* frame index | ZR_EVENT_EXIT or ZR_EVENT_CONTINUED; or a switch */
 };
 #define ZR_EVENT_EXIT (1u << 31)
+/*
+ * With ZR_TIMELINE_SWITCHES: an enter of a frame a forked child continues
+ * (entered in its parent before the fork, counted there): written first
+ * thing in the child's ring, outermost first, at the child's start.
+ */
+#define ZR_EVENT_CONTINUED (1u << 30)
+/*
+ * With ZR_TIMELINE_SWITCHES: a stack switch (swapcontext, setcontext), depth
+ * ZR_EVENT_SWITCH | ZR_SWITCH_*, func the id of a stack (per thread, 0: none).
+ * PARK: the thread leaves the stack it runs on; its open frames are kept under
+ * id (0: not kept, they end here: no frames, or no room).  The thread then
+ * runs on a stack with no frames (a makecontext'd function's first run) until
+ * RESUME id: the stack parked under id is back, its frames open again, in place
+ * of any still open (a stack left for good); id 0: a stack not parked on this
+ * thread, with no frames.  ZR_SWITCH_LOST with RESUME: the stack's callers were
+ * lost (lost_stacks: its frames found no room, or an earlier resumption lost
+ * them): its calls have no calling context until the stack is left.
+ */
+#define ZR_EVENT_SWITCH (1u << 29)
+#define ZR_SWITCH_PARK 0u
+#define ZR_SWITCH_RESUME 1u
+#define ZR_SWITCH_LOST 2u
 
 /* One live activation on a thread's shadow stack. */
 struct zr_frame {

@@ -6,7 +6,8 @@ _Static_assert(sizeof(struct zr_event) == 16, "zr_event layout");
 
 uint64_t zrt_timeline_lay_out(struct zr_header *h, const struct zrt_config *cfg, uint64_t off)
 {
-	h->timeline_flags = cfg->timeline_events ? cfg->timeline_flags : 0;
+	h->timeline_flags =
+		cfg->timeline_events ? cfg->timeline_flags | ZR_TIMELINE_SWITCHES : 0;
 	/* keeping the newest, the slot written next is never read (it may be half
 	   written when the thread dies): one more, so that as many are kept as asked */
 	h->max_events = cfg->timeline_events +
@@ -58,6 +59,20 @@ void zrt_timeline_closed(struct zrt_thread *t, uint32_t d, uint64_t ticks)
 		return;
 	zrt_take(t, ZRT_HERE());
 	put(t, ticks, t->stack[d].func, d | ZR_EVENT_EXIT);
+	zrt_unbusy(t);
+}
+
+void zrt_timeline_switch(struct zrt_thread *t, uint32_t kind, uint32_t id, uint64_t ticks)
+{
+	put(t, ticks, id, ZR_EVENT_SWITCH | kind);
+}
+
+void zrt_timeline_continued(struct zrt_thread *t, const struct zr_frame *fr, uint64_t ticks)
+{
+	if (t->busy)
+		return;
+	zrt_take(t, ZRT_HERE());
+	put(t, ticks, fr->func, (uint32_t)(fr - t->stack) | ZR_EVENT_CONTINUED);
 	zrt_unbusy(t);
 }
 

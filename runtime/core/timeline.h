@@ -17,9 +17,10 @@
  *    oldest events (later ones are counted, not kept) or, with
  *    ZR_TIMELINE_KEEP_NEWEST, overwrites them.
  *  - Blocks (zond.h) have events as functions do, their times read by
- *    the core.  Frames deeper than max_depth and frames a forked child
- *    carries over have no events; a reader closes a frame left open at the
- *    thread's end.
+ *    the core.  Frames deeper than max_depth have no events; frames a
+ *    forked child carries over have one each, continued, at its start.
+ *    Stack switches (zrt_park, zrt_unpark) are events too.  A reader closes
+ *    a frame left open at the thread's end.
  * Freestanding like the rest of the core.
  */
 #ifndef ZOND_TIMELINE_H
@@ -39,6 +40,15 @@ void zrt_timeline_exit(struct zrt_thread *t, uint64_t fn, uint64_t sp, uint64_t 
 /* The frames from index d up were closed at ticks (zrt_pop): notes their end.
  * The outermost one closed must still be in its slot of the stack. */
 void zrt_timeline_closed(struct zrt_thread *t, uint32_t d, uint64_t ticks);
+
+/*
+ * A stack switch on t (zrt_park, zrt_unpark; the caller holds t's busy
+ * flag): kind ZR_SWITCH_*, id the stack's (raw.h ZR_EVENT_SWITCH).
+ */
+void zrt_timeline_switch(struct zrt_thread *t, uint32_t kind, uint32_t id, uint64_t ticks);
+
+/* Frame fr, carried over into a forked child, continues from ticks (ZR_EVENT_CONTINUED). */
+void zrt_timeline_continued(struct zrt_thread *t, const struct zr_frame *fr, uint64_t ticks);
 
 /* The ended thread d is merged into s (core.c): its events are lost, and counted in s. */
 void zrt_timeline_merged(struct zrt_thread *s, const struct zrt_thread *d);

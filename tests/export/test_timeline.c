@@ -181,9 +181,9 @@ static void test_time_backwards(void)
 	uint32_t m = profile_node(p, ZP_FUNCTION, "m", "", "", 0, 1);
 	uint32_t a = profile_node(p, ZP_FUNCTION, "a", "", "", 0, 2);
 	const struct zp_tl_event ev[] = {
-		{100, m, 0, 0}, {110, a, 1, 0}, {120, a, 1, 1},
-		{118, a, 1, 0}, /* read on another CPU: 2 ns behind the exit before it */
-		{130, a, 1, 1}, {125, m, 0, 1},
+		{100, m, 0, 0, 0, 0, 0}, {110, a, 1, 0, 0, 0, 0}, {120, a, 1, 1, 0, 0, 0},
+		{118, a, 1, 0, 0, 0, 0}, /* read on another CPU: 2 ns behind the exit before it */
+		{130, a, 1, 1, 0, 0, 0}, {125, m, 0, 1, 0, 0, 0},
 	};
 	profile_add_timeline(p, t, ev, sizeof ev / sizeof *ev, 0, 200);
 	CHECK_EQ_U64(p->nspans, 3);

@@ -87,7 +87,8 @@ static char *stack_line(const struct zp_context_view *cv, size_t i)
  * The contexts are what the flat counts sum up: for every node, its
  * contexts' calls add up to its calls, but for the calls a signal handler
  * made while a probe ran (run meta unstacked_calls: counted on the
- * function only), at most that many in all.  One "MISMATCH" line per node
+ * function only) and those made on a coroutine's stack whose callers were
+ * lost (lost_stack_calls), at most that many in all.  One "MISMATCH" line per node
  * where they do not (into lines); their number.
  */
 static size_t check_context_sums(const struct zp_view *v, const struct zp_context_view *cv,
@@ -99,6 +100,9 @@ static size_t check_context_sums(const struct zp_view *v, const struct zp_contex
 		sum[cv->contexts[i].node] += cv->contexts[i].calls;
 	const char *meta = profile_meta(p, "unstacked_calls");
 	uint64_t unstacked = meta ? strtoull(meta, NULL, 10) : 0;
+	/* so are the calls made on a coroutine's stack whose callers were lost */
+	meta = profile_meta(p, "lost_stack_calls");
+	unstacked += meta ? strtoull(meta, NULL, 10) : 0;
 	size_t n = 0;
 	for (uint32_t i = 0; i < p->nnodes; i++) {
 		uint64_t calls = v->nodes[i].calls;

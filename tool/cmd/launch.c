@@ -775,6 +775,12 @@ static const struct {
 			 "lost_module_calls)"},
 	{"lost_module_calls", "calls of functions of modules not recorded (lost_modules), "
 			      "counted on no function"},
+	{"lost_stacks", "suspended coroutine stacks (swapcontext, setcontext) whose open calls "
+			"zond had no memory left to keep: the calls they made once resumed have "
+			"no callers (lost_stack_calls); no option changes it, --depth included"},
+	{"lost_stack_calls", "calls made on resumed coroutine stacks whose callers zond could not "
+			     "keep (lost_stacks, or stacks switched away in the parent of a forked "
+			     "child): counted on their functions, on no calling context"},
 };
 
 static const char *lost_cause(const char *key)

@@ -325,9 +325,20 @@ static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *
 			return bad(r, t->off + h->contexts_off + i * sizeof *c,
 				   "context names a parent, function or edge outside the tables", err);
 	}
+	int switches = (h->timeline_flags & ZR_TIMELINE_SWITCHES) != 0;
 	for (uint32_t i = 0; i < t->n_events; i++) {
 		const struct zr_event *e = &t->events[i];
-		if (e->func >= ti->n_funcs || (e->depth & ~ZR_EVENT_EXIT) >= h->max_depth)
+		if (switches && (e->depth & ZR_EVENT_SWITCH)) {
+			/* a stack switch: func is a stack's id */
+			if ((e->depth & ~(ZR_EVENT_SWITCH | ZR_SWITCH_RESUME | ZR_SWITCH_LOST)) ||
+			    ((e->depth & ZR_SWITCH_LOST) && !(e->depth & ZR_SWITCH_RESUME)))
+				return bad(r, t->off + h->events_off,
+					   "timeline event is a stack switch of no known kind", err);
+			continue;
+		}
+		uint32_t flags = ZR_EVENT_EXIT | (switches ? ZR_EVENT_CONTINUED : 0);
+		if (e->func >= ti->n_funcs || (e->depth & ~flags) >= h->max_depth ||
+		    ((e->depth & ZR_EVENT_CONTINUED) && (e->depth & ZR_EVENT_EXIT)))
 			return bad(r, t->off + h->events_off,
 				   "timeline event names a function or depth outside the tables",
 				   err);
@@ -1084,8 +1095,21 @@ static void add_spans(struct zp_profile *p, const struct raw *r, const struct ra
 	struct zp_tl_event *ev = zp_xmalloc(t->n_events * sizeof *ev);
 	for (uint32_t i = 0; i < t->n_events; i++) {
 		const struct zr_event *e = &t->events[i];
+		if ((h->timeline_flags & ZR_TIMELINE_SWITCHES) && (e->depth & ZR_EVENT_SWITCH)) {
+			int resume = (e->depth & ZR_SWITCH_RESUME) != 0;
+			ev[i] = (struct zp_tl_event){.time = timeline_ns(r, e->ticks),
+						     .node = ZP_NONE,
+						     .kind = resume ? ZP_TL_RESUME : ZP_TL_PARK,
+						     .stack = e->func,
+						     .lost = (e->depth & ZR_SWITCH_LOST) != 0};
+			continue;
+		}
+		int continued = (h->timeline_flags & ZR_TIMELINE_SWITCHES) &&
+				(e->depth & ZR_EVENT_CONTINUED);
 		ev[i] = (struct zp_tl_event){timeline_ns(r, e->ticks), t->nodes[e->func],
-					     e->depth & ~ZR_EVENT_EXIT, (e->depth & ZR_EVENT_EXIT) != 0};
+					     e->depth & ~(ZR_EVENT_EXIT | ZR_EVENT_CONTINUED),
+					     (e->depth & ZR_EVENT_EXIT) != 0,
+					     continued ? ZP_TL_CONTINUED : ZP_TL_CALL, 0, 0};
 	}
 	/* sampled time keeps no times of its own: the last event may be the last time known */
 	uint64_t last = t->events[t->n_events - 1].ticks, known = last_known_ticks(r, t);
@@ -1176,6 +1200,8 @@ enum {
 	LOST_EDGES,
 	LOST_FRAMES,
 	LOST_CONTEXTS,
+	LOST_STACKS,
+	LOST_STACK_CALLS,
 	LOST_MODULE_CALLS,
 	UNSTACKED_CALLS,
 	SAMPLES,
@@ -1228,6 +1254,8 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 		counts[LOST_EDGES] += t->info.lost_edges;
 		counts[LOST_FRAMES] += t->info.lost_frames;
 		counts[LOST_CONTEXTS] += t->info.lost_contexts;
+		counts[LOST_STACKS] += t->info.lost_stacks;
+		counts[LOST_STACK_CALLS] += t->info.lost_stack_calls;
 		for (uint32_t i = 0; i < t->info.n_funcs; i++)
 			if (t->funcs[i].flags & ZR_FUNC_UNRECORDED)
 				counts[LOST_MODULE_CALLS] += t->funcs[i].calls;
@@ -1353,6 +1381,10 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	profile_add_count(p, "lost_edges", counts[LOST_EDGES]);
 	profile_add_count(p, "lost_frames", counts[LOST_FRAMES]);
 	profile_add_count(p, "lost_contexts", counts[LOST_CONTEXTS]);
+	/* coroutine stacks whose frames found no room while suspended, and the calls made
+	   on them after they resumed, counted on no context */
+	profile_add_count(p, "lost_stacks", counts[LOST_STACKS]);
+	profile_add_count(p, "lost_stack_calls", counts[LOST_STACK_CALLS]);
 	profile_add_count(p, "unstacked_calls", counts[UNSTACKED_CALLS]);
 	/* calls still running where the data end, of no known length (close_open_frames) */
 	profile_add_count(p, "calls_cut_short", counts[CUT_SHORT]);

@@ -173,6 +173,19 @@ struct zp_span {
 #define ZP_SPAN_NO_START 1u
 /* not seen ending (the timeline was full, or the thread ended first): end is the last time known */
 #define ZP_SPAN_NO_END 2u
+/* a call the process continues, made before it (a forked child's inherited frames): not one
+   of its calls, start is the process's start */
+#define ZP_SPAN_CONTINUED 4u
+/* its callers are not known (a coroutine's stack whose frames were lost while it was
+   suspended): counted on no calling context, a root on no edge */
+#define ZP_SPAN_NO_CALLERS 8u
+/*
+ * Bits 8 to 31: the stack the call ran on (coroutines: swapcontext, setcontext),
+ * numbered per thread in the order seen, 0 the thread's own.  Calls nest by depth
+ * within their stack; the stacks of a thread interleave in time.
+ */
+#define ZP_SPAN_STACK_SHIFT 8
+#define ZP_SPAN_STACK(flags) ((flags) >> ZP_SPAN_STACK_SHIFT)
 
 struct zp_profile {
 	struct zp_run run;
@@ -247,7 +260,22 @@ struct zp_tl_event {
 	int64_t time;
 	uint32_t node, depth;
 	int exit;
+	/*
+	 * ZP_TL_CALL: an enter or exit.  ZP_TL_CONTINUED: an enter of a call made
+	 * before the process (ZP_SPAN_CONTINUED).  ZP_TL_PARK: the thread leaves the
+	 * stack it runs on, whose calls stay open under stack (0: they end here);
+	 * it then runs on a new stack.  ZP_TL_RESUME: the stack parked under stack
+	 * is back (0 or not known: a new stack), the calls open before it switched
+	 * end here; lost: its callers are not known (ZP_SPAN_NO_CALLERS).
+	 */
+	int kind;
+	uint32_t stack;
+	int lost;
 };
+#define ZP_TL_CALL 0
+#define ZP_TL_CONTINUED 1
+#define ZP_TL_PARK 2
+#define ZP_TL_RESUME 3
 
 /*
  * Appends the spans of one thread's events ev[0..n) (in the order they

@@ -56,17 +56,24 @@ static void copy_names(struct zp_profile *dst, const struct zp_profile *src)
 		dst->nodes[i].parent = src->nodes[i].parent;
 }
 
-/* A span of the window on its thread's stack of open calls. */
+/* A span of the window on its stack's open calls. */
 struct open_call {
-	uint32_t depth, node, ctx;
+	uint32_t depth, node, ctx; /* ctx ZP_NONE: its callers are not known */
 	uint64_t incl, children; /* its cost in the window, its children's */
 	int outermost;           /* no activation of node below it: counts for its incl */
 };
 
+/* One stack of a thread (ZP_SPAN_STACK): its calls open in the window. */
+struct walk_stack {
+	uint32_t id;
+	struct open_call *open;
+	size_t n, cap;
+};
+
 struct walk {
 	struct zp_profile *w;
-	struct open_call *stack;
-	size_t n, cap;
+	struct walk_stack *stacks;
+	size_t nstacks, cap;
 };
 
 static void add_cost(uint64_t *self, uint64_t *incl, uint64_t *min, uint64_t *max, uint64_t s,
@@ -80,52 +87,88 @@ static void add_cost(uint64_t *self, uint64_t *incl, uint64_t *min, uint64_t *ma
 		*max = i;
 }
 
-/* Closes the top call: its self cost is what its children did not take. */
-static void close_top(struct walk *k, uint32_t thread)
+/* Closes the top call of stack s: its self cost is what its children did not take. */
+static void close_top(struct walk *k, struct walk_stack *s, uint32_t thread)
 {
-	struct open_call *c = &k->stack[--k->n];
+	struct open_call *c = &s->open[--s->n];
 	uint64_t self = c->incl - c->children;
-	struct zp_context *ctx = &k->w->contexts[c->ctx];
-	add_cost(&ctx->self[0], &ctx->incl[0], &ctx->min[0], &ctx->max[0], self, c->incl);
+	if (c->ctx != ZP_NONE) {
+		struct zp_context *ctx = &k->w->contexts[c->ctx];
+		add_cost(&ctx->self[0], &ctx->incl[0], &ctx->min[0], &ctx->max[0], self, c->incl);
+	}
 	struct zp_stat *st = profile_stat(k->w, thread, c->node);
 	uint64_t none = 0;
 	add_cost(&st->self[0], c->outermost ? &st->incl[0] : &none, &st->min[0], &st->max[0], self,
 		 c->incl);
-	if (k->n)
-		k->stack[k->n - 1].children += c->incl;
+	if (s->n)
+		s->open[s->n - 1].children += c->incl;
+}
+
+static struct walk_stack *walk_stack(struct walk *k, uint32_t id)
+{
+	for (size_t i = 0; i < k->nstacks; i++)
+		if (k->stacks[i].id == id)
+			return &k->stacks[i];
+	if (k->nstacks == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 8;
+		k->stacks = zp_xrealloc(k->stacks, k->cap * sizeof *k->stacks);
+	}
+	k->stacks[k->nstacks] = (struct walk_stack){.id = id};
+	return &k->stacks[k->nstacks++];
+}
+
+/* Closes every call of the thread's stacks. */
+static void close_all(struct walk *k, uint32_t thread)
+{
+	for (size_t i = 0; i < k->nstacks; i++) {
+		while (k->stacks[i].n)
+			close_top(k, &k->stacks[i], thread);
+		free(k->stacks[i].open);
+	}
+	k->nstacks = 0;
 }
 
 static void open_call(struct walk *k, const struct zp_span *sp, int64_t from, int64_t to)
 {
-	while (k->n && k->stack[k->n - 1].depth >= sp->depth)
-		close_top(k, sp->thread);
+	struct walk_stack *s = walk_stack(k, ZP_SPAN_STACK(sp->flags));
+	while (s->n && s->open[s->n - 1].depth >= sp->depth)
+		close_top(k, s, sp->thread);
 	int64_t a = sp->start > from ? sp->start : from, b = sp->end < to ? sp->end : to;
-	const struct open_call *parent = k->n ? &k->stack[k->n - 1] : NULL;
+	const struct open_call *parent = s->n ? &s->open[s->n - 1] : NULL;
+	/* a call whose callers are not known has no context, nor have its callees */
+	int known = !(sp->flags & ZP_SPAN_NO_CALLERS) && (!parent || parent->ctx != ZP_NONE);
+	/* a call continued from the parent process is not one of this one's */
+	uint64_t calls = (sp->flags & ZP_SPAN_CONTINUED) ? 0 : 1;
 	struct open_call c = {
 		.depth = sp->depth,
 		.node = sp->node,
-		.ctx = profile_context(k->w, sp->thread, parent ? parent->ctx : ZP_NONE, sp->node),
+		.ctx = known ? profile_context(k->w, sp->thread, parent ? parent->ctx : ZP_NONE,
+					       sp->node)
+			     : ZP_NONE,
 		.incl = b > a ? (uint64_t)(b - a) : 0,
 		.outermost = 1,
 	};
-	for (size_t i = 0; i < k->n; i++)
-		if (k->stack[i].node == sp->node)
+	for (size_t i = 0; i < s->n; i++)
+		if (s->open[i].node == sp->node)
 			c.outermost = 0;
-	k->w->contexts[c.ctx].calls++;
-	profile_stat(k->w, sp->thread, sp->node)->calls++;
-	struct zp_edge *e =
-		profile_edge(k->w, sp->thread, ZP_CALL, parent ? parent->node : ZP_NONE, sp->node);
-	e->calls++;
-	e->incl[0] += c.incl;
+	if (c.ctx != ZP_NONE)
+		k->w->contexts[c.ctx].calls += calls;
+	profile_stat(k->w, sp->thread, sp->node)->calls += calls;
+	if (parent || !(sp->flags & ZP_SPAN_NO_CALLERS)) {
+		struct zp_edge *e = profile_edge(k->w, sp->thread, ZP_CALL,
+						 parent ? parent->node : ZP_NONE, sp->node);
+		e->calls += calls;
+		e->incl[0] += c.incl;
+	}
 	uint32_t flags = sp->flags;
 	flags |= sp->start < from ? ZP_SPAN_NO_START : 0;
 	flags |= sp->end > to ? ZP_SPAN_NO_END : 0;
 	profile_add_span(k->w, sp->thread, sp->node, sp->depth, flags, a, b);
-	if (k->n == k->cap) {
-		k->cap = k->cap ? 2 * k->cap : 64;
-		k->stack = zp_xrealloc(k->stack, k->cap * sizeof *k->stack);
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->open = zp_xrealloc(s->open, s->cap * sizeof *s->open);
 	}
-	k->stack[k->n++] = c;
+	s->open[s->n++] = c;
 }
 
 /* A span runs in [from, to) when they overlap; an instant one when it lies inside. */
@@ -163,16 +206,14 @@ struct zp_profile *profile_window(const struct zp_profile *p, int64_t from, int6
 	for (size_t i = 0; i < p->nspans; i++) {
 		const struct zp_span *sp = &p->spans[i];
 		if (sp->thread != thread) {
-			while (k.n)
-				close_top(&k, thread);
+			close_all(&k, thread);
 			thread = sp->thread;
 		}
 		if (in_window(sp, from, to))
 			open_call(&k, sp, from, to);
 	}
-	while (k.n)
-		close_top(&k, thread);
-	free(k.stack);
+	close_all(&k, thread);
+	free(k.stacks);
 	return w;
 }
 
@@ -184,20 +225,39 @@ static int compare_spans(const void *a, const void *b)
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
-static void end_span(struct zp_profile *p, uint32_t thread, const struct zp_tl_event *o,
+/* A call open on the timeline: its enter, its span's flags. */
+struct tl_open {
+	struct zp_tl_event e;
+	uint32_t flags;
+};
+
+/* A stack switched away from: its open calls, kept under the id of its switch. */
+struct tl_parked {
+	uint32_t id, stack;
+	int lost;
+	struct tl_open *open;
+	size_t n;
+};
+
+static void end_span(struct zp_profile *p, uint32_t thread, const struct tl_open *o,
 		     uint32_t flags, int64_t end)
 {
 	/* a damaged file's times may not grow: a call never ends before it starts */
-	if (o->node != ZP_NONE)
-		profile_add_span(p, thread, o->node, o->depth, flags, o->time,
-				 end > o->time ? end : o->time);
+	if (o->e.node != ZP_NONE)
+		profile_add_span(p, thread, o->e.node, o->e.depth, o->flags | flags, o->e.time,
+				 end > o->e.time ? end : o->e.time);
 }
 
 void profile_add_timeline(struct zp_profile *p, uint32_t thread, const struct zp_tl_event *ev,
 			  size_t n, int lost_start, int64_t end)
 {
-	struct zp_tl_event *open = NULL;
+	struct tl_open *open = NULL;
 	size_t nopen = 0, cap = 0, first = p->nspans;
+	struct tl_parked *parked = NULL;
+	size_t nparked = 0, pcap = 0;
+	/* the stack the thread runs on (ZP_NONE: a new one, numbered at its first call) */
+	uint32_t stack = 0, stacks = 1;
+	int lost = 0;
 	uint32_t shallowest = UINT32_MAX;
 	int64_t latest = INT64_MIN;
 	for (size_t i = 0; i < n; i++) {
@@ -211,17 +271,66 @@ void profile_add_timeline(struct zp_profile *p, uint32_t thread, const struct zp
 			now.time = latest;
 		latest = now.time;
 		const struct zp_tl_event *e = &now;
-		while (nopen && open[nopen - 1].depth >= e->depth)
+		if (e->kind == ZP_TL_PARK || e->kind == ZP_TL_RESUME) {
+			int keep = e->kind == ZP_TL_PARK && e->stack != 0;
+			if (keep) {
+				if (nparked == pcap) {
+					pcap = pcap ? 2 * pcap : 16;
+					parked = zp_xrealloc(parked, pcap * sizeof *parked);
+				}
+				struct tl_parked *k = &parked[nparked++];
+				*k = (struct tl_parked){e->stack, stack, lost, NULL, nopen};
+				if (nopen) {
+					k->open = zp_xmalloc(nopen * sizeof *open);
+					memcpy(k->open, open, nopen * sizeof *open);
+				}
+			} else {
+				/* a stack left for good: its calls end here, not seen ending */
+				while (nopen)
+					end_span(p, thread, &open[--nopen], ZP_SPAN_NO_END, e->time);
+			}
+			nopen = 0;
+			stack = ZP_NONE;
+			lost = 0;
+			shallowest = UINT32_MAX;
+			if (e->kind == ZP_TL_RESUME) {
+				lost = e->lost;
+				size_t k = 0;
+				while (k < nparked && (e->stack == 0 || parked[k].id != e->stack))
+					k++;
+				if (k < nparked) {
+					struct tl_parked *b = &parked[k];
+					if (b->n > cap) {
+						cap = b->n;
+						open = zp_xrealloc(open, cap * sizeof *open);
+					}
+					if (b->n)
+						memcpy(open, b->open, b->n * sizeof *open);
+					nopen = b->n;
+					stack = b->stack;
+					lost = b->lost;
+					free(b->open);
+					parked[k] = parked[--nparked];
+				}
+			}
+			continue;
+		}
+		while (nopen && open[nopen - 1].e.depth >= e->depth)
 			end_span(p, thread, &open[--nopen], 0, e->time);
+		if (stack == ZP_NONE)
+			stack = stacks++;
+		uint32_t flags = stack << ZP_SPAN_STACK_SHIFT | (lost ? ZP_SPAN_NO_CALLERS : 0);
+		if (e->kind == ZP_TL_CONTINUED)
+			flags |= ZP_SPAN_CONTINUED | ZP_SPAN_NO_START;
 		if (!e->exit) {
 			if (nopen == cap) {
 				cap = cap ? 2 * cap : 64;
 				open = zp_xrealloc(open, cap * sizeof *open);
 			}
-			open[nopen++] = *e;
+			open[nopen++] = (struct tl_open){*e, flags};
 		} else if (lost_start && e->depth < shallowest) {
-			struct zp_tl_event o = *e;
-			o.time = ev[0].time;
+			struct tl_open o = {*e, flags};
+			o.e.time = ev[0].time;
 			end_span(p, thread, &o, ZP_SPAN_NO_START, e->time);
 		}
 		if (e->depth < shallowest)
@@ -231,6 +340,13 @@ void profile_add_timeline(struct zp_profile *p, uint32_t thread, const struct zp
 		end = latest;
 	while (nopen)
 		end_span(p, thread, &open[--nopen], ZP_SPAN_NO_END, end);
+	/* stacks still switched away at the end (suspended coroutines) */
+	for (size_t k = 0; k < nparked; k++) {
+		while (parked[k].n)
+			end_span(p, thread, &parked[k].open[--parked[k].n], ZP_SPAN_NO_END, end);
+		free(parked[k].open);
+	}
+	free(parked);
 	free(open);
 	/* closed innermost first: in the order the calls were entered */
 	zp_sort(p->spans + first, p->nspans - first, sizeof *p->spans, compare_spans);

@@ -889,7 +889,8 @@ static void timeline_event(struct rebuild *r, uint32_t func, int exit)
 			r->tl_cap = (size_t)r->tl_max;
 		r->tl = zp_xrealloc(r->tl, r->tl_cap * sizeof *r->tl);
 	}
-	r->tl[at] = (struct zp_tl_event){(int64_t)r->h.icount, func, (uint32_t)r->depth, exit};
+	r->tl[at] = (struct zp_tl_event){(int64_t)r->h.icount, func, (uint32_t)r->depth, exit,
+					 ZP_TL_CALL, 0, 0};
 }
 
 static void push(struct rebuild *r, uint32_t func, uint64_t ret, int tail, uint64_t site)
