@@ -946,13 +946,27 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 		return -1;
 	/* what the program leaves running is reparented to zond, not lost (wait_left_running) */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	struct inject_transport *t = inject_ptrace_start(argv, err);
-	if (!t)
-		return -1;
-	/* kill, timeout(1), a closing terminal: the program's to take, zond waits and keeps */
+	/*
+	 * kill, timeout(1), a closing terminal: the program's to take, zond
+	 * waits and keeps; from before the program exists, blocked until
+	 * forward_to names it, so that none is lost (one while zond holds the
+	 * program under ptrace is given back to it when zond lets it go).
+	 */
+	sigset_t block, mask;
+	sigemptyset(&block);
+	for (int i = 0; i < FORWARD_N; i++)
+		sigaddset(&block, forward_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &mask);
 	struct forward fw;
 	forward_start(&fw);
-	forward_to(t->pid);
+	struct inject_transport *t = inject_ptrace_start_forwarding(argv, &fw, &mask, err);
+	if (t)
+		forward_to(t->pid);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	if (!t) {
+		forward_stop(&fw);
+		return -1;
+	}
 	struct session x;
 	session_init(&x, t, job);
 	x.later = x.started = 1;

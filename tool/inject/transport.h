@@ -47,6 +47,7 @@
 #define ZOND_INJECT_TRANSPORT_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "util/error.h"
@@ -88,6 +89,18 @@ struct inject_transport_ops {
  * exec, before any of its code ran.  NULL with err set when it cannot run.
  */
 struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *err);
+
+/*
+ * The same, for a zond that passes signals on (util/forward.h): the
+ * program gets the dispositions fw kept and the signal mask mask (zond's
+ * own before it blocked the forwarded signals until forward_to).  Signals
+ * someone sends the program while zond holds it are given back to it when
+ * zond lets it go (never swallowed by a stop of zond's).
+ */
+struct forward;
+struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
+							const struct forward *fw,
+							const sigset_t *mask, struct zerr *err);
 
 /*
  * Attaches to the running process pid: PTRACE_SEIZE and PTRACE_INTERRUPT

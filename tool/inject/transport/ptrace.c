@@ -34,6 +34,7 @@
 #include "../transport.h"
 #include "model/profile.h"
 #include "util/fds.h"
+#include "util/forward.h"
 
 #ifdef __x86_64__
 
@@ -49,6 +50,19 @@ struct ptrace_target {
 	int status;   /* then its wait status */
 	pid_t *tids;  /* the stopped threads; system calls run on tids[0] */
 	size_t ntids;
+	/*
+	 * Signals sent to the program while zond held it (its signal-delivery
+	 * stops that were not zond's own traps): taken from the kernel by the
+	 * stop, so zond gives each back when it lets the thread go (held_give),
+	 * else the program would never get them (QA s11 F8: SIGTERM, SIGINT,
+	 * timeout(1)'s signal to zond passed on, all swallowed at start-up).
+	 */
+	struct held_signal {
+		pid_t tid;
+		siginfo_t si;
+	} held[64];
+	size_t nheld;
+	pid_t delivery_tid; /* the thread whose last stop was a signal-delivery stop, or 0 */
 };
 
 static struct ptrace_target *as_target(struct inject_transport *t)
@@ -126,20 +140,113 @@ static int find_syscall_in(void *arg, const struct mapping *m)
 	return f->found != 0;
 }
 
-/* Waits for thread tid's stop; a started target's end is kept for wait(). */
+/* Keeps a signal someone sent the program while zond held thread tid. */
+static void hold_signal(struct ptrace_target *p, pid_t tid, const siginfo_t *si)
+{
+	size_t n = sizeof p->held / sizeof p->held[0];
+	for (size_t i = 0; i < p->nheld; i++) /* a standard signal is pending once */
+		if (p->held[i].tid == tid && p->held[i].si.si_signo == si->si_signo &&
+		    si->si_signo < SIGRTMIN)
+			return;
+	if (p->nheld < n)
+		p->held[p->nheld++] = (struct held_signal){tid, *si};
+}
+
+/*
+ * Whether a stop (status) of thread tid is a signal someone sent the
+ * program (kill, tgkill, the terminal, the kernel for the program's own
+ * faults), not zond's own: a single step's or a breakpoint's SIGTRAP (from
+ * the kernel), PTRACE_INTERRUPT's stop (an event stop), the exec's trap.
+ * Its siginfo in *si.
+ */
+static int foreign_signal(pid_t tid, int status, siginfo_t *si)
+{
+	if (!WIFSTOPPED(status) || (status >> 16) != 0)
+		return 0; /* an event stop: PTRACE_INTERRUPT's, a group stop */
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, si) < 0)
+		return 0;
+	return WSTOPSIG(status) != SIGTRAP || si->si_code <= 0; /* SI_USER, SI_TKILL, SI_QUEUE */
+}
+
+/*
+ * Waits for thread tid's stop after request req (PTRACE_SINGLESTEP,
+ * PTRACE_INTERRUPT); a signal someone sent the program meanwhile is held
+ * (hold_signal) and the request made again, so the stop returned is
+ * zond's.  A started target's end is kept for wait().
+ */
+static int stopped_after(struct ptrace_target *p, pid_t tid, int req, struct zerr *err)
+{
+	for (;;) {
+		int status;
+		if (waitpid(tid, &status, __WALL) != tid)
+			return zerr_set(err, "process %d: %s", (int)tid, strerror(errno));
+		if (!WIFSTOPPED(status)) {
+			if (tid == p->pid && !p->attached) {
+				p->ended = 1;
+				p->status = status;
+			}
+			return zerr_set(err, "process %d ended while zond inject held it", (int)tid);
+		}
+		siginfo_t si;
+		int foreign = foreign_signal(tid, status, &si);
+		if (foreign)
+			hold_signal(p, tid, &si);
+		if (req == PTRACE_INTERRUPT || (!foreign && (status >> 16) == 0)) {
+			/* stopped (a signal-delivery stop takes a signal zond may give back) */
+			p->delivery_tid = (status >> 16) == 0 ? tid : 0;
+			return 0;
+		}
+		/* a signal's stop, or an interrupt's left from before: the step again */
+		if (ptrace(req, tid, 0, 0) < 0)
+			return zerr_set(err, "process %d: %s", (int)tid, strerror(errno));
+	}
+}
+
 static int stopped(struct ptrace_target *p, pid_t tid, struct zerr *err)
 {
-	int status;
-	if (waitpid(tid, &status, __WALL) != tid)
-		return zerr_set(err, "process %d: %s", (int)tid, strerror(errno));
-	if (!WIFSTOPPED(status)) {
-		if (tid == p->pid && !p->attached) {
-			p->ended = 1;
-			p->status = status;
+	return stopped_after(p, tid, PTRACE_SINGLESTEP, err);
+}
+
+/*
+ * Lets thread tid go on (PTRACE_CONT) or go (PTRACE_DETACH), giving back
+ * the signals held for it: the first through the stop, with its own siginfo
+ * (the program sees the sender it would see) where the thread is in a
+ * signal-delivery stop; the others, and any for a thread in another stop,
+ * sent again once it runs (process-directed ones to the process).  With
+ * PTRACE_CONT only the first goes; the rest wait for the next.
+ */
+static int resume_giving(struct ptrace_target *p, pid_t tid, int req)
+{
+	int sig = 0;
+	size_t first = p->nheld;
+	for (size_t i = 0; i < p->nheld; i++)
+		if (p->held[i].tid == tid) {
+			first = i;
+			break;
 		}
-		return zerr_set(err, "process %d ended while zond inject held it", (int)tid);
+	if (first < p->nheld && p->delivery_tid == tid &&
+	    ptrace(PTRACE_SETSIGINFO, tid, 0, &p->held[first].si) == 0) {
+		sig = p->held[first].si.si_signo;
+		p->held[first] = p->held[--p->nheld];
 	}
-	return 0;
+	int rc = ptrace(req, tid, 0, sig);
+	if (rc == 0 && sig)
+		p->delivery_tid = 0;
+	if (req != PTRACE_DETACH)
+		return rc;
+	for (size_t i = 0; i < p->nheld;) {
+		if (p->held[i].tid != tid) {
+			i++;
+			continue;
+		}
+		const siginfo_t *si = &p->held[i].si;
+		if (si->si_code == SI_USER)
+			kill(p->pid, si->si_signo);
+		else
+			syscall(SYS_tgkill, p->pid, tid, si->si_signo);
+		p->held[i] = p->held[--p->nheld];
+	}
+	return rc;
 }
 
 /* Runs syscall nr with args in the stopped target; its result in *ret. */
@@ -280,10 +387,11 @@ static int ended_early(struct ptrace_target *p, int status, struct zerr *err)
 /* One instruction of a started target's thread, stopped at addr: 0, or -1 with err set. */
 static int step_past(struct ptrace_target *p, struct zerr *err)
 {
-	int status;
-	if (ptrace(PTRACE_SINGLESTEP, p->pid, 0, 0) < 0 || waitpid(p->pid, &status, 0) != p->pid)
+	if (ptrace(PTRACE_SINGLESTEP, p->pid, 0, 0) < 0)
 		return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
-	return WIFSTOPPED(status) ? 0 : ended_early(p, status, err);
+	if (stopped(p, p->pid, err) == 0)
+		return 0;
+	return p->ended ? ended_early(p, p->status, err) : -1;
 }
 
 static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err)
@@ -299,11 +407,14 @@ static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err
 		return -1;
 	int sig = 0, status;
 	for (;;) {
-		if (ptrace(PTRACE_CONT, p->pid, 0, sig) < 0 ||
+		/* the program's own signal, or one held from before (hold_signal) */
+		if ((sig ? ptrace(PTRACE_CONT, p->pid, 0, sig)
+			 : resume_giving(p, p->pid, PTRACE_CONT)) < 0 ||
 		    waitpid(p->pid, &status, 0) != p->pid)
 			return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
 		if (!WIFSTOPPED(status))
 			return ended_early(p, status, err);
+		p->delivery_tid = p->pid;
 		struct user_regs_struct r;
 		if (WSTOPSIG(status) == SIGTRAP && ptrace(PTRACE_GETREGS, p->pid, 0, &r) == 0 &&
 		    r.rip == addr + 1) {
@@ -312,7 +423,8 @@ static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err
 				return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
 			return pt_write(t, addr, &orig, 1, err);
 		}
-		sig = WSTOPSIG(status) == SIGTRAP ? 0 : WSTOPSIG(status); /* the program's own */
+		siginfo_t si; /* the program's own (or sent it): delivered at once */
+		sig = foreign_signal(p->pid, status, &si) ? WSTOPSIG(status) : 0;
 	}
 }
 
@@ -400,7 +512,7 @@ static int pt_release(struct inject_transport *t, struct zerr *err)
 	struct ptrace_target *p = as_target(t);
 	int rc = 0;
 	for (size_t i = 0; i < p->ntids; i++)
-		if (ptrace(PTRACE_DETACH, p->tids[i], 0, 0) < 0 && errno != ESRCH && rc == 0)
+		if (resume_giving(p, p->tids[i], PTRACE_DETACH) < 0 && errno != ESRCH && rc == 0)
 			rc = zerr_set(err, "process %d: cannot detach (%s)", p->pid,
 				      strerror(errno));
 	p->ntids = 0;
@@ -478,7 +590,8 @@ static int seize_all(struct ptrace_target *p, struct zerr *err)
 			p->tids = zp_xrealloc(p->tids, (p->ntids + 1) * sizeof *p->tids);
 			p->tids[p->ntids++] = tid;
 			added = 1;
-			if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0 || stopped(p, tid, err) < 0) {
+			if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0 ||
+			    stopped_after(p, tid, PTRACE_INTERRUPT, err) < 0) {
 				closedir(d);
 				return zerr_set(err, "process %d: cannot stop thread %d",
 						(int)p->pid, (int)tid);
@@ -574,7 +687,7 @@ static void pt_close(struct inject_transport *t)
 {
 	struct ptrace_target *p = as_target(t);
 	for (size_t i = 0; !p->released && i < p->ntids; i++)
-		ptrace(PTRACE_DETACH, p->tids[i], 0, 0);
+		resume_giving(p, p->tids[i], PTRACE_DETACH);
 	if (p->mem >= 0)
 		close(p->mem);
 	if (p->pidfd >= 0)
@@ -644,6 +757,13 @@ struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err)
 
 struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *err)
 {
+	return inject_ptrace_start_forwarding(argv, NULL, NULL, err);
+}
+
+struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
+							const struct forward *fw,
+							const sigset_t *mask, struct zerr *err)
+{
 	int gate[2]; /* tells the parent why exec failed */
 	fds_keep_own();
 	if (pipe2(gate, O_CLOEXEC) < 0)
@@ -653,6 +773,10 @@ struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *er
 		return zerr_set(err, "fork: %s", strerror(errno)), NULL;
 	if (pid == 0) {
 		close(gate[0]);
+		if (fw) /* the dispositions and mask zond was given, not its forwarding */
+			forward_restore(fw);
+		if (mask)
+			sigprocmask(SIG_SETMASK, mask, NULL);
 		ptrace(PTRACE_TRACEME, 0, 0, 0);
 		execvp(argv[0], argv);
 		int e = errno;
@@ -665,16 +789,28 @@ struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *er
 	ssize_t got = read(gate[0], &e, sizeof e);
 	close(gate[0]);
 	int status;
-	waitpid(pid, &status, 0);
+	siginfo_t si;
+	struct ptrace_target *p = zp_xcalloc(1, sizeof *p);
+	/*
+	 * Stopped at its exec (a SIGTRAP it sent itself); a signal someone sent
+	 * it before is held for it, as every other while zond holds it.
+	 */
+	while (waitpid(pid, &status, 0) == pid && got != (ssize_t)sizeof e && WIFSTOPPED(status) &&
+	       ptrace(PTRACE_GETSIGINFO, pid, 0, &si) == 0 &&
+	       !(si.si_signo == SIGTRAP && si.si_code == SI_USER && si.si_pid == pid)) {
+		hold_signal(p, pid, &si);
+		ptrace(PTRACE_CONT, pid, 0, 0);
+	}
 	if (got == (ssize_t)sizeof e) {
+		free(p);
 		zerr_set(err, "%s: cannot run (%s)", argv[0], strerror(e));
 		return NULL;
 	}
 	if (!WIFSTOPPED(status)) {
+		free(p);
 		zerr_set(err, "%s: ended before zond inject could stop it", argv[0]);
 		return NULL;
 	}
-	struct ptrace_target *p = zp_xcalloc(1, sizeof *p);
 	p->t.ops = &ptrace_ops;
 	p->pid = pid;
 	p->t.pid = pid;
@@ -692,6 +828,14 @@ struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *er
 }
 
 #else
+struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
+							const struct forward *fw,
+							const sigset_t *mask, struct zerr *err)
+{
+	(void)fw, (void)mask;
+	return inject_ptrace_start(argv, err);
+}
+
 struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *err)
 {
 	(void)argv;
