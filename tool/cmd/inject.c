@@ -494,6 +494,14 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->noslot);
 		profile_add_meta(p, "lost_thread_calls", buf);
 	}
+	if (r->sharedtp) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->sharedtp);
+		profile_add_meta(p, "lost_shared_tls_calls", buf);
+	}
+	if (r->sandboxed) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->sandboxed);
+		profile_add_meta(p, "lost_seccomp_calls", buf);
+	}
 	if (r->untimed) {
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->untimed);
 		profile_add_meta(p, "inject_calls_untimed", buf);
@@ -649,6 +657,20 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				"inject_calls_not_measured, lost_depth_calls, lost_thread_calls)\n",
 				(unsigned long long)(r.deep + r.noslot), (unsigned long long)r.deep,
 				INJ_DEPTH, (unsigned long long)r.noslot, INJ_THREADS);
+		if (r.sharedtp)
+			fprintf(stderr,
+				"zond inject: %llu calls were not measured (counted in no figure): "
+				"made by tasks sharing one thread pointer (clone with CLONE_VM and "
+				"without CLONE_SETTLS), whose calls one shadow stack cannot tell "
+				"apart (run meta lost_shared_tls_calls)\n",
+				(unsigned long long)r.sharedtp);
+		if (r.sandboxed)
+			fprintf(stderr,
+				"zond inject: %llu calls were not measured (counted in no figure): "
+				"made by threads that started measured code after the program put "
+				"itself under seccomp, where zond makes no system call of its own "
+				"(run meta lost_seccomp_calls)\n",
+				(unsigned long long)r.sandboxed);
 		if (r.left_running)
 			fprintf(stderr,
 				"zond inject: stopped waiting for the processes %s left running: "

@@ -286,10 +286,19 @@ int inject_own_probe(const char *name)
 	static const char *const switches[] = {"swapcontext", "__swapcontext", "setcontext",
 					       "__setcontext", NULL};
 	static const char *const catches[] = {"__cxa_begin_catch", NULL};
+	static const char *const clones[] = {"clone", "__clone", NULL};
+	static const char *const prctls[] = {"prctl", "__prctl", NULL};
+	static const char *const syscalls[] = {"syscall", NULL};
 	if (inject_is_unwinder(name))
 		return INJECT_UNWIND;
 	if (named(name, catches))
 		return INJECT_CATCH;
+	if (named(name, clones))
+		return INJECT_CLONE;
+	if (named(name, prctls))
+		return INJECT_PRCTL;
+	if (named(name, syscalls))
+		return INJECT_SYSCALL;
 	return named(name, switches) ? INJECT_SWITCH : -1;
 }
 
@@ -600,7 +609,10 @@ static void read_results(const struct session *x, struct inject_result *out)
 {
 	const struct inject_header *h = x->shared;
 	out->deep = h->deep;
-	out->noslot = h->noslot;
+	/* a thread refused a slot under seccomp counts in both */
+	out->sandboxed = h->sandboxed;
+	out->noslot = h->noslot - (h->sandboxed < h->noslot ? h->sandboxed : h->noslot);
+	out->sharedtp = h->sharedtp;
 	out->untimed = h->untimed;
 	out->nocounter = h->nocounter;
 	out->noctx = h->noctx;
