@@ -502,6 +502,10 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->sandboxed);
 		profile_add_meta(p, "lost_seccomp_calls", buf);
 	}
+	if (r->noblock) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->noblock);
+		profile_add_meta(p, "lost_process_calls", buf);
+	}
 	if (r->untimed) {
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->untimed);
 		profile_add_meta(p, "inject_calls_untimed", buf);
@@ -671,6 +675,13 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				"itself under seccomp, where zond makes no system call of its own "
 				"(run meta lost_seccomp_calls)\n",
 				(unsigned long long)r.sandboxed);
+		if (r.noblock)
+			fprintf(stderr,
+				"zond inject: %llu calls were not measured (counted in no figure): "
+				"made in forked children after the %d blocks of a run were taken "
+				"(each thread and each forked child takes one for the whole run) "
+				"(run meta lost_process_calls)\n",
+				(unsigned long long)r.noblock, INJ_THREADS);
 		if (r.left_running)
 			fprintf(stderr,
 				"zond inject: stopped waiting for the processes %s left running: "

@@ -51,7 +51,7 @@
 #define ZOND_INJECT_RESULTS_H
 
 #define INJ_MAGIC            0x7a6f6e64696e6a31 /* "zondinj1" */
-#define INJ_HDR              128
+#define INJ_HDR              192
 #define INJ_DEPTH            256 /* frames per thread */
 #define INJ_THREADS          256 /* thread slots (a power of two) */
 #define INJ_FRAME            64
@@ -105,6 +105,8 @@
 			       without CLONE_SETTLS shares between two tasks (za_clone) */
 #define INJ_H_SANDBOXED 120 /* x86-64: calls not measured: threads that would need a system
 			       call to take a slot after the process went under seccomp */
+#define INJ_H_NOBLOCK   128 /* x86-64: calls not measured: in forked children that found every
+			       shared block taken (INJ_TF_NOBLOCK) */
 
 /* stat offsets */
 #define INJ_S_CALLS 0
@@ -128,6 +130,8 @@
 #define INJ_T_FLAGS  64 /* x86-64: bit 0 (INJ_TF_SHARED): the thread pointer is shared by
 			   tasks (clone without CLONE_SETTLS): no call measured on it from then on */
 #define INJ_TF_SHARED 1
+#define INJ_TF_NOBLOCK 2 /* bit 1: a forked child's thread that found no shared block left:
+			    no call measured (it would race its parent in the parent's block) */
 
 /* frame offsets */
 #define INJ_F_RET   0  /* the real return address */
@@ -172,6 +176,7 @@ struct inject_stat {
 struct inject_header {
 	uint64_t magic, nfuncs, deep, noslot, park, parked, nocounter, noctx;
 	uint64_t watch, loads, loaded, zond, blocks, untimed, sharedtp, sandboxed;
+	uint64_t noblock, pad[7];
 };
 
 _Static_assert(sizeof(struct inject_stat) == INJ_STAT, "stat layout");

@@ -613,6 +613,7 @@ static void read_results(const struct session *x, struct inject_result *out)
 	out->sandboxed = h->sandboxed;
 	out->noslot = h->noslot - (h->sandboxed < h->noslot ? h->sandboxed : h->noslot);
 	out->sharedtp = h->sharedtp;
+	out->noblock = h->noblock;
 	out->untimed = h->untimed;
 	out->nocounter = h->nocounter;
 	out->noctx = h->noctx;

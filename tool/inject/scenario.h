@@ -94,6 +94,7 @@ struct inject_result {
 	uint64_t untimed;          /* calls counted without their time (results.h) */
 	uint64_t sharedtp;         /* calls not measured: tasks sharing a thread pointer */
 	uint64_t sandboxed;        /* calls not measured: new threads under seccomp */
+	uint64_t noblock;          /* calls not measured: forked children beyond the blocks */
 	size_t n;                  /* the job's nstats */
 	size_t nthreads;           /* threads that ran measured code */
 	int64_t *tids;             /* nthreads */

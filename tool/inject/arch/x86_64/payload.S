@@ -441,7 +441,9 @@ za_forked:
  * bit) so that their returns here count nothing, and so that the calls the
  * child makes under them start its own stacks (F_CTX ZA_CTX_ROOT).  Their
  * open counts are in the parent's block, not in the child's.  With every
- * block taken it goes on in its parent thread's block as the same marks.
+ * block taken it measures nothing (INJ_TF_NOBLOCK: its calls are counted,
+ * INJ_H_NOBLOCK): in its parent thread's block both processes' unlocked
+ * updates raced, calls were lost and open counts left behind (QA s11 F3).
  * The slot's process id last: a slot with it is taken over (za_forked).
  * Keeps every register but rax, rcx, rdx (and flags).
  */
@@ -452,7 +454,10 @@ za_adopt:
 	mov za_shm(%rip), %rax
 	lock xadd %rdx, INJ_H_BLOCKS(%rax)
 	cmp $INJ_THREADS, %rdx
-	jae 1f				/* none left: the parent's block it is */
+	jb 0f
+	lock orq $INJ_TF_NOBLOCK, INJ_T_FLAGS(%r11)	/* none left: nothing measured */
+	jmp 1f
+0:
 	push %r11
 	mov $186, %eax			/* SYS_gettid; clobbers rcx, r11 */
 	syscall
@@ -916,7 +921,7 @@ za_entry:
 	SLOT
 	test %r11, %r11
 	jz .Lnoslot
-	testb $INJ_TF_SHARED, INJ_T_FLAGS(%r11)
+	testb $(INJ_TF_SHARED | INJ_TF_NOBLOCK), INJ_T_FLAGS(%r11)
 	jnz .Lsharedtp
 .Lpush:
 	lea 48(%rsp), %rdx		/* frames below this call's slot are dead; */
@@ -975,7 +980,11 @@ za_entry:
 	jmp .Lgo
 .Lsharedtp:
 	mov za_shm(%rip), %rax
+	testb $INJ_TF_SHARED, INJ_T_FLAGS(%r11)
+	jz 1f
 	lock incq INJ_H_SHAREDTP(%rax)
+	jmp .Lgo
+1:	lock incq INJ_H_NOBLOCK(%rax)
 	jmp .Lgo
 
 /*
