@@ -70,6 +70,15 @@ static struct ptrace_target *as_target(struct inject_transport *t)
 	return (struct ptrace_target *)t;
 }
 
+/* waitpid again when a signal zond passes on (util/forward.h) interrupted it. */
+static pid_t wait_eintr(pid_t pid, int *status, int flags)
+{
+	pid_t r;
+	while ((r = waitpid(pid, status, flags)) < 0 && errno == EINTR)
+		;
+	return r;
+}
+
 static int pt_read(struct inject_transport *t, uint64_t addr, void *buf, size_t n, struct zerr *err)
 {
 	struct ptrace_target *p = as_target(t);
@@ -178,7 +187,7 @@ static int stopped_after(struct ptrace_target *p, pid_t tid, int req, struct zer
 {
 	for (;;) {
 		int status;
-		if (waitpid(tid, &status, __WALL) != tid)
+		if (wait_eintr(tid, &status, __WALL) != tid)
 			return zerr_set(err, "process %d: %s", (int)tid, strerror(errno));
 		if (!WIFSTOPPED(status)) {
 			if (tid == p->pid && !p->attached) {
@@ -407,10 +416,7 @@ static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err
 		return -1;
 	int sig = 0, status;
 	for (;;) {
-		/* the program's own signal, or one held from before (hold_signal) */
-		if ((sig ? ptrace(PTRACE_CONT, p->pid, 0, sig)
-			 : resume_giving(p, p->pid, PTRACE_CONT)) < 0 ||
-		    waitpid(p->pid, &status, 0) != p->pid)
+		if (ptrace(PTRACE_CONT, p->pid, 0, sig) < 0 || wait_eintr(p->pid, &status, 0) != p->pid)
 			return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
 		if (!WIFSTOPPED(status))
 			return ended_early(p, status, err);
@@ -423,8 +429,20 @@ static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err
 				return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
 			return pt_write(t, addr, &orig, 1, err);
 		}
-		siginfo_t si; /* the program's own (or sent it): delivered at once */
-		sig = foreign_signal(p->pid, status, &si) ? WSTOPSIG(status) : 0;
+		/*
+		 * A fault of the loader's is delivered at once; a signal someone
+		 * sent (kill, a terminal's) is held until zond lets the program
+		 * go, as during zond's own stops: delivered now, it would end the
+		 * program before it was measured at all, the run lost.
+		 */
+		siginfo_t si;
+		sig = 0;
+		if (foreign_signal(p->pid, status, &si)) {
+			if (si.si_code <= 0 || si.si_code == SI_KERNEL)
+				hold_signal(p, p->pid, &si);
+			else
+				sig = WSTOPSIG(status);
+		}
 	}
 }
 
@@ -618,7 +636,7 @@ static int pt_stop(struct inject_transport *t, struct zerr *err)
 	/* a started target that has just ended cannot be seized: keep its status
 	 * (every thread seized so far was waited for, so no stop is pending) */
 	int status;
-	if (!p->attached && !p->ended && waitpid(p->pid, &status, WNOHANG | __WALL) == p->pid &&
+	if (!p->attached && !p->ended && wait_eintr(p->pid, &status, WNOHANG | __WALL) == p->pid &&
 	    (WIFEXITED(status) || WIFSIGNALED(status))) {
 		p->ended = 1;
 		p->status = status;
@@ -637,7 +655,7 @@ static int pt_wait(struct inject_transport *t, int *status, struct zerr *err)
 		*status = p->status;
 		return 0;
 	}
-	while (waitpid(p->pid, status, 0) < 0)
+	while (wait_eintr(p->pid, status, 0) < 0)
 		if (errno != EINTR)
 			return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
 	return 0;
@@ -676,7 +694,7 @@ static int pt_ended(struct inject_transport *t, int *status)
 		p->ended = 1;
 		p->status = -1; /* not zond's child: its status is not known */
 	} else if (!p->ended && !p->attached && p->released &&
-		   waitpid(p->pid, &p->status, WNOHANG) == p->pid) {
+		   wait_eintr(p->pid, &p->status, WNOHANG) == p->pid) {
 		p->ended = 1;
 	}
 	*status = p->status;
@@ -786,7 +804,9 @@ struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
 	}
 	close(gate[1]);
 	int e = 0;
-	ssize_t got = read(gate[0], &e, sizeof e);
+	ssize_t got;
+	while ((got = read(gate[0], &e, sizeof e)) < 0 && errno == EINTR)
+		;
 	close(gate[0]);
 	int status;
 	siginfo_t si;
@@ -795,7 +815,7 @@ struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
 	 * Stopped at its exec (a SIGTRAP it sent itself); a signal someone sent
 	 * it before is held for it, as every other while zond holds it.
 	 */
-	while (waitpid(pid, &status, 0) == pid && got != (ssize_t)sizeof e && WIFSTOPPED(status) &&
+	while (wait_eintr(pid, &status, 0) == pid && got != (ssize_t)sizeof e && WIFSTOPPED(status) &&
 	       ptrace(PTRACE_GETSIGINFO, pid, 0, &si) == 0 &&
 	       !(si.si_signo == SIGTRAP && si.si_code == SI_USER && si.si_pid == pid)) {
 		hold_signal(p, pid, &si);
@@ -821,7 +841,7 @@ struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
 	if (open_target(p, err) < 0) {
 		kill(pid, SIGKILL);
 		pt_close(&p->t);
-		waitpid(pid, &status, 0);
+		wait_eintr(pid, &status, 0);
 		return NULL;
 	}
 	return &p->t;
