@@ -565,11 +565,50 @@ static int program_status(int status)
 }
 
 /* The executable of process pid, into prog; -1 when there is none. */
-static int process_program(long pid, char prog[PATH_MAX])
+/*
+ * The executable of process pid in prog: 0, or -1 with err saying why not
+ * in one line: no such process, one of another user's (permission), or one
+ * whose main thread has exited (its other threads run on: a zombie leader,
+ * whose /proc/PID/exe reads nothing).  Before, each was "no such process
+ * (or not ours)" (QA s11 F6).
+ */
+static int process_program(long pid, char prog[PATH_MAX], struct zerr *err)
 {
 	char link[64];
 	snprintf(link, sizeof link, "/proc/%ld/exe", pid);
-	return realpath(link, prog) ? 0 : -1;
+	if (realpath(link, prog))
+		return 0;
+	int e = errno;
+	char status[64], line[256];
+	snprintf(status, sizeof status, "/proc/%ld/status", pid);
+	FILE *f = fopen(status, "re");
+	if (!f || pid <= 0) {
+		if (f)
+			fclose(f);
+		return zerr_set(err, "process %ld: no such process", pid);
+	}
+	char state = 0;
+	long threads = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "State:", 6) == 0)
+			sscanf(line + 6, " %c", &state);
+		else if (strncmp(line, "Threads:", 8) == 0)
+			threads = strtol(line + 8, NULL, 10);
+	}
+	fclose(f);
+	if (e == EACCES || e == EPERM)
+		return zerr_set(err,
+				"process %ld: permission denied: it is another user's (run zond as "
+				"that user, or as root / with CAP_SYS_PTRACE)",
+				pid);
+	if (state == 'Z' && threads > 1)
+		return zerr_set(err,
+				"process %ld: its main thread has exited (%ld threads run on): zond "
+				"inject -p needs the main thread",
+				pid, threads - 1);
+	if (state == 'Z' || state == 'X')
+		return zerr_set(err, "process %ld: it has ended (a zombie)", pid);
+	return zerr_set(err, "process %ld: its executable cannot be read (%s)", pid, strerror(e));
 }
 
 /* The bare-metal target of job: QEMU's command line (argv) or the stub at --gdb. */
@@ -1224,9 +1263,8 @@ static int scenario(struct functions_job *job, char **argv)
 		if (!symbols_is_elf(prog, &err))
 			return cmd_error("inject", "%s", err.msg);
 	} else if (job->pid) {
-		if (process_program(job->pid, prog) < 0)
-			return cmd_error("inject", "process %ld: no such process (or not ours)",
-					 job->pid);
+		if (process_program(job->pid, prog, &err) < 0)
+			return cmd_error("inject", "%s", err.msg);
 	} else if (launch_find_program(argv[0], prog, &err) < 0) {
 		return launch_program_error("inject", argv[0], &err);
 	}

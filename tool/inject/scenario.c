@@ -1117,6 +1117,24 @@ static int restore(struct session *x, struct inject_result *out, struct zerr *er
 	return 0;
 }
 
+/*
+ * An attached process that zond could not prepare before anything was
+ * patched (no results shared yet) gets its trampoline areas and slots
+ * unmapped again: each failed attempt left two executable mappings behind
+ * (QA s11 F4).
+ */
+static void unmap_unused(struct session *x)
+{
+	struct zerr ignored;
+	if (x->shared || !x->t->ops->unmap)
+		return;
+	for (size_t i = 0; i < x->nareas; i++)
+		if (x->areas[i].addr && x->areas[i].len)
+			x->t->ops->unmap(x->t, x->areas[i].addr, x->areas[i].len, &ignored);
+	if (x->proc)
+		x->t->ops->unmap(x->t, x->proc, 4096 + inject_slots_size(x->n), &ignored);
+}
+
 int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 		  struct inject_result *out, struct zerr *err)
 {
@@ -1136,6 +1154,7 @@ int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 	if (rc < 0) {
 		if (x.shared && x.nareas) /* put back whatever was patched */
 			restore(&x, out, &ignored);
+		unmap_unused(&x);
 		t->ops->release(t, &ignored);
 	} else if (t->ops->release(t, err) < 0) {
 		rc = -1;
@@ -1409,6 +1428,8 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 	if ((!c->pid && run_to_entry(&x, err) < 0) || prepare(&x, &all, err) < 0) {
 		if (c->pid && x.shared && x.nareas)
 			restore(&x, &all, &ignored); /* put back whatever was patched */
+		if (c->pid)
+			unmap_unused(&x);
 		t->ops->release(t, &ignored);
 		rc = -1;
 	} else if (t->ops->release(t, err) < 0) {

@@ -41,6 +41,8 @@
  *   close_fd      (optional, may be NULL) closes descriptor fd of the stopped
  *                 target (the payload's counters, before an attached
  *                 process is released for good)
+ *   unmap         (optional, may be NULL) unmaps memory alloc or alloc_near
+ *                 gave that nothing uses yet (a preparation that failed)
 
  */
 #ifndef ZOND_INJECT_TRANSPORT_H
@@ -82,6 +84,8 @@ struct inject_transport_ops {
 	void (*close)(struct inject_transport *t);
 	int (*ended)(struct inject_transport *t, int *status);
 	int (*close_fd)(struct inject_transport *t, int fd, struct zerr *err);
+	/* (optional, may be NULL) unmaps what alloc or alloc_near gave, nothing in it used yet */
+	int (*unmap)(struct inject_transport *t, uint64_t addr, size_t len, struct zerr *err);
 };
 
 /*

@@ -10,8 +10,8 @@
  * instruction, found in one of its executable mappings: its registers are
  * saved, set for the call with the pc on that instruction and orig_rax -1
  * (no restart of an interrupted call), single-stepped, and put back.
- * Shared memory is a memfd of the controller, opened by the target through
- * /proc/CONTROLLER/fd/N and mapped MAP_SHARED, then closed again, so the
+ * Shared memory is a memfd the target makes, mapped MAP_SHARED by it and
+ * by the controller (through /proc/PID/fd/N), then closed again, so the
  * target's descriptors are as before.
  */
 #define _GNU_SOURCE
@@ -341,39 +341,68 @@ static int push_string(struct ptrace_target *p, const char *s, uint64_t *at, str
 	return pt_write(&p->t, *at, s, strlen(s) + 1, err);
 }
 
+/*
+ * Shared memory: a memfd the target makes itself (memfd_create, ftruncate,
+ * mmap MAP_SHARED), which zond, its tracer, opens through
+ * /proc/PID/fd/N and maps too; the target's descriptor is closed again,
+ * so its descriptors are as before.  Before, zond made the memfd and the
+ * target opened /proc/ZOND/fd/N, which a process of another user may not
+ * (zond as root on a daemon's process: Permission denied, QA s11 F4).
+ */
 static int pt_share(struct inject_transport *t, size_t len, void **local, uint64_t *remote,
 		    struct zerr *err)
 {
 	struct ptrace_target *p = as_target(t);
-	int fd = memfd_create("zond-inject", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)len) < 0)
-		return zerr_set(err, "memfd for the results: %s", strerror(errno));
-	void *mine = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), fd);
 	uint64_t at = 0;
-	int64_t rfd = -1, addr = -1;
-	int rc = mine == MAP_FAILED ? zerr_set(err, "memfd for the results: %s", strerror(errno))
-				    : push_string(p, path, &at, err);
+	int64_t rfd = -1, r = 0, addr = -1;
+	void *mine = MAP_FAILED;
+	int rc = push_string(p, "zond-inject", &at, err);
 	if (rc == 0) {
-		uint64_t a[6] = {(uint64_t)AT_FDCWD, at, O_RDWR | O_CLOEXEC, 0, 0, 0};
-		rc = remote_syscall(p, SYS_openat, a, &rfd, err);
+		uint64_t a[6] = {at, MFD_CLOEXEC, 0, 0, 0, 0};
+		rc = remote_syscall(p, SYS_memfd_create, a, &rfd, err);
 	}
 	if (rc == 0 && rfd < 0)
-		rc = zerr_set(err, "process %d cannot open zond's memfd %s (%s)", p->pid, path,
+		rc = zerr_set(err, "process %d cannot make a memfd for the results (%s)", p->pid,
 			      strerror((int)-rfd));
+	if (rc == 0) {
+		uint64_t a[6] = {(uint64_t)rfd, len, 0, 0, 0, 0};
+		rc = remote_syscall(p, SYS_ftruncate, a, &r, err);
+		if (rc == 0 && r < 0)
+			rc = zerr_set(err, "process %d cannot size its memfd (%s)", p->pid,
+				      strerror((int)-r));
+	}
 	if (rc == 0) {
 		uint64_t a[6] = {0, len, PROT_READ | PROT_WRITE, MAP_SHARED, (uint64_t)rfd, 0};
 		rc = remote_syscall(p, SYS_mmap, a, &addr, err);
-		uint64_t c[6] = {(uint64_t)rfd, 0, 0, 0, 0, 0};
-		int64_t ignored;
-		if (rc == 0)
-			rc = remote_syscall(p, SYS_close, c, &ignored, err);
+		if (rc == 0 && addr < 0 && addr > -4096)
+			rc = zerr_set(err, "process %d cannot map its memfd (%s)", p->pid,
+				      strerror((int)-addr));
 	}
-	if (rc == 0 && addr < 0 && addr > -4096)
-		rc = zerr_set(err, "process %d cannot map zond's memfd (%s)", p->pid,
-			      strerror((int)-addr));
-	close(fd); /* the mappings keep the memory */
+	if (rc == 0) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)p->pid, (int)rfd);
+		int fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			rc = zerr_set(err, "cannot open the results' memfd %s (%s)", path,
+				      strerror(errno));
+		else {
+			mine = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			if (mine == MAP_FAILED)
+				rc = zerr_set(err, "memfd for the results: %s", strerror(errno));
+			close(fd); /* the mappings keep the memory */
+		}
+		if (rc < 0) { /* the target's mapping goes again */
+			uint64_t a[6] = {(uint64_t)addr, len, 0, 0, 0, 0};
+			struct zerr ignored;
+			remote_syscall(p, SYS_munmap, a, &r, &ignored);
+		}
+	}
+	if (rfd >= 0) {
+		uint64_t c[6] = {(uint64_t)rfd, 0, 0, 0, 0, 0};
+		struct zerr ignored;
+		if (remote_syscall(p, SYS_close, c, &r, rc == 0 ? err : &ignored) < 0 && rc == 0)
+			rc = -1;
+	}
 	if (rc < 0) {
 		if (mine != MAP_FAILED)
 			munmap(mine, len);
@@ -721,6 +750,13 @@ static int pt_close_fd(struct inject_transport *t, int fd, struct zerr *err)
 	return remote_syscall(as_target(t), SYS_close, args, &ret, err);
 }
 
+static int pt_unmap(struct inject_transport *t, uint64_t addr, size_t len, struct zerr *err)
+{
+	const uint64_t args[6] = {addr, len};
+	int64_t ret;
+	return remote_syscall(as_target(t), SYS_munmap, args, &ret, err);
+}
+
 static const struct inject_transport_ops ptrace_ops = {
 	.read = pt_read,
 	.write = pt_write,
@@ -739,6 +775,7 @@ static const struct inject_transport_ops ptrace_ops = {
 	.close = pt_close,
 	.ended = pt_ended,
 	.close_fd = pt_close_fd,
+	.unmap = pt_unmap,
 };
 
 /* /proc/PID/mem and a syscall instruction of the stopped target; 0 or -1 with err. */
