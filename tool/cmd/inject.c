@@ -696,7 +696,9 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 			fprintf(stderr,
 				"zond inject: %llu calls were not measured (counted in no figure): "
 				"%llu deeper than the %d frames a thread's shadow stack holds, %llu "
-				"on threads beyond the %d it has slots for (run meta "
+				"on threads started after the run's %d thread slots were taken (each "
+				"thread keeps its slot for the whole run, an ended one too: a "
+				"thread that reuses an ended one's stack reuses its slot) (run meta "
 				"inject_calls_not_measured, lost_depth_calls, lost_thread_calls)\n",
 				(unsigned long long)(r.deep + r.noslot), (unsigned long long)r.deep,
 				INJ_DEPTH, (unsigned long long)r.noslot, INJ_THREADS);
