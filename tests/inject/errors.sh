@@ -31,7 +31,7 @@ check 1 "zond inject: nosuch: no function nosuch in $calls" --region nosuch,main
 check 1 "zond inject: main+100000: past the end of main ($(nm -S "$calls" | awk '$4 == "main" { printf "%d", "0x" $2 }') bytes)" \
 	--region main+100000,fib -- "$calls"
 check 1 "zond inject: --from nosuch: no such function to measure" --descend --from nosuch -- "$calls"
-check 1 "zond inject: process 999999999: no such process (or not ours)" -p 999999999
+check 1 "zond inject: process 999999999: no such process" -p 999999999
 check 2 "zond inject: --region wants FROM,TO (see 'zond inject --help')" --region main -- "$calls"
 check 2 "zond inject: --per-run wants a positive number (see 'zond inject --help')" --per-run 0 -- "$calls"
 check 2 "zond inject: --duration goes with -p, --safe-point or --gdb (see 'zond inject --help')" --duration 1 -- "$calls"

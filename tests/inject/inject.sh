@@ -101,6 +101,17 @@ compare_counts descend.counts descend.dump
 grep -q '^function deep ' descend.dump && fail "--descend measured deep, which no edge reaches"
 runs=$("$zond" runs -i descend.db | grep -c '\[dsc\]')
 [ "$runs" -eq "$(grep -c '^function ' descend.dump)" ] || fail "--descend: $runs runs, not one per function"
+# --threshold 5: roots are pruned like callees where their own first-pass
+# time is under the threshold (QA s11 F7: _init, frame_dummy,
+# __do_global_dtors_aux and _fini each took a run of their own); main runs.
+"$zond" inject -o d5.db --descend --threshold 5 -c d5 -- "$calls" >d5.out 2>d5.err
+"$zond" dump -i d5.db -C d5 >d5.dump || fail "zond dump -C d5"
+for f in _init frame_dummy __do_global_dtors_aux _fini; do
+	grep -q "^zond inject: pruned $f: bound [0-9]* ns, under 5% of " d5.err ||
+		fail "--descend --threshold 5: root $f not pruned: $(grep "$f" d5.err)"
+	! grep -q "^function $f " d5.dump || fail "--descend --threshold 5: root $f measured"
+done
+grep -qx 'function main calls=1' d5.dump || fail "--descend --threshold 5: main not measured"
 # --from fib: fib only (its one callee is itself).
 "$zond" inject -q -o from.db --descend --from fib -c fr -- "$calls" >/dev/null
 "$zond" dump -i from.db -C fr >from.dump

@@ -494,6 +494,18 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->noslot);
 		profile_add_meta(p, "lost_thread_calls", buf);
 	}
+	if (r->sharedtp) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->sharedtp);
+		profile_add_meta(p, "lost_shared_tls_calls", buf);
+	}
+	if (r->sandboxed) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->sandboxed);
+		profile_add_meta(p, "lost_seccomp_calls", buf);
+	}
+	if (r->noblock) {
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->noblock);
+		profile_add_meta(p, "lost_process_calls", buf);
+	}
 	if (r->untimed) {
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->untimed);
 		profile_add_meta(p, "inject_calls_untimed", buf);
@@ -553,11 +565,50 @@ static int program_status(int status)
 }
 
 /* The executable of process pid, into prog; -1 when there is none. */
-static int process_program(long pid, char prog[PATH_MAX])
+/*
+ * The executable of process pid in prog: 0, or -1 with err saying why not
+ * in one line: no such process, one of another user's (permission), or one
+ * whose main thread has exited (its other threads run on: a zombie leader,
+ * whose /proc/PID/exe reads nothing).  Before, each was "no such process
+ * (or not ours)" (QA s11 F6).
+ */
+static int process_program(long pid, char prog[PATH_MAX], struct zerr *err)
 {
 	char link[64];
 	snprintf(link, sizeof link, "/proc/%ld/exe", pid);
-	return realpath(link, prog) ? 0 : -1;
+	if (realpath(link, prog))
+		return 0;
+	int e = errno;
+	char status[64], line[256];
+	snprintf(status, sizeof status, "/proc/%ld/status", pid);
+	FILE *f = fopen(status, "re");
+	if (!f || pid <= 0) {
+		if (f)
+			fclose(f);
+		return zerr_set(err, "process %ld: no such process", pid);
+	}
+	char state = 0;
+	long threads = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "State:", 6) == 0)
+			sscanf(line + 6, " %c", &state);
+		else if (strncmp(line, "Threads:", 8) == 0)
+			threads = strtol(line + 8, NULL, 10);
+	}
+	fclose(f);
+	if (e == EACCES || e == EPERM)
+		return zerr_set(err,
+				"process %ld: permission denied: it is another user's (run zond as "
+				"that user, or as root / with CAP_SYS_PTRACE)",
+				pid);
+	if (state == 'Z' && threads > 1)
+		return zerr_set(err,
+				"process %ld: its main thread has exited (%ld threads run on): zond "
+				"inject -p needs the main thread",
+				pid, threads - 1);
+	if (state == 'Z' || state == 'X')
+		return zerr_set(err, "process %ld: it has ended (a zombie)", pid);
+	return zerr_set(err, "process %ld: its executable cannot be read (%s)", pid, strerror(e));
 }
 
 /* The bare-metal target of job: QEMU's command line (argv) or the stub at --gdb. */
@@ -645,10 +696,33 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 			fprintf(stderr,
 				"zond inject: %llu calls were not measured (counted in no figure): "
 				"%llu deeper than the %d frames a thread's shadow stack holds, %llu "
-				"on threads beyond the %d it has slots for (run meta "
+				"on threads started after the run's %d thread slots were taken (each "
+				"thread keeps its slot for the whole run, an ended one too: a "
+				"thread that reuses an ended one's stack reuses its slot) (run meta "
 				"inject_calls_not_measured, lost_depth_calls, lost_thread_calls)\n",
 				(unsigned long long)(r.deep + r.noslot), (unsigned long long)r.deep,
 				INJ_DEPTH, (unsigned long long)r.noslot, INJ_THREADS);
+		if (r.sharedtp)
+			fprintf(stderr,
+				"zond inject: %llu calls were not measured (counted in no figure): "
+				"made by tasks sharing one thread pointer (clone with CLONE_VM and "
+				"without CLONE_SETTLS), whose calls one shadow stack cannot tell "
+				"apart (run meta lost_shared_tls_calls)\n",
+				(unsigned long long)r.sharedtp);
+		if (r.sandboxed)
+			fprintf(stderr,
+				"zond inject: %llu calls were not measured (counted in no figure): "
+				"made by threads that started measured code after the program put "
+				"itself under seccomp, where zond makes no system call of its own "
+				"(run meta lost_seccomp_calls)\n",
+				(unsigned long long)r.sandboxed);
+		if (r.noblock)
+			fprintf(stderr,
+				"zond inject: %llu calls were not measured (counted in no figure): "
+				"made in forked children after the %d blocks of a run were taken "
+				"(each thread and each forked child takes one for the whole run) "
+				"(run meta lost_process_calls)\n",
+				(unsigned long long)r.noblock, INJ_THREADS);
 		if (r.left_running)
 			fprintf(stderr,
 				"zond inject: stopped waiting for the processes %s left running: "
@@ -1191,9 +1265,8 @@ static int scenario(struct functions_job *job, char **argv)
 		if (!symbols_is_elf(prog, &err))
 			return cmd_error("inject", "%s", err.msg);
 	} else if (job->pid) {
-		if (process_program(job->pid, prog) < 0)
-			return cmd_error("inject", "process %ld: no such process (or not ours)",
-					 job->pid);
+		if (process_program(job->pid, prog, &err) < 0)
+			return cmd_error("inject", "%s", err.msg);
 	} else if (launch_find_program(argv[0], prog, &err) < 0) {
 		return launch_program_error("inject", argv[0], &err);
 	}

@@ -68,6 +68,11 @@ enum inject_probe {
 	INJECT_CATCH,       /* __cxa_begin_catch's entry: the frames a caught
 			     * exception left are dropped, the live ones get
 			     * their measured return again */
+	INJECT_CLONE,       /* clone's entry: a CLONE_VM child sharing its parent's
+			     * thread pointer (no CLONE_SETTLS) marks the slot
+			     * shared, measured no more */
+	INJECT_PRCTL,       /* prctl's and syscall's entries: a process going */
+	INJECT_SYSCALL,     /* under seccomp makes the payload make no system call */
 };
 
 #define INJECT_SITE_INSNS 16

@@ -5,7 +5,9 @@
  * The graph comes from a first pass measuring every candidate at once
  * (its edges: nearest measured caller -> callee, and its inclusive times,
  * used only as estimates).  The descent starts at the roots (functions
- * with root calls) or at one function, and goes breadth-first: each
+ * with root calls; a root whose own first-pass time is under threshold%
+ * of the whole is pruned, that time its bound) or at one function, and
+ * goes breadth-first: each
  * function popped is measured (few per run, so accurately); then each of
  * its callees gets a bound on its inclusive time, M(c) <= sum of M(p) over
  * its callers p (the measured value for callers measured, the first pass's

@@ -51,14 +51,23 @@
 #define ZOND_INJECT_RESULTS_H
 
 #define INJ_MAGIC            0x7a6f6e64696e6a31 /* "zondinj1" */
-#define INJ_HDR              128
+#define INJ_HDR              192
 #define INJ_DEPTH            256 /* frames per thread */
 #define INJ_THREADS          256 /* thread slots (a power of two) */
 #define INJ_FRAME            64
 #define INJ_STAT             64
-#define INJ_SLOT_HDR         64
+#define INJ_SLOT_HDR         128
 #define INJ_COUNTS(nfuncs)   ((((nfuncs)*4 + 63) & ~63))
 #define INJ_PSLOT(nfuncs)    (INJ_SLOT_HDR + INJ_DEPTH * INJ_FRAME) /* the same for any nfuncs */
+/*
+ * After the slots, the process's flags (x86-64; private, kept by a forked
+ * child, unlike the process page): word 0 non-zero once the process put
+ * itself under seccomp (za_prctl, za_syscall): the payload makes no system
+ * call a new thread or process would need from then on.
+ */
+#define INJ_PFLAGS_AT   (INJ_THREADS * INJ_PSLOT(0))
+#define INJ_PF_SANDBOX  0
+
 #define INJ_SB_TID           0  /* the thread's id */
 #define INJ_SB_PID           8  /* x86-64: its process's id (a forked child's thread: the child's) */
 #define INJ_SB_OPEN          64 /* then the open counts */
@@ -92,6 +101,12 @@
 			      forked child's thread), in order: block i goes with context area i */
 #define INJ_H_UNTIMED   104 /* x86-64: calls counted without their time: frames dropped
 			       (longjmp, a context switch, an exception thrown through them) */
+#define INJ_H_SHAREDTP  112 /* x86-64: calls not measured: on a thread pointer a clone(CLONE_VM)
+			       without CLONE_SETTLS shares between two tasks (za_clone) */
+#define INJ_H_SANDBOXED 120 /* x86-64: calls not measured: threads that would need a system
+			       call to take a slot after the process went under seccomp */
+#define INJ_H_NOBLOCK   128 /* x86-64: calls not measured: in forked children that found every
+			       shared block taken (INJ_TF_NOBLOCK) */
 
 /* stat offsets */
 #define INJ_S_CALLS 0
@@ -112,6 +127,11 @@
 #define INJ_T_CTX    48 /* x86-64: its calling contexts' area */
 #define INJ_T_PID    56 /* x86-64: the process whose slot this is (a forked child's copy of
 			   its parent's slot is taken over at its first probe) */
+#define INJ_T_FLAGS  64 /* x86-64: bit 0 (INJ_TF_SHARED): the thread pointer is shared by
+			   tasks (clone without CLONE_SETTLS): no call measured on it from then on */
+#define INJ_TF_SHARED 1
+#define INJ_TF_NOBLOCK 2 /* bit 1: a forked child's thread that found no shared block left:
+			    no call measured (it would race its parent in the parent's block) */
 
 /* frame offsets */
 #define INJ_F_RET   0  /* the real return address */
@@ -155,7 +175,8 @@ struct inject_stat {
 
 struct inject_header {
 	uint64_t magic, nfuncs, deep, noslot, park, parked, nocounter, noctx;
-	uint64_t watch, loads, loaded, zond, blocks, untimed, pad[2];
+	uint64_t watch, loads, loaded, zond, blocks, untimed, sharedtp, sandboxed;
+	uint64_t noblock, pad[7];
 };
 
 _Static_assert(sizeof(struct inject_stat) == INJ_STAT, "stat layout");
@@ -173,11 +194,11 @@ static inline uint64_t inject_contexts_size(void)
 	return (uint64_t)INJ_THREADS * INJ_CBLOCK;
 }
 
-/* Bytes of the target's private memory (thread slots) for nfuncs functions. */
+/* Bytes of the target's private memory (thread slots, process flags) for nfuncs functions. */
 static inline uint64_t inject_slots_size(uint64_t nfuncs)
 {
 	(void)nfuncs;
-	return (uint64_t)INJ_THREADS * INJ_PSLOT(nfuncs);
+	return (uint64_t)INJ_THREADS * INJ_PSLOT(nfuncs) + 64;
 }
 #endif
 

@@ -286,10 +286,19 @@ int inject_own_probe(const char *name)
 	static const char *const switches[] = {"swapcontext", "__swapcontext", "setcontext",
 					       "__setcontext", NULL};
 	static const char *const catches[] = {"__cxa_begin_catch", NULL};
+	static const char *const clones[] = {"clone", "__clone", NULL};
+	static const char *const prctls[] = {"prctl", "__prctl", NULL};
+	static const char *const syscalls[] = {"syscall", NULL};
 	if (inject_is_unwinder(name))
 		return INJECT_UNWIND;
 	if (named(name, catches))
 		return INJECT_CATCH;
+	if (named(name, clones))
+		return INJECT_CLONE;
+	if (named(name, prctls))
+		return INJECT_PRCTL;
+	if (named(name, syscalls))
+		return INJECT_SYSCALL;
 	return named(name, switches) ? INJECT_SWITCH : -1;
 }
 
@@ -600,7 +609,11 @@ static void read_results(const struct session *x, struct inject_result *out)
 {
 	const struct inject_header *h = x->shared;
 	out->deep = h->deep;
-	out->noslot = h->noslot;
+	/* a thread refused a slot under seccomp counts in both */
+	out->sandboxed = h->sandboxed;
+	out->noslot = h->noslot - (h->sandboxed < h->noslot ? h->sandboxed : h->noslot);
+	out->sharedtp = h->sharedtp;
+	out->noblock = h->noblock;
 	out->untimed = h->untimed;
 	out->nocounter = h->nocounter;
 	out->noctx = h->noctx;
@@ -946,13 +959,27 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 		return -1;
 	/* what the program leaves running is reparented to zond, not lost (wait_left_running) */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	struct inject_transport *t = inject_ptrace_start(argv, err);
-	if (!t)
-		return -1;
-	/* kill, timeout(1), a closing terminal: the program's to take, zond waits and keeps */
+	/*
+	 * kill, timeout(1), a closing terminal: the program's to take, zond
+	 * waits and keeps; from before the program exists, blocked until
+	 * forward_to names it, so that none is lost (one while zond holds the
+	 * program under ptrace is given back to it when zond lets it go).
+	 */
+	sigset_t block, mask;
+	sigemptyset(&block);
+	for (int i = 0; i < FORWARD_N; i++)
+		sigaddset(&block, forward_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &mask);
 	struct forward fw;
 	forward_start(&fw);
-	forward_to(t->pid);
+	struct inject_transport *t = inject_ptrace_start_forwarding(argv, &fw, &mask, err);
+	if (t)
+		forward_to(t->pid);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	if (!t) {
+		forward_stop(&fw);
+		return -1;
+	}
 	struct session x;
 	session_init(&x, t, job);
 	x.later = x.started = 1;
@@ -1090,6 +1117,24 @@ static int restore(struct session *x, struct inject_result *out, struct zerr *er
 	return 0;
 }
 
+/*
+ * An attached process that zond could not prepare before anything was
+ * patched (no results shared yet) gets its trampoline areas and slots
+ * unmapped again: each failed attempt left two executable mappings behind
+ * (QA s11 F4).
+ */
+static void unmap_unused(struct session *x)
+{
+	struct zerr ignored;
+	if (x->shared || !x->t->ops->unmap)
+		return;
+	for (size_t i = 0; i < x->nareas; i++)
+		if (x->areas[i].addr && x->areas[i].len)
+			x->t->ops->unmap(x->t, x->areas[i].addr, x->areas[i].len, &ignored);
+	if (x->proc)
+		x->t->ops->unmap(x->t, x->proc, 4096 + inject_slots_size(x->n), &ignored);
+}
+
 int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 		  struct inject_result *out, struct zerr *err)
 {
@@ -1109,6 +1154,7 @@ int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 	if (rc < 0) {
 		if (x.shared && x.nareas) /* put back whatever was patched */
 			restore(&x, out, &ignored);
+		unmap_unused(&x);
 		t->ops->release(t, &ignored);
 	} else if (t->ops->release(t, err) < 0) {
 		rc = -1;
@@ -1382,6 +1428,8 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 	if ((!c->pid && run_to_entry(&x, err) < 0) || prepare(&x, &all, err) < 0) {
 		if (c->pid && x.shared && x.nareas)
 			restore(&x, &all, &ignored); /* put back whatever was patched */
+		if (c->pid)
+			unmap_unused(&x);
 		t->ops->release(t, &ignored);
 		rc = -1;
 	} else if (t->ops->release(t, err) < 0) {

@@ -56,7 +56,8 @@ struct inject_patch *inject_function_patches(const struct inject_plan *plan, con
  * The probe zond itself puts at the entry of the function called name (a
  * symbol's, "@VERSION" or not), or -1 for none: INJECT_UNWIND at an
  * unwinder's (inject_is_unwinder), INJECT_CATCH at __cxa_begin_catch's,
- * INJECT_SWITCH at swapcontext's and setcontext's.  Such a function is
+ * INJECT_SWITCH at swapcontext's and setcontext's, INJECT_CLONE at clone's,
+ * INJECT_PRCTL at prctl's, INJECT_SYSCALL at syscall's.  Such a function is
  * never a measured one (its entry has zond's probe).
  */
 int inject_own_probe(const char *name);
@@ -91,6 +92,9 @@ struct inject_result {
 	uint64_t nocounter;        /* threads whose counter (job->event) could not be opened */
 	uint64_t open;             /* calls never returned (counted, not timed) */
 	uint64_t untimed;          /* calls counted without their time (results.h) */
+	uint64_t sharedtp;         /* calls not measured: tasks sharing a thread pointer */
+	uint64_t sandboxed;        /* calls not measured: new threads under seccomp */
+	uint64_t noblock;          /* calls not measured: forked children beyond the blocks */
 	size_t n;                  /* the job's nstats */
 	size_t nthreads;           /* threads that ran measured code */
 	int64_t *tids;             /* nthreads */

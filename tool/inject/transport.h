@@ -41,12 +41,15 @@
  *   close_fd      (optional, may be NULL) closes descriptor fd of the stopped
  *                 target (the payload's counters, before an attached
  *                 process is released for good)
+ *   unmap         (optional, may be NULL) unmaps memory alloc or alloc_near
+ *                 gave that nothing uses yet (a preparation that failed)
 
  */
 #ifndef ZOND_INJECT_TRANSPORT_H
 #define ZOND_INJECT_TRANSPORT_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "util/error.h"
@@ -81,6 +84,8 @@ struct inject_transport_ops {
 	void (*close)(struct inject_transport *t);
 	int (*ended)(struct inject_transport *t, int *status);
 	int (*close_fd)(struct inject_transport *t, int fd, struct zerr *err);
+	/* (optional, may be NULL) unmaps what alloc or alloc_near gave, nothing in it used yet */
+	int (*unmap)(struct inject_transport *t, uint64_t addr, size_t len, struct zerr *err);
 };
 
 /*
@@ -88,6 +93,18 @@ struct inject_transport_ops {
  * exec, before any of its code ran.  NULL with err set when it cannot run.
  */
 struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *err);
+
+/*
+ * The same, for a zond that passes signals on (util/forward.h): the
+ * program gets the dispositions fw kept and the signal mask mask (zond's
+ * own before it blocked the forwarded signals until forward_to).  Signals
+ * someone sends the program while zond holds it are given back to it when
+ * zond lets it go (never swallowed by a stop of zond's).
+ */
+struct forward;
+struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
+							const struct forward *fw,
+							const sigset_t *mask, struct zerr *err);
 
 /*
  * Attaches to the running process pid: PTRACE_SEIZE and PTRACE_INTERRUPT

@@ -10,8 +10,8 @@
  * instruction, found in one of its executable mappings: its registers are
  * saved, set for the call with the pc on that instruction and orig_rax -1
  * (no restart of an interrupted call), single-stepped, and put back.
- * Shared memory is a memfd of the controller, opened by the target through
- * /proc/CONTROLLER/fd/N and mapped MAP_SHARED, then closed again, so the
+ * Shared memory is a memfd the target makes, mapped MAP_SHARED by it and
+ * by the controller (through /proc/PID/fd/N), then closed again, so the
  * target's descriptors are as before.
  */
 #define _GNU_SOURCE
@@ -34,6 +34,7 @@
 #include "../transport.h"
 #include "model/profile.h"
 #include "util/fds.h"
+#include "util/forward.h"
 
 #ifdef __x86_64__
 
@@ -49,11 +50,33 @@ struct ptrace_target {
 	int status;   /* then its wait status */
 	pid_t *tids;  /* the stopped threads; system calls run on tids[0] */
 	size_t ntids;
+	/*
+	 * Signals sent to the program while zond held it (its signal-delivery
+	 * stops that were not zond's own traps): taken from the kernel by the
+	 * stop, so zond gives each back when it lets the thread go (held_give),
+	 * else the program would never get them (QA s11 F8: SIGTERM, SIGINT,
+	 * timeout(1)'s signal to zond passed on, all swallowed at start-up).
+	 */
+	struct held_signal {
+		pid_t tid;
+		siginfo_t si;
+	} held[64];
+	size_t nheld;
+	pid_t delivery_tid; /* the thread whose last stop was a signal-delivery stop, or 0 */
 };
 
 static struct ptrace_target *as_target(struct inject_transport *t)
 {
 	return (struct ptrace_target *)t;
+}
+
+/* waitpid again when a signal zond passes on (util/forward.h) interrupted it. */
+static pid_t wait_eintr(pid_t pid, int *status, int flags)
+{
+	pid_t r;
+	while ((r = waitpid(pid, status, flags)) < 0 && errno == EINTR)
+		;
+	return r;
 }
 
 static int pt_read(struct inject_transport *t, uint64_t addr, void *buf, size_t n, struct zerr *err)
@@ -126,20 +149,113 @@ static int find_syscall_in(void *arg, const struct mapping *m)
 	return f->found != 0;
 }
 
-/* Waits for thread tid's stop; a started target's end is kept for wait(). */
+/* Keeps a signal someone sent the program while zond held thread tid. */
+static void hold_signal(struct ptrace_target *p, pid_t tid, const siginfo_t *si)
+{
+	size_t n = sizeof p->held / sizeof p->held[0];
+	for (size_t i = 0; i < p->nheld; i++) /* a standard signal is pending once */
+		if (p->held[i].tid == tid && p->held[i].si.si_signo == si->si_signo &&
+		    si->si_signo < SIGRTMIN)
+			return;
+	if (p->nheld < n)
+		p->held[p->nheld++] = (struct held_signal){tid, *si};
+}
+
+/*
+ * Whether a stop (status) of thread tid is a signal someone sent the
+ * program (kill, tgkill, the terminal, the kernel for the program's own
+ * faults), not zond's own: a single step's or a breakpoint's SIGTRAP (from
+ * the kernel), PTRACE_INTERRUPT's stop (an event stop), the exec's trap.
+ * Its siginfo in *si.
+ */
+static int foreign_signal(pid_t tid, int status, siginfo_t *si)
+{
+	if (!WIFSTOPPED(status) || (status >> 16) != 0)
+		return 0; /* an event stop: PTRACE_INTERRUPT's, a group stop */
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, si) < 0)
+		return 0;
+	return WSTOPSIG(status) != SIGTRAP || si->si_code <= 0; /* SI_USER, SI_TKILL, SI_QUEUE */
+}
+
+/*
+ * Waits for thread tid's stop after request req (PTRACE_SINGLESTEP,
+ * PTRACE_INTERRUPT); a signal someone sent the program meanwhile is held
+ * (hold_signal) and the request made again, so the stop returned is
+ * zond's.  A started target's end is kept for wait().
+ */
+static int stopped_after(struct ptrace_target *p, pid_t tid, int req, struct zerr *err)
+{
+	for (;;) {
+		int status;
+		if (wait_eintr(tid, &status, __WALL) != tid)
+			return zerr_set(err, "process %d: %s", (int)tid, strerror(errno));
+		if (!WIFSTOPPED(status)) {
+			if (tid == p->pid && !p->attached) {
+				p->ended = 1;
+				p->status = status;
+			}
+			return zerr_set(err, "process %d ended while zond inject held it", (int)tid);
+		}
+		siginfo_t si;
+		int foreign = foreign_signal(tid, status, &si);
+		if (foreign)
+			hold_signal(p, tid, &si);
+		if (req == PTRACE_INTERRUPT || (!foreign && (status >> 16) == 0)) {
+			/* stopped (a signal-delivery stop takes a signal zond may give back) */
+			p->delivery_tid = (status >> 16) == 0 ? tid : 0;
+			return 0;
+		}
+		/* a signal's stop, or an interrupt's left from before: the step again */
+		if (ptrace(req, tid, 0, 0) < 0)
+			return zerr_set(err, "process %d: %s", (int)tid, strerror(errno));
+	}
+}
+
 static int stopped(struct ptrace_target *p, pid_t tid, struct zerr *err)
 {
-	int status;
-	if (waitpid(tid, &status, __WALL) != tid)
-		return zerr_set(err, "process %d: %s", (int)tid, strerror(errno));
-	if (!WIFSTOPPED(status)) {
-		if (tid == p->pid && !p->attached) {
-			p->ended = 1;
-			p->status = status;
+	return stopped_after(p, tid, PTRACE_SINGLESTEP, err);
+}
+
+/*
+ * Lets thread tid go on (PTRACE_CONT) or go (PTRACE_DETACH), giving back
+ * the signals held for it: the first through the stop, with its own siginfo
+ * (the program sees the sender it would see) where the thread is in a
+ * signal-delivery stop; the others, and any for a thread in another stop,
+ * sent again once it runs (process-directed ones to the process).  With
+ * PTRACE_CONT only the first goes; the rest wait for the next.
+ */
+static int resume_giving(struct ptrace_target *p, pid_t tid, int req)
+{
+	int sig = 0;
+	size_t first = p->nheld;
+	for (size_t i = 0; i < p->nheld; i++)
+		if (p->held[i].tid == tid) {
+			first = i;
+			break;
 		}
-		return zerr_set(err, "process %d ended while zond inject held it", (int)tid);
+	if (first < p->nheld && p->delivery_tid == tid &&
+	    ptrace(PTRACE_SETSIGINFO, tid, 0, &p->held[first].si) == 0) {
+		sig = p->held[first].si.si_signo;
+		p->held[first] = p->held[--p->nheld];
 	}
-	return 0;
+	int rc = ptrace(req, tid, 0, sig);
+	if (rc == 0 && sig)
+		p->delivery_tid = 0;
+	if (req != PTRACE_DETACH)
+		return rc;
+	for (size_t i = 0; i < p->nheld;) {
+		if (p->held[i].tid != tid) {
+			i++;
+			continue;
+		}
+		const siginfo_t *si = &p->held[i].si;
+		if (si->si_code == SI_USER)
+			kill(p->pid, si->si_signo);
+		else
+			syscall(SYS_tgkill, p->pid, tid, si->si_signo);
+		p->held[i] = p->held[--p->nheld];
+	}
+	return rc;
 }
 
 /* Runs syscall nr with args in the stopped target; its result in *ret. */
@@ -225,39 +341,68 @@ static int push_string(struct ptrace_target *p, const char *s, uint64_t *at, str
 	return pt_write(&p->t, *at, s, strlen(s) + 1, err);
 }
 
+/*
+ * Shared memory: a memfd the target makes itself (memfd_create, ftruncate,
+ * mmap MAP_SHARED), which zond, its tracer, opens through
+ * /proc/PID/fd/N and maps too; the target's descriptor is closed again,
+ * so its descriptors are as before.  Before, zond made the memfd and the
+ * target opened /proc/ZOND/fd/N, which a process of another user may not
+ * (zond as root on a daemon's process: Permission denied, QA s11 F4).
+ */
 static int pt_share(struct inject_transport *t, size_t len, void **local, uint64_t *remote,
 		    struct zerr *err)
 {
 	struct ptrace_target *p = as_target(t);
-	int fd = memfd_create("zond-inject", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)len) < 0)
-		return zerr_set(err, "memfd for the results: %s", strerror(errno));
-	void *mine = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), fd);
 	uint64_t at = 0;
-	int64_t rfd = -1, addr = -1;
-	int rc = mine == MAP_FAILED ? zerr_set(err, "memfd for the results: %s", strerror(errno))
-				    : push_string(p, path, &at, err);
+	int64_t rfd = -1, r = 0, addr = -1;
+	void *mine = MAP_FAILED;
+	int rc = push_string(p, "zond-inject", &at, err);
 	if (rc == 0) {
-		uint64_t a[6] = {(uint64_t)AT_FDCWD, at, O_RDWR | O_CLOEXEC, 0, 0, 0};
-		rc = remote_syscall(p, SYS_openat, a, &rfd, err);
+		uint64_t a[6] = {at, MFD_CLOEXEC, 0, 0, 0, 0};
+		rc = remote_syscall(p, SYS_memfd_create, a, &rfd, err);
 	}
 	if (rc == 0 && rfd < 0)
-		rc = zerr_set(err, "process %d cannot open zond's memfd %s (%s)", p->pid, path,
+		rc = zerr_set(err, "process %d cannot make a memfd for the results (%s)", p->pid,
 			      strerror((int)-rfd));
+	if (rc == 0) {
+		uint64_t a[6] = {(uint64_t)rfd, len, 0, 0, 0, 0};
+		rc = remote_syscall(p, SYS_ftruncate, a, &r, err);
+		if (rc == 0 && r < 0)
+			rc = zerr_set(err, "process %d cannot size its memfd (%s)", p->pid,
+				      strerror((int)-r));
+	}
 	if (rc == 0) {
 		uint64_t a[6] = {0, len, PROT_READ | PROT_WRITE, MAP_SHARED, (uint64_t)rfd, 0};
 		rc = remote_syscall(p, SYS_mmap, a, &addr, err);
-		uint64_t c[6] = {(uint64_t)rfd, 0, 0, 0, 0, 0};
-		int64_t ignored;
-		if (rc == 0)
-			rc = remote_syscall(p, SYS_close, c, &ignored, err);
+		if (rc == 0 && addr < 0 && addr > -4096)
+			rc = zerr_set(err, "process %d cannot map its memfd (%s)", p->pid,
+				      strerror((int)-addr));
 	}
-	if (rc == 0 && addr < 0 && addr > -4096)
-		rc = zerr_set(err, "process %d cannot map zond's memfd (%s)", p->pid,
-			      strerror((int)-addr));
-	close(fd); /* the mappings keep the memory */
+	if (rc == 0) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)p->pid, (int)rfd);
+		int fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			rc = zerr_set(err, "cannot open the results' memfd %s (%s)", path,
+				      strerror(errno));
+		else {
+			mine = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			if (mine == MAP_FAILED)
+				rc = zerr_set(err, "memfd for the results: %s", strerror(errno));
+			close(fd); /* the mappings keep the memory */
+		}
+		if (rc < 0) { /* the target's mapping goes again */
+			uint64_t a[6] = {(uint64_t)addr, len, 0, 0, 0, 0};
+			struct zerr ignored;
+			remote_syscall(p, SYS_munmap, a, &r, &ignored);
+		}
+	}
+	if (rfd >= 0) {
+		uint64_t c[6] = {(uint64_t)rfd, 0, 0, 0, 0, 0};
+		struct zerr ignored;
+		if (remote_syscall(p, SYS_close, c, &r, rc == 0 ? err : &ignored) < 0 && rc == 0)
+			rc = -1;
+	}
 	if (rc < 0) {
 		if (mine != MAP_FAILED)
 			munmap(mine, len);
@@ -280,10 +425,11 @@ static int ended_early(struct ptrace_target *p, int status, struct zerr *err)
 /* One instruction of a started target's thread, stopped at addr: 0, or -1 with err set. */
 static int step_past(struct ptrace_target *p, struct zerr *err)
 {
-	int status;
-	if (ptrace(PTRACE_SINGLESTEP, p->pid, 0, 0) < 0 || waitpid(p->pid, &status, 0) != p->pid)
+	if (ptrace(PTRACE_SINGLESTEP, p->pid, 0, 0) < 0)
 		return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
-	return WIFSTOPPED(status) ? 0 : ended_early(p, status, err);
+	if (stopped(p, p->pid, err) == 0)
+		return 0;
+	return p->ended ? ended_early(p, p->status, err) : -1;
 }
 
 static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err)
@@ -299,11 +445,11 @@ static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err
 		return -1;
 	int sig = 0, status;
 	for (;;) {
-		if (ptrace(PTRACE_CONT, p->pid, 0, sig) < 0 ||
-		    waitpid(p->pid, &status, 0) != p->pid)
+		if (ptrace(PTRACE_CONT, p->pid, 0, sig) < 0 || wait_eintr(p->pid, &status, 0) != p->pid)
 			return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
 		if (!WIFSTOPPED(status))
 			return ended_early(p, status, err);
+		p->delivery_tid = p->pid;
 		struct user_regs_struct r;
 		if (WSTOPSIG(status) == SIGTRAP && ptrace(PTRACE_GETREGS, p->pid, 0, &r) == 0 &&
 		    r.rip == addr + 1) {
@@ -312,7 +458,20 @@ static int pt_run_to(struct inject_transport *t, uint64_t addr, struct zerr *err
 				return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
 			return pt_write(t, addr, &orig, 1, err);
 		}
-		sig = WSTOPSIG(status) == SIGTRAP ? 0 : WSTOPSIG(status); /* the program's own */
+		/*
+		 * A fault of the loader's is delivered at once; a signal someone
+		 * sent (kill, a terminal's) is held until zond lets the program
+		 * go, as during zond's own stops: delivered now, it would end the
+		 * program before it was measured at all, the run lost.
+		 */
+		siginfo_t si;
+		sig = 0;
+		if (foreign_signal(p->pid, status, &si)) {
+			if (si.si_code <= 0 || si.si_code == SI_KERNEL)
+				hold_signal(p, p->pid, &si);
+			else
+				sig = WSTOPSIG(status);
+		}
 	}
 }
 
@@ -400,7 +559,7 @@ static int pt_release(struct inject_transport *t, struct zerr *err)
 	struct ptrace_target *p = as_target(t);
 	int rc = 0;
 	for (size_t i = 0; i < p->ntids; i++)
-		if (ptrace(PTRACE_DETACH, p->tids[i], 0, 0) < 0 && errno != ESRCH && rc == 0)
+		if (resume_giving(p, p->tids[i], PTRACE_DETACH) < 0 && errno != ESRCH && rc == 0)
 			rc = zerr_set(err, "process %d: cannot detach (%s)", p->pid,
 				      strerror(errno));
 	p->ntids = 0;
@@ -478,7 +637,8 @@ static int seize_all(struct ptrace_target *p, struct zerr *err)
 			p->tids = zp_xrealloc(p->tids, (p->ntids + 1) * sizeof *p->tids);
 			p->tids[p->ntids++] = tid;
 			added = 1;
-			if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0 || stopped(p, tid, err) < 0) {
+			if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0 ||
+			    stopped_after(p, tid, PTRACE_INTERRUPT, err) < 0) {
 				closedir(d);
 				return zerr_set(err, "process %d: cannot stop thread %d",
 						(int)p->pid, (int)tid);
@@ -505,7 +665,7 @@ static int pt_stop(struct inject_transport *t, struct zerr *err)
 	/* a started target that has just ended cannot be seized: keep its status
 	 * (every thread seized so far was waited for, so no stop is pending) */
 	int status;
-	if (!p->attached && !p->ended && waitpid(p->pid, &status, WNOHANG | __WALL) == p->pid &&
+	if (!p->attached && !p->ended && wait_eintr(p->pid, &status, WNOHANG | __WALL) == p->pid &&
 	    (WIFEXITED(status) || WIFSIGNALED(status))) {
 		p->ended = 1;
 		p->status = status;
@@ -524,7 +684,7 @@ static int pt_wait(struct inject_transport *t, int *status, struct zerr *err)
 		*status = p->status;
 		return 0;
 	}
-	while (waitpid(p->pid, status, 0) < 0)
+	while (wait_eintr(p->pid, status, 0) < 0)
 		if (errno != EINTR)
 			return zerr_set(err, "process %d: %s", p->pid, strerror(errno));
 	return 0;
@@ -563,7 +723,7 @@ static int pt_ended(struct inject_transport *t, int *status)
 		p->ended = 1;
 		p->status = -1; /* not zond's child: its status is not known */
 	} else if (!p->ended && !p->attached && p->released &&
-		   waitpid(p->pid, &p->status, WNOHANG) == p->pid) {
+		   wait_eintr(p->pid, &p->status, WNOHANG) == p->pid) {
 		p->ended = 1;
 	}
 	*status = p->status;
@@ -574,7 +734,7 @@ static void pt_close(struct inject_transport *t)
 {
 	struct ptrace_target *p = as_target(t);
 	for (size_t i = 0; !p->released && i < p->ntids; i++)
-		ptrace(PTRACE_DETACH, p->tids[i], 0, 0);
+		resume_giving(p, p->tids[i], PTRACE_DETACH);
 	if (p->mem >= 0)
 		close(p->mem);
 	if (p->pidfd >= 0)
@@ -588,6 +748,13 @@ static int pt_close_fd(struct inject_transport *t, int fd, struct zerr *err)
 	const uint64_t args[6] = {(uint64_t)fd};
 	int64_t ret;
 	return remote_syscall(as_target(t), SYS_close, args, &ret, err);
+}
+
+static int pt_unmap(struct inject_transport *t, uint64_t addr, size_t len, struct zerr *err)
+{
+	const uint64_t args[6] = {addr, len};
+	int64_t ret;
+	return remote_syscall(as_target(t), SYS_munmap, args, &ret, err);
 }
 
 static const struct inject_transport_ops ptrace_ops = {
@@ -608,6 +775,7 @@ static const struct inject_transport_ops ptrace_ops = {
 	.close = pt_close,
 	.ended = pt_ended,
 	.close_fd = pt_close_fd,
+	.unmap = pt_unmap,
 };
 
 /* /proc/PID/mem and a syscall instruction of the stopped target; 0 or -1 with err. */
@@ -644,6 +812,13 @@ struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err)
 
 struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *err)
 {
+	return inject_ptrace_start_forwarding(argv, NULL, NULL, err);
+}
+
+struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
+							const struct forward *fw,
+							const sigset_t *mask, struct zerr *err)
+{
 	int gate[2]; /* tells the parent why exec failed */
 	fds_keep_own();
 	if (pipe2(gate, O_CLOEXEC) < 0)
@@ -653,6 +828,10 @@ struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *er
 		return zerr_set(err, "fork: %s", strerror(errno)), NULL;
 	if (pid == 0) {
 		close(gate[0]);
+		if (fw) /* the dispositions and mask zond was given, not its forwarding */
+			forward_restore(fw);
+		if (mask)
+			sigprocmask(SIG_SETMASK, mask, NULL);
 		ptrace(PTRACE_TRACEME, 0, 0, 0);
 		execvp(argv[0], argv);
 		int e = errno;
@@ -662,19 +841,33 @@ struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *er
 	}
 	close(gate[1]);
 	int e = 0;
-	ssize_t got = read(gate[0], &e, sizeof e);
+	ssize_t got;
+	while ((got = read(gate[0], &e, sizeof e)) < 0 && errno == EINTR)
+		;
 	close(gate[0]);
 	int status;
-	waitpid(pid, &status, 0);
+	siginfo_t si;
+	struct ptrace_target *p = zp_xcalloc(1, sizeof *p);
+	/*
+	 * Stopped at its exec (a SIGTRAP it sent itself); a signal someone sent
+	 * it before is held for it, as every other while zond holds it.
+	 */
+	while (wait_eintr(pid, &status, 0) == pid && got != (ssize_t)sizeof e && WIFSTOPPED(status) &&
+	       ptrace(PTRACE_GETSIGINFO, pid, 0, &si) == 0 &&
+	       !(si.si_signo == SIGTRAP && si.si_code == SI_USER && si.si_pid == pid)) {
+		hold_signal(p, pid, &si);
+		ptrace(PTRACE_CONT, pid, 0, 0);
+	}
 	if (got == (ssize_t)sizeof e) {
+		free(p);
 		zerr_set(err, "%s: cannot run (%s)", argv[0], strerror(e));
 		return NULL;
 	}
 	if (!WIFSTOPPED(status)) {
+		free(p);
 		zerr_set(err, "%s: ended before zond inject could stop it", argv[0]);
 		return NULL;
 	}
-	struct ptrace_target *p = zp_xcalloc(1, sizeof *p);
 	p->t.ops = &ptrace_ops;
 	p->pid = pid;
 	p->t.pid = pid;
@@ -685,13 +878,21 @@ struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *er
 	if (open_target(p, err) < 0) {
 		kill(pid, SIGKILL);
 		pt_close(&p->t);
-		waitpid(pid, &status, 0);
+		wait_eintr(pid, &status, 0);
 		return NULL;
 	}
 	return &p->t;
 }
 
 #else
+struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
+							const struct forward *fw,
+							const sigset_t *mask, struct zerr *err)
+{
+	(void)fw, (void)mask;
+	return inject_ptrace_start(argv, err);
+}
+
 struct inject_transport *inject_ptrace_start(char *const argv[], struct zerr *err)
 {
 	(void)argv;

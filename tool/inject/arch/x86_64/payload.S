@@ -80,10 +80,10 @@
 
 	.section .rodata.zond_payload, "a"
 	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_switch
-	.globl za_catch, za_safe, za_loaded
+	.globl za_catch, za_safe, za_loaded, za_clone, za_prctl, za_syscall
 	.globl za_fence_entry, za_fence_exit, za_fence_to
 	.hidden za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_switch
-	.hidden za_catch, za_safe, za_loaded
+	.hidden za_catch, za_safe, za_loaded, za_clone, za_prctl, za_syscall
 	.hidden za_fence_entry, za_fence_exit, za_fence_to
 	.p2align 6
 za_blob:
@@ -108,6 +108,18 @@ za_push:	.quad 0x100000001	/* a push in the depth word: a frame and a push more 
 za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
 
 #define ZA_PROC_READY 2		/* the process page's word once za_forked is done */
+
+/*
+ * SANDBOXED reg, label: jumps to label when the process went under seccomp
+ * (the process flags after the slots, results.h: za_prctl, za_syscall), so
+ * that the payload makes no system call the program's filter may forbid;
+ * clobbers reg.
+ */
+	.macro SANDBOXED reg, label
+	mov za_threads(%rip), \reg
+	cmpq $0, INJ_PFLAGS_AT + INJ_PF_SANDBOX(\reg)
+	jne \label
+	.endm
 #define ZA_CTX_ROOT -1		/* a frame's F_CTX: calls under it start the thread's stacks */
 
 /*
@@ -144,7 +156,7 @@ za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
 	shl $6, %rcx			/* INJ_FRAME == 64 */
 	cmp %rdx, INJ_SLOT_HDR + INJ_F_SLOT(%r11, %rcx)
 	jae 11f
-	call za_drop
+	call za_dropchk
 11:
 	.endm
 
@@ -251,6 +263,7 @@ za_claim:
 	push %rsi
 	push %rdi
 	push %r8
+	SANDBOXED %rdx, 10f		/* gettid, madvise: no slot, counted */
 	mov %rax, %r8			/* the key it must still be */
 	mov $1, %edx			/* a block first: none left, no slot */
 	mov za_shm(%rip), %rax
@@ -291,6 +304,11 @@ za_claim:
 	pop %rcx
 	pop %rax
 	ret
+10:	mov za_shm(%rip), %rax
+	lock incq INJ_H_SANDBOXED(%rax)
+	xor %r11d, %r11d
+	xor %eax, %eax			/* ZF set: no slot */
+	jmp 9b
 
 /*
  * Slot r11 takes shared block rdx (and the context area of that number)
@@ -341,7 +359,8 @@ za_forked:
 	push %r9
 	push %r10
 	mov za_proc(%rip), %rsi
-	mov %fs:0, %r9
+	SANDBOXED %rax, 10f		/* no madvise, no getpid: as a kernel without */
+	mov %fs:0, %r9			/* MADV_WIPEONFORK (the parent's blocks) */
 	lea 1(%r9), %r10		/* this thread's claim */
 	mov za_shm(%rip), %rax
 	cmpq $0, INJ_H_BLOCKS(%rax)
@@ -397,6 +416,7 @@ za_forked:
 	jmp 3b
 7:	pause				/* another thread's: it is done soon */
 	jmp 1b
+10:	movq $ZA_PROC_READY, (%rsi)
 9:	pop %r10
 	pop %r9
 	pop %r8
@@ -421,7 +441,9 @@ za_forked:
  * bit) so that their returns here count nothing, and so that the calls the
  * child makes under them start its own stacks (F_CTX ZA_CTX_ROOT).  Their
  * open counts are in the parent's block, not in the child's.  With every
- * block taken it goes on in its parent thread's block as the same marks.
+ * block taken it measures nothing (INJ_TF_NOBLOCK: its calls are counted,
+ * INJ_H_NOBLOCK): in its parent thread's block both processes' unlocked
+ * updates raced, calls were lost and open counts left behind (QA s11 F3).
  * The slot's process id last: a slot with it is taken over (za_forked).
  * Keeps every register but rax, rcx, rdx (and flags).
  */
@@ -432,7 +454,10 @@ za_adopt:
 	mov za_shm(%rip), %rax
 	lock xadd %rdx, INJ_H_BLOCKS(%rax)
 	cmp $INJ_THREADS, %rdx
-	jae 1f				/* none left: the parent's block it is */
+	jb 0f
+	lock orq $INJ_TF_NOBLOCK, INJ_T_FLAGS(%r11)	/* none left: nothing measured */
+	jmp 1f
+0:
 	push %r11
 	mov $186, %eax			/* SYS_gettid; clobbers rcx, r11 */
 	syscall
@@ -633,6 +658,7 @@ za_read:
 	jne 1b				/* the kernel updated it meanwhile */
 	jmp 9f
 5:	push $0				/* the value read */
+	SANDBOXED %rdi, 8f		/* read() may be forbidden: 0 */
 	mov INJ_T_FD(%r11), %rdi
 	test %rdi, %rdi
 	js 8f
@@ -782,6 +808,57 @@ za_minmax:
  * the frame is looked at again.  r11 = the slot; clobbers rax, rcx.
  */
 za_drop:
+	push %rbx
+	xor %ebx, %ebx			/* no floor */
+	call za_drop_floor
+	pop %rbx
+	ret
+
+/*
+ * DROP's za_drop: frames whose slot lies below rdx are dead, but not those
+ * of the stack a signal handler interrupted when the handler runs on an
+ * alternate signal stack *above* it (a sigaltstack mmap'd before the
+ * thread's stack): their slots lie below the handler's calls' and they
+ * are live.  So when a frame would be dropped, sigaltstack(NULL, &old)
+ * says whether the thread runs on its alternate stack; if so only frames
+ * whose slot is on that stack may be dropped (a longjmp inside the
+ * handler).  One system call where frames are to be dropped (a longjmp, a
+ * handler's first measured call on such a stack), none on the common
+ * path; none once the process went under seccomp (then the frames are
+ * dropped as before).  Before, the handler's first measured call dropped
+ * the interrupted thread's live frames, while the interrupted entry or
+ * exit still used them: SIGSEGV (QA s11 F2).  r11 = the slot, rdx = the
+ * limit; clobbers rax, rcx.
+ */
+za_dropchk:
+	push %rbx
+	xor %ebx, %ebx			/* the floor: frames with slots below stay */
+	SANDBOXED %rax, 8f
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r11
+	sub $32, %rsp			/* stack_t: ss_sp, ss_flags, ss_size */
+	xor %edi, %edi
+	mov %rsp, %rsi
+	mov $131, %eax			/* SYS_sigaltstack; clobbers rcx, r11 */
+	syscall
+	test %rax, %rax
+	jnz 7f
+	testl $1, 8(%rsp)		/* SS_ONSTACK: on the alternate stack now */
+	jz 7f
+	mov (%rsp), %rbx		/* its lowest address */
+7:	add $32, %rsp
+	pop %r11
+	pop %rdi
+	pop %rsi
+	pop %rdx
+8:	call za_drop_floor
+	pop %rbx
+	ret
+
+/* za_drop with a floor in rbx: frames whose slot lies below it stay. */
+za_drop_floor:
 	push %rdi
 	push %rsi
 	push %r8
@@ -796,6 +873,8 @@ za_drop:
 	mov INJ_F_SLOT(%rdi), %rsi
 	cmp %rdx, %rsi
 	jae 9f
+	cmp %rbx, %rsi			/* below the alternate stack the handler */
+	jb 9f				/* runs on: the interrupted stack's, live */
 	mov INJ_F_RET(%rdi), %r8
 	mov INJ_F_ID(%rdi), %r9
 	mov INJ_F_GEN(%rdi), %r10
@@ -842,6 +921,8 @@ za_entry:
 	SLOT
 	test %r11, %r11
 	jz .Lnoslot
+	testb $(INJ_TF_SHARED | INJ_TF_NOBLOCK), INJ_T_FLAGS(%r11)
+	jnz .Lsharedtp
 .Lpush:
 	lea 48(%rsp), %rdx		/* frames below this call's slot are dead; */
 	mov za_fexit(%rip), %rax	/* one at the slot too, unless the slot */
@@ -896,6 +977,14 @@ za_entry:
 .Ldeep:
 	mov za_shm(%rip), %rax
 	lock incq INJ_H_DEEP(%rax)
+	jmp .Lgo
+.Lsharedtp:
+	mov za_shm(%rip), %rax
+	testb $INJ_TF_SHARED, INJ_T_FLAGS(%r11)
+	jz 1f
+	lock incq INJ_H_SHAREDTP(%rax)
+	jmp .Lgo
+1:	lock incq INJ_H_NOBLOCK(%rax)
 	jmp .Lgo
 
 /*
@@ -1202,6 +1291,62 @@ za_switch:
 	pop %rcx
 	pop %rax
 	ret				/* into the relocated copy */
+
+/*
+ * At the entry of clone (stub: .long id; call za_clone; rdx = its flags):
+ * a child with CLONE_VM but without CLONE_SETTLS (nor CLONE_VFORK, whose
+ * parent waits) runs with its parent's thread pointer, so both tasks would
+ * find one slot and push and pop one shadow stack at the same time, each
+ * returning to the other's addresses (QA s11 F1: SIGSEGV).  The slot is
+ * marked shared (INJ_TF_SHARED): no call is measured on that thread
+ * pointer from then on (counted, INJ_H_SHAREDTP); the frames open in the
+ * parent still return through it.  Keeps every register but rflags;
+ * returns into the relocated copy.
+ */
+za_clone:
+	test $0x100, %edx		/* CLONE_VM */
+	jz 9f
+	test $0x84000, %edx		/* CLONE_SETTLS, CLONE_VFORK */
+	jnz 9f
+	push %rax
+	push %rcx
+	push %rdx
+	push %r11
+	call za_slot			/* taken now if the thread had none */
+	test %r11, %r11
+	jz 8f
+	lock orq $INJ_TF_SHARED, INJ_T_FLAGS(%r11)
+8:	pop %r11
+	pop %rdx
+	pop %rcx
+	pop %rax
+9:	ret
+
+/*
+ * At the entry of prctl and syscall (stubs: call za_prctl, call
+ * za_syscall): a process about to go under seccomp (prctl(PR_SET_SECCOMP),
+ * syscall(SYS_seccomp), syscall(SYS_prctl, PR_SET_SECCOMP)) is marked in
+ * its process flags first, so that the payload makes no system call from
+ * then on that a filter may forbid (a new thread's gettid, madvise; QA s11
+ * F9: SIGSYS): new threads are not measured (counted, INJ_H_SANDBOXED).
+ * Marked even if the call fails.  Keeps every register but rflags.
+ */
+za_prctl:
+	cmp $22, %rdi			/* PR_SET_SECCOMP */
+	je 1f
+	ret
+za_syscall:
+	cmp $317, %rdi			/* SYS_seccomp */
+	je 1f
+	cmp $157, %rdi			/* SYS_prctl */
+	jne 9f
+	cmp $22, %rsi			/* PR_SET_SECCOMP */
+	jne 9f
+1:	push %rax
+	mov za_threads(%rip), %rax
+	movq $1, INJ_PFLAGS_AT + INJ_PF_SANDBOX(%rax)
+	pop %rax
+9:	ret
 
 /*
  * At the entry of __cxa_begin_catch (stub: .long id; call za_catch),

@@ -29,7 +29,8 @@
 #include "util/clock.h"
 
 extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[], za_to[],
-	za_unwind[], za_switch[], za_catch[], za_safe[], za_loaded[], za_fence_entry[],
+	za_unwind[], za_switch[], za_catch[], za_safe[], za_loaded[], za_clone[], za_prctl[],
+	za_syscall[], za_fence_entry[],
 	za_fence_exit[], za_fence_to[];
 
 #define STUB_LEN 9   /* .long id; call rel32 */
@@ -118,6 +119,9 @@ size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32
 			 kind == INJECT_UNWIND ? za_unwind
 			 : kind == INJECT_SWITCH ? za_switch
 			 : kind == INJECT_CATCH ? za_catch
+			 : kind == INJECT_CLONE ? za_clone
+			 : kind == INJECT_PRCTL ? za_prctl
+			 : kind == INJECT_SYSCALL ? za_syscall
 			 : kind == INJECT_SAFE ? za_safe
 			 : kind == INJECT_LOADED ? za_loaded
 					       : za_entry);
@@ -313,7 +317,8 @@ static int calibrate_with(struct clock_kind k, uint64_t *c0, uint64_t *cpair, ui
 	if (bench_open(&b, k, err) < 0)
 		return -1;
 	uint8_t *inner = b.free_at, *outer = inner + 64, *plain_outer = outer + 64;
-	uint8_t *plain = b.code + 4096;
+	uint8_t *plain = plain_outer + 64; /* after the blob, wherever it ends (was code + 4096:
+					      a blob past 3.9 KiB put plain_outer on it) */
 	inject_x86_64_stub(inner, (uint64_t)inner, (uint64_t)b.code, 1, INJECT_FUNCTION);
 	inner[STUB_LEN] = 0xc3; /* the relocated copy of an empty function */
 	plain[0] = 0xc3;
