@@ -10,6 +10,7 @@
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -637,7 +638,7 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 	int rc;
 	*stored = 0;
 	char *gargv[] = {(char *)prog, (char *)job->gdb, NULL};
-	int lost = 0;
+	int lost = 0, die_of = 0;
 	if (job->elf) {
 		struct inject_bare_target bt = bare_target(job, argv);
 		rc = inject_bare_run(ij, &bt, &r, &err);
@@ -652,6 +653,9 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 		snprintf(pidtext, sizeof pidtext, "(pid %ld)", job->pid);
 		rc = inject_attach(ij, job->pid, job->duration, &r, &err);
 		argv = pargv;
+		die_of = inject_interrupt_signal();
+		if (die_of == SIGINT || die_of == SIGTERM) /* they ask to stop measuring */
+			die_of = 0;
 	} else {
 		rc = inject_run(ij, argv, &r, &err);
 	}
@@ -767,6 +771,12 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 		*keep = r;
 	else
 		inject_result_free(&r);
+	if (die_of) {
+		/* the signal meant to end zond: the code is back, the run stored; now it does */
+		fprintf(stderr, "zond inject: %s: ending as it asks, the process's code put back\n",
+			strsignal(die_of));
+		launch_die_as(die_of);
+	}
 	return rc;
 }
 

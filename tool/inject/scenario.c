@@ -1021,28 +1021,65 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 
 /* ---- attaching ------------------------------------------------------------ */
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted, first_signal;
 
 int inject_interrupted(void)
 {
 	return interrupted;
 }
 
+int inject_interrupt_signal(void)
+{
+	return first_signal;
+}
+
 static void on_interrupt(int sig)
 {
-	(void)sig;
+	if (!interrupted)
+		first_signal = sig;
 	interrupted = 1;
 }
 
-/* ^C and SIGTERM to zond set `interrupted` from now on; old keeps what they did. */
+/*
+ * ^C and SIGTERM to zond set `interrupted` from now on; old keeps what they
+ * did.  Inside a wider catch (attach_catch) a signal already taken stays.
+ */
 void inject_catch_interrupts(struct sigaction old[2])
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_interrupt;
-	interrupted = 0;
 	sigaction(SIGINT, &sa, &old[0]);
 	sigaction(SIGTERM, &sa, &old[1]);
+	if (old[0].sa_handler != on_interrupt)
+		interrupted = first_signal = 0;
+}
+
+/*
+ * While zond's code is in an attached process, every signal that would end
+ * zond (a dropped ssh session's SIGHUP, SIGQUIT, SIGUSR1/2, SIGALRM, SIGPIPE,
+ * a second ^C) only ends the measuring: the code is put back before zond
+ * goes (it died with the process patched for life).  SIGKILL cannot be
+ * caught: doc/inject.md.
+ */
+static const int attach_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+				     SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
+enum { N_ATTACH_SIGNALS = sizeof attach_signals / sizeof attach_signals[0] };
+
+static void attach_catch(struct sigaction old[N_ATTACH_SIGNALS])
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_interrupt;
+	interrupted = first_signal = 0;
+	for (int i = 0; i < N_ATTACH_SIGNALS; i++)
+		sigaction(attach_signals[i], &sa, &old[i]);
+}
+
+static void attach_release(const struct sigaction old[N_ATTACH_SIGNALS])
+{
+	for (int i = 0; i < N_ATTACH_SIGNALS; i++)
+		sigaction(attach_signals[i], &old[i], NULL);
 }
 
 void inject_release_interrupts(const struct sigaction old[2])
@@ -1149,6 +1186,8 @@ int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 	session_init(&x, t, job);
 	out->pid = pid;
 	out->start_ns = clock_now_ns(CLOCK_REALTIME);
+	struct sigaction old[N_ATTACH_SIGNALS];
+	attach_catch(old);
 	int rc = prepare(&x, out, err);
 	struct zerr ignored;
 	if (rc < 0) {
@@ -1158,7 +1197,7 @@ int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 		t->ops->release(t, &ignored);
 	} else if (t->ops->release(t, err) < 0) {
 		rc = -1;
-	} else if (wait_duration(t, seconds)) {
+	} else if (!interrupted && wait_duration(t, seconds)) {
 		/* it ended: what it measured is in the shared memory, nothing to put back */
 		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
 		read_results(&x, out);
@@ -1171,6 +1210,7 @@ int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 			rc = -1;
 		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
 	}
+	attach_release(old);
 	session_end(&x);
 	return rc;
 }

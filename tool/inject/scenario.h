@@ -185,4 +185,13 @@ void inject_catch_interrupts(struct sigaction old[2]);
 void inject_release_interrupts(const struct sigaction old[2]);
 int inject_interrupted(void);
 
+/*
+ * The first signal that interrupted zond (0: none).  inject_attach holds
+ * every signal that would end zond (SIGHUP, SIGQUIT, SIGUSR1/2, SIGALRM,
+ * SIGPIPE besides ^C and SIGTERM) from the first patch to the release, so
+ * that the code is put back first; the caller then dies of one that was not
+ * ^C or SIGTERM, after storing the run.
+ */
+int inject_interrupt_signal(void);
+
 #endif

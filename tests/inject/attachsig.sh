@@ -1,0 +1,65 @@
+#!/bin/sh
+# attachsig.sh - zond inject -p ended by a signal meant to end it (a dropped
+# ssh session's SIGHUP, SIGUSR1) or by an impatient double ^C, at any moment
+# after it attached: the process's code is put back before zond goes (it
+# stayed patched for life, slowed through the payload), the run is stored,
+# zond dies of the signal (^C: stops measuring, status 0), and the program
+# finishes with a plain run's output and status.
+#
+# Usage: attachsig.sh ZOND SPIN WORKDIR
+set -u
+zond=$1 spin=$2 dir=$3/attachsig
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+# code PID: "same" when work's first bytes in the process are the file's, else "patched"
+code() {
+	python3 - "$1" "$spin" <<'PY'
+import subprocess, sys
+pid, exe = int(sys.argv[1]), sys.argv[2]
+base = next(int(l.split()[0].split("-")[0], 16) for l in open(f"/proc/{pid}/maps")
+            if l.split()[-1] == exe and int(l.split()[2], 16) == 0)
+addr = next(int(f[0], 16) for f in (l.split() for l in subprocess.check_output(
+            ["nm", exe], text=True).splitlines()) if len(f) == 3 and f[2] == "work")
+with open(f"/proc/{pid}/mem", "rb") as m:
+    m.seek(base + addr)
+    live = m.read(8)
+print("same" if live == open(exe, "rb").read()[addr:addr + 8] else "patched")
+PY
+}
+
+echo go | "$spin" >plain.out 2>/dev/null
+plain=$?
+
+# one NAME SIGNAL... : attach, wait until work is patched, send the signals to zond
+one() {
+	name=$1 want=$2
+	shift 2
+	rm -f go.$name && mkfifo go.$name
+	"$spin" <go.$name >$name.out 2>$name.err &
+	pid=$!
+	exec 3>go.$name
+	while ! grep -q ready $name.err; do sleep 0.05; done
+	"$zond" inject -q -o $name.db -f work -p $pid 2>z$name.err &
+	zpid=$!
+	n=0
+	while [ "$(code $pid)" != patched ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+	[ $n -lt 400 ] || fail "$name: work never patched: $(cat z$name.err)"
+	for sig; do kill -$sig $zpid; done
+	wait $zpid
+	rc=$?
+	[ $rc = $want ] || fail "$name: zond's status $rc, expected $want: $(cat z$name.err)"
+	[ "$(code $pid)" = same ] || fail "$name: the process's code left patched"
+	"$zond" dump -i $name.db >/dev/null 2>&1 || fail "$name: no run stored"
+	echo go >&3
+	exec 3>&-
+	wait $pid
+	[ $? = $plain ] || fail "$name: the program's status changed"
+	diff -u plain.out $name.out || fail "$name: the program's output changed"
+}
+one hup 129 HUP
+one usr1 138 USR1
+one twice 0 INT INT
+[ $status = 0 ] && echo ok
+exit $status
