@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -389,11 +390,31 @@ static int write_run_info(const struct launch *l, const char *collector, struct 
 	char *cmd = cmd_join_argv(l->argv), *store = absolute_path(l->opt.store);
 	struct runinfo ri = {.collector = (char *)collector, .program = (char *)l->prog,
 			     .command = cmd, .store = store, .campaign = (char *)l->opt.campaign,
-			     .knobs = l->knobs};
+			     .knobs = l->knobs, .token = (char *)l->token};
 	int rc = runinfo_write(l->dir, &ri, err);
 	free(cmd);
 	free(store);
 	return rc;
+}
+
+/*
+ * The run's identity, noted in run.info before the program starts and stored
+ * with the run (run meta run_token): a recover of a run its store holds
+ * already (zond killed after the commit, before removing its directory) is
+ * refused.  Random, else time and pid: unique enough for one store.
+ */
+static void make_token(struct launch *l)
+{
+	unsigned char b[16];
+	if (getrandom(b, sizeof b, GRND_NONBLOCK) != (ssize_t)sizeof b) {
+		int64_t t = clock_now_ns(CLOCK_REALTIME);
+		pid_t pid = getpid();
+		memcpy(b, &t, 8);
+		memcpy(b + 8, &pid, sizeof pid);
+		memset(b + 8 + sizeof pid, 0x5a, 8 - sizeof pid);
+	}
+	for (size_t i = 0; i < sizeof b; i++)
+		sprintf(l->token + 2 * i, "%02x", b[i]);
 }
 
 int launch_prepare(struct launch *l, const char *collector, struct zerr *err)
@@ -404,6 +425,7 @@ int launch_prepare(struct launch *l, const char *collector, struct zerr *err)
 	const char *tmp = getenv("TMPDIR");
 	snprintf(l->dir, sizeof l->dir, "%s/zond-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	l->knobs = knobs_set();
+	make_token(l);
 	if (!mkdtemp(l->dir))
 		return zerr_set(err, "%s: cannot create a directory for raw data: %s", l->dir,
 				strerror(errno));
@@ -589,6 +611,9 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 	pid_t pid = fork();
 	if (pid == 0)
 		run_child(l, setup, arg, &fw, &mask);
+	/* zond's own lines on a pipe whose reader left (| head -1): EPIPE, no signal; the
+	   program's status is zond's all the same (the program keeps its own disposition) */
+	signal(SIGPIPE, SIG_IGN);
 	forward_to(pid);
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	if (pid < 0) {
@@ -700,18 +725,22 @@ static void launch_describe(const struct launch *l, struct zp_profile *p, const 
 	p->run.term_signal = l->term_signal;
 	if (l->knobs) /* the runtime ran as no option of zond's says */
 		profile_add_meta(p, "zond_env", l->knobs);
+	if (*l->token)
+		profile_add_meta(p, STORE_RUN_TOKEN, l->token);
 	note_unfiltered(l, p);
 }
 
-/* Stores p in the store at path; keeps the raw data when that fails. */
+/*
+ * Stores p in the store at path; keeps the raw data when that fails.  0, 1
+ * when the store held the run already (its id in p->run.id), or -1.
+ */
 static int launch_store(struct launch *l, struct zp_profile *p, const char *path,
 			struct zerr *err)
 {
-	if (store_save_run(path, p, err) < 0) {
+	int rc = store_save_run(path, p, err);
+	if (rc < 0)
 		l->keep_raw = 1;
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 uint64_t launch_total_calls(const struct zp_profile *p)
@@ -1075,6 +1104,8 @@ int launch_read_info(struct launch *l, struct runinfo *ri, struct zerr *err)
 	}
 	if (ri->program)
 		snprintf(l->prog, sizeof l->prog, "%s", ri->program);
+	if (ri->token && strlen(ri->token) < sizeof l->token)
+		snprintf(l->token, sizeof l->token, "%s", ri->token);
 	l->knobs = ri->knobs ? zp_xstrdup(ri->knobs) : NULL; /* launch_collect frees it */
 	l->start_ns = ri->start_ns;
 	l->duration_ns = ri->duration_ns;
@@ -1090,19 +1121,25 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 	/* The program is over: a write of zond's past ulimit -f (the store, no_room's
 	   probe) must fail with EFBIG and be reported, not kill zond with the run. */
 	signal(SIGXFSZ, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN); /* a closed stderr costs zond's lines, not the run or its status */
 	struct zp_profile *p = profile_new();
 	int stored = 0, failed = launch_read_raw(l, p, &err) < 0;
 	if (failed)
 		cmd_error(l->cmd, "%s", err.msg);
 	if (p->nthreads && launch_total_calls(p)) {
 		launch_describe(l, p, collector);
-		stored = launch_store(l, p, l->opt.store, &err) == 0;
+		int rc = launch_store(l, p, l->opt.store, &err);
+		stored = rc >= 0;
 		forward_defer(); /* stored, or kept for recover: nothing a signal could save */
 		if (!stored)
 			failed = cmd_error(l->cmd, "%s", err.msg);
+		else if (rc == 1) /* not twice: its zond stored it, then died before cleaning up */
+			failed = cmd_error(l->cmd, "%s: already stored as run %lld in %s: not stored "
+						   "again", l->dir, (long long)p->run.id, l->opt.store);
 		else if (!l->opt.quiet)
 			launch_summary(l, p, l->opt.store, l->opt.top);
-		launch_warn_lost(l, p);
+		if (rc == 0)
+			launch_warn_lost(l, p);
 	} else if (!failed) {
 		/* nothing to store: say why (the raw data is worth nothing to recover) */
 		forward_defer();

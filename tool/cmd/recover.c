@@ -10,7 +10,9 @@
  * files are read as launch_collect reads them; once stored, the files zond
  * put in DIR are removed (unless --keep-raw).  A DIR whose zond still runs
  * (its run goes on, or is being stored), or that another recover is at, is
- * refused: DIR's lock (runinfo.h) says so and names that zond.
+ * refused: DIR's lock (runinfo.h) says so and names that zond.  A DIR whose
+ * run its store holds already (run.info's token, run meta run_token) is
+ * refused too: a run is never stored twice.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -27,8 +29,8 @@ static const char usage_text[] =
 	"usage: zond recover [options] DIR\n"
 	"Store the raw data a run left in DIR (\"raw data kept in DIR\": zond was killed,\n"
 	"or the store could not be written) as a run, with what is known of it.  A DIR\n"
-	"whose zond is still alive (its run goes on), or whose run was stored before\n"
-	"its raw data was kept (--keep-raw), is refused.\n\n"
+	"whose zond is still alive (its run goes on), or whose run is stored already\n"
+	"(kept with --keep-raw, or zond killed after storing it), is refused.\n\n"
 	"  -o, --output FILE     profile store (default: the run's own, else ./zond.db)\n"
 	"  -c, --campaign NAME   file the run under campaign NAME\n"
 	"  -n, --top N           functions in the summary (default 10, 0: none)\n"
@@ -85,6 +87,28 @@ static int already_stored(const char *dir)
 	return 1;
 }
 
+/*
+ * 1 when the store holds DIR's run already (said in one line): its zond
+ * stored it, then was killed (or could not print) before it removed DIR.
+ * store_add_run checks it again in its write.
+ */
+static int stored_as(const struct launch *l)
+{
+	char file[PATH_MAX];
+	struct zerr err;
+	int64_t run;
+	if (!*l->token || store_target(l->opt.store, file, &err) != 1)
+		return 0;
+	struct store *s = store_open(l->opt.store, STORE_READ, &err);
+	int found = s ? store_run_with_meta(s, STORE_RUN_TOKEN, l->token, &run, &err) : -1;
+	if (s)
+		store_close(s);
+	if (found == 1)
+		cmd_error("recover", "%s: already stored as run %lld in %s: nothing to recover "
+				     "(remove the directory)", l->dir, (long long)run, l->opt.store);
+	return found == 1; /* an unreadable store: launch_collect says why */
+}
+
 int cmd_recover(int argc, char **argv)
 {
 	struct launch l;
@@ -137,6 +161,8 @@ int cmd_recover(int argc, char **argv)
 	l.opt.campaign = campaign ? campaign : info.campaign && *info.campaign ? info.campaign : NULL;
 	int status = output_check(l.opt.store, OUTPUT_STORE, NULL, &err) < 0
 			     ? cmd_error("recover", "%s", err.msg)
+		     : stored_as(&l)
+			     ? 1
 			     : launch_collect(&l, info.collector ? info.collector : "record",
 					      found ? "its raw files hold no call"
 						    : "no run.info and no raw file with a call: "

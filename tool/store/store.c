@@ -1060,13 +1060,51 @@ static int insert_spans(struct store *s, const struct zp_profile *p, int64_t run
 	return rc;
 }
 
+/* The run whose meta key is value, in *run: 1, 0 when none, -1 with err. */
+static int run_with_meta(struct store *s, const char *key, const char *value, int64_t *run,
+			 struct zerr *err)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "SELECT run FROM run_meta WHERE key = ? AND value = ? ORDER BY run LIMIT 1",
+		    &st, err) < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	int rc = step_row(s, st, err);
+	*run = rc == 1 ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_run_with_meta(struct store *s, const char *key, const char *value, int64_t *run,
+			struct zerr *err)
+{
+	if (exec_sql(s, "BEGIN", err) < 0)
+		return -1;
+	int rc = run_with_meta(s, key, value, run, err);
+	rollback(s);
+	return rc;
+}
+
 int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err)
 {
 	/* IMMEDIATE: take the write lock now, so a concurrent writer waits in the busy handler. */
 	if (exec_sql(s, "BEGIN IMMEDIATE", err) < 0)
 		return -1;
-	int64_t old_id = p->run.id;
-	if (upgrade_schema(s, err) < 0 || insert_run_row(s, p, err) < 0)
+	int64_t old_id = p->run.id, twin;
+	const char *token = profile_meta(p, STORE_RUN_TOKEN);
+	if (upgrade_schema(s, err) < 0)
+		goto fail;
+	/* in the write's own transaction: no two writers both find it missing */
+	int found = token ? run_with_meta(s, STORE_RUN_TOKEN, token, &twin, err) : 0;
+	if (found < 0)
+		goto fail;
+	if (found) {
+		rollback(s);
+		p->run.id = twin;
+		return 1;
+	}
+	if (insert_run_row(s, p, err) < 0)
 		goto fail;
 	int64_t run = p->run.id;
 	if (insert_meta_and_events(s, p, run, err) < 0 || insert_threads(s, p, run, err) < 0 ||

@@ -1,0 +1,63 @@
+#!/bin/sh
+# Recover: zond's own trouble (its stderr a closed pipe, zond killed after storing the run,
+# a recover while the program still runs, a damaged raw file, a locked store) never changes
+# the program's status, never stores a run twice, costs zond's data at most and is said in
+# one line.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+work=$1
+rm -rf "$work" && mkdir -p "$work/tmp" && cd "$work" || exit 1
+TMPDIR=$work/tmp
+export TMPDIR
+
+# one: calls work() 20 times, prints one line, exits 3
+cat >one.c <<'C'
+#include <stdio.h>
+static volatile int n;
+static void work(void) { n++; }
+int main(void) { for (int i = 0; i < 20; i++) work(); printf("work %d\n", n); return 3; }
+C
+cc -O0 -finstrument-functions -o one one.c || fail "build one"
+
+# closed_stderr CMD...: runs CMD with stderr a pipe whose reader has gone (as `2>&1 | head -1`
+# once head has ended), stdout to out.txt; prints "exit N" or "signal N"
+closed_stderr() {
+	python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+with open("out.txt", "w") as out:
+    p = subprocess.run(sys.argv[1:], stdout=out, stderr=w)  # SIGPIPE default in the child
+print("signal %d" % -p.returncode if p.returncode < 0 else "exit %d" % p.returncode)' "$@"
+}
+runs() { "$ZOND" runs -i "$1" | grep -c '^ *[0-9]'; }
+
+# F15: zond's stderr a closed pipe: zond ends as the program did, its run stored once, no raw
+# data left behind for a second recover.
+for c in record libcalls; do
+	rm -rf tmp/* p.db
+	check_eq "$c, stderr closed: status" "$(closed_stderr "$ZOND" $c -o p.db -- ./one)" "exit 3"
+	check_eq "$c, stderr closed: output" "$(cat out.txt)" "work 20"
+	check_eq "$c, stderr closed: one run" "$(runs p.db)" 1
+	check_eq "$c, stderr closed: no raw data left" "$(ls tmp)" ""
+done
+
+# F7: zond killed after the commit, before it removed its raw directory (here: the run kept
+# with --keep-raw, its "stored" note gone, as such a zond leaves it): recover refuses in one
+# line, the run stays stored once.
+rm -rf tmp/* k.db
+"$ZOND" record -q --keep-raw -o k.db -- ./one >out.txt 2>err.txt
+check_eq "keep-raw: status" $? 3
+dir=$(ls -d "$work"/tmp/zond-*)
+rm -f "$dir/stored"
+check_error "recover of a stored run" "$dir: already stored as run 1 in $work/k.db" \
+	"$ZOND" recover -q "$dir"
+check_eq "recover of a stored run: one run" "$(runs k.db)" 1
+check_eq "recover of a stored run: the raw data stays" "$(ls "$dir" | grep -c zraw)" 1
+# the raw files gone too (killed while removing them): the same line, not "no call"
+rm -f "$dir"/*.zraw
+check_error "recover of a stored run, raw files gone" "already stored as run 1" \
+	"$ZOND" recover -q "$dir"
+check_eq "recover of a stored run, raw files gone: one run" "$(runs k.db)" 1
+rm -rf "$dir"
+
+finish
