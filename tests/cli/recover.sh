@@ -60,4 +60,39 @@ check_error "recover of a stored run, raw files gone" "already stored as run 1" 
 check_eq "recover of a stored run, raw files gone: one run" "$(runs k.db)" 1
 rm -rf "$dir"
 
+# wait_for FILE: until the program has written it (no time limit but ctest's)
+wait_for() {
+	while [ ! -s "$1" ]; do sleep 0.05; done
+}
+# gone PID: until the process PID has ended
+gone() {
+	while kill -0 "$1" 2>/dev/null; do sleep 0.05; done
+}
+
+# F4: zond killed (SIGKILL), the program runs on: recover refuses while it runs (one line
+# naming it, nothing stored, nothing removed), and stores every call once it has ended.
+rm -rf tmp/* pid w.db
+"$ZOND" record -q -o w.db -- "$WAITER" catch pid >w.out 2>/dev/null &
+zond_pid=$!
+wait_for pid
+waiter_pid=$(cat pid)
+kill -KILL $zond_pid
+wait $zond_pid
+dir=$(ls -d "$work"/tmp/zond-*)
+files=$(ls "$dir")
+check_error "recover while the program runs" \
+	"$dir: the run's process $waiter_pid still runs and writes its raw data" \
+	"$ZOND" recover -q "$dir"
+check_eq "recover while the program runs: nothing stored" "$(ls w.db 2>/dev/null)" ""
+check_eq "recover while the program runs: nothing removed" "$(ls "$dir")" "$files"
+kill -TERM "$waiter_pid"
+gone "$waiter_pid"
+check_eq "the program ran to its end" "$(tail -1 w.out)" "caught, work 57"
+"$ZOND" recover -q "$dir" 2>err.txt
+check_eq "recover once it ended: status" $? 0
+check_eq "recover once it ended: nothing said" "$(cat err.txt)" ""
+check_eq "recover once it ended: one run" "$(runs w.db)" 1
+check_eq "recover once it ended: every call" "$("$ZOND" dump -i w.db | grep 'function work')" \
+	"function work calls=57"
+
 finish

@@ -10,18 +10,28 @@
  * files are read as launch_collect reads them; once stored, the files zond
  * put in DIR are removed (unless --keep-raw).  A DIR whose zond still runs
  * (its run goes on, or is being stored), or that another recover is at, is
- * refused: DIR's lock (runinfo.h) says so and names that zond.  A DIR whose
+ * refused: DIR's lock (runinfo.h) says so and names that zond.  So is a DIR
+ * whose program still runs (its zond killed): its raw headers name the
+ * processes, still writing their files (still_running).  A DIR whose
  * run its store holds already (run.info's token, run meta run_token) is
  * refused too: a run is never stored twice.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "launch.h"
 #include "output.h"
+#include "raw.h"
 #include "runinfo.h"
 #include "store/store.h"
 
@@ -29,7 +39,7 @@ static const char usage_text[] =
 	"usage: zond recover [options] DIR\n"
 	"Store the raw data a run left in DIR (\"raw data kept in DIR\": zond was killed,\n"
 	"or the store could not be written) as a run, with what is known of it.  A DIR\n"
-	"whose zond is still alive (its run goes on), or whose run is stored already\n"
+	"whose zond or program is still alive (its run goes on), or whose run is stored already\n"
 	"(kept with --keep-raw, or zond killed after storing it), is refused.\n\n"
 	"  -o, --output FILE     profile store (default: the run's own, else ./zond.db)\n"
 	"  -c, --campaign NAME   file the run under campaign NAME\n"
@@ -84,6 +94,91 @@ static int already_stored(const char *dir)
 	store[strcspn(store, "\n")] = 0;
 	cmd_error("recover", "%s: its run was stored already (in %s) before its raw data was kept: "
 			     "nothing to recover", dir, *store ? store : "its store");
+	return 1;
+}
+
+/* The header of each raw file of a directory (what its processes said of themselves). */
+struct raw_heads {
+	struct zr_header *h;
+	size_t n;
+};
+
+/* Reads the header of every *.zraw in dir that has one (a damaged file is the reader's). */
+static void read_heads(const char *dir, struct raw_heads *rh)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	*rh = (struct raw_heads){0};
+	while (d && (e = readdir(d))) {
+		char path[PATH_MAX];
+		struct zr_header h;
+		if (fnmatch("*.zraw", e->d_name, 0) ||
+		    launch_join_path(path, sizeof path, dir, e->d_name) < 0)
+			continue;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t got = fd >= 0 ? pread(fd, &h, sizeof h, 0) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (got != (ssize_t)sizeof h || memcmp(h.magic, ZR_MAGIC, sizeof h.magic) ||
+		    h.pid <= 0)
+			continue;
+		rh->h = zp_xrealloc(rh->h, (rh->n + 1) * sizeof *rh->h);
+		rh->h[rh->n++] = h;
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * Whether process pid is one of the run's, still alive: it maps a file of
+ * real_dir (its raw file), so a pid reused since is not taken for it.  A
+ * process whose maps this user may not read is taken as alive if it exists.
+ */
+static int alive_in(pid_t pid, const char *real_dir)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0, len = strlen(real_dir);
+	snprintf(path, sizeof path, "/proc/%ld/maps", (long)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return errno == EACCES && kill(pid, 0) == 0;
+	int found = 0;
+	while (!found && getline(&line, &cap, f) > 0) {
+		char *file = strchr(line, '/');
+		found = file && strncmp(file, real_dir, len) == 0 && file[len] == '/';
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/*
+ * 1 when a process of DIR's run still runs (its zond was killed, the program
+ * was not): it still writes its raw file, which a recover now would store
+ * in part and remove.  Said in one line, naming it; nothing is touched.
+ */
+static int still_running(const char *dir, const struct raw_heads *rh)
+{
+	char real_dir[PATH_MAX];
+	pid_t first = 0;
+	size_t n = 0;
+	if (!realpath(dir, real_dir))
+		return 0;
+	for (size_t i = 0; i < rh->n; i++) {
+		if (rh->h[i].state != ZR_RUNNING || !alive_in(rh->h[i].pid, real_dir))
+			continue;
+		if (!n++)
+			first = rh->h[i].pid;
+	}
+	if (!n)
+		return 0;
+	if (n == 1)
+		cmd_error("recover", "%s: the run's process %ld still runs and writes its raw data: "
+				     "recover it once it has ended (nothing done)", dir, (long)first);
+	else
+		cmd_error("recover", "%s: %zu of the run's processes (pid %ld...) still run and write "
+				     "their raw data: recover it once they have ended (nothing done)",
+			  dir, n, (long)first);
 	return 1;
 }
 
@@ -145,6 +240,12 @@ int cmd_recover(int argc, char **argv)
 		return 1;
 	if (already_stored(l.dir))
 		return 1;
+	struct raw_heads heads;
+	read_heads(l.dir, &heads);
+	if (still_running(l.dir, &heads)) {
+		free(heads.h);
+		return 1;
+	}
 	l.recovering = 1;
 	l.exit_status = -1;
 	int found = launch_read_info(&l, &info, &err);
@@ -168,5 +269,6 @@ int cmd_recover(int argc, char **argv)
 						    : "no run.info and no raw file with a call: "
 						      "is it a directory zond kept?");
 	runinfo_free(&info);
+	free(heads.h);
 	return status;
 }
