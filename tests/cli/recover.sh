@@ -71,6 +71,7 @@ gone() {
 
 # F4: zond killed (SIGKILL), the program runs on: recover refuses while it runs (one line
 # naming it, nothing stored, nothing removed), and stores every call once it has ended.
+# F10: the program's status and end come from its raw file (run.info has none).
 rm -rf tmp/* pid w.db
 "$ZOND" record -q -o w.db -- "$WAITER" catch pid >w.out 2>/dev/null &
 zond_pid=$!
@@ -94,5 +95,8 @@ check_eq "recover once it ended: nothing said" "$(cat err.txt)" ""
 check_eq "recover once it ended: one run" "$(runs w.db)" 1
 check_eq "recover once it ended: every call" "$("$ZOND" dump -i w.db | grep 'function work')" \
 	"function work calls=57"
+check_eq "recover: the program's status and end, from its raw file" \
+	"$("$ZOND" runs -i w.db | grep -c '  exit 7 ')" 1
+check_eq "recover: the report's end" "$("$ZOND" report -i w.db | grep -c '^end: *exit status 7')" 1
 
 finish

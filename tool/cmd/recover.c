@@ -39,8 +39,10 @@ static const char usage_text[] =
 	"usage: zond recover [options] DIR\n"
 	"Store the raw data a run left in DIR (\"raw data kept in DIR\": zond was killed,\n"
 	"or the store could not be written) as a run, with what is known of it.  A DIR\n"
-	"whose zond or program is still alive (its run goes on), or whose run is stored already\n"
-	"(kept with --keep-raw, or zond killed after storing it), is refused.\n\n"
+	"whose zond or program is still alive (its run goes on), or whose run is\n"
+	"stored already (kept with --keep-raw, or zond killed after storing it), is\n"
+	"refused.  A run whose zond was killed takes its status and end from the\n"
+	"program's raw files.\n\n"
 	"  -o, --output FILE     profile store (default: the run's own, else ./zond.db)\n"
 	"  -c, --campaign NAME   file the run under campaign NAME\n"
 	"  -n, --top N           functions in the summary (default 10, 0: none)\n"
@@ -183,6 +185,39 @@ static int still_running(const char *dir, const struct raw_heads *rh)
 }
 
 /*
+ * A run whose zond was killed before the program ended has no end in
+ * run.info; the program's first process says in its raw header how it
+ * ended (its last image: exec makes a new one) and when.  Its start, status
+ * and duration (to the last end of the run's processes) into l.
+ */
+static void end_from_heads(struct launch *l, const struct raw_heads *rh)
+{
+	const struct zr_header *first = NULL, *last = NULL;
+	int64_t end = 0;
+	for (size_t i = 0; i < rh->n; i++)
+		if (rh->h[i].start_realtime_ns > 0 &&
+		    (!first || rh->h[i].start_realtime_ns < first->start_realtime_ns))
+			first = &rh->h[i];
+	if (!first)
+		return;
+	for (size_t i = 0; i < rh->n; i++) {
+		const struct zr_header *h = &rh->h[i];
+		if (h->pid == first->pid && h->state != ZR_EXECED &&
+		    (!last || h->start_realtime_ns > last->start_realtime_ns))
+			last = h;
+		if (h->end_realtime_ns > end)
+			end = h->end_realtime_ns;
+	}
+	if (!last || (last->state != ZR_EXITED && last->state != ZR_SIGNALED))
+		return; /* killed without a word, as zond was: its end is unknown */
+	l->start_ns = first->start_realtime_ns;
+	if (end > first->start_realtime_ns)
+		l->duration_ns = end - first->start_realtime_ns;
+	l->exit_status = last->state == ZR_EXITED ? last->exit_status & 0xff : -1;
+	l->term_signal = last->state == ZR_SIGNALED ? last->term_signal : 0;
+}
+
+/*
  * 1 when the store holds DIR's run already (said in one line): its zond
  * stored it, then was killed (or could not print) before it removed DIR.
  * store_add_run checks it again in its write.
@@ -251,6 +286,8 @@ int cmd_recover(int argc, char **argv)
 	int found = launch_read_info(&l, &info, &err);
 	if (found < 0)
 		return cmd_error("recover", "%s", err.msg);
+	if (!info.start_ns) /* no end in run.info: its zond was killed before the program ended */
+		end_from_heads(&l, &heads);
 	if (!*l.prog)
 		snprintf(l.prog, sizeof l.prog, "%s", l.dir);
 	/* run.info keeps the command line as stored: joined and quoted already */
