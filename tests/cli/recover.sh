@@ -99,4 +99,50 @@ check_eq "recover: the program's status and end, from its raw file" \
 	"$("$ZOND" runs -i w.db | grep -c '  exit 7 ')" 1
 check_eq "recover: the report's end" "$("$ZOND" report -i w.db | grep -c '^end: *exit status 7')" 1
 
+# F5: one damaged raw file (a forked child's, cut short): recover stores what it can read,
+# says in one line which process is not in the run, records the loss in the run
+# (lost_raw_files: the report's warning) and keeps the damaged file, not the stored ones.
+cat >forked.c <<'C'
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static volatile int n;
+static void work(void) { n++; }
+int main(void)
+{
+	for (int i = 0; i < 20; i++) work();
+	pid_t pid = fork();
+	if (pid == 0) { for (int i = 0; i < 30; i++) work(); return 0; }
+	waitpid(pid, NULL, 0);
+	printf("child %d\n", (int)pid);
+	return 3;
+}
+C
+cc -O0 -finstrument-functions -o forked forked.c || fail "build forked"
+rm -rf tmp/* f.db g.db
+"$ZOND" record -q --keep-raw -o f.db -- ./forked >out.txt 2>err.txt
+check_eq "forked: status" $? 3
+check_eq "forked: every call" "$("$ZOND" dump -i f.db | grep 'function work')" \
+	"function work calls=50"
+child=$(sed -n 's/^child //p' out.txt)
+dir=$(ls -d "$work"/tmp/zond-*)
+rm -f "$dir/stored"
+truncate -s 4096 "$dir/$child.0.zraw"
+"$ZOND" recover -q -o g.db "$dir" 2>err.txt
+check_eq "damaged file: recover's status (not all stored)" $? 1
+check_eq "damaged file: one line" "$(wc -l <err.txt)" 1
+check_eq "damaged file: the line names the file and the run" \
+	"$(grep -c "$dir/$child.0.zraw: truncated.*: that process is not in run 1 (run meta lost_raw_files), its file is kept" err.txt)" 1
+check_eq "damaged file: one run" "$(runs g.db)" 1
+check_eq "damaged file: what could be read" "$("$ZOND" dump -i g.db | grep 'function work')" \
+	"function work calls=20"
+check_eq "damaged file: the loss in the run" "$("$ZOND" dump -i g.db | grep '^lost_raw_files')" \
+	"lost_raw_files 1"
+check_eq "damaged file: the report's warning" \
+	"$("$ZOND" report -i g.db | grep -c '^warning: *lost_raw_files = 1 (the profile is incomplete)')" 1
+check_eq "damaged file: kept, the stored one removed" "$(ls "$dir" | grep zraw)" "$child.0.zraw"
+check_error "damaged file: recover again" "already stored as run 1" \
+	"$ZOND" recover -q -o g.db "$dir"
+check_eq "damaged file, recover again: one run" "$(runs g.db)" 1
+
 finish

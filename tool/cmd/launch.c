@@ -439,7 +439,12 @@ int launch_prepare(struct launch *l, const char *collector, struct zerr *err)
 	return 0;
 }
 
-void launch_remove_dir(const char *dir)
+/*
+ * Removes what zond put in dir but the n files named in keep (raw files not
+ * stored); when any is kept, run.info and the lock stay too (a recover then
+ * says the run is stored already) and so does dir.
+ */
+static void remove_dir_but(const char *dir, char *const *keep, size_t n)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -450,15 +455,25 @@ void launch_remove_dir(const char *dir)
 		    strcmp(e->d_name, LAUNCH_FILTER_FILE) && strcmp(e->d_name, RUNINFO_STORED) &&
 		    strcmp(e->d_name, LAUNCH_ELF_COPY))
 			continue;
-		if (launch_join_path(path, sizeof path, dir, e->d_name) == 0)
+		int kept = n && !strcmp(e->d_name, RUNINFO_FILE);
+		for (size_t i = 0; i < n && !kept; i++)
+			kept = !strcmp(e->d_name, keep[i]);
+		if (!kept && launch_join_path(path, sizeof path, dir, e->d_name) == 0)
 			unlink(path);
 	}
 	if (d)
 		closedir(d);
+	if (n)
+		return;
 	/* the lock last: a recover that finds none finds nothing else either (runinfo.h) */
 	if (launch_join_path(path, sizeof path, dir, RUNINFO_LOCK) == 0)
 		unlink(path);
 	rmdir(dir);
+}
+
+void launch_remove_dir(const char *dir)
+{
+	remove_dir_but(dir, NULL, 0);
 }
 
 /* Sets var to value joined to its old value by ':', value first or last. */
@@ -669,14 +684,13 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *
 		int bad = launch_join_path(path, sizeof path, l->dir, names[i]) < 0
 				  ? zerr_set(&one, "%s/%s: path too long", l->dir, names[i])
 				  : raw_read_into(p, path, syms, &one);
-		if (bad < 0) {
-			/* the first is the caller's error line; the raw data are kept (and
-			   launch_finish says where) */
-			if (rc < 0)
-				fprintf(stderr, "zond %s: %s\n", l->cmd, one.msg);
-			else
-				rc = zerr_set(err, "%s", one.msg);
-			l->keep_raw = 1;
+		if (bad < 0) { /* launch_collect says what becomes of it */
+			l->damaged = zp_xrealloc(l->damaged, (l->ndamaged + 1) * sizeof *l->damaged);
+			l->damaged_why = zp_xrealloc(l->damaged_why,
+						     (l->ndamaged + 1) * sizeof *l->damaged_why);
+			l->damaged[l->ndamaged] = names[i];
+			l->damaged_why[l->ndamaged++] = zp_xstrdup(one.msg);
+			continue;
 		}
 		free(names[i]);
 	}
@@ -825,8 +839,8 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 {
 	for (size_t i = 0; i < p->run.nmeta; i++) {
 		const char *key = p->run.meta[i].key, *opt = lost_option(key);
-		if (strncmp(key, "lost_", 5) != 0)
-			continue;
+		if (strncmp(key, "lost_", 5) != 0 || !strcmp(key, "lost_raw_files"))
+			continue; /* lost_raw_files: said per file (launch_collect) */
 		/* the real cause (lost_causes); a context pool may end early for want of
 		 * room or access too */
 		const char *why = lost_cause(key);
@@ -1081,9 +1095,10 @@ static int launch_finish(struct launch *l, int failed, int stored)
 	else if (l->keep_raw && !(l->recovering && failed)) /* recover keeps what it failed on */
 		fprintf(stderr, "zond %s: raw data kept in %s\n", l->cmd, l->dir);
 	else if (!l->keep_raw && !(l->recovering && failed))
-		launch_remove_dir(l->dir); /* a directory recover could not store stays as it was */
+		/* a directory recover could not store stays as it was; raw files not stored stay */
+		remove_dir_but(l->dir, l->damaged, l->ndamaged);
 	if (l->recovering)
-		return failed || !stored;
+		return failed || !stored || l->ndamaged;
 	if (l->term_signal) {
 		launch_die_as(l->term_signal);
 		return 128 + l->term_signal;
@@ -1126,7 +1141,20 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 	int stored = 0, failed = launch_read_raw(l, p, &err) < 0;
 	if (failed)
 		cmd_error(l->cmd, "%s", err.msg);
-	if (p->nthreads && launch_total_calls(p)) {
+	int some = p->nthreads && launch_total_calls(p);
+	if (l->ndamaged && some) {
+		/* what can be read is stored, the loss with it; the files not stored are kept */
+		char n[32];
+		snprintf(n, sizeof n, "%zu", l->ndamaged);
+		profile_add_meta(p, "lost_raw_files", n);
+	} else if (l->ndamaged) {
+		/* nothing else to store: the files kept as they are, for a look */
+		for (size_t i = 0; i < l->ndamaged; i++)
+			fprintf(stderr, "zond %s: %s\n", l->cmd, l->damaged_why[i]);
+		l->keep_raw = 1;
+		failed = 1;
+	}
+	if (some) {
 		launch_describe(l, p, collector);
 		int rc = launch_store(l, p, l->opt.store, &err);
 		stored = rc >= 0;
@@ -1140,6 +1168,10 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 			launch_summary(l, p, l->opt.store, l->opt.top);
 		if (rc == 0)
 			launch_warn_lost(l, p);
+		for (size_t i = 0; rc == 0 && i < l->ndamaged; i++) /* even with -q */
+			fprintf(stderr, "zond %s: %s: that process is not in run %lld (run meta "
+					"lost_raw_files), its file is kept in %s\n",
+				l->cmd, l->damaged_why[i], (long long)p->run.id, l->dir);
 	} else if (!failed) {
 		/* nothing to store: say why (the raw data is worth nothing to recover) */
 		forward_defer();
@@ -1152,5 +1184,13 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 	int status = launch_finish(l, failed, stored);
 	free(l->knobs);
 	l->knobs = NULL;
+	for (size_t i = 0; i < l->ndamaged; i++) {
+		free(l->damaged[i]);
+		free(l->damaged_why[i]);
+	}
+	free(l->damaged);
+	free(l->damaged_why);
+	l->damaged = l->damaged_why = NULL;
+	l->ndamaged = 0;
 	return status;
 }
