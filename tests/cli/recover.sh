@@ -145,4 +145,34 @@ check_error "damaged file: recover again" "already stored as run 1" \
 	"$ZOND" recover -q -o g.db "$dir"
 check_eq "damaged file, recover again: one run" "$(runs g.db)" 1
 
+# F8: the store locked by another writer when zond starts: the program runs at once (one line
+# says so) and its run is stored once the lock goes.
+hold_store() {
+	rm -f locked release
+	python3 -c 'import os, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN EXCLUSIVE")
+open("locked", "w").close()
+while not os.path.exists("release"):
+    time.sleep(0.05)
+db.close()' "$1" &
+	while [ ! -e locked ]; do sleep 0.05; done
+}
+rm -rf tmp/* h.db
+"$ZOND" record -q -o h.db -- ./one >/dev/null 2>&1
+hold_store h.db
+"$ZOND" record -q -o h.db -- ./one >h.out 2>h.err &
+zond_pid=$!
+# until the program has run while the store is locked (or zond has ended without running it)
+while [ ! -s h.out ] && kill -0 $zond_pid 2>/dev/null; do sleep 0.05; done
+touch release
+wait $zond_pid
+check_eq "store locked at start: the program's status" $? 3
+check_eq "store locked at start: its output" "$(cat h.out)" "work 20"
+check_eq "store locked at start: one line" "$(cat h.err)" \
+	"zond record: h.db: locked by another process: running ./one all the same; its run is stored when the lock goes (zond waits up to 30 s once it ends), else its raw data is kept for 'zond recover'"
+wait
+check_eq "store locked at start: the run stored" "$(runs h.db)" 2
+check_eq "store locked at start: no raw data left" "$(ls tmp)" ""
+
 finish

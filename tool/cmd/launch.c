@@ -420,8 +420,15 @@ static void make_token(struct launch *l)
 int launch_prepare(struct launch *l, const char *collector, struct zerr *err)
 {
 	const char *inputs[] = {l->prog, NULL};
-	if (output_check(l->opt.store, OUTPUT_STORE, inputs, err) < 0)
+	int busy = output_check(l->opt.store, OUTPUT_STORE, inputs, err);
+	if (busy < 0)
 		return -1;
+	if (busy) /* the program need not wait for the store: only its run does */
+		fprintf(stderr,
+			"zond %s: %s: locked by another process: running %s all the same; its run "
+			"is stored when the lock goes (zond waits up to 30 s once it ends), else its "
+			"raw data is kept for 'zond recover'\n",
+			l->cmd, l->opt.store, l->argv[0]);
 	const char *tmp = getenv("TMPDIR");
 	snprintf(l->dir, sizeof l->dir, "%s/zond-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	l->knobs = knobs_set();

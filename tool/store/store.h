@@ -51,6 +51,15 @@ struct store *store_open(const char *path, enum store_mode mode, struct zerr *er
 void store_close(struct store *s);
 
 /*
+ * Whether the store at path (which exists) opens as a zond store of this
+ * zond's schema, as a collector checks it before a program runs: 0, -1 with
+ * err, or 1 with err when another process holds its lock for more than a
+ * second (a writer's commit takes less): it could not be checked, and a
+ * write may wait up to 30 s for it.
+ */
+int store_check(const char *path, struct zerr *err);
+
+/*
  * A run's identity (run meta): a collector that may store one run twice
  * (zond killed after the commit, then `zond recover`) gives each run a
  * token, which store_add_run never stores twice.
