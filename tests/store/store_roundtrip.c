@@ -230,6 +230,34 @@ static void test_concurrent_writers(const char *dir)
 	free(path);
 }
 
+/* A run whose token (run meta run_token) the store holds already is not added again. */
+static void test_run_token(const char *dir)
+{
+	struct zerr err = {{0}};
+	char *path = sample_path(dir, "token.db");
+	struct store *s = store_open(path, STORE_CREATE, &err);
+	CHECK(s != NULL);
+	struct zp_profile *a = sample_profile(NULL), *b = sample_profile(NULL),
+			  *c = sample_profile(NULL);
+	profile_add_meta(a, STORE_RUN_TOKEN, "0123abcd");
+	profile_add_meta(b, STORE_RUN_TOKEN, "0123abcd");
+	profile_add_meta(c, STORE_RUN_TOKEN, "4567ef01");
+	CHECK(store_add_run(s, a, &err) == 0);
+	CHECK(store_add_run(s, b, &err) == 1);
+	CHECK_EQ_U64(b->run.id, a->run.id);
+	CHECK(store_add_run(s, c, &err) == 0);
+	int64_t run = 0;
+	CHECK(store_run_with_meta(s, STORE_RUN_TOKEN, "4567ef01", &run, &err) == 1);
+	CHECK_EQ_U64(run, c->run.id);
+	CHECK(store_run_with_meta(s, STORE_RUN_TOKEN, "nope", &run, &err) == 0);
+	store_close(s);
+	CHECK_EQ_U64(sample_sql_int(path, "SELECT count(*) FROM runs"), 2);
+	profile_free(a);
+	profile_free(b);
+	profile_free(c);
+	free(path);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -238,6 +266,7 @@ int main(int argc, char **argv)
 	}
 	char *dir = sample_tmpdir();
 	test_round_trip(dir);
+	test_run_token(dir);
 	test_documented_queries(dir, argv[1]);
 	test_big_run(dir);
 	test_concurrent_writers(dir);

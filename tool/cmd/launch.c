@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -389,21 +390,49 @@ static int write_run_info(const struct launch *l, const char *collector, struct 
 	char *cmd = cmd_join_argv(l->argv), *store = absolute_path(l->opt.store);
 	struct runinfo ri = {.collector = (char *)collector, .program = (char *)l->prog,
 			     .command = cmd, .store = store, .campaign = (char *)l->opt.campaign,
-			     .knobs = l->knobs};
+			     .knobs = l->knobs, .token = (char *)l->token};
 	int rc = runinfo_write(l->dir, &ri, err);
 	free(cmd);
 	free(store);
 	return rc;
 }
 
+/*
+ * The run's identity, noted in run.info before the program starts and stored
+ * with the run (run meta run_token): a recover of a run its store holds
+ * already (zond killed after the commit, before removing its directory) is
+ * refused.  Random, else time and pid: unique enough for one store.
+ */
+static void make_token(struct launch *l)
+{
+	unsigned char b[16];
+	if (getrandom(b, sizeof b, GRND_NONBLOCK) != (ssize_t)sizeof b) {
+		int64_t t = clock_now_ns(CLOCK_REALTIME);
+		pid_t pid = getpid();
+		memcpy(b, &t, 8);
+		memcpy(b + 8, &pid, sizeof pid);
+		memset(b + 8 + sizeof pid, 0x5a, 8 - sizeof pid);
+	}
+	for (size_t i = 0; i < sizeof b; i++)
+		sprintf(l->token + 2 * i, "%02x", b[i]);
+}
+
 int launch_prepare(struct launch *l, const char *collector, struct zerr *err)
 {
 	const char *inputs[] = {l->prog, NULL};
-	if (output_check(l->opt.store, OUTPUT_STORE, inputs, err) < 0)
+	int busy = output_check(l->opt.store, OUTPUT_STORE, inputs, err);
+	if (busy < 0)
 		return -1;
+	if (busy) /* the program need not wait for the store: only its run does */
+		fprintf(stderr,
+			"zond %s: %s: locked by another process: running %s all the same; its run "
+			"is stored when the lock goes (zond waits up to 30 s once it ends), else its "
+			"raw data is kept for 'zond recover'\n",
+			l->cmd, l->opt.store, l->argv[0]);
 	const char *tmp = getenv("TMPDIR");
 	snprintf(l->dir, sizeof l->dir, "%s/zond-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	l->knobs = knobs_set();
+	make_token(l);
 	if (!mkdtemp(l->dir))
 		return zerr_set(err, "%s: cannot create a directory for raw data: %s", l->dir,
 				strerror(errno));
@@ -417,7 +446,12 @@ int launch_prepare(struct launch *l, const char *collector, struct zerr *err)
 	return 0;
 }
 
-void launch_remove_dir(const char *dir)
+/*
+ * Removes what zond put in dir but the n files named in keep (raw files not
+ * stored); when any is kept, run.info and the lock stay too (a recover then
+ * says the run is stored already) and so does dir.
+ */
+static void remove_dir_but(const char *dir, char *const *keep, size_t n)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -428,15 +462,25 @@ void launch_remove_dir(const char *dir)
 		    strcmp(e->d_name, LAUNCH_FILTER_FILE) && strcmp(e->d_name, RUNINFO_STORED) &&
 		    strcmp(e->d_name, LAUNCH_ELF_COPY))
 			continue;
-		if (launch_join_path(path, sizeof path, dir, e->d_name) == 0)
+		int kept = n && !strcmp(e->d_name, RUNINFO_FILE);
+		for (size_t i = 0; i < n && !kept; i++)
+			kept = !strcmp(e->d_name, keep[i]);
+		if (!kept && launch_join_path(path, sizeof path, dir, e->d_name) == 0)
 			unlink(path);
 	}
 	if (d)
 		closedir(d);
+	if (n)
+		return;
 	/* the lock last: a recover that finds none finds nothing else either (runinfo.h) */
 	if (launch_join_path(path, sizeof path, dir, RUNINFO_LOCK) == 0)
 		unlink(path);
 	rmdir(dir);
+}
+
+void launch_remove_dir(const char *dir)
+{
+	remove_dir_but(dir, NULL, 0);
 }
 
 /* Sets var to value joined to its old value by ':', value first or last. */
@@ -589,6 +633,9 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 	pid_t pid = fork();
 	if (pid == 0)
 		run_child(l, setup, arg, &fw, &mask);
+	/* zond's own lines on a pipe whose reader left (| head -1): EPIPE, no signal; the
+	   program's status is zond's all the same (the program keeps its own disposition) */
+	signal(SIGPIPE, SIG_IGN);
 	forward_to(pid);
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	if (pid < 0) {
@@ -644,14 +691,13 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *
 		int bad = launch_join_path(path, sizeof path, l->dir, names[i]) < 0
 				  ? zerr_set(&one, "%s/%s: path too long", l->dir, names[i])
 				  : raw_read_into(p, path, syms, &one);
-		if (bad < 0) {
-			/* the first is the caller's error line; the raw data are kept (and
-			   launch_finish says where) */
-			if (rc < 0)
-				fprintf(stderr, "zond %s: %s\n", l->cmd, one.msg);
-			else
-				rc = zerr_set(err, "%s", one.msg);
-			l->keep_raw = 1;
+		if (bad < 0) { /* launch_collect says what becomes of it */
+			l->damaged = zp_xrealloc(l->damaged, (l->ndamaged + 1) * sizeof *l->damaged);
+			l->damaged_why = zp_xrealloc(l->damaged_why,
+						     (l->ndamaged + 1) * sizeof *l->damaged_why);
+			l->damaged[l->ndamaged] = names[i];
+			l->damaged_why[l->ndamaged++] = zp_xstrdup(one.msg);
+			continue;
 		}
 		free(names[i]);
 	}
@@ -700,18 +746,22 @@ static void launch_describe(const struct launch *l, struct zp_profile *p, const 
 	p->run.term_signal = l->term_signal;
 	if (l->knobs) /* the runtime ran as no option of zond's says */
 		profile_add_meta(p, "zond_env", l->knobs);
+	if (*l->token)
+		profile_add_meta(p, STORE_RUN_TOKEN, l->token);
 	note_unfiltered(l, p);
 }
 
-/* Stores p in the store at path; keeps the raw data when that fails. */
+/*
+ * Stores p in the store at path; keeps the raw data when that fails.  0, 1
+ * when the store held the run already (its id in p->run.id), or -1.
+ */
 static int launch_store(struct launch *l, struct zp_profile *p, const char *path,
 			struct zerr *err)
 {
-	if (store_save_run(path, p, err) < 0) {
+	int rc = store_save_run(path, p, err);
+	if (rc < 0)
 		l->keep_raw = 1;
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 uint64_t launch_total_calls(const struct zp_profile *p)
@@ -796,8 +846,8 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 {
 	for (size_t i = 0; i < p->run.nmeta; i++) {
 		const char *key = p->run.meta[i].key, *opt = lost_option(key);
-		if (strncmp(key, "lost_", 5) != 0)
-			continue;
+		if (strncmp(key, "lost_", 5) != 0 || !strcmp(key, "lost_raw_files"))
+			continue; /* lost_raw_files: said per file (launch_collect) */
 		/* the real cause (lost_causes); a context pool may end early for want of
 		 * room or access too */
 		const char *why = lost_cause(key);
@@ -1052,9 +1102,10 @@ static int launch_finish(struct launch *l, int failed, int stored)
 	else if (l->keep_raw && !(l->recovering && failed)) /* recover keeps what it failed on */
 		fprintf(stderr, "zond %s: raw data kept in %s\n", l->cmd, l->dir);
 	else if (!l->keep_raw && !(l->recovering && failed))
-		launch_remove_dir(l->dir); /* a directory recover could not store stays as it was */
+		/* a directory recover could not store stays as it was; raw files not stored stay */
+		remove_dir_but(l->dir, l->damaged, l->ndamaged);
 	if (l->recovering)
-		return failed || !stored;
+		return failed || !stored || l->ndamaged;
 	if (l->term_signal) {
 		launch_die_as(l->term_signal);
 		return 128 + l->term_signal;
@@ -1075,6 +1126,8 @@ int launch_read_info(struct launch *l, struct runinfo *ri, struct zerr *err)
 	}
 	if (ri->program)
 		snprintf(l->prog, sizeof l->prog, "%s", ri->program);
+	if (ri->token && strlen(ri->token) < sizeof l->token)
+		snprintf(l->token, sizeof l->token, "%s", ri->token);
 	l->knobs = ri->knobs ? zp_xstrdup(ri->knobs) : NULL; /* launch_collect frees it */
 	l->start_ns = ri->start_ns;
 	l->duration_ns = ri->duration_ns;
@@ -1090,19 +1143,42 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 	/* The program is over: a write of zond's past ulimit -f (the store, no_room's
 	   probe) must fail with EFBIG and be reported, not kill zond with the run. */
 	signal(SIGXFSZ, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN); /* a closed stderr costs zond's lines, not the run or its status */
 	struct zp_profile *p = profile_new();
 	int stored = 0, failed = launch_read_raw(l, p, &err) < 0;
 	if (failed)
 		cmd_error(l->cmd, "%s", err.msg);
-	if (p->nthreads && launch_total_calls(p)) {
+	int some = p->nthreads && launch_total_calls(p);
+	if (l->ndamaged && some) {
+		/* what can be read is stored, the loss with it; the files not stored are kept */
+		char n[32];
+		snprintf(n, sizeof n, "%zu", l->ndamaged);
+		profile_add_meta(p, "lost_raw_files", n);
+	} else if (l->ndamaged) {
+		/* nothing else to store: the files kept as they are, for a look */
+		for (size_t i = 0; i < l->ndamaged; i++)
+			fprintf(stderr, "zond %s: %s\n", l->cmd, l->damaged_why[i]);
+		l->keep_raw = 1;
+		failed = 1;
+	}
+	if (some) {
 		launch_describe(l, p, collector);
-		stored = launch_store(l, p, l->opt.store, &err) == 0;
+		int rc = launch_store(l, p, l->opt.store, &err);
+		stored = rc >= 0;
 		forward_defer(); /* stored, or kept for recover: nothing a signal could save */
 		if (!stored)
 			failed = cmd_error(l->cmd, "%s", err.msg);
+		else if (rc == 1) /* not twice: its zond stored it, then died before cleaning up */
+			failed = cmd_error(l->cmd, "%s: already stored as run %lld in %s: not stored "
+						   "again", l->dir, (long long)p->run.id, l->opt.store);
 		else if (!l->opt.quiet)
 			launch_summary(l, p, l->opt.store, l->opt.top);
-		launch_warn_lost(l, p);
+		if (rc == 0)
+			launch_warn_lost(l, p);
+		for (size_t i = 0; rc == 0 && i < l->ndamaged; i++) /* even with -q */
+			fprintf(stderr, "zond %s: %s: that process is not in run %lld (run meta "
+					"lost_raw_files), its file is kept in %s\n",
+				l->cmd, l->damaged_why[i], (long long)p->run.id, l->dir);
 	} else if (!failed) {
 		/* nothing to store: say why (the raw data is worth nothing to recover) */
 		forward_defer();
@@ -1115,5 +1191,13 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 	int status = launch_finish(l, failed, stored);
 	free(l->knobs);
 	l->knobs = NULL;
+	for (size_t i = 0; i < l->ndamaged; i++) {
+		free(l->damaged[i]);
+		free(l->damaged_why[i]);
+	}
+	free(l->damaged);
+	free(l->damaged_why);
+	l->damaged = l->damaged_why = NULL;
+	l->ndamaged = 0;
 	return status;
 }

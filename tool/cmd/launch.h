@@ -129,6 +129,11 @@ struct launch {
 	int64_t start_ns, duration_ns;
 	int lock_fd; /* dir's lock (runinfo.h), held while zond lives; -1: none */
 	char *knobs; /* the runtime's variables zond passed on as it found them (run meta zond_env) */
+	char token[40]; /* the run's identity (run meta run_token, run.info token); "": none known */
+	/* raw files that could not be read (damaged, another zond's): their names and why;
+	   kept in dir when the rest of the run is stored (run meta lost_raw_files) */
+	char **damaged, **damaged_why;
+	size_t ndamaged;
 };
 
 /* l's defaults: command name and options. */

@@ -91,13 +91,11 @@ static int check_store(const char *path, const char *file, const struct stat *st
 	for (int fd = 0; fd < 3; fd++)
 		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
 			taken[fd] = open("/dev/null", O_RDWR | O_CLOEXEC); /* the lowest free: fd */
-	struct store *s = store_open(path, STORE_READ, err);
-	int ok = s != NULL;
-	store_close(s);
+	int rc = store_check(path, err); /* 1: locked by another process, not waited for */
 	for (int fd = 0; fd < 3; fd++)
 		if (taken[fd] >= 0)
 			close(taken[fd]);
-	return ok ? 0 : -1;
+	return rc;
 }
 
 int output_check(const char *path, enum output_kind kind, const char *const *inputs,

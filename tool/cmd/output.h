@@ -38,7 +38,9 @@ enum output_kind {
  * one that does not must be creatable in its directory: a bad -o is found
  * before a program runs.  A store is looked for through its symbolic links
  * as store_open follows them (store_target): the check and the write see
- * the same file.
+ * the same file.  1 (err set) for a store another process holds locked
+ * for more than a second (store_check): it may be written later; a
+ * collector runs its program all the same and says so.
  */
 int output_check(const char *path, enum output_kind kind, const char *const *inputs,
 		 struct zerr *err);

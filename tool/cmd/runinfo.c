@@ -75,6 +75,7 @@ int runinfo_write(const char *dir, const struct runinfo *ri, struct zerr *err)
 	put_value(f, "store", ri->store);
 	put_value(f, "campaign", ri->campaign);
 	put_value(f, "knobs", ri->knobs);
+	put_value(f, "token", ri->token);
 	char *path = dir_file(dir, RUNINFO_FILE);
 	int rc = close_written(f, path, err);
 	free(path);
@@ -161,8 +162,8 @@ static int take_format(struct reader *r, const char *value)
 	return 0;
 }
 
-static const char *const string_keys[] = {"collector", "program", "command",
-					  "store",     "campaign", "knobs"};
+static const char *const string_keys[] = {"collector", "program", "command", "store",
+					  "campaign",  "knobs",   "token"};
 static const char *const number_keys[] = {"start_ns", "duration_ns", "exit_status",
 					  "term_signal"};
 
@@ -203,9 +204,9 @@ static int take_line(struct reader *r, char *line)
 		return take_format(r, value);
 	if (r->format >= 2 && unescape(value) < 0)
 		return malformed(r, "a bad escape in", line);
-	char **strings[] = {&r->ri->collector, &r->ri->program,  &r->ri->command,
-			    &r->ri->store,     &r->ri->campaign, &r->ri->knobs};
-	for (unsigned i = 0; i < 6; i++) {
+	char **strings[] = {&r->ri->collector, &r->ri->program,  &r->ri->command, &r->ri->store,
+			    &r->ri->campaign,  &r->ri->knobs,    &r->ri->token};
+	for (unsigned i = 0; i < 7; i++) {
 		if (strcmp(line, string_keys[i]))
 			continue;
 		if (seen_before(r, i))
@@ -215,7 +216,7 @@ static int take_line(struct reader *r, char *line)
 	}
 	for (unsigned i = 0; i < 4; i++)
 		if (!strcmp(line, number_keys[i]))
-			return seen_before(r, 6 + i) ? malformed(r, "a second", line)
+			return seen_before(r, 7 + i) ? malformed(r, "a second", line)
 						     : take_number(r, i, value);
 	return 0; /* a later zond's key: nothing this one needs */
 }
@@ -271,6 +272,7 @@ void runinfo_free(struct runinfo *ri)
 	free(ri->store);
 	free(ri->campaign);
 	free(ri->knobs);
+	free(ri->token);
 	*ri = (struct runinfo){.exit_status = -1};
 }
 

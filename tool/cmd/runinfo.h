@@ -4,7 +4,8 @@
  * DIR/run.info, "key value" lines, the first "format 2".  Written before
  * the program starts: collector, program, command (joined and quoted as
  * the store keeps it), store (absolute: recover may run elsewhere),
- * campaign, knobs; appended once it ended: start_ns, duration_ns, exit_status,
+ * campaign, knobs, token (the run's identity, run meta run_token: recover
+ * never stores a run its store holds already); appended once it ended: start_ns, duration_ns, exit_status,
  * term_signal.  A value may hold anything a path, an argument or a
  * campaign may (newlines, any length): its backslashes and newlines are
  * written \\ and \n, every other byte as it is.  A file without the format
@@ -39,6 +40,7 @@
 struct runinfo {
 	char *collector, *program, *command, *store, *campaign;
 	char *knobs; /* the runtime's variables zond passed on as found (launch.h) */
+	char *token; /* the run's identity (store.h STORE_RUN_TOKEN), NULL: an older zond's */
 	int64_t start_ns, duration_ns;
 	int exit_status, term_signal; /* -1 and 0 when not said */
 };

@@ -37,6 +37,8 @@
 
 /* After a failed write: how long its clean-up waits for another's lock. */
 #define STORE_SETTLE_TIMEOUT_MS 2000
+/* store_check: a writer's commit takes less; a lock held longer is not waited for */
+#define STORE_CHECK_TIMEOUT_MS 1000
 
 /* Symbolic links followed before a store path is taken for a loop (the kernel's limit). */
 #define STORE_MAX_LINKS 40
@@ -604,7 +606,7 @@ static int check_path(const char *path, const char *file, int exists, enum store
 	return 1;
 }
 
-static int open_db(struct store *s, enum store_mode mode, struct zerr *err)
+static int open_db(struct store *s, enum store_mode mode, int busy_ms, struct zerr *err)
 {
 	int flags = SQLITE_OPEN_READWRITE | (mode == STORE_CREATE ? SQLITE_OPEN_CREATE : 0);
 	if (sqlite3_open_v2(s->file, &s->db, flags, NULL) != SQLITE_OK) {
@@ -613,7 +615,7 @@ static int open_db(struct store *s, enum store_mode mode, struct zerr *err)
 		return zerr_set(err, "%s: cannot open (%s)", s->path, sqlite3_errmsg(s->db));
 	}
 	sqlite3_extended_result_codes(s->db, 0);
-	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(s->db, busy_ms);
 	return exec_sql(s, "PRAGMA foreign_keys = ON", err);
 }
 
@@ -661,7 +663,7 @@ static int make_store(struct store *s, struct zerr *err)
 		return zerr_set(err, "%s: cannot create: %s: %s", s->path, dir, strerror(errno));
 	}
 	struct store t = {.path = s->path, .file = tmp};
-	int rc = open_db(&t, STORE_CREATE, err);
+	int rc = open_db(&t, STORE_CREATE, STORE_BUSY_TIMEOUT_MS, err);
 	if (rc == 0)
 		rc = create_schema(&t, err);
 	sqlite3_close(t.db);
@@ -676,17 +678,19 @@ static int make_store(struct store *s, struct zerr *err)
  * zond is making the store in place (an empty file given to it, or a file
  * system without hard links), and is waited for as any writer is.
  */
-static int count_tables_made(struct store *s, struct zerr *err)
+static int count_tables_made(struct store *s, int busy_ms, struct zerr *err)
 {
 	int n = count_tables(s, err);
-	for (int ms = 0; n == 0 && journal_exists(s) && ms < STORE_BUSY_TIMEOUT_MS; ms += 20) {
+	for (int ms = 0; n == 0 && journal_exists(s) && ms < busy_ms; ms += 20) {
 		usleep(20000);
 		n = count_tables(s, err);
 	}
 	return n;
 }
 
-struct store *store_open(const char *path, enum store_mode mode, struct zerr *err)
+/* store_open waiting busy_ms for another's lock; *busy set when that was not enough. */
+static struct store *open_waiting(const char *path, enum store_mode mode, int busy_ms, int *busy,
+				  struct zerr *err)
 {
 	char file[PATH_MAX];
 	if (!path || !*path)
@@ -699,9 +703,9 @@ struct store *store_open(const char *path, enum store_mode mode, struct zerr *er
 	s->file = zp_xstrdup(file);
 	if (!exists && make_store(s, err) < 0)
 		goto fail;
-	if (open_db(s, mode, err) < 0)
+	if (open_db(s, mode, busy_ms, err) < 0)
 		goto fail;
-	int ntables = mode == STORE_READ ? count_tables_made(s, err) : count_tables(s, err);
+	int ntables = mode == STORE_READ ? count_tables_made(s, busy_ms, err) : count_tables(s, err);
 	if (ntables < 0)
 		goto fail;
 	if (ntables == 0 && mode == STORE_READ) {
@@ -716,10 +720,25 @@ struct store *store_open(const char *path, enum store_mode mode, struct zerr *er
 		goto fail;
 	return s;
 fail:
+	if (busy && s->db)
+		*busy = (sqlite3_errcode(s->db) & 0xff) == SQLITE_BUSY;
 	if (s->created)
 		remove_db_file(s->file);
 	store_free(s);
 	return NULL;
+}
+
+struct store *store_open(const char *path, enum store_mode mode, struct zerr *err)
+{
+	return open_waiting(path, mode, STORE_BUSY_TIMEOUT_MS, NULL, err);
+}
+
+int store_check(const char *path, struct zerr *err)
+{
+	int busy = 0;
+	struct store *s = open_waiting(path, STORE_READ, STORE_CHECK_TIMEOUT_MS, &busy, err);
+	store_close(s);
+	return s ? 0 : busy ? 1 : -1;
 }
 
 /* ---- writing ------------------------------------------------------------ */
@@ -1060,13 +1079,51 @@ static int insert_spans(struct store *s, const struct zp_profile *p, int64_t run
 	return rc;
 }
 
+/* The run whose meta key is value, in *run: 1, 0 when none, -1 with err. */
+static int run_with_meta(struct store *s, const char *key, const char *value, int64_t *run,
+			 struct zerr *err)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "SELECT run FROM run_meta WHERE key = ? AND value = ? ORDER BY run LIMIT 1",
+		    &st, err) < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	int rc = step_row(s, st, err);
+	*run = rc == 1 ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_run_with_meta(struct store *s, const char *key, const char *value, int64_t *run,
+			struct zerr *err)
+{
+	if (exec_sql(s, "BEGIN", err) < 0)
+		return -1;
+	int rc = run_with_meta(s, key, value, run, err);
+	rollback(s);
+	return rc;
+}
+
 int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err)
 {
 	/* IMMEDIATE: take the write lock now, so a concurrent writer waits in the busy handler. */
 	if (exec_sql(s, "BEGIN IMMEDIATE", err) < 0)
 		return -1;
-	int64_t old_id = p->run.id;
-	if (upgrade_schema(s, err) < 0 || insert_run_row(s, p, err) < 0)
+	int64_t old_id = p->run.id, twin;
+	const char *token = profile_meta(p, STORE_RUN_TOKEN);
+	if (upgrade_schema(s, err) < 0)
+		goto fail;
+	/* in the write's own transaction: no two writers both find it missing */
+	int found = token ? run_with_meta(s, STORE_RUN_TOKEN, token, &twin, err) : 0;
+	if (found < 0)
+		goto fail;
+	if (found) {
+		rollback(s);
+		p->run.id = twin;
+		return 1;
+	}
+	if (insert_run_row(s, p, err) < 0)
 		goto fail;
 	int64_t run = p->run.id;
 	if (insert_meta_and_events(s, p, run, err) < 0 || insert_threads(s, p, run, err) < 0 ||

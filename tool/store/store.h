@@ -50,14 +50,38 @@ enum store_mode {
 struct store *store_open(const char *path, enum store_mode mode, struct zerr *err);
 void store_close(struct store *s);
 
-/* Writes p as a new run; sets p->run.id.  Creates p->run.campaign if new. */
+/*
+ * Whether the store at path (which exists) opens as a zond store of this
+ * zond's schema, as a collector checks it before a program runs: 0, -1 with
+ * err, or 1 with err when another process holds its lock for more than a
+ * second (a writer's commit takes less): it could not be checked, and a
+ * write may wait up to 30 s for it.
+ */
+int store_check(const char *path, struct zerr *err);
+
+/*
+ * A run's identity (run meta): a collector that may store one run twice
+ * (zond killed after the commit, then `zond recover`) gives each run a
+ * token, which store_add_run never stores twice.
+ */
+#define STORE_RUN_TOKEN "run_token"
+
+/*
+ * Writes p as a new run; sets p->run.id.  Creates p->run.campaign if new.
+ * 1 (nothing written, p->run.id the run's) when p's STORE_RUN_TOKEN is the
+ * store's already.
+ */
 int store_add_run(struct store *s, struct zp_profile *p, struct zerr *err);
+
+/* The first run whose meta key is value, in *run: 1, 0 when none, -1 with err. */
+int store_run_with_meta(struct store *s, const char *key, const char *value, int64_t *run,
+			struct zerr *err);
 
 /*
  * What a collector does with its run: opens (STORE_CREATE) the store at
  * path, adds p as a new run and closes it.  When that fails, a store this
  * call made is removed again if it holds no run (a full disk leaves no
- * empty store behind).
+ * empty store behind).  0, 1 (store_add_run: stored already), or -1.
  */
 int store_save_run(const char *path, struct zp_profile *p, struct zerr *err);
 
