@@ -63,6 +63,7 @@ struct ptrace_target {
 	} held[64];
 	size_t nheld;
 	pid_t delivery_tid; /* the thread whose last stop was a signal-delivery stop, or 0 */
+	pid_t own_xfsz;     /* a SIGXFSZ of zond's own ftruncate still to come for it (forget_own_xfsz) */
 };
 
 static struct ptrace_target *as_target(struct inject_transport *t)
@@ -153,12 +154,32 @@ static int find_syscall_in(void *arg, const struct mapping *m)
 static void hold_signal(struct ptrace_target *p, pid_t tid, const siginfo_t *si)
 {
 	size_t n = sizeof p->held / sizeof p->held[0];
+	if (si->si_signo == SIGXFSZ && p->own_xfsz == tid) { /* zond's own: forget_own_xfsz */
+		p->own_xfsz = 0;
+		return;
+	}
 	for (size_t i = 0; i < p->nheld; i++) /* a standard signal is pending once */
 		if (p->held[i].tid == tid && p->held[i].si.si_signo == si->si_signo &&
 		    si->si_signo < SIGRTMIN)
 			return;
 	if (p->nheld < n)
 		p->held[p->nheld++] = (struct held_signal){tid, *si};
+}
+
+/*
+ * Forgets the SIGXFSZ zond's own system call in thread tid raised (an
+ * ftruncate beyond the program's `ulimit -f`, which fails with EFBIG): it
+ * is zond's trouble, not the program's, and given back it killed the
+ * program before it ran (QA s11 K F3).
+ */
+static void forget_own_xfsz(struct ptrace_target *p, pid_t tid)
+{
+	for (size_t i = 0; i < p->nheld; i++)
+		if (p->held[i].tid == tid && p->held[i].si.si_signo == SIGXFSZ) {
+			p->held[i] = p->held[--p->nheld];
+			return;
+		}
+	p->own_xfsz = tid; /* still pending in the kernel: dropped at its stop (hold_signal) */
 }
 
 /*
@@ -367,9 +388,12 @@ static int pt_share(struct inject_transport *t, size_t len, void **local, uint64
 	if (rc == 0) {
 		uint64_t a[6] = {(uint64_t)rfd, len, 0, 0, 0, 0};
 		rc = remote_syscall(p, SYS_ftruncate, a, &r, err);
+		if (rc == 0 && r == -EFBIG)
+			forget_own_xfsz(p, p->tids[0]);
 		if (rc == 0 && r < 0)
-			rc = zerr_set(err, "process %d cannot size its memfd (%s)", p->pid,
-				      strerror((int)-r));
+			rc = zerr_set(err, "process %d cannot size the memory for the results, %zu "
+					   "bytes (%s%s)", p->pid, len, strerror((int)-r),
+				      r == -EFBIG ? ": the program's ulimit -f" : "");
 	}
 	if (rc == 0) {
 		uint64_t a[6] = {0, len, PROT_READ | PROT_WRITE, MAP_SHARED, (uint64_t)rfd, 0};
