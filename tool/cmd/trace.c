@@ -581,10 +581,13 @@ static int convert(struct trace_cmd *t, const char *path)
 	    output_open(&out, t->output, &err) < 0)
 		return cmd_error("trace", "%s", err.msg);
 	struct symbols *syms = symbols_new();
+	errno = 0;
 	int ok = trace_ztrace_to_pcs(path, syms, out.f, &info, &err) == 0;
+	int write_errno = errno; /* a failed write's: output_close names it */
 	symbols_free(syms);
 	if (ok)
 		warn_read(path, &info);
+	errno = write_errno;
 	if (output_close(&out, ok, &err) < 0 || !ok)
 		return cmd_error("trace", "%s", err.msg);
 	return 0;
