@@ -38,7 +38,8 @@
  *
  * With status=FILE the plugin writes "ok" there once the trace (or the
  * online profile) is complete: QEMU's exit status is the guest's, so this
- * is how `zond trace record` learns that recording failed.
+ * is how `zond trace record` learns that recording failed (zond gives
+ * /proc/ZOND/fd/N, a memory file of its own: nothing in $TMPDIR).
  * doc/trace-format.md describes the file.
  */
 #include <errno.h>

@@ -5,6 +5,9 @@
 #           stdout or stderr closed or all open, the program sees the same descriptors and
 #           its first open() the same number as plainly (the online mode left the program's
 #           ELF file on the lowest free one), under a soft file limit below the hard one;
+#   tmpfull TMPDIR on a full file system: a complete trace or online run, the program's
+#           status, "trace written" / the summary (it exited 1, silently);
+#   litter  a recording killed (KILL or TERM to zond) leaves nothing in TMPDIR;
 #   convert `trace convert` to /dev/full or a full file system: one line naming the real
 #           cause, no file left (it said "Invalid argument");
 #
@@ -37,6 +40,85 @@ fds)
 				fail "record $mode ($redir): the program saw $(tr '\n' ' ' <zond.txt), plainly $(tr '\n' ' ' <plain.txt)"
 		done
 	done
+	;;
+tmpfull | diskfull)
+	$cc -O1 -static -o work "$own/work.c" || { fail "build work"; exit 1; }
+	# zond took a TMPDIR of under 40 characters only: the full one is a short path
+	mkdir -p mnt
+	umount mnt 2>/dev/null
+	size=1m
+	[ $case_ = diskfull ] && size=32k
+	mount -t tmpfs -o size=$size zondown mnt 2>/dev/null ||
+		{ echo "note: cannot mount a tmpfs here: not checked"; exit 77; }
+	if [ $case_ = tmpfull ]; then
+		short=$(mktemp -d /tmp/zt.XXXXXX) && mount --bind mnt "$short" ||
+			{ fail "no short TMPDIR"; umount mnt; exit 1; }
+		head -c $size /dev/zero >mnt/fill 2>/dev/null
+		$qemu ./work 3 >plain.out
+		want=$?
+		TMPDIR=$short "$zond" trace record -o w.ztrace -- ./work 3 >zond.out 2>err.txt
+		rc=$?
+		[ $rc = $want ] || fail "TMPDIR full: record returned $rc, plainly $want: $(cat err.txt)"
+		cmp -s plain.out zond.out || fail "TMPDIR full: output $(cat zond.out)"
+		[ "$(cat err.txt)" = "zond trace: trace written to w.ztrace" ] || fail "TMPDIR full: said: $(cat err.txt)"
+		TMPDIR=$short "$zond" trace record --online -o w.db -- ./work 3 >zond.out 2>err.txt
+		rc=$?
+		[ $rc = $want ] || fail "TMPDIR full: online returned $rc, plainly $want: $(cat err.txt)"
+		grep -q "^zond trace: online profile stored in w.db" err.txt || fail "TMPDIR full: online said: $(cat err.txt)"
+		[ "$(calls leaf w.db)" = 3000 ] || fail "TMPDIR full: online: leaf $(calls leaf w.db) calls"
+		umount "$short" && rmdir "$short"
+	else
+		$qemu ./work 300 fork >plain.out
+		want=$?
+		"$zond" trace record -o mnt/t.ztrace -- ./work 300 fork >zond.out 2>err.txt
+		rc=$?
+		[ $rc = $want ] || fail "disk full: record returned $rc, plainly $want: $(cat err.txt)"
+		cmp -s plain.out zond.out || fail "disk full: output $(cat zond.out)"
+		# the parent's trace fails; the child's, forked later, fails too or is complete
+		grep -q "^zond trace: .*mnt/t.ztrace: cannot write the trace: No space left on device; it holds the chunks written before$" err.txt ||
+			fail "disk full: not said: $(cat err.txt)"
+		if grep -q "mnt/t.ztrace\.[0-9]*: cannot write" err.txt; then
+			grep -q "traced in" err.txt && fail "disk full: a failed child said traced: $(cat err.txt)"
+			grep -q "process (fork) whose trace mnt/t.ztrace.PID could not be written to the end" err.txt ||
+				fail "disk full: the child's trace: $(cat err.txt)"
+			n=3
+		else
+			grep -q "process (fork), traced in" err.txt || fail "disk full: the child: $(cat err.txt)"
+			n=2
+		fi
+		[ "$(wc -l <err.txt)" = $n ] || fail "disk full: said: $(cat err.txt)"
+		# the child's trace certainly cut: hardly any room when it forks
+		rm -f mnt/t.ztrace*
+		head -c 28k /dev/zero >mnt/fill
+		"$zond" trace record -o mnt/t.ztrace -- ./work 300 fork >zond.out 2>err.txt
+		rc=$?
+		[ $rc = $want ] || fail "disk full at the fork: record returned $rc, plainly $want: $(cat err.txt)"
+		cmp -s plain.out zond.out || fail "disk full at the fork: output $(cat zond.out)"
+		grep -q "traced in" err.txt && fail "disk full at the fork: a failed child said traced: $(cat err.txt)"
+	fi
+	umount mnt
+	;;
+litter)
+	$cc -O1 -static -o wait "$own/wait.c" || { fail "build wait"; exit 1; }
+	tmp=$(mktemp -d /tmp/zl.XXXXXX) || exit 1 # under 40 characters: zond took no other
+	wait_for() { while ! "$@"; do sleep 0.1; done; }
+	ready() { grep -q ready k.out 2>/dev/null || ! kill -0 "$zpid" 2>/dev/null; }
+	for sig in KILL TERM; do
+		for mode in --online ""; do
+			rm -f k.out
+			TMPDIR=$tmp "$zond" trace record -q $mode -o k.db -- ./wait >k.out 2>/dev/null &
+			zpid=$!
+			wait_for ready
+			qpid=$(pgrep -P $zpid)
+			kill -$sig $zpid
+			wait $zpid
+			[ $sig = KILL ] && kill -TERM $qpid # the program runs on without zond
+			wait_for sh -c "! kill -0 $qpid 2>/dev/null"
+			[ -z "$(ls "$tmp")" ] || fail "$sig to zond $mode: left in TMPDIR: $(ls "$tmp")"
+			rm -rf "${tmp:?}"/* k.db k.db.*
+		done
+	done
+	rmdir "$tmp"
 	;;
 convert)
 	$cc -O1 -static -o work "$own/work.c" || { fail "build work"; exit 1; }

@@ -242,26 +242,30 @@ static const char *elf_arch(const char *path, struct zerr *err)
 }
 
 /*
- * The file in which the plugin says "ok" once the trace or profile is
- * complete: QEMU exits with the guest's status whatever the plugin did.
+ * Where the plugin says "ok" once the trace or profile is complete (QEMU
+ * exits with the guest's status whatever the plugin did): a memory file of
+ * zond's, close-on-exec, that the plugin opens by path as
+ * /proc/ZOND/fd/N at the end.  No file in $TMPDIR: nothing to fill on a full
+ * disk, nothing left behind when zond is killed (the plugin then finds no
+ * one to tell).  Its descriptor, or -1.
  */
 static int status_file(char *path, size_t size)
 {
-	const char *dir = getenv("TMPDIR");
-	int usable = dir && *dir && strlen(dir) < 40 && !strchr(dir, ','); /* ',' splits options */
-	snprintf(path, size, "%s/zond-trace-XXXXXX", usable ? dir : "/tmp");
-	return mkstemp(path);
+	int fd = memfd_create("zond-trace-status", MFD_CLOEXEC);
+	if (fd >= 0)
+		snprintf(path, size, "/proc/%ld/fd/%d", (long)getpid(), fd);
+	return fd;
 }
 
 /*
- * Whether the plugin completed its trace; removes the status file.  The
+ * Whether the plugin completed its trace; closes the status file.  The
  * online mode's summary line follows "ok" (the plugin never prints to the
  * program's stderr): shown unless quiet; then its warnings, shown always.
  */
-static int plugin_said_ok(const char *path, int quiet)
+static int plugin_said_ok(int fd, int quiet)
 {
 	char buf[4600] = "";
-	FILE *f = fopen(path, "r");
+	FILE *f = lseek(fd, 0, SEEK_SET) == 0 ? fdopen(fd, "r") : NULL;
 	int ok = f && fgets(buf, sizeof buf, f) && strcmp(buf, "ok\n") == 0;
 	/* the summary line (not with -q), then warnings (with -q too, as report's) */
 	for (int line = 0; ok && fgets(buf, sizeof buf, f); line++)
@@ -269,7 +273,8 @@ static int plugin_said_ok(const char *path, int quiet)
 			fputs(buf, stderr);
 	if (f)
 		fclose(f);
-	unlink(path);
+	else
+		close(fd);
 	return ok;
 }
 
@@ -399,10 +404,8 @@ static int record(struct trace_cmd *t, char **argv)
 		return cmd_error("trace", "%s", err.msg);
 	char status[64];
 	int sfd = status_file(status, sizeof status);
-	if (sfd < 0) {
-		return cmd_error("trace", "cannot create a temporary file: %s", strerror(errno));
-	}
-	close(sfd);
+	if (sfd < 0)
+		return cmd_error("trace", "cannot create a memory file: %s", strerror(errno));
 	fds_keep_own(); /* before the one zond means QEMU to have */
 	int tail = make_tail(argv);
 	char tailopt[32] = "";
@@ -452,7 +455,7 @@ static int record(struct trace_cmd *t, char **argv)
 	free(qargv);
 	if (pid < 0) {
 		forward_stop(&fw);
-		unlink(status);
+		close(sfd);
 		if (tail >= 0)
 			close(tail);
 		return cmd_error("trace", "cannot start %s: %s", qemu, strerror(errno));
@@ -463,7 +466,7 @@ static int record(struct trace_cmd *t, char **argv)
 	progress_start(&pr, "trace", !t->quiet && !t->no_progress);
 	progress_wait(&pr, pid, &wstatus, progress_file_size, t->online ? NULL : out);
 	forward_stop(&fw);
-	int ok = plugin_said_ok(status, t->quiet);
+	int ok = plugin_said_ok(sfd, t->quiet);
 	struct tail_head h = tail_read(tail);
 	int rc = ok ? WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus)
 		    : incomplete(t, t->qemu ? t->qemu : qemu, out, tail, wstatus);
