@@ -5,8 +5,13 @@
 #           stdout or stderr closed or all open, the program sees the same descriptors and
 #           its first open() the same number as plainly (the online mode left the program's
 #           ELF file on the lowest free one), under a soft file limit below the hard one;
+#   fsize   under `ulimit -f`: the program runs as plainly (zond died of SIGXFSZ making its
+#           memory file before QEMU started); a trace that reaches the limit is cut there,
+#           in one line naming the cause, and the program keeps its status;
 #   tmpfull TMPDIR on a full file system: a complete trace or online run, the program's
 #           status, "trace written" / the summary (it exited 1, silently);
+#   diskfull the trace's file system full: the program's output and status, one line per
+#           process with the cause, no claim that a child was traced;
 #   litter  a recording killed (KILL or TERM to zond) leaves nothing in TMPDIR;
 #   convert `trace convert` to /dev/full or a full file system: one line naming the real
 #           cause, no file left (it said "Invalid argument");
@@ -40,6 +45,39 @@ fds)
 				fail "record $mode ($redir): the program saw $(tr '\n' ' ' <zond.txt), plainly $(tr '\n' ' ' <plain.txt)"
 		done
 	done
+	;;
+fsize)
+	$cc -O1 -static -o work "$own/work.c" || { fail "build work"; exit 1; }
+	$qemu ./work 3 >plain.out
+	want=$?
+	(
+		ulimit -f 100000 # 100 MB: room for the trace, none for zond's memory file
+		"$zond" trace record -q -o w.ztrace -- ./work 3 >zond.out 2>err.txt
+		echo $? >rc.txt
+		"$zond" trace record -q --online -o w.db -- ./work 3 >zond2.out 2>err2.txt
+		echo $? >rc2.txt
+	)
+	[ "$(cat rc.txt)" = $want ] || fail "ulimit -f: record returned $(cat rc.txt), plainly $want: $(cat err.txt)"
+	cmp -s plain.out zond.out || fail "ulimit -f: record: output $(cat zond.out)"
+	[ -s err.txt ] && fail "ulimit -f: record said: $(cat err.txt)"
+	"$zond" trace report -q -o wt.db w.ztrace 2>err.txt || fail "ulimit -f: report: $(cat err.txt)"
+	[ "$(calls leaf wt.db)" = 3000 ] || fail "ulimit -f: leaf $(calls leaf wt.db) calls"
+	[ "$(cat rc2.txt)" = $want ] || fail "ulimit -f: online returned $(cat rc2.txt), plainly $want: $(cat err2.txt)"
+	cmp -s plain.out zond2.out || fail "ulimit -f: online: output $(cat zond2.out)"
+	[ -s err2.txt ] && fail "ulimit -f: online said: $(cat err2.txt)"
+	[ "$(calls leaf w.db)" = 3000 ] || fail "ulimit -f: online: leaf $(calls leaf w.db) calls"
+	# a limit the trace reaches: cut there, said in one line; the program as plainly
+	$qemu ./work 300 >plain.out
+	want=$?
+	(
+		ulimit -f 16
+		"$zond" trace record -q -o big.ztrace -- ./work 300 >zond.out 2>err.txt
+		echo $? >rc.txt
+	)
+	[ "$(cat rc.txt)" = $want ] || fail "ulimit -f 16: record returned $(cat rc.txt), plainly $want"
+	cmp -s plain.out zond.out || fail "ulimit -f 16: output $(cat zond.out)"
+	[ "$(wc -l <err.txt)" = 1 ] && grep -q "^zond trace: .*big.ztrace: cannot write the trace: File too large (ulimit -f)" err.txt ||
+		fail "ulimit -f 16: said: $(cat err.txt)"
 	;;
 tmpfull | diskfull)
 	$cc -O1 -static -o work "$own/work.c" || { fail "build work"; exit 1; }

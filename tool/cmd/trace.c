@@ -284,17 +284,22 @@ static int plugin_said_ok(int fd, int quiet)
  * online run.  -1 if it cannot be made: then a trace cut short by a signal
  * loses what the plugin had not written yet.
  */
+static int tail_errno; /* why make_tail could not */
+
 static int make_tail(char **argv)
 {
 	int fd = memfd_create("zond-trace-tail", 0);
-	if (fd < 0)
+	if (fd < 0) {
+		tail_errno = errno;
 		return -1;
+	}
 	struct tail_head h = {.magic = TAIL_MAGIC};
 	size_t len = 0;
 	for (int i = 0; argv[i] && len + 2 < sizeof h.command; i++)
 		len += (size_t)snprintf(h.command + len, sizeof h.command - len, "%s%s", i ? " " : "",
 					argv[i]);
 	if (ftruncate(fd, (off_t)tail_size()) != 0 || pwrite(fd, &h, sizeof h, 0) != sizeof h) {
+		tail_errno = errno;
 		close(fd);
 		return -1;
 	}
@@ -312,7 +317,8 @@ static struct tail_head tail_read(int fd)
 
 /*
  * After QEMU ended without the plugin's "ok": completes the trace from the
- * memory file and says what happened.  The exit status is the program's.
+ * memory file and says what happened (the plugin said why it could not
+ * write, if that was it).  The exit status is the program's, once it ran.
  */
 static int incomplete(struct trace_cmd *t, const char *qemu, const char *out, int tail,
 		      int wstatus)
@@ -320,9 +326,11 @@ static int incomplete(struct trace_cmd *t, const char *qemu, const char *out, in
 	struct tail_head h = tail_read(tail);
 	struct zerr err;
 	int sig = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+	/* without the memory file (`ulimit -f`), whether the program ran is not known */
+	int ran = tail < 0 || h.started;
 	/* the new image's status is not the traced program's */
 	int64_t exit = sig ? 256 + sig : h.exec || !WIFEXITED(wstatus) ? -1 : WEXITSTATUS(wstatus);
-	int got = t->online ? 0 : tail_recover(tail, out, exit, &err);
+	int got = t->online || tail < 0 ? 0 : tail_recover(tail, out, exit, &err);
 	if (got < 0)
 		cmd_error("trace", "%s", err.msg);
 	else if (got && h.exec)
@@ -334,7 +342,7 @@ static int incomplete(struct trace_cmd *t, const char *qemu, const char *out, in
 	else if (got)
 		fprintf(stderr, "zond trace: QEMU ended without completing the trace: %s holds what "
 				"the program ran\n", out);
-	else if (!h.started)
+	else if (!ran)
 		fprintf(stderr, "zond trace: %s ended (%s %d) before the program ran: no %s\n", qemu,
 			sig ? "signal" : "status", sig ? sig : WEXITSTATUS(wstatus),
 			t->online ? "profile" : "trace");
@@ -342,9 +350,14 @@ static int incomplete(struct trace_cmd *t, const char *qemu, const char *out, in
 		fprintf(stderr, "zond trace: the program was killed by signal %d (%s): the online "
 				"profile is lost (record a trace to keep what ran)\n", sig,
 			strsignal(sig));
+	else if (sig && tail < 0)
+		fprintf(stderr, "zond trace: the program was killed by signal %d (%s): %s holds the "
+				"chunks written before (zond had no memory file to complete it: %s%s)\n", sig,
+			strsignal(sig), out, strerror(tail_errno),
+			tail_errno == EFBIG ? ", ulimit -f" : "");
 	if (sig)
 		return 128 + sig; /* the caller dies of it once the trace is in place */
-	if (got > 0 || (t->online && h.exec))
+	if (ran)
 		return WEXITSTATUS(wstatus);
 	return WEXITSTATUS(wstatus) == 127 ? 127 : WEXITSTATUS(wstatus) ? WEXITSTATUS(wstatus) : 1;
 }
@@ -407,6 +420,13 @@ static int record(struct trace_cmd *t, char **argv)
 	if (sfd < 0)
 		return cmd_error("trace", "cannot create a memory file: %s", strerror(errno));
 	fds_keep_own(); /* before the one zond means QEMU to have */
+	/*
+	 * A write of zond's past `ulimit -f` (the memory file, which counts against it, the
+	 * trace completed) fails with EFBIG, said, instead of killing zond before the program
+	 * starts; QEMU and the program get the disposition zond found.
+	 */
+	struct sigaction xfsz_ign = {.sa_handler = SIG_IGN}, xfsz;
+	sigaction(SIGXFSZ, &xfsz_ign, &xfsz);
 	int tail = make_tail(argv);
 	char tailopt[32] = "";
 	if (tail >= 0)
@@ -448,6 +468,7 @@ static int record(struct trace_cmd *t, char **argv)
 		 * runs on (no parent-death signal, which the program could see).
 		 */
 		forward_restore(&fw);
+		sigaction(SIGXFSZ, &xfsz, NULL);
 		execvp(qargv[0], qargv);
 		fprintf(stderr, "zond trace: %s: cannot run: %s\n", qargv[0], strerror(errno));
 		_exit(127);
@@ -472,10 +493,14 @@ static int record(struct trace_cmd *t, char **argv)
 		    : incomplete(t, t->qemu ? t->qemu : qemu, out, tail, wstatus);
 	if (ok && !t->quiet && !t->online)
 		fprintf(stderr, "zond trace: trace written to %s\n", out);
-	if (h.traced && !t->quiet)
+	if (h.traced > h.cut && !t->quiet)
 		fprintf(stderr, "zond trace: the program started %" PRIu32 " process%s (fork), traced "
 				"in %s.PID: `zond trace report %s` reads them with it\n",
-			h.traced, h.traced == 1 ? "" : "es", out, out);
+			h.traced - h.cut, h.traced - h.cut == 1 ? "" : "es", out, out);
+	if (h.cut && !t->quiet) /* each said why */
+		fprintf(stderr, "zond trace: the program started %" PRIu32 " process%s (fork) whose "
+				"trace %s.PID could not be written to the end: read as cut short\n",
+			h.cut, h.cut == 1 ? "" : "es", out);
 	if (h.children > h.traced)
 		fprintf(stderr, "zond trace: the program started %" PRIu32 " process%s (fork): %s not "
 				"traced\n", h.children - h.traced, h.children - h.traced == 1 ? "" : "es",
