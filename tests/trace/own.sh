@@ -13,6 +13,9 @@
 #   diskfull the trace's file system full: the program's output and status, one line per
 #           process with the cause, no claim that a child was traced;
 #   litter  a recording killed (KILL or TERM to zond) leaves nothing in TMPDIR;
+#   term    SIGTERM reaching zond between its fork of QEMU and its naming of it (widened
+#           with strace's delay of the fork's return) is passed on: the program, which
+#           waits for it, dies of it, and zond too (it was lost, and the program ran on);
 #   convert `trace convert` to /dev/full or a full file system: one line naming the real
 #           cause, no file left (it said "Invalid argument");
 #
@@ -157,6 +160,32 @@ litter)
 		done
 	done
 	rmdir "$tmp"
+	;;
+term)
+	command -v strace >/dev/null || { echo "note: no strace: not checked"; exit 77; }
+	$cc -O1 -static -o wait "$own/wait.c" || { fail "build wait"; exit 1; }
+	rm -f k.out s.log
+	# zond's fork returns 3 s late: the program starts meanwhile and waits for SIGTERM
+	strace -o s.log -e trace=clone,clone3,kill,rt_sigreturn -e signal=TERM \
+		-e inject=clone,clone3:delay_exit=3000000 \
+		"$zond" trace record -q -o k.ztrace -- ./wait >k.out 2>err.txt &
+	spid=$!
+	while ! grep -q ready k.out 2>/dev/null && kill -0 $spid 2>/dev/null; do sleep 0.1; done
+	zpid=$(pgrep -P $spid)
+	kill -TERM $zpid
+	# zond took it (its handler returned, or it was blocked and is delivered later)
+	while ! grep -q rt_sigreturn s.log && kill -0 $spid 2>/dev/null; do sleep 0.1; done
+	qpid=$(sed -n 's/^clone(.* = \([0-9]*\).*/\1/p' s.log | tail -1)
+	if grep -q "^kill($qpid, SIGTERM)" s.log; then
+		wait $spid
+		rc=$?
+		[ $rc = 143 ] || fail "SIGTERM in the fork: zond returned $rc, not 143: $(cat err.txt)"
+		[ "$(cat k.out)" = ready ] || fail "SIGTERM in the fork: the program printed $(cat k.out)"
+	else
+		fail "SIGTERM in the fork: not passed on to QEMU ($qpid): $(cat s.log)"
+		[ -n "$qpid" ] && kill -TERM $qpid
+		wait $spid
+	fi
 	;;
 convert)
 	$cc -O1 -static -o work "$own/work.c" || { fail "build work"; exit 1; }

@@ -460,6 +460,12 @@ static int record(struct trace_cmd *t, char **argv)
 	fflush(NULL);
 	/* a signal sent to zond (kill, timeout) goes to QEMU, which gives it to the program */
 	struct forward fw;
+	sigset_t block, mask;
+	sigemptyset(&block);
+	for (size_t i = 0; i < FORWARD_N; i++)
+		sigaddset(&block, forward_signals[i]);
+	/* blocked until forward_to names QEMU: one sent meanwhile is passed on, not lost */
+	sigprocmask(SIG_BLOCK, &block, &mask);
 	forward_start(&fw);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -469,11 +475,14 @@ static int record(struct trace_cmd *t, char **argv)
 		 */
 		forward_restore(&fw);
 		sigaction(SIGXFSZ, &xfsz, NULL);
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		execvp(qargv[0], qargv);
 		fprintf(stderr, "zond trace: %s: cannot run: %s\n", qargv[0], strerror(errno));
 		_exit(127);
 	}
 	free(qargv);
+	forward_to(pid > 0 ? pid : 0);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	if (pid < 0) {
 		forward_stop(&fw);
 		close(sfd);
@@ -481,7 +490,6 @@ static int record(struct trace_cmd *t, char **argv)
 			close(tail);
 		return cmd_error("trace", "cannot start %s: %s", qemu, strerror(errno));
 	}
-	forward_to(pid);
 	int wstatus;
 	struct progress pr;
 	progress_start(&pr, "trace", !t->quiet && !t->no_progress);
