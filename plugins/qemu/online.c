@@ -18,6 +18,7 @@
 #include "symbols/symbols.h"
 #include "trace/rebuild.h"
 #include "util/clock.h"
+#include "util/fds.h"
 
 /* A mapping (path set) or a block definition (sizes then bytes in data), as logged. */
 struct rec {
@@ -89,6 +90,9 @@ int online_start(const char *store, const char *arch, const char *exe, uint64_t 
 	snprintf(o.exe, sizeof o.exe, "%s", exe ? exe : "");
 	o.entry = exe ? entry : 0;
 	o.syms = symbols_new();
+	/* guest and QEMU share one descriptor table: the files the symbols keep open
+	 * (the program's ELF file) must take no number the program's open() would */
+	symbols_set_fd_hook(fds_move_high);
 	return 0;
 }
 

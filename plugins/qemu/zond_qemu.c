@@ -38,7 +38,8 @@
  *
  * With status=FILE the plugin writes "ok" there once the trace (or the
  * online profile) is complete: QEMU's exit status is the guest's, so this
- * is how `zond trace record` learns that recording failed.
+ * is how `zond trace record` learns that recording failed (zond gives
+ * /proc/ZOND/fd/N, a memory file of its own: nothing in $TMPDIR).
  * doc/trace-format.md describes the file.
  */
 #include <errno.h>
@@ -48,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -144,11 +146,27 @@ static void fail(const char *what)
 {
 	if (!z.failed) {
 		char msg[512];
-		snprintf(msg, sizeof msg, "zond: %s: %s\n", z.path, what);
+		snprintf(msg, sizeof msg, "zond trace: %s: %s\n", z.path, what);
 		fputs(msg, stderr);
 	}
 	z.failed = 1;
 	z.slow = 1;
+}
+
+/*
+ * The trace cannot be written (errno says why: a full disk, `ulimit -f`): one
+ * line with the cause and what is left.  A forked child's is counted as cut
+ * (zond's summary then does not call it traced).
+ */
+static void fail_write(void)
+{
+	char what[300];
+	int e = errno;
+	snprintf(what, sizeof what, "cannot write the trace: %s%s; it holds the chunks written before",
+		 e ? strerror(e) : "another file is there now", e == EFBIG ? " (ulimit -f)" : "");
+	if (!z.failed && z.forked)
+		__atomic_fetch_add(&z.family->cut, 1, __ATOMIC_RELAXED);
+	fail(what);
 }
 
 /* The online profile is lost: online.c said why. */
@@ -170,10 +188,23 @@ static void lose(void)
 static int out_append(const void *b1, size_t n1, const void *b2, size_t n2)
 {
 	struct stat st;
+	struct rlimit lim;
+	/*
+	 * Not past `ulimit -f`: the kernel's SIGXFSZ would go to QEMU, which gives
+	 * it to the guest, whose default is to die of it.  The trace ends at its
+	 * last whole chunk instead (fail_write says why).
+	 */
+	if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+	    z.written + n1 + n2 > (uint64_t)lim.rlim_cur) {
+		errno = EFBIG;
+		return -1;
+	}
 	int fd = open(z.path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	int ok = fstat(fd, &st) == 0 && st.st_dev == z.dev && st.st_ino == z.ino;
+	if (!ok)
+		errno = 0; /* another file there now: fail_write says so */
 	const uint8_t *p[2] = {b1, b2};
 	size_t n[2] = {n1, n2};
 	for (int k = 0; ok && k < 2; k++) {
@@ -190,7 +221,11 @@ static int out_append(const void *b1, size_t n1, const void *b2, size_t n2)
 			z.written += (uint64_t)w;
 		}
 	}
-	return close(fd) == 0 && ok ? 0 : -1;
+	int e = errno;
+	if (close(fd) != 0 && ok)
+		return -1;
+	errno = e;
+	return ok ? 0 : -1;
 }
 
 /* Writes b as one chunk; the caller holds z.lock. */
@@ -203,8 +238,10 @@ static void flush_chunk(sbuf *b)
 	zt_put_u32(head, (uint32_t)b->len);
 	zt_put_u32(head + 4, (uint32_t)n);
 	zt_put_u32(head + 8, b->thread);
-	if (ZSTD_isError(n) || out_append(head, 12, z.zbuf, n) < 0)
-		fail("cannot write the trace");
+	if (ZSTD_isError(n))
+		fail("cannot compress a chunk of the trace");
+	else if (out_append(head, 12, z.zbuf, n) < 0)
+		fail_write();
 	b->len = 0;
 	z.head->committed = z.written;
 }
@@ -942,7 +979,7 @@ static void put_header(void)
 	zt_put_u32(head + 8, ZT_VERSION);
 	zt_put_u32(head + 12, (uint32_t)n);
 	if (out_append(head, 16, text, (size_t)n) < 0)
-		fail("cannot write the trace");
+		fail_write();
 	z.head->committed = z.written;
 }
 

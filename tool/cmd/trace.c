@@ -242,26 +242,30 @@ static const char *elf_arch(const char *path, struct zerr *err)
 }
 
 /*
- * The file in which the plugin says "ok" once the trace or profile is
- * complete: QEMU exits with the guest's status whatever the plugin did.
+ * Where the plugin says "ok" once the trace or profile is complete (QEMU
+ * exits with the guest's status whatever the plugin did): a memory file of
+ * zond's, close-on-exec, that the plugin opens by path as
+ * /proc/ZOND/fd/N at the end.  No file in $TMPDIR: nothing to fill on a full
+ * disk, nothing left behind when zond is killed (the plugin then finds no
+ * one to tell).  Its descriptor, or -1.
  */
 static int status_file(char *path, size_t size)
 {
-	const char *dir = getenv("TMPDIR");
-	int usable = dir && *dir && strlen(dir) < 40 && !strchr(dir, ','); /* ',' splits options */
-	snprintf(path, size, "%s/zond-trace-XXXXXX", usable ? dir : "/tmp");
-	return mkstemp(path);
+	int fd = memfd_create("zond-trace-status", MFD_CLOEXEC);
+	if (fd >= 0)
+		snprintf(path, size, "/proc/%ld/fd/%d", (long)getpid(), fd);
+	return fd;
 }
 
 /*
- * Whether the plugin completed its trace; removes the status file.  The
+ * Whether the plugin completed its trace; closes the status file.  The
  * online mode's summary line follows "ok" (the plugin never prints to the
  * program's stderr): shown unless quiet; then its warnings, shown always.
  */
-static int plugin_said_ok(const char *path, int quiet)
+static int plugin_said_ok(int fd, int quiet)
 {
 	char buf[4600] = "";
-	FILE *f = fopen(path, "r");
+	FILE *f = lseek(fd, 0, SEEK_SET) == 0 ? fdopen(fd, "r") : NULL;
 	int ok = f && fgets(buf, sizeof buf, f) && strcmp(buf, "ok\n") == 0;
 	/* the summary line (not with -q), then warnings (with -q too, as report's) */
 	for (int line = 0; ok && fgets(buf, sizeof buf, f); line++)
@@ -269,7 +273,8 @@ static int plugin_said_ok(const char *path, int quiet)
 			fputs(buf, stderr);
 	if (f)
 		fclose(f);
-	unlink(path);
+	else
+		close(fd);
 	return ok;
 }
 
@@ -279,17 +284,22 @@ static int plugin_said_ok(const char *path, int quiet)
  * online run.  -1 if it cannot be made: then a trace cut short by a signal
  * loses what the plugin had not written yet.
  */
+static int tail_errno; /* why make_tail could not */
+
 static int make_tail(char **argv)
 {
 	int fd = memfd_create("zond-trace-tail", 0);
-	if (fd < 0)
+	if (fd < 0) {
+		tail_errno = errno;
 		return -1;
+	}
 	struct tail_head h = {.magic = TAIL_MAGIC};
 	size_t len = 0;
 	for (int i = 0; argv[i] && len + 2 < sizeof h.command; i++)
 		len += (size_t)snprintf(h.command + len, sizeof h.command - len, "%s%s", i ? " " : "",
 					argv[i]);
 	if (ftruncate(fd, (off_t)tail_size()) != 0 || pwrite(fd, &h, sizeof h, 0) != sizeof h) {
+		tail_errno = errno;
 		close(fd);
 		return -1;
 	}
@@ -307,7 +317,8 @@ static struct tail_head tail_read(int fd)
 
 /*
  * After QEMU ended without the plugin's "ok": completes the trace from the
- * memory file and says what happened.  The exit status is the program's.
+ * memory file and says what happened (the plugin said why it could not
+ * write, if that was it).  The exit status is the program's, once it ran.
  */
 static int incomplete(struct trace_cmd *t, const char *qemu, const char *out, int tail,
 		      int wstatus)
@@ -315,9 +326,11 @@ static int incomplete(struct trace_cmd *t, const char *qemu, const char *out, in
 	struct tail_head h = tail_read(tail);
 	struct zerr err;
 	int sig = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+	/* without the memory file (`ulimit -f`), whether the program ran is not known */
+	int ran = tail < 0 || h.started;
 	/* the new image's status is not the traced program's */
 	int64_t exit = sig ? 256 + sig : h.exec || !WIFEXITED(wstatus) ? -1 : WEXITSTATUS(wstatus);
-	int got = t->online ? 0 : tail_recover(tail, out, exit, &err);
+	int got = t->online || tail < 0 ? 0 : tail_recover(tail, out, exit, &err);
 	if (got < 0)
 		cmd_error("trace", "%s", err.msg);
 	else if (got && h.exec)
@@ -329,7 +342,7 @@ static int incomplete(struct trace_cmd *t, const char *qemu, const char *out, in
 	else if (got)
 		fprintf(stderr, "zond trace: QEMU ended without completing the trace: %s holds what "
 				"the program ran\n", out);
-	else if (!h.started)
+	else if (!ran)
 		fprintf(stderr, "zond trace: %s ended (%s %d) before the program ran: no %s\n", qemu,
 			sig ? "signal" : "status", sig ? sig : WEXITSTATUS(wstatus),
 			t->online ? "profile" : "trace");
@@ -337,9 +350,14 @@ static int incomplete(struct trace_cmd *t, const char *qemu, const char *out, in
 		fprintf(stderr, "zond trace: the program was killed by signal %d (%s): the online "
 				"profile is lost (record a trace to keep what ran)\n", sig,
 			strsignal(sig));
+	else if (sig && tail < 0)
+		fprintf(stderr, "zond trace: the program was killed by signal %d (%s): %s holds the "
+				"chunks written before (zond had no memory file to complete it: %s%s)\n", sig,
+			strsignal(sig), out, strerror(tail_errno),
+			tail_errno == EFBIG ? ", ulimit -f" : "");
 	if (sig)
 		return 128 + sig; /* the caller dies of it once the trace is in place */
-	if (got > 0 || (t->online && h.exec))
+	if (ran)
 		return WEXITSTATUS(wstatus);
 	return WEXITSTATUS(wstatus) == 127 ? 127 : WEXITSTATUS(wstatus) ? WEXITSTATUS(wstatus) : 1;
 }
@@ -399,11 +417,16 @@ static int record(struct trace_cmd *t, char **argv)
 		return cmd_error("trace", "%s", err.msg);
 	char status[64];
 	int sfd = status_file(status, sizeof status);
-	if (sfd < 0) {
-		return cmd_error("trace", "cannot create a temporary file: %s", strerror(errno));
-	}
-	close(sfd);
+	if (sfd < 0)
+		return cmd_error("trace", "cannot create a memory file: %s", strerror(errno));
 	fds_keep_own(); /* before the one zond means QEMU to have */
+	/*
+	 * A write of zond's past `ulimit -f` (the memory file, which counts against it, the
+	 * trace completed) fails with EFBIG, said, instead of killing zond before the program
+	 * starts; QEMU and the program get the disposition zond found.
+	 */
+	struct sigaction xfsz_ign = {.sa_handler = SIG_IGN}, xfsz;
+	sigaction(SIGXFSZ, &xfsz_ign, &xfsz);
 	int tail = make_tail(argv);
 	char tailopt[32] = "";
 	if (tail >= 0)
@@ -437,6 +460,12 @@ static int record(struct trace_cmd *t, char **argv)
 	fflush(NULL);
 	/* a signal sent to zond (kill, timeout) goes to QEMU, which gives it to the program */
 	struct forward fw;
+	sigset_t block, mask;
+	sigemptyset(&block);
+	for (size_t i = 0; i < FORWARD_N; i++)
+		sigaddset(&block, forward_signals[i]);
+	/* blocked until forward_to names QEMU: one sent meanwhile is passed on, not lost */
+	sigprocmask(SIG_BLOCK, &block, &mask);
 	forward_start(&fw);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -445,34 +474,41 @@ static int record(struct trace_cmd *t, char **argv)
 		 * runs on (no parent-death signal, which the program could see).
 		 */
 		forward_restore(&fw);
+		sigaction(SIGXFSZ, &xfsz, NULL);
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		execvp(qargv[0], qargv);
 		fprintf(stderr, "zond trace: %s: cannot run: %s\n", qargv[0], strerror(errno));
 		_exit(127);
 	}
 	free(qargv);
+	forward_to(pid > 0 ? pid : 0);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	if (pid < 0) {
 		forward_stop(&fw);
-		unlink(status);
+		close(sfd);
 		if (tail >= 0)
 			close(tail);
 		return cmd_error("trace", "cannot start %s: %s", qemu, strerror(errno));
 	}
-	forward_to(pid);
 	int wstatus;
 	struct progress pr;
 	progress_start(&pr, "trace", !t->quiet && !t->no_progress);
 	progress_wait(&pr, pid, &wstatus, progress_file_size, t->online ? NULL : out);
 	forward_stop(&fw);
-	int ok = plugin_said_ok(status, t->quiet);
+	int ok = plugin_said_ok(sfd, t->quiet);
 	struct tail_head h = tail_read(tail);
 	int rc = ok ? WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus)
 		    : incomplete(t, t->qemu ? t->qemu : qemu, out, tail, wstatus);
 	if (ok && !t->quiet && !t->online)
 		fprintf(stderr, "zond trace: trace written to %s\n", out);
-	if (h.traced && !t->quiet)
+	if (h.traced > h.cut && !t->quiet)
 		fprintf(stderr, "zond trace: the program started %" PRIu32 " process%s (fork), traced "
 				"in %s.PID: `zond trace report %s` reads them with it\n",
-			h.traced, h.traced == 1 ? "" : "es", out, out);
+			h.traced - h.cut, h.traced - h.cut == 1 ? "" : "es", out, out);
+	if (h.cut && !t->quiet) /* each said why */
+		fprintf(stderr, "zond trace: the program started %" PRIu32 " process%s (fork) whose "
+				"trace %s.PID could not be written to the end: read as cut short\n",
+			h.cut, h.cut == 1 ? "" : "es", out);
 	if (h.children > h.traced)
 		fprintf(stderr, "zond trace: the program started %" PRIu32 " process%s (fork): %s not "
 				"traced\n", h.children - h.traced, h.children - h.traced == 1 ? "" : "es",
@@ -581,10 +617,13 @@ static int convert(struct trace_cmd *t, const char *path)
 	    output_open(&out, t->output, &err) < 0)
 		return cmd_error("trace", "%s", err.msg);
 	struct symbols *syms = symbols_new();
+	errno = 0;
 	int ok = trace_ztrace_to_pcs(path, syms, out.f, &info, &err) == 0;
+	int write_errno = errno; /* a failed write's: output_close names it */
 	symbols_free(syms);
 	if (ok)
 		warn_read(path, &info);
+	errno = write_errno;
 	if (output_close(&out, ok, &err) < 0 || !ok)
 		return cmd_error("trace", "%s", err.msg);
 	return 0;

@@ -110,9 +110,38 @@ struct symbols {
 /* NULL: let libdwfl use its default path, ":.debug:/usr/lib/debug". */
 static char *debuginfo_path;
 
+/* symbols_set_fd_hook: where the descriptors libdwfl keeps go (NULL: where open put them). */
+static int (*fd_hook)(int fd);
+
+void symbols_set_fd_hook(int (*move)(int fd))
+{
+	fd_hook = move;
+}
+
+static int hooked(int fd)
+{
+	return fd >= 0 && fd_hook ? fd_hook(fd) : fd;
+}
+
+/* libdwfl's own finders, whose descriptors it keeps (a separate debug file): moved too. */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	return hooked(dwfl_build_id_find_elf(mod, userdata, name, base, file_name, elfp));
+}
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	return hooked(dwfl_standard_find_debuginfo(mod, userdata, name, base, file_name,
+						   debuglink_file, debuglink_crc,
+						   debuginfo_file_name));
+}
+
 static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_elf = find_elf,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -276,7 +305,7 @@ static int open_dwfl(struct elf_file *f, struct zerr *err)
 	/* Opened here with O_CLOEXEC (libdwfl's own open has none, and a program
 	 * zond starts would inherit the descriptor); libdwfl keeps it on success.
 	 * Bias 0: libdwfl's addresses are then the file's link-time addresses. */
-	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	int fd = hooked(open(f->path, O_RDONLY | O_CLOEXEC));
 	f->mod = fd >= 0 ? dwfl_report_elf(f->dwfl, f->path, f->path, fd, 0, true) : NULL;
 	if (!f->mod && fd >= 0)
 		close(fd);

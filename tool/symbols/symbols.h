@@ -44,6 +44,12 @@ struct symbol {
 };
 
 struct symbols *symbols_new(void);
+/*
+ * Every descriptor libdwfl keeps open (the ELF files, their separate debug
+ * files) goes through move, which returns the descriptor to use instead
+ * (the QEMU plugin's: out of the guest's numbers, fds_move_high).  Process-wide.
+ */
+void symbols_set_fd_hook(int (*move)(int fd));
 void symbols_free(struct symbols *s);
 
 /*

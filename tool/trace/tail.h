@@ -34,6 +34,7 @@ struct tail_head {
 	uint32_t children;  /* processes the program forked (each adds 1, its children too) */
 	uint32_t started;   /* the program ran (its first block was translated) */
 	uint32_t traced;    /* of the children: those writing a trace of their own (FILE.PID) */
+	uint32_t cut;       /* of those: traces that could not be written to the end (said) */
 	char command[4096]; /* the command line as the user gave it (zond writes it) */
 };
 

@@ -88,6 +88,7 @@ int trace_read_ztrace_family(const char *path, const struct trace_timeline *tl,
  * Writes the instructions a .ztrace executed as a "pcs" file ("PC WORD" a
  * line, doc/trace-format.md), for other tools and for the tests that
  * compare importers.
+ * A write to out that failed leaves its errno in errno (for output_close).
  */
 int trace_ztrace_to_pcs(const char *path, struct symbols *syms, FILE *out,
 			struct trace_info *info, struct zerr *err);

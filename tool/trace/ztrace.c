@@ -920,18 +920,30 @@ int trace_read_ztrace_family(const char *path, const struct trace_timeline *tl,
 	return rc;
 }
 
+/* The pcs writer: its file and the errno of its first failed write (0: none). */
+struct pcs_out {
+	FILE *f;
+	int err;
+};
+
 static void print_pc(void *ctx, uint64_t pc, uint64_t word, unsigned len)
 {
+	struct pcs_out *o = ctx;
 	uint64_t mask = len >= 8 ? UINT64_MAX : (1ull << (8 * len)) - 1;
-	fprintf(ctx, "%" PRIx64 " %0*" PRIx64 "\n", pc, (int)(2 * len), word & mask);
+	if (fprintf(o->f, "%" PRIx64 " %0*" PRIx64 "\n", pc, (int)(2 * len), word & mask) < 0 &&
+	    !o->err)
+		o->err = errno ? errno : EIO;
 }
 
 int trace_ztrace_to_pcs(const char *path, struct symbols *syms, FILE *out,
 			struct trace_info *info, struct zerr *err)
 {
 	struct zp_profile *p = profile_new();
-	struct read_opts o = {.tap = print_pc, .tap_ctx = out};
+	struct pcs_out po = {.f = out};
+	struct read_opts o = {.tap = print_pc, .tap_ctx = &po};
 	int rc = read_ztrace(path, &o, syms, p, info, err);
 	profile_free(p);
+	if (po.err) /* what the caller's output_close reports, not a later call's errno */
+		errno = po.err;
 	return rc;
 }

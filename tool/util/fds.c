@@ -5,6 +5,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 static int *inherited;
 static size_t ninherited;
@@ -63,4 +65,28 @@ void fds_keep_own(void)
 {
 	if (noted)
 		each_fd(keep);
+}
+
+int fds_move_high(int fd)
+{
+	struct rlimit lim, raised;
+	int high = -1;
+	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &lim) != 0)
+		return fd;
+	if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < (1u << 24) &&
+	    lim.rlim_cur < lim.rlim_max) {
+		raised = lim;
+		raised.rlim_cur = lim.rlim_cur + 64 < lim.rlim_max ? lim.rlim_cur + 64 : lim.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+			high = fcntl(fd, F_DUPFD_CLOEXEC, (int)lim.rlim_cur);
+			setrlimit(RLIMIT_NOFILE, &lim);
+		}
+	}
+	/* no room above: the top of the program's numbers, the last its open() gives */
+	for (int k = 1; high < 0 && k <= 64 && lim.rlim_cur >= 256 && lim.rlim_cur < (1u << 24); k++)
+		high = fcntl(fd, F_DUPFD_CLOEXEC, (int)(lim.rlim_cur - (rlim_t)k));
+	if (high < 0)
+		return fd;
+	close(fd);
+	return high;
 }

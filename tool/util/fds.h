@@ -14,4 +14,14 @@
 void fds_note_inherited(void);
 void fds_keep_own(void);
 
+/*
+ * For a process whose descriptor table a program shares (zond's QEMU plugin
+ * and the guest): fd moved, close-on-exec, to a number the program never gets
+ * from open() -- above its soft RLIMIT_NOFILE when the hard limit leaves room
+ * (raised for the one dup, then put back), else the highest free one below
+ * it, the last number the program's open() would give.  fd itself is closed.  The new descriptor; fd unchanged if it
+ * cannot be moved.
+ */
+int fds_move_high(int fd);
+
 #endif
