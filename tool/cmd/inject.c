@@ -478,43 +478,27 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 			 (double)inject_to_ns(r->cpair * 1000, r->hz) / 1000);
 		profile_add_meta(p, "inject_payload_per_call", buf);
 	}
-	if (r->nocounter) {
-		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->nocounter);
-		profile_add_meta(p, "inject_threads_without_counter", buf);
-	}
-	if (r->deep || r->noslot) {
-		snprintf(buf, sizeof buf, "%llu", (unsigned long long)(r->deep + r->noslot));
-		profile_add_meta(p, "inject_calls_not_measured", buf);
-	}
-	/* lost_*: zond report's header and zond dump say the run is incomplete */
-	if (r->deep) {
-		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->deep);
-		profile_add_meta(p, "lost_depth_calls", buf);
-	}
-	if (r->noslot) {
-		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->noslot);
-		profile_add_meta(p, "lost_thread_calls", buf);
-	}
-	if (r->sharedtp) {
-		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->sharedtp);
-		profile_add_meta(p, "lost_shared_tls_calls", buf);
-	}
-	if (r->sandboxed) {
-		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->sandboxed);
-		profile_add_meta(p, "lost_seccomp_calls", buf);
-	}
-	if (r->noblock) {
-		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->noblock);
-		profile_add_meta(p, "lost_process_calls", buf);
-	}
-	if (r->untimed) {
-		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->untimed);
-		profile_add_meta(p, "inject_calls_untimed", buf);
-	}
-	if (r->open) {
-		snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->open);
-		profile_add_meta(p, "inject_calls_never_returned", buf);
-	}
+	/* counts a run keeps when not 0; the lost_* ones make zond report's header and
+	   zond dump say the run is incomplete */
+	const struct {
+		const char *key;
+		uint64_t n;
+	} counts[] = {
+		{"inject_threads_without_counter", r->nocounter},
+		{"inject_calls_not_measured", r->deep + r->noslot},
+		{"lost_depth_calls", r->deep},
+		{"lost_thread_calls", r->noslot},
+		{"lost_shared_tls_calls", r->sharedtp},
+		{"lost_seccomp_calls", r->sandboxed},
+		{"lost_process_calls", r->noblock},
+		{"inject_calls_untimed", r->untimed},
+		{"inject_calls_never_returned", r->open},
+	};
+	for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+		if (counts[k].n) {
+			snprintf(buf, sizeof buf, "%llu", (unsigned long long)counts[k].n);
+			profile_add_meta(p, counts[k].key, buf);
+		}
 	if (r->left_running) /* ^C while zond waited: their later calls are not in the run */
 		profile_add_meta(p, "inject_stopped_waiting", "1");
 	unsigned ev, ev2 = 0;
