@@ -607,6 +607,16 @@ static struct inject_bare_target bare_target(const struct functions_job *job, ch
 		job->event_name};
 }
 
+/* One line for n calls not measured (none: nothing), why, and the run meta that counts them. */
+static void warn_not_measured(uint64_t n, const char *why, const char *key)
+{
+	if (n)
+		fprintf(stderr,
+			"zond inject: %llu calls were not measured (counted in no figure): %s (run "
+			"meta %s)\n",
+			(unsigned long long)n, why, key);
+}
+
 /*
  * One run (argv) or one attachment (job->pid) with ijob's patches, stored.
  * *stored is set when the run was stored; the program's status is zond's.
@@ -690,27 +700,21 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				"inject_calls_not_measured, lost_depth_calls, lost_thread_calls)\n",
 				(unsigned long long)(r.deep + r.noslot), (unsigned long long)r.deep,
 				INJ_DEPTH, (unsigned long long)r.noslot, INJ_THREADS);
-		if (r.sharedtp)
-			fprintf(stderr,
-				"zond inject: %llu calls were not measured (counted in no figure): "
-				"made by tasks sharing one thread pointer (clone with CLONE_VM and "
-				"without CLONE_SETTLS), whose calls one shadow stack cannot tell "
-				"apart (run meta lost_shared_tls_calls)\n",
-				(unsigned long long)r.sharedtp);
-		if (r.sandboxed)
-			fprintf(stderr,
-				"zond inject: %llu calls were not measured (counted in no figure): "
-				"made by threads that started measured code after the program put "
-				"itself under seccomp, where zond makes no system call of its own "
-				"(run meta lost_seccomp_calls)\n",
-				(unsigned long long)r.sandboxed);
-		if (r.noblock)
-			fprintf(stderr,
-				"zond inject: %llu calls were not measured (counted in no figure): "
-				"made in forked children after the %d blocks of a run were taken "
-				"(each thread and each forked child takes one for the whole run) "
-				"(run meta lost_process_calls)\n",
-				(unsigned long long)r.noblock, INJ_THREADS);
+		warn_not_measured(r.sharedtp,
+				  "made by tasks sharing one thread pointer (clone with CLONE_VM and "
+				  "without CLONE_SETTLS), whose calls one shadow stack cannot tell "
+				  "apart",
+				  "lost_shared_tls_calls");
+		warn_not_measured(r.sandboxed,
+				  "made by threads that started measured code after the program put "
+				  "itself under seccomp, where zond makes no system call of its own",
+				  "lost_seccomp_calls");
+		char blocks[160];
+		snprintf(blocks, sizeof blocks,
+			 "made in forked children after the %d blocks of a run were taken (each "
+			 "thread and each forked child takes one for the whole run)",
+			 INJ_THREADS);
+		warn_not_measured(r.noblock, blocks, "lost_process_calls");
 		if (r.left_running)
 			fprintf(stderr,
 				"zond inject: stopped waiting for the processes %s left running: "
