@@ -54,12 +54,15 @@ struct descent *descent_new(size_t n, const struct inject_edge *edges, size_t ne
 	 * it, nested, so over rather than under): one under the threshold is
 	 * pruned like a callee.  Before, every root took a run of its own:
 	 * _init, frame_dummy, __do_global_dtors_aux, _fini (QA s11 F7).  The
-	 * function named by --from is measured whatever its time.
+	 * function named by --from is measured whatever its time, and so is a
+	 * root whose first pass gave no time (its calls never returned).
 	 */
 	for (size_t c = 0; c < n; c++) {
 		if (from >= 0 ? (size_t)from != c : !root[c])
 			continue;
-		if (from < 0 && (double)d->estimate[c] * 100 < threshold * (double)d->whole) {
+		/* 0: no time of it known (main that never returns, exit() ending the run): measured */
+		if (from < 0 && d->estimate[c] > 0 &&
+		    (double)d->estimate[c] * 100 < threshold * (double)d->whole) {
 			d->state[c] = PRUNED;
 			d->bound[c] = d->estimate[c];
 		} else {
