@@ -130,8 +130,11 @@ static char *dump(const struct zp_profile *p, int with_meta, int with_stacks)
 			lines[n++] = node_line(p, &v->nodes[i], i);
 	for (size_t i = 0; i < v->nedges; i++)
 		lines[n++] = edge_line(p, &v->edges[i]);
+	/* not "[no function]": a sample while no function was open, which comes and
+	   goes with where the sampled run's samples fell */
 	for (size_t i = 0; with_stacks && i < cv->ncontexts; i++)
-		lines[n++] = stack_line(cv, i);
+		if (cv->contexts[i].calls || strcmp(p->nodes[cv->contexts[i].node].name, "[no function]"))
+			lines[n++] = stack_line(cv, i);
 	if (with_stacks)
 		n += check_context_sums(v, cv, lines + n);
 	for (size_t i = 0; with_meta && i < p->run.nmeta; i++)
