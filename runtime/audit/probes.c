@@ -93,9 +93,13 @@ void za_thread_gone(void *arg)
 	za_self.depth = 0;
 }
 
+/* 1 when t records; a call of a thread that found no slot is counted as lost */
 static int ready(struct za_thread *t)
 {
-	return zrt_likely(t->core.state == ZRT_THREAD_ON) || za_thread_start(t);
+	if (zrt_likely(t->core.state == ZRT_THREAD_ON) || za_thread_start(t))
+		return 1;
+	zrt_count_lost_call(&t->core);
+	return 0;
 }
 
 /* ---- frames abandoned by longjmp, exceptions, cancellation -------------- */

@@ -11,7 +11,7 @@
 struct zrt_process zrt;
 
 /* the sizes doc/raw-format.md promises */
-_Static_assert(sizeof(struct zr_header) == 328, "zr_header layout");
+_Static_assert(sizeof(struct zr_header) == 336, "zr_header layout");
 /* the fields a file of version 4's first writers lacks lie in the padding before the modules */
 _Static_assert(ZR_HEADER_V4_BYTES == __builtin_offsetof(struct zr_header, lost_threads_access),
 	       "zr_header v4 layout");
@@ -324,6 +324,10 @@ void zrt_process_end(int exited, int status, int64_t realtime_ns)
 		return;
 	h->end_ticks = port_clock();
 	h->end_realtime_ns = realtime_ns;
+	uint64_t lost = 0;
+	for (int i = 0; i < ZRT_LOST_COUNTERS; i++)
+		lost += __atomic_load_n(&zrt.lost_calls[i].calls, __ATOMIC_RELAXED);
+	h->lost_thread_calls = lost;
 	if (exited) {
 		h->exit_status = status;
 		h->state = ZR_EXITED;
@@ -603,6 +607,8 @@ static int bind_new_slot(struct zrt_thread *t)
 			__atomic_fetch_add(&h->lost_threads_room, 1, __ATOMIC_RELAXED);
 		else
 			__atomic_fetch_add(&h->lost_threads, 1, __ATOMIC_RELAXED);
+		uint32_t n = __atomic_fetch_add(&zrt.n_lost_threads, 1, __ATOMIC_RELAXED);
+		t->lost_counter = 1 + n % ZRT_LOST_COUNTERS;
 		return -1;
 	}
 	zrt_thread_bind(t, slot_at(slot), index);
@@ -2185,6 +2191,11 @@ int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t 
 	h->lost_threads_access = 0;
 	h->lost_processes = 0;
 	h->lost_processes_room = 0;
+	h->lost_thread_calls = 0;
+	/* the parent's threads not recorded are not the child's */
+	for (int i = 0; i < ZRT_LOST_COUNTERS; i++)
+		zrt.lost_calls[i].calls = 0;
+	zrt.n_lost_threads = 0;
 	h->flags &= ~ZR_FLAG_NO_ACCESS; /* the parent's (NO_ROOM may be the layout's: kept) */
 	zrt.module_lock = 0;
 	ended.lock = 0;
@@ -2192,6 +2203,7 @@ int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t 
 	ended.n_free = 0;
 
 	struct zrt_thread parent = *t;
+	t->lost_counter = 0;
 	use_mapping(h);
 	if (parent.state != ZRT_THREAD_ON) {
 		t->state = ZRT_THREAD_NEW;

@@ -84,6 +84,19 @@ struct zrt_filter {
 /* Loaded modules without a record that are told apart, for lost_modules. */
 #define ZRT_UNRECORDED 64
 
+/*
+ * Counters of the calls of threads that found no slot, each on its own
+ * cache line so that such threads do not slow each other or the recorded
+ * ones; threads beyond ZRT_LOST_COUNTERS share them.
+ */
+#ifndef ZRT_LOST_COUNTERS /* a port of one thread (bare metal) needs none */
+#define ZRT_LOST_COUNTERS 16
+#endif
+struct zrt_lost_counter {
+	uint64_t calls;
+	uint64_t pad[7];
+};
+
 /* The process-wide state; hdr == NULL means nothing is recorded. */
 struct zrt_process {
 	struct zr_header *hdr;
@@ -109,6 +122,10 @@ struct zrt_process {
 	/* loaded modules the table had no room for, counted once each in lost_modules
 	   (under module_lock): their ranges, until they are unloaded */
 	uint64_t unrecorded_at[ZRT_UNRECORDED][2];
+	/* the calls of threads not recorded, summed into the header's
+	   lost_thread_calls at the process's end (zrt_count_lost_call) */
+	struct zrt_lost_counter lost_calls[ZRT_LOST_COUNTERS];
+	uint32_t n_lost_threads;
 	/*
 	 * Set by a port that knows functions' names itself (the library-call
 	 * collector): the string offset (zrt_keep_string) of the name of the
@@ -231,7 +248,21 @@ struct zrt_thread {
 	 * likely come back through; 0: none.
 	 */
 	uint64_t saved_ctx;
+	/* a thread that found no slot: 1 + its counter in zrt.lost_calls; else 0 */
+	uint32_t lost_counter;
 };
+
+/*
+ * Counts a call of a thread not recorded (state ZRT_THREAD_OFF): in the
+ * header's lost_thread_calls at the process's end, for a thread that found
+ * no slot (zrt_thread_attach); nothing for one of a process not recorded.
+ */
+static inline void zrt_count_lost_call(struct zrt_thread *t)
+{
+	if (t->lost_counter)
+		__atomic_fetch_add(&zrt.lost_calls[t->lost_counter - 1].calls, 1,
+				   __ATOMIC_RELAXED);
+}
 
 /* Every this many measured probes, zrt_probe_paid updates the thread's mean pair. */
 #define ZRT_MEASURE_EVERY 255u

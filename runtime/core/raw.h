@@ -255,6 +255,12 @@ struct zr_header {
 	   figures short by those instructions; 0 elsewhere */
 	uint32_t inexact_sites;
 	uint32_t unused1; /* 0 */
+
+	/* header_bytes 336 (an older file has it 0): calls made by the threads
+	   not recorded (lost_threads, lost_threads_room, lost_threads_access), as
+	   counted up to the process's end: a thread still running then may make
+	   a few more */
+	uint64_t lost_thread_calls;
 };
 
 /* the header of version 4's first writers, without lost_threads_access and lost_processes_room */

@@ -21,8 +21,10 @@
 static __attribute__((noinline)) void enter(struct zrt_thread *t, uint64_t fn, uint64_t site,
 					    uint64_t sp, uint64_t pc, uint64_t start)
 {
-	if (zrt_unlikely(t->state != ZRT_THREAD_ON) && !zl_thread_ready(t))
+	if (zrt_unlikely(t->state != ZRT_THREAD_ON) && !zl_thread_ready(t)) {
+		zrt_count_lost_call(t);
 		return;
+	}
 	struct zr_frame *fr = zrt_enter(t, fn, site, sp, pc);
 	if (fr && zrt.timed) {
 		uint64_t now = zl_clock_enter();

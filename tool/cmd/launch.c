@@ -821,6 +821,8 @@ static const struct {
 				"chroot?), not a full table"},
 	{"lost_access", "processes that could no longer reach their raw file for all their data "
 			"(did the program change its user or root: setuid, chroot?)"},
+	{"lost_thread_calls", "calls made by the threads not recorded (the lost_threads "
+			      "lines say why), counted on no function"},
 	{"lost_modules", "loaded modules not recorded: the module table was full (their calls: "
 			 "lost_module_calls)"},
 	{"lost_module_calls", "calls of functions of modules not recorded (lost_modules), "

@@ -1360,6 +1360,8 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	}
 	profile_add_count(p, "processes", 1);
 	profile_add_count(p, "lost_threads", h->lost_threads);
+	/* the calls of the threads not recorded, for every cause */
+	profile_add_count(p, "lost_thread_calls", h->lost_thread_calls);
 	/* threads not recorded for want of room (raw.h), not for want of a slot */
 	profile_add_count(p, "lost_threads_room", h->lost_threads_room);
 	/* processes whose raw file had no room for all their data (raw.h) */
