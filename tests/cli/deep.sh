@@ -28,4 +28,15 @@ outside=$(awk '$1 == "[no_function]" { s += $2 } END { print s / 1000000 }' deep
 check_eq "every sample in the folded stacks" "$all" "$program"
 check_eq "the samples at the deepest frame kept" \
 	"$([ "${deepest:-0}" -le $((program - outside)) ] && [ "${deepest:-0}" -ge $((program - outside - 2)) ] && echo yes)" yes
+# the exact clock: the calls deeper than --depth are counted untimed, so the
+# average of one call is over the timed ones: never below the cheapest call
+# or above the dearest (it was 73 ms against a min of 300 ms)
+"$ZOND" record --time exact --depth 50 -q -o exact.db -- "$DEEP" >out.txt 2>err.txt ||
+	fail "record --time exact --depth 50"
+"$ZOND" report --raw -m down -i exact.db >exact.txt || fail "report --raw"
+row=$(awk '$NF == "down" { print $1, $4, $5, $6 }' exact.txt)
+set -- $row
+check_eq "down's calls" "$1" 201
+check_eq "down's avg ($2) within its min ($3) and max ($4)" \
+	"$([ "${2:-0}" -ge "${3:-1}" ] && [ "${2:-0}" -le "${4:-0}" ] && echo yes)" yes
 finish

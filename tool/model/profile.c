@@ -602,10 +602,12 @@ struct zp_view *profile_view(const struct zp_profile *p, uint32_t thread)
 	profile_free(tmp);
 	if (p->ncontexts) {
 		v->incl_all = zp_xcalloc((size_t)p->nnodes * ZP_MAX_EVENTS, sizeof *v->incl_all);
+		v->ctx_calls = zp_xcalloc(p->nnodes, sizeof *v->ctx_calls);
 		for (size_t i = 0; i < p->ncontexts; i++) {
 			const struct zp_context *c = &p->contexts[i];
 			if ((thread != ZP_NONE && c->thread != thread) || c->node >= p->nnodes)
 				continue;
+			v->ctx_calls[c->node] += c->calls;
 			for (size_t e = 0; e < p->nevents; e++)
 				v->incl_all[(size_t)c->node * ZP_MAX_EVENTS + e] += c->incl[e];
 		}
@@ -619,8 +621,20 @@ uint64_t profile_view_avg(const struct zp_view *v, uint32_t n, unsigned event)
 	if (!s->calls)
 		return UINT64_MAX;
 	uint64_t incl = s->incl[event];
-	if (v->incl_all && v->incl_all[(size_t)n * ZP_MAX_EVENTS + event] > incl)
-		incl = v->incl_all[(size_t)n * ZP_MAX_EVENTS + event];
+	if (v->incl_all) {
+		uint64_t all = v->incl_all[(size_t)n * ZP_MAX_EVENTS + event];
+		/*
+		 * Calls outside the contexts with none of the time outside them
+		 * were counted untimed (no frame): their time is their caller's,
+		 * so the average is over the contexts' calls.  (Time outside the
+		 * contexts, a full context pool, was timed on the function.)
+		 */
+		uint64_t timed = v->ctx_calls[n];
+		if (all >= incl && timed && timed < s->calls)
+			return all / timed;
+		if (all > incl)
+			incl = all;
+	}
 	return incl / s->calls;
 }
 
@@ -629,6 +643,7 @@ void profile_view_free(struct zp_view *v)
 	if (!v)
 		return;
 	free(v->incl_all);
+	free(v->ctx_calls);
 	free(v->nodes);
 	free(v->edges);
 	free(v);

@@ -324,14 +324,21 @@ struct zp_view {
 	 * the run has none.
 	 */
 	uint64_t *incl_all;
+	/*
+	 * Per node the calls its contexts hold: fewer than its calls when some
+	 * had no frame (deeper than --depth: lost_frames; a signal handler's
+	 * calls inside a probe), calls counted with no time.  NULL with incl_all.
+	 */
+	uint64_t *ctx_calls;
 };
 struct zp_view *profile_view(const struct zp_profile *p, uint32_t thread);
 void profile_view_free(struct zp_view *v);
 /*
  * The average inclusive cost of one call of node n (UINT64_MAX: no call):
- * over every call where the contexts tell it, else (a run without them) the
- * node's inclusive cost over its calls, which a recursive function's inner
- * calls make too small.
+ * over every timed call where the contexts tell it (calls with no frame,
+ * lost_frames, left out), else (a run without them) the node's inclusive
+ * cost over its calls, which a recursive function's inner calls make too
+ * small.
  */
 uint64_t profile_view_avg(const struct zp_view *v, uint32_t n, unsigned event);
 
