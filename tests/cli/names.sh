@@ -35,4 +35,20 @@ function outer calls=4
 function x y 12 calls=4
 END
 check_same "dump of odd names" dump.txt want.txt
+
+# gfortran's module procedures ("__mathmod_MOD_fact") as gdb names them,
+# "mathmod::fact", and still found by their symbol; the procedures gfortran
+# makes for a module's types keep their symbol
+cc -O1 -finstrument-functions -c -o ftn.o "$here/progs/oddnames.c" &&
+	objcopy --redefine-sym 'semi=__mathmod_MOD_fact' \
+		--redefine-sym 'spacey=__mathmod_MOD___copy_mathmod_T' ftn.o &&
+	cc -o ftn ftn.o || fail "build ftn"
+"$ZOND" record -q -o ftn.db -- ./ftn >/dev/null 2>&1 || fail "record ftn"
+check_eq "the module procedure" "$("$ZOND" dump -i ftn.db | grep -c '^function mathmod::fact calls=4$')" 1
+check_eq "the type's procedure" \
+	"$("$ZOND" dump -i ftn.db | grep -c '^function __mathmod_MOD___copy_mathmod_T calls=4$')" 1
+check_eq "report -m by symbol" \
+	"$("$ZOND" report -i ftn.db -m __mathmod_MOD_fact 2>&1 | grep -c ' mathmod::fact$')" 1
+"$ZOND" record -q -N __mathmod_MOD_fact -o ftn2.db -- ./ftn >/dev/null 2>&1 || fail "record -N"
+check_eq "-N by symbol" "$("$ZOND" dump -i ftn2.db | grep -c 'mathmod::fact')" 0
 finish

@@ -142,7 +142,8 @@ awk '
 		}
 		want = 0; seen = 0; sum = 0; next
 	}
-	/^\[[0-9]+\]/ { self = $3; total = $4; name = $(NF-1); seen = 1; next }
+	# "name [N]", or "name (object) [N]" for a name two objects have ("[.plt] (libc.so.6)")
+	/^\[[0-9]+\]/ { self = $3; total = $4; name = $(NF-1) ~ /^\(/ ? $(NF-2) : $(NF-1); seen = 1; next }
 	!seen && NF >= 3 && ($(NF-1) == "puts@plt" || $(NF-1) == "snprintf@plt") { want = 1; next }
 	seen && NF >= 3 { sum += $1 }
 	END { if (n != 2) { print n " named functions behind puts@plt and snprintf@plt, not 2"; bad = 1 } exit bad }

@@ -80,7 +80,7 @@ static void put_row(FILE *out, const struct zp_view *v, int metric, uint32_t n, 
 		fprintf(out, " %8s", format_share(buf, s->self[metric], v->total[metric]));
 	}
 	fputs("  ", out);
-	report_put_name(out, &v->p->nodes[n]);
+	report_put_name(out, v->p, n);
 	putc('\n', out);
 }
 

@@ -59,7 +59,7 @@ static void put_ref(FILE *out, const struct graph *gr, uint32_t n)
 		fputs("<root>\n", out);
 		return;
 	}
-	report_put_name(out, &gr->v->p->nodes[n]);
+	report_put_name(out, gr->v->p, n);
 	if (gr->index[n])
 		fprintf(out, " [%" PRIu32 "]", gr->index[n]);
 	putc('\n', out);

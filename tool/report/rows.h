@@ -36,10 +36,12 @@ int report_matches(const struct report_options *o, const char *name);
 void report_put_text(FILE *out, const char *text, int in_path);
 
 /*
- * The node's name (control characters as ?: a tab would break the columns),
- * with " [block]" or " [bb]" after blocks and basic blocks.
+ * The name of p's node (control characters as ?: a tab would break the
+ * columns), with " [block]" or " [bb]" after blocks and basic blocks, and
+ * " (libplug.so)" after a function whose name a function of another object
+ * has too (its path when the objects' base names are alike).
  */
-void report_put_name(FILE *out, const struct zp_node *n);
+void report_put_name(FILE *out, const struct zp_profile *p, uint32_t node);
 
 /* One line naming what the numbers are: "time (ns), total 13.50 us" or "calls". */
 void report_put_metric(FILE *out, const struct zp_view *v, int metric, int raw);

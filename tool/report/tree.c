@@ -54,7 +54,7 @@ static void put_line(const struct tree *t, uint64_t calls, uint64_t cost, unsign
 			format_cost(buf, cost, metric_event(t->v->p, t->metric), t->raw),
 			format_share(share, cost, t->v->total[t->metric]));
 	fprintf(t->out, "  %*s", (int)depth * 2, "");
-	report_put_name(t->out, &t->v->p->nodes[n]);
+	report_put_name(t->out, t->v->p, n);
 	fprintf(t->out, "%s\n", mark);
 }
 

@@ -17,6 +17,8 @@
  * C++ names are demangled with __cxa_demangle from libstdc++: it is the
  * demangler of the C++ ABI GCC and clang follow, and libstdc++ is installed
  * wherever a C++ compiler is (libiberty's only ships as a static archive).
+ * gfortran's module procedures ("__m_MOD_f"), which no library demangles,
+ * are written "m::f" as gdb writes them.
  */
 #include "symbols.h"
 
@@ -369,8 +371,30 @@ void symbols_free(struct symbols *s)
 
 /* ---- lookups ------------------------------------------------------------- */
 
+/*
+ * gfortran's name of a module procedure, "__mathmod_MOD_fact": "mathmod::fact",
+ * as gdb writes it.  The procedures the compiler makes for a module's types
+ * ("__m_MOD___copy_m_T") keep their symbol.
+ */
+static char *fortran_name(const char *name)
+{
+	const char *mod = strstr(name + 2, "_MOD_");
+	if (!mod || mod == name + 2 || !mod[5] || !strncmp(mod + 5, "__", 2))
+		return NULL;
+	size_t module_len = (size_t)(mod - (name + 2)), proc_len = strlen(mod + 5);
+	char *out = malloc(module_len + 2 + proc_len + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, name + 2, module_len);
+	memcpy(out + module_len, "::", 2);
+	memcpy(out + module_len + 2, mod + 5, proc_len + 1);
+	return out;
+}
+
 char *symbols_demangle(const char *name)
 {
+	if (strncmp(name, "__", 2) == 0)
+		return fortran_name(name);
 	if (strncmp(name, "_Z", 2) != 0)
 		return NULL;
 	int status = -1;
@@ -1051,14 +1075,15 @@ static size_t past_return_type(const char *name, size_t len)
 }
 
 /*
- * The C++ name a mangled glob stands for ("_Z4leafi": "leaf(int)"), as
- * perf and uftrace users paste them; NULL for any other glob.  The last
+ * The name a mangled glob stands for ("_Z4leafi": "leaf(int)", Fortran's
+ * "__m_MOD_f": "m::f"), as perf and uftrace users paste them; NULL for any
+ * other glob.  The last
  * one is kept: a glob is matched against every symbol of a file.
  */
 static const char *demangled_glob(const char *glob)
 {
 	static char *last_glob, *last;
-	if (glob[0] != '_' || glob[1] != 'Z')
+	if (glob[0] != '_' || (glob[1] != 'Z' && glob[1] != '_'))
 		return NULL;
 	if (!last_glob || strcmp(last_glob, glob) != 0) {
 		free(last_glob);

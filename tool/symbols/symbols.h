@@ -275,8 +275,9 @@ int symbols_code_segments(const char *path, struct symbols_segment **segs, size_
 void symbols_free_segments(struct symbols_segment *segs, size_t n);
 
 /*
- * The C++ (Itanium ABI) demangled form of a symbol name, malloc'ed, or NULL
- * when name is not a mangled C++ name.  The one demangler of the tool.
+ * The demangled form of a symbol name, malloc'ed: C++ (Itanium ABI), and
+ * gfortran's module procedures ("__m_MOD_f": "m::f"); NULL when name is
+ * neither.  The one demangler of the tool.
  */
 char *symbols_demangle(const char *name);
 

@@ -1,7 +1,8 @@
 /*
- * plughost PLUGIN: dlopens PLUGIN (progs/plugin.c) and calls its run() after
- * calling local() 3 times; plugin code loaded after start-up, which
- * --filter/--exclude do not reach.
+ * plughost PLUGIN...: dlopens each PLUGIN (progs/plugin.c) and calls its run()
+ * after calling local() 3 times; plugin code loaded after start-up, which
+ * --filter/--exclude do not reach, and copies of one plugin loaded from two
+ * paths (functions of one name in two objects).
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -16,10 +17,14 @@ int main(int argc, char **argv)
 	int s = 0;
 	for (int i = 0; i < 3; i++)
 		s += local(i);
-	void *h = argc > 1 ? dlopen(argv[1], RTLD_NOW) : NULL;
-	int (*run)(int) = h ? (int (*)(int))dlsym(h, "run") : NULL;
-	if (!run)
+	if (argc < 2)
 		return 1;
-	printf("%d\n", s + run(4));
+	for (int i = 1; i < argc; i++) {
+		void *h = dlopen(argv[i], RTLD_NOW);
+		int (*run)(int) = h ? (int (*)(int))dlsym(h, "run") : NULL;
+		if (!run)
+			return 1;
+		printf("%d\n", s + run(4));
+	}
 	return 0;
 }
