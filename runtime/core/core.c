@@ -624,7 +624,8 @@ void zrt_thread_attach(struct zrt_thread *t)
 		return;
 	}
 	t->state = ZRT_THREAD_ON;
-	port_thread_attached();
+	if (!t->shared_tls)
+		port_thread_attached();
 }
 
 /*
@@ -2185,6 +2186,7 @@ int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t 
 	h->lost_threads_access = 0;
 	h->lost_processes = 0;
 	h->lost_processes_room = 0;
+	h->lost_shared_tls_calls = 0;
 	h->flags &= ~ZR_FLAG_NO_ACCESS; /* the parent's (NO_ROOM may be the layout's: kept) */
 	zrt.module_lock = 0;
 	ended.lock = 0;

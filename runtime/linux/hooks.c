@@ -8,6 +8,7 @@
  * which is what makes frames of different probes comparable (see core.h).
  */
 #include "instrument.h"
+#include "tasks.h"
 #include "../core/timeline.h"
 
 #include "../../include/zond.h"
@@ -21,6 +22,14 @@
 static __attribute__((noinline)) void enter(struct zrt_thread *t, uint64_t fn, uint64_t site,
 					    uint64_t sp, uint64_t pc, uint64_t start)
 {
+	/* a TLS several tasks run on (tasks.h): the struct of the one at sp */
+	if (zrt_unlikely(t->state == ZRT_THREAD_SHARED)) {
+		t = zl_shared_task(sp, ZL_TASK_ENTER);
+		if (!t)
+			return;
+		if (t->state == ZRT_THREAD_ON && !zrt.clocked && zrt_enter_fast(t, fn, site, sp, pc))
+			return;
+	}
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON) && !zl_thread_ready(t))
 		return;
 	struct zr_frame *fr = zrt_enter(t, fn, site, sp, pc);
@@ -187,7 +196,9 @@ API void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
 	struct zrt_thread *t = &zl_self;
-	if (zrt_unlikely(t->state != ZRT_THREAD_ON))
+	if (zrt_unlikely(t->state != ZRT_THREAD_ON) &&
+	    (t->state != ZRT_THREAD_SHARED || !(t = zl_shared_task(ZL_PROBE_SP(), ZL_TASK_EXIT)) ||
+	     t->state != ZRT_THREAD_ON))
 		return;
 	if (zrt_unlikely(t->throwing) &&
 	    resumes_unwinding((uintptr_t)__builtin_return_address(0))) {
@@ -217,7 +228,7 @@ API void zond_stop(void)
 
 API void zond_block_begin(const char *name, const char *file, int line)
 {
-	struct zrt_thread *t = &zl_self;
+	struct zrt_thread *t = zl_task_at(ZL_PROBE_SP());
 	if (t->state != ZRT_THREAD_ON && !zl_thread_ready(t))
 		return;
 	zrt_block_begin(t, (uintptr_t)__builtin_return_address(0), name, file, line,
@@ -226,7 +237,7 @@ API void zond_block_begin(const char *name, const char *file, int line)
 
 API void zond_block_end(const char *name)
 {
-	struct zrt_thread *t = &zl_self;
+	struct zrt_thread *t = zl_task_at(ZL_PROBE_SP());
 	if (t->state != ZRT_THREAD_ON)
 		return;
 	/* untimed, the time is the timeline's (the exit probe's, exit_timeline) */
