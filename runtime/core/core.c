@@ -630,7 +630,8 @@ void zrt_thread_attach(struct zrt_thread *t)
 		return;
 	}
 	t->state = ZRT_THREAD_ON;
-	port_thread_attached();
+	if (!t->shared_tls)
+		port_thread_attached();
 }
 
 /*
@@ -2191,6 +2192,7 @@ int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t 
 	h->lost_threads_access = 0;
 	h->lost_processes = 0;
 	h->lost_processes_room = 0;
+	h->lost_shared_tls_calls = 0;
 	h->lost_thread_calls = 0;
 	/* the parent's threads not recorded are not the child's */
 	for (int i = 0; i < ZRT_LOST_COUNTERS; i++)

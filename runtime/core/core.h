@@ -147,6 +147,13 @@ enum zrt_thread_state {
 	ZRT_THREAD_NEW = 0, /* first call still to come: attach on it */
 	ZRT_THREAD_ON = 1,  /* owns a slot: record */
 	ZRT_THREAD_OFF = 2, /* nothing to record (no file, or no free slot) */
+	/*
+	 * The port's thread-local state is shared by several tasks (a clone
+	 * with CLONE_VM and without CLONE_SETTLS, a vfork child): the port
+	 * finds each task's own struct zrt_thread (runtime/linux/tasks.c); the
+	 * core never sees a thread in this state.
+	 */
+	ZRT_THREAD_SHARED = 3,
 };
 
 /* One thread's view of its slot; lives in the port's thread-local storage. */
@@ -248,6 +255,13 @@ struct zrt_thread {
 	 * likely come back through; 0: none.
 	 */
 	uint64_t saved_ctx;
+	/*
+	 * Nonzero: a task that runs on another thread's thread-local storage
+	 * (ZRT_THREAD_SHARED), whose struct is not there: attached without
+	 * port_thread_attached (the port's per-thread services, sampling among
+	 * them, are the owner's).
+	 */
+	uint32_t shared_tls;
 	/* a thread that found no slot: 1 + its counter in zrt.lost_calls; else 0 */
 	uint32_t lost_counter;
 };

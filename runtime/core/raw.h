@@ -254,7 +254,10 @@ struct zr_header {
 	   could not count from the code (runtime/bare/sites.c), their functions'
 	   figures short by those instructions; 0 elsewhere */
 	uint32_t inexact_sites;
-	uint32_t unused1; /* 0 */
+	/* calls not recorded (Linux): made by tasks sharing a thread's TLS (a
+	   clone with CLONE_VM and without CLONE_SETTLS) beyond the ones zond keeps
+	   apart (runtime/linux/tasks.c); was unused (0) */
+	uint32_t lost_shared_tls_calls;
 
 	/* header_bytes 336 (an older file has it 0): calls made by the threads
 	   not recorded (lost_threads, lost_threads_room, lost_threads_access), as

@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include "instrument.h"
+#include "tasks.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -53,7 +54,7 @@ static void *real(void **cache, const char *name)
 /* A throw starts on the calling thread. */
 static void throwing(void)
 {
-	zl_self.throwing = 1;
+	zl_me()->throwing = 1;
 	if (!__atomic_load_n(&zl_unwind_resume, __ATOMIC_RELAXED)) {
 		void *fn = dlsym(RTLD_DEFAULT, "_Unwind_Resume");
 		__atomic_store_n(&zl_unwind_resume, (uint64_t)(uintptr_t)fn, __ATOMIC_RELAXED);
@@ -97,7 +98,7 @@ struct eh_globals {
 API void *__cxa_begin_catch(void *exception)
 {
 	static void *fn, *globals;
-	struct zrt_thread *t = &zl_self;
+	struct zrt_thread *t = zl_me();
 	if (t->state == ZRT_THREAD_ON)
 		zrt_unwound(t, ZL_PROBE_SP());
 	void *r = ((void *(*)(void *))real(&fn, "__cxa_begin_catch"))(exception);

@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include "guard.h"
 #include "instrument.h"
+#include "tasks.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -37,10 +38,6 @@ enum { R_EXECVE, R_EXECVPE, R_FEXECVE, R_EXECVEAT, R_SYSTEM, R_POPEN, R_COUNT };
 static const char *const real_names[R_COUNT] = {"execve",   "execvpe", "fexecve",
 						"execveat", "system",  "popen"};
 static void *reals[R_COUNT];
-#if defined(__x86_64__)
-/* vfork's, for the wrapper below (jumped to from assembly) */
-__attribute__((visibility("hidden"))) extern void *zl_real_vfork;
-#endif
 
 /* The real function i, looked up once (errno kept). */
 static void *real(int i)
@@ -64,61 +61,10 @@ __attribute__((constructor)) static void find_reals(void)
 {
 	for (int i = 0; i < R_COUNT; i++)
 		real(i);
-#if defined(__x86_64__)
-	zl_real_vfork = dlsym(RTLD_NEXT, "vfork");
-#endif
 	zl_exec_env_keep(environ, "LD_PRELOAD");
 }
 
 #define REAL(type, i) ((type)real(i))
-
-#if defined(__x86_64__)
-/*
- * vfork: its child shares the parent's memory, its shadow stack too, so the
- * functions it enters before its exec leave their frames on its parent's
- * stack, and the parent's next calls would be filed under them.  The
- * wrapper notes the stack pointer of vfork's caller (before its call), then
- * jumps to the real vfork, which sees its caller's return address as
- * always (a C wrapper's frame would be returned through twice).  The
- * child's exec (guarded, below) closes every frame whose probe ran below the
- * caller's own probe there: 16 bytes under that stack pointer (instrument.h
- * ZL_PROBE_SP); the child's have run at least 24 under it.
- */
-void *zl_real_vfork;
-__attribute__((visibility("hidden"))) __thread uint64_t zl_vfork_sp
-	__attribute__((tls_model("initial-exec")));
-
-__attribute__((visibility("hidden"), used)) void zl_note_vfork(uint64_t caller_sp)
-{
-	zl_vfork_sp = caller_sp;
-}
-
-__asm__(".text\n"
-	".globl vfork\n"
-	".type vfork, @function\n"
-	"vfork:\n"
-	"	endbr64\n"
-	"	sub $8, %rsp\n"
-	"	lea 16(%rsp), %rdi\n"
-	"	call zl_note_vfork\n"
-	"	add $8, %rsp\n"
-	"	jmp *zl_real_vfork(%rip)\n"
-	".size vfork, .-vfork\n");
-
-/* In a vfork child about to exec: the frames it opened are closed. */
-static void close_vfork_frames(void)
-{
-	uint64_t sp = zl_vfork_sp;
-	if (!sp || !zrt.hdr || zrt.hdr->pid == zl_pid() || zl_self.state != ZRT_THREAD_ON)
-		return;
-	zrt_unwound(&zl_self, sp - 16);
-	zl_vfork_sp = 0;
-}
-#else
-static void close_vfork_frames(void)
-{
-}
-#endif
 
 /* A real function that is not there (execveat before glibc 2.34). */
 static int missing(void)
@@ -133,8 +79,7 @@ static int guarded(int real_index, struct zl_exec_call c, char *const envp[])
 	c.real = real(real_index);
 	if (!c.real)
 		return missing();
-	close_vfork_frames();
-	return zl_guard_exec_call(&zl_self, &c, envp);
+	return zl_guard_exec_call(zl_me(), &c, envp);
 }
 
 /* execv and execvp are execve and execvpe with the environment: it may need zond's variables. */

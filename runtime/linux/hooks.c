@@ -8,6 +8,7 @@
  * which is what makes frames of different probes comparable (see core.h).
  */
 #include "instrument.h"
+#include "tasks.h"
 #include "../core/timeline.h"
 
 #include "../../include/zond.h"
@@ -35,6 +36,18 @@ static __attribute__((noinline)) void enter(struct zrt_thread *t, uint64_t fn, u
 		zrt_timeline_enter(t, fr, zrt.timed ? fr->enter_ticks : zl_clock());
 }
 
+/* The entry probe on a TLS several tasks run on (tasks.h): the struct of the one at sp. */
+static __attribute__((noinline, cold)) void enter_shared(uint64_t fn, uint64_t site, uint64_t sp,
+							 uint64_t pc, uint64_t start)
+{
+	struct zrt_thread *t = zl_shared_task(sp, ZL_TASK_ENTER);
+	if (!t)
+		return;
+	if (t->state == ZRT_THREAD_ON && !zrt.clocked && zrt_enter_fast(t, fn, site, sp, pc))
+		return;
+	enter(t, fn, site, sp, pc, start);
+}
+
 API void __cyg_profile_func_enter(void *fn, void *site)
 {
 	/*
@@ -51,7 +64,10 @@ API void __cyg_profile_func_enter(void *fn, void *site)
 	if (zrt_likely(t->state == ZRT_THREAD_ON) && !zrt.clocked &&
 	    zrt_likely(zrt_enter_fast(t, (uintptr_t)fn, (uintptr_t)site, ZL_PROBE_SP(), pc) != NULL))
 		return;
-	enter(t, (uintptr_t)fn, (uintptr_t)site, ZL_PROBE_SP(), pc, start);
+	if (zrt_unlikely(t->state == ZRT_THREAD_SHARED))
+		enter_shared((uintptr_t)fn, (uintptr_t)site, ZL_PROBE_SP(), pc, start);
+	else
+		enter(t, (uintptr_t)fn, (uintptr_t)site, ZL_PROBE_SP(), pc, start);
 }
 
 /* The frame on top of t's stack after an exit probe: its caller's, NULL for none. */
@@ -185,24 +201,42 @@ static __attribute__((noinline)) void exit_timeline(struct zrt_thread *t, uint64
 		zrt_probe_paid(t, top_frame(t), 1, zl_clock() - now);
 }
 
-API void __cyg_profile_func_exit(void *fn, void *site)
+/* The exit probe on t (ON), at stack address sp, returning to ra. */
+static inline __attribute__((always_inline)) void exit_on(struct zrt_thread *t, uint64_t fn,
+							  uint64_t sp, uint64_t ra)
 {
-	(void)site;
-	struct zrt_thread *t = &zl_self;
-	if (zrt_unlikely(t->state != ZRT_THREAD_ON))
-		return;
-	if (zrt_unlikely(t->throwing) &&
-	    resumes_unwinding((uintptr_t)__builtin_return_address(0))) {
-		exit_resuming(t, (uintptr_t)fn, ZL_PROBE_SP());
+	if (zrt_unlikely(t->throwing) && resumes_unwinding(ra)) {
+		exit_resuming(t, fn, sp);
 		return;
 	}
 	if (zrt.clocked) {
 		if (zrt_unlikely(zrt.timeline))
-			exit_timeline(t, (uintptr_t)fn, ZL_PROBE_SP());
+			exit_timeline(t, fn, sp);
 		else
-			exit_timed(t, (uintptr_t)fn, ZL_PROBE_SP());
-	} else if (zrt_unlikely(!zrt_exit_fast(t, (uintptr_t)fn, ZL_PROBE_SP(), 0)))
-		zrt_exit_slow(t, (uintptr_t)fn, ZL_PROBE_SP(), 0);
+			exit_timed(t, fn, sp);
+	} else if (zrt_unlikely(!zrt_exit_fast(t, fn, sp, 0)))
+		zrt_exit_slow(t, fn, sp, 0);
+}
+
+/* The exit probe on a TLS several tasks run on (tasks.h): the struct of the one at sp. */
+static __attribute__((noinline, cold)) void exit_shared(uint64_t fn, uint64_t sp, uint64_t ra)
+{
+	struct zrt_thread *t = zl_shared_task(sp, ZL_TASK_EXIT);
+	if (t && t->state == ZRT_THREAD_ON)
+		exit_on(t, fn, sp, ra);
+}
+
+API void __cyg_profile_func_exit(void *fn, void *site)
+{
+	(void)site;
+	struct zrt_thread *t = &zl_self;
+	if (zrt_unlikely(t->state != ZRT_THREAD_ON)) {
+		if (t->state == ZRT_THREAD_SHARED)
+			exit_shared((uintptr_t)fn, ZL_PROBE_SP(),
+				    (uintptr_t)__builtin_return_address(0));
+		return;
+	}
+	exit_on(t, (uintptr_t)fn, ZL_PROBE_SP(), (uintptr_t)__builtin_return_address(0));
 }
 
 API void zond_start(void)
@@ -219,7 +253,7 @@ API void zond_stop(void)
 
 API void zond_block_begin(const char *name, const char *file, int line)
 {
-	struct zrt_thread *t = &zl_self;
+	struct zrt_thread *t = zl_task_at(ZL_PROBE_SP());
 	if (t->state != ZRT_THREAD_ON && !zl_thread_ready(t))
 		return;
 	zrt_block_begin(t, (uintptr_t)__builtin_return_address(0), name, file, line,
@@ -228,7 +262,7 @@ API void zond_block_begin(const char *name, const char *file, int line)
 
 API void zond_block_end(const char *name)
 {
-	struct zrt_thread *t = &zl_self;
+	struct zrt_thread *t = zl_task_at(ZL_PROBE_SP());
 	if (t->state != ZRT_THREAD_ON)
 		return;
 	/* untimed, the time is the timeline's (the exit probe's, exit_timeline) */

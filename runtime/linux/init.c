@@ -19,6 +19,7 @@
 
 #include "../core/port.h"
 #include "sample.h"
+#include "tasks.h"
 
 __thread struct zrt_thread zl_self __attribute__((tls_model("initial-exec")));
 char zl_exe_path[4096];
@@ -41,12 +42,13 @@ static void thread_gone(void *arg)
 {
 	(void)arg;
 	zl_sample_thread_end();
-	zrt_thread_end(&zl_self);
+	zrt_thread_end(zl_owner());
 }
 
+/* the sampler's: its signal goes to the thread that owns zl_self only */
 static struct zrt_thread *self(void)
 {
-	return &zl_self;
+	return zl_owner();
 }
 
 /* ---- probe cost -------------------------------------------------------- */
@@ -175,12 +177,12 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 
 static void before_fork(void)
 {
-	zrt_fork_prepare(&zl_self);
+	zrt_fork_prepare(zl_me());
 }
 
 static void in_forked_child(void)
 {
-	zl_process_forked(&zl_self);
+	zl_process_forked(zl_tasks_forked());
 }
 
 /* ---- start-up ---------------------------------------------------------- */
@@ -255,9 +257,14 @@ int zl_thread_ready(struct zrt_thread *t)
 		/* another thread is still starting the runtime: try again next call */
 		if (__atomic_load_n(&start_state, __ATOMIC_ACQUIRE) != START_DONE)
 			return 0;
-		int saved_errno = errno;
-		zrt_thread_attach(t);
-		errno = saved_errno;
+		if (t->shared_tls) {
+			/* errno is another task's too: the attach makes bare system calls only */
+			zrt_thread_attach(t);
+		} else {
+			int saved_errno = errno;
+			zrt_thread_attach(t);
+			errno = saved_errno;
+		}
 	}
 	return t->state == ZRT_THREAD_ON;
 }

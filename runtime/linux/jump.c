@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "instrument.h"
+#include "tasks.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -52,7 +53,7 @@ static uint64_t jump_sp(const void *env)
 
 __attribute__((noreturn)) static void jump(int i, void *env, int val)
 {
-	struct zrt_thread *t = &zl_self;
+	struct zrt_thread *t = zl_me();
 	if (t->state == ZRT_THREAD_ON) {
 		/* out of a signal handler that interrupted a probe, that probe never
 		   ends: zrt_unwound takes the thread back (zrt_still_busy) */

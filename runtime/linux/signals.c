@@ -17,6 +17,7 @@
 
 #include "guard.h"
 #include "instrument.h"
+#include "tasks.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -112,7 +113,7 @@ API int sigaltstack(const stack_t *ss, stack_t *old)
 		find_reals();
 	int rc = real_sigaltstack(ss, old);
 	if (rc == 0)
-		zl_guard_altstack(&zl_self, ss);
+		zl_guard_altstack(zl_me(), ss);
 	return rc;
 }
 

@@ -31,6 +31,7 @@
  */
 #define _GNU_SOURCE
 #include "instrument.h"
+#include "tasks.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -80,7 +81,7 @@ __attribute__((visibility("hidden"), used)) void zl_noted_getcontext(ucontext_t 
 {
 	if (!zl_real_getcontext) /* a getcontext before the constructors */
 		zl_real_getcontext = dlsym(RTLD_NEXT, "getcontext");
-	struct zrt_thread *t = &zl_self;
+	struct zrt_thread *t = zl_me();
 	if (t->state == ZRT_THREAD_ON)
 		t->saved_ctx = (uintptr_t)uc;
 }
@@ -117,7 +118,7 @@ API int setcontext(const ucontext_t *to)
 		errno = ENOSYS;
 		return -1;
 	}
-	struct zrt_thread *t = &zl_self;
+	struct zrt_thread *t = zl_me();
 	uint64_t sp = (uintptr_t)__builtin_frame_address(0);
 	if (t->state == ZRT_THREAD_ON && !on_this_stack(t, to, sp)) {
 		ucontext_t *saved = (ucontext_t *)(uintptr_t)t->saved_ctx;
@@ -138,7 +139,7 @@ API int swapcontext(ucontext_t *save, const ucontext_t *to)
 		errno = ENOSYS; /* no C library's swapcontext: this call cannot have been made */
 		return -1;
 	}
-	struct zrt_thread *t = &zl_self;
+	struct zrt_thread *t = zl_me();
 	if (t->state == ZRT_THREAD_ON) {
 		zrt_park(t, (uintptr_t)save, 1);
 #if defined(__x86_64__)
@@ -149,7 +150,7 @@ API int swapcontext(ucontext_t *save, const ucontext_t *to)
 	}
 	int rc = real_swap(save, to);
 	/* back through save: maybe on another thread (a scheduler that moves coroutines) */
-	t = &zl_self;
+	t = zl_me();
 	if (t->state == ZRT_THREAD_ON)
 		zrt_unpark(t, (uintptr_t)save);
 	return rc;

@@ -830,6 +830,10 @@ static const struct {
 	{"lost_stacks", "suspended coroutine stacks (swapcontext, setcontext) whose open calls "
 			"zond had no memory left to keep: the calls they made once resumed have "
 			"no callers (lost_stack_calls); no option changes it, --depth included"},
+	{"lost_shared_tls_calls", "calls of tasks sharing their parent's TLS (clone without "
+				  "CLONE_SETTLS) were not recorded: more such tasks at once than "
+				  "zond keeps apart (64 per thread, 8 threads), whose calls and their "
+				  "creator's one shadow stack cannot tell apart; no option changes it"},
 	{"lost_stack_calls", "calls made on resumed coroutine stacks whose callers zond could not "
 			     "keep (lost_stacks, or stacks switched away in the parent of a forked "
 			     "child): counted on their functions, on no calling context"},

@@ -1379,6 +1379,8 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	profile_add_count(p, "lost_strings", h->lost_strings);
 	/* bare metal: sites whose instructions outside the hooks were not counted (raw.h) */
 	profile_add_count(p, "inexact_sites", h->inexact_sites);
+	/* calls of tasks sharing a thread's TLS that zond could not keep apart (raw.h) */
+	profile_add_count(p, "lost_shared_tls_calls", h->lost_shared_tls_calls);
 	profile_add_count(p, "lost_funcs", counts[LOST_FUNCS]);
 	profile_add_count(p, "lost_edges", counts[LOST_EDGES]);
 	profile_add_count(p, "lost_frames", counts[LOST_FRAMES]);
@@ -1533,7 +1535,7 @@ int raw_peek(const char *path, struct raw_peek *pk)
 		pk->bytes += (uint64_t)st.st_blocks * 512;
 		pk->lost += (uint64_t)r.h.lost_threads + r.h.lost_threads_room +
 			    r.h.lost_threads_access + r.h.lost_processes + r.h.lost_processes_room +
-			    r.h.lost_modules + r.h.lost_strings;
+			    r.h.lost_modules + r.h.lost_strings + r.h.lost_shared_tls_calls;
 		for (uint32_t slot = 0; slot < r.h.n_threads; slot++)
 			peek_thread(fd, &r, r.h.threads_off + slot * r.h.thread_bytes, pk);
 	}

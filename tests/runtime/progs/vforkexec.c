@@ -1,7 +1,8 @@
 /*
  * vforkexec: the functions a vfork child enters before its exec leave no
  * frame on its parent's shadow stack (they share memory): the parent's
- * later calls from outer are outer's, not under the child's do_exec.
+ * later calls from outer are outer's, not under the child's do_exec.  The
+ * child's calls are a thread of their own, rooted at do_exec.
  */
 #include <stdlib.h>
 #include <string.h>
