@@ -16,6 +16,9 @@
 #   term    SIGTERM reaching zond between its fork of QEMU and its naming of it (widened
 #           with strace's delay of the fork's return) is passed on: the program, which
 #           waits for it, dies of it, and zond too (it was lost, and the program ran on);
+#   pipe    zond's stderr a pipe whose reader has gone (`2>&1 | head -1` once head ended):
+#           zond ends as the program did and keeps the trace or run (it died of SIGPIPE,
+#           141); the program's own SIGPIPE on such a stdout is as plainly;
 #   convert `trace convert` to /dev/full or a full file system: one line naming the real
 #           cause, no file left (it said "Invalid argument");
 #
@@ -186,6 +189,36 @@ term)
 		[ -n "$qpid" ] && kill -TERM $qpid
 		wait $spid
 	fi
+	;;
+pipe)
+	$cc -O1 -static -o work "$own/work.c" || { fail "build work"; exit 1; }
+	# closed OUT ERR CMD...: CMD with stdout (OUT 1) and stderr (ERR 1) a pipe whose reader has
+	# gone, else out.txt and err.txt; prints "exit N" or "signal N"
+	closed() {
+		python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+out = w if sys.argv[1] == "1" else open("out.txt", "w")
+err = w if sys.argv[2] == "1" else open("err.txt", "w")
+p = subprocess.run(sys.argv[3:], stdout=out, stderr=err)  # SIGPIPE default in the child
+print("signal %d" % -p.returncode if p.returncode < 0 else "exit %d" % p.returncode)' "$@"
+	}
+	want=$(closed 0 1 $qemu ./work 3)
+	[ "$want" = "exit 7" ] || fail "plainly: $want"
+	for mode in "" --online; do
+		rm -f p.ztrace p.db
+		out=p.ztrace
+		[ -n "$mode" ] && out=p.db
+		got=$(closed 0 1 "$zond" trace record $mode -o $out -- ./work 3)
+		[ "$got" = "$want" ] || fail "stderr closed $mode: $got, plainly $want"
+		[ "$(cat out.txt)" = "done 3" ] || fail "stderr closed $mode: output $(cat out.txt)"
+		[ -z "$mode" ] && "$zond" trace report -q -o p.db p.ztrace
+		[ "$(calls leaf p.db)" = 3000 ] || fail "stderr closed $mode: leaf $(calls leaf p.db) calls"
+		# the program's own stdout a closed pipe: it dies of SIGPIPE, as plainly
+		plain=$(closed 1 0 $qemu ./work 3)
+		got=$(closed 1 0 "$zond" trace record -q $mode -o $out -- ./work 3)
+		[ "$got" = "$plain" ] || fail "stdout closed $mode: $got, plainly $plain: $(cat err.txt)"
+	done
 	;;
 convert)
 	$cc -O1 -static -o work "$own/work.c" || { fail "build work"; exit 1; }
