@@ -7,7 +7,8 @@
 #           ELF file on the lowest free one), under a soft file limit below the hard one;
 #   fsize   under `ulimit -f`: the program runs as plainly (zond died of SIGXFSZ making its
 #           memory file before QEMU started); a trace that reaches the limit is cut there,
-#           in one line naming the cause, and the program keeps its status;
+#           in one line naming the cause, and the program keeps its status; an online
+#           store that reaches it is named with the limit (it said "disk I/O error");
 #   tmpfull TMPDIR on a full file system: a complete trace or online run, the program's
 #           status, "trace written" / the summary (it exited 1, silently);
 #   diskfull the trace's file system full: the program's output and status, one line per
@@ -84,6 +85,19 @@ fsize)
 	cmp -s plain.out zond.out || fail "ulimit -f 16: output $(cat zond.out)"
 	[ "$(wc -l <err.txt)" = 1 ] && grep -q "^zond trace: .*big.ztrace: cannot write the trace: File too large (ulimit -f)" err.txt ||
 		fail "ulimit -f 16: said: $(cat err.txt)"
+	# the online profile's store past the limit: one line naming the store and the limit (it
+	# said SQLite's "disk I/O error"), and the program as plainly
+	$qemu ./work 3 >plain.out
+	want=$?
+	(
+		ulimit -f 16
+		TMPDIR=$PWD "$zond" trace record -q --online -o big.db -- ./work 3 >zond.out 2>err.txt
+		echo $? >rc.txt
+	)
+	[ "$(cat rc.txt)" = $want ] || fail "ulimit -f 16: online returned $(cat rc.txt), plainly $want"
+	cmp -s plain.out zond.out || fail "ulimit -f 16: online: output $(cat zond.out)"
+	[ "$(cat err.txt)" = "zond trace: online profile lost: big.db: cannot write: the file size limit was reached (ulimit -f: File too large)" ] ||
+		fail "ulimit -f 16: online said: $(cat err.txt)"
 	;;
 tmpfull | diskfull)
 	$cc -O1 -static -o work "$own/work.c" || { fail "build work"; exit 1; }
