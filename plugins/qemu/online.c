@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,7 @@ static int failed(const struct zerr *err)
 {
 	if (!__atomic_exchange_n(&o.failed, 1, __ATOMIC_RELAXED)) {
 		char msg[1200];
-		snprintf(msg, sizeof msg, "zond: online profile lost: %s\n", err->msg);
+		snprintf(msg, sizeof msg, "zond trace: online profile lost: %s\n", err->msg);
 		fputs(msg, stderr);
 	}
 	return -1;
@@ -307,19 +308,44 @@ static void free_all(void)
 	o.syms = NULL;
 }
 
+/*
+ * store_save_run (path), else store_keep_run (kept) with SIGXFSZ blocked in
+ * this thread: a write past `ulimit -f` fails with EFBIG, said as such, and
+ * raises no signal in QEMU, which would give it to the guest (its handler
+ * also left SQLite an errno other than EFBIG: "disk I/O error" was all it
+ * said).  The signals the writes raised are taken back before the mask is.
+ */
+static int store_save_blocked(const char *path, struct zp_profile *p, char kept[PATH_MAX],
+			      struct zerr *err)
+{
+	sigset_t xfsz, old;
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+	int rc = path ? store_save_run(path, p, err) : store_keep_run(p, kept, err);
+	struct timespec now = {0, 0};
+	while (sigtimedwait(&xfsz, NULL, &now) == SIGXFSZ) /* the writes' own, taken back */
+		;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
 /* Every thread's profile into one run, the first thread as tid 0 (called once, at exit). */
 /* p into the store, else into a store of its own, said on stderr (QEMU's: the program's). */
+static int store_save_blocked(const char *path, struct zp_profile *p, char kept[PATH_MAX],
+			      struct zerr *err);
+
 static int store_online(struct zp_profile *p, struct zerr *err)
 {
 	char kept[PATH_MAX] = "", msg[PATH_MAX * 2 + 1200];
 	struct zerr lost;
-	if (store_save_run(o.store, p, err) == 0)
+	if (store_save_blocked(o.store, p, NULL, err) == 0)
 		return 0;
-	if (store_keep_run(p, kept, &lost) < 0)
+	if (store_save_blocked(NULL, p, kept, &lost) < 0)
 		return -1;
 	snprintf(msg, sizeof msg,
-		 "zond: online profile not stored: %s\nzond: online profile kept in %s, a store "
-		 "of its own (zond report -i %s)\n",
+		 "zond trace: online profile not stored: %s\nzond trace: online profile kept in %s, a "
+		 "store of its own (zond report -i %s)\n",
 		 err->msg, kept, kept);
 	fputs(msg, stderr);
 	__atomic_store_n(&o.failed, 1, __ATOMIC_RELAXED); /* said: failed() adds nothing */

@@ -71,7 +71,8 @@ gone() {
 
 # F4: zond killed (SIGKILL), the program runs on: recover refuses while it runs (one line
 # naming it, nothing stored, nothing removed), and stores every call once it has ended.
-# F10: the program's status and end come from its raw file (run.info has none).
+# F10: the program's status and end come from its raw file (run.info has none); one killed by
+# a signal leaves its end unknown, said.
 rm -rf tmp/* pid w.db
 "$ZOND" record -q -o w.db -- "$WAITER" catch pid >w.out 2>/dev/null &
 zond_pid=$!
@@ -98,6 +99,22 @@ check_eq "recover once it ended: every call" "$("$ZOND" dump -i w.db | grep 'fun
 check_eq "recover: the program's status and end, from its raw file" \
 	"$("$ZOND" runs -i w.db | grep -c '  exit 7 ')" 1
 check_eq "recover: the report's end" "$("$ZOND" report -i w.db | grep -c '^end: *exit status 7')" 1
+# The same with a program killed by a signal: its raw file cannot say which (no handler of
+# the runtime's saw it): the report says the end is unknown and why (it said nothing).
+rm -rf tmp/* pid w.db
+"$ZOND" record -q -o w.db -- "$WAITER" wait pid >w.out 2>/dev/null &
+zond_pid=$!
+wait_for pid
+waiter_pid=$(cat pid)
+kill -KILL $zond_pid
+wait $zond_pid
+kill -TERM "$waiter_pid"
+gone "$waiter_pid"
+"$ZOND" recover -q tmp/zond-* 2>err.txt
+check_eq "recover, killed by a signal: status" $? 0
+check_eq "recover, killed by a signal: the report's end" \
+	"$("$ZOND" report -i w.db | sed -n 's/^end: *//p')" \
+	"unknown: the program ended unseen after zond was killed (a signal or a crash: the Linux runtime installs no signal handler to note which)"
 
 # F5: one damaged raw file (a forked child's, cut short): recover stores what it can read,
 # says in one line which process is not in the run, records the loss in the run

@@ -190,8 +190,9 @@ static void test_failed_write(const char *dir)
 	struct store *s = store_open(path, STORE_CREATE, &err);
 	CHECK(s != NULL);
 	CHECK(s && store_add_run(s, p, &err) < 0);
-	/* ENOSPC is SQLite's "database or disk is full", EFBIG its "disk I/O error" */
-	if (!CHECK(strstr(err.msg, "is full") || strstr(err.msg, "disk I/O error")))
+	/* the limit named as the cause (EFBIG was SQLite's bare "disk I/O error") */
+	if (!CHECK(strstr(err.msg, "full.db: cannot write: the file size limit was reached "
+				    "(ulimit -f: File too large)")))
 		fprintf(stderr, "    %s\n", err.msg);
 	CHECK(access(journal, F_OK) != 0); /* rolled back by the writer, not left hot */
 	store_close(s);
@@ -203,6 +204,33 @@ static void test_failed_write(const char *dir)
 	CHECK(sample_sql_int(path, "SELECT count(*) FROM runs") == 1);
 	free(path);
 	free(journal);
+}
+
+/*
+ * A new store past `ulimit -f` (its schema alone does not fit): the limit
+ * is named as the cause, where SQLite said "disk I/O error".
+ */
+static void test_new_store_fsize(const char *dir)
+{
+	struct zerr err;
+	char *path = sample_path(dir, "small.db");
+	struct zp_profile *p = sample_profile(NULL);
+	struct rlimit old, limit;
+	getrlimit(RLIMIT_FSIZE, &old);
+	limit = old;
+	limit.rlim_cur = 16 * 1024;
+	signal(SIGXFSZ, SIG_IGN);
+	setrlimit(RLIMIT_FSIZE, &limit);
+	CHECK(store_save_run(path, p, &err) < 0);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	if (!CHECK(strstr(err.msg, "small.db: cannot write: the file size limit was reached "
+				    "(ulimit -f: File too large)")))
+		fprintf(stderr, "    %s\n", err.msg);
+	CHECK(access(path, F_OK) != 0);
+	CHECK(count_entries(dir, ".zond-new-") == 0);
+	profile_free(p);
+	free(path);
 }
 
 /*
@@ -241,6 +269,7 @@ int main(void)
 	test_paths(dir);
 	test_creation_seen_whole(dir);
 	test_failed_write(dir);
+	test_new_store_fsize(dir);
 	test_keep_run(dir);
 	sample_rmdir(dir);
 	return check_done();

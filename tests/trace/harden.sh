@@ -233,9 +233,9 @@ if mount -t tmpfs -o size=64k zondtrace mnt 2>/dev/null; then
 	rc=$?
 	[ $rc -eq $plain ] || { [ $plain -eq 0 ] && [ $rc -eq 1 ]; } ||
 		fail "online, store full: status $rc (plainly $plain)"
-	grep -qx "zond: online profile not stored: mnt/full.db: database or disk is full" err.txt ||
+	grep -qx "zond trace: online profile not stored: mnt/full.db: database or disk is full" err.txt ||
 		fail "online, store full: why not said: $(cat err.txt)"
-	kept=$(sed -n 's|^zond: online profile kept in \([^ ,]*\), a store of its own (zond report -i \1)$|\1|p' err.txt)
+	kept=$(sed -n 's|^zond trace: online profile kept in \([^ ,]*\), a store of its own (zond report -i \1)$|\1|p' err.txt)
 	[ -n "$kept" ] && [ "$("$zond" runs -i "$kept" | grep -c ' trace ')" = 1 ] ||
 		fail "online, store full: not kept: $(cat err.txt)"
 	umount mnt

@@ -7,7 +7,8 @@
 #           ELF file on the lowest free one), under a soft file limit below the hard one;
 #   fsize   under `ulimit -f`: the program runs as plainly (zond died of SIGXFSZ making its
 #           memory file before QEMU started); a trace that reaches the limit is cut there,
-#           in one line naming the cause, and the program keeps its status;
+#           in one line naming the cause, and the program keeps its status; an online
+#           store that reaches it is named with the limit (it said "disk I/O error");
 #   tmpfull TMPDIR on a full file system: a complete trace or online run, the program's
 #           status, "trace written" / the summary (it exited 1, silently);
 #   diskfull the trace's file system full: the program's output and status, one line per
@@ -16,6 +17,9 @@
 #   term    SIGTERM reaching zond between its fork of QEMU and its naming of it (widened
 #           with strace's delay of the fork's return) is passed on: the program, which
 #           waits for it, dies of it, and zond too (it was lost, and the program ran on);
+#   pipe    zond's stderr a pipe whose reader has gone (`2>&1 | head -1` once head ended):
+#           zond ends as the program did and keeps the trace or run (it died of SIGPIPE,
+#           141); the program's own SIGPIPE on such a stdout is as plainly;
 #   convert `trace convert` to /dev/full or a full file system: one line naming the real
 #           cause, no file left (it said "Invalid argument");
 #
@@ -81,6 +85,19 @@ fsize)
 	cmp -s plain.out zond.out || fail "ulimit -f 16: output $(cat zond.out)"
 	[ "$(wc -l <err.txt)" = 1 ] && grep -q "^zond trace: .*big.ztrace: cannot write the trace: File too large (ulimit -f)" err.txt ||
 		fail "ulimit -f 16: said: $(cat err.txt)"
+	# the online profile's store past the limit: one line naming the store and the limit (it
+	# said SQLite's "disk I/O error"), and the program as plainly
+	$qemu ./work 3 >plain.out
+	want=$?
+	(
+		ulimit -f 16
+		TMPDIR=$PWD "$zond" trace record -q --online -o big.db -- ./work 3 >zond.out 2>err.txt
+		echo $? >rc.txt
+	)
+	[ "$(cat rc.txt)" = $want ] || fail "ulimit -f 16: online returned $(cat rc.txt), plainly $want"
+	cmp -s plain.out zond.out || fail "ulimit -f 16: online: output $(cat zond.out)"
+	[ "$(cat err.txt)" = "zond trace: online profile lost: big.db: cannot write: the file size limit was reached (ulimit -f: File too large)" ] ||
+		fail "ulimit -f 16: online said: $(cat err.txt)"
 	;;
 tmpfull | diskfull)
 	$cc -O1 -static -o work "$own/work.c" || { fail "build work"; exit 1; }
@@ -186,6 +203,36 @@ term)
 		[ -n "$qpid" ] && kill -TERM $qpid
 		wait $spid
 	fi
+	;;
+pipe)
+	$cc -O1 -static -o work "$own/work.c" || { fail "build work"; exit 1; }
+	# closed OUT ERR CMD...: CMD with stdout (OUT 1) and stderr (ERR 1) a pipe whose reader has
+	# gone, else out.txt and err.txt; prints "exit N" or "signal N"
+	closed() {
+		python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+out = w if sys.argv[1] == "1" else open("out.txt", "w")
+err = w if sys.argv[2] == "1" else open("err.txt", "w")
+p = subprocess.run(sys.argv[3:], stdout=out, stderr=err)  # SIGPIPE default in the child
+print("signal %d" % -p.returncode if p.returncode < 0 else "exit %d" % p.returncode)' "$@"
+	}
+	want=$(closed 0 1 $qemu ./work 3)
+	[ "$want" = "exit 7" ] || fail "plainly: $want"
+	for mode in "" --online; do
+		rm -f p.ztrace p.db
+		out=p.ztrace
+		[ -n "$mode" ] && out=p.db
+		got=$(closed 0 1 "$zond" trace record $mode -o $out -- ./work 3)
+		[ "$got" = "$want" ] || fail "stderr closed $mode: $got, plainly $want"
+		[ "$(cat out.txt)" = "done 3" ] || fail "stderr closed $mode: output $(cat out.txt)"
+		[ -z "$mode" ] && "$zond" trace report -q -o p.db p.ztrace
+		[ "$(calls leaf p.db)" = 3000 ] || fail "stderr closed $mode: leaf $(calls leaf p.db) calls"
+		# the program's own stdout a closed pipe: it dies of SIGPIPE, as plainly
+		plain=$(closed 1 0 $qemu ./work 3)
+		got=$(closed 1 0 "$zond" trace record -q $mode -o $out -- ./work 3)
+		[ "$got" = "$plain" ] || fail "stdout closed $mode: $got, plainly $plain: $(cat err.txt)"
+	done
 	;;
 convert)
 	$cc -O1 -static -o work "$own/work.c" || { fail "build work"; exit 1; }

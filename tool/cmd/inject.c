@@ -29,6 +29,7 @@
 #include "output.h"
 #include "store/store.h"
 #include "symbols/symbols.h"
+#include "util/forward.h"
 
 static const char usage_text[] =
 	"usage: zond inject [-f GLOB]... [--per-run K] [-c NAME] [-o STORE] -- PROG [ARGS]\n"
@@ -1258,6 +1259,10 @@ static int scenario(struct functions_job *job, char **argv)
 {
 	struct zerr err;
 	char prog[PATH_MAX];
+	/* a program (or QEMU) run: from before zond's first line, a closed stderr costs zond's
+	   lines, not the program's status (-p holds SIGPIPE while it patches: scenario.c) */
+	if (argv)
+		forward_own_pipe();
 	if (job->elf) {
 		snprintf(prog, sizeof prog, "%s", job->elf);
 		if (!symbols_is_elf(prog, &err))

@@ -420,6 +420,7 @@ static void make_token(struct launch *l)
 int launch_prepare(struct launch *l, const char *collector, struct zerr *err)
 {
 	const char *inputs[] = {l->prog, NULL};
+	forward_own_pipe(); /* before zond's first line: a closed stderr costs its lines alone */
 	int busy = output_check(l->opt.store, OUTPUT_STORE, inputs, err);
 	if (busy < 0)
 		return -1;
@@ -633,9 +634,6 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 	pid_t pid = fork();
 	if (pid == 0)
 		run_child(l, setup, arg, &fw, &mask);
-	/* zond's own lines on a pipe whose reader left (| head -1): EPIPE, no signal; the
-	   program's status is zond's all the same (the program keeps its own disposition) */
-	signal(SIGPIPE, SIG_IGN);
 	forward_to(pid);
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	if (pid < 0) {
@@ -744,6 +742,8 @@ static void launch_describe(const struct launch *l, struct zp_profile *p, const 
 	p->run.duration_ns = l->duration_ns;
 	p->run.exit_status = l->exit_status;
 	p->run.term_signal = l->term_signal;
+	if (l->end_unknown && l->exit_status < 0 && !l->term_signal)
+		profile_add_meta(p, "end_unknown", l->end_unknown);
 	if (l->knobs) /* the runtime ran as no option of zond's says */
 		profile_add_meta(p, "zond_env", l->knobs);
 	if (*l->token)
@@ -1149,7 +1149,7 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 	/* The program is over: a write of zond's past ulimit -f (the store, no_room's
 	   probe) must fail with EFBIG and be reported, not kill zond with the run. */
 	signal(SIGXFSZ, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN); /* a closed stderr costs zond's lines, not the run or its status */
+	forward_own_pipe(); /* recover's: a closed stderr costs zond's lines, not the run */
 	struct zp_profile *p = profile_new();
 	int stored = 0, failed = launch_read_raw(l, p, &err) < 0;
 	if (failed)

@@ -127,6 +127,7 @@ struct launch {
 	int bare;            /* a bare-metal target (cmd/bare.c): pools fixed in its runtime */
 	int exit_status, term_signal; /* -1 and 0 when unknown */
 	int64_t start_ns, duration_ns;
+	const char *end_unknown; /* why the status is unknown (run meta end_unknown), or NULL */
 	int lock_fd; /* dir's lock (runinfo.h), held while zond lives; -1: none */
 	char *knobs; /* the runtime's variables zond passed on as it found them (run meta zond_env) */
 	char token[40]; /* the run's identity (run meta run_token, run.info token); "": none known */

@@ -208,6 +208,10 @@ static void end_from_heads(struct launch *l, const struct raw_heads *rh)
 		if (h->end_realtime_ns > end)
 			end = h->end_realtime_ns;
 	}
+	if (last && last->state == ZR_RUNNING) /* not alive (still_running): it ended unseen */
+		l->end_unknown = "the program ended unseen after zond was killed (a signal or a "
+				 "crash: the Linux runtime installs no signal handler to note "
+				 "which)";
 	if (!last || (last->state != ZR_EXITED && last->state != ZR_SIGNALED))
 		return; /* killed without a word, as zond was: its end is unknown */
 	l->start_ns = first->start_realtime_ns;

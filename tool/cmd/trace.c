@@ -382,6 +382,7 @@ static int record(struct trace_cmd *t, char **argv)
 	char prog[PATH_MAX], out[PATH_MAX + 16], qemu[64], opt[4 * PATH_MAX + 200];
 	char plugin_arg[2 * PATH_MAX], out_arg[2 * PATH_MAX + 32];
 	const char *file = NULL;
+	forward_own_pipe(); /* before zond's first line: a closed stderr costs its lines alone */
 	int found = find_program(argv[0], &file, prog);
 	if (found != 0)
 		return found;

@@ -25,16 +25,21 @@ static void put_date(FILE *out, int64_t start_ns)
 		put_field(out, "date:", date);
 }
 
-static void put_end(FILE *out, const struct zp_run *r)
+static void put_end(FILE *out, const struct zp_profile *p)
 {
+	const struct zp_run *r = &p->run;
+	const char *unknown = profile_meta(p, "end_unknown"); /* recover: why no one knows */
 	char end[64];
 	if (r->term_signal)
 		snprintf(end, sizeof end, "killed by signal %d", r->term_signal);
 	else if (r->exit_status >= 0)
 		snprintf(end, sizeof end, "exit status %d", r->exit_status);
+	else if (unknown)
+		fprintf(out, "%-11sunknown: %s\n", "end:", unknown);
 	else
 		return;
-	put_field(out, "end:", end);
+	if (r->term_signal || r->exit_status >= 0)
+		put_field(out, "end:", end);
 }
 
 /*
@@ -144,7 +149,7 @@ void report_header(const struct zp_profile *p, FILE *out)
 	put_date(out, r->start_ns);
 	if (r->duration_ns > 0)
 		put_field(out, "duration:", format_ns(buf, (uint64_t)r->duration_ns));
-	put_end(out, r);
+	put_end(out, p);
 	fprintf(out, "%-11s%zu\n", "threads:", p->nthreads);
 	put_field(out, "clock:", r->clock);
 	/* the runtime's expert knobs, passed on from zond's environment: the run is not plain */

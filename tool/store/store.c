@@ -231,6 +231,19 @@ static int journal_exists(const struct store *s)
 	return access(journal, F_OK) == 0;
 }
 
+/*
+ * The errno of the system call that failed, 0 if unknown: the store file's
+ * last failed call (a write past the limit), else what SQLite noted, which
+ * the calls of its rollback may have overwritten.
+ */
+static int system_errno(struct store *s)
+{
+	int e = 0;
+	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_LAST_ERRNO, &e) == SQLITE_OK && e)
+		return e;
+	return sqlite3_system_errno(s->db);
+}
+
 static int db_error(struct store *s, struct zerr *err)
 {
 	int code = sqlite3_errcode(s->db) & 0xff;
@@ -249,6 +262,14 @@ static int db_error(struct store *s, struct zerr *err)
 				"write the store and its directory must roll back first: any zond "
 				"command of theirs on it does",
 				s->path, s->file);
+	/*
+	 * A write past `ulimit -f` (zond ignores SIGXFSZ while it writes) is
+	 * SQLite's "disk I/O error": the limit is the cause, said as such.
+	 */
+	int sys = code == SQLITE_IOERR ? system_errno(s) : 0;
+	if (sys == EFBIG)
+		return zerr_set(err, "%s: cannot write: the file size limit was reached (ulimit -f: %s)",
+				s->path, strerror(EFBIG));
 	if (extended == SQLITE_READONLY_DBMOVED)
 		return zerr_set(err, "%s: the store was removed or replaced while zond had it open",
 				s->path);
@@ -261,6 +282,8 @@ static int db_error(struct store *s, struct zerr *err)
 	if (code == SQLITE_ERROR &&
 	    (strncmp(msg, "no such table", 13) == 0 || strncmp(msg, "no such column", 14) == 0))
 		return zerr_set(err, "%s: damaged zond profile store (%s)", s->path, msg);
+	if (sys) /* the system's cause too */
+		return zerr_set(err, "%s: %s (%s)", s->path, msg, strerror(sys));
 	return zerr_set(err, "%s: %s", s->path, msg);
 }
 

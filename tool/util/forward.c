@@ -145,3 +145,17 @@ void forward_defer(void)
 		sigaddset(&set, forward_signals[i]);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
+
+static void own_pipe(int sig)
+{
+	(void)sig; /* the write that raised it fails with EPIPE: said there, or not at all */
+}
+
+void forward_own_pipe(void)
+{
+	struct sigaction sa = {.sa_handler = own_pipe, .sa_flags = SA_RESTART}, old;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+		return; /* ignored already, as the program will find it */
+	sigaction(SIGPIPE, &sa, NULL);
+}

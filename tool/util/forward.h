@@ -58,4 +58,17 @@ int forward_held(void);
  */
 void forward_defer(void);
 
+/*
+ * zond's own lines on a pipe whose reader left (`zond trace record -- PROG
+ * 2>&1 | head -1`, a `less` quit early) cost those lines only: the write
+ * fails with EPIPE and zond goes on, stores the run and ends as the program
+ * did, where SIGPIPE killed it (status 141).  Called first thing by every
+ * command that runs a program, before zond's first line.  A handler that
+ * does nothing, not SIG_IGN: exec gives every program zond starts SIGPIPE's
+ * default back (a caught signal is reset by exec; an ignored one would stay
+ * ignored in the program); a SIGPIPE zond's parent made it ignore stays
+ * ignored, the program's as it would be plainly.
+ */
+void forward_own_pipe(void);
+
 #endif
