@@ -1,6 +1,7 @@
 /* export.c - `zond export`: a run in the formats other tools read. */
 #include <getopt.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,24 @@ static int write_export(export_fn fn, const struct zp_profile *p, const struct e
 	return 0;
 }
 
+/*
+ * Folded stacks, pprof and speedscope write every context's whole path: a
+ * deep recursion makes that quadratic (100,000 levels, 5 * 10^9 frames: a
+ * 10 GB folded file).  Said before it is written, with what stays linear.
+ */
+static void warn_deep_stacks(const struct zp_profile *p, uint32_t thread, const char *format)
+{
+	uint32_t deepest;
+	uint64_t frames = profile_stack_frames(p, thread, &deepest);
+	if (frames < 100000000)
+		return;
+	fprintf(stderr,
+		"zond export: warning: the stacks of run %lld hold %" PRIu64 " frames (%" PRIu32
+		" deep at most): %s writes each one whole, gigabytes to write and to read; "
+		"`zond graph --tree` and --format json or callgrind stay linear\n",
+		(long long)p->run.id, frames, deepest, format);
+}
+
 int cmd_export(int argc, char **argv)
 {
 	struct export_args a = {.o = {.thread = ZP_NONE}};
@@ -181,6 +200,8 @@ int cmd_export(int argc, char **argv)
 		o.event = METRIC_CALLS;
 	else
 		status = read_event("export", &ro, p, &o.event);
+	if (status == 0 && (fn == export_folded || fn == export_pprof || fn == export_speedscope))
+		warn_deep_stacks(p, o.thread, format);
 	if (status == 0)
 		status = write_export(fn, p, &o, output);
 	if (status == 0 && fn == export_folded && !p->ncontexts)

@@ -15,6 +15,13 @@
  * context's location and those of its callers up to the thread's root
  * (leaf first, as pprof wants), its values the context's calls and self
  * cost per event, labelled with the thread ("thread" name, "pid", "tid").
+ * Each sample is encoded and compressed as soon as it is made, as a
+ * profile of that one sample: protobuf reads messages written one after
+ * another as one message whose repeated fields are the chunks' in order,
+ * so the samples come first and a last chunk holds the rest (string table,
+ * locations, functions, mappings, types).  The writer then holds one
+ * stack at a time, not every context's, which a deep recursion makes
+ * quadratic (8 bytes per frame: gigabytes at 20,000 levels).
  * pprof then sums self costs into a function's flat figure and, counting a
  * function once per stack, the inclusive cost of its outermost activations
  * into its cum figure: zond's own self and inclusive.  A run without
@@ -64,6 +71,43 @@ static int64_t intern(struct strtab *t, const char *s)
 	return i;
 }
 
+/* A protobuf-c output buffer that deflates into a gzip stream on a FILE. */
+struct gzip_out {
+	ProtobufCBuffer base;
+	z_stream z;
+	FILE *out;
+	int failed;
+};
+
+static void gzip_write(struct gzip_out *g, const uint8_t *data, size_t len, int flush)
+{
+	unsigned char buf[1 << 16];
+	g->z.next_in = (Bytef *)data;
+	g->z.avail_in = (uInt)len;
+	do {
+		g->z.next_out = buf;
+		g->z.avail_out = sizeof buf;
+		int rc = deflate(&g->z, flush);
+		if (rc == Z_STREAM_ERROR)
+			g->failed = 1;
+		size_t have = sizeof buf - g->z.avail_out;
+		if (have && fwrite(buf, 1, have, g->out) != have)
+			g->failed = 1;
+	} while (!g->failed && (g->z.avail_out == 0 || (flush == Z_FINISH && g->z.avail_in)));
+}
+
+static void gzip_append(ProtobufCBuffer *buffer, size_t len, const uint8_t *data)
+{
+	struct gzip_out *g = (struct gzip_out *)buffer;
+	/* deflate takes uInt lengths: feed a long run in pieces */
+	while (!g->failed && len) {
+		size_t n = len < (1u << 30) ? len : (1u << 30);
+		gzip_write(g, data, n, Z_NO_FLUSH);
+		data += n;
+		len -= n;
+	}
+}
+
 struct pprof {
 	const struct zp_profile *p;
 	PProfile msg;
@@ -77,9 +121,8 @@ struct pprof {
 	PLine **line_ptrs;
 	PFunction *functions;
 	PMapping *mappings;
-	size_t nsamples, cap;
-	PSample **samples;
 	int64_t label_keys[NLABELS];
+	struct gzip_out *out; /* where each sample goes as it is made */
 };
 
 static void add_value_types(struct pprof *w, int metric)
@@ -170,11 +213,13 @@ static void add_sample(struct pprof *w, uint32_t thread, const uint64_t *locatio
 	s->label = label_ptrs;
 	s->n_location_id = depth;
 	s->location_id = ids;
-	if (w->nsamples == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 256;
-		w->samples = zp_xrealloc(w->samples, w->cap * sizeof *w->samples);
-	}
-	w->samples[w->nsamples++] = s;
+	/* a profile of this sample alone, read as part of the one profile */
+	PProfile one;
+	perftools__profiles__profile__init(&one);
+	one.n_sample = 1;
+	one.sample = &s;
+	perftools__profiles__profile__pack_to_buffer(&one, &w->out->base);
+	free(s);
 }
 
 /* One sample per context of the exported threads: its stack, leaf first. */
@@ -304,55 +349,24 @@ static void list_locations(struct pprof *w)
 	w->msg.n_location = w->msg.n_function = n;
 }
 
-/* A protobuf-c output buffer that deflates into a gzip stream on a FILE. */
-struct gzip_out {
-	ProtobufCBuffer base;
-	z_stream z;
-	FILE *out;
-	int failed;
-};
-
-static void gzip_write(struct gzip_out *g, const uint8_t *data, size_t len, int flush)
+static int gzip_begin(struct gzip_out *g, FILE *out, struct zerr *err)
 {
-	unsigned char buf[1 << 16];
-	g->z.next_in = (Bytef *)data;
-	g->z.avail_in = (uInt)len;
-	do {
-		g->z.next_out = buf;
-		g->z.avail_out = sizeof buf;
-		int rc = deflate(&g->z, flush);
-		if (rc == Z_STREAM_ERROR)
-			g->failed = 1;
-		size_t have = sizeof buf - g->z.avail_out;
-		if (have && fwrite(buf, 1, have, g->out) != have)
-			g->failed = 1;
-	} while (!g->failed && (g->z.avail_out == 0 || (flush == Z_FINISH && g->z.avail_in)));
-}
-
-static void gzip_append(ProtobufCBuffer *buffer, size_t len, const uint8_t *data)
-{
-	struct gzip_out *g = (struct gzip_out *)buffer;
-	/* deflate takes uInt lengths: feed a long run in pieces */
-	while (!g->failed && len) {
-		size_t n = len < (1u << 30) ? len : (1u << 30);
-		gzip_write(g, data, n, Z_NO_FLUSH);
-		data += n;
-		len -= n;
-	}
-}
-
-static int write_gzipped(const PProfile *msg, FILE *out, struct zerr *err)
-{
-	struct gzip_out g = {.base.append = gzip_append, .out = out};
+	*g = (struct gzip_out){.base.append = gzip_append, .out = out};
 	/* windowBits 15 + 16: a gzip header and trailer around the deflate stream */
-	if (deflateInit2(&g.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
+	if (deflateInit2(&g->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return zerr_set(err, "cannot start gzip compression");
-	perftools__profiles__profile__pack_to_buffer(msg, &g.base);
-	if (!g.failed)
-		gzip_write(&g, NULL, 0, Z_FINISH);
-	deflateEnd(&g.z);
-	if (g.failed || ferror(out))
+	return 0;
+}
+
+/* Ends the stream with msg, the profile but its samples (written already). */
+static int gzip_end(struct gzip_out *g, const PProfile *msg, struct zerr *err)
+{
+	perftools__profiles__profile__pack_to_buffer(msg, &g->base);
+	if (!g->failed)
+		gzip_write(g, NULL, 0, Z_FINISH);
+	deflateEnd(&g->z);
+	if (g->failed || ferror(g->out))
 		return zerr_set(err, "cannot write the pprof profile");
 	return 0;
 }
@@ -360,9 +374,6 @@ static int write_gzipped(const PProfile *msg, FILE *out, struct zerr *err)
 static void pprof_free(struct pprof *w)
 {
 	strtab_free(&w->str);
-	for (size_t i = 0; i < w->nsamples; i++)
-		free(w->samples[i]);
-	free(w->samples);
 	free(w->types);
 	free(w->type_ptrs);
 	free(w->location_of);
@@ -382,7 +393,10 @@ int export_pprof(const struct zp_profile *p, const struct export_options *o, FIL
 {
 	if (export_check_options(p, o, err) < 0)
 		return -1;
-	struct pprof w = {.p = p};
+	struct gzip_out g;
+	if (gzip_begin(&g, out, err) < 0)
+		return -1;
+	struct pprof w = {.p = p, .out = &g};
 	size_t nnodes = p->nnodes ? p->nnodes : 1;
 	perftools__profiles__profile__init(&w.msg);
 	intern(&w.str, ""); /* string 0 must be "" */
@@ -400,8 +414,6 @@ int export_pprof(const struct zp_profile *p, const struct export_options *o, FIL
 		add_context_samples(&w, o->thread);
 	else
 		add_flat_samples(&w, o->thread);
-	w.msg.n_sample = w.nsamples;
-	w.msg.sample = w.samples;
 	add_mappings(&w);
 	list_locations(&w);
 
@@ -416,7 +428,7 @@ int export_pprof(const struct zp_profile *p, const struct export_options *o, FIL
 	w.msg.n_string_table = w.str.n;
 	w.msg.string_table = w.str.s;
 
-	int rc = write_gzipped(&w.msg, out, err);
+	int rc = gzip_end(&g, &w.msg, err);
 	pprof_free(&w);
 	return rc;
 }

@@ -615,6 +615,25 @@ struct zp_view *profile_view(const struct zp_profile *p, uint32_t thread)
 	return v;
 }
 
+uint64_t profile_stack_frames(const struct zp_profile *p, uint32_t thread, uint32_t *deepest)
+{
+	/* a parent comes before its children: one pass gives every depth */
+	uint32_t *depth = zp_xcalloc(p->ncontexts + 1, sizeof *depth);
+	uint64_t frames = 0;
+	*deepest = 0;
+	for (size_t i = 0; i < p->ncontexts; i++) {
+		uint32_t up = p->contexts[i].parent;
+		depth[i] = up == ZP_NONE || up >= i ? 1 : depth[up] + 1;
+		if (thread != ZP_NONE && p->contexts[i].thread != thread)
+			continue;
+		frames += depth[i];
+		if (depth[i] > *deepest)
+			*deepest = depth[i];
+	}
+	free(depth);
+	return frames;
+}
+
 uint64_t profile_view_avg(const struct zp_view *v, uint32_t n, unsigned event)
 {
 	const struct zp_stat *s = &v->nodes[n];

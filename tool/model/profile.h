@@ -331,6 +331,13 @@ struct zp_view {
 	 */
 	uint64_t *ctx_calls;
 };
+/*
+ * The frames of every context's stack of one thread (ZP_NONE: all), what a
+ * format that writes each context's whole path (folded, pprof, speedscope)
+ * writes: the sum of the contexts' depths; *deepest, the largest depth.
+ */
+uint64_t profile_stack_frames(const struct zp_profile *p, uint32_t thread, uint32_t *deepest);
+
 struct zp_view *profile_view(const struct zp_profile *p, uint32_t thread);
 void profile_view_free(struct zp_view *v);
 /*
