@@ -421,7 +421,8 @@ static void calibrate(void)
 
 static struct zrt_thread *self(void)
 {
-	return &za_self.core;
+	/* a TLS shared with tasks (tasks.h): the owner's, the thread the signal is for */
+	return zl_owner();
 }
 
 static char *env_globs(const char *name)

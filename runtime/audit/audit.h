@@ -112,6 +112,29 @@ struct za_thread {
 
 extern __thread struct za_thread za_self __attribute__((tls_model("initial-exec")));
 
+/*
+ * Tasks that run on their creator's thread pointer (clone with CLONE_VM and
+ * without CLONE_SETTLS: guards.c's clone): each gets a struct za_thread of
+ * its own, found by its stack pointer while the creator's za_self is
+ * ZRT_THREAD_SHARED (runtime/linux/tasks.h, tasks.c built here with these).
+ * vfork children are not kept apart (vfork is counted, never wrapped).
+ */
+#define ZL_TASK_STATE struct za_thread
+#define ZL_TASK_SELF za_self
+#define ZL_TASK_CORE(s) (&(s)->core)
+#define ZL_TASK_START() ((void)0)
+#define ZL_TASK_SHARING(on) za_tasks_sharing(on)
+#define ZL_TASK_END(s) za_task_end(s)
+/* The creator's TLS shared (1: its fast counters put aside), or its own again (0). */
+void za_tasks_sharing(int on);
+/* A task's state ends: its slot ended, its frames unmapped. */
+void za_task_end(struct za_thread *t);
+
+#include "../linux/tasks.h"
+
+/* The core's view of the calling task's slot (not for the per-call path). */
+#define za_me() (&zl_me()->core)
+
 /* ---- the wrapper (wrapper.S) and its probes (probes.c) ------------------ */
 
 void za_wrap_timed(void);

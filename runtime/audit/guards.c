@@ -3,7 +3,7 @@
  * (runtime/linux/guard.h): the program's and its libraries' PLT calls of
  * sigaction, signal, sigprocmask, pthread_sigmask, sigaltstack, the exec
  * family, posix_spawn(p), system, popen, swapcontext, prctl, syscall, pthread_create,
- * thrd_create, sigsetmask, sighold, sigrelse and backtrace are bound to the
+ * thrd_create, sigsetmask, sighold, sigrelse, backtrace and clone are bound to the
  * functions here (la_symbind64, audit.c),
  * profiled or not, and these call the function the binding was for.  A
  * profiled one is still counted: its target's real function is the guard.
@@ -42,7 +42,7 @@ enum {
 	G_EXECVE, G_EXECV, G_EXECVP, G_EXECVPE, G_FEXECVE, G_EXECVEAT,
 	G_EXECL, G_EXECLP, G_EXECLE, G_POSIX_SPAWN, G_POSIX_SPAWNP, G_SYSTEM, G_POPEN,
 	G_SWAPCONTEXT, G_PRCTL, G_SYSCALL, G_PTHREAD_CREATE, G_THRD_CREATE,
-	G_SIGSETMASK, G_SIGHOLD, G_SIGRELSE, G_BACKTRACE,
+	G_SIGSETMASK, G_SIGHOLD, G_SIGRELSE, G_BACKTRACE, G_CLONE,
 	G_COUNT
 };
 
@@ -99,7 +99,7 @@ static int guard_sigaltstack(const stack_t *ss, stack_t *old)
 {
 	int rc = REAL(sigaltstack_fn, G_SIGALTSTACK)(ss, old);
 	if (rc == 0)
-		zl_guard_altstack(&za_self.core, ss);
+		zl_guard_altstack(za_me(), ss);
 	return rc;
 }
 
@@ -107,7 +107,7 @@ static int guard_sigaltstack(const stack_t *ss, stack_t *old)
 static int guarded(int real_index, struct zl_exec_call c, char *const envp[])
 {
 	c.real = REAL(void, real_index);
-	return zl_guard_exec_call(&za_self.core, &c, envp);
+	return zl_guard_exec_call(za_me(), &c, envp);
 }
 
 /* the program's environ (its C library's, not ours), found at la_preinit */
@@ -125,8 +125,8 @@ static int guard_execv(const char *path, char *const argv[])
 		return guarded(G_EXECVE, (struct zl_exec_call){.path = path, .argv = argv},
 			       *program_environ);
 	struct zl_exec_note note;
-	zl_guard_exec(&za_self.core, &note);
-	return zl_guard_exec_failed(&za_self.core, &note, REAL(zl_execv_fn, G_EXECV)(path, argv));
+	zl_guard_exec(za_me(), &note);
+	return zl_guard_exec_failed(za_me(), &note, REAL(zl_execv_fn, G_EXECV)(path, argv));
 }
 
 static int guard_execvp(const char *file, char *const argv[])
@@ -135,8 +135,8 @@ static int guard_execvp(const char *file, char *const argv[])
 		return guarded(G_EXECVPE, (struct zl_exec_call){.path = file, .argv = argv},
 			       *program_environ);
 	struct zl_exec_note note;
-	zl_guard_exec(&za_self.core, &note);
-	return zl_guard_exec_failed(&za_self.core, &note, REAL(zl_execv_fn, G_EXECVP)(file, argv));
+	zl_guard_exec(za_me(), &note);
+	return zl_guard_exec_failed(za_me(), &note, REAL(zl_execv_fn, G_EXECVP)(file, argv));
 }
 
 static int guard_execvpe(const char *file, char *const argv[], char *const envp[])
@@ -224,6 +224,19 @@ static int guard_thrd_create(void *thread, int (*start)(void *), void *arg)
 }
 
 /*
+ * clone: a task on its creator's thread pointer (CLONE_VM without
+ * CLONE_SETTLS) gets a state of its own (tasks.h), its calls kept apart
+ * from its creator's.  glibc's clone reads all seven arguments whatever
+ * the flags, and so does this (see prctl below).
+ */
+static int guard_clone(int (*fn)(void *), void *stack, int flags, void *arg, pid_t *ptid,
+		       void *tls, pid_t *ctid)
+{
+	return zl_guard_clone(REAL(zl_clone_fn, G_CLONE), fn, stack, flags, arg, ptid, tls, ctid,
+			      (uintptr_t)__builtin_dwarf_cfa());
+}
+
+/*
  * backtrace: the program's stack as it would be without zond.  A timed
  * wrapper returns into itself (za_return_point), so an unwinder finds one
  * frame of this library for each wrapped call open on the stack, and this
@@ -271,11 +284,11 @@ typedef int swapcontext_fn(ucontext_t *, const ucontext_t *);
 
 static int guard_swapcontext(ucontext_t *save, const ucontext_t *to)
 {
-	struct zrt_thread *t = &za_self.core;
+	struct zrt_thread *t = za_me();
 	if (t->state == ZRT_THREAD_ON)
 		zrt_park(t, (uintptr_t)save, 1);
 	int rc = REAL(swapcontext_fn, G_SWAPCONTEXT)(save, to);
-	t = &za_self.core; /* back through save: maybe on another thread */
+	t = za_me(); /* back through save: maybe on another thread */
 	if (t->state == ZRT_THREAD_ON)
 		zrt_unpark(t, (uintptr_t)save);
 	return rc;
@@ -382,6 +395,7 @@ static const struct {
 	[G_SIGHOLD] = {"sighold", (void *)guard_sighold, -1},
 	[G_SIGRELSE] = {"sigrelse", (void *)guard_sigrelse, -1},
 	[G_BACKTRACE] = {"backtrace", (void *)guard_backtrace, -1},
+	[G_CLONE] = {"clone", (void *)guard_clone, -1},
 };
 
 static int guard_index(const char *name)

@@ -80,6 +80,11 @@ void za_thread_gone(void *arg)
 {
 	(void)arg;
 	zl_sample_thread_end();
+	if (za_self.core.state == ZRT_THREAD_SHARED) {
+		/* tasks on its TLS still run: their states and frames stay theirs */
+		zrt_thread_end(zl_owner());
+		return;
+	}
 	zrt_thread_end(&za_self.core);
 	if (za_self.core.state == ZRT_THREAD_ON)
 		return;
@@ -93,13 +98,69 @@ void za_thread_gone(void *arg)
 	za_self.depth = 0;
 }
 
-/* 1 when t records; a call of a thread that found no slot is counted as lost */
-static int ready(struct za_thread *t)
+/* ---- tasks on their creator's TLS (tasks.h) ---------------------------- */
+
+/* The owner's fast table while its TLS is shared: every task counts through za_count. */
+static __thread struct za_fast *fast_kept __attribute__((tls_model("initial-exec")));
+
+void za_tasks_sharing(int on)
 {
-	if (zrt_likely(t->core.state == ZRT_THREAD_ON) || za_thread_start(t))
-		return 1;
+	if (on) {
+		fast_kept = za_fast;
+		za_fast = NULL;
+	} else {
+		za_fast = fast_kept;
+		fast_kept = NULL;
+	}
+}
+
+void za_task_end(struct za_thread *t)
+{
+	zrt_thread_end(&t->core);
+	if (t->frames && !zl_sealed)
+		zl_syscall6(SYS_munmap, (long)t->frames, ZA_MAX_FRAMES * sizeof(struct za_frame),
+			    0, 0, 0, 0);
+	t->frames = NULL;
+	t->depth = 0;
+}
+
+/* ready's rare case: a thread's first call, a thread not recorded, a shared TLS */
+static __attribute__((noinline, cold)) struct za_thread *ready_slow(struct za_thread *t,
+								      uint64_t sp)
+{
+	if (t->core.state == ZRT_THREAD_SHARED) {
+		/* the task whose stack holds sp; NULL: its calls are not kept (counted) */
+		t = zl_shared_task(sp, ZL_TASK_ENTER);
+		if (!t)
+			return NULL;
+		if (t->core.state == ZRT_THREAD_ON)
+			return t;
+	}
+	if (za_thread_start(t))
+		return t;
 	zrt_count_lost_call(&t->core);
-	return 0;
+	return NULL;
+}
+
+/*
+ * The state of the task making a call at sp, when it records; NULL else (a
+ * call of a thread that found no slot is counted as lost).
+ */
+static inline struct za_thread *ready(uint64_t sp)
+{
+	struct za_thread *t = &za_self;
+	if (zrt_likely(t->core.state == ZRT_THREAD_ON))
+		return t;
+	return ready_slow(t, sp);
+}
+
+/* za_exit on a shared TLS: the state whose frames hold fr, NULL for none. */
+static __attribute__((noinline, cold)) struct za_thread *frame_owner(struct za_frame *fr)
+{
+	struct za_thread *t = zl_shared_task(fr->sp, ZL_TASK_FRAME);
+	if (t->frames && fr >= t->frames && fr < t->frames + ZA_MAX_FRAMES)
+		return t;
+	return NULL;
 }
 
 /* ---- frames abandoned by longjmp, exceptions, cancellation -------------- */
@@ -185,8 +246,8 @@ static __attribute__((noinline)) void enter_timeline(struct za_thread *t, struct
 struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t ret,
 			  uint64_t saved)
 {
-	struct za_thread *t = &za_self;
-	if (!ready(t))
+	struct za_thread *t = ready(sp);
+	if (!t)
 		return NULL;
 	uint32_t d = t->depth;
 	if (zrt_unlikely((d && frame_dead(&t->frames[d - 1], sp, ret)) || d >= ZA_MAX_FRAMES ||
@@ -236,7 +297,7 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 /* In the parent, from the program's libc just before a fork: the child's frames. */
 void za_fork_prepare(void)
 {
-	zrt_fork_prepare(&za_self.core);
+	zrt_fork_prepare(za_me());
 }
 
 void za_forked_child(void)
@@ -249,18 +310,24 @@ void za_forked_child(void)
 	/* sealed, the pid is the parent's (zl_pid), and only a child calls this: not recorded */
 	if (!zl_sealed && zrt.hdr->pid == zl_pid())
 		return;
-	zl_process_forked(&za_self.core);
+	/* forked by a task on a shared TLS: its state is the child's thread's */
+	zl_process_forked(&zl_tasks_forked()->core);
 	drop_fast_table();
 }
 
 struct za_ret za_exit(struct za_frame *fr, uint64_t result)
 {
 	uint64_t now = zrt.timed ? zl_clock_exit() : 0;
-	struct za_thread *t = &za_self;
 	struct za_ret r = {fr->ret, fr->saved};
 	/* a forked child must not write into its parent's file */
 	if (zrt_unlikely(fr->target->kind & ZA_FORK) && result == 0)
 		za_forked_child();
+	struct za_thread *t = &za_self;
+	if (zrt_unlikely(t->core.state == ZRT_THREAD_SHARED)) {
+		t = frame_owner(fr);
+		if (!t)
+			return r;
+	}
 	if (fr->core && t->core.state == ZRT_THREAD_ON) {
 		if (zrt_unlikely(zrt.timeline))
 			zrt_timeline_exit(&t->core, fr->target->key, fr->sp,
@@ -321,6 +388,9 @@ static void drop_fast_table(void)
  */
 static void start_fast(struct za_thread *t, const struct za_target *target, uint32_t e)
 {
+	/* on a shared TLS every task counts through za_count (za_tasks_sharing) */
+	if (za_self.core.state == ZRT_THREAD_SHARED)
+		return;
 	struct za_fast *table = fast_table();
 	if (!table || e == ZR_NONE || t->fast_busy)
 		return;
@@ -347,8 +417,8 @@ static void start_fast(struct za_thread *t, const struct za_target *target, uint
 
 void za_count(const struct za_target *target, uint64_t sp, uint64_t ret, uint64_t arg0)
 {
-	struct za_thread *t = &za_self;
-	if (!ready(t))
+	struct za_thread *t = ready(sp);
+	if (!t)
 		return;
 	/*
 	 * Calls left by a longjmp are left here too, as at a wrapped call's

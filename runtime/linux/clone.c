@@ -5,7 +5,8 @@
  *
  * clone with CLONE_VM and without CLONE_SETTLS (CLONE_THREAD or not,
  * CLONE_VFORK or not) starts fn on the given stack with the caller's thread
- * pointer: the child runs zl_task_run, which calls fn(arg) and returns what
+ * pointer: the child (guard.c zl_guard_clone, which libzond-audit's guard
+ * of clone calls too) runs zl_task_run, which calls fn(arg) and returns what
  * it returns, after ending the task's struct.  Everything else the child
  * sees is what it would see without zond: its thread pointer, its stack
  * (but for zl_task_run's frame above fn's), its errno (the caller's
@@ -25,6 +26,7 @@
  */
 #define _GNU_SOURCE
 #include "guard.h"
+#include "instrument.h"
 #include "tasks.h"
 
 #include <dlfcn.h>
@@ -35,8 +37,7 @@
 
 #define API __attribute__((visibility("default")))
 
-typedef int clone_fn(int (*)(void *), void *, int, void *, pid_t *, void *, pid_t *);
-static clone_fn *real_clone;
+static zl_clone_fn *real_clone;
 #if defined(__x86_64__)
 __attribute__((visibility("hidden"))) void *zl_real_vfork;
 #endif
@@ -44,7 +45,7 @@ __attribute__((visibility("hidden"))) void *zl_real_vfork;
 /* Looked up at load: a vfork child then calls no dlsym. */
 __attribute__((constructor)) static void find_reals(void)
 {
-	real_clone = (clone_fn *)dlsym(RTLD_NEXT, "clone");
+	real_clone = (zl_clone_fn *)dlsym(RTLD_NEXT, "clone");
 #if defined(__x86_64__)
 	zl_real_vfork = dlsym(RTLD_NEXT, "vfork");
 #endif
@@ -65,22 +66,12 @@ API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 		errno = ENOSYS;
 		return -1;
 	}
+	/* zl_task_new may start the runtime: errno as the program left it for the real clone */
 	int saved_errno = errno;
-	struct zl_task *k = NULL;
-	if ((flags & CLONE_VM) && !(flags & CLONE_SETTLS) && fn && stack)
-		k = zl_task_new((uintptr_t)stack, (uintptr_t)__builtin_frame_address(0), fn, arg);
-	uint32_t gen = k ? zl_task_gen(k) : 0;
-	int blocked = zl_guard_inherit_begin();
+	zl_start();
 	errno = saved_errno;
-	int rc = k ? real_clone(zl_task_run, stack, flags, k, ptid, tls, ctid)
-		   : real_clone(fn, stack, flags, arg, ptid, tls, ctid);
-	saved_errno = errno;
-	zl_guard_inherit_end(blocked);
-	/* no child, or a CLONE_VFORK child that exec'ed or ended: its entry gone */
-	if (k && (rc == -1 || (flags & CLONE_VFORK)))
-		zl_task_done(k, gen);
-	errno = saved_errno;
-	return rc;
+	return zl_guard_clone(real_clone, fn, stack, flags, arg, ptid, tls, ctid,
+			      (uintptr_t)__builtin_dwarf_cfa());
 }
 
 #if defined(__x86_64__)

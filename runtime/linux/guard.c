@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stddef.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "sample.h"
+#include "tasks.h"
 
 int zl_guard_disposition(int sig, const void *handler)
 {
@@ -163,6 +165,25 @@ void zl_guard_inherit_end(int blocked)
 {
 	if (blocked)
 		zl_sample_mask(blocked, SIG_UNBLOCK);
+}
+
+int zl_guard_clone(zl_clone_fn *real, int (*fn)(void *), void *stack, int flags, void *arg,
+		   pid_t *ptid, void *tls, pid_t *ctid, uint64_t caller_sp)
+{
+	struct zl_task *k = NULL;
+	if ((flags & CLONE_VM) && !(flags & CLONE_SETTLS) && fn && stack)
+		k = zl_task_new((uintptr_t)stack, caller_sp, fn, arg);
+	uint32_t gen = k ? zl_task_gen(k) : 0;
+	int blocked = zl_guard_inherit_begin();
+	int rc = k ? real(zl_task_run, stack, flags, k, ptid, tls, ctid)
+		   : real(fn, stack, flags, arg, ptid, tls, ctid);
+	int saved_errno = errno;
+	zl_guard_inherit_end(blocked);
+	/* no child, or a CLONE_VFORK child that exec'ed or ended: its entry gone */
+	if (k && (rc == -1 || (flags & CLONE_VFORK)))
+		zl_task_done(k, gen);
+	errno = saved_errno;
+	return rc;
 }
 
 /* The sampling signal the program blocked (in its view) while exec ran, 0 for none. */

@@ -14,6 +14,15 @@
 /* The calling thread's probe state (initial-exec TLS: one instruction away). */
 extern __thread struct zrt_thread zl_self __attribute__((tls_model("initial-exec")));
 
+/* Tasks sharing a thread's TLS (tasks.h): libzond's state is zl_self. */
+#define ZL_TASK_STATE struct zrt_thread
+#define ZL_TASK_SELF zl_self
+#define ZL_TASK_CORE(s) (s)
+#define ZL_TASK_START() zl_start()
+#define ZL_TASK_SHARING(on) ((void)(on))
+#define ZL_TASK_END(s) zrt_thread_end(s)
+#define ZL_TASK_VFORK 1
+
 /*
  * An entry point's frame address, the "sp" of the frame it opens or closes
  * (core.h): where its frame pointer would point, two words below the

@@ -24,11 +24,20 @@
  * task's side: errno is the owner's variable, read and written by the owner
  * at the same time.  Only system calls of the port's (raw, no errno).
  *
+ * Written for libzond's state (zl_self, a struct zrt_thread) and built
+ * into libzond-audit as well (runtime/audit/tasks.c) with its own (za_self,
+ * a struct za_thread): the collector's header names it (tasks.h,
+ * ZL_TASK_STATE ...); zl_self above stands for either.
+ *
  * A vfork child runs on its parent's stack and TLS while the parent waits:
  * zl_self is swapped for a fresh struct in the child (zl_task_vforked) and
  * swapped back when the parent goes on, the child's frames closed then.
  */
 #define _GNU_SOURCE
+/* libzond's state, unless the collector that includes this file named its own (tasks.h) */
+#ifndef ZL_TASK_STATE
+#include "instrument.h"
+#endif
 #include "tasks.h"
 
 #include <fcntl.h>
@@ -43,7 +52,7 @@ struct zl_task {
 	uint64_t lo, hi;
 	int (*fn)(void *);
 	void *arg;
-	struct zrt_thread t;
+	ZL_TASK_STATE t;
 };
 
 struct group {
@@ -52,14 +61,25 @@ struct group {
 	   not recorded from now on (counted), the owner's included */
 	uint32_t lost;
 	uint32_t top; /* entries ever claimed: [0, top) */
-	struct zrt_thread parent;
+	ZL_TASK_STATE parent;
 	struct zl_task tasks[TASKS];
 };
 
 static struct group groups[GROUPS];
 /* a thread whose TLS is shared and that found no group: nothing recorded on it */
 static struct group no_group = {.used = 1, .lost = 1};
-struct zrt_thread zl_no_task = {.state = ZRT_THREAD_OFF};
+ZL_TASK_STATE zl_no_task;
+#define SELF (&ZL_TASK_SELF)
+#define CORE(s) ZL_TASK_CORE(s)
+
+/* zl_no_task OFF (zero is NEW) before any task can be started */
+__attribute__((constructor)) static void no_task_off(void)
+{
+	CORE(&zl_no_task)->state = ZRT_THREAD_OFF;
+}
+/* the state's own word comes first: the rest of it is copied before it */
+_Static_assert(__builtin_offsetof(struct zrt_thread, state) == 0, "state first");
+
 
 /* The group of the calling thread's TLS (NULL: not shared). */
 static __thread struct group *my_group __attribute__((tls_model("initial-exec")));
@@ -74,24 +94,26 @@ static void count_lost(void)
 }
 
 /* The owner, alone again: its struct back in zl_self (a probe of its own, not busy). */
-static struct zrt_thread *unshare(struct group *g)
+static ZL_TASK_STATE *unshare(struct group *g)
 {
-	struct zrt_thread *p = &g->parent;
-	zrt_take(p, ZRT_HERE());
+	ZL_TASK_STATE *p = &g->parent;
+	uint32_t state = CORE(p)->state;
+	zrt_take(CORE(p), ZRT_HERE());
 	/* everything but the state first: a signal handler (the sampler) reading
-	   zl_self takes the group's struct until the state says otherwise */
-	__builtin_memcpy((char *)&zl_self + sizeof zl_self.state, (char *)p + sizeof p->state,
-			 sizeof *p - sizeof p->state);
+	   the state takes the group's struct until the state says otherwise */
+	__builtin_memcpy((char *)SELF + sizeof state, (char *)p + sizeof state,
+			 sizeof *p - sizeof state);
 	zrt_signal_fence();
-	__atomic_store_n(&zl_self.state, p->state, __ATOMIC_RELAXED);
+	__atomic_store_n(&CORE(SELF)->state, state, __ATOMIC_RELAXED);
 	zrt_signal_fence();
 	my_group = NULL;
+	ZL_TASK_SHARING(0);
 	__atomic_store_n(&g->used, 0, __ATOMIC_RELEASE);
-	zrt_unbusy(&zl_self);
-	return &zl_self;
+	zrt_unbusy(CORE(SELF));
+	return SELF;
 }
 
-struct zrt_thread *zl_shared_task(uint64_t sp, int how)
+ZL_TASK_STATE *zl_shared_task(uint64_t sp, int how)
 {
 	struct group *g = my_group;
 	if (!g)
@@ -113,19 +135,22 @@ struct zrt_thread *zl_shared_task(uint64_t sp, int how)
 	if (__atomic_load_n(&g->lost, __ATOMIC_RELAXED)) {
 		if (how == ZL_TASK_ENTER)
 			count_lost();
+		/* the owner's frames opened before: in its struct (no group: still its own) */
+		if (how == ZL_TASK_FRAME)
+			return g == &no_group ? SELF : &g->parent;
 		return NULL;
 	}
-	if (!others && how != ZL_TASK_OTHER && !g->parent.busy)
+	if (!others && how != ZL_TASK_OTHER && !CORE(&g->parent)->busy)
 		return unshare(g);
 	return &g->parent;
 }
 
 struct zrt_thread *zl_owner(void)
 {
-	if (__builtin_expect(zl_self.state != ZRT_THREAD_SHARED, 1))
-		return &zl_self;
+	if (__builtin_expect(CORE(SELF)->state != ZRT_THREAD_SHARED, 1))
+		return CORE(SELF);
 	struct group *g = my_group;
-	return g && g != &no_group ? &g->parent : &zl_no_task;
+	return g && g != &no_group ? CORE(&g->parent) : CORE(&zl_no_task);
 }
 
 /* ---- new tasks ------------------------------------------------------------ */
@@ -175,18 +200,28 @@ static int mapping_of(uint64_t addr, uint64_t *lo, uint64_t *hi)
 }
 
 /*
+ * Room above the clone's caller's stack pointer that its own later calls
+ * may still use: the stack arguments of the clone call itself (glibc's
+ * clone takes its seventh on the stack), its calls made without them.
+ */
+enum { CALLER_ROOM = 64 };
+
+/*
  * The bottom of the range of a new task's stack, whose top is hi, made by
- * caller (its stack pointer caller_sp): the mapping's, unless the caller's
- * own stack is in it; then just above the caller's frames below hi, the
- * stack being an array in one of the caller's frames, those below it the
- * caller's.
+ * caller (its stack pointer before the call of clone: caller_sp): the
+ * mapping's, unless the caller's own stack is in it; then above the
+ * caller's stack pointer (and CALLER_ROOM) and its frames below hi, the
+ * stack being an array in one of the caller's frames, everything below it
+ * the caller's.
  */
 static uint64_t stack_floor(uint64_t hi, uint64_t caller_sp, const struct zrt_thread *caller)
 {
 	uint64_t mlo, mhi;
 	if (mapping_of(hi - 1, &mlo, &mhi) == 0 && !(caller_sp >= mlo && caller_sp < mhi))
 		return mlo;
-	uint64_t lo = caller_sp < hi ? caller_sp + 1 : 0;
+	uint64_t lo = caller_sp < hi ? caller_sp + CALLER_ROOM : 0;
+	if (lo > hi)
+		lo = hi;
 	if (caller->state == ZRT_THREAD_ON) {
 		uint32_t d = caller->info->depth < zrt.max_depth ? caller->info->depth : zrt.max_depth;
 		for (uint32_t k = 0; k < d; k++) {
@@ -198,31 +233,32 @@ static uint64_t stack_floor(uint64_t hi, uint64_t caller_sp, const struct zrt_th
 	return lo;
 }
 
-/* zl_self shared from now on: its struct moved into g. */
+/* The thread's state shared from now on: its struct moved into g. */
 static void share(struct group *g)
 {
 	g->lost = 0;
 	g->top = 0;
-	zrt_take(&zl_self, ZRT_HERE());
-	g->parent = zl_self;
+	zrt_take(CORE(SELF), ZRT_HERE());
+	g->parent = *SELF;
 	my_group = g;
+	ZL_TASK_SHARING(1);
 	zrt_signal_fence();
-	__atomic_store_n(&zl_self.state, ZRT_THREAD_SHARED, __ATOMIC_RELAXED);
+	__atomic_store_n(&CORE(SELF)->state, ZRT_THREAD_SHARED, __ATOMIC_RELAXED);
 	zrt_signal_fence();
-	zrt_unbusy(&g->parent);
+	zrt_unbusy(CORE(&g->parent));
 }
 
 struct zl_task *zl_task_new(uint64_t hi, uint64_t caller_sp, int (*fn)(void *), void *arg)
 {
-	zl_start();
+	ZL_TASK_START();
 	if (!zrt.hdr)
 		return NULL;
 	struct group *g = my_group;
 	if (!g) {
-		uint32_t st = zl_self.state;
+		uint32_t st = CORE(SELF)->state;
 		if (st != ZRT_THREAD_ON && st != ZRT_THREAD_NEW)
 			return NULL; /* nothing recorded on this TLS: neither task is */
-		if (zl_self.busy) {
+		if (CORE(SELF)->busy) {
 			/* a signal handler's clone inside a probe of the thread: that
 			   probe goes on with zl_self, which cannot move */
 			g = &no_group;
@@ -236,15 +272,15 @@ struct zl_task *zl_task_new(uint64_t hi, uint64_t caller_sp, int (*fn)(void *), 
 		}
 		if (!g || g == &no_group) {
 			my_group = &no_group;
-			__atomic_store_n(&zl_self.state, ZRT_THREAD_SHARED, __ATOMIC_RELEASE);
+			ZL_TASK_SHARING(1);
+			__atomic_store_n(&CORE(SELF)->state, ZRT_THREAD_SHARED, __ATOMIC_RELEASE);
 			return NULL;
 		}
 		share(g);
 	}
 	if (g == &no_group)
 		return NULL;
-	struct zrt_thread *caller = zl_task_at(caller_sp);
-	uint64_t lo = stack_floor(hi, caller_sp, caller);
+	uint64_t lo = stack_floor(hi, caller_sp, CORE(zl_task_at(caller_sp)));
 	struct zl_task *k = NULL;
 	uint32_t i;
 	for (i = 0; i < TASKS && !k; i++) {
@@ -264,7 +300,7 @@ struct zl_task *zl_task_new(uint64_t hi, uint64_t caller_sp, int (*fn)(void *), 
 		struct zl_task *o = &g->tasks[j];
 		if (o != k && __atomic_load_n(&o->state, __ATOMIC_ACQUIRE) == TASK_LIVE &&
 		    o->hi == hi) {
-			zrt_thread_end(&o->t);
+			ZL_TASK_END(&o->t);
 			__atomic_store_n(&o->state, TASK_FREE, __ATOMIC_RELEASE);
 		}
 	}
@@ -276,8 +312,8 @@ struct zl_task *zl_task_new(uint64_t hi, uint64_t caller_sp, int (*fn)(void *), 
 	k->fn = fn;
 	k->arg = arg;
 	__builtin_memset(&k->t, 0, sizeof k->t);
-	k->t.state = ZRT_THREAD_NEW;
-	k->t.shared_tls = 1;
+	CORE(&k->t)->state = ZRT_THREAD_NEW;
+	CORE(&k->t)->shared_tls = 1;
 	k->gen++;
 	__atomic_store_n(&k->state, TASK_LIVE, __ATOMIC_RELEASE);
 	return k;
@@ -290,7 +326,7 @@ uint32_t zl_task_gen(const struct zl_task *k)
 
 static void task_end(struct zl_task *k)
 {
-	zrt_thread_end(&k->t);
+	ZL_TASK_END(&k->t);
 	__atomic_store_n(&k->state, TASK_FREE, __ATOMIC_RELEASE);
 }
 
@@ -311,6 +347,8 @@ void zl_task_done(struct zl_task *k, uint32_t gen)
 }
 
 /* ---- vfork ---------------------------------------------------------------- */
+
+#ifdef ZL_TASK_VFORK
 
 /* The parent's struct while its vfork child runs on its TLS; vforked: 1 then. */
 static __thread struct zrt_thread vfork_parent __attribute__((tls_model("initial-exec")));
@@ -337,22 +375,23 @@ void zl_task_vforked(long rc)
 	zl_self = vfork_parent;
 	vforked = 0;
 }
+#endif
 
 /* ---- fork ----------------------------------------------------------------- */
 
-struct zrt_thread *zl_tasks_forked(void)
+ZL_TASK_STATE *zl_tasks_forked(void)
 {
 	/* the forking task alone is in the child: the others' entries are stale */
-	if (zl_self.state == ZRT_THREAD_SHARED) {
-		struct zrt_thread *t = zl_shared_task(ZRT_HERE(), ZL_TASK_OTHER);
-		struct zrt_thread copy = t && t != &zl_no_task ? *t : zl_no_task;
-		copy.shared_tls = 0;
-		zl_self = copy;
+	if (CORE(SELF)->state == ZRT_THREAD_SHARED) {
+		ZL_TASK_STATE *t = zl_shared_task(ZRT_HERE(), ZL_TASK_OTHER);
+		*SELF = t && t != &zl_no_task ? *t : zl_no_task;
+		CORE(SELF)->shared_tls = 0;
 		my_group = NULL;
+		ZL_TASK_SHARING(0);
 	}
 	for (int i = 0; i < GROUPS; i++)
 		if (__atomic_load_n(&groups[i].used, __ATOMIC_RELAXED)) {
 			__builtin_memset(&groups[i], 0, sizeof groups[i]);
 		}
-	return &zl_self;
+	return SELF;
 }
