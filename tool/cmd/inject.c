@@ -493,6 +493,7 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		{"lost_process_calls", r->noblock},
 		{"inject_calls_untimed", r->untimed},
 		{"inject_calls_never_returned", r->open},
+		{"inject_threads_in_reused_blocks", r->reused},
 	};
 	for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
 		if (counts[k].n) {
@@ -694,10 +695,10 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 			fprintf(stderr,
 				"zond inject: %llu calls were not measured (counted in no figure): "
 				"%llu deeper than the %d frames a thread's shadow stack holds, %llu "
-				"on threads started after the run's %d thread slots were taken (each "
-				"thread keeps its slot for the whole run, an ended one too: a "
-				"thread that reuses an ended one's stack reuses its slot) (run meta "
-				"inject_calls_not_measured, lost_depth_calls, lost_thread_calls)\n",
+				"on threads that found none of the run's %d thread slots free "
+				"(threads alive at once, or ended ones whose slots could not be "
+				"given back) (run meta inject_calls_not_measured, lost_depth_calls, "
+				"lost_thread_calls)\n",
 				(unsigned long long)(r.deep + r.noslot), (unsigned long long)r.deep,
 				INJ_DEPTH, (unsigned long long)r.noslot, INJ_THREADS);
 		warn_not_measured(r.sharedtp,

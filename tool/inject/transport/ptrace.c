@@ -781,7 +781,34 @@ static int pt_unmap(struct inject_transport *t, uint64_t addr, size_t len, struc
 	return remote_syscall(as_target(t), SYS_munmap, args, &ret, err);
 }
 
+static int pt_advise(struct inject_transport *t, uint64_t addr, size_t len, int advice,
+		     struct zerr *err)
+{
+	const uint64_t args[6] = {addr, len, (uint64_t)advice};
+	int64_t ret;
+	if (remote_syscall(as_target(t), SYS_madvise, args, &ret, err) < 0)
+		return -1;
+	return ret < 0 ? zerr_set(err, "process %d: madvise: %s", as_target(t)->pid,
+				  strerror((int)-ret))
+		       : 0;
+}
+
+static int pt_thread_tp(struct inject_transport *t, size_t i, uint64_t *tp, int64_t *tid,
+			struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	struct user_regs_struct r;
+	if (i >= p->ntids || ptrace(PTRACE_GETREGS, p->tids[i], 0, &r) < 0)
+		return zerr_set(err, "process %d: cannot read the registers of a thread (%s)",
+				p->pid, strerror(errno));
+	*tp = r.fs_base;
+	*tid = p->tids[i];
+	return 0;
+}
+
 static const struct inject_transport_ops ptrace_ops = {
+	.advise = pt_advise,
+	.thread_tp = pt_thread_tp,
 	.read = pt_read,
 	.write = pt_write,
 	.alloc = pt_alloc,
