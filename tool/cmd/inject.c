@@ -5,6 +5,7 @@
  * sets tool/inject/arch/.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <linux/perf_event.h>
 #include <libgen.h>
@@ -560,7 +561,7 @@ static int program_status(int status)
  */
 static int process_program(long pid, char prog[PATH_MAX], struct zerr *err)
 {
-	char link[64];
+	char link[96];
 	snprintf(link, sizeof link, "/proc/%ld/exe", pid);
 	if (realpath(link, prog))
 		return 0;
@@ -587,11 +588,28 @@ static int process_program(long pid, char prog[PATH_MAX], struct zerr *err)
 				"process %ld: permission denied: it is another user's (run zond as "
 				"that user, or as root / with CAP_SYS_PTRACE)",
 				pid);
-	if (state == 'Z' && threads > 1)
+	if (state == 'Z' && threads > 1) {
+		/* its main thread has exited, the others run on: the executable through one */
+		char dir[64];
+		snprintf(dir, sizeof dir, "/proc/%ld/task", pid);
+		DIR *d = opendir(dir);
+		struct dirent *t;
+		int found = 0;
+		while (d && !found && (t = readdir(d))) {
+			if (atol(t->d_name) <= 0 || atol(t->d_name) == pid)
+				continue;
+			snprintf(link, sizeof link, "/proc/%ld/task/%.20s/exe", pid, t->d_name);
+			found = realpath(link, prog) != NULL;
+		}
+		if (d)
+			closedir(d);
+		if (found)
+			return 0;
 		return zerr_set(err,
-				"process %ld: its main thread has exited (%ld threads run on): zond "
-				"inject -p needs the main thread",
-				pid, threads - 1);
+				"process %ld: its main thread has exited and the executable cannot be "
+				"read through its %ld other threads (%s)",
+				pid, threads - 1, strerror(errno));
+	}
 	if (state == 'Z' || state == 'X')
 		return zerr_set(err, "process %ld: it has ended (a zombie)", pid);
 	return zerr_set(err, "process %ld: its executable cannot be read (%s)", pid, strerror(e));
