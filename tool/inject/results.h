@@ -33,8 +33,11 @@
  * block and a context area of its own for the frames it goes on with (its
  * copy of its parent thread's slot), and the slots of its parent's other
  * threads, which it does not have, are marked gone (key 1).  With every
- * block taken it goes on in its parent thread's block: while both run, a
- * few of their updates may be lost, never the memory corrupted.  A stat's min is
+ * block taken it measures nothing (INJ_TF_NOBLOCK, its calls counted).
+ * An ended thread's slot is given back (za_retire: made gone, its block
+ * to the header's free bitmap): a slot's owner (INJ_T_OWNER, the id the
+ * thread's TCB holds) tells a live thread from an ended one whose TCB it
+ * reuses.  A stat's min is
  * stored inverted (~min), so that zeroed memory reads as "no call yet".
  * The cyclic scenario's safe point parks a thread (park set) until zond
  * clears park again; parked counts the threads waiting there.  While a
