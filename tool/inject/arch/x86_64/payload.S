@@ -276,15 +276,42 @@ za_slot:
 	call za_retire
 	pop %rdx
 	pop %rax
-	jmp 1b
+	jmp 20b				/* from the start: a handler's call may */
+					/* have claimed a slot meanwhile */
 5:	xor %eax, %eax			/* free: claimed (or the first gone one) */
 	test %rdi, %rdi
 	jz 9f
 	mov %rdi, %r11
 	mov $1, %eax
 9:	call za_claim
-	je 3b				/* this thread's (or none: no block left) */
-	jmp 20b				/* taken meanwhile: probed again */
+	jne 20b				/* taken meanwhile: probed again */
+	test %r11, %r11
+	jz 3b				/* none: no block left */
+	mov %r11, %rdi			/* a signal handler's call between the */
+	movabs $0x9e3779b97f4a7c15, %rax	/* probe and the claim may have */
+	imul %rcx, %rax			/* claimed this thread a slot before it */
+	shr $56, %rax			/* (a gone one that became gone after */
+21:	mov %rax, %r11			/* the probe passed it): the first one */
+	imul za_slotsize(%rip), %r11	/* is the thread's, the one claimed */
+	add za_threads(%rip), %r11	/* here given back */
+	cmp %rdi, %r11
+	je 3b
+	cmp %rcx, INJ_T_KEY(%r11)
+	jne 22f
+	cmp %rsi, INJ_T_OWNER(%r11)
+	jne 22f
+	push %r11
+	push %rax
+	mov %rdi, %r11
+	mov %rcx, %rax
+	mov %rsi, %rdx
+	call za_retire
+	pop %rax
+	pop %r11
+	jmp 3b
+22:	inc %rax
+	and $(INJ_THREADS - 1), %rax
+	jmp 21b
 6:	mov INJ_T_RSTART(%r11), %rdx	/* this thread's claim, where it was made: */
 	test %rdx, %rdx			/* above this probe, or not written yet: */
 	jz 40b				/* interrupted by the handler this probe */
