@@ -36,16 +36,29 @@ int main(int argc, char **argv)
 	}
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		ALLOW(SYS_read), ALLOW(SYS_write), ALLOW(SYS_exit), ALLOW(SYS_exit_group),
-		ALLOW(SYS_futex), ALLOW(SYS_clone), ALLOW(SYS_clone3), ALLOW(SYS_mmap),
-		ALLOW(SYS_mprotect), ALLOW(SYS_munmap), ALLOW(SYS_rt_sigprocmask),
-		ALLOW(SYS_set_robust_list), ALLOW(SYS_rseq), ALLOW(SYS_brk),
-		ALLOW(SYS_rt_sigaction), ALLOW(SYS_newfstatat), ALLOW(SYS_getrandom),
+		ALLOW(SYS_read),
+		ALLOW(SYS_write),
+		ALLOW(SYS_exit),
+		ALLOW(SYS_exit_group),
+		ALLOW(SYS_futex),
+		ALLOW(SYS_clone),
+		ALLOW(SYS_clone3),
+		ALLOW(SYS_mmap),
+		ALLOW(SYS_mprotect),
+		ALLOW(SYS_munmap),
+		ALLOW(SYS_rt_sigprocmask),
+		ALLOW(SYS_set_robust_list),
+		ALLOW(SYS_rseq),
+		ALLOW(SYS_brk),
+		ALLOW(SYS_rt_sigaction),
+		ALLOW(SYS_newfstatat),
+		ALLOW(SYS_getrandom),
 		ALLOW(SYS_wait4),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS)};
 	struct sock_fprog prog = {sizeof f / sizeof f[0], f};
 	fflush(stdout);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
 		return 77;
 	pid_t pid = fork();
 	if (pid < 0)
