@@ -5,6 +5,7 @@
  * sets tool/inject/arch/.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <linux/perf_event.h>
 #include <libgen.h>
@@ -494,6 +495,7 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		{"lost_process_calls", r->noblock},
 		{"inject_calls_untimed", r->untimed},
 		{"inject_calls_never_returned", r->open},
+		{"inject_threads_in_reused_blocks", r->reused},
 	};
 	for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
 		if (counts[k].n) {
@@ -560,7 +562,7 @@ static int program_status(int status)
  */
 static int process_program(long pid, char prog[PATH_MAX], struct zerr *err)
 {
-	char link[64];
+	char link[96];
 	snprintf(link, sizeof link, "/proc/%ld/exe", pid);
 	if (realpath(link, prog))
 		return 0;
@@ -587,11 +589,28 @@ static int process_program(long pid, char prog[PATH_MAX], struct zerr *err)
 				"process %ld: permission denied: it is another user's (run zond as "
 				"that user, or as root / with CAP_SYS_PTRACE)",
 				pid);
-	if (state == 'Z' && threads > 1)
+	if (state == 'Z' && threads > 1) {
+		/* its main thread has exited, the others run on: the executable through one */
+		char dir[64];
+		snprintf(dir, sizeof dir, "/proc/%ld/task", pid);
+		DIR *d = opendir(dir);
+		struct dirent *t;
+		int found = 0;
+		while (d && !found && (t = readdir(d))) {
+			if (atol(t->d_name) <= 0 || atol(t->d_name) == pid)
+				continue;
+			snprintf(link, sizeof link, "/proc/%ld/task/%.20s/exe", pid, t->d_name);
+			found = realpath(link, prog) != NULL;
+		}
+		if (d)
+			closedir(d);
+		if (found)
+			return 0;
 		return zerr_set(err,
-				"process %ld: its main thread has exited (%ld threads run on): zond "
-				"inject -p needs the main thread",
-				pid, threads - 1);
+				"process %ld: its main thread has exited and the executable cannot be "
+				"read through its %ld other threads (%s)",
+				pid, threads - 1, strerror(errno));
+	}
 	if (state == 'Z' || state == 'X')
 		return zerr_set(err, "process %ld: it has ended (a zombie)", pid);
 	return zerr_set(err, "process %ld: its executable cannot be read (%s)", pid, strerror(e));
@@ -695,10 +714,10 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 			fprintf(stderr,
 				"zond inject: %llu calls were not measured (counted in no figure): "
 				"%llu deeper than the %d frames a thread's shadow stack holds, %llu "
-				"on threads started after the run's %d thread slots were taken (each "
-				"thread keeps its slot for the whole run, an ended one too: a "
-				"thread that reuses an ended one's stack reuses its slot) (run meta "
-				"inject_calls_not_measured, lost_depth_calls, lost_thread_calls)\n",
+				"on threads that found none of the run's %d thread slots free "
+				"(threads alive at once, or ended ones whose slots could not be "
+				"given back) (run meta inject_calls_not_measured, lost_depth_calls, "
+				"lost_thread_calls)\n",
 				(unsigned long long)(r.deep + r.noslot), (unsigned long long)r.deep,
 				INJ_DEPTH, (unsigned long long)r.noslot, INJ_THREADS);
 		warn_not_measured(r.sharedtp,

@@ -122,6 +122,8 @@ struct inject_payload_args {
 	uint64_t fd_base;                 /* event: the lowest fd number its fds may take */
 	uint64_t contexts; /* the calling contexts' areas (results.h), 0: none kept */
 	uint64_t proc;     /* x86-64: a private page of the target's, zeroed in a forked child */
+	uint64_t tidoff;   /* x86-64: where a thread's TCB holds its id, from the thread
+			    * pointer (glibc's struct pthread tid), 0: not known */
 	int fast_clock;    /* the architecture's counter read unfenced (arch->calibrate_fast
 			    * set; event NULL): cheaper, but a function's last instructions
 			    * may still run after its exit's read */

@@ -33,8 +33,11 @@
  * block and a context area of its own for the frames it goes on with (its
  * copy of its parent thread's slot), and the slots of its parent's other
  * threads, which it does not have, are marked gone (key 1).  With every
- * block taken it goes on in its parent thread's block: while both run, a
- * few of their updates may be lost, never the memory corrupted.  A stat's min is
+ * block taken it measures nothing (INJ_TF_NOBLOCK, its calls counted).
+ * An ended thread's slot is given back (za_retire: made gone, its block
+ * to the header's free bitmap): a slot's owner (INJ_T_OWNER, the id the
+ * thread's TCB holds) tells a live thread from an ended one whose TCB it
+ * reuses.  A stat's min is
  * stored inverted (~min), so that zeroed memory reads as "no call yet".
  * The cyclic scenario's safe point parks a thread (park set) until zond
  * clears park again; parked counts the threads waiting there.  While a
@@ -70,6 +73,8 @@
 
 #define INJ_SB_TID           0  /* the thread's id */
 #define INJ_SB_PID           8  /* x86-64: its process's id (a forked child's thread: the child's) */
+#define INJ_SB_THREADS       16 /* x86-64: threads that took the block (more than 1: ended
+				   threads' blocks taken over, INJ_H_FREE) */
 #define INJ_SB_OPEN          64 /* then the open counts */
 #define INJ_SB_STATS(nfuncs) (INJ_SB_OPEN + INJ_COUNTS(nfuncs))
 #define INJ_SB_EDGES(nfuncs) (INJ_SB_STATS(nfuncs) + (nfuncs)*INJ_STAT)
@@ -107,6 +112,12 @@
 			       call to take a slot after the process went under seccomp */
 #define INJ_H_NOBLOCK   128 /* x86-64: calls not measured: in forked children that found every
 			       shared block taken (INJ_TF_NOBLOCK) */
+#define INJ_H_ENDED     136 /* x86-64: calls still open when their thread ended, counted when
+			       its slot was given to another thread (za_retire) */
+#define INJ_H_FREE      144 /* x86-64: 4 words, a bit per shared block given back by an ended
+			       thread's slot (za_retire), for the next thread to take */
+#define INJ_H_REUSED    176 /* x86-64: blocks a thread took over from an ended one (their
+			       figures are both threads', under the later one's id) */
 
 /* stat offsets */
 #define INJ_S_CALLS 0
@@ -117,8 +128,10 @@
 
 /* thread slot offsets */
 #define INJ_T_KEY    0 /* x86-64: the thread's pointer | 1 while the thread binds the slot */
-#define INJ_T_DEPTH  8 /* x86-64: the depth in the low half, the pushes so far in the high
-			  half (a push is one cmpxchg of the word: payload.S, signals) */
+#define INJ_T_OWNER  8 /* x86-64: beside the key (one cmpxchg16b takes both): the id the
+			  thread's TCB holds (glibc's struct pthread tid, at za_tidoff from
+			  the thread pointer), which tells a thread from an ended one whose
+			  TCB (so thread pointer) it reuses */
 #define INJ_T_RSTART 16 /* the region's counter at FROM, 0 when off (x86-64: while the slot
 			   is bound, the binding's stack pointer) */
 #define INJ_T_SHARED 24 /* the thread's shared block */
@@ -129,6 +142,9 @@
 			   its parent's slot is taken over at its first probe) */
 #define INJ_T_FLAGS  64 /* x86-64: bit 0 (INJ_TF_SHARED): the thread pointer is shared by
 			   tasks (clone without CLONE_SETTLS): no call measured on it from then on */
+#define INJ_T_DEPTH  72 /* x86-64: the depth in the low half, the pushes so far in the high
+			   half (a push is one cmpxchg of the word: payload.S, signals) */
+#define INJ_T_BLOCK  80 /* x86-64: the number of its shared block (and context area) */
 #define INJ_TF_SHARED 1
 #define INJ_TF_NOBLOCK 2 /* bit 1: a forked child's thread that found no shared block left:
 			    no call measured (it would race its parent in the parent's block) */
@@ -176,7 +192,7 @@ struct inject_stat {
 struct inject_header {
 	uint64_t magic, nfuncs, deep, noslot, park, parked, nocounter, noctx;
 	uint64_t watch, loads, loaded, zond, blocks, untimed, sharedtp, sandboxed;
-	uint64_t noblock, pad[7];
+	uint64_t noblock, ended, free[4], reused, pad;
 };
 
 _Static_assert(sizeof(struct inject_stat) == INJ_STAT, "stat layout");

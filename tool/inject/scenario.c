@@ -426,7 +426,7 @@ static int place_areas(struct session *x, struct zerr *err)
 	x->npending = x->nlate = 0;
 	for (size_t i = 0; i < x->nareas; i++) {
 		struct area *ar = &x->areas[i];
-		ar->len = (((size_t)4096 + count[i] * stub_room(a)) + 4095) & ~(size_t)4095;
+		ar->len = (((size_t)8192 + count[i] * stub_room(a)) + 4095) & ~(size_t)4095;
 		int rc = place_area(x, i, err);
 		if (rc < 0)
 			return -1;
@@ -452,6 +452,44 @@ static uint64_t counter_fd_base(int64_t pid)
 	return top > 2 * (INJ_THREADS + 1) ? top - INJ_THREADS - 1 : top / 2;
 }
 
+/*
+ * Where the target's TCB holds a thread's id (glibc's struct pthread tid),
+ * from the thread pointer: the one offset in the first 1 KiB of every
+ * stopped thread's TCB that holds that thread's id; 0 when there is not
+ * exactly one (another libc, a transport that cannot tell).  The payload
+ * tells a thread from an ended one whose TCB it reuses by it, and takes
+ * ended threads' slots and blocks over only when it is known.
+ */
+static uint64_t tcb_tid_offset(struct inject_transport *t)
+{
+	enum { SPAN = 1024 };
+	uint8_t cand[SPAN / 4];
+	uint32_t tcb[SPAN / 4];
+	size_t n = t->ops->threads ? t->ops->threads(t) : 0;
+	struct zerr ignored;
+	if (!t->ops->thread_tp || !n)
+		return 0;
+	memset(cand, 1, sizeof cand);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t tp;
+		int64_t tid;
+		if (t->ops->thread_tp(t, i, &tp, &tid, &ignored) < 0 || !tp ||
+		    t->ops->read(t, tp, tcb, sizeof tcb, &ignored) < 0)
+			return 0;
+		for (size_t k = 0; k < SPAN / 4; k++)
+			if (k < 4 || tcb[k] != (uint32_t)tid)
+				cand[k] = 0;
+	}
+	uint64_t off = 0;
+	for (size_t k = 0; k < SPAN / 4; k++)
+		if (cand[k]) {
+			if (off)
+				return 0;
+			off = k * 4;
+		}
+	return off;
+}
+
 /* Prepares the stopped target: areas, results, payload, jumps. */
 static int prepare(struct session *x, struct inject_result *out, struct zerr *err)
 {
@@ -474,6 +512,15 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 	    t->ops->alloc(t, 4096 + inject_slots_size(x->n), &x->proc, err) < 0)
 		return -1;
 	x->slots = x->proc + 4096; /* after the process page (results.h) */
+	/*
+	 * The process page reads 0 in a forked child (MADV_WIPEONFORK): marked
+	 * here too, so that a program whose first measured call comes after it
+	 * put itself under seccomp (the payload then makes no system call) still
+	 * tells its children.  Not in an attached process, whose filter may
+	 * forbid madvise (its payload marks it at its first call, as before).
+	 */
+	if (x->started && t->ops->advise)
+		t->ops->advise(t, x->proc, 4096, MADV_WIPEONFORK, &ignored);
 	struct inject_header *h = x->shared;
 	h->magic = INJ_MAGIC;
 	h->nfuncs = x->n;
@@ -494,6 +541,7 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 					   x->event ? counter_fd_base(t->pid) : 0,
 					   a->contexts ? remote + inject_results_size(x->n) : 0,
 					   x->proc,
+					   tcb_tid_offset(t),
 					   x->fast_clock};
 	x->args = args;
 	for (size_t i = 0; i < x->nareas; i++) {
@@ -614,6 +662,8 @@ static void read_results(const struct session *x, struct inject_result *out)
 	out->noslot = h->noslot - (h->sandboxed < h->noslot ? h->sandboxed : h->noslot);
 	out->sharedtp = h->sharedtp;
 	out->noblock = h->noblock;
+	out->reused = h->reused;
+	out->open = h->ended; /* open when their thread ended (its slot given to another) */
 	out->untimed = h->untimed;
 	out->nocounter = h->nocounter;
 	out->noctx = h->noctx;

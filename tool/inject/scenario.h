@@ -95,6 +95,8 @@ struct inject_result {
 	uint64_t sharedtp;         /* calls not measured: tasks sharing a thread pointer */
 	uint64_t sandboxed;        /* calls not measured: new threads under seccomp */
 	uint64_t noblock;          /* calls not measured: forked children beyond the blocks */
+	uint64_t reused;           /* x86-64: threads whose block an ended thread gave back
+				    * (their figures and the ended one's under one thread) */
 	size_t n;                  /* the job's nstats */
 	size_t nthreads;           /* threads that ran measured code */
 	int64_t *tids;             /* nthreads */

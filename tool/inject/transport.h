@@ -86,6 +86,12 @@ struct inject_transport_ops {
 	int (*close_fd)(struct inject_transport *t, int fd, struct zerr *err);
 	/* (optional, may be NULL) unmaps what alloc or alloc_near gave, nothing in it used yet */
 	int (*unmap)(struct inject_transport *t, uint64_t addr, size_t len, struct zerr *err);
+	/* (optional) madvise(addr, len, advice) in the target (all stopped) */
+	int (*advise)(struct inject_transport *t, uint64_t addr, size_t len, int advice,
+		      struct zerr *err);
+	/* (optional) thread i's thread pointer (x86-64: fs_base) and its id */
+	int (*thread_tp)(struct inject_transport *t, size_t i, uint64_t *tp, int64_t *tid,
+			 struct zerr *err);
 };
 
 /*

@@ -404,7 +404,7 @@ static int pt_share(struct inject_transport *t, size_t len, void **local, uint64
 	}
 	if (rc == 0) {
 		char path[64];
-		snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)p->pid, (int)rfd);
+		snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)p->tids[0], (int)rfd);
 		int fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			rc = zerr_set(err, "cannot open the results' memfd %s (%s)", path,
@@ -518,7 +518,7 @@ static int pt_modules(struct inject_transport *t,
 {
 	struct ptrace_target *p = as_target(t);
 	struct each_module m = {fn, arg};
-	if (each_mapping(p->pid, module_seen, &m) < 0)
+	if (each_mapping(p->tids[0], module_seen, &m) < 0)
 		return zerr_set(err, "process %d: cannot read its mappings", p->pid);
 	return 0;
 }
@@ -626,7 +626,30 @@ static const char *unrestarted_call(pid_t pid, pid_t tid)
 	return NULL;
 }
 
-/* Seizes and stops every thread of p->pid, until a pass finds no new one. */
+/* Whether thread tid of process pid has exited (a zombie: a main thread that called pthread_exit). */
+static int thread_exited(pid_t pid, pid_t tid)
+{
+	char name[80], line[512];
+	snprintf(name, sizeof name, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	FILE *f = fopen(name, "re");
+	if (!f)
+		return 0;
+	int gone = 0;
+	if (fgets(line, sizeof line, f)) {
+		const char *end = strrchr(line, ')'); /* after the command, which may hold any byte */
+		gone = end && (end[2] == 'Z' || end[2] == 'X');
+	}
+	fclose(f);
+	return gone;
+}
+
+/*
+ * Seizes and stops every thread of p->pid, until a pass finds no new one.
+ * An exited thread (the main thread of a process that called
+ * pthread_exit, a zombie until the process ends) is left out: it never
+ * stops, and has neither memory nor files to reach the process through
+ * (tids[0], through which zond reaches the process, is a live thread).
+ */
 static int seize_all(struct ptrace_target *p, struct zerr *err)
 {
 	char dir[64];
@@ -642,7 +665,7 @@ static int seize_all(struct ptrace_target *p, struct zerr *err)
 			int known = tid <= 0;
 			for (size_t i = 0; !known && i < p->ntids; i++)
 				known = p->tids[i] == tid;
-			if (known)
+			if (known || (p->attached && thread_exited(p->pid, tid)))
 				continue;
 			if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0) {
 				if (errno == ESRCH)
@@ -781,7 +804,34 @@ static int pt_unmap(struct inject_transport *t, uint64_t addr, size_t len, struc
 	return remote_syscall(as_target(t), SYS_munmap, args, &ret, err);
 }
 
+static int pt_advise(struct inject_transport *t, uint64_t addr, size_t len, int advice,
+		     struct zerr *err)
+{
+	const uint64_t args[6] = {addr, len, (uint64_t)advice};
+	int64_t ret;
+	if (remote_syscall(as_target(t), SYS_madvise, args, &ret, err) < 0)
+		return -1;
+	return ret < 0 ? zerr_set(err, "process %d: madvise: %s", as_target(t)->pid,
+				  strerror((int)-ret))
+		       : 0;
+}
+
+static int pt_thread_tp(struct inject_transport *t, size_t i, uint64_t *tp, int64_t *tid,
+			struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	struct user_regs_struct r;
+	if (i >= p->ntids || ptrace(PTRACE_GETREGS, p->tids[i], 0, &r) < 0)
+		return zerr_set(err, "process %d: cannot read the registers of a thread (%s)",
+				p->pid, strerror(errno));
+	*tp = r.fs_base;
+	*tid = p->tids[i];
+	return 0;
+}
+
 static const struct inject_transport_ops ptrace_ops = {
+	.advise = pt_advise,
+	.thread_tp = pt_thread_tp,
 	.read = pt_read,
 	.write = pt_write,
 	.alloc = pt_alloc,
@@ -806,12 +856,14 @@ static const struct inject_transport_ops ptrace_ops = {
 static int open_target(struct ptrace_target *p, struct zerr *err)
 {
 	char name[64];
-	snprintf(name, sizeof name, "/proc/%d/mem", (int)p->pid);
+	if (!p->ntids)
+		return zerr_set(err, "process %d: no thread of it runs", (int)p->pid);
+	snprintf(name, sizeof name, "/proc/%d/mem", (int)p->tids[0]);
 	p->mem = open(name, O_RDWR | O_CLOEXEC);
 	if (p->mem < 0)
 		return zerr_set(err, "%s: %s", name, strerror(errno));
 	struct find_syscall f = {p, 0};
-	each_mapping(p->pid, find_syscall_in, &f);
+	each_mapping(p->tids[0], find_syscall_in, &f);
 	if (!f.found)
 		return zerr_set(err, "process %d: no syscall instruction in its code", (int)p->pid);
 	p->syscall = f.found;

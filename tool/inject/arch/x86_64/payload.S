@@ -106,8 +106,13 @@ za_ctxs:	.quad 0	/* the calling contexts' areas (results.h), 0: none kept */
 za_proc:	.quad 0	/* the process page: ZA_PROC_READY, 0 in a new process (za_forked) */
 za_push:	.quad 0x100000001	/* a push in the depth word: a frame and a push more */
 za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
+za_tidoff:	.quad 0	/* where a thread's TCB holds its id (glibc's struct pthread
+			   tid), from the thread pointer; 0: not known (then %fs:0's
+			   low half stands for it, and no ended thread's slot is
+			   ever taken over) */
 
 #define ZA_PROC_READY 2		/* the process page's word once za_forked is done */
+#define ZA_NOPID 0x7fffffffffffffff	/* za_pid: this process's id cannot be had */
 
 /*
  * SANDBOXED reg, label: jumps to label when the process went under seccomp
@@ -139,6 +144,10 @@ za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
 	imul za_slotsize(%rip), %r11
 	add za_threads(%rip), %r11
 	cmp %rcx, INJ_T_KEY(%r11)
+	jne 14f
+	mov za_tidoff(%rip), %rax	/* and its owner: not an ended thread */
+	mov %fs:(%rax), %eax		/* whose TCB this one reuses */
+	cmp %rax, INJ_T_OWNER(%r11)
 	je 10f
 14:	call za_slot
 10:
@@ -192,9 +201,16 @@ za_attr:	.space ZA_ATTR	/* struct perf_event_attr of the event (za_event 1) */
  * process's slots is under way further up its stack (a signal handler's
  * call that interrupted it: counted as one without a slot, never a wait
  * for itself nor a slot half bound); clobbers rax, rcx, rdx (and flags).
- * Slots are never freed (a thread pointer used again finds its slot), so a
- * probe ends at the first free one; gone ones (key 1, za_forked) are
- * passed over.
+ * A slot is this thread's when its key is the thread pointer and its
+ * owner the id the thread's TCB holds.  The key with another owner is
+ * the slot of an ended thread whose TCB this one reuses (glibc gives a
+ * finished thread's stack and TCB to a new one): it is given back
+ * (za_retire) and the probe goes on.  Slots never become free (0) again,
+ * so a probe ends at the first free one; gone ones (key 1: given back, or
+ * a forked child's parent's other threads, za_forked) are passed over,
+ * and the first of them is claimed when the probe ends.  A table with
+ * neither free nor gone slots gives back those of ended threads first
+ * (za_reap), once.
  */
 za_slot:
 	mov za_proc(%rip), %rax
@@ -204,7 +220,14 @@ za_slot:
 	mov za_proc(%rip), %rax
 	cmpq $ZA_PROC_READY, (%rax)
 	jne 4f
-0:	mov %fs:0, %rcx
+0:	push %rsi
+	push %rdi
+	push %r8
+	xor %r8d, %r8d			/* za_reap not run yet */
+20:	mov za_tidoff(%rip), %rax
+	mov %fs:(%rax), %esi		/* this thread's owner id */
+	xor %edi, %edi			/* the first gone slot, 0: none seen */
+	mov %fs:0, %rcx
 	movabs $0x9e3779b97f4a7c15, %rax
 	imul %rcx, %rax
 	shr $56, %rax			/* INJ_THREADS == 256 */
@@ -213,10 +236,16 @@ za_slot:
 	imul za_slotsize(%rip), %r11
 	add za_threads(%rip), %r11
 	cmp %rcx, INJ_T_KEY(%r11)
-	je 3f
+	je 7f
 	cmpq $0, INJ_T_KEY(%r11)
 	je 5f
-	inc %rcx			/* this thread's claim: its pointer | 1 */
+	cmpq $1, INJ_T_KEY(%r11)
+	jne 8f
+	test %rdi, %rdi			/* gone: the first is claimed if the */
+	jnz 2f				/* probe ends without this thread's */
+	mov %r11, %rdi
+	jmp 2f
+8:	inc %rcx			/* this thread's claim: its pointer | 1 */
 	cmp %rcx, INJ_T_KEY(%r11)
 	lea -1(%rcx), %rcx
 	je 6f
@@ -224,25 +253,74 @@ za_slot:
 	and $(INJ_THREADS - 1), %rax
 	dec %edx
 	jnz 1b
+	test %rdi, %rdi			/* no free slot: a gone one */
+	jnz 5f
+	test %r8, %r8			/* none either: ended threads' given back, */
+	jnz 40f				/* once */
+	inc %r8
+	call za_reap
+	jmp 20b
+40:	xor %r11d, %r11d
+3:	pop %r8
+	pop %rdi
+	pop %rsi
+	ret
 4:	xor %r11d, %r11d
-3:	ret
-5:	push %rax
-	xor %eax, %eax			/* free: claimed */
-	call za_claim
+	ret
+7:	cmp %rsi, INJ_T_OWNER(%r11)
+	je 3b				/* this thread's */
+	push %rax			/* an ended thread's: given back, and */
+	push %rdx			/* looked at again */
+	mov %rcx, %rax
+	mov INJ_T_OWNER(%r11), %rdx
+	call za_retire
+	pop %rdx
 	pop %rax
-	je 3b				/* this thread's (or none: no block left) */
-	cmp %rcx, INJ_T_KEY(%r11)	/* another thread's now, or this one's: */
-	je 3b				/* a signal handler's call took it meanwhile */
-	jmp 2b
+	jmp 20b				/* from the start: a handler's call may */
+					/* have claimed a slot meanwhile */
+5:	xor %eax, %eax			/* free: claimed (or the first gone one) */
+	test %rdi, %rdi
+	jz 9f
+	mov %rdi, %r11
+	mov $1, %eax
+9:	call za_claim
+	jne 20b				/* taken meanwhile: probed again */
+	test %r11, %r11
+	jz 3b				/* none: no block left */
+	mov %r11, %rdi			/* a signal handler's call between the */
+	movabs $0x9e3779b97f4a7c15, %rax	/* probe and the claim may have */
+	imul %rcx, %rax			/* claimed this thread a slot before it */
+	shr $56, %rax			/* (a gone one that became gone after */
+21:	mov %rax, %r11			/* the probe passed it): the first one */
+	imul za_slotsize(%rip), %r11	/* is the thread's, the one claimed */
+	add za_threads(%rip), %r11	/* here given back */
+	cmp %rdi, %r11
+	je 3b
+	cmp %rcx, INJ_T_KEY(%r11)
+	jne 22f
+	cmp %rsi, INJ_T_OWNER(%r11)
+	jne 22f
+	push %r11
+	push %rax
+	mov %rdi, %r11
+	mov %rcx, %rax
+	mov %rsi, %rdx
+	call za_retire
+	pop %rax
+	pop %r11
+	jmp 3b
+22:	inc %rax
+	and $(INJ_THREADS - 1), %rax
+	jmp 21b
 6:	mov INJ_T_RSTART(%r11), %rdx	/* this thread's claim, where it was made: */
 	test %rdx, %rdx			/* above this probe, or not written yet: */
-	jz 4b				/* interrupted by the handler this probe */
+	jz 40b				/* interrupted by the handler this probe */
 	cmp %rsp, %rdx			/* runs in; at or below it, left there by */
-	ja 4b				/* a longjmp: claimed again */
+	ja 40b				/* a longjmp: claimed again */
 	lea 1(%rcx), %rax
 	call za_claim
 	je 3b
-	jmp 4b
+	jmp 40b
 
 /*
  * Slot r11 (its key rax when looked at: 0, or this thread's claim a
@@ -265,12 +343,19 @@ za_claim:
 	push %r8
 	SANDBOXED %rdx, 10f		/* gettid, madvise: no slot, counted */
 	mov %rax, %r8			/* the key it must still be */
-	mov $1, %edx			/* a block first: none left, no slot */
-	mov za_shm(%rip), %rax
-	lock xadd %rdx, INJ_H_BLOCKS(%rax)
-	cmp $INJ_THREADS, %rdx
-	jae 8f
-	push %r11
+	mov $1, %edx			/* a block first: a new one, one an ended */
+	mov za_shm(%rip), %rax		/* thread gave back, or after giving back */
+	lock xadd %rdx, INJ_H_BLOCKS(%rax)	/* those of ended threads one; */
+	cmp $INJ_THREADS, %rdx		/* none left: no slot */
+	jb 1f
+	call za_takefree
+	test %rdx, %rdx
+	jns 1f
+	call za_reap
+	call za_takefree
+	test %rdx, %rdx
+	js 8f
+1:	push %r11
 	mov $186, %eax			/* SYS_gettid; clobbers rcx, r11 */
 	syscall
 	mov %rax, %rsi
@@ -282,8 +367,13 @@ za_claim:
 	mov %r8, %rax
 	lea 1(%rcx), %r8
 	lock cmpxchg %r8, INJ_T_KEY(%r11)
-	jne 9f
+	jne 11f
 	mov %rsp, INJ_T_RSTART(%r11)
+	movq $0, INJ_T_DEPTH(%r11)	/* a gone slot's frames are not this thread's */
+	movq $0, INJ_T_FLAGS(%r11)
+	mov za_tidoff(%rip), %rax
+	mov %fs:(%rax), %eax
+	mov %rax, INJ_T_OWNER(%r11)
 	call za_bind
 	mov %rdi, INJ_T_PID(%r11)
 	movq $-1, INJ_T_FD(%r11)
@@ -309,6 +399,184 @@ za_claim:
 	xor %r11d, %r11d
 	xor %eax, %eax			/* ZF set: no slot */
 	jmp 9b
+11:	mov za_shm(%rip), %rax		/* the block stays unused: given back */
+	lock bts %rdx, INJ_H_FREE(%rax)
+	test %rsp, %rsp			/* ZF clear */
+	jmp 9b
+
+/*
+ * rdx = a shared block an ended thread's slot gave back (INJ_H_FREE),
+ * taken (lock btr); -1 when there is none.  Clobbers rax, rcx.
+ */
+za_takefree:
+	mov za_shm(%rip), %rax
+	xor %ecx, %ecx
+1:	mov INJ_H_FREE(%rax, %rcx, 8), %rdx
+	test %rdx, %rdx
+	jz 2f
+	bsf %rdx, %rdx
+	lock btr %rdx, INJ_H_FREE(%rax, %rcx, 8)
+	jnc 1b				/* taken meanwhile: looked at again */
+	shl $6, %ecx
+	add %rcx, %rdx
+	ret
+2:	inc %ecx
+	cmp $(INJ_THREADS / 64), %ecx
+	jb 1b
+	mov $-1, %rdx
+	ret
+
+/*
+ * Gives back the slots of this process's ended threads (za_retire): a
+ * bound slot of this process (its key a thread pointer, not shared by
+ * tasks, with a block of its own) whose thread is no more
+ * (tgkill(pid, tid, 0) says ESRCH: no thread of that id in this process,
+ * so its thread cannot be in the middle of a probe; a thread's id is
+ * used again only after the kernel's pid space wrapped).  Not without TCB
+ * ids (za_tidoff 0: a new thread on an ended one's TCB would take the
+ * slot for its own), nor under seccomp (getpid, tgkill, close are system
+ * calls).  Run when a thread finds no block or no slot left.  Keeps every
+ * register but rflags.
+ */
+za_reap:
+	cmpq $0, za_tidoff(%rip)
+	jne 0f
+	ret
+0:	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %r11
+	SANDBOXED %rax, 9f
+	mov $39, %eax			/* SYS_getpid; clobbers rcx, r11 */
+	syscall
+	mov %rax, %r8
+	xor %r9d, %r9d
+1:	mov %r9, %r11
+	imul za_slotsize(%rip), %r11
+	add za_threads(%rip), %r11
+	mov INJ_T_KEY(%r11), %rax
+	mov INJ_T_OWNER(%r11), %rdx
+	cmp $1, %rax
+	jbe 2f				/* free, or gone */
+	test $1, %al
+	jnz 2f				/* being claimed */
+	testb $(INJ_TF_SHARED | INJ_TF_NOBLOCK), INJ_T_FLAGS(%r11)
+	jnz 2f
+	cmp INJ_T_PID(%r11), %r8
+	jne 2f
+	mov INJ_T_SHARED(%r11), %rsi
+	mov INJ_SB_TID(%rsi), %rsi
+	push %rax
+	push %rdx
+	push %r11
+	mov %r8, %rdi
+	xor %edx, %edx			/* signal 0: is it there */
+	mov $234, %eax			/* SYS_tgkill */
+	syscall
+	mov %rax, %r10
+	pop %r11
+	pop %rdx
+	pop %rax
+	cmp $-3, %r10			/* ESRCH: ended */
+	jne 2f
+	call za_retire
+2:	inc %r9
+	cmp $INJ_THREADS, %r9
+	jb 1b
+9:	pop %r11
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret
+
+/*
+ * Slot r11, an ended thread's, whose key and owner read rax and rdx: made
+ * gone (key 1, owner 0) by one cmpxchg16b if they are still those (a new
+ * thread on the ended one's TCB and another's za_reap may both try; one
+ * does it).  The calls its thread left open (frames on its shadow stack:
+ * it ended inside measured functions, pthread_exit) count as calls never
+ * returned (INJ_H_ENDED), their open counts taken back; its counter
+ * (--event) is closed; its block is given back (INJ_H_FREE) for the next
+ * thread to take, whose figures add to it.  Keeps every register but
+ * rflags.
+ */
+za_retire:
+	push %rax
+	push %rbx
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r9
+	push %r11
+	mov $1, %ebx
+	xor %ecx, %ecx
+	lock cmpxchg16b INJ_T_KEY(%r11)
+	jne 9f
+	mov za_shm(%rip), %r9
+	testb $INJ_TF_NOBLOCK, INJ_T_FLAGS(%r11)
+	jnz 9f				/* no block of its own, nothing open in one */
+	mov INJ_T_DEPTH(%r11), %esi
+	cmp $INJ_DEPTH, %esi
+	jbe 1f
+	mov $INJ_DEPTH, %esi
+1:	mov INJ_T_SHARED(%r11), %rdi
+2:	test %esi, %esi
+	jz 4f
+	dec %esi
+	mov %rsi, %rcx
+	shl $6, %rcx			/* INJ_FRAME == 64 */
+	lea INJ_SLOT_HDR(%r11, %rcx), %rcx
+	mov INJ_F_GEN(%rcx), %rax
+	bt $63, %rax			/* a forked child's inherited frame: */
+	jc 2b				/* its parent's call */
+	mov INJ_F_ID(%rcx), %rdx
+	decl INJ_SB_OPEN(%rdi, %rdx, 4)
+	shl $6, %rdx			/* INJ_STAT == 64 */
+	add za_stats(%rip), %rdx
+	incq INJ_S_CALLS(%rdi, %rdx)
+	lock incq INJ_H_ENDED(%r9)
+	jmp 2b
+4:	movq $0, INJ_T_DEPTH(%r11)
+	cmpq $0, za_event(%rip)
+	je 6f
+	SANDBOXED %rax, 6f		/* close, munmap: not under seccomp */
+	mov INJ_T_FD(%r11), %rdi
+	test %rdi, %rdi
+	js 5f
+	mov $3, %eax			/* SYS_close; clobbers rcx, r11 */
+	syscall
+	mov (%rsp), %r11
+5:	mov INJ_T_PAGE(%r11), %rdi
+	test %rdi, %rdi
+	jz 6f
+	mov $4096, %esi
+	mov $11, %eax			/* SYS_munmap */
+	syscall
+	mov (%rsp), %r11
+6:	movq $-1, INJ_T_FD(%r11)
+	movq $0, INJ_T_PAGE(%r11)
+	mov INJ_T_BLOCK(%r11), %rdx
+	lock bts %rdx, INJ_H_FREE(%r9)
+9:	pop %r11
+	pop %r9
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rbx
+	pop %rax
+	ret
 
 /*
  * Slot r11 takes shared block rdx (and the context area of that number)
@@ -318,11 +586,20 @@ za_claim:
 za_bind:
 	push %rax
 	push %rdx
+	mov %rdx, INJ_T_BLOCK(%r11)
 	mov %rdx, %rax
 	imul za_blocksize(%rip), %rdx
 	add za_blocks(%rip), %rdx
 	mov %rsi, INJ_SB_TID(%rdx)
 	mov %rdi, INJ_SB_PID(%rdx)
+	incq INJ_SB_THREADS(%rdx)	/* a block an ended thread gave back: */
+	cmpq $1, INJ_SB_THREADS(%rdx)	/* the figures of both */
+	je 1f
+	push %rax
+	mov za_shm(%rip), %rax
+	lock incq INJ_H_REUSED(%rax)
+	pop %rax
+1:
 	mov %rdx, INJ_T_SHARED(%r11)
 	imul $INJ_CBLOCK, %rax, %rax
 	add za_ctxs(%rip), %rax
@@ -359,8 +636,7 @@ za_forked:
 	push %r9
 	push %r10
 	mov za_proc(%rip), %rsi
-	SANDBOXED %rax, 10f		/* no madvise, no getpid: as a kernel without */
-	mov %fs:0, %r9			/* MADV_WIPEONFORK (the parent's blocks) */
+	mov %fs:0, %r9
 	lea 1(%r9), %r10		/* this thread's claim */
 	mov za_shm(%rip), %rax
 	cmpq $0, INJ_H_BLOCKS(%rax)
@@ -377,8 +653,7 @@ za_forked:
 	jne 1b
 3:	mov %rsp, 8(%rsi)
 	call 8f
-	mov $39, %eax			/* SYS_getpid */
-	syscall
+	call za_pid
 	mov %rax, %r8
 	xor %edi, %edi			/* the slot taken over, 0: none */
 	xor %r10d, %r10d
@@ -403,6 +678,7 @@ za_forked:
 	movq $ZA_PROC_READY, (%rsi)
 	test %rdi, %rdi
 	jz 9f
+	SANDBOXED %rax, 9f		/* madvise */
 	mov %rdi, %r11
 	call za_populate
 	jmp 9f
@@ -416,20 +692,40 @@ za_forked:
 	jmp 3b
 7:	pause				/* another thread's: it is done soon */
 	jmp 1b
-10:	movq $ZA_PROC_READY, (%rsi)
 9:	pop %r10
 	pop %r9
 	pop %r8
 	pop %rdi
 	pop %rsi
 	ret
-8:	push %rsi			/* the page (rsi) kept in children */
+8:	SANDBOXED %rax, 10f		/* zond marked it too (scenario.c) */
+	push %rsi			/* the page (rsi) kept in children */
 	mov %rsi, %rdi
 	mov $4096, %esi
 	mov $18, %edx			/* MADV_WIPEONFORK */
 	mov $28, %eax			/* SYS_madvise; clobbers rcx, r11 */
 	syscall
 	pop %rsi
+	ret
+10:	ret
+
+/*
+ * rax = this process's id: getpid, or under seccomp (no system call)
+ * the id the thread's TCB holds, the process's own in a forked child's
+ * thread that forked (glibc's fork has the kernel write it there);
+ * ZA_NOPID when neither can be had.  Clobbers rcx, r11.
+ */
+za_pid:
+	SANDBOXED %rax, 1f
+	mov $39, %eax			/* SYS_getpid */
+	syscall
+	ret
+1:	mov za_tidoff(%rip), %rax
+	test %rax, %rax
+	jz 2f
+	movl %fs:(%rax), %eax
+	ret
+2:	movabs $ZA_NOPID, %rax
 	ret
 
 /*
@@ -450,18 +746,36 @@ za_forked:
 za_adopt:
 	push %rsi
 	push %rdi
-	mov $1, %edx
+	SANDBOXED %rax, 10f
+11:	mov $1, %edx
 	mov za_shm(%rip), %rax
 	lock xadd %rdx, INJ_H_BLOCKS(%rax)
 	cmp $INJ_THREADS, %rdx
 	jb 0f
-	lock orq $INJ_TF_NOBLOCK, INJ_T_FLAGS(%r11)	/* none left: nothing measured */
+	call za_takefree		/* one an ended thread gave back */
+	test %rdx, %rdx
+	jns 0f
+	call za_reap
+	call za_takefree
+	test %rdx, %rdx
+	jns 0f
+12:	lock orq $INJ_TF_NOBLOCK, INJ_T_FLAGS(%r11)	/* none left: nothing measured */
 	jmp 1f
+10:	cmpq $0, za_event(%rip)		/* under seccomp: no counter to open, */
+	jne 12b				/* nor this process's id to be had */
+	movabs $ZA_NOPID, %rax
+	cmp %rax, %r8
+	je 12b
+	jmp 11b
 0:
 	push %r11
+	SANDBOXED %rax, 13f
 	mov $186, %eax			/* SYS_gettid; clobbers rcx, r11 */
 	syscall
-	pop %r11
+	jmp 14f
+13:	mov za_tidoff(%rip), %rax	/* under seccomp: the TCB's */
+	movl %fs:(%rax), %eax
+14:	pop %r11
 	mov %rax, %rsi
 	mov %r8, %rdi
 	call za_bind
@@ -481,6 +795,7 @@ za_adopt:
 	jmp 2b
 5:	cmpq $0, za_event(%rip)
 	je 9f
+	SANDBOXED %rax, 9f
 	mov INJ_T_FD(%r11), %rdi	/* the parent's counter, in this process */
 	test %rdi, %rdi
 	js 6f
@@ -499,7 +814,10 @@ za_adopt:
 7:	movq $-1, INJ_T_FD(%r11)
 	movq $0, INJ_T_PAGE(%r11)
 	call za_open
-9:	mov %r8, INJ_T_PID(%r11)
+9:	mov za_tidoff(%rip), %rax	/* the owner: this thread, whose TCB */
+	mov %fs:(%rax), %eax		/* the kernel gave the child's id */
+	mov %rax, INJ_T_OWNER(%r11)
+	mov %r8, INJ_T_PID(%r11)
 	pop %rdi
 	pop %rsi
 	ret
@@ -1192,8 +1510,14 @@ za_mine:
 	imul za_slotsize(%rip), %r11
 	add za_threads(%rip), %r11
 	cmp %rcx, INJ_T_KEY(%r11)
+	jne 4f
+	push %rax			/* and its owner (not an ended thread whose */
+	mov za_tidoff(%rip), %rax	/* TCB this one reuses, za_slot) */
+	mov %fs:(%rax), %eax
+	cmp %rax, INJ_T_OWNER(%r11)
+	pop %rax
 	je 3f
-	cmpq $0, INJ_T_KEY(%r11)
+4:	cmpq $0, INJ_T_KEY(%r11)
 	je 2f				/* a probe ends at the first free slot */
 	inc %rax
 	and $(INJ_THREADS - 1), %rax

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
@@ -92,6 +93,7 @@ size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_paylo
 		event_attr(a->event, &attr);
 		memcpy(out + ZA_HEAD, &attr, sizeof attr);
 	}
+	memcpy(out + ZA_HEAD + ZA_ATTR, &a->tidoff, 8); /* za_tidoff */
 	if (a->fast_clock)
 		unfence(out);
 	return n;
@@ -178,12 +180,31 @@ struct clock_kind {
 	int fast;                         /* the TSC unfenced (--fast-clock) */
 };
 
+/*
+ * Where this thread's TCB holds its id (as scenario.c finds it in a target),
+ * so that the calibration's payload reads it as the target's does.
+ */
+static uint64_t own_tidoff(void)
+{
+	const uint32_t *tcb;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	uint64_t found = 0;
+	__asm__("mov %%fs:0, %0" : "=r"(tcb));
+	for (size_t off = 16; off < 1024; off += 4)
+		if (tcb[off / 4] == tid) {
+			if (found)
+				return 0;
+			found = off;
+		}
+	return found;
+}
+
 static int bench_open(struct bench *b, struct clock_kind k, struct zerr *err)
 {
 	size_t blob = (size_t)(za_blob_end - za_blob);
 	uint64_t results = inject_results_size(CAL_FUNCS);
 	b->res_len = results + inject_contexts_size(); /* mapped: touched pages only */
-	b->len = 2 * 4096;
+	b->len = 3 * 4096;
 	b->res = mmap(NULL, b->res_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	b->slots = calloc(1, inject_slots_size(CAL_FUNCS));
 	b->code = mmap(NULL, b->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -215,6 +236,7 @@ static int bench_open(struct bench *b, struct clock_kind k, struct zerr *err)
 					3,
 					(uint64_t)(b->res + results),
 					(uint64_t)b->proc,
+					own_tidoff(),
 					k.fast};
 	inject_x86_64_payload(b->code, b->len, &a);
 	b->free_at = b->code + ((blob + 63) & ~(size_t)63);
