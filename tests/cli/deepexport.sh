@@ -13,8 +13,13 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 "$ZOND" record -q --no-time --depth 6100 -o d.db -- "$RECURSE" 6000 >out.txt 2>err.txt ||
 	fail "record: $(cat err.txt)"
 check_eq "the program's output" "$(cat out.txt)" 6000
-(ulimit -v 100000 && "$ZOND" export -i d.db -f pprof -o d.pb.gz) 2>err.txt ||
-	fail "pprof export in 100 MB of address space: $(cat err.txt)"
+if (ulimit -v 100000 && "$ZOND" --version >/dev/null 2>&1); then
+	(ulimit -v 100000 && "$ZOND" export -i d.db -f pprof -o d.pb.gz) 2>err.txt ||
+		fail "pprof export in 100 MB of address space: $(cat err.txt)"
+else # a sanitizer build reserves more address space than that
+	echo "note: zond does not run under ulimit -v (a sanitizer build): its memory not checked"
+	"$ZOND" export -i d.db -f pprof -o d.pb.gz 2>err.txt || fail "pprof export: $(cat err.txt)"
+fi
 check_eq "no warning at 18 million frames" "$(cat err.txt)" ""
 if command -v go >/dev/null 2>&1; then
 	export HOME="$work" GOCACHE="$work/gocache" GOTOOLCHAIN=local PPROF_TMPDIR="$work/pprof"
