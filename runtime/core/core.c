@@ -1268,6 +1268,8 @@ void zrt_module_closed(uint64_t start, uint64_t end)
 		if (m[i].start < end && start < m[i].end && !(m[i].flags & ZR_MODULE_CLOSED))
 			__atomic_or_fetch(&m[i].flags, ZR_MODULE_CLOSED, __ATOMIC_RELAXED);
 	retire_functions(start, end);
+	/* every thread's cached calling module may be this one */
+	__atomic_add_fetch(&zrt.modules_closed, 1, __ATOMIC_RELEASE);
 	if (zrt.unrecorded)
 		forget_unrecorded();
 	unlock_modules();
@@ -1407,7 +1409,8 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
 {
 	if (!zrt.root_modules || !site)
 		return ZR_NONE;
-	if (site - t->root_lo < t->root_len)
+	uint32_t gen = __atomic_load_n(&zrt.modules_closed, __ATOMIC_ACQUIRE);
+	if (site - t->root_lo < t->root_len && t->root_gen == gen)
 		return t->root_func;
 	const struct zr_module *m = note_module(site, NULL, NULL);
 	if (!m)
@@ -1418,6 +1421,7 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
 	t->root_lo = m->start;
 	t->root_len = m->end - m->start;
 	t->root_func = i;
+	t->root_gen = gen;
 	/* the module's own root context: the parent of the contexts of its calls */
 	t->root_ctx = find_context(t, ZR_NONE, m->start | ZR_MODULE_BIT, i, ZR_NONE);
 	t->root_last = ZR_NONE;
