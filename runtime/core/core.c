@@ -16,8 +16,8 @@ _Static_assert(sizeof(struct zr_header) == 336, "zr_header layout");
 _Static_assert(ZR_HEADER_V4_BYTES == __builtin_offsetof(struct zr_header, lost_threads_access),
 	       "zr_header v4 layout");
 _Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
-/* 160 in older writers' files, whose funcs_off (192) leaves the rest 0 */
-_Static_assert(sizeof(struct zr_thread) == 168, "zr_thread layout");
+/* 160 or 168 in older writers' files, whose funcs_off (192) leaves the rest 0 */
+_Static_assert(sizeof(struct zr_thread) == 176, "zr_thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "zr_func layout");
 _Static_assert(sizeof(struct zr_edge) == 32, "zr_edge layout");
 _Static_assert(sizeof(struct zr_context) == 80, "zr_context layout");
@@ -1563,8 +1563,18 @@ void zrt_charge_popped(struct zrt_thread *t, struct zr_frame *fr, uint64_t now)
 {
 	struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
 	struct zr_context *ctx = fr->ctx != ZR_NONE ? &t->contexts[fr->ctx] : NULL;
+	/*
+	 * A call continued from before a fork (zr_thread.continued_frames) is
+	 * only a piece of one: its time goes into the sums, not into min and
+	 * max, as a call cut short; a frame opened at its depth later is a call
+	 * of this process.
+	 */
+	uint32_t k = (uint32_t)(fr - t->stack);
+	int whole = k >= t->info->continued_frames;
+	if (!whole)
+		t->info->continued_frames = k;
 	zr_frame_charge(fr, fr > t->stack ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now,
-			zrt.inner, t->pair, 1);
+			zrt.inner, t->pair, whole);
 	t->info->last_ticks = now;
 }
 
@@ -2236,6 +2246,7 @@ int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t 
 			      : fr->edge != ZR_NONE ? parent.edges[fr->edge].site : 0;
 		carry_frame(t, fr, &parent.funcs[fr->func], site, h->start_ticks);
 	}
+	t->info->continued_frames = t->info->depth;
 	/* the timeline starts inside them: each is there, entered before */
 	if (zrt_unlikely(zrt.timeline))
 		for (uint32_t k = 0; k < t->info->depth; k++)
