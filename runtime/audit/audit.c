@@ -50,12 +50,14 @@ struct object {
 	int selected; /* and profiled (ZOND_LIBCALLS_LIBS) */
 	int live;
 	int closed;   /* unloaded (la_objclose done): the entry may be reused */
+	uint32_t serial; /* which load this is: the targets its PLT is bound to (redirect) */
 	char path[PATH_MAX];
 };
 
 static struct object objects[MAX_OBJECTS];
 static uint32_t n_objects;
 static uint32_t objects_lock;
+static uint32_t n_loads; /* objects ever added (their serials: 1, 2...) */
 
 static struct link_map *program;  /* the main program's map: its scope is the start-up one */
 static int unwinder;              /* the program's libgcc_s is loaded */
@@ -144,6 +146,7 @@ static struct object *add_object(struct link_map *map)
 	if (o) {
 		o->live = o->closed = o->bind_to = o->selected = 0;
 		o->start = o->end = o->bias = 0;
+		o->serial = ++n_loads;
 		const char *name = map->l_name && *map->l_name ? map->l_name : "/proc/self/exe";
 		if (!realpath(name, o->path))
 			snprintf(o->path, sizeof o->path, "%s", name);
@@ -165,9 +168,13 @@ static struct object *add_object(struct link_map *map)
 /* ---- functions --------------------------------------------------------- */
 
 /*
- * Targets by real address and bound name: one per (function, name), shared
- * by every object bound to it, so that aliases (memcpy and memmove bound to
- * one IFUNC variant, a function exported under two names) are counted apart.
+ * Targets by real address, bound name and binding object: one per (function,
+ * name, object whose PLT slot is bound), so that aliases (memcpy and memmove
+ * bound to one IFUNC variant, a function exported under two names) are
+ * counted apart, and a call is filed under the object whose code made it
+ * (audit.h za_site; an object loaded again, or another one at its addresses,
+ * gets targets of its own).  Every object's target of one (function, name)
+ * has the same key.
  * The first name bound at an address is recorded at the address itself, the
  * next ones at the address plus 1, 2... (the core tells functions apart by
  * the address it is given; the reader finds the module from it), at most
@@ -212,21 +219,28 @@ static uint64_t bound_to(const struct za_target *x)
 }
 
 /*
- * The slot of (real, name) in t: its target's, or the empty one where it
- * goes; *aliases gets the number of other names bound at real.
+ * The slot of (real, name, binder) in t: its target's, or the empty one
+ * where it goes; *alias gets the name's alias number at real (the other
+ * objects' targets of the name have it, a new name takes the next one).
  */
 static uint32_t target_slot(const struct target_table *t, uint64_t real, const char *name,
-			    uint32_t *aliases)
+			    uint32_t binder, uint32_t *alias)
 {
-	uint32_t h = zrt_hash(real) & t->mask, n = 0;
+	uint32_t h = zrt_hash(real) & t->mask, next = 0, named = UINT32_MAX;
 	for (; t->slot[h]; h = (h + 1) & t->mask) {
-		if (bound_to(t->slot[h]) != real)
+		const struct za_target *x = t->slot[h];
+		if (bound_to(x) != real)
 			continue;
-		if (!strcmp(name_of(t->slot[h]), name) || t->slot[h]->alias == MAX_ALIASES - 1)
-			break;
-		n++;
+		/* names beyond the last alias share it */
+		if (!strcmp(name_of(x), name) || x->alias == MAX_ALIASES - 1) {
+			named = x->alias;
+			if (x->binder == binder)
+				break;
+		}
+		if (x->alias >= next)
+			next = x->alias + 1;
 	}
-	*aliases = n;
+	*alias = named != UINT32_MAX ? named : next < MAX_ALIASES ? next : MAX_ALIASES - 1;
 	return h;
 }
 
@@ -318,31 +332,40 @@ static uint64_t wrapper_of(const struct za_target *t, const char *name)
 {
 	if (zrt.stacked || (t->kind & ZA_FORK))
 		return keep_frame(name) ? (uintptr_t)za_wrap_count : timed_wrapper;
-	if (t->kind == ZA_PLAIN && t->fast != ZA_NO_FAST)
+	/* the wrapper files every call under the binding object (audit.h za_fast) */
+	if (t->kind == ZA_PLAIN && t->fast != ZA_NO_FAST && t->len)
 		return (uintptr_t)za_wrap_fast;
 	return (uintptr_t)za_wrap_count;
 }
 
 /*
- * The redirector for the function at real bound by name; 0 to bind it as it
- * is.  hidden: the function is not profiled, only watched (fork, exit).
+ * The redirector for the function at real bound by name in the PLT of
+ * object by (NULL: none known, a dlsym lookup); 0 to bind it as it is.
+ * hidden: the function is not profiled, only watched (fork, exit).
  * through: what the wrapper calls, the function's guard (guards.c), or 0:
  * real itself.
  */
-static uint64_t redirect(uint64_t real, const char *name, int hidden, uint64_t through)
+static uint64_t redirect(uint64_t real, const char *name, const struct object *by, int hidden,
+			 uint64_t through)
 {
 	while (__atomic_exchange_n(&targets_lock, 1, __ATOMIC_ACQUIRE))
 		;
 	uint64_t code = 0;
+	uint32_t binder = by && by->end > by->start ? by->serial : 0;
 	if (make_room() == 0) {
-		uint32_t aliases, h = target_slot(table, real, name, &aliases);
+		uint32_t alias, h = target_slot(table, real, name, binder, &alias);
 		struct za_target *t = table->slot[h];
 		if (t) {
 			code = t->code;
 		} else if ((t = za_new_target(&code)) != NULL) {
 			t->real = through ? through : real;
-			t->alias = aliases;
-			t->key = real + aliases;
+			t->alias = alias;
+			t->key = real + alias;
+			t->binder = binder;
+			if (binder) {
+				t->lo = by->start;
+				t->len = by->end - by->start;
+			}
 			t->code = code;
 			t->kind = kind_of(name) | (hidden ? ZA_HIDDEN : 0);
 			t->wrapper = wrapper_of(t, name);
@@ -640,9 +663,10 @@ API uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
 			   uintptr_t *defcook, unsigned int *flags, const char *symname)
 {
 	(void)ndx;
-	(void)refcook;
 	uintptr_t real = sym->st_value;
 	const struct object *def = (const struct object *)*defcook;
+	/* the object whose PLT slot this is; a dlsym pointer may be called from anywhere */
+	const struct object *by = *flags & LA_SYMB_DLSYM ? NULL : cookie_object(*refcook);
 	unsigned type = ELF64_ST_TYPE(sym->st_info);
 	*flags |= LA_SYMB_NOPLTENTER | LA_SYMB_NOPLTEXIT;
 	if (!def || !def->bind_to || (type != STT_FUNC && type != STT_GNU_IFUNC))
@@ -662,9 +686,9 @@ API uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
 	/* under seccomp, while the pool and the table have room (no memory taken then) */
 	uint64_t code = guard;
 	if (def->selected && globs_match(func_globs, symname))
-		code = redirect(real, symname, 0, guard);
+		code = redirect(real, symname, by, 0, guard);
 	else if (kind_of(symname) != ZA_PLAIN)
-		code = redirect(real, symname, 1, guard);
+		code = redirect(real, symname, by, 1, guard);
 	if (!code)
 		code = guard;
 	errno = saved_errno;

@@ -53,27 +53,50 @@ struct za_target {
 	uint64_t fast;    /* +40: byte offset of its struct za_fast in a thread's table,
 			     ZA_NO_FAST when it has none */
 	uint32_t alias;   /* how many other names were bound at real before this one */
+	uint32_t binder;  /* the object whose PLT slot was bound to it (its serial number,
+			     audit.c), 0 for none known: a dlsym pointer, calibration */
+	uint64_t lo, len; /* that object's range, [lo, lo + len); len 0 for none known */
 };
+
+/*
+ * The site a call of target returning to ret is filed under: a root call's
+ * caller is the module of its site (the core's zrt_root_caller).  A call
+ * through an object's PLT slot is made by that object's code, also when its
+ * return address lies elsewhere: a tail call (a library function ending in
+ * `jmp other@plt`) returns to its own caller, maybe in the program, which
+ * never made that call.  Such a call is filed under a site inside the
+ * object (its first byte + 1: no call instruction of its own), so that the
+ * object is its calling module, in every time mode alike.
+ */
+static inline uint64_t za_site(const struct za_target *target, uint64_t ret)
+{
+	if (__builtin_expect(ret - target->lo >= target->len, 0) && target->len)
+		return target->lo + 1;
+	return ret;
+}
 
 /*
  * Counting only (no times), every call is a root call: a thread counts a
  * function's calls in its zr_func and in the edge from the calling module
- * (the core keeps root edges per calling module).  Each thread has a table
- * of these, indexed by target, that points at both for the module of the
- * last call counted by the core, so that the wrapper can count a call from
- * that module, [lo, lo + len), without the core; a call from elsewhere goes
- * to the core, which points the entry at its module.  Only the thread
- * writes them, so plain increments are exact; a signal handler's calls land
- * between two whole increments.
+ * (the core keeps root edges per calling module).  A target bound through
+ * an object's PLT is called by that object's code alone (za_site), so its
+ * calls on a thread always go to the same two counters.  Each thread has a
+ * table of these, indexed by target, that points at both once the core
+ * has counted the thread's first call, so that the wrapper counts the
+ * later ones without the core.  An unloaded object's targets are never
+ * called again, and one loaded later (at the same addresses or not) has
+ * targets of its own.  Targets with no binding object (dlsym pointers)
+ * have no entry: za_wrap_count.  Only the thread writes them, so plain
+ * increments are exact; a signal handler's calls land between two whole
+ * increments.
  */
 struct za_fast {
 	uint64_t *func_calls; /* +0: NULL until the thread's first call of it (and while
 				 the entry is being changed) */
 	uint64_t *edge_calls; /* +8 */
 	uint64_t real;        /* +16: the function (x86-64 jumps through it) */
-	uint64_t target;      /* +24: its struct za_target */
-	uint64_t lo, len;     /* +32, +40: the calling module of edge_calls */
-	uint64_t pad[2];
+	uint64_t target;      /* +24: its struct za_target (for a debugger) */
+	uint64_t pad[4];
 };
 
 #define ZA_MAX_FAST 65536u

@@ -233,7 +233,7 @@ static __attribute__((noinline)) void lost_frame(struct za_thread *t,
 	t->lost++;
 	if (t->core.state == ZRT_THREAD_ON)
 		t->core.info->lost_frames++;
-	zrt_count_call(&t->core, target->key, ret, sp, ret);
+	zrt_count_call(&t->core, target->key, za_site(target, ret), sp, ret);
 }
 
 /* The timeline's entry event, and with exact time the call's clock read before it. */
@@ -274,9 +274,9 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 	if (target->kind & ZA_HIDDEN)
 		; /* watched only */
 	else if (zrt_likely(zrt.stacked))
-		fr->core = zrt_enter(&t->core, target->key, ret, sp, ret);
+		fr->core = zrt_enter(&t->core, target->key, za_site(target, ret), sp, ret);
 	else /* fork when only counting: every call stays a root call (za_fast) */
-		zrt_count_call(&t->core, target->key, ret, sp, ret);
+		zrt_count_call(&t->core, target->key, za_site(target, ret), sp, ret);
 	fr->sp = sp;
 	/* the clock last: as little of the probe as possible inside the call's time */
 	if (fr->core && zrt.clocked) {
@@ -384,7 +384,7 @@ static void drop_fast_table(void)
 
 /*
  * Points the wrapper's counters of target on this thread at edge e, just
- * counted by the core: a root edge, from the module [lo, lo + len).
+ * counted by the core: the root edge from its binding object's module.
  */
 static void start_fast(struct za_thread *t, const struct za_target *target, uint32_t e)
 {
@@ -406,8 +406,6 @@ static void start_fast(struct za_thread *t, const struct za_target *target, uint
 	zrt_signal_fence();
 	f->real = target->real;
 	f->target = (uintptr_t)target;
-	f->lo = t->core.root_lo;
-	f->len = t->core.root_len;
 	f->edge_calls = &edge->calls;
 	zrt_signal_fence();
 	f->func_calls = &t->core.funcs[edge->callee].calls;
@@ -429,7 +427,7 @@ void za_count(const struct za_target *target, uint64_t sp, uint64_t ret, uint64_
 	if (d && d <= ZA_MAX_FRAMES && frame_dead(&t->frames[d - 1], sp, ret))
 		drop_dead_frames(t, sp, ret);
 	if (!(target->kind & ZA_HIDDEN)) {
-		uint32_t e = zrt_count_call(&t->core, target->key, ret, sp, ret);
+		uint32_t e = zrt_count_call(&t->core, target->key, za_site(target, ret), sp, ret);
 		if (target->wrapper == (uintptr_t)za_wrap_fast)
 			start_fast(t, target, e);
 	}

@@ -39,8 +39,6 @@ static uint32_t n_targets;
 _Static_assert(offsetof(struct za_target, real) == 8, "wrapper.S: TARGET_REAL");
 _Static_assert(offsetof(struct za_target, fast) == 40, "wrapper.S: TARGET_FAST");
 _Static_assert(sizeof(struct za_fast) == 64, "wrapper.S: a fast entry is 64 bytes");
-_Static_assert(offsetof(struct za_fast, lo) == 32 && offsetof(struct za_fast, target) == 24,
-	       "wrapper.S: FAST_LO, FAST_TARGET");
 
 #if defined(__x86_64__)
 /* endbr64; lea target(%rip), %r11; jmp *(%r11); int3 padding */

@@ -16,8 +16,8 @@ _Static_assert(sizeof(struct zr_header) == 336, "zr_header layout");
 _Static_assert(ZR_HEADER_V4_BYTES == __builtin_offsetof(struct zr_header, lost_threads_access),
 	       "zr_header v4 layout");
 _Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
-/* 160 in older writers' files, whose funcs_off (192) leaves the rest 0 */
-_Static_assert(sizeof(struct zr_thread) == 168, "zr_thread layout");
+/* 160 or 168 in older writers' files, whose funcs_off (192) leaves the rest 0 */
+_Static_assert(sizeof(struct zr_thread) == 176, "zr_thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "zr_func layout");
 _Static_assert(sizeof(struct zr_edge) == 32, "zr_edge layout");
 _Static_assert(sizeof(struct zr_context) == 80, "zr_context layout");
@@ -1268,6 +1268,8 @@ void zrt_module_closed(uint64_t start, uint64_t end)
 		if (m[i].start < end && start < m[i].end && !(m[i].flags & ZR_MODULE_CLOSED))
 			__atomic_or_fetch(&m[i].flags, ZR_MODULE_CLOSED, __ATOMIC_RELAXED);
 	retire_functions(start, end);
+	/* every thread's cached calling module may be this one */
+	__atomic_add_fetch(&zrt.modules_closed, 1, __ATOMIC_RELEASE);
 	if (zrt.unrecorded)
 		forget_unrecorded();
 	unlock_modules();
@@ -1407,7 +1409,8 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
 {
 	if (!zrt.root_modules || !site)
 		return ZR_NONE;
-	if (site - t->root_lo < t->root_len)
+	uint32_t gen = __atomic_load_n(&zrt.modules_closed, __ATOMIC_ACQUIRE);
+	if (site - t->root_lo < t->root_len && t->root_gen == gen)
 		return t->root_func;
 	const struct zr_module *m = note_module(site, NULL, NULL);
 	if (!m)
@@ -1418,6 +1421,7 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site)
 	t->root_lo = m->start;
 	t->root_len = m->end - m->start;
 	t->root_func = i;
+	t->root_gen = gen;
 	/* the module's own root context: the parent of the contexts of its calls */
 	t->root_ctx = find_context(t, ZR_NONE, m->start | ZR_MODULE_BIT, i, ZR_NONE);
 	t->root_last = ZR_NONE;
@@ -1559,8 +1563,18 @@ void zrt_charge_popped(struct zrt_thread *t, struct zr_frame *fr, uint64_t now)
 {
 	struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
 	struct zr_context *ctx = fr->ctx != ZR_NONE ? &t->contexts[fr->ctx] : NULL;
+	/*
+	 * A call continued from before a fork (zr_thread.continued_frames) is
+	 * only a piece of one: its time goes into the sums, not into min and
+	 * max, as a call cut short; a frame opened at its depth later is a call
+	 * of this process.
+	 */
+	uint32_t k = (uint32_t)(fr - t->stack);
+	int whole = k >= t->info->continued_frames;
+	if (!whole)
+		t->info->continued_frames = k;
 	zr_frame_charge(fr, fr > t->stack ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now,
-			zrt.inner, t->pair, 1);
+			zrt.inner, t->pair, whole);
 	t->info->last_ticks = now;
 }
 
@@ -2232,6 +2246,7 @@ int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t 
 			      : fr->edge != ZR_NONE ? parent.edges[fr->edge].site : 0;
 		carry_frame(t, fr, &parent.funcs[fr->func], site, h->start_ticks);
 	}
+	t->info->continued_frames = t->info->depth;
 	/* the timeline starts inside them: each is there, entered before */
 	if (zrt_unlikely(zrt.timeline))
 		for (uint32_t k = 0; k < t->info->depth; k++)

@@ -139,6 +139,12 @@ struct zrt_process {
 	 * per (calling module, callee).
 	 */
 	int root_modules;
+	/*
+	 * Unloads so far (zrt_module_closed): a thread's cached calling module
+	 * (zrt_thread.root_lo...) is good only while this is its root_gen, since
+	 * an object loaded later may take the unloaded one's addresses.
+	 */
+	uint32_t modules_closed;
 };
 
 extern struct zrt_process zrt;
@@ -209,10 +215,11 @@ struct zrt_thread {
 	 * record's root context, the parent of their contexts; root_last, the
 	 * context of the last root call from it that the fast path found (what
 	 * a frame's last_child is to the calls made from the frame), ZR_NONE
-	 * for none.
+	 * for none; root_gen, zrt.modules_closed when they were found (an
+	 * unload since makes them stale).
 	 */
 	uint64_t root_lo, root_len;
-	uint32_t root_func, root_ctx, root_last;
+	uint32_t root_func, root_ctx, root_last, root_gen;
 	/*
 	 * Exact time: the rest of the probe pair's cost per call (zrt.pair),
 	 * and what zrt_probe_paid measured: calls until the next update of the
@@ -407,8 +414,8 @@ uint32_t zrt_root_caller(struct zrt_thread *t, uint64_t site);
  * closed and every thread's functions, blocks and calling-module records
  * keyed inside it are retired (ZR_CLOSED_BIT on their addr), so that an
  * object loaded later at the same addresses gets functions of its own.  No
- * thread may run the object's code any more; a thread's cached calling
- * module of root calls (libcalls) is not reset.
+ * thread may run the object's code any more; every thread's cached calling
+ * module of root calls (libcalls) becomes stale (zrt.modules_closed).
  */
 void zrt_module_closed(uint64_t start, uint64_t end);
 /*
@@ -702,7 +709,9 @@ zrt_enter_fast(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64_t sp, ui
 		goto done; /* a stack whose callers were lost: no root context */
 	} else if (zrt.root_modules) {
 		/* a root call: its caller is the calling module's record */
-		if (zrt_unlikely(site - t->root_lo >= t->root_len || t->root_ctx == ZR_NONE))
+		if (zrt_unlikely(site - t->root_lo >= t->root_len || t->root_ctx == ZR_NONE ||
+				 t->root_gen != __atomic_load_n(&zrt.modules_closed,
+								__ATOMIC_RELAXED)))
 			goto done;
 		parent = t->root_ctx;
 		x = zrt_guess_context(t, parent, fn);

@@ -338,6 +338,10 @@ struct zr_thread {
 	uint32_t lost_stack_calls;  /* calls made on a resumed stack whose frames were
 				       not kept: counted on their functions, on no
 				       context, a root call on no edge */
+	/* a forked child's first thread (room before funcs_off, 0 in files of older
+	   writers): its frames below this depth are the calls in progress at the fork,
+	   continued here, not called: closed as cut short (zr_frame_charge ended 0) */
+	uint32_t continued_frames;
 };
 
 /*
@@ -495,8 +499,10 @@ static inline void zr_note_call(uint64_t *min, uint64_t *max, uint64_t incl)
  * at 1 tick at least.  What the correction took out of the call's self time
  * is added to the overhead.  edge, ctx and parent may be NULL.  ended 0:
  * the call is cut short where the data end (a run read while it goes on,
- * a process killed without a word), not over: its time so far goes into
- * the sums, but it is no call of a known length for min and max.
+ * a process killed without a word), not over, or is a forked child's piece
+ * of a call its parent made (a frame continued from before the fork): its
+ * time so far goes into the sums, but it is no call of a known length for
+ * min and max.
  */
 /* Closes frame fr without a time: its function's recursion depth, and its
    parent's count of calls made, as zr_frame_charge does. */

@@ -431,7 +431,9 @@ static uint64_t last_known_ticks(const struct raw *r, const struct raw_thread *t
  * bare-metal run read while it goes on) as the runtime would: at the end
  * when the image said when it ended, else at the last thing seen, their
  * time so far in the sums but not in min and max (calls cut short, of no
- * known length).  The calls so cut short: how many.
+ * known length; and a forked child's continued frames, pieces of its
+ * parent's calls, also when the image said when it ended).  The calls so
+ * cut short: how many.
  */
 static uint32_t close_open_frames(const struct raw *r, struct raw_thread *t)
 {
@@ -459,7 +461,8 @@ static uint32_t close_open_frames(const struct raw *r, struct raw_thread *t)
 		struct zr_edge *edge = fr->edge != ZR_NONE ? &t->edges[fr->edge] : NULL;
 		struct zr_context *ctx = fr->ctx != ZR_NONE ? &t->contexts[fr->ctx] : NULL;
 		zr_frame_charge(fr, d > 1 ? fr - 1 : NULL, &t->funcs[fr->func], edge, ctx, now,
-				r->h.overhead_inner_ticks, pair, ended);
+				r->h.overhead_inner_ticks, pair,
+				ended && d - 1 >= t->info.continued_frames);
 	}
 	return ended ? 0 : t->n_frames;
 }

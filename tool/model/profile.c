@@ -603,13 +603,19 @@ struct zp_view *profile_view(const struct zp_profile *p, uint32_t thread)
 	if (p->ncontexts) {
 		v->incl_all = zp_xcalloc((size_t)p->nnodes * ZP_MAX_EVENTS, sizeof *v->incl_all);
 		v->ctx_calls = zp_xcalloc(p->nnodes, sizeof *v->ctx_calls);
+		v->incl_nocall =
+			zp_xcalloc((size_t)p->nnodes * ZP_MAX_EVENTS, sizeof *v->incl_nocall);
 		for (size_t i = 0; i < p->ncontexts; i++) {
 			const struct zp_context *c = &p->contexts[i];
 			if ((thread != ZP_NONE && c->thread != thread) || c->node >= p->nnodes)
 				continue;
 			v->ctx_calls[c->node] += c->calls;
-			for (size_t e = 0; e < p->nevents; e++)
-				v->incl_all[(size_t)c->node * ZP_MAX_EVENTS + e] += c->incl[e];
+			for (size_t e = 0; e < p->nevents; e++) {
+				size_t k = (size_t)c->node * ZP_MAX_EVENTS + e;
+				v->incl_all[k] += c->incl[e];
+				if (!c->calls)
+					v->incl_nocall[k] += c->incl[e];
+			}
 		}
 	}
 	return v;
@@ -639,9 +645,15 @@ uint64_t profile_view_avg(const struct zp_view *v, uint32_t n, unsigned event)
 	const struct zp_stat *s = &v->nodes[n];
 	if (!s->calls)
 		return UINT64_MAX;
-	uint64_t incl = s->incl[event];
+	uint64_t incl = s->incl[event], nocall = 0;
 	if (v->incl_all) {
 		uint64_t all = v->incl_all[(size_t)n * ZP_MAX_EVENTS + event];
+		/*
+		 * A forked child's continuation of a call is time of no call of
+		 * its own (doc/raw-format.md "Files"): left out, so that the
+		 * average is of whole calls, as min and max are.
+		 */
+		nocall = v->incl_nocall[(size_t)n * ZP_MAX_EVENTS + event];
 		/*
 		 * Calls outside the contexts with none of the time outside them
 		 * were counted untimed (no frame): their time is their caller's,
@@ -650,11 +662,11 @@ uint64_t profile_view_avg(const struct zp_view *v, uint32_t n, unsigned event)
 		 */
 		uint64_t timed = v->ctx_calls[n];
 		if (all >= incl && timed && timed < s->calls)
-			return all / timed;
+			return (all - nocall) / timed;
 		if (all > incl)
 			incl = all;
 	}
-	return incl / s->calls;
+	return (incl > nocall ? incl - nocall : 0) / s->calls;
 }
 
 void profile_view_free(struct zp_view *v)
@@ -663,6 +675,7 @@ void profile_view_free(struct zp_view *v)
 		return;
 	free(v->incl_all);
 	free(v->ctx_calls);
+	free(v->incl_nocall);
 	free(v->nodes);
 	free(v->edges);
 	free(v);

@@ -330,6 +330,13 @@ struct zp_view {
 	 * calls inside a probe), calls counted with no time.  NULL with incl_all.
 	 */
 	uint64_t *ctx_calls;
+	/*
+	 * Per node (as incl_all) the inclusive cost of its contexts that hold
+	 * no call: a forked child's pieces of calls in progress at the fork
+	 * (continued there, called in the parent), in the totals but no call's
+	 * time.  NULL with incl_all.
+	 */
+	uint64_t *incl_nocall;
 };
 /*
  * The frames of every context's stack of one thread (ZP_NONE: all), what a
@@ -343,9 +350,10 @@ void profile_view_free(struct zp_view *v);
 /*
  * The average inclusive cost of one call of node n (UINT64_MAX: no call):
  * over every timed call where the contexts tell it (calls with no frame,
- * lost_frames, left out), else (a run without them) the node's inclusive
- * cost over its calls, which a recursive function's inner calls make too
- * small.
+ * lost_frames, left out; the time of contexts with no call, a forked
+ * child's continuation of its parent's calls, left out too, as from min
+ * and max), else (a run without them) the node's inclusive cost over its
+ * calls, which a recursive function's inner calls make too small.
  */
 uint64_t profile_view_avg(const struct zp_view *v, uint32_t n, unsigned event);
 

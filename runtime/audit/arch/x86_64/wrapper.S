@@ -24,9 +24,6 @@
 #define FAST_FUNC_CALLS 0
 #define FAST_EDGE_CALLS 8
 #define FAST_REAL 16
-#define FAST_TARGET 24
-#define FAST_LO 32
-#define FAST_LEN 40
 
 /*
  * Saves the argument registers, r11 and r10 (a nested function's static
@@ -198,9 +195,9 @@ za_wrap_count:
 /*
  * Counting only: the thread's two counters of the function (struct za_fast)
  * go up by one and the function is jumped to, with nothing but rax (kept on
- * the stack) and r11 used, when the call comes from the module the entry's
- * edge is from.  When the thread has no table yet, or no counters for it
- * (its first call), or the call comes from another module, za_wrap_count
+ * the stack) and r11 used.  The calls of a target are all from its binding
+ * object (audit.h za_site): no check of the caller.  When the thread has
+ * no table yet, or no counters for it (its first call), za_wrap_count
  * counts the call and sets them up.
  */
 	.globl za_wrap_fast
@@ -219,10 +216,6 @@ za_wrap_fast:
 	addq TARGET_FAST(%r11), %rax    /* the function's entry in it */
 	cmpq $0, FAST_FUNC_CALLS(%rax)
 	je 1f
-	movq 8(%rsp), %r11              /* the return address: from the entry's module? */
-	subq FAST_LO(%rax), %r11
-	cmpq FAST_LEN(%rax), %r11
-	jae 2f
 	movq FAST_FUNC_CALLS(%rax), %r11
 	incq (%r11)
 	movq FAST_EDGE_CALLS(%rax), %r11
@@ -231,10 +224,8 @@ za_wrap_fast:
 	popq %rax
 	.cfi_adjust_cfa_offset -8
 	jmp *%r11
-2:	/* another module: the target again */
-	.cfi_adjust_cfa_offset 8
-	movq FAST_TARGET(%rax), %r11
 1:	/* r11 holds the target */
+	.cfi_adjust_cfa_offset 8
 	popq %rax
 	.cfi_adjust_cfa_offset -8
 	jmp za_wrap_count
