@@ -61,5 +61,29 @@ one() {
 one hup 129 HUP
 one usr1 138 USR1
 one twice 0 INT INT
+
+# zond's stderr a pipe whose reader left: its lines are lost, not the measuring (it died
+# of SIGPIPE at its first line; then, attached, its own line's SIGPIPE ended the measuring)
+rm -f go.pipe && mkfifo go.pipe
+"$spin" <go.pipe >pipe.out 2>pipe.err &
+pid=$!
+exec 3>go.pipe
+while ! grep -q ready pipe.err; do sleep 0.05; done
+got=$(python3 -c 'import os, subprocess, sys, time
+r, w = os.pipe()
+os.close(r)
+start = time.monotonic()
+p = subprocess.run(sys.argv[1:], stderr=w)
+print("exit %d, %s" % (p.returncode, "the whole second" if time.monotonic() - start >= 1 else "cut short"))' \
+	"$zond" inject -o pipe.db -f work -p $pid --duration 1)
+[ "$got" = "exit 0, the whole second" ] || fail "stderr closed: $got"
+[ "$(code $pid)" = same ] || fail "stderr closed: the process's code left patched"
+"$zond" dump -i pipe.db 2>/dev/null | grep -q '^function work calls=[1-9]' ||
+	fail "stderr closed: no calls of work stored"
+echo go >&3
+exec 3>&-
+wait $pid
+[ $? = $plain ] || fail "stderr closed: the program's status changed"
+diff -u plain.out pipe.out || fail "stderr closed: the program's output changed"
 [ $status = 0 ] && echo ok
 exit $status

@@ -1278,10 +1278,10 @@ static int scenario(struct functions_job *job, char **argv)
 {
 	struct zerr err;
 	char prog[PATH_MAX];
-	/* a program (or QEMU) run: from before zond's first line, a closed stderr costs zond's
-	   lines, not the program's status (-p holds SIGPIPE while it patches: scenario.c) */
-	if (argv)
-		forward_own_pipe();
+	/* from before zond's first line, a closed stderr costs zond's lines, not the program's
+	   status (a program or QEMU run) nor the measuring of an attached process (-p: while
+	   it patches, a SIGPIPE someone sends still stops it, scenario.c) */
+	forward_own_pipe();
 	if (job->elf) {
 		snprintf(prog, sizeof prog, "%s", job->elf);
 		if (!symbols_is_elf(prog, &err))

@@ -1116,14 +1116,34 @@ static const int attach_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT,
 				     SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
 enum { N_ATTACH_SIGNALS = sizeof attach_signals / sizeof attach_signals[0] };
 
+/*
+ * SIGPIPE while attached: sent to stop zond, or raised by zond's own line on
+ * a stderr whose reader left, which costs that line only (forward.h
+ * forward_own_pipe): the kernel sends that one as if zond sent it itself.
+ */
+static void on_attach_pipe(int sig, siginfo_t *si, void *context)
+{
+	(void)context;
+	if (si->si_code == SI_USER && si->si_pid == getpid())
+		return;
+	on_interrupt(sig);
+}
+
 static void attach_catch(struct sigaction old[N_ATTACH_SIGNALS])
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_interrupt;
 	interrupted = first_signal = 0;
-	for (int i = 0; i < N_ATTACH_SIGNALS; i++)
+	for (int i = 0; i < N_ATTACH_SIGNALS; i++) {
+		if (attach_signals[i] == SIGPIPE) {
+			struct sigaction pipe_sa = {.sa_sigaction = on_attach_pipe,
+						    .sa_flags = SA_SIGINFO};
+			sigaction(SIGPIPE, &pipe_sa, &old[i]);
+			continue;
+		}
 		sigaction(attach_signals[i], &sa, &old[i]);
+	}
 }
 
 static void attach_release(const struct sigaction old[N_ATTACH_SIGNALS])
