@@ -78,6 +78,10 @@ static void put_span(FILE *out, const struct zp_profile *p, const struct zp_span
 		fprintf(out, ",\"args\":{\"entered_before_timeline\":%s,\"end_unknown\":%s}",
 			sp->flags & ZP_SPAN_NO_START ? "true" : "false",
 			sp->flags & ZP_SPAN_NO_END ? "true" : "false");
+	else if (sp->flags & (ZP_SPAN_CONTINUED | ZP_SPAN_SUSPENDED))
+		fprintf(out, ",\"args\":{\"continued\":%s,\"suspended\":%s}",
+			sp->flags & ZP_SPAN_CONTINUED ? "true" : "false",
+			sp->flags & ZP_SPAN_SUSPENDED ? "true" : "false");
 	fputc('}', out);
 }
 

@@ -173,12 +173,16 @@ struct zp_span {
 #define ZP_SPAN_NO_START 1u
 /* not seen ending (the timeline was full, or the thread ended first): end is the last time known */
 #define ZP_SPAN_NO_END 2u
-/* a call the process continues, made before it (a forked child's inherited frames): not one
-   of its calls, start is the process's start */
+/* a call continued from an earlier span, not one of its own calls: made before the process
+   (a forked child's inherited frames: start is the process's start), or resumed with its
+   coroutine's stack (start is the resume) */
 #define ZP_SPAN_CONTINUED 4u
 /* its callers are not known (a coroutine's stack whose frames were lost while it was
    suspended): counted on no calling context, a root on no edge */
 #define ZP_SPAN_NO_CALLERS 8u
+/* ends where its stack was switched away (a coroutine suspended): the call goes on, if it
+   resumes, in a later span (ZP_SPAN_CONTINUED); the time between is not its */
+#define ZP_SPAN_SUSPENDED 16u
 /*
  * Bits 8 to 31: the stack the call ran on (coroutines: swapcontext, setcontext),
  * numbered per thread in the order seen, 0 the thread's own.  Calls nest by depth

@@ -61,6 +61,21 @@ struct open_call {
 	uint32_t depth, node, ctx; /* ctx ZP_NONE: its callers are not known */
 	uint64_t incl, children; /* its cost in the window, its children's */
 	int outermost;           /* no activation of node below it: counts for its incl */
+	/*
+	 * A call in pieces (its coroutine's stack suspended, then resumed): the
+	 * cost of its pieces before this one, and whether they were all in the
+	 * window from its start (whole: the last piece gives min and max the
+	 * call's cost); suspended, this piece is not its last.
+	 */
+	uint64_t before;
+	int whole, suspended;
+};
+
+/* A suspended call's cost so far, for the piece that continues it (open_call.before). */
+struct carried {
+	uint32_t node;
+	int valid, whole;
+	uint64_t incl;
 };
 
 /* One stack of a thread (ZP_SPAN_STACK): its calls open in the window. */
@@ -68,6 +83,8 @@ struct walk_stack {
 	uint32_t id;
 	struct open_call *open;
 	size_t n, cap;
+	struct carried *carried; /* per depth, ncarried of them */
+	size_t ncarried;
 };
 
 struct walk {
@@ -76,30 +93,49 @@ struct walk {
 	size_t nstacks, cap;
 };
 
+/* Self s and inclusive i of a span; call, the cost of the whole call it ends, if known. */
 static void add_cost(uint64_t *self, uint64_t *incl, uint64_t *min, uint64_t *max, uint64_t s,
-		     uint64_t i)
+		     uint64_t i, const uint64_t *call)
 {
 	*self += s;
 	*incl += i;
-	if (i < *min)
-		*min = i;
-	if (i > *max)
-		*max = i;
+	if (!call)
+		return;
+	if (*call < *min)
+		*min = *call;
+	if (*call > *max)
+		*max = *call;
+}
+
+/* Keeps suspended call c's cost for the piece that will continue it. */
+static void carry(struct walk_stack *s, const struct open_call *c)
+{
+	if (c->depth >= s->ncarried) {
+		size_t n = (size_t)c->depth + 16;
+		s->carried = zp_xrealloc(s->carried, n * sizeof *s->carried);
+		memset(s->carried + s->ncarried, 0, (n - s->ncarried) * sizeof *s->carried);
+		s->ncarried = n;
+	}
+	s->carried[c->depth] = (struct carried){c->node, 1, c->whole, c->before + c->incl};
 }
 
 /* Closes the top call of stack s: its self cost is what its children did not take. */
 static void close_top(struct walk *k, struct walk_stack *s, uint32_t thread)
 {
 	struct open_call *c = &s->open[--s->n];
-	uint64_t self = c->incl - c->children;
+	uint64_t self = c->incl - c->children, call = c->before + c->incl;
+	const uint64_t *whole = c->whole && !c->suspended ? &call : NULL;
+	if (c->suspended)
+		carry(s, c);
 	if (c->ctx != ZP_NONE) {
 		struct zp_context *ctx = &k->w->contexts[c->ctx];
-		add_cost(&ctx->self[0], &ctx->incl[0], &ctx->min[0], &ctx->max[0], self, c->incl);
+		add_cost(&ctx->self[0], &ctx->incl[0], &ctx->min[0], &ctx->max[0], self, c->incl,
+			 whole);
 	}
 	struct zp_stat *st = profile_stat(k->w, thread, c->node);
 	uint64_t none = 0;
 	add_cost(&st->self[0], c->outermost ? &st->incl[0] : &none, &st->min[0], &st->max[0], self,
-		 c->incl);
+		 c->incl, whole);
 	if (s->n)
 		s->open[s->n - 1].children += c->incl;
 }
@@ -124,6 +160,7 @@ static void close_all(struct walk *k, uint32_t thread)
 		while (k->stacks[i].n)
 			close_top(k, &k->stacks[i], thread);
 		free(k->stacks[i].open);
+		free(k->stacks[i].carried);
 	}
 	k->nstacks = 0;
 }
@@ -147,7 +184,20 @@ static void open_call(struct walk *k, const struct zp_span *sp, int64_t from, in
 			     : ZP_NONE,
 		.incl = b > a ? (uint64_t)(b - a) : 0,
 		.outermost = 1,
+		.whole = sp->start >= from && sp->end <= to,
+		.suspended = (sp->flags & ZP_SPAN_SUSPENDED) != 0,
 	};
+	if (sp->flags & ZP_SPAN_CONTINUED) {
+		/* the rest of a suspended call, or of one made before the process (none kept) */
+		struct carried *before = sp->depth < s->ncarried ? &s->carried[sp->depth] : NULL;
+		if (before && before->valid && before->node == sp->node) {
+			c.before = before->incl;
+			c.whole &= before->whole;
+			before->valid = 0;
+		} else {
+			c.whole = 0;
+		}
+	}
 	for (size_t i = 0; i < s->n; i++)
 		if (s->open[i].node == sp->node)
 			c.outermost = 0;
@@ -274,6 +324,9 @@ void profile_add_timeline(struct zp_profile *p, uint32_t thread, const struct zp
 		if (e->kind == ZP_TL_PARK || e->kind == ZP_TL_RESUME) {
 			int keep = e->kind == ZP_TL_PARK && e->stack != 0;
 			if (keep) {
+				/* its calls' spans end here: the time suspended is not theirs */
+				for (size_t j = nopen; j-- > 0;)
+					end_span(p, thread, &open[j], ZP_SPAN_SUSPENDED, e->time);
 				if (nparked == pcap) {
 					pcap = pcap ? 2 * pcap : 16;
 					parked = zp_xrealloc(parked, pcap * sizeof *parked);
@@ -304,8 +357,12 @@ void profile_add_timeline(struct zp_profile *p, uint32_t thread, const struct zp
 						cap = b->n;
 						open = zp_xrealloc(open, cap * sizeof *open);
 					}
-					if (b->n)
-						memcpy(open, b->open, b->n * sizeof *open);
+					/* and go on in spans of their own from here */
+					for (size_t j = 0; j < b->n; j++) {
+						open[j] = b->open[j];
+						open[j].e.time = e->time;
+						open[j].flags |= ZP_SPAN_CONTINUED;
+					}
 					nopen = b->n;
 					stack = b->stack;
 					lost = b->lost;
@@ -340,12 +397,10 @@ void profile_add_timeline(struct zp_profile *p, uint32_t thread, const struct zp
 		end = latest;
 	while (nopen)
 		end_span(p, thread, &open[--nopen], ZP_SPAN_NO_END, end);
-	/* stacks still switched away at the end (suspended coroutines) */
-	for (size_t k = 0; k < nparked; k++) {
-		while (parked[k].n)
-			end_span(p, thread, &parked[k].open[--parked[k].n], ZP_SPAN_NO_END, end);
+	/* stacks still switched away at the end (suspended coroutines): their calls' last
+	   spans ended where they were suspended */
+	for (size_t k = 0; k < nparked; k++)
 		free(parked[k].open);
-	}
 	free(parked);
 	free(open);
 	/* closed innermost first: in the order the calls were entered */
