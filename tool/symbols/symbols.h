@@ -99,10 +99,13 @@ size_t symbols_dwarf_visits(const struct symbols *s);
 /*
  * 1 when the glob (fnmatch(3)) names the function called name as zond
  * shows it: the whole name, or a C++ name without its parameter list,
- * qualifiers and a template's return type ("fact" and "fact(int)" both
- * name "fact(int)", "geo::A::v" names "geo::A::v(int) const", "add<int>"
- * and "add" name "int add<int>(int, int)").  Every command that takes
- * function names matches them so.
+ * qualifiers and a template's return type, and with or without the
+ * template arguments and ABI tags of any of its components ("fact" and
+ * "fact(int)" both name "fact(int)", "geo::A::v" names "geo::A::v(int)
+ * const", "add<int>" and "add" name "int add<int>(int, int)", "Box::sum"
+ * names "Box<long>::sum() const"); operator names are kept whole
+ * ("operator<", "operator\"\" _km").  Every command that takes function
+ * names matches them so.
  */
 int symbols_name_matches(const char *glob, const char *name);
 
