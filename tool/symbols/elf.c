@@ -133,6 +133,18 @@ int symbols_is_library(const char *path)
 	return library;
 }
 
+int symbols_run_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int found = elf && elf_kind(elf) == ELF_K_ELF &&
+		    (dynamic_entry(elf, DT_RUNPATH, NULL) || dynamic_entry(elf, DT_RPATH, NULL));
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
 /* 1 when elf's dynamic section has DF_STATIC_TLS in DT_FLAGS. */
 static int has_static_tls_flag(Elf *elf)
 {

@@ -228,6 +228,9 @@ int symbols_is_library(const char *path);
  */
 uint64_t symbols_static_tls(const char *path);
 
+/* 1 when the ELF file at path has a run path (DT_RUNPATH or DT_RPATH), else 0. */
+int symbols_run_path(const char *path);
+
 /* How a module's calls are bound, from its dynamic relocations and symbols (zond info). */
 struct symbols_linkage {
 	size_t plt;           /* JUMP_SLOT relocations: calls the loader binds */
