@@ -234,8 +234,8 @@ int symbols_run_path(const char *path);
 /* How a module's calls are bound, from its dynamic relocations and symbols (zond info). */
 struct symbols_linkage {
 	size_t plt;           /* JUMP_SLOT relocations: calls the loader binds */
-	size_t got;           /* function relocations outside the PLT (GLOB_DAT, absolute) */
-	char **got_names;     /* their symbols' names, C++ ones demangled */
+	size_t got;           /* functions of relocations outside the PLT (GLOB_DAT, absolute) */
+	char **got_names;     /* their names, C++ ones demangled, sorted, each once */
 	size_t protected_fns; /* defined functions of protected visibility */
 	int symbolic;         /* DT_SYMBOLIC or DF_SYMBOLIC */
 };
