@@ -1,8 +1,8 @@
 #!/bin/sh
 # cmdline.sh - the one command line of the reading commands (report, graph,
 # annotate, export, dump, runs, diff): the common options in every command,
-# before or after positional arguments; --tid in each form --per-thread
-# prints; -o the file written; zond help help; every export format listed
+# before or after positional arguments; -m repeatable, an option of one
+# value given twice refused; --tid in each form --per-thread prints; -o the file written; zond help help; every export format listed
 # and accepted; wide numbers in columns; units in headers; a campaign's
 # header.
 # Usage: cmdline.sh WORKDIR   (ZOND, WRITE_FIXTURE, SCALED in the environment)
@@ -26,6 +26,22 @@ check_same "annotate: options after FUNC" before.txt after.txt
 "$ZOND" diff 1 2 --raw -i ctx.db >after.txt 2>&1
 check_same "diff: options after the runs" before.txt after.txt
 check_error "graph: a second FUNC" "unexpected argument 'B'" "$ZOND" graph A -i ctx.db B
+
+# -m is repeatable: a function matching any pattern (report, graph, graph --tree); an
+# option of one value given twice with two values is refused, never dropped
+names() { sed '1,/^ *calls/d' | awk '{print $NF}' | tr '\n' ' '; }
+check_eq "report -m A -m C" "$("$ZOND" report -i ctx.db --raw -m A -m C | names)" "C A "
+check_eq "report --match A --match 'C*'" "$("$ZOND" report -i ctx.db --raw --match A --match 'C*' | names)" "C A "
+check_eq "report -m A" "$("$ZOND" report -i ctx.db --raw -m A | names)" "A "
+check_eq "graph -m A -m C: two entries" "$("$ZOND" graph -i ctx.db -m A -m C | grep -c '^\[')" 2
+check_eq "graph -m A C: two entries" "$("$ZOND" graph -i ctx.db -m A C | grep -c '^\[')" 2
+check_error "graph -m of none" "no function 'nosuch' in run" "$ZOND" graph -i ctx.db -m A -m nosuch
+"$ZOND" graph -i ctx.db --tree -m A -m C --raw >tree.txt || fail "graph --tree -m A -m C"
+check_eq "graph --tree -m A -m C: both roots" "$(grep -c '^ *[0-9]* *[0-9]* *[0-9.]*%  [AC]$' tree.txt)" 2
+check_error "report -r twice" "-r/--run given twice ('1', '2'): it takes one" "$ZOND" report -i ctx.db -r 1 -r 2
+check_error "graph -e twice" "-e/--event given twice" "$ZOND" graph -i ctx.db -e time -e calls
+check_error "export --tid twice" "--tid given twice" "$ZOND" export -i ctx.db --tid 1 --tid 2
+check_eq "the same value twice is no conflict" "$("$ZOND" report -i ctx.db -r 1 --run 1 --raw -m A | names)" "A "
 
 # --tid takes each form of the thread titles --per-thread prints:
 # "thread PID/TID (NAME): ...".

@@ -81,7 +81,9 @@ static char *flat_names(const struct zp_profile *p, const struct report_options 
 static void check_order(const struct zp_profile *p, enum report_sort sort, int limit,
 			const char *match, const char *want)
 {
-	struct report_options o = {.thread = ZP_NONE, .sort = sort, .limit = limit, .match = match};
+	const char *globs[] = {match, NULL};
+	struct report_options o = {.thread = ZP_NONE, .sort = sort, .limit = limit,
+				   .match = match ? globs : NULL};
 	char *got = flat_names(p, &o);
 	CHECK_EQ_STR(got, want);
 	free(got);
@@ -99,6 +101,13 @@ static void check_sorting(void)
 	check_order(p, SORT_SELF, 2, NULL, "work helper");
 	check_order(p, SORT_SELF, 0, "w*", "work worker_main");
 	check_order(p, SORT_NAME, 1, "*a*", "fact");
+	{ /* several globs: a function matching any of them */
+		static const char *const two[] = {"main", "fa*", NULL};
+		struct report_options o = {.thread = ZP_NONE, .sort = SORT_NAME, .match = two};
+		char *got = flat_names(p, &o);
+		CHECK_EQ_STR(got, "fact main");
+		free(got);
+	}
 	profile_free(p);
 
 	CHECK_EQ_U64(report_parse_sort("self"), SORT_SELF);
@@ -259,7 +268,8 @@ static void check_context_tree(void)
 			"     calls       total  total %  name\n",
 			worker, sizeof worker / sizeof worker[0]);
 	o.thread = ZP_NONE;
-	o.match = "C";
+	static const char *const only_c[] = {"C", NULL};
+	o.match = only_c;
 	check_tree_text(p, &o, head, match_c, sizeof match_c / sizeof match_c[0]);
 	for (uint32_t t = 0; t < 2; t++)
 		check_nesting(p, t);
@@ -299,7 +309,8 @@ static void check_total_below_self(void)
 {
 	struct zp_profile *p = fixture_profile(1);
 	profile_stat(p, 0, FX_HELPER)->incl[0] = 1999; /* self 2000 */
-	struct report_options o = {.thread = ZP_NONE, .raw_numbers = 1, .match = "helper"};
+	static const char *const helper[] = {"helper", NULL};
+	struct report_options o = {.thread = ZP_NONE, .raw_numbers = 1, .match = helper};
 	char *text = run_report(p, FLAT, &o);
 	CHECK(strstr(text, "\n        11        2600        2600         236 ") != NULL);
 	free(text);
@@ -315,6 +326,7 @@ int main(int argc, char **argv)
 	golden_dir = argv[1];
 	struct report_options all = {.thread = ZP_NONE};
 	struct report_options o;
+	static const char *const helper[] = {"helper", NULL}, *const work[] = {"work", NULL};
 
 	check_golden("header", 1, HEADER, &all);
 	check_golden("flat", 1, FLAT, &all);
@@ -329,11 +341,11 @@ int main(int argc, char **argv)
 	check_golden("flat-raw", 1, FLAT, &o);
 	check_golden("graph", 1, GRAPH, &all);
 	check_golden("graph-counts", 0, GRAPH, &all);
-	o = all, o.match = "helper";
+	o = all, o.match = helper;
 	check_golden("graph-helper", 1, GRAPH, &o);
 	check_golden("tree", 1, TREE, &all);
 	check_golden("tree-counts", 0, TREE, &all);
-	o = all, o.match = "work";
+	o = all, o.match = work;
 	check_golden("tree-work", 1, TREE, &o);
 
 	check_sorting();

@@ -591,6 +591,57 @@ static void check_name_matches(void)
 	CHECK(!symbols_name_matches("int", "int add<int>(int, int)"));
 	CHECK(!symbols_name_matches("v", "geo::A::v(int) const"));
 	CHECK(!symbols_name_matches("main", "domain"));
+	/* template arguments of a class, at every level of the name */
+	CHECK(symbols_name_matches("Box::sum", "Box<long>::sum() const"));
+	CHECK(symbols_name_matches("Box<long>::sum", "Box<long>::sum() const"));
+	CHECK(symbols_name_matches("Box<*>::sum", "Box<long>::sum() const"));
+	CHECK(symbols_name_matches("Box::operator[]", "Box<long>::operator[](int)"));
+	CHECK(symbols_name_matches("Box::get", "int Box<long>::get<int>(int)"));
+	CHECK(symbols_name_matches("Box::get<int>", "int Box<long>::get<int>(int)"));
+	CHECK(symbols_name_matches("Box<long>::get", "int Box<long>::get<int>(int)"));
+	CHECK(symbols_name_matches("a::Out::In::f", "a::Out<int>::In<char>::f()"));
+	CHECK(symbols_name_matches("std::map::operator[]",
+				   "std::map<int, int, std::less<int>, std::allocator<std::pair<int const, "
+				   "int> > >::operator[](int const&)"));
+	CHECK(symbols_name_matches("std::vector::vector",
+				   "std::vector<int, std::allocator<int> >::vector(unsigned long)"));
+	CHECK(symbols_name_matches("std::vector::push_back",
+				   "std::vector<int, std::allocator<int> >::push_back(int const&)"));
+	CHECK(symbols_name_matches("std::function::operator()",
+				   "std::function<int (int)>::operator()(int) const"));
+	CHECK(symbols_name_matches("std::string::_M_create",
+				   "std::__cxx11::basic_string<char>::_M_create[abi:cxx11](unsigned "
+				   "long&)") == 0);
+	CHECK(symbols_name_matches("std::__cxx11::basic_string::_M_create",
+				   "std::__cxx11::basic_string<char>::_M_create[abi:cxx11](unsigned "
+				   "long&)"));
+	/* operator names kept whole */
+	CHECK(symbols_name_matches("operator\"\" _km", "operator\"\" _km(unsigned long long)"));
+	CHECK(symbols_name_matches("operator\"\" _km",
+				   "unsigned long long operator\"\" _km(unsigned long long)"));
+	CHECK(symbols_name_matches("Vec::operator()", "Vec::operator()(int) const"));
+	CHECK(symbols_name_matches("operator<", "bool operator<(A const&, A const&)"));
+	CHECK(symbols_name_matches("operator<", "bool operator< <int>(B<int> const&, B<int> const&)"));
+	CHECK(symbols_name_matches("operator<<", "std::ostream& operator<<(std::ostream&, A const&)"));
+	CHECK(symbols_name_matches("operator<<",
+				   "std::basic_ostream<char, std::char_traits<char> >& "
+				   "operator<< <std::char_traits<char> >(std::basic_ostream<char, "
+				   "std::char_traits<char> >&, char const*)"));
+	CHECK(symbols_name_matches("B::operator<=", "B<int>::operator<=(B<int> const&) const"));
+	CHECK(symbols_name_matches("B::operator->", "B<int>::operator->() const"));
+	CHECK(symbols_name_matches("B::operator int", "B<int>::operator int() const"));
+	CHECK(symbols_name_matches("B::operator char const*", "B<int>::operator char const*() const"));
+	CHECK(symbols_name_matches("B::operator std::vector<int, std::allocator<int> >",
+				   "B<int>::operator std::vector<int, std::allocator<int> >() const"));
+	CHECK(symbols_name_matches("operator delete[]", "operator delete[](void*)"));
+	CHECK(symbols_name_matches("main::{lambda(int)#3}::operator()",
+				   "main::{lambda(int)#3}::operator()(int) const"));
+	CHECK(symbols_name_matches("(anonymous namespace)::W::f",
+				   "(anonymous namespace)::W<int>::f()"));
+	CHECK(!symbols_name_matches("sum", "Box<long>::sum() const"));
+	CHECK(!symbols_name_matches("Box::operator", "Box<long>::operator[](int)"));
+	CHECK(!symbols_name_matches("_km", "operator\"\" _km(unsigned long long)"));
+	CHECK(!symbols_name_matches("Box::su", "Box<long>::sum() const"));
 }
 
 int main(int argc, char **argv)

@@ -78,11 +78,13 @@ struct run_choice {
  *       --tid THREAD     one thread: TID, PID/TID or the thread's name, as
  *                        'zond report --per-thread' prints them
  *       --time FROM~TO   the profile of a window of the run's timeline
+ *   -m, --match GLOB     only functions matching GLOB; repeatable: any of them
  *   -e, --event NAME     the event shown
  *   -o, --output FILE    the file written (default: standard output)
  *   -h, --help           the command's help
  * Options go before or after positional arguments (GNU getopt permutes);
- * "--" ends them.  doc/reports.md, "Common options", is the user's table.
+ * "--" ends them.  An option of one value given twice with two values is a
+ * usage error (none is dropped silently); -m adds a pattern each time.  doc/reports.md, "Common options", is the user's table.
  */
 enum {
 	READ_INPUT = 1,
@@ -92,6 +94,7 @@ enum {
 	READ_EVENT = 16,
 	READ_OUTPUT = 32,
 	READ_TIME = 64,
+	READ_MATCH = 128,
 	READ_RUN_CHOICE = READ_INPUT | READ_RUN | READ_CAMPAIGN | READ_TID | READ_TIME,
 };
 
@@ -112,8 +115,13 @@ struct time_window {
 /* Parses s into *w: 0, or -1 with err saying what a window looks like. */
 int time_window_parse(const char *s, struct time_window *w, struct zerr *err);
 
+#define READ_MATCH_MAX 64
+
 struct read_options {
 	struct run_choice rc;
+	/* -m: the patterns, NULL-terminated, any of which a function's name matches */
+	const char *match[READ_MATCH_MAX + 1];
+	size_t nmatch;
 	const char *event;  /* -e: NULL unless given */
 	const char *output; /* -o: NULL for standard output */
 	struct output out;  /* what read_output_open opened */

@@ -40,11 +40,6 @@ static const char usage_text[] =
 	"library makes to its own functions (-Bsymbolic, protected) that are not.\n"
 	"PROG is read, never run.\n";
 
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void print_module(const char *path, const struct symbols_linkage *m)
 {
 	printf("%s\n  seen: calls through its %zu PLT slots\n", path, m->plt);
@@ -52,7 +47,6 @@ static void print_module(const char *path, const struct symbols_linkage *m)
 		printf("  not seen: %zu functions called or taken through the GOT (-fno-plt, address "
 		       "taken):\n   ",
 		       m->got);
-		zp_sort(m->got_names, m->got, sizeof *m->got_names, compare_names);
 		for (size_t i = 0; i < m->got; i++)
 			printf(" %s", m->got_names[i]);
 		printf("\n");

@@ -678,6 +678,7 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *
 		}
 	}
 	closedir(d);
+	l->nraw = n;
 	if (n)
 		zp_sort(names, n, sizeof *names, compare_names);
 
@@ -1142,6 +1143,30 @@ int launch_read_info(struct launch *l, struct runinfo *ri, struct zerr *err)
 	return 1;
 }
 
+/*
+ * Why nothing was recorded when the program ended (a signal, a status other
+ * than 0) with no raw file written: no runtime started in any of its
+ * processes, so whatever it was built with never came into it (a crash in
+ * the C library's start-up, a loader's error); NULL otherwise, and for a
+ * bare-metal target, whose runtime writes no raw file.
+ */
+static const char *early_death(const struct launch *l, char *buf, size_t len)
+{
+	if (l->bare || l->nraw || l->ndamaged || (l->term_signal <= 0 && l->exit_status <= 0))
+		return NULL;
+	int n = l->term_signal > 0
+			? snprintf(buf, len, "the program was killed by signal %d (%s)",
+				   l->term_signal, strsignal(l->term_signal))
+			: snprintf(buf, len, "the program exited with status %d", l->exit_status);
+	if (n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+			      " before zond's runtime started in it (before main): nothing of it "
+			      "ran under zond%s%s",
+			      l->early_death_hint ? "; " : "",
+			      l->early_death_hint ? l->early_death_hint : "");
+	return buf;
+}
+
 int launch_collect(struct launch *l, const char *collector, const char *none)
 {
 	struct zerr err;
@@ -1189,6 +1214,8 @@ int launch_collect(struct launch *l, const char *collector, const char *none)
 		/* nothing to store: say why (the raw data is worth nothing to recover) */
 		forward_defer();
 		const char *room = p->nthreads ? NULL : no_room(l, p, why, sizeof why);
+		if (!room)
+			room = early_death(l, why, sizeof why);
 		fprintf(stderr, "zond %s: %s: no run stored: %s\n", l->cmd, l->prog,
 			room ? room : none);
 		failed = l->recovering;

@@ -135,6 +135,9 @@ struct launch {
 	   kept in dir when the rest of the run is stored (run meta lost_raw_files) */
 	char **damaged, **damaged_why;
 	size_t ndamaged;
+	size_t nraw; /* the raw files found: none when no process's runtime started */
+	/* what to add when the program died before any runtime started in it, or NULL */
+	const char *early_death_hint;
 };
 
 /* l's defaults: command name and options. */

@@ -37,6 +37,11 @@ static const struct common_option {
 	 "                        (record --timeline): 100ms~200ms, ~1s, 5ms~; units\n"
 	 "                        ns, us, ms, s; a trace's timeline (trace report\n"
 	 "                        --timeline) in instructions, without units: 1000~5000\n"},
+	{READ_MATCH,
+	 {"match", required_argument, NULL, 'm'},
+	 "  -m, --match GLOB      only functions whose name matches GLOB (a C++ name\n"
+	 "                        also without parameters and template arguments);\n"
+	 "                        repeatable: those matching any of them\n"},
 	{READ_EVENT,
 	 {"event", required_argument, NULL, 'e'},
 	 "  -e, --event NAME      event shown (default: the first)\n"},
@@ -92,18 +97,54 @@ static void print_help(const struct read_cmd *cmd)
 	}
 }
 
-static int take_common(struct read_options *o, int c, const char *arg)
+/* Where o keeps common option c's one value; NULL for -m (several) and unknown ones. */
+static const char **slot(struct read_options *o, int c)
 {
 	switch (c) {
-	case 'i': o->rc.store = arg; return 1;
-	case 'r': o->rc.run = arg; return 1;
-	case 'C': o->rc.campaign = arg; return 1;
-	case OPT_TID: o->rc.tid = arg; return 1;
-	case OPT_TIME: o->rc.time = arg; return 1;
-	case 'e': o->event = arg; return 1;
-	case 'o': o->output = arg; return 1;
+	case 'i': return &o->rc.store;
+	case 'r': return &o->rc.run;
+	case 'C': return &o->rc.campaign;
+	case OPT_TID: return &o->rc.tid;
+	case OPT_TIME: return &o->rc.time;
+	case 'e': return &o->event;
+	case 'o': return &o->output;
 	}
-	return 0;
+	return NULL;
+}
+
+/* The option's name as the user may have written it: "-r" or "--tid". */
+static void option_name(char *buf, size_t len, int c)
+{
+	for (size_t i = 0; i < NCOMMON; i++)
+		if (common[i].opt.val == c) {
+			if (c < 256)
+				snprintf(buf, len, "-%c/--%s", c, common[i].opt.name);
+			else
+				snprintf(buf, len, "--%s", common[i].opt.name);
+			return;
+		}
+	snprintf(buf, len, "?");
+}
+
+/* Takes common option c: -1 to go on, else the exit status of a usage error. */
+static int take_common(const struct read_cmd *cmd, struct read_options *o, int c, const char *arg)
+{
+	if (c == 'm') {
+		if (o->nmatch == READ_MATCH_MAX)
+			return cmd_usage_error(cmd->name, "at most %d patterns (-m)", READ_MATCH_MAX);
+		o->match[o->nmatch++] = arg;
+		return -1;
+	}
+	const char **at = slot(o, c);
+	if (at && *at && strcmp(*at, arg) != 0) {
+		char name[32];
+		option_name(name, sizeof name, c);
+		return cmd_usage_error(cmd->name, "%s given twice ('%s', '%s'): it takes one", name,
+				       *at, arg);
+	}
+	if (at)
+		*at = arg;
+	return -1;
 }
 
 static int is_common(const struct read_cmd *cmd, int c)
@@ -128,8 +169,8 @@ int read_parse(const struct read_cmd *cmd, int argc, char **argv, struct read_op
 		} else if (is_common(cmd, c)) {
 			struct time_window w;
 			struct zerr err;
-			take_common(o, c, optarg);
-			if (c == OPT_TIME && time_window_parse(optarg, &w, &err) < 0)
+			status = take_common(cmd, o, c, optarg);
+			if (status < 0 && c == OPT_TIME && time_window_parse(optarg, &w, &err) < 0)
 				status = cmd_usage_error(cmd->name, "%s", err.msg);
 		} else if (c == '?' || c == ':' || !cmd->own) {
 			status = c == '?' || c == ':' ? cmd_bad_option(cmd->name, argv, shorts)

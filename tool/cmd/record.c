@@ -186,16 +186,20 @@ static int choose_runtime(struct record *r, struct symbols *syms, const char **r
 	int linked = find_function(syms, r->l.prog, "zond_start", &addr, err);
 	if (linked < 0)
 		return -1;
-	if (linked) {
-		*runtime = NULL;
-		return 0;
-	}
 	int dynamic = symbols_interpreter(r->l.prog, interp, sizeof interp, err);
 	if (dynamic < 0)
 		return -1;
+	if (linked) {
+		*runtime = NULL;
+		if (dynamic == 1 && symbols_run_path(r->l.prog))
+			r->l.early_death_hint = "glibc's start-up of a static-pie program stops at "
+						"a run path (-Wl,-rpath): link it with $(zond "
+						"config --static --libs), which has none";
+		return 0;
+	}
 	if (dynamic == 1)
 		return zerr_set(err, "%s is statically linked without zond's runtime: "
-				     "link it with -lzond",
+				     "link it with $(zond config --static --libs)",
 				r->l.prog);
 	struct stat st;
 	if (stat(r->l.prog, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) && getuid() != 0)
@@ -294,6 +298,14 @@ static const char *record_none(const struct record *r)
 		return "no function was recorded: the --trigger function never ran";
 	if (r->manual)
 		return "no function was recorded: the program never called zond_start()";
+	if (r->l.term_signal > 0) { /* its runtime started (else launch_collect says so) */
+		snprintf(bare, sizeof bare,
+			 "no function was recorded: the program was killed by signal %d (%s) "
+			 "before it entered an instrumented function (if it got to main: was it "
+			 "built with -finstrument-functions?)",
+			 r->l.term_signal, strsignal(r->l.term_signal));
+		return bare;
+	}
 	return "no function was recorded: was it built with -finstrument-functions?";
 }
 

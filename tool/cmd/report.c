@@ -11,7 +11,6 @@ static const char usage_text[] =
 	"and self time, average, min and max of one call, and share of the run.\n\n"
 	"  -s, --sort KEY        self (default), total, calls, avg, max or name\n"
 	"  -n, --limit N         show the first N functions only (0: all)\n"
-	"  -m, --match GLOB      only functions whose name matches GLOB\n"
 	"      --per-thread      one table per thread\n"
 	"      --raw             numbers in the event's own unit, not scaled\n";
 
@@ -20,7 +19,6 @@ enum { OPT_PER_THREAD = 256, OPT_RAW };
 static const struct option options[] = {
 	{"sort", required_argument, NULL, 's'},
 	{"limit", required_argument, NULL, 'n'},
-	{"match", required_argument, NULL, 'm'},
 	{"per-thread", no_argument, NULL, OPT_PER_THREAD},
 	{"raw", no_argument, NULL, OPT_RAW},
 	{NULL, 0, NULL, 0},
@@ -38,7 +36,6 @@ static int own_option(void *arg, int c, const char *value)
 		if ((o->limit = (int)parse_count(value)) < 0)
 			return cmd_usage_error("report", "--limit wants a number, not '%s'", value);
 		return 0;
-	case 'm': o->match = value; return 0;
 	case OPT_PER_THREAD: o->per_thread = 1; return 0;
 	case OPT_RAW: o->raw_numbers = 1; return 0;
 	}
@@ -48,14 +45,16 @@ static int own_option(void *arg, int c, const char *value)
 int cmd_report(int argc, char **argv)
 {
 	struct report_options o = {.thread = ZP_NONE, .sort = SORT_SELF};
-	const struct read_cmd cmd = {"report", usage_text, NULL, READ_RUN_CHOICE | READ_EVENT | READ_OUTPUT,
-				     "s:n:m:", options, own_option, &o};
+	const struct read_cmd cmd = {"report", usage_text, NULL, READ_RUN_CHOICE | READ_MATCH | READ_EVENT | READ_OUTPUT,
+				     "s:n:", options, own_option, &o};
 	struct read_options ro;
 	int status = read_parse(&cmd, argc, argv, &ro);
 	if (status >= 0)
 		return status;
 	if (optind < argc)
 		return cmd_usage_error("report", "unexpected argument '%s'", argv[optind]);
+	if (ro.nmatch)
+		o.match = ro.match;
 
 	struct zerr err;
 	struct zp_profile *p = run_choice_load(&ro.rc, &o.thread, &err);

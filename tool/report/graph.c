@@ -8,12 +8,16 @@
  * that calls itself shows its calls as "outer+recursive" and its own edge is
  * not listed; mutual recursion shows as ordinary callers and callees.
  * Every active node gets an index [n] in sort order, so that an entry can
- * be found from the lines that name it.
+ * be found from the lines that name it.  A node with callees but no cost
+ * of its own (the calling module a libcalls run names, "[/usr/bin/app]")
+ * gets an entry too, before the others: its total is the cost along its
+ * calls, its self cost is not known ("-").
  */
 #include "report.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "callgraph.h"
 #include "rows.h"
@@ -26,6 +30,7 @@ struct graph {
 	int metric, raw;
 	int calls_w, cost_w; /* column widths (report_widths; calls "a/b") */
 	uint32_t *index; /* per node: 1-based index in the report, 0 if none */
+	uint8_t *caller_only; /* per node: 1 for a node with callees and no cost of its own */
 };
 
 static uint64_t self_calls(const struct graph *gr, uint32_t n)
@@ -89,12 +94,46 @@ static void put_edges(FILE *out, const struct graph *gr, uint32_t n, int callers
 	free(edges);
 }
 
+/* The cost along n's calls of other functions. */
+static uint64_t callees_cost(const struct graph *gr, uint32_t n)
+{
+	uint64_t sum = 0;
+	for (size_t i = gr->g.out_first[n]; i < gr->g.out_first[n + 1]; i++) {
+		const struct zp_edge *e = &gr->v->edges[gr->g.out[i]];
+		if (e->callee != n)
+			sum += metric_edge(e, gr->metric);
+	}
+	return sum;
+}
+
+/* 1 when n calls another function (an edge with calls). */
+static int has_callees(const struct graph *gr, uint32_t n)
+{
+	for (size_t i = gr->g.out_first[n]; i < gr->g.out_first[n + 1]; i++) {
+		const struct zp_edge *e = &gr->v->edges[gr->g.out[i]];
+		if (e->callee != n && e->calls)
+			return 1;
+	}
+	return 0;
+}
+
 static void put_entry(FILE *out, const struct graph *gr, uint32_t n)
 {
 	const struct zp_stat *s = &gr->v->nodes[n];
 	const struct zp_event *ev = metric_event(gr->v->p, gr->metric);
 	uint64_t rec = self_calls(gr, n);
 	char index[24], calls[48], self[FORMAT_LEN];
+	if (gr->caller_only[n]) {
+		uint64_t total = callees_cost(gr, n);
+		snprintf(index, sizeof index, "[%" PRIu32 "]", gr->index[n]);
+		/* never called: no caller lines (a root edge of no calls) */
+		put_columns(out, gr, index, total, gr->metric == METRIC_CALLS ? "" : "-", total,
+			    "-");
+		put_ref(out, gr, n);
+		put_edges(out, gr, n, 0);
+		fputs(RULE, out);
+		return;
+	}
 	snprintf(index, sizeof index, "[%" PRIu32 "]", gr->index[n]);
 	if (rec)
 		snprintf(calls, sizeof calls, "%" PRIu64 "+%" PRIu64, s->calls - rec, rec);
@@ -120,8 +159,18 @@ void report_graph(const struct zp_profile *p, const struct report_options *o, FI
 	gr.cost_w = w.cost;
 	gr.calls_w = w.calls > 10 ? 2 * w.calls + 1 : 13; /* "calls/all" */
 	gr.index = zp_xcalloc(p->nnodes, sizeof *gr.index);
-	size_t nrows, shown = 0;
-	uint32_t *rows = report_rows(v, o, gr.metric, &nrows);
+	gr.caller_only = zp_xcalloc(p->nnodes ? p->nnodes : 1, sizeof *gr.caller_only);
+	size_t nactive, nrows = 0, shown = 0;
+	uint32_t *active = report_rows(v, o, gr.metric, &nactive);
+	uint32_t *rows = zp_xcalloc(p->nnodes ? p->nnodes : 1, sizeof *rows);
+	for (uint32_t n = 0; n < p->nnodes; n++)
+		if (!report_is_active(v, n) && has_callees(&gr, n)) {
+			gr.caller_only[n] = 1;
+			rows[nrows++] = n;
+		}
+	memcpy(rows + nrows, active, nactive * sizeof *rows);
+	nrows += nactive;
+	free(active);
 	for (size_t i = 0; i < nrows; i++)
 		gr.index[rows[i]] = (uint32_t)i + 1;
 
@@ -141,6 +190,7 @@ void report_graph(const struct zp_profile *p, const struct report_options *o, FI
 	}
 
 	free(rows);
+	free(gr.caller_only);
 	free(gr.index);
 	callgraph_free(&gr.g);
 	profile_view_free(v);

@@ -36,7 +36,8 @@ struct report_options {
 	enum report_sort sort;
 	int limit;         /* rows, 0 = all */
 	int raw_numbers;   /* print numbers in the event's unit, unscaled */
-	const char *match; /* only functions whose name matches this glob */
+	/* only functions whose name matches one of these globs (NULL-terminated); NULL: all */
+	const char *const *match;
 };
 
 /* Parses "self", "total", "calls", "avg", "max", "name"; -1 if unknown. */

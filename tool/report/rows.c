@@ -98,7 +98,12 @@ void report_sort_edges(const struct zp_view *v, int metric, uint32_t *edges, siz
 
 int report_matches(const struct report_options *o, const char *name)
 {
-	return !o->match || symbols_name_matches(o->match, name);
+	if (!o->match)
+		return 1;
+	for (const char *const *g = o->match; *g; g++)
+		if (symbols_name_matches(*g, name))
+			return 1;
+	return 0;
 }
 
 void report_put_text(FILE *out, const char *text, int in_path)

@@ -133,6 +133,18 @@ int symbols_is_library(const char *path)
 	return library;
 }
 
+int symbols_run_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int found = elf && elf_kind(elf) == ELF_K_ELF &&
+		    (dynamic_entry(elf, DT_RUNPATH, NULL) || dynamic_entry(elf, DT_RPATH, NULL));
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
 /* 1 when elf's dynamic section has DF_STATIC_TLS in DT_FLAGS. */
 static int has_static_tls_flag(Elf *elf)
 {
@@ -194,19 +206,56 @@ static int is_function(const GElf_Sym *sym)
 	return type == STT_FUNC || type == STT_GNU_IFUNC;
 }
 
-static void note_got(struct symbols_linkage *m, const char *name)
+/* A function's symbol, as a relocation names it: once per relocation (made distinct later). */
+static void note_got(struct symbols_linkage *m, const char *name, size_t *cap)
 {
-	for (size_t i = 0; i < m->got; i++)
-		if (!strcmp(m->got_names[i], name))
-			return;
-	m->got_names = zp_xrealloc(m->got_names, (m->got + 1) * sizeof *m->got_names);
-	char *cxx = symbols_demangle(name);
-	m->got_names[m->got++] = cxx ? cxx : strdup(name);
+	if (m->got == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		m->got_names = zp_xrealloc(m->got_names, *cap * sizeof *m->got_names);
+	}
+	m->got_names[m->got++] = zp_xstrdup(name);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* names[0..n) sorted, each once (the repeats freed); their number. */
+static size_t sort_distinct(char **names, size_t n)
+{
+	zp_sort(names, n, sizeof *names, compare_names);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && !strcmp(names[k - 1], names[i]))
+			free(names[i]);
+		else
+			names[k++] = names[i];
+	}
+	return k;
+}
+
+/*
+ * The functions of m's GOT relocations, each once, by the names zond shows
+ * (demangled: two symbols may demangle alike): a function in several
+ * vtables or GOT slots has a relocation for each.
+ */
+static void distinct_got(struct symbols_linkage *m)
+{
+	m->got = sort_distinct(m->got_names, m->got);
+	for (size_t i = 0; i < m->got; i++) {
+		char *cxx = symbols_demangle(m->got_names[i]);
+		if (cxx) {
+			free(m->got_names[i]);
+			m->got_names[i] = cxx;
+		}
+	}
+	m->got = sort_distinct(m->got_names, m->got);
 }
 
 /* One relocation section against the dynamic symbols. */
 static void scan_relocs(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, unsigned machine,
-			struct symbols_linkage *m)
+			struct symbols_linkage *m, size_t *cap)
 {
 	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
 	GElf_Shdr symsh;
@@ -233,7 +282,7 @@ static void scan_relocs(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, unsigned ma
 		} else if (kind == 2 && s && gelf_getsym(syms, (int)s, &sym) && is_function(&sym)) {
 			const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
 			if (name && *name)
-				note_got(m, name);
+				note_got(m, name, cap);
 		}
 	}
 }
@@ -282,17 +331,19 @@ int symbols_linkage(const char *path, struct symbols_linkage *m, struct zerr *er
 		close(fd);
 		return zerr_set(err, "%s: damaged ELF file (%s)", path, elf_errmsg(-1));
 	}
+	size_t cap = 0;
 	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL)
-			scan_relocs(elf, scn, &sh, eh.e_machine, m);
+			scan_relocs(elf, scn, &sh, eh.e_machine, m, &cap);
 		else if (sh.sh_type == SHT_DYNAMIC)
 			scan_dynamic(scn, &sh, m);
 		else if (sh.sh_type == SHT_DYNSYM)
 			scan_dynsym(elf, scn, &sh, m);
 	}
+	distinct_got(m);
 	elf_end(elf);
 	close(fd);
 	return 0;

@@ -1060,18 +1060,151 @@ static size_t before_parameters(const char *name, size_t len)
 	return len;
 }
 
-/* Where name[0..len) starts past a return type: after its last space outside <> and (). */
+static int ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == '$';
+}
+
+/* 1 when name[i..len) starts the keyword "operator" as the start of a name's component. */
+static int at_operator(const char *name, size_t i, size_t len)
+{
+	return len - i >= 8 && !strncmp(name + i, "operator", 8) &&
+	       (i + 8 == len || !ident_char(name[i + 8])) &&
+	       (i == 0 || name[i - 1] == ':' || name[i - 1] == ' ');
+}
+
+/*
+ * The end of the operator's own name that starts at name[i] with "operator":
+ * "operator[]", "operator<<=", "operator\"\" _km", "operator()".  A space
+ * after the keyword ("operator new[]", "operator delete", a conversion,
+ * "operator char const*") makes the rest of the name the operator's: *rest
+ * is set.
+ */
+static size_t operator_end(const char *name, size_t i, size_t len, int *rest)
+{
+	static const char *const ops[] = {
+		"<<=", ">>=", "<=>", "->*", "()", "[]", "<<", ">>", "<=", ">=", "->", "==", "!=",
+		"&&",  "||",  "++",  "--",  "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "+",
+		"-",   "*",   "/",   "%",   "^",  "&",  "|",  "~",  "!",  "=",  "<",  ">",  ",",
+	};
+	size_t j = i + 8;
+	*rest = 0;
+	if (j < len && name[j] == ' ') {
+		*rest = 1;
+		return len;
+	}
+	if (len - j >= 2 && name[j] == '"' && name[j + 1] == '"') { /* a literal operator */
+		j += 2;
+		if (j < len && name[j] == ' ')
+			j++;
+		while (j < len && ident_char(name[j]))
+			j++;
+		return j;
+	}
+	for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+		size_t n = strlen(ops[k]);
+		if (len - j >= n && !strncmp(name + j, ops[k], n))
+			return j + n;
+	}
+	return j;
+}
+
+/* The end of the group opened at name[i] ('<', '(', '{', '['), or len. */
+static size_t group_end(const char *name, size_t i, size_t len)
+{
+	char open = name[i];
+	char close = open == '<' ? '>' : open == '(' ? ')' : open == '{' ? '}' : ']';
+	int depth = 0;
+	for (size_t j = i; j < len; j++) {
+		char c = name[j];
+		if (c != open && (c == '(' || c == '{') && open != '(' && open != '{') {
+			j = group_end(name, j, len) - 1; /* "<int (int)>": no '>' of its own inside */
+			continue;
+		}
+		depth += c == open ? 1 : c == close ? -1 : 0;
+		if (depth == 0)
+			return j + 1;
+	}
+	return len;
+}
+
+/*
+ * Where name[0..len) starts past a return type: after its last space outside
+ * <>, () and {} before the name's operator, if it has one ("bool operator<",
+ * "unsigned long long operator\"\" _km").
+ */
 static size_t past_return_type(const char *name, size_t len)
 {
 	size_t start = 0;
-	int depth = 0;
-	for (size_t i = 0; i < len; i++) {
-		depth += name[i] == '<' || name[i] == '(' ? 1 : name[i] == '>' || name[i] == ')' ? -1 : 0;
-		/* "operator new", "operator delete[]": the space is the name's */
-		if (name[i] == ' ' && depth == 0 && !(i >= 8 && !strncmp(name + i - 8, "operator", 8)))
+	for (size_t i = 0; i < len;) {
+		if (at_operator(name, i, len))
+			break;
+		if (name[i] == '<' || name[i] == '(' || name[i] == '{') {
+			i = group_end(name, i, len);
+			continue;
+		}
+		if (name[i] == ' ')
 			start = i + 1;
+		i++;
 	}
 	return start;
+}
+
+/*
+ * name[0..len) (a qualified name, with no return type or parameter list) with
+ * the template arguments and ABI tags ("[abi:cxx11]") of its qualifiers left
+ * out when strip_qualifiers, those of its last component when strip_last:
+ * "std::map<int, int>::operator[]" as "std::map::operator[]".  Operator names
+ * are kept whole.  Returns the length written to out (size cap), or cap when
+ * it does not fit.
+ */
+static size_t without_templates(const char *name, size_t len, int strip_qualifiers,
+				int strip_last, char *out, size_t cap)
+{
+	/* where the last component starts: after the last "::" outside any group */
+	size_t last = 0;
+	for (size_t i = 0; i < len;) {
+		int rest;
+		if (at_operator(name, i, len)) {
+			i = operator_end(name, i, len, &rest);
+			if (rest)
+				break;
+		} else if (name[i] == '<' || name[i] == '(' || name[i] == '{' || name[i] == '[') {
+			i = group_end(name, i, len);
+		} else if (name[i] == ':' && i + 1 < len && name[i + 1] == ':') {
+			i += 2;
+			last = i;
+		} else {
+			i++;
+		}
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < len;) {
+		size_t from = i, to;
+		int rest, drop = 0;
+		if (at_operator(name, i, len)) {
+			to = operator_end(name, i, len, &rest);
+		} else if (name[i] == '<' || (name[i] == '[' && !strncmp(name + i, "[abi:", 5))) {
+			to = group_end(name, i, len);
+			drop = i < last ? strip_qualifiers : strip_last;
+			if (drop && n > 0 && out[n - 1] == ' ') /* "operator< <int>" */
+				n--;
+		} else if (name[i] == '(' || name[i] == '{' || name[i] == '[') {
+			to = group_end(name, i, len);
+		} else {
+			to = i + 1;
+		}
+		if (!drop) {
+			if (n + (to - from) >= cap)
+				return cap;
+			memcpy(out + n, name + from, to - from);
+			n += to - from;
+		}
+		i = to;
+	}
+	out[n] = 0;
+	return n;
 }
 
 /*
@@ -1094,10 +1227,16 @@ static const char *demangled_glob(const char *glob)
 	return last;
 }
 
+/* 1 when glob names s itself or as a pattern. */
+static int glob_matches(const char *glob, const char *s)
+{
+	return strcmp(glob, s) == 0 || fnmatch(glob, s, 0) == 0;
+}
+
 int symbols_name_matches(const char *glob, const char *name)
 {
 	/* a name names itself, whatever it holds ('[' of "f() [clone .cold]" is a glob's) */
-	if (strcmp(glob, name) == 0 || fnmatch(glob, name, 0) == 0)
+	if (glob_matches(glob, name))
 		return 1;
 	const char *cxx = demangled_glob(glob);
 	if (cxx && strcmp(cxx, name) == 0)
@@ -1112,23 +1251,22 @@ int symbols_name_matches(const char *glob, const char *name)
 		return 0;
 	memcpy(base, name + start, end - start);
 	base[end - start] = 0;
-	if (fnmatch(glob, base, 0) == 0)
+	if (glob_matches(glob, base))
 		return 1;
-	/* a template's instances by the template's name: "run" names "run<int>" */
-	size_t n = end - start;
-	int depth = 0;
-	while (n > 0 && base[n - 1] == '>') {
-		for (size_t i = n; i-- > 0;) {
-			depth += base[i] == '>' ? 1 : base[i] == '<' ? -1 : 0;
-			if (depth == 0) {
-				n = i;
-				break;
-			}
-		}
-		if (depth)
-			return 0;
-		base[n] = 0;
-		return n > 0 && fnmatch(glob, base, 0) == 0;
+	/*
+	 * a template's instances by the template's name, at every level of the
+	 * name: "run" names "run<int>", "Box::sum" and "Box<long>::sum" name
+	 * "Box<long>::sum", "Box::get<int>" names "Box<long>::get<int>"
+	 */
+	char shorter[sizeof base], previous[sizeof base] = "";
+	for (int form = 1; form < 4; form++) {
+		size_t n = without_templates(base, end - start, form & 2, form & 1, shorter,
+					     sizeof shorter);
+		if (n == sizeof shorter || n == 0 || !strcmp(shorter, base) || !strcmp(shorter, previous))
+			continue;
+		if (glob_matches(glob, shorter))
+			return 1;
+		memcpy(previous, shorter, n + 1);
 	}
 	return 0;
 }

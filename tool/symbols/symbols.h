@@ -99,10 +99,13 @@ size_t symbols_dwarf_visits(const struct symbols *s);
 /*
  * 1 when the glob (fnmatch(3)) names the function called name as zond
  * shows it: the whole name, or a C++ name without its parameter list,
- * qualifiers and a template's return type ("fact" and "fact(int)" both
- * name "fact(int)", "geo::A::v" names "geo::A::v(int) const", "add<int>"
- * and "add" name "int add<int>(int, int)").  Every command that takes
- * function names matches them so.
+ * qualifiers and a template's return type, and with or without the
+ * template arguments and ABI tags of any of its components ("fact" and
+ * "fact(int)" both name "fact(int)", "geo::A::v" names "geo::A::v(int)
+ * const", "add<int>" and "add" name "int add<int>(int, int)", "Box::sum"
+ * names "Box<long>::sum() const"); operator names are kept whole
+ * ("operator<", "operator\"\" _km").  Every command that takes function
+ * names matches them so.
  */
 int symbols_name_matches(const char *glob, const char *name);
 
@@ -225,11 +228,14 @@ int symbols_is_library(const char *path);
  */
 uint64_t symbols_static_tls(const char *path);
 
+/* 1 when the ELF file at path has a run path (DT_RUNPATH or DT_RPATH), else 0. */
+int symbols_run_path(const char *path);
+
 /* How a module's calls are bound, from its dynamic relocations and symbols (zond info). */
 struct symbols_linkage {
 	size_t plt;           /* JUMP_SLOT relocations: calls the loader binds */
-	size_t got;           /* function relocations outside the PLT (GLOB_DAT, absolute) */
-	char **got_names;     /* their symbols' names, C++ ones demangled */
+	size_t got;           /* functions of relocations outside the PLT (GLOB_DAT, absolute) */
+	char **got_names;     /* their names, C++ ones demangled, sorted, each once */
 	size_t protected_fns; /* defined functions of protected visibility */
 	int symbolic;         /* DT_SYMBOLIC or DF_SYMBOLIC */
 };
