@@ -170,6 +170,38 @@ za_tidoff:	.quad 0	/* where a thread's TCB holds its id (glibc's struct pthread
 	.endm
 
 /*
+ * LIVE: drops the top frame while it is dead although its slot lies above
+ * the new call's (DROP's rule cannot see it): a frame longjmp left, whose
+ * slot the program's later calls at or above it overwrote, followed by a
+ * measured call made deeper without passing that slot (a qsort comparator
+ * called from main after a longjmp out of a measured function, a handler
+ * of a signal main raised).  A live frame's slot holds za_exit, or its real
+ * return address (the entry before it puts za_exit there, the exit once it
+ * wrote it back, an unwinding exception's frames after za_unwind); anything
+ * else is a later call's return address or data: the frame's function was
+ * left.  One load and compare per entry.  r11 = the slot; clobbers rax,
+ * rcx, rdx.  Before, the dead frame took every call made below it as its
+ * callee: `main;fail;cmp`, its time fail's (QA s12 F1).
+ */
+	.macro LIVE
+18:	mov INJ_T_DEPTH(%r11), %eax
+	test %eax, %eax
+	jz 19f
+	lea -1(%rax), %ecx
+	shl $6, %rcx			/* INJ_FRAME == 64 */
+	lea INJ_SLOT_HDR(%r11, %rcx), %rcx
+	mov INJ_F_SLOT(%rcx), %rdx
+	mov (%rdx), %rax
+	cmp za_fexit(%rip), %rax
+	je 19f
+	cmp INJ_F_RET(%rcx), %rax
+	je 19f
+	call za_deadtop
+	jmp 18b
+19:
+	.endm
+
+/*
  * MINMAX stat, tmp: the stat at \stat takes the cost rsi into its min (kept
  * inverted) and max; clobbers rax and \tmp.  A new min or max goes in by
  * cmpxchg, so that one a signal handler's call wrote between the compare
@@ -1175,6 +1207,19 @@ za_dropchk:
 	pop %rbx
 	ret
 
+/*
+ * LIVE's drop: the top frame, whose slot is rdx, and any under it at the
+ * same slot (a tail call's), counted untimed like DROP's.  r11 = the slot;
+ * clobbers rax, rcx, rdx.
+ */
+za_deadtop:
+	push %rbx
+	xor %ebx, %ebx			/* no floor */
+	inc %rdx			/* frames whose slot lies below slot + 1 */
+	call za_drop_floor
+	pop %rbx
+	ret
+
 /* za_drop with a floor in rbx: frames whose slot lies below it stay. */
 za_drop_floor:
 	push %rdi
@@ -1248,6 +1293,7 @@ za_entry:
 	je 1f				/* measured function, whose frame lives */
 	inc %rdx
 1:	DROP				/* (again after a handler: it may leave dead ones) */
+	LIVE				/* and dead ones above this call's slot */
 	mov INJ_T_DEPTH(%r11), %rax	/* the word the push replaces */
 	cmp $INJ_DEPTH, %eax
 	jae .Ldeep
@@ -1313,7 +1359,8 @@ za_entry:
  * of its function open on the thread.
  */
 za_exit:
-	push %rax			/* becomes the real return address */
+	lea -8(%rsp), %rsp		/* the slot: becomes the real return address;
+					   holds za_exit until then (LIVE) */
 	push %rax
 	push %rdx
 	push %rcx
