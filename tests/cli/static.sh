@@ -46,7 +46,9 @@ for link in -static -static-pie; do
 	# the dynamic flags' rpath in a static-pie program: glibc's start-up dies of it
 	[ $link = -static-pie ] || continue
 	dir=$(dirname "${libs%% *}")
-	cc -O0 $("$ZOND" config --cflags) $link -o rp "$tiny" -L"$dir" -Wl,-rpath,"$dir" -lzond || {
+	# (what else the archive needs: the words after it, a sanitizer build's -lubsan)
+	cc -O0 $("$ZOND" config --cflags) $link -o rp "$tiny" -L"$dir" -Wl,-rpath,"$dir" -lzond \
+		${libs#* } || {
 		fail "build static-pie with an rpath"
 		continue
 	}

@@ -77,7 +77,8 @@ static int print_flags(const char *target, int cflags, int libs, int statically)
 				return cmd_error("config", "%s not found (zond's static runtime "
 							   "is installed beside libzond.so)",
 						 archive);
-			printf("%s%s -lpthread -ldl", sep, archive);
+			printf("%s%s -lpthread -ldl%s%s", sep, archive,
+			       *ZOND_STATIC_LINK_EXTRA ? " " : "", ZOND_STATIC_LINK_EXTRA);
 		}
 	} else if (libs) {
 		snprintf(build, sizeof build, "%s/libzond-%s.a", ZOND_BARE_BUILD_DIR, target);
