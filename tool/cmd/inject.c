@@ -30,6 +30,7 @@
 #include "output.h"
 #include "store/store.h"
 #include "symbols/symbols.h"
+#include "util/clock.h"
 #include "util/forward.h"
 
 static const char usage_text[] =
@@ -622,7 +623,7 @@ static struct inject_bare_target bare_target(const struct functions_job *job, ch
 	return (struct inject_bare_target){
 		job->gdb ? NULL : argv,
 		job->gdb,
-		{job->elf, job->scratch, job->scratch_len, 10000, 200, 0, NULL},
+		{job->elf, job->scratch, job->scratch_len, 10000, 200, 0, NULL, NULL},
 		job->duration,
 		job->event_name};
 }
@@ -663,6 +664,16 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 			lost = 1;
 			rc = 0;
 		}
+		if (rc == 0 && r.stopped > 0) /* QEMU zond started, stopped and ended */
+			fprintf(stderr,
+				"zond inject: %s: the measuring stopped after %.1f s, %s (pid %lld) "
+				"ended by zond; what was measured is kept\n",
+				strsignal(r.stopped), (clock_now_ns(CLOCK_REALTIME) - r.start_ns) / 1e9,
+				argv[0], (long long)r.pid);
+		else if (rc == 0 && r.stopped && !job->quiet)
+			fprintf(stderr,
+				"zond inject: --duration %g s passed: %s (pid %lld) ended by zond\n",
+				job->duration, argv[0], (long long)r.pid);
 	} else if (job->pid) {
 		snprintf(pidtext, sizeof pidtext, "(pid %ld)", job->pid);
 		rc = inject_attach(ij, job->pid, job->duration, &r, &err);
@@ -1530,8 +1541,9 @@ int cmd_inject(int argc, char **argv)
 							 "(but with --safe-point)");
 		return scenario(&job, NULL);
 	}
-	if (job.duration && !job.safe)
-		return cmd_usage_error("inject", "--duration goes with -p, --safe-point or --gdb");
+	if (job.duration && !job.safe && (!job.elf || job.descend || job.per_run))
+		return cmd_usage_error("inject", "--duration goes with -p, --safe-point, --gdb or "
+						 "--elf with QEMU's command (one run)");
 	if (optind >= argc)
 		return cmd_usage_error("inject", "no program to run (zond inject -- PROG ARGS)");
 	int rc = scenario(&job, argv + optind);
