@@ -25,11 +25,11 @@ qemu=$(rv_qemu 32)
 qpids=""
 trap 'for q in $qpids; do kill -9 $q 2>/dev/null; done' EXIT
 
-# qemu_of ZPID: the QEMU zond started (waits for it to appear)
+# qemu_of ZPID: the QEMU zond started (waits for it to appear); the caller adds it to qpids
 qemu_of() {
 	for i in $(seq 100); do
 		q=$(pgrep -P "$1" qemu-system | head -1)
-		[ -n "$q" ] && { qpids="$qpids $q"; echo $q; return; }
+		[ -n "$q" ] && { echo $q; return; }
 		sleep 0.1
 	done
 }
@@ -48,9 +48,12 @@ for sig in TERM INT; do
 	"$zond" inject -o $sig.db --elf $elf -f tick -- $qemu -kernel $elf >/dev/null 2>$sig.err &
 	zpid=$!
 	q=$(qemu_of $zpid)
+	qpids="$qpids $q"
 	[ -n "$q" ] || fail "SIG$sig: no QEMU started"
 	sleep 1.5
 	kill -$sig $zpid
+	for i in $(seq 100); do kill -0 $zpid 2>/dev/null || break; sleep 0.1; done
+	kill -0 $zpid 2>/dev/null && { fail "SIG$sig: zond still running 10 s after it"; kill -KILL $zpid; }
 	wait $zpid
 	st=$?
 	check_eq "SIG$sig: status" $st $([ $sig = TERM ] && echo 143 || echo 130)
@@ -64,6 +67,7 @@ done
 "$zond" inject -o d.db --elf $elf -f tick --duration 1 -- $qemu -kernel $elf >/dev/null 2>d.err &
 zpid=$!
 q=$(qemu_of $zpid)
+qpids="$qpids $q"
 wait $zpid
 check_eq "--duration 1: status" $? 0
 [ -n "$q" ] && { gone $q || fail "--duration: QEMU $q left running"; }
@@ -74,6 +78,7 @@ grep -q "^zond inject: --duration 1 s passed: qemu-system-riscv32 (pid $q) ended
 "$zond" inject -q -o k.db --elf $elf -f tick -- $qemu -kernel $elf >/dev/null 2>&1 &
 zpid=$!
 q=$(qemu_of $zpid)
+qpids="$qpids $q"
 sleep 1
 kill -KILL $zpid
 wait $zpid
