@@ -34,7 +34,7 @@ check 1 "zond inject: --from nosuch: no such function to measure" --descend --fr
 check 1 "zond inject: process 999999999: no such process" -p 999999999
 check 2 "zond inject: --region wants FROM,TO (see 'zond inject --help')" --region main -- "$calls"
 check 2 "zond inject: --per-run wants a positive number (see 'zond inject --help')" --per-run 0 -- "$calls"
-check 2 "zond inject: --duration goes with -p, --safe-point or --gdb (see 'zond inject --help')" --duration 1 -- "$calls"
+check 2 "zond inject: --duration goes with -p, --safe-point, --gdb or --elf with QEMU's command (one run) (see 'zond inject --help')" --duration 1 -- "$calls"
 check 2 "zond inject: --period goes with --safe-point (see 'zond inject --help')" --period 1 -- "$calls"
 check 2 "zond inject: --period wants seconds > 0 (see 'zond inject --help')" --safe-point main --period 0 -- "$calls"
 check 2 "zond inject: --event wants tsc, task-clock, page-faults, context-switches, cpu-migrations, cycles, instructions, cache-misses or branch-misses (see 'zond inject --help')" --event nosuch -- "$calls"

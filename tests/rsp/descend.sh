@@ -10,6 +10,8 @@
 #     fib and leaf are not (their callers: work and fib itself, work and
 #     twice, add up to more than 90% of main) and are measured, exactly;
 #   - the program's output once per run, its exit status zond's;
+#   - every function (no -f): _cstart and exit, which never return, are
+#     passed through: main and below measured, exactly;
 #   - --descend with --gdb (a target that cannot be rerun): one line.
 #
 # Usage: descend.sh ZOND WORKDIR SRCDIR    (exit 77: cross tools missing)
@@ -55,6 +57,16 @@ check_eq "--threshold 90: pruned" "$(grep "pruned [a-z]*:" err.txt)" \
 	"zond inject: pruned twice: bound $(incl work) ns, under 90% of $(incl main) ns"
 grep -q "descent: 4 functions measured, 1 pruned, 0 never reached" err.txt ||
 	fail "--threshold 90: $(grep descent: err.txt)"
+
+# every function (no -f): picolibc's roots _cstart and exit never return (no root edge in
+# the first pass), the descent goes on from their callees: main and below measured as QEMU's
+# log gives them (QA s12 F5: "0 functions measured")
+"$zond" inject -o d.db -c nof --elf $elf --descend --threshold 0 -- $qemu -kernel $elf \
+	>got.txt 2>err.txt
+check_eq "every function: status" $? 5
+check_eq "every function: main and below as QEMU's log" \
+	"$(zond_table d.db nof | awk '$1 ~ /^(main|work|fib|leaf|twice)$/')" "$(cat truth.txt)"
+grep -q "descent: 0 functions measured" err.txt && fail "every function: $(grep descent: err.txt)"
 
 check_error "--descend with --gdb" "--descend reruns the program: give QEMU's command after --, not --gdb" \
 	"$zond" inject --elf $elf --descend --gdb 127.0.0.1:1

@@ -30,6 +30,7 @@
 #include "output.h"
 #include "store/store.h"
 #include "symbols/symbols.h"
+#include "util/clock.h"
 #include "util/forward.h"
 
 static const char usage_text[] =
@@ -41,7 +42,7 @@ static const char usage_text[] =
 	"       zond inject [-f GLOB]... [-c NAME] [-o STORE] -p PID [--duration S]\n"
 	"       zond inject --metrics -c NAME [-o STORE]\n"
 	"       zond inject --raw -c NAME [-o STORE]\n"
-	"       zond inject --elf APP.ELF [-f GLOB]... [--per-run K] -- qemu-system-riscv32 ...\n"
+	"       zond inject --elf APP.ELF [-f GLOB]... [--per-run K | --duration S] -- qemu-system-riscv32 ...\n"
 	"       zond inject --elf APP.ELF --gdb HOST:PORT [-f GLOB]... [--duration S]\n"
 	"       zond inject --elf APP.ELF (--region FROM,TO | --descend ...) [--event CTR]\n"
 	"                   -- qemu-system-riscv32 ...\n"
@@ -70,7 +71,9 @@ static const char usage_text[] =
 	"                        then from the roots (or --from FUNC) breadth-first, K\n"
 	"                        (--per-run, default 1) a run, each callee whose bound (the\n"
 	"                        sum of its callers' times) is under --threshold PCT\n"
-	"                        (default 1) of the whole is pruned\n"
+	"                        (default 1) of the whole is pruned; the roots: functions\n"
+	"                        called by no measured one (main), or the callees of such\n"
+	"                        a one that never returned (bare metal's _cstart, exit)\n"
 	"      --region FROM,TO  the region scenario instead: counters on at FROM, off at\n"
 	"                        TO, every pass counted with its time, min and max; FROM\n"
 	"                        and TO are FUNC, FUNC+OFFSET, 0xADDR (link-time) or\n"
@@ -83,8 +86,9 @@ static const char usage_text[] =
 	"                        the program ends, --duration S, or ^C to zond\n"
 	"  -p, --pid PID         attach to the running process PID instead (every thread),\n"
 	"                        measure, then put its code back and detach: it runs on\n"
-	"      --duration S      with -p, --safe-point or --gdb: measure for S seconds\n"
-	"                        (default: until ^C, or the program's end)\n"
+	"      --duration S      with -p, --safe-point, --gdb or --elf's QEMU command (one\n"
+	"                        run; QEMU then ended): measure for S seconds (default:\n"
+	"                        until the program's end, or ^C / SIGTERM to zond)\n"
 	"      --event EVENT     the counter: tsc (default), or a perf_event counter each\n"
 	"                        measured thread opens and read()s: task-clock (ns),\n"
 	"                        page-faults, context-switches, cpu-migrations, and\n"
@@ -622,7 +626,7 @@ static struct inject_bare_target bare_target(const struct functions_job *job, ch
 	return (struct inject_bare_target){
 		job->gdb ? NULL : argv,
 		job->gdb,
-		{job->elf, job->scratch, job->scratch_len, 10000, 200, 0, NULL},
+		{job->elf, job->scratch, job->scratch_len, 10000, 200, 0, NULL, NULL},
 		job->duration,
 		job->event_name};
 }
@@ -663,6 +667,16 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 			lost = 1;
 			rc = 0;
 		}
+		if (rc == 0 && r.stopped > 0) /* QEMU zond started, stopped and ended */
+			fprintf(stderr,
+				"zond inject: %s: the measuring stopped after %.1f s, %s (pid %lld) "
+				"ended by zond; what was measured is kept\n",
+				strsignal(r.stopped), (clock_now_ns(CLOCK_REALTIME) - r.start_ns) / 1e9,
+				argv[0], (long long)r.pid);
+		else if (rc == 0 && r.stopped && !job->quiet)
+			fprintf(stderr,
+				"zond inject: --duration %g s passed: %s (pid %lld) ended by zond\n",
+				job->duration, argv[0], (long long)r.pid);
 	} else if (job->pid) {
 		snprintf(pidtext, sizeof pidtext, "(pid %ld)", job->pid);
 		rc = inject_attach(ij, job->pid, job->duration, &r, &err);
@@ -1530,8 +1544,9 @@ int cmd_inject(int argc, char **argv)
 							 "(but with --safe-point)");
 		return scenario(&job, NULL);
 	}
-	if (job.duration && !job.safe)
-		return cmd_usage_error("inject", "--duration goes with -p, --safe-point or --gdb");
+	if (job.duration && !job.safe && (!job.elf || job.descend || job.per_run))
+		return cmd_usage_error("inject", "--duration goes with -p, --safe-point, --gdb or "
+						 "--elf with QEMU's command (one run)");
 	if (optind >= argc)
 		return cmd_usage_error("inject", "no program to run (zond inject -- PROG ARGS)");
 	int rc = scenario(&job, argv + optind);

@@ -11,6 +11,7 @@
 #include "model/profile.h"
 #include "results.h"
 #include "util/clock.h"
+#include "util/forward.h"
 
 #define BARE_TID   1 /* the one hart's thread id, as the bare runtime names it */
 #define STUB_ALIGN 16
@@ -33,6 +34,7 @@ struct bare {
 	int32_t *caller; /* per record: those its callers see beyond cpair (extra, a far entry's) */
 	uint64_t start;  /* the counter when the program was let go */
 	struct symbols *sym;
+	int stoppable; /* a function or region run on a QEMU zond started: ^C stops wait() */
 };
 
 int inject_bare_counter(const char *spec, struct inject_bare_counter *c, struct zerr *err)
@@ -600,6 +602,8 @@ static int bare_open(struct bare *b, const struct inject_bare_target *bt, struct
 	o.counter = b->counter.reg;
 	if (is_region(job))
 		o.poll_ms = 0; /* every pass is read at its breakpoints */
+	if (b->stoppable)
+		o.stop_asked = inject_interrupted; /* QEMU zond started: ^C stops it */
 	for (size_t i = 0; i < job->plan->nfuncs && !o.end_at; i++)
 		if (job->plan->funcs[i].name && strcmp(job->plan->funcs[i].name, "_exit") == 0)
 			o.end_at = job->plan->funcs[i].addr;
@@ -657,11 +661,34 @@ static void run_unmeasured(struct bare *b, const struct inject_bare_target *bt, 
 		b->t->ops->wait(b->t, status, &ignored);
 }
 
+/*
+ * A QEMU zond started runs until the program ends, bt->seconds pass or a
+ * signal zond forwards (^C, SIGTERM, ...) comes: then zond stops it, reads
+ * the results and ends it (bare_close): out->stopped, and *status as if
+ * QEMU died of that signal (-1 after --duration).  1 when it was stopped.
+ */
+static int run_started(struct bare *b, const struct inject_bare_target *bt, int *status,
+		       struct inject_result *out, struct zerr *err)
+{
+	int rc = bt->seconds > 0 ? inject_rsp_wait_for(b->t, bt->seconds, status, err)
+				 : b->t->ops->wait(b->t, status, err);
+	if (rc != 1)
+		return rc;
+	int sig = inject_interrupt_signal();
+	out->stopped = inject_interrupted() && sig > 0 ? sig : -1;
+	*status = sig > 0 ? sig : -1; /* a wait status: killed by sig */
+	return 0;
+}
+
 int inject_bare_run(const struct inject_job *job, const struct inject_bare_target *bt,
 		    struct inject_result *out, struct zerr *err)
 {
 	struct bare b = {.job = job};
 	struct region r = {0};
+	struct sigaction old[FORWARD_N];
+	b.stoppable = bt->argv != NULL;
+	if (bt->argv) /* from QEMU's start: what ends zond ends the measuring first */
+		inject_catch_forwarded(old);
 	int rc = bare_open(&b, bt, out, &r, job->npatches, err);
 	int status = -1;
 	if (rc < 0)
@@ -669,14 +696,17 @@ int inject_bare_run(const struct inject_job *job, const struct inject_bare_targe
 	if (rc == 0) {
 		rc = b.t->ops->release(b.t, err);
 		if (rc == 0)
-			rc = !bt->argv && bt->seconds > 0 ? detach_after(&b, bt->seconds, &status, err)
-							  : b.t->ops->wait(b.t, &status, err);
+			rc = bt->argv ? run_started(&b, bt, &status, out, err)
+			     : bt->seconds > 0 ? detach_after(&b, bt->seconds, &status, err)
+					       : b.t->ops->wait(b.t, &status, err);
 		if (rc < 0)
 			rc = 1; /* it ran: what was read is kept */
 		bare_results(&b, &r, out);
 	}
 	out->status = status;
-	bare_close(&b);
+	bare_close(&b); /* a QEMU still running goes with it */
+	if (bt->argv)
+		inject_release_forwarded(old);
 	return rc;
 }
 
@@ -811,12 +841,12 @@ int inject_bare_cyclic(const struct inject_cyclic *c, const struct inject_bare_t
 	y.active_ns = zp_xcalloc(y.nsets + 1, sizeof *y.active_ns);
 	y.periods[0] = 1;
 	y.set_start = clock_now_ns(CLOCK_REALTIME);
-	struct sigaction old[2];
-	inject_catch_interrupts(old);
+	struct sigaction old[FORWARD_N];
+	inject_catch_forwarded(old);
 	int rc = cycle(&y, status, err);
 	if (rc == 0)
 		rc = cycle_end(&y, bt, status, err);
-	inject_release_interrupts(old);
+	inject_release_forwarded(old);
 	if (!y.finished)
 		y.active_ns[y.cur] += clock_now_ns(CLOCK_REALTIME) - y.set_start;
 	bare_results(&b, &r, &all);

@@ -50,6 +50,30 @@ struct descent *descent_new(size_t n, const struct inject_edge *edges, size_t ne
 	for (size_t c = 0; c < n; c++)
 		d->estimate[c] = first_incl[c];
 	/*
+	 * A function no measured one called that never returned has no root
+	 * edge (an edge is written at the return): bare metal's _cstart and
+	 * exit, a main that loops for ever.  Measured alone it gives a call and
+	 * no time, so it is passed through: its callees are the roots, the
+	 * time of its calls to them the whole (QA s12 F5: the descent measured
+	 * nothing on a picolibc program).  With --from, FUNC is the root.
+	 */
+	uint8_t *called = zp_xcalloc(n + 1, 1), *calls = zp_xcalloc(n + 1, 1);
+	for (size_t i = 0; i < nedges; i++)
+		if (edges[i].caller != INJECT_NO_CALLER) {
+			called[edges[i].callee] = 1;
+			calls[edges[i].caller] = 1;
+		}
+	for (size_t i = 0; from < 0 && i < nedges; i++) {
+		const struct inject_edge *e = &edges[i];
+		if (e->caller == INJECT_NO_CALLER || root[e->caller] || called[e->caller] ||
+		    !calls[e->caller] || e->callee == e->caller)
+			continue;
+		root[e->callee] = 1;
+		d->whole += (int64_t)e->incl > 0 ? e->incl : 0;
+	}
+	free(called);
+	free(calls);
+	/*
 	 * A root's own first-pass time is its bound (the first pass measured
 	 * it, nested, so over rather than under): one under the threshold is
 	 * pruned like a callee.  Before, every root took a run of its own:

@@ -6,7 +6,9 @@
  * (its edges: nearest measured caller -> callee, and its inclusive times,
  * used only as estimates).  The descent starts at the roots (functions
  * with root calls; a root whose own first-pass time is under threshold%
- * of the whole is pruned, that time its bound) or at one function, and
+ * of the whole is pruned, that time its bound; a function no candidate
+ * called that never returned, such as bare metal's _cstart, is passed
+ * through: its callees are roots) or at one function, and
  * goes breadth-first: each
  * function popped is measured (few per run, so accurately); then each of
  * its callees gets a bound on its inclusive time, M(c) <= sum of M(p) over

@@ -1158,6 +1158,22 @@ void inject_release_interrupts(const struct sigaction old[2])
 	sigaction(SIGTERM, &old[1], NULL);
 }
 
+void inject_catch_forwarded(struct sigaction *old)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_interrupt;
+	interrupted = first_signal = 0;
+	for (int i = 0; i < FORWARD_N; i++)
+		sigaction(forward_signals[i], &sa, &old[i]);
+}
+
+void inject_release_forwarded(const struct sigaction *old)
+{
+	for (int i = 0; i < FORWARD_N; i++)
+		sigaction(forward_signals[i], &old[i], NULL);
+}
+
 
 /* Waits until seconds passed (0: for ever), ^C / SIGTERM or the process's end: 1 for that. */
 static int wait_duration(struct inject_transport *t, double seconds)

@@ -113,6 +113,8 @@ struct inject_result {
 	uint64_t periods; /* cyclic: the periods this set was measured */
 	size_t unloaded;  /* libraries of the job the program never loaded (dlopen) */
 	int left_running; /* zond stopped waiting (^C) for processes the program left running */
+	int stopped;      /* over GDB, a QEMU zond started: zond stopped and ended it (the
+			   * signal zond took, -1: --duration passed), 0: it was not */
 };
 
 /*
@@ -186,6 +188,14 @@ void inject_result_sets(const struct inject_result *all, size_t per_set, size_t 
 void inject_catch_interrupts(struct sigaction old[2]);
 void inject_release_interrupts(const struct sigaction old[2]);
 int inject_interrupted(void);
+/*
+ * The same for every signal zond forwards to a program it runs
+ * (util/forward.h, FORWARD_N of them: SIGHUP, SIGINT, SIGQUIT, SIGTERM,
+ * SIGUSR1/2, SIGALRM), also one zond's parent made it ignore: over GDB they
+ * stop the measuring of a QEMU zond started, which zond then ends.
+ */
+void inject_catch_forwarded(struct sigaction *old);
+void inject_release_forwarded(const struct sigaction *old);
 
 /*
  * The first signal that interrupted zond (0: none).  inject_attach holds

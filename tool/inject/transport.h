@@ -147,6 +147,8 @@ struct inject_rsp_options {
 			  * there lets wait() read the results before the target is gone */
 	const char *counter; /* a register wait() reads at end_at, or where
 			      * inject_rsp_wait_for stops the target; NULL: none */
+	int (*stop_asked)(void); /* non-zero: wait() stops the target as inject_rsp_wait_for's
+				  * time would (^C to zond), returning 1; NULL: never */
 };
 
 /* Connects to a stub at HOST:PORT (or /PATH, a Unix socket) and stops its target. */

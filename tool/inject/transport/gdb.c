@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -60,6 +61,7 @@ struct gdbt {
 	const char *counter;         /* read when the program ends or zond stops it */
 	uint64_t counter_end;
 	int counter_read;
+	int (*stop_asked)(void);     /* inject_rsp_options' */
 	pid_t qemu;                  /* started by zond, 0 when not */
 	char sockdir[64];
 };
@@ -472,7 +474,7 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 		}
 		if (rc == 1)
 			break;
-		if (g->until_ms && now_ms() >= g->until_ms) {
+		if ((g->until_ms && now_ms() >= g->until_ms) || (g->stop_asked && g->stop_asked())) {
 			int at = halt(g, &st, err);
 			if (at == 0 && (st.kind == 'W' || st.kind == 'X'))
 				break;
@@ -629,6 +631,7 @@ static struct gdbt *attach(struct rsp *r, const struct inject_rsp_options *o, pi
 	g->poll_ms = o->poll_ms;
 	g->end_at = o->end_at;
 	g->counter = o->counter;
+	g->stop_asked = o->stop_asked;
 	struct rsp_stop st;
 	if (describe(g, err) < 0 || find_scratch(g, o, err) < 0 || rsp_halt_reason(r, &st, err) < 0) {
 		g_close(&g->base);
@@ -694,9 +697,13 @@ struct inject_transport *inject_rsp_start(char *const argv[], const struct injec
 		rmdir(dir);
 		return NULL;
 	}
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(pipefd[0]);
+		/* QEMU goes with zond, whatever ends zond (SIGKILL too): never left running */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
 		execvp(av[0], av);
 		int e2 = errno;
 		if (write(pipefd[1], &e2, sizeof e2) < 0)
