@@ -150,20 +150,84 @@ static void note_partial_events(struct zp_profile *all, const size_t *runs, size
 		profile_add_meta(all, "events_in_some_runs", text);
 }
 
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The functions p measured (called at least once), as "module\tname", sorted; *n of them. */
+static char **measured_functions(const struct zp_profile *p, size_t *n)
+{
+	char **names = zp_xcalloc(p->nstats + 1, sizeof *names);
+	*n = 0;
+	for (size_t i = 0; i < p->nstats; i++) {
+		const struct zp_node *node = &p->nodes[p->stats[i].node];
+		if (!p->stats[i].calls)
+			continue;
+		size_t len = strlen(node->module) + strlen(node->name) + 2;
+		names[*n] = zp_xmalloc(len);
+		snprintf(names[(*n)++], len, "%s\t%s", node->module, node->name);
+	}
+	qsort(names, *n, sizeof *names, by_string);
+	size_t kept = 0; /* one per function: threads have a stat each */
+	for (size_t i = 0; i < *n; i++) {
+		if (kept && strcmp(names[kept - 1], names[i]) == 0) {
+			free(names[i]);
+			continue;
+		}
+		names[kept++] = names[i];
+	}
+	*n = kept;
+	return names;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/*
+ * 1 when run p measured other functions than the first run combined (first,
+ * nfirst): a function's self time in a run holds the time of the callees
+ * that run did not measure, so combining runs that measured different
+ * functions (inject --per-run, --descend) counts those callees in their
+ * caller's self as well as in their own.
+ */
+static int measured_otherwise(const struct zp_profile *p, char **first, size_t nfirst)
+{
+	size_t n;
+	char **names = measured_functions(p, &n);
+	int differ = n != nfirst;
+	for (size_t i = 0; !differ && i < n; i++)
+		differ = strcmp(names[i], first[i]) != 0;
+	free_names(names, n);
+	return differ;
+}
+
 /* The runs ids[0..n) combined, the newest (last) giving the header; each run's window of time. */
 static struct zp_profile *load_combined(struct store *s, const int64_t *ids, size_t n,
 					const char *time, struct zerr *err)
 {
 	struct zp_profile *all = NULL;
 	size_t runs[ZP_MAX_EVENTS] = {0};
+	char **first = NULL;
+	size_t nfirst = 0;
+	int otherwise = 0;
 	for (size_t i = n; i-- > 0;) {
 		struct zp_profile *p = store_load_run(s, ids[i], err);
 		if (p && time)
 			p = window_of(p, time, err);
 		if (!p) {
 			profile_free(all);
+			free_names(first, nfirst);
 			return NULL;
 		}
+		if (n > 1 && !first)
+			first = measured_functions(p, &nfirst);
+		else if (n > 1 && !otherwise)
+			otherwise = measured_otherwise(p, first, nfirst);
 		if (all)
 			profile_merge(all, p);
 		else
@@ -179,6 +243,9 @@ static struct zp_profile *load_combined(struct store *s, const int64_t *ids, siz
 	}
 	if (all && n > 1)
 		note_partial_events(all, runs, n);
+	if (all && otherwise)
+		profile_add_meta(all, "functions_in_some_runs", "1");
+	free_names(first, nfirst);
 	return all;
 }
 

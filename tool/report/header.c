@@ -136,6 +136,12 @@ void report_header(const struct zp_profile *p, FILE *out)
 		fprintf(out, "%-11s%s: their costs and averages are those runs' only, calls "
 			     "count every run\n",
 			"warning:", partial);
+	/* runs that measured different functions: a caller's self holds callees its run missed */
+	if (profile_meta(p, "functions_in_some_runs"))
+		fprintf(out, "%-11sthe runs measured different functions: a function's self holds "
+			     "the callees its own run did not measure, counted again as their own "
+			     "(read calls and totals; doc/inject.md)\n",
+			"warning:");
 	const char *window = profile_meta(p, "time_window");
 	if (window) {
 		snprintf(buf, sizeof buf, "%s of the timeline (calls and times recomputed from it)",
