@@ -189,8 +189,36 @@ static void test_contexts_fold_by_path(void)
 	profile_free(p);
 }
 
+/* Namesakes are told apart by object, and the marks follow nodes added later. */
+static void test_namesakes(void)
+{
+	struct zp_profile *p = profile_new();
+	uint32_t run_a = profile_node(p, ZP_FUNCTION, "run", "/opt/a/libplug.so", NULL, 0, 16);
+	uint32_t main_ = profile_node(p, ZP_FUNCTION, "main", "/bin/app", NULL, 0, 32);
+	uint32_t blk = profile_node(p, ZP_BLOCK, "run", "/bin/app", NULL, 0, 0);
+	CHECK(profile_namesake_object(p, run_a) == NULL);
+	CHECK(profile_namesake_object(p, blk) == NULL);
+	uint32_t run_b = profile_node(p, ZP_FUNCTION, "run", "/opt/b/libother.so", NULL, 0, 16);
+	CHECK_EQ_STR(profile_namesake_object(p, run_a), "libplug.so");
+	CHECK_EQ_STR(profile_namesake_object(p, run_b), "libother.so");
+	CHECK(profile_namesake_object(p, main_) == NULL);
+	CHECK(profile_namesake_object(p, blk) == NULL); /* a block is no function */
+	uint32_t run_c = profile_node(p, ZP_FUNCTION, "run", "/opt/c/libplug.so", NULL, 0, 16);
+	CHECK_EQ_STR(profile_namesake_object(p, run_a), "/opt/a/libplug.so");
+	CHECK_EQ_STR(profile_namesake_object(p, run_c), "/opt/c/libplug.so");
+	CHECK_EQ_STR(profile_namesake_object(p, run_b), "libother.so"); /* its base tells it */
+	/* a second profile with other nodes at the same ids gets its own marks */
+	struct zp_profile *q = profile_new();
+	uint32_t solo = profile_node(q, ZP_FUNCTION, "run", "/opt/a/libplug.so", NULL, 0, 16);
+	CHECK(profile_namesake_object(q, solo) == NULL);
+	CHECK_EQ_STR(profile_namesake_object(p, run_a), "/opt/a/libplug.so");
+	profile_free(q);
+	profile_free(p);
+}
+
 int main(void)
 {
+	test_namesakes();
 	test_contexts_fold_by_path();
 	test_merge_combines_runs();
 	test_nodes_are_unique_by_kind_module_name_addr();

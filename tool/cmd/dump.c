@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "export/export.h"
 #include "report/rows.h"
+#include "util/path.h"
 
 static const char usage_text[] =
 	"usage: zond dump [options]\n"
@@ -65,12 +66,6 @@ static int compare_lines(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
 /*
  * A name in any of dump's lines, written one way: on one line (control
  * characters as '?', as the reports write them) and ';' as ':' (the context
@@ -94,7 +89,7 @@ static char *node_line(const struct zp_view *v, uint32_t i, int times)
 	put_name(f, n->name);
 	if (n->kind == ZP_BLOCK) {
 		putc(' ', f);
-		put_name(f, base_name(n->file));
+		put_name(f, path_base(n->file));
 		fprintf(f, ":%d", n->line);
 	}
 	fprintf(f, " calls=%" PRIu64, s->calls);

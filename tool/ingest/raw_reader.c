@@ -27,6 +27,7 @@
 
 #include "raw.h"
 #include "symbols/symbols.h"
+#include "util/path.h"
 
 /* What one file is, once checked. */
 struct raw {
@@ -541,12 +542,6 @@ static const struct zr_module *func_module(const struct raw *r, const struct zr_
 	return module_of(r, f->addr & ~ZR_CLOSED_BIT);
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
 static uint32_t block_node(struct zp_profile *p, const struct raw *r, const struct zr_func *f)
 {
 	const char *name = string_at(r, f->name);
@@ -579,7 +574,7 @@ static uint32_t function_node(struct zp_profile *p, const struct raw *r, const s
 		return profile_node(p, ZP_FUNCTION, sym.name, path, file, line, sym.start);
 	}
 	char unnamed[PATH_MAX];
-	snprintf(unnamed, sizeof unnamed, "0x%" PRIx64 "@%s", link, base_name(path));
+	snprintf(unnamed, sizeof unnamed, "0x%" PRIx64 "@%s", link, path_base(path));
 	return profile_node(p, ZP_FUNCTION, unnamed, path, "", 0, link);
 }
 

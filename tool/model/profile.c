@@ -4,7 +4,9 @@
  * Lookups go through open-addressing tables of indexes into the profile's
  * arrays; each table knows how to hash and compare its own element kind.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "profile.h"
+#include "util/path.h"
 #include <inttypes.h>
 
 #include <stdio.h>
@@ -79,6 +81,9 @@ struct table {
 struct zp_index {
 	struct table nodes, stats, edges, contexts;
 	size_t cap_threads, cap_nodes, cap_stats, cap_edges, cap_contexts, cap_spans;
+	/* per node, how its name is told from a namesake's (see profile_namesake_object) */
+	unsigned char *namesakes;
+	size_t namesakes_nodes; /* the node count they were worked out for */
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -224,6 +229,7 @@ void profile_free(struct zp_profile *p)
 	free(p->index->nodes.slot);
 	free(p->index->stats.slot);
 	free(p->index->edges.slot);
+	free(p->index->namesakes);
 	free(p->index);
 	free(p);
 }
@@ -327,6 +333,83 @@ uint32_t profile_node(struct zp_profile *p, enum zp_node_kind kind, const char *
 	t->slot[j] = (uint32_t)++p->nnodes;
 	t->used++;
 	return (uint32_t)(p->nnodes - 1);
+}
+
+enum { NAMESAKE_UNIQUE, NAMESAKE_BY_BASE, NAMESAKE_BY_PATH };
+
+static int node_by_name(const void *a, const void *b, void *arg)
+{
+	const struct zp_node *nodes = arg;
+	const struct zp_node *x = &nodes[*(const uint32_t *)a], *y = &nodes[*(const uint32_t *)b];
+	int c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->module, y->module);
+}
+
+static int node_by_base(const void *a, const void *b, void *arg)
+{
+	const struct zp_node *nodes = arg;
+	const struct zp_node *x = &nodes[*(const uint32_t *)a], *y = &nodes[*(const uint32_t *)b];
+	int c = strcmp(path_base(x->module), path_base(y->module));
+	return c ? c : strcmp(x->module, y->module);
+}
+
+/*
+ * Marks the nodes of one name, group[0, n), when they lie in different
+ * objects: by the object's base name, or by its path where another of
+ * them lies in an object of the same base name.  Reorders group.
+ */
+static void mark_namesakes(const struct zp_node *nodes, uint32_t *group, size_t n,
+			   unsigned char *how)
+{
+	if (strcmp(nodes[group[0]].module, nodes[group[n - 1]].module) == 0)
+		return; /* sorted by module: one object */
+	qsort_r(group, n, sizeof *group, node_by_base, (void *)nodes);
+	for (size_t first = 0, end; first < n; first = end) {
+		const char *module = nodes[group[first]].module;
+		int paths = 0;
+		for (end = first + 1; end < n; end++) {
+			const char *other = nodes[group[end]].module;
+			if (strcmp(path_base(module), path_base(other)) != 0)
+				break;
+			paths |= strcmp(module, other) != 0;
+		}
+		for (size_t i = first; i < end; i++)
+			how[group[i]] = paths ? NAMESAKE_BY_PATH : NAMESAKE_BY_BASE;
+	}
+}
+
+static void find_namesakes(const struct zp_profile *p, unsigned char *how)
+{
+	uint32_t *order = zp_xcalloc(p->nnodes + 1, sizeof *order);
+	size_t n = 0;
+	for (uint32_t i = 0; i < p->nnodes; i++)
+		if (p->nodes[i].kind == ZP_FUNCTION && *p->nodes[i].module)
+			order[n++] = i;
+	qsort_r(order, n, sizeof *order, node_by_name, p->nodes);
+	for (size_t first = 0, end; first < n; first = end) {
+		for (end = first + 1; end < n; end++)
+			if (strcmp(p->nodes[order[first]].name, p->nodes[order[end]].name) != 0)
+				break;
+		mark_namesakes(p->nodes, order + first, end - first, how);
+	}
+	free(order);
+}
+
+const char *profile_namesake_object(const struct zp_profile *p, uint32_t node)
+{
+	struct zp_index *x = p->index;
+	if (!x->namesakes || x->namesakes_nodes != p->nnodes) {
+		free(x->namesakes);
+		x->namesakes = zp_xcalloc(p->nnodes + 1, 1);
+		x->namesakes_nodes = p->nnodes;
+		find_namesakes(p, x->namesakes);
+	}
+	const char *module = p->nodes[node].module;
+	switch (x->namesakes[node]) {
+	case NAMESAKE_BY_BASE: return path_base(module);
+	case NAMESAKE_BY_PATH: return module;
+	default: return NULL;
+	}
 }
 
 static void stat_init(struct zp_stat *s, uint32_t thread, uint32_t node)

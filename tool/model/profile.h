@@ -234,6 +234,17 @@ uint32_t profile_thread(struct zp_profile *p, int64_t pid, int64_t tid, const ch
 uint32_t profile_node(struct zp_profile *p, enum zp_node_kind kind, const char *name,
 		      const char *module, const char *file, int line, uint64_t addr);
 
+/*
+ * What tells node's name from a namesake's, a function of the same name in
+ * another object (two copies of a plugin, a static function of two
+ * libraries): NULL when no other object has a function of that name, else
+ * the object's base name, or its path where a namesake's object has the
+ * same base name.
+ * Worked out for every node at the first call, again once nodes were added;
+ * the string lives as long as the node.
+ */
+const char *profile_namesake_object(const struct zp_profile *p, uint32_t node);
+
 /* The statistics of node in thread, created zeroed (min = UINT64_MAX). */
 struct zp_stat *profile_stat(struct zp_profile *p, uint32_t thread, uint32_t node);
 

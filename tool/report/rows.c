@@ -113,80 +113,14 @@ void report_put_text(FILE *out, const char *text, int in_path)
 		putc(*s < 0x20 || *s == 0x7f ? '?' : in_path && *s == ';' ? ':' : *s, out);
 }
 
-/*
- * Per node of one profile: 0, or how its name is told from another
- * function's of the same name in another object (two copies of a plugin,
- * a static function of two libraries): 1 by the object's base name, 2 by
- * its path (the base names alike too).  Kept for the last profile asked.
- */
-static struct {
-	const struct zp_profile *p;
-	size_t nnodes;
-	unsigned char *how;
-} namesakes;
-
-static int by_name(const void *a, const void *b, void *arg)
-{
-	const struct zp_node *nodes = arg;
-	const struct zp_node *x = &nodes[*(const uint32_t *)a], *y = &nodes[*(const uint32_t *)b];
-	int c = strcmp(x->name, y->name);
-	return c ? c : strcmp(x->module, y->module);
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
-/* Marks a run [first, end) of order (one name) whose nodes lie in different objects. */
-static void mark_namesakes(const struct zp_node *nodes, const uint32_t *order, size_t first,
-			   size_t end, unsigned char *how)
-{
-	int objects = 0, bases = 0;
-	for (size_t i = first + 1; i < end; i++) {
-		const char *a = nodes[order[i - 1]].module, *b = nodes[order[i]].module;
-		if (strcmp(a, b) != 0) {
-			objects = 1;
-			bases |= strcmp(base_name(a), base_name(b)) == 0;
-		}
-	}
-	for (size_t i = first; objects && i < end; i++)
-		how[order[i]] = bases ? 2 : 1;
-}
-
-static const unsigned char *namesakes_of(const struct zp_profile *p)
-{
-	if (namesakes.p == p && namesakes.nnodes == p->nnodes)
-		return namesakes.how;
-	free(namesakes.how);
-	namesakes.p = p;
-	namesakes.nnodes = p->nnodes;
-	namesakes.how = zp_xcalloc(p->nnodes + 1, 1);
-	uint32_t *order = zp_xcalloc(p->nnodes + 1, sizeof *order);
-	size_t n = 0;
-	for (uint32_t i = 0; i < p->nnodes; i++)
-		if (p->nodes[i].kind == ZP_FUNCTION && *p->nodes[i].module)
-			order[n++] = i;
-	qsort_r(order, n, sizeof *order, by_name, p->nodes);
-	for (size_t first = 0, end; first < n; first = end) {
-		for (end = first + 1; end < n; end++)
-			if (strcmp(p->nodes[order[first]].name, p->nodes[order[end]].name) != 0)
-				break;
-		mark_namesakes(p->nodes, order, first, end, namesakes.how);
-	}
-	free(order);
-	return namesakes.how;
-}
-
 void report_put_name(FILE *out, const struct zp_profile *p, uint32_t node)
 {
 	const struct zp_node *n = &p->nodes[node];
 	report_put_text(out, n->name, 0);
-	unsigned char how = namesakes_of(p)[node];
-	if (how) {
+	const char *object = profile_namesake_object(p, node);
+	if (object) {
 		fputs(" (", out);
-		report_put_text(out, how == 1 ? base_name(n->module) : n->module, 0);
+		report_put_text(out, object, 0);
 		putc(')', out);
 	}
 	if (n->kind == ZP_BLOCK)
