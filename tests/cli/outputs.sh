@@ -101,7 +101,7 @@ if as_user test -x "$PWD/open" 2>/dev/null && ! as_user test -w "$PWD/shut"; the
 		as_user "$ZOND" record -o new.db -- "$SHOP"
 	check_eq "the program did not run" "$(cat out.txt)" ""
 	check_error "libcalls -o a link to a store in a directory not writable" \
-		"old.db: the profile store's directory ../shut is not writable (its journal goes there)" \
+		"old.db (a symbolic link to ../shut/old.db): the profile store's directory ../shut is not writable (its journal goes there)" \
 		as_user "$ZOND" libcalls -o old.db -- "$SHOP"
 	check_eq "the program did not run" "$(cat out.txt)" ""
 	cd ..
@@ -136,4 +136,50 @@ check_same "the program is still untouched" victim "$SHOP"
 # -o - is standard output, as for perf and most tools, not a file named -
 "$ZOND" export -i zond.db -f folded -o - >dash.out 2>err.txt
 check_eq "export -o -: on standard output" "$([ -s dash.out ] && [ ! -e ./- ] && echo yes)" yes
+
+# -o names a file: its links are followed and kept, its mode kept; zond's own
+# standard output named by a path (-o /dev/stdout > file) is written, never
+# replaced or truncated (QA s13 S F7: /dev/stdout became a regular file)
+"$ZOND" export -i zond.db -f folded -o - >folded.want 2>/dev/null
+ln -s /proc/self/fd/1 mystdout
+"$ZOND" export -i zond.db -f folded -o mystdout >redirected.txt 2>err.txt
+check_eq "-o a link to fd 1: the link stays" "$([ -L mystdout ] && echo link)" link
+check_same "-o a link to fd 1: written to standard output" redirected.txt folded.want
+# (links of the test's own, as /dev/stdout is: a zond that replaced the link
+# must not replace the system's)
+echo first >appended.txt
+"$ZOND" export -i zond.db -f folded -o mystdout >>appended.txt 2>err.txt
+check_eq "-o a link to fd 1 >> file: appended" "$(head -1 appended.txt)" first
+check_eq "-o a link to fd 1 >> file: all of it" "$(tail -n +2 appended.txt | cmp - folded.want && echo same)" same
+ln -s /proc/self/fd/2 mystderr
+"$ZOND" export -i zond.db -f folded -o mystderr 2>stderr.txt >/dev/null
+check_same "-o a link to fd 2: written to standard error" stderr.txt folded.want
+"$ZOND" export -i zond.db -f folded -o /proc/self/fd/1 >procfd.txt 2>err.txt
+check_same "-o /proc/self/fd/1: written to standard output" procfd.txt folded.want
+mkdir real && echo old >real/out.folded && ln -s real/out.folded linked.folded
+"$ZOND" export -i zond.db -f folded -o linked.folded && pass || fail "export -o a link"
+check_eq "-o a link: the link stays" "$([ -L linked.folded ] && echo link)" link
+check_same "-o a link: its target written" real/out.folded folded.want
+echo old >private.folded && chmod 600 private.folded
+"$ZOND" export -i zond.db -f folded -o private.folded && pass || fail "export -o a 600 file"
+check_eq "-o keeps the mode" "$(stat -c %a private.folded)" 600
+echo old >hard.folded && ln hard.folded hard2.folded
+"$ZOND" export -i zond.db -f folded -o hard.folded && pass || fail "export -o a hard link"
+check_same "-o a file of two names: both see it" hard2.folded folded.want
+ln -s real/new.folded dangling.folded
+"$ZOND" export -i zond.db -f folded -o dangling.folded && pass || fail "export -o a dangling link"
+check_same "-o a link to nothing yet: made where it points" real/new.folded folded.want
+long=$(printf '%0250d' 0)
+"$ZOND" export -i zond.db -f folded -o "$long" 2>err.txt && pass || fail "export -o a 250-byte name: $(cat err.txt)"
+check_same "-o a 250-byte name" "$long" folded.want
+rm -f "$long"
+# store names: the file of that name, never SQLite's special ones; a name too
+# long for the journal refused before the program runs (QA s13 S F4, F9)
+"$ZOND" record -q -o :memory: -- "$SHOP" >/dev/null 2>&1 || fail "record -o :memory:"
+check_eq "-o :memory: is a file" "$("$ZOND" runs -i ./:memory: 2>&1 | grep -c shop)" 1
+"$ZOND" record -q -o file:u.db -- "$SHOP" >/dev/null 2>&1 || fail "record -o file:u.db"
+check_eq "-o file:u.db is that file" "$("$ZOND" runs -i ./file:u.db 2>&1 | grep -c shop)$([ -e u.db ] && echo \" and u.db\")" 1
+check_error "record -o a name too long for its journal" "would be longer than 255 bytes" \
+	"$ZOND" record -q -o "$(printf '%0250d' 0).db" -- "$SHOP"
+check_eq "...refused before the program ran" "$(ls | grep -c '^0000')" 0
 finish

@@ -63,22 +63,14 @@ static int check_creatable(const char *path, struct zerr *err)
 static int check_store(const char *path, const char *file, const struct stat *st,
 		       const char *what, struct zerr *err)
 {
-	char dir[PATH_MAX];
 	if (!S_ISREG(st->st_mode))
 		return zerr_set(err, "%s: not a regular file, cannot be a profile store", path);
 	if (st->st_size > 0 && (!what || strcmp(what, "a profile store (SQLite)") != 0))
 		return zerr_set(err, "%s: exists and is %s, not a profile store; will not write "
 				     "over it",
 				path, what ? what : "some other file");
-	path_dir(file, dir);
-	if (access(file, W_OK) != 0)
-		return zerr_set(err, "%s: the profile store is not writable: %s", path,
-				strerror(errno));
-	if (access(dir, W_OK | X_OK) != 0)
-		return zerr_set(err,
-				"%s: the profile store's directory %s is not writable (its "
-				"journal goes there): %s",
-				path, dir, strerror(errno));
+	if (store_writable(path, file, err) < 0)
+		return -1;
 	if (st->st_size == 0)
 		return 0;
 	/*
@@ -141,23 +133,38 @@ int output_check(const char *path, enum output_kind kind, const char *const *inp
 	return 0;
 }
 
-/* A fresh empty temporary file beside path, its name in tmp. */
-static int output_temp(const char *path, char tmp[PATH_MAX], struct zerr *err)
+/*
+ * A fresh empty temporary file beside path, its name in tmp, with mode
+ * (and, where this user may, the owner) of the file it is to replace, or
+ * fopen's 0666 less the umask for a new one (old NULL).  Its name is
+ * .BASE.zond-XXXXXX, BASE cut so that it stays a name the file system takes.
+ */
+static int output_temp(const char *path, const struct stat *old, char tmp[PATH_MAX],
+		       struct zerr *err)
 {
+	static const char suffix[] = ".zond-XXXXXX";
 	char dir[PATH_MAX];
-	const char *base = strrchr(path, '/');
 	path_dir(path, dir);
-	base = base ? base + 1 : path;
-	int n = snprintf(tmp, PATH_MAX, "%s/.%s.zond-XXXXXX", dir, base);
+	long max = pathconf(dir, _PC_NAME_MAX);
+	int keep = (int)((max > 0 ? max : NAME_MAX) - (long)sizeof suffix); /* less "." */
+	int n = snprintf(tmp, PATH_MAX, "%s/.%.*s%s", dir, keep > 0 ? keep : 0, path_base(path),
+			 suffix);
 	if (n < 0 || n >= PATH_MAX)
 		return zerr_set(err, "%s: path too long", path);
 	int fd = mkstemp(tmp);
 	if (fd < 0)
 		return zerr_set(err, "%s: cannot create a file in %s: %s", path, dir,
 				strerror(errno));
-	mode_t mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask); /* as fopen would have created it */
+	if (old) {
+		if (fchown(fd, old->st_uid, old->st_gid) != 0 && fchown(fd, -1, old->st_gid) != 0) {
+			/* not ours to give: the file is ours, as a new one would be */
+		}
+		fchmod(fd, old->st_mode & 07777);
+	} else {
+		mode_t mask = umask(0);
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
+	}
 	close(fd);
 	return 0;
 }
@@ -172,26 +179,65 @@ static int output_commit(const char *tmp, const char *path, struct zerr *err)
 	return zerr_set(err, "%s: cannot write: %s", path, strerror(e));
 }
 
+/* The standard stream whose file st is (-o /dev/stdout, /proc/self/fd/2), or NULL. */
+static FILE *standard_stream(const struct stat *st)
+{
+	struct stat fd;
+	if (fstat(STDOUT_FILENO, &fd) == 0 && fd.st_dev == st->st_dev && fd.st_ino == st->st_ino)
+		return stdout;
+	if (fstat(STDERR_FILENO, &fd) == 0 && fd.st_dev == st->st_dev && fd.st_ino == st->st_ino)
+		return stderr;
+	return NULL;
+}
+
+/* Opens the temporary file o->tmp made for o->path. */
+static int open_temp(struct output *o, struct zerr *err)
+{
+	o->f = fopen(o->tmp, "w");
+	if (o->f)
+		return 0;
+	int e = errno;
+	unlink(o->tmp);
+	return zerr_set(err, "%s: cannot write: %s", o->path, strerror(e));
+}
+
+static int open_directly(struct output *o, const char *path, struct zerr *err)
+{
+	o->f = fopen(path, "w");
+	return o->f ? 0 : zerr_set(err, "%s: cannot write: %s", path, strerror(errno));
+}
+
 int output_open(struct output *o, const char *path, struct zerr *err)
 {
 	struct stat st;
+	char file[PATH_MAX];
 	*o = (struct output){.f = stdout};
 	if (!path || strcmp(path, "-") == 0)
 		return 0;
 	snprintf(o->path, sizeof o->path, "%s", path);
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		o->f = fopen(path, "w");
-		return o->f ? 0 : zerr_set(err, "%s: cannot write: %s", path, strerror(errno));
+	if (stat(path, &st) != 0) {
+		/* a link to nothing yet: written through, the file made where it points */
+		if (lstat(path, &st) == 0)
+			return open_directly(o, path, err);
+		return output_temp(path, NULL, o->tmp, err) < 0 ? -1 : open_temp(o, err);
 	}
-	if (output_temp(path, o->tmp, err) < 0)
+	FILE *stream = standard_stream(&st);
+	if (stream) {
+		/* zond's own output already: written there (not truncated, not replaced) */
+		o->f = stream;
+		o->stream = 1;
+		return 0;
+	}
+	/* a device, a FIFO, a file other names share: the file itself is written */
+	if (!S_ISREG(st.st_mode) || st.st_nlink > 1)
+		return open_directly(o, path, err);
+	/* through symbolic links: the file they lead to is replaced, the links stay */
+	if (!realpath(path, file))
+		return zerr_set(err, "%s: %s", path, strerror(errno));
+	if (output_temp(file, &st, o->tmp, err) < 0)
 		return -1;
-	o->f = fopen(o->tmp, "w");
-	if (!o->f) {
-		int e = errno;
-		unlink(o->tmp);
-		return zerr_set(err, "%s: cannot write: %s", path, strerror(e));
-	}
-	return 0;
+	snprintf(o->target, sizeof o->target, "%s", file);
+	return open_temp(o, err);
 }
 
 int output_close(struct output *o, int ok, struct zerr *err)
@@ -203,7 +249,7 @@ int output_close(struct output *o, int ok, struct zerr *err)
 		bad = 1;
 		e = errno;
 	}
-	if (*o->path && fclose(o->f) != 0 && !bad) {
+	if (*o->path && !o->stream && fclose(o->f) != 0 && !bad) {
 		bad = 1;
 		e = errno;
 	}
@@ -213,5 +259,5 @@ int output_close(struct output *o, int ok, struct zerr *err)
 	/* a failed write is the reason, whatever the writer said */
 	if (bad)
 		return zerr_set(err, "%s: write failed: %s", name, strerror(e));
-	return ok && *o->tmp ? output_commit(o->tmp, o->path, err) : 0;
+	return ok && *o->tmp ? output_commit(o->tmp, *o->target ? o->target : o->path, err) : 0;
 }

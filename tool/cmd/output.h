@@ -12,9 +12,15 @@
  *
  * output_open / output_close write a file through a temporary file beside
  * it that is renamed into place only when everything was written: a failure
- * or a crash never leaves a half file over an old one.  A path that exists
- * and is not a regular file (/dev/null, a FIFO, a terminal) is written
- * directly.
+ * or a crash never leaves a half file over an old one.  The file replaced
+ * is the one the path names: its symbolic links followed (the links stay),
+ * its mode (and owner, where this user may give it) kept.  Written
+ * directly: a path that is not a regular file (/dev/null, a FIFO, a
+ * terminal), a regular file with other hard links (all its names see the
+ * new contents), a link to nothing yet (the file is made where it points).
+ * A path that is zond's own standard output or error (-o /dev/stdout with
+ * stdout redirected to a file) is written to that stream, which is never
+ * truncated or replaced.
  */
 #ifndef ZOND_OUTPUT_H
 #define ZOND_OUTPUT_H
@@ -46,9 +52,11 @@ int output_check(const char *path, enum output_kind kind, const char *const *inp
 		 struct zerr *err);
 
 struct output {
-	FILE *f;             /* write here */
-	char path[PATH_MAX]; /* the final name; "" for standard output */
-	char tmp[PATH_MAX];  /* the temporary file; "" when writing directly */
+	FILE *f;               /* write here */
+	char path[PATH_MAX];   /* the name given; "" for standard output */
+	char target[PATH_MAX]; /* the file renamed over, path's links followed; "" when path */
+	char tmp[PATH_MAX];    /* the temporary file; "" when writing directly */
+	int stream;            /* f is zond's standard output or error, named by path */
 };
 
 /* Opens path for writing (NULL or "-": standard output).  0, or -1 with err set. */

@@ -599,11 +599,48 @@ static void name_store(const char *path, const char *file, char *name, size_t si
 		snprintf(name, size, "%s (a symbolic link to %s)", path, file);
 }
 
+/* 0 when file's journal, FILE-journal, is a name its directory takes; else -1 with err. */
+static int journal_fits(const char *path, const char *file, struct zerr *err)
+{
+	static const char suffix[] = "-journal";
+	char dir[PATH_MAX], name[2 * PATH_MAX + 32];
+	path_dir(file, dir);
+	long max = pathconf(dir, _PC_NAME_MAX);
+	if (max <= 0)
+		max = NAME_MAX;
+	size_t len = strlen(path_base(file)) + sizeof suffix - 1;
+	if (len <= (size_t)max && strlen(file) + sizeof suffix <= PATH_MAX)
+		return 0;
+	name_store(path, file, name, sizeof name);
+	return zerr_set(err,
+			"%s: a name too long for a profile store: its journal %s%s would be "
+			"longer than %ld bytes",
+			name, path_base(file), suffix, len > (size_t)max ? max : (long)PATH_MAX - 1);
+}
+
+int store_writable(const char *path, const char *file, struct zerr *err)
+{
+	char dir[PATH_MAX], name[2 * PATH_MAX + 32];
+	name_store(path, file, name, sizeof name);
+	path_dir(file, dir);
+	if (access(file, W_OK) != 0)
+		return zerr_set(err, "%s: the profile store is not writable: %s", name,
+				strerror(errno));
+	if (access(dir, W_OK | X_OK) != 0)
+		return zerr_set(err,
+				"%s: the profile store's directory %s is not writable (its "
+				"journal goes there): %s",
+				name, dir, strerror(errno));
+	return journal_fits(path, file, err);
+}
+
 int store_creatable(const char *path, const char *file, struct zerr *err)
 {
 	char name[2 * PATH_MAX + 32];
 	name_store(path, file, name, sizeof name);
-	return path_dir_creatable(file, name, err);
+	if (path_dir_creatable(file, name, err) < 0)
+		return -1;
+	return journal_fits(path, file, err);
 }
 
 /*
@@ -626,13 +663,22 @@ static int check_path(const char *path, const char *file, int exists, enum store
 		return zerr_set(err, "%s: %s", name, strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return zerr_set(err, "%s: is a directory, not a zond profile store", path);
+	if (mode != STORE_READ && store_writable(path, file, err) < 0)
+		return -1;
 	return 1;
 }
 
 static int open_db(struct store *s, enum store_mode mode, int busy_ms, struct zerr *err)
 {
 	int flags = SQLITE_OPEN_READWRITE | (mode == STORE_CREATE ? SQLITE_OPEN_CREATE : 0);
-	if (sqlite3_open_v2(s->file, &s->db, flags, NULL) != SQLITE_OK) {
+	/*
+	 * The file of that name, always: SQLite reads ":memory:" as a database in
+	 * memory and "file:..." as a URI (another file, options), so a relative
+	 * name goes as "./NAME"; the journal's name follows from it the same way.
+	 */
+	char name[PATH_MAX + 2];
+	snprintf(name, sizeof name, "%s%s", s->file[0] == '/' ? "" : "./", s->file);
+	if (sqlite3_open_v2(name, &s->db, flags, NULL) != SQLITE_OK) {
 		if (!s->db)
 			return zerr_set(err, "%s: out of memory opening the store", s->path);
 		return zerr_set(err, "%s: cannot open (%s)", s->path, sqlite3_errmsg(s->db));
@@ -1841,7 +1887,8 @@ static int delete_rows(struct store *s, const char *table, int64_t id, struct ze
 int store_delete_run(struct store *s, int64_t id, struct zerr *err)
 {
 	sqlite3_stmt *st;
-	if (exec_sql(s, "BEGIN IMMEDIATE", err) < 0)
+	/* opened to read: SQLite's "attempt to write a readonly database" names no cause */
+	if (store_writable(s->path, s->file, err) < 0 || exec_sql(s, "BEGIN IMMEDIATE", err) < 0)
 		return -1;
 	for (size_t i = 0; i < sizeof run_tables / sizeof run_tables[0]; i++) {
 		int have = check_table_exists(s, run_tables[i], err);

@@ -113,6 +113,17 @@ int store_target(const char *path, char file[PATH_MAX], struct zerr *err);
 int store_creatable(const char *path, const char *file, struct zerr *err);
 
 /*
+ * 0 when the existing store at file (path's target) can be written: the
+ * file and its directory writable (SQLite's rollback journal, FILE-journal,
+ * goes there) and the journal's name one the file system takes; else -1
+ * with err naming the cause ("NAME: the profile store's directory D is not
+ * writable (its journal goes there): Permission denied").  store_open
+ * checks it before a write; store_creatable checks the journal's name of a
+ * store yet to be made.
+ */
+int store_writable(const char *path, const char *file, struct zerr *err);
+
+/*
  * Resolves a user's run reference: NULL or "" or "last" = the newest run,
  * "N" = run id N, "-N" = the Nth newest (-1 = last).  0 and the id, or -1
  * with "FILE: no runs yet", "FILE: no run 7 (runs are 1..5)" or "FILE: bad
