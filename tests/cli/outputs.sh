@@ -104,6 +104,11 @@ if as_user test -x "$PWD/open" 2>/dev/null && ! as_user test -w "$PWD/shut"; the
 		"old.db (a symbolic link to ../shut/old.db): the profile store's directory ../shut is not writable (its journal goes there)" \
 		as_user "$ZOND" libcalls -o old.db -- "$SHOP"
 	check_eq "the program did not run" "$(cat out.txt)" ""
+	# deleting a run writes too: the same cause named (QA s13 S F5: "attempt to write a
+	# readonly database")
+	check_error "runs -d of a store in a directory not writable" \
+		"old.db (a symbolic link to ../shut/old.db): the profile store's directory ../shut is not writable (its journal goes there)" \
+		as_user "$ZOND" runs -i old.db -d 1
 	cd ..
 else
 	echo "note: no other user to run as here: a directory not writable is not checked"
