@@ -104,4 +104,8 @@ for c in record report graph runs export dump recover; do
 	if "$ZOND" "$c" --help | grep -q "usage: zond $c"; then pass; else fail "$c --help"; fi
 	if "$ZOND" help "$c" | grep -q "usage: zond $c"; then pass; else fail "help $c"; fi
 done
+# an empty campaign name: no -C could name its runs (QA s13 S)
+for c in record libcalls inject recover "trace record"; do
+	check_error "$c -c ''" "-c wants a campaign name, not ''" "$ZOND" $c -c '' -- /bin/true
+done
 finish

@@ -1448,7 +1448,11 @@ int cmd_inject(int argc, char **argv)
 			if (parse_seconds(optarg, &job.period) < 0)
 				return cmd_usage_error("inject", "--period wants seconds > 0");
 			break;
-		case 'c': job.campaign = optarg; break;
+		case 'c':
+			if (!*optarg)
+				return cmd_usage_error("inject", "-c wants a campaign name, not ''");
+			job.campaign = optarg;
+			break;
 		case 'o': job.store = optarg; break;
 		case 'i': input = optarg; break;
 		case 'q': job.quiet = 1; break;

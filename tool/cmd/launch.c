@@ -54,7 +54,11 @@ static int shared_option(struct launch *l, int opt, const char *arg)
 	case 'o': l->opt.store = arg; break;
 	case LAUNCH_OPT_NO_TIME: l->opt.no_time = 1; break;
 	case LAUNCH_OPT_FAST_CLOCK: l->opt.fast_clock = 1; break;
-	case 'c': l->opt.campaign = arg; break;
+	case 'c':
+		if (!*arg)
+			return cmd_usage_error(l->cmd, "-c wants a campaign name, not ''");
+		l->opt.campaign = arg;
+		break;
 	case LAUNCH_OPT_THREADS:
 	case LAUNCH_OPT_FUNCS:
 	case LAUNCH_OPT_EDGES:

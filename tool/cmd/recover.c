@@ -255,7 +255,11 @@ int cmd_recover(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:c:n:qh", options, NULL)) != -1) {
 		switch (c) {
 		case 'o': store = optarg; break;
-		case 'c': campaign = optarg; break;
+		case 'c':
+			if (!*optarg)
+				return cmd_usage_error("recover", "-c wants a campaign name, not ''");
+			campaign = optarg;
+			break;
 		case 'n':
 			if ((l.opt.top = parse_count(optarg)) < 0)
 				return cmd_usage_error("recover", "--top wants a number, not '%s'",

@@ -159,7 +159,11 @@ static int parse(struct trace_cmd *t, int argc, char **argv, const char *sub)
 				return cmd_usage_error("trace", "--bias wants an address, not '%s'",
 						       optarg);
 			break;
-		case 'c': t->campaign = optarg; break;
+		case 'c':
+			if (!*optarg)
+				return cmd_usage_error("trace", "-c wants a campaign name, not ''");
+			t->campaign = optarg;
+			break;
 		case 'n':
 			if ((v = parse_count(optarg)) < 0)
 				return cmd_usage_error("trace", "--top wants a number, not '%s'", optarg);
