@@ -37,7 +37,21 @@
  * An ended thread's slot is given back (za_retire: made gone, its block
  * to the header's free bitmap): a slot's owner (INJ_T_OWNER, the id the
  * thread's TCB holds) tells a live thread from an ended one whose TCB it
- * reuses.  A stat's min is
+ * reuses.  An ended process's blocks are given back by zond (no thread of
+ * it is left to do it, and its parent need not wait for it): zond, which
+ * waits for the program, looks at the blocks' holders (INJ_SB_LIVE) now
+ * and then while blocks run short, and at once when a thread or child
+ * found none (INJ_H_WANT); a block whose process is gone, or a zombie with
+ * no thread left, it takes by one cmpxchg of INJ_SB_LIVE to 0 (once per
+ * owner: a block free, being bound or held by a live process never reads
+ * as an ended one's), counts the calls that process left open in it as
+ * never returned (INJ_H_ENDED, as za_retire), and sets its bit in
+ * INJ_H_FREE.  Block i keeps context area i: both then hold both owners'
+ * figures, under the later one's ids (INJ_H_REUSED, INJ_SB_THREADS).  A
+ * pid used again only keeps a block longer; ids are those the processes
+ * see, so zond gives none back when the program lives in another pid
+ * namespace than zond, nor any of a process that cannot tell its ids are
+ * its parent's kind (INJ_PF_FOREIGN: INJ_LIVE_KEEP).  A stat's min is
  * stored inverted (~min), so that zeroed memory reads as "no call yet".
  * The cyclic scenario's safe point parks a thread (park set) until zond
  * clears park again; parked counts the threads waiting there.  While a
@@ -70,11 +84,21 @@
  */
 #define INJ_PFLAGS_AT   (INJ_THREADS * INJ_PSLOT(0))
 #define INJ_PF_SANDBOX  0
+#define INJ_PF_FOREIGN  8 /* word 1 non-zero: this process's ids may not be its parent's kind
+			     (getppid was not the id its parent thread's slot holds: another
+			     pid namespace, or its parent gone; or unknown, under seccomp):
+			     its blocks are marked INJ_LIVE_KEEP, never given back by zond */
 
 #define INJ_SB_TID           0  /* the thread's id */
 #define INJ_SB_PID           8  /* x86-64: its process's id (a forked child's thread: the child's) */
 #define INJ_SB_THREADS       16 /* x86-64: threads that took the block (more than 1: ended
 				   threads' blocks taken over, INJ_H_FREE) */
+#define INJ_SB_LIVE          24 /* x86-64: the process that holds the block now (its id as its
+				   getpid says), 0 while the block is free or being taken,
+				   INJ_LIVE_KEEP for one no one gives back (INJ_PF_FOREIGN):
+				   zond gives a block back when that process has ended (one
+				   cmpxchg to 0, so once per owner) */
+#define INJ_LIVE_KEEP        0xffffffffffffffff
 #define INJ_SB_OPEN          64 /* then the open counts */
 #define INJ_SB_STATS(nfuncs) (INJ_SB_OPEN + INJ_COUNTS(nfuncs))
 #define INJ_SB_EDGES(nfuncs) (INJ_SB_STATS(nfuncs) + (nfuncs)*INJ_STAT)
@@ -113,11 +137,16 @@
 #define INJ_H_NOBLOCK   128 /* x86-64: calls not measured: in forked children that found every
 			       shared block taken (INJ_TF_NOBLOCK) */
 #define INJ_H_ENDED     136 /* x86-64: calls still open when their thread ended, counted when
-			       its slot was given to another thread (za_retire) */
+			       its slot was given to another thread (za_retire), or when zond
+			       gave an ended process's block back */
 #define INJ_H_FREE      144 /* x86-64: 4 words, a bit per shared block given back by an ended
-			       thread's slot (za_retire), for the next thread to take */
-#define INJ_H_REUSED    176 /* x86-64: blocks a thread took over from an ended one (their
-			       figures are both threads', under the later one's id) */
+			       thread's slot (za_retire) or by zond for an ended process (its
+			       INJ_SB_LIVE), for the next thread or forked child to take */
+#define INJ_H_REUSED    176 /* x86-64: blocks a thread took over from an ended thread or
+			       process (their figures are both owners', under the later one's
+			       id) */
+#define INJ_H_WANT      184 /* x86-64: times a thread or forked child found no block left:
+			       zond looks for ended processes' blocks at once */
 
 /* stat offsets */
 #define INJ_S_CALLS 0
@@ -192,7 +221,7 @@ struct inject_stat {
 struct inject_header {
 	uint64_t magic, nfuncs, deep, noslot, park, parked, nocounter, noctx;
 	uint64_t watch, loads, loaded, zond, blocks, untimed, sharedtp, sandboxed;
-	uint64_t noblock, ended, free[4], reused, pad;
+	uint64_t noblock, ended, free[4], reused, want;
 };
 
 _Static_assert(sizeof(struct inject_stat) == INJ_STAT, "stat layout");
