@@ -33,26 +33,35 @@
  * block and a context area of its own for the frames it goes on with (its
  * copy of its parent thread's slot), and the slots of its parent's other
  * threads, which it does not have, are marked gone (key 1).  With every
- * block taken it measures nothing (INJ_TF_NOBLOCK, its calls counted).
+ * block held it measures nothing (INJ_TF_NOBLOCK, its calls counted).
  * An ended thread's slot is given back (za_retire: made gone, its block
  * to the header's free bitmap): a slot's owner (INJ_T_OWNER, the id the
  * thread's TCB holds) tells a live thread from an ended one whose TCB it
- * reuses.  An ended process's blocks are given back by zond (no thread of
- * it is left to do it, and its parent need not wait for it): zond, which
- * waits for the program, looks at the blocks' holders (INJ_SB_LIVE) now
- * and then while blocks run short, and at once when a thread or child
- * found none (INJ_H_WANT); a block whose process is gone, or a zombie with
- * no thread left, it takes by one cmpxchg of INJ_SB_LIVE to 0 (once per
- * owner: a block free, being bound or held by a live process never reads
- * as an ended one's), counts the calls that process left open in it as
- * never returned (INJ_H_ENDED, as za_retire), and sets its bit in
- * INJ_H_FREE.  Block i keeps context area i: both then hold both owners'
- * figures, under the later one's ids (INJ_H_REUSED, INJ_SB_THREADS).  A
- * pid used again only keeps a block longer; ids are those the processes
- * see, so zond gives none back when the program lives in another pid
- * namespace than zond, nor any of a process that cannot tell its ids are
- * its parent's kind (INJ_PF_FOREIGN: INJ_LIVE_KEEP).  A stat's min is
- * stored inverted (~min), so that zeroed memory reads as "no call yet".
+ * reuses.  An ended process's blocks are given back too (no thread of it
+ * is left to retire them, and its parent need not wait for it).  Each
+ * block names its holder (INJ_SB_LIVE: the process that took it, 0 while
+ * free or being taken), and an ended holder's block is taken by one
+ * cmpxchg of that word to 0, once per owner: a block free, being bound or
+ * held by a live process never reads as an ended one's (zond keeping the
+ * pids it gave blocks back for would not do: a block taken from INJ_H_FREE
+ * still names its old, ended owner until the taker binds it, and would be
+ * given back twice).  The taker counts the calls the ended process left
+ * open in it as never returned (INJ_H_ENDED, as za_retire) and sets its
+ * bit in INJ_H_FREE.  Two take them: a thread or forked child that finds
+ * none left, for holders kill(pid, 0) no longer finds (za_reapproc:
+ * reaped; at once, where zond's look would come milliseconds after a
+ * child forked right after its sibling was waited for), and zond, which
+ * waits for the program, for zombies as well (/proc/PID/stat: state Z,
+ * one thread), every millisecond while fewer than 64 blocks are left and
+ * at once when one was wanted (INJ_H_WANT).  Block i keeps context area
+ * i: both hold both owners' figures, under the later one's ids
+ * (INJ_H_REUSED, INJ_SB_THREADS).  A pid used again only keeps a block
+ * longer.  Ids are those the processes see: zond gives none back when
+ * the program lives in another pid namespace than zond, and a process
+ * that cannot tell its ids are its parent's kind (INJ_PF_FOREIGN) holds
+ * its blocks for the run (INJ_LIVE_KEEP) and gives back none of others'.
+ * A stat's min is stored inverted (~min), so that zeroed memory reads as
+ * "no call yet".
  * The cyclic scenario's safe point parks a thread (park set) until zond
  * clears park again; parked counts the threads waiting there.  While a
  * library zond is to patch is not loaded yet (watch), the dynamic

@@ -1062,7 +1062,8 @@ static size_t reclaim_blocks(void *shared, size_t n)
 		/* the block is zond's until its bit is set: no process writes it */
 		for (size_t k = 0; k < n; k++) {
 			int32_t *open = (int32_t *)(b + INJ_SB_OPEN + k * 4);
-			struct inject_stat *st = (struct inject_stat *)(b + INJ_SB_STATS(n) + k * INJ_STAT);
+			struct inject_stat *st =
+				(struct inject_stat *)(b + INJ_SB_STATS(n) + k * INJ_STAT);
 			if (*open > 0) {
 				st->calls += (uint64_t)*open;
 				__atomic_fetch_add(&h->ended, (uint64_t)*open, __ATOMIC_SEQ_CST);
@@ -1106,10 +1107,10 @@ static void *reclaimer_main(void *arg)
 		if (w == want && (!scarce || now < next))
 			continue; /* blocks enough, or looked a moment ago */
 		want = w;
-		/* nothing to give back: look again later, less often */
-		backoff = reclaim_blocks(r->shared, r->n) ? 1000000
-			  : backoff < 64000000       ? 2 * backoff
-						     : backoff;
+		if (reclaim_blocks(r->shared, r->n))
+			backoff = 1000000;
+		else if (backoff < 64000000) /* nothing to give back: look less often */
+			backoff *= 2;
 		next = now + backoff;
 	}
 	return NULL;
@@ -1143,8 +1144,7 @@ static void reclaimer_stop(struct reclaimer *r)
 }
 
 /* x's target released (0, or -1 with err set), r giving blocks back meanwhile. */
-static int release_reclaiming(struct session *x, struct reclaimer *r, int64_t pid,
-			      struct zerr *err)
+static int release_reclaiming(struct session *x, struct reclaimer *r, int64_t pid, struct zerr *err)
 {
 	reclaimer_start(r, x, pid);
 	if (x->t->ops->release(x->t, err) == 0)
