@@ -745,8 +745,9 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				  "lost_seccomp_calls");
 		char blocks[160];
 		snprintf(blocks, sizeof blocks,
-			 "made in forked children after the %d blocks of a run were taken (each "
-			 "thread and each forked child takes one for the whole run)",
+			 "made in forked children that found none of the run's %d blocks free "
+			 "(threads and processes alive at once, or ended ones whose blocks "
+			 "could not be given back)",
 			 INJ_THREADS);
 		warn_not_measured(r.noblock, blocks, "lost_process_calls");
 		if (r.left_running)

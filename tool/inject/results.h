@@ -33,12 +33,35 @@
  * block and a context area of its own for the frames it goes on with (its
  * copy of its parent thread's slot), and the slots of its parent's other
  * threads, which it does not have, are marked gone (key 1).  With every
- * block taken it measures nothing (INJ_TF_NOBLOCK, its calls counted).
+ * block held it measures nothing (INJ_TF_NOBLOCK, its calls counted).
  * An ended thread's slot is given back (za_retire: made gone, its block
  * to the header's free bitmap): a slot's owner (INJ_T_OWNER, the id the
  * thread's TCB holds) tells a live thread from an ended one whose TCB it
- * reuses.  A stat's min is
- * stored inverted (~min), so that zeroed memory reads as "no call yet".
+ * reuses.  An ended process's blocks are given back too (no thread of it
+ * is left to retire them, and its parent need not wait for it).  Each
+ * block names its holder (INJ_SB_LIVE: the process that took it, 0 while
+ * free or being taken), and an ended holder's block is taken by one
+ * cmpxchg of that word to 0, once per owner: a block free, being bound or
+ * held by a live process never reads as an ended one's (zond keeping the
+ * pids it gave blocks back for would not do: a block taken from INJ_H_FREE
+ * still names its old, ended owner until the taker binds it, and would be
+ * given back twice).  The taker counts the calls the ended process left
+ * open in it as never returned (INJ_H_ENDED, as za_retire) and sets its
+ * bit in INJ_H_FREE.  Two take them: a thread or forked child that finds
+ * none left, for holders kill(pid, 0) no longer finds (za_reapproc:
+ * reaped; at once, where zond's look would come milliseconds after a
+ * child forked right after its sibling was waited for), and zond, which
+ * waits for the program, for zombies as well (/proc/PID/stat: state Z,
+ * one thread), every millisecond while fewer than 64 blocks are left and
+ * at once when one was wanted (INJ_H_WANT).  Block i keeps context area
+ * i: both hold both owners' figures, under the later one's ids
+ * (INJ_H_REUSED, INJ_SB_THREADS).  A pid used again only keeps a block
+ * longer.  Ids are those the processes see: zond gives none back when
+ * the program lives in another pid namespace than zond, and a process
+ * that cannot tell its ids are its parent's kind (INJ_PF_FOREIGN) holds
+ * its blocks for the run (INJ_LIVE_KEEP) and gives back none of others'.
+ * A stat's min is stored inverted (~min), so that zeroed memory reads as
+ * "no call yet".
  * The cyclic scenario's safe point parks a thread (park set) until zond
  * clears park again; parked counts the threads waiting there.  While a
  * library zond is to patch is not loaded yet (watch), the dynamic
@@ -70,11 +93,21 @@
  */
 #define INJ_PFLAGS_AT   (INJ_THREADS * INJ_PSLOT(0))
 #define INJ_PF_SANDBOX  0
+#define INJ_PF_FOREIGN  8 /* word 1 non-zero: this process's ids may not be its parent's kind
+			     (getppid was not the id its parent thread's slot holds: another
+			     pid namespace, or its parent gone; or unknown, under seccomp):
+			     its blocks are marked INJ_LIVE_KEEP, never given back by zond */
 
 #define INJ_SB_TID           0  /* the thread's id */
 #define INJ_SB_PID           8  /* x86-64: its process's id (a forked child's thread: the child's) */
 #define INJ_SB_THREADS       16 /* x86-64: threads that took the block (more than 1: ended
 				   threads' blocks taken over, INJ_H_FREE) */
+#define INJ_SB_LIVE          24 /* x86-64: the process that holds the block now (its id as its
+				   getpid says), 0 while the block is free or being taken,
+				   INJ_LIVE_KEEP for one no one gives back (INJ_PF_FOREIGN):
+				   zond gives a block back when that process has ended (one
+				   cmpxchg to 0, so once per owner) */
+#define INJ_LIVE_KEEP        0xffffffffffffffff
 #define INJ_SB_OPEN          64 /* then the open counts */
 #define INJ_SB_STATS(nfuncs) (INJ_SB_OPEN + INJ_COUNTS(nfuncs))
 #define INJ_SB_EDGES(nfuncs) (INJ_SB_STATS(nfuncs) + (nfuncs)*INJ_STAT)
@@ -113,11 +146,16 @@
 #define INJ_H_NOBLOCK   128 /* x86-64: calls not measured: in forked children that found every
 			       shared block taken (INJ_TF_NOBLOCK) */
 #define INJ_H_ENDED     136 /* x86-64: calls still open when their thread ended, counted when
-			       its slot was given to another thread (za_retire) */
+			       its slot was given to another thread (za_retire), or when zond
+			       gave an ended process's block back */
 #define INJ_H_FREE      144 /* x86-64: 4 words, a bit per shared block given back by an ended
-			       thread's slot (za_retire), for the next thread to take */
-#define INJ_H_REUSED    176 /* x86-64: blocks a thread took over from an ended one (their
-			       figures are both threads', under the later one's id) */
+			       thread's slot (za_retire) or by zond for an ended process (its
+			       INJ_SB_LIVE), for the next thread or forked child to take */
+#define INJ_H_REUSED    176 /* x86-64: blocks a thread took over from an ended thread or
+			       process (their figures are both owners', under the later one's
+			       id) */
+#define INJ_H_WANT      184 /* x86-64: times a thread or forked child found no block left:
+			       zond looks for ended processes' blocks at once */
 
 /* stat offsets */
 #define INJ_S_CALLS 0
@@ -192,7 +230,7 @@ struct inject_stat {
 struct inject_header {
 	uint64_t magic, nfuncs, deep, noslot, park, parked, nocounter, noctx;
 	uint64_t watch, loads, loaded, zond, blocks, untimed, sharedtp, sandboxed;
-	uint64_t noblock, ended, free[4], reused, pad;
+	uint64_t noblock, ended, free[4], reused, want;
 };
 
 _Static_assert(sizeof(struct inject_stat) == INJ_STAT, "stat layout");

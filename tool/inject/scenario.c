@@ -3,8 +3,10 @@
 #include "scenario.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -969,6 +971,188 @@ static int serve_loads(struct session *x, int *ended, int *status, struct zerr *
 	return rc;
 }
 
+/* ---- blocks of ended processes ------------------------------------------- */
+
+/*
+ * Whether process pid has ended: no such process, or a zombie with no
+ * thread left (/proc/PID/stat's state Z or X and num_threads 1: a zombie
+ * leader whose other threads run on counts them).  A pid used again reads
+ * as alive: the block is kept longer, never taken from a live process.
+ */
+static int process_ended(uint64_t pid)
+{
+	if (pid == 0 || pid > INT_MAX)
+		return 0;
+	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%llu/stat", (unsigned long long)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	ssize_t got = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (got <= 0)
+		return 0;
+	buf[got] = 0;
+	const char *p = strrchr(buf, ')'); /* the name may hold anything */
+	char state = 0;
+	long fields[18] = {0}; /* ppid .. num_threads: fields 4 to 20 */
+	if (!p || sscanf(p + 1, " %c", &state) != 1)
+		return 0;
+	p += 2;
+	for (int f = 0; f < 18 && p; f++) {
+		p = strchr(p + 1, ' ');
+		if (p)
+			fields[f] = strtol(p + 1, NULL, 10);
+	}
+	return (state == 'Z' || state == 'X') && p && fields[16] <= 1;
+}
+
+/* Whether process pid sees the pids zond sees (/proc/PID/status NSpid: one number). */
+static int same_pid_view(int64_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/%lld/status", (long long)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	int ids = 0;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "NSpid:", 6) == 0)
+			for (char *p = strtok(line + 6, " \t\n"); p; p = strtok(NULL, " \t\n"))
+				ids++;
+	fclose(f);
+	return ids == 1;
+}
+
+/*
+ * The blocks of ended processes given back (results.h, INJ_SB_LIVE): each
+ * taken from its holder by one cmpxchg to 0 (so once per owner; a block
+ * free, being bound or a live process's never reads as an ended one's),
+ * the calls its process left open in it counted as never returned (as
+ * za_retire does for an ended thread: INJ_H_ENDED), its bit set in
+ * INJ_H_FREE for the next thread or child to take.  Returns how many.
+ */
+static size_t reclaim_blocks(void *shared, size_t n)
+{
+	struct inject_header *h = shared;
+	uint64_t taken = __atomic_load_n(&h->blocks, __ATOMIC_SEQ_CST);
+	if (taken > INJ_THREADS)
+		taken = INJ_THREADS;
+	uint64_t seen[INJ_THREADS];
+	uint8_t ended[INJ_THREADS];
+	size_t nseen = 0, freed = 0;
+	for (uint64_t i = 0; i < taken; i++) {
+		uint8_t *b = (uint8_t *)shared + INJ_HDR + i * (size_t)INJ_SBLOCK(n);
+		uint64_t *live = (uint64_t *)(b + INJ_SB_LIVE);
+		uint64_t pid = __atomic_load_n(live, __ATOMIC_SEQ_CST);
+		if (pid == 0 || pid == INJ_LIVE_KEEP)
+			continue;
+		size_t j = 0;
+		while (j < nseen && seen[j] != pid)
+			j++;
+		if (j == nseen) {
+			seen[nseen] = pid;
+			ended[nseen++] = (uint8_t)process_ended(pid);
+		}
+		if (!ended[j] || !__atomic_compare_exchange_n(live, &pid, 0, 0, __ATOMIC_SEQ_CST,
+							      __ATOMIC_SEQ_CST))
+			continue;
+		/* the block is zond's until its bit is set: no process writes it */
+		for (size_t k = 0; k < n; k++) {
+			int32_t *open = (int32_t *)(b + INJ_SB_OPEN + k * 4);
+			struct inject_stat *st =
+				(struct inject_stat *)(b + INJ_SB_STATS(n) + k * INJ_STAT);
+			if (*open > 0) {
+				st->calls += (uint64_t)*open;
+				__atomic_fetch_add(&h->ended, (uint64_t)*open, __ATOMIC_SEQ_CST);
+			}
+			*open = 0;
+		}
+		__atomic_fetch_or(&h->free[i / 64], 1ull << (i % 64), __ATOMIC_SEQ_CST);
+		freed++;
+	}
+	return freed;
+}
+
+/* zond's thread that gives ended processes' blocks back while the program runs. */
+struct reclaimer {
+	pthread_t thread;
+	void *shared;
+	size_t n;
+	volatile int stop;
+	int running;
+};
+
+static void *reclaimer_main(void *arg)
+{
+	struct reclaimer *r = arg;
+	struct inject_header *h = r->shared;
+	uint64_t want = 0;
+	int64_t next = 0, backoff = 1000000;
+	int scarce = 0;
+	while (!r->stop) {
+		/* a look every 10 ms while blocks are plenty (the run's cost), 1 ms when not */
+		struct timespec ts = {0, scarce ? 1000000 : 10000000};
+		nanosleep(&ts, NULL);
+		uint64_t w = __atomic_load_n(&h->want, __ATOMIC_SEQ_CST);
+		uint64_t taken = __atomic_load_n(&h->blocks, __ATOMIC_SEQ_CST);
+		uint64_t spare = taken < INJ_THREADS ? INJ_THREADS - taken : 0;
+		for (int i = 0; i < INJ_THREADS / 64; i++)
+			spare += (uint64_t)__builtin_popcountll(
+				__atomic_load_n(&h->free[i], __ATOMIC_SEQ_CST));
+		int64_t now = clock_now_ns(CLOCK_MONOTONIC);
+		scarce = spare < INJ_THREADS / 4;
+		if (w == want && (!scarce || now < next))
+			continue; /* blocks enough, or looked a moment ago */
+		want = w;
+		if (reclaim_blocks(r->shared, r->n))
+			backoff = 1000000;
+		else if (backoff < 64000000) /* nothing to give back: look less often */
+			backoff *= 2;
+		next = now + backoff;
+	}
+	return NULL;
+}
+
+/*
+ * Starts r on x's results (x86-64 over ptrace) when target pid sees the
+ * pids zond sees: the blocks' holders are ids as the processes see them.
+ */
+static void reclaimer_start(struct reclaimer *r, struct session *x, int64_t pid)
+{
+	memset(r, 0, sizeof *r);
+	if (!x->shared || !same_pid_view(pid))
+		return;
+	r->shared = x->shared;
+	r->n = x->n;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old); /* zond's signals stay its main thread's */
+	r->running = pthread_create(&r->thread, NULL, reclaimer_main, r) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void reclaimer_stop(struct reclaimer *r)
+{
+	if (!r->running)
+		return;
+	r->stop = 1;
+	pthread_join(r->thread, NULL);
+	r->running = 0;
+}
+
+/* x's target released (0, or -1 with err set), r giving blocks back meanwhile. */
+static int release_reclaiming(struct session *x, struct reclaimer *r, int64_t pid, struct zerr *err)
+{
+	reclaimer_start(r, x, pid);
+	if (x->t->ops->release(x->t, err) == 0)
+		return 0;
+	reclaimer_stop(r);
+	return -1;
+}
+
 /*
  * Waits for the processes the started program left running when it ended
  * (an orphan, a daemon, a double fork's grandchild): zond is their
@@ -1036,6 +1220,7 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 	out->pid = t->pid;
 	out->start_ns = clock_now_ns(CLOCK_REALTIME);
 	int status = 0, rc = 0, ended = 0, measured = 0;
+	struct reclaimer rec = {0};
 	if (run_to_entry(&x, err) < 0 || prepare(&x, out, err) < 0) {
 		/* zond's trouble costs zond's data only: the program runs on (every
 		 * jump written so far leads to a complete stub) */
@@ -1043,7 +1228,7 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 		if (t->ops->release(t, &ignored) == 0 && t->ops->wait(t, &status, &ignored) == 0)
 			out->status = status;
 		rc = -1;
-	} else if (t->ops->release(t, err) < 0) {
+	} else if (release_reclaiming(&x, &rec, t->pid, err) < 0) {
 		rc = -1;
 	} else if (serve_loads(&x, &ended, &status, err) < 0) {
 		/* the libraries not patched yet stay so; the program runs to its end */
@@ -1057,8 +1242,10 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 		measured = 1;
 	}
 	forward_stop(&fw); /* the program's pid is free for another process now */
-	if (measured) {
+	if (measured)
 		out->left_running = wait_left_running(argv[0]);
+	reclaimer_stop(&rec);
+	if (measured) {
 		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
 		out->status = status;
 		read_results(&x, out);
@@ -1276,18 +1463,21 @@ int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 	attach_catch(old);
 	int rc = prepare(&x, out, err);
 	struct zerr ignored;
+	struct reclaimer rec = {0};
 	if (rc < 0) {
 		if (x.shared && x.nareas) /* put back whatever was patched */
 			restore(&x, out, &ignored);
 		unmap_unused(&x);
 		t->ops->release(t, &ignored);
-	} else if (t->ops->release(t, err) < 0) {
+	} else if (release_reclaiming(&x, &rec, pid, err) < 0) {
 		rc = -1;
 	} else if (!interrupted && wait_duration(t, seconds)) {
 		/* it ended: what it measured is in the shared memory, nothing to put back */
+		reclaimer_stop(&rec);
 		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
 		read_results(&x, out);
 	} else {
+		reclaimer_stop(&rec);
 		if (t->ops->stop(t, err) < 0)
 			rc = -1;
 		else if (restore(&x, out, err) < 0)
@@ -1550,6 +1740,7 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 	struct sigaction old[2];
 	inject_catch_interrupts(old);
 	struct zerr ignored;
+	struct reclaimer rec = {0};
 	int rc = 0;
 	if ((!c->pid && run_to_entry(&x, err) < 0) || prepare(&x, &all, err) < 0) {
 		if (c->pid && x.shared && x.nareas)
@@ -1558,13 +1749,14 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 			unmap_unused(&x);
 		t->ops->release(t, &ignored);
 		rc = -1;
-	} else if (t->ops->release(t, err) < 0) {
+	} else if (release_reclaiming(&x, &rec, t->pid, err) < 0) {
 		rc = -1;
 	} else {
 		y.set_start = clock_now_ns(CLOCK_REALTIME);
 		y.end = c->duration > 0 ? y.set_start + (int64_t)(c->duration * 1e9) : 0;
 		y.periods[0] = 1;
 		rc = cycle(&y, err);
+		reclaimer_stop(&rec);
 		struct zerr end_err;
 		if (cycle_end(&y, &all, rc == 0 ? err : &end_err) < 0)
 			rc = -1;

@@ -386,6 +386,10 @@ za_claim:
 	call za_reap
 	call za_takefree
 	test %rdx, %rdx
+	jns 1f
+	call za_reapproc
+	call za_takefree
+	test %rdx, %rdx
 	js 8f
 1:	push %r11
 	mov $186, %eax			/* SYS_gettid; clobbers rcx, r11 */
@@ -418,7 +422,9 @@ za_claim:
 	call za_open
 7:	xor %eax, %eax			/* ZF set */
 	jmp 9f
-8:	xor %r11d, %r11d		/* ZF set */
+8:	mov za_shm(%rip), %rax		/* none: zond looks for ended processes' */
+	lock incq INJ_H_WANT(%rax)	/* blocks at once */
+	xor %r11d, %r11d		/* ZF set */
 9:	pop %r8
 	pop %rdi
 	pop %rsi
@@ -532,6 +538,97 @@ za_reap:
 	ret
 
 /*
+ * Gives back the blocks of the ended processes this one can tell (zond,
+ * which waits for the program, does it too, for zombies as well): a block
+ * held (INJ_SB_LIVE) by another process that kill(pid, 0) no longer finds
+ * (ESRCH: reaped, no thread of it is left to write the block; a pid used
+ * again only keeps it longer) is taken by one lock cmpxchg of its holder
+ * to 0 (once per owner, against zond and other processes doing the same),
+ * the calls its process left open in it count as never returned
+ * (INJ_H_ENDED, as za_retire), and its bit is set in INJ_H_FREE.  Not
+ * under seccomp (getpid, kill), nor in a process whose ids may not be the
+ * others' kind (INJ_PF_FOREIGN).  Run when a thread or forked child finds
+ * no block left.  Keeps every register but rflags.
+ */
+za_reapproc:
+	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %r11
+	SANDBOXED %rax, 9f
+	cmpq $0, INJ_PFLAGS_AT + INJ_PF_FOREIGN(%rax)
+	jne 9f
+	mov $39, %eax			/* SYS_getpid; clobbers rcx, r11 */
+	syscall
+	mov %rax, %r8
+	mov za_shm(%rip), %r10
+	mov INJ_H_BLOCKS(%r10), %r9
+	cmp $INJ_THREADS, %r9
+	jbe 0f
+	mov $INJ_THREADS, %r9
+0:	xor %esi, %esi			/* the block's number */
+1:	cmp %r9, %rsi
+	jae 9f
+	mov %rsi, %rdi
+	imul za_blocksize(%rip), %rdi
+	add za_blocks(%rip), %rdi
+	mov INJ_SB_LIVE(%rdi), %rax
+	test %rax, %rax
+	jz 8f				/* free, or being bound */
+	cmp $-1, %rax			/* INJ_LIVE_KEEP */
+	je 8f
+	cmp %r8, %rax
+	je 8f				/* this process's: za_reap */
+	push %rsi
+	push %rdi
+	push %rax
+	mov %rax, %rdi
+	xor %esi, %esi			/* signal 0: is it there */
+	mov $62, %eax			/* SYS_kill */
+	syscall
+	mov %rax, %rdx
+	pop %rax
+	pop %rdi
+	pop %rsi
+	cmp $-3, %rdx			/* ESRCH: ended and reaped */
+	jne 8f
+	xor %edx, %edx
+	lock cmpxchg %rdx, INJ_SB_LIVE(%rdi)
+	jne 8f				/* given back by another meanwhile */
+	xor %ecx, %ecx			/* the block is this thread's now: */
+2:	cmp za_nfuncs(%rip), %rcx	/* the calls left open counted */
+	jae 4f
+	movslq INJ_SB_OPEN(%rdi, %rcx, 4), %rax
+	movl $0, INJ_SB_OPEN(%rdi, %rcx, 4)
+	test %rax, %rax
+	jle 3f
+	mov %rcx, %rdx
+	shl $6, %rdx			/* INJ_STAT == 64 */
+	add za_stats(%rip), %rdx
+	add %rax, INJ_S_CALLS(%rdi, %rdx)
+	lock add %rax, INJ_H_ENDED(%r10)
+3:	inc %rcx
+	jmp 2b
+4:	lock bts %rsi, INJ_H_FREE(%r10)
+8:	inc %rsi
+	jmp 1b
+9:	pop %r11
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret
+
+/*
  * Slot r11, an ended thread's, whose key and owner read rax and rdx: made
  * gone (key 1, owner 0) by one cmpxchg16b if they are still those (a new
  * thread on the ended one's TCB and another's za_reap may both try; one
@@ -598,6 +695,8 @@ za_retire:
 	mov (%rsp), %r11
 6:	movq $-1, INJ_T_FD(%r11)
 	movq $0, INJ_T_PAGE(%r11)
+	mov INJ_T_SHARED(%r11), %rax	/* held by no process (zond's view, */
+	movq $0, INJ_SB_LIVE(%rax)	/* INJ_SB_LIVE), then free */
 	mov INJ_T_BLOCK(%r11), %rdx
 	lock bts %rdx, INJ_H_FREE(%r9)
 9:	pop %r11
@@ -612,8 +711,10 @@ za_retire:
 
 /*
  * Slot r11 takes shared block rdx (and the context area of that number)
- * for the thread rsi of process rdi: both ids written in the block.
- * Keeps every register but rflags.
+ * for the thread rsi of process rdi: both ids written in the block, and
+ * its holder (INJ_SB_LIVE) last: this process, or INJ_LIVE_KEEP when its
+ * ids may not be its parent's kind (INJ_PF_FOREIGN), for zond to give the
+ * block back when the process has ended.  Keeps every register but rflags.
  */
 za_bind:
 	push %rax
@@ -636,6 +737,12 @@ za_bind:
 	imul $INJ_CBLOCK, %rax, %rax
 	add za_ctxs(%rip), %rax
 	mov %rax, INJ_T_CTX(%r11)
+	mov za_threads(%rip), %rax
+	cmpq $0, INJ_PFLAGS_AT + INJ_PF_FOREIGN(%rax)
+	mov %rdi, %rax
+	je 2f
+	mov $INJ_LIVE_KEEP, %rax
+2:	mov %rax, INJ_SB_LIVE(%rdx)
 	pop %rdx
 	pop %rax
 	ret
@@ -768,10 +875,15 @@ za_pid:
  * them; a child that execs never returns from them): marked (F_GEN's top
  * bit) so that their returns here count nothing, and so that the calls the
  * child makes under them start its own stacks (F_CTX ZA_CTX_ROOT).  Their
- * open counts are in the parent's block, not in the child's.  With every
- * block taken it measures nothing (INJ_TF_NOBLOCK: its calls are counted,
- * INJ_H_NOBLOCK): in its parent thread's block both processes' unlocked
- * updates raced, calls were lost and open counts left behind (QA s11 F3).
+ * open counts are in the parent's block, not in the child's.  A block is
+ * a new one, or one an ended thread or process gave back (zond gives back
+ * those of ended processes by their INJ_SB_LIVE: the child's getpid,
+ * unless getppid is not the id its parent's slot holds, INJ_PF_FOREIGN).
+ * With every block taken it measures nothing (INJ_TF_NOBLOCK: its calls
+ * are counted, INJ_H_NOBLOCK; INJ_H_WANT has zond look for ended
+ * processes' blocks for the next one): in its parent thread's block both
+ * processes' unlocked updates raced, calls were lost and open counts left
+ * behind (QA s11 F3).
  * The slot's process id last: a slot with it is taken over (za_forked).
  * Keeps every register but rax, rcx, rdx (and flags).
  */
@@ -779,18 +891,32 @@ za_adopt:
 	push %rsi
 	push %rdi
 	SANDBOXED %rax, 10f
-11:	mov $1, %edx
+	push %r11
+	mov $110, %eax			/* SYS_getppid; clobbers rcx, r11 */
+	syscall
+	pop %r11
+	cmp INJ_T_PID(%r11), %rax	/* its parent's id as its parent saw it: */
+	je 11f				/* the ids zond can look up */
+15:	mov za_threads(%rip), %rax	/* another pid namespace (getppid 0), a */
+	movq $1, INJ_PFLAGS_AT + INJ_PF_FOREIGN(%rax)	/* parent gone, or under */
+11:	mov $1, %edx			/* seccomp: its blocks are kept for the run */
 	mov za_shm(%rip), %rax
 	lock xadd %rdx, INJ_H_BLOCKS(%rax)
 	cmp $INJ_THREADS, %rdx
 	jb 0f
-	call za_takefree		/* one an ended thread gave back */
+	call za_takefree		/* one an ended thread or process gave back */
 	test %rdx, %rdx
 	jns 0f
 	call za_reap
 	call za_takefree
 	test %rdx, %rdx
 	jns 0f
+	call za_reapproc
+	call za_takefree
+	test %rdx, %rdx
+	jns 0f
+	mov za_shm(%rip), %rax		/* none: zond looks for ended processes' */
+	lock incq INJ_H_WANT(%rax)	/* blocks at once, for the next child */
 12:	lock orq $INJ_TF_NOBLOCK, INJ_T_FLAGS(%r11)	/* none left: nothing measured */
 	jmp 1f
 10:	cmpq $0, za_event(%rip)		/* under seccomp: no counter to open, */
@@ -798,7 +924,7 @@ za_adopt:
 	movabs $ZA_NOPID, %rax
 	cmp %rax, %r8
 	je 12b
-	jmp 11b
+	jmp 15b
 0:
 	push %r11
 	SANDBOXED %rax, 13f
