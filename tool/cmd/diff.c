@@ -266,17 +266,17 @@ static int by_impact(const void *x, const void *y)
 	return c ? c : strcmp(d->keys.s[a], d->keys.s[b]);
 }
 
-/* Every function of either side, by impact. */
+/* Every function of either side, by impact, then SIZE_MAX (always one, the end). */
 static size_t *sorted_funcs(const struct diff *d)
 {
-	size_t *order = zp_xcalloc(d->keys.n ? d->keys.n : 1, sizeof *order);
+	size_t *order = zp_xcalloc(d->keys.n + 1, sizeof *order);
 	size_t n = 0;
 	for (size_t f = 0; f < d->keys.n; f++)
 		if (d->funcs[f].f[0][CALLS].nruns || d->funcs[f].f[1][CALLS].nruns)
 			order[n++] = f;
 	sort_diff = d;
 	zp_sort(order, n, sizeof *order, by_impact);
-	for (size_t i = n; i < d->keys.n; i++)
+	for (size_t i = n; i <= d->keys.n; i++)
 		order[i] = SIZE_MAX;
 	return order;
 }
