@@ -38,6 +38,14 @@ check_eq "relative change and total" "$(sed -n 3p default.txt)" "diff: calls, to
 "$ZOND" diff -i counts.db -r -2 last --fail-above 100 >/dev/null 2>err.txt
 check_eq "calls +150% above --fail-above 100: exit 3" $? 3
 check_eq "the gate names light" "$(cut -d: -f2 err.txt)" " light"
+# sides after "--" count as before it (QA s13 S F6: they were dropped, the defaults compared)
+sides() { head -2 | cut -d, -f1 | tr '\n' '|'; }
+check_eq "-- 1 2: the sides after --" "$("$ZOND" diff -i counts.db -- 1 2 | sides)" "A: run 1|B: run 2|"
+check_eq "1 -- 2: one side each" "$("$ZOND" diff -i counts.db 1 -- 2 | sides)" "A: run 1|B: run 2|"
+check_eq "-- -1 -3: run offsets after --" "$("$ZOND" diff -i counts.db -- -1 -3 | sides)" "A: run 3|B: run 1|"
+"$ZOND" diff -i counts.db --fail-above 100 -- 2 3 >/dev/null 2>err.txt
+check_eq "the gate on the sides after --: exit 3" $? 3
+check_error "three sides across --" "more than two sides" "$ZOND" diff -i counts.db 1 -- 2 3
 "$ZOND" diff -i counts.db -1 -2 --json >diff.json
 check_eq "json: light per side and delta" "$(python3 -c '
 import json, sys

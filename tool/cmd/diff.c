@@ -595,9 +595,13 @@ int cmd_diff(int argc, char **argv)
 	 * "-2" is a side, while "-r -2" is a run */
 	char **args = zp_xcalloc((size_t)argc + 1, sizeof *args);
 	char **owned = zp_xcalloc((size_t)argc + 1, sizeof *owned);
+	int ended = 0; /* past "--": words are sides as they are */
 	for (int i = 0; i < argc; i++) {
 		args[i] = argv[i];
-		if (i > 0 && is_run_offset(argv[i]) && !read_takes_value(&cmd, argv[i - 1])) {
+		int value = i > 0 && read_takes_value(&cmd, argv[i - 1]);
+		if (i > 0 && !ended && !value && strcmp(argv[i], "--") == 0)
+			ended = 1;
+		else if (i > 0 && !ended && is_run_offset(argv[i]) && !value) {
 			size_t len = strlen(argv[i]) + 7;
 			args[i] = owned[i] = zp_xmalloc(len);
 			snprintf(args[i], len, "--run=%s", argv[i]);

@@ -181,6 +181,14 @@ int read_parse(const struct read_cmd *cmd, int argc, char **argv, struct read_op
 				status = rc;
 		}
 	}
+	/* a command taking its positional arguments in order (own_short "-...") takes
+	 * those after "--" too: getopt stops there and leaves them at optind */
+	const char *own = cmd->own_short ? cmd->own_short : "";
+	while (status < 0 && *own == '-' && cmd->own && optind < argc) {
+		int rc = cmd->own(cmd->arg, 1, argv[optind++]);
+		if (rc)
+			status = rc;
+	}
 	free(longs);
 	/* -i "$UNSET" must not read ./zond.db behind the user's back (-o '' is refused too) */
 	if (status < 0 && o->rc.store && !*o->rc.store)
