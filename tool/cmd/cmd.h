@@ -139,6 +139,10 @@ struct read_cmd {
 	/* takes one of its own options: 0, or an exit status to stop with */
 	int (*own)(void *arg, int c, const char *optarg);
 	void *arg;
+	/* its own options of a value that may be given more than once (diff's
+	 * sides "rC"); every other one given twice with two values is refused,
+	 * as the common ones are */
+	const char *repeatable;
 };
 
 /*

@@ -590,7 +590,7 @@ int cmd_diff(int argc, char **argv)
 	struct diff_args a = {.d = &d, .fail_above = -1, .min_share = 1, .limit = -1};
 	const struct read_cmd cmd = {"diff", usage_text, after_text,
 				     READ_INPUT | READ_EVENT | READ_OUTPUT, "-r:C:n:", options,
-				     own_option, &a};
+				     own_option, &a, "rC"};
 	/* "-N" sides become "--run=-N" (a copy of argv; getopt permutes it): a lone
 	 * "-2" is a side, while "-r -2" is a run */
 	char **args = zp_xcalloc((size_t)argc + 1, sizeof *args);

@@ -182,7 +182,7 @@ int cmd_dump(int argc, char **argv)
 {
 	int times = 0;
 	const struct read_cmd cmd = {"dump", usage_text, NULL, READ_RUN_CHOICE | READ_OUTPUT, "",
-				     options, own_option, &times};
+				     options, own_option, &times, NULL};
 	struct read_options ro;
 	int status = read_parse(&cmd, argc, argv, &ro);
 	if (status >= 0)

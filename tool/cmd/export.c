@@ -166,7 +166,7 @@ int cmd_export(int argc, char **argv)
 	char *usage = usage_text();
 	const struct read_cmd cmd = {"export", usage, after_text,
 				     READ_RUN_CHOICE | READ_EVENT | READ_OUTPUT, "f:", options,
-				     own_option, &a};
+				     own_option, &a, NULL};
 	struct read_options ro;
 	int status = read_parse(&cmd, argc, argv, &ro);
 	free(usage);
