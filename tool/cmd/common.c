@@ -82,6 +82,23 @@ static int find_thread(const struct zp_profile *p, const char *want, uint32_t *t
 			(long long)p->run.id, want);
 }
 
+int run_choice_ids(struct store *s, const struct run_choice *c, int64_t **ids, size_t *n,
+		   struct zerr *err)
+{
+	if (c->campaign && c->run)
+		return zerr_set(err, "choose a run or a campaign, not both");
+	if (c->campaign)
+		return store_campaign_runs(s, c->campaign, ids, n, err);
+	*ids = zp_xmalloc(sizeof **ids);
+	*n = 1;
+	if (store_find_run(s, c->run, *ids, err) < 0) {
+		free(*ids);
+		*ids = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 struct store *run_choice_open(const struct run_choice *c, int64_t **ids, size_t *n,
 			      struct zerr *err)
 {
@@ -93,18 +110,9 @@ struct store *run_choice_open(const struct run_choice *c, int64_t **ids, size_t 
 	struct store *s = store_open(path, STORE_READ, err);
 	if (!s)
 		return NULL;
-	int rc;
-	if (c->campaign) {
-		rc = store_campaign_runs(s, c->campaign, ids, n, err);
-	} else {
-		*ids = zp_xmalloc(sizeof **ids);
-		*n = 1;
-		if ((rc = store_find_run(s, c->run, *ids, err)) < 0) {
-			free(*ids);
-			*ids = NULL;
-		}
-	}
-	if (rc < 0) {
+	/* the runs chosen and their loading in one snapshot: a run deleted
+	   meanwhile is still read, never "no run N" (QA s13 S F1) */
+	if (store_read_begin(s, err) < 0 || run_choice_ids(s, c, ids, n, err) < 0) {
 		store_close(s);
 		return NULL;
 	}
