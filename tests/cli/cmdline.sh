@@ -41,6 +41,18 @@ check_eq "graph --tree -m A -m C: both roots" "$(grep -c '^ *[0-9]* *[0-9]* *[0-
 check_error "report -r twice" "-r/--run given twice ('1', '2'): it takes one" "$ZOND" report -i ctx.db -r 1 -r 2
 check_error "graph -e twice" "-e/--event given twice" "$ZOND" graph -i ctx.db -e time -e calls
 check_error "export --tid twice" "--tid given twice" "$ZOND" export -i ctx.db --tid 1 --tid 2
+# ... a command's own options too (QA s13 S F3: the last silently won)
+check_error "report -s twice" "-s/--sort given twice ('calls', 'name'): it takes one" "$ZOND" report -i ctx.db -s calls -s name
+check_error "report -n twice" "-n/--limit given twice ('1', '2')" "$ZOND" report -i ctx.db -n 1 --limit 2
+check_error "export -f twice" "-f/--format given twice ('json', 'folded')" "$ZOND" export -i ctx.db -f json -f folded -o twice.out
+check_eq "export -f twice: nothing written" "$(test -e twice.out && echo written)" ""
+check_error "export --min-share twice" "--min-share given twice ('1', '2')" "$ZOND" export -i ctx.db -f dot --min-share 1 --min-share 2
+check_error "diff --fail-above twice" "--fail-above given twice ('10', '500')" "$ZOND" diff -i ctx.db 1 2 --fail-above 10 --fail-above 500
+check_error "diff --min-share twice" "--min-share given twice" "$ZOND" diff -i ctx.db 1 2 --min-share 1 --min-share 5
+check_error "diff -n twice" "-n/--limit given twice" "$ZOND" diff -i ctx.db 1 2 -n 1 -n 2
+check_error "runs -d twice" "-d/--delete given twice ('1', '2')" "$ZOND" runs -i ctx.db -d 1 -d 2
+check_eq "own option, the same value twice: no conflict" "$("$ZOND" report -i ctx.db -r 1 -s name --sort name --raw -m A | names)" "A "
+check_eq "diff sides are not one option given twice" "$("$ZOND" diff -i ctx.db -r 1 -r 2 -n 1 -n 1 | head -2 | cut -d, -f1 | tr '\n' '|')" "A: run 1|B: run 2|"
 check_eq "the same value twice is no conflict" "$("$ZOND" report -i ctx.db -r 1 --run 1 --raw -m A | names)" "A "
 
 # --tid takes each form of the thread titles --per-thread prints:

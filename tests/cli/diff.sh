@@ -28,10 +28,24 @@ check_eq "15 more calls of light" "$(rows <default.txt)" "heavy 1 0 1 0|light 25
 check_eq "sorted by impact" "$(sed -n 5p default.txt | awk '{ print $NF }')" light
 check_eq "-n 0: all, as in report" "$("$ZOND" diff -i counts.db -n 0 | rows)" "$(rows <default.txt)"
 check_eq "-n 1: the biggest change" "$("$ZOND" diff -i counts.db -n 1 | rows)" "light 25 +15 25 +15|shown) (2 more not shown)|"
+# -n beyond the functions compared (3 here): every row, no read past the rows (QA s13 S F2)
+check_eq "-n 20 of 3 functions: all" "$("$ZOND" diff -i counts.db -n 20 | rows)" "$(rows <default.txt)"
+check_eq "-n 4 of 3 functions: all" "$("$ZOND" diff -i counts.db -n 4 | rows)" "$(rows <default.txt)"
+check_eq "--json -n 20 of 3 functions: all" "$("$ZOND" diff -i counts.db --json -n 20 | python3 -c '
+import json, sys
+print(sorted(f["name"] for f in json.load(sys.stdin)["functions"]))')" "['heavy', 'light', 'main']"
 check_eq "relative change and total" "$(sed -n 3p default.txt)" "diff: calls, total A 12, B 27, +15 (+125.00%)"
 "$ZOND" diff -i counts.db -r -2 last --fail-above 100 >/dev/null 2>err.txt
 check_eq "calls +150% above --fail-above 100: exit 3" $? 3
 check_eq "the gate names light" "$(cut -d: -f2 err.txt)" " light"
+# sides after "--" count as before it (QA s13 S F6: they were dropped, the defaults compared)
+sides() { head -2 | cut -d, -f1 | tr '\n' '|'; }
+check_eq "-- 1 2: the sides after --" "$("$ZOND" diff -i counts.db -- 1 2 | sides)" "A: run 1|B: run 2|"
+check_eq "1 -- 2: one side each" "$("$ZOND" diff -i counts.db 1 -- 2 | sides)" "A: run 1|B: run 2|"
+check_eq "-- -1 -3: run offsets after --" "$("$ZOND" diff -i counts.db -- -1 -3 | sides)" "A: run 3|B: run 1|"
+"$ZOND" diff -i counts.db --fail-above 100 -- 2 3 >/dev/null 2>err.txt
+check_eq "the gate on the sides after --: exit 3" $? 3
+check_error "three sides across --" "more than two sides" "$ZOND" diff -i counts.db 1 -- 2 3
 "$ZOND" diff -i counts.db -1 -2 --json >diff.json
 check_eq "json: light per side and delta" "$(python3 -c '
 import json, sys

@@ -443,7 +443,7 @@ int cmd_annotate(int argc, char **argv)
 	int raw = 0;
 	const struct read_cmd cmd = {"annotate", usage_text, NULL,
 				     READ_RUN_CHOICE | READ_EVENT | READ_OUTPUT, "", options,
-				     own_option, &raw};
+				     own_option, &raw, NULL};
 	struct read_options ro;
 	int status = read_parse(&cmd, argc, argv, &ro);
 	if (status >= 0)

@@ -139,6 +139,10 @@ struct read_cmd {
 	/* takes one of its own options: 0, or an exit status to stop with */
 	int (*own)(void *arg, int c, const char *optarg);
 	void *arg;
+	/* its own options of a value that may be given more than once (diff's
+	 * sides "rC"); every other one given twice with two values is refused,
+	 * as the common ones are */
+	const char *repeatable;
 };
 
 /*
@@ -187,12 +191,17 @@ struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
 /*
  * Opens c's store for reading and gives the ids of the runs c chooses: the
  * one run (n = 1), or every run of the campaign, oldest first (*ids
- * malloc'ed).  The store, to be closed by the caller; NULL with err set.
- * c->tid is not looked at.
+ * malloc'ed).  The store, in one read transaction (store_read_begin) so
+ * that the runs loaded from it are those chosen, to be closed by the
+ * caller; NULL with err set.  c->tid is not looked at.
  */
 struct store;
 struct store *run_choice_open(const struct run_choice *c, int64_t **ids, size_t *n,
 			      struct zerr *err);
+/* The same in store s, already open (in the caller's read transaction, c->store not
+ * looked at): 0, or -1. */
+int run_choice_ids(struct store *s, const struct run_choice *c, int64_t **ids, size_t *n,
+		   struct zerr *err);
 
 /* Which functions to record, by name: globs as fnmatch(3) reads them. */
 #define NAME_FILTER_MAX 64

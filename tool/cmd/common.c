@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,23 @@ static int find_thread(const struct zp_profile *p, const char *want, uint32_t *t
 			(long long)p->run.id, want);
 }
 
+int run_choice_ids(struct store *s, const struct run_choice *c, int64_t **ids, size_t *n,
+		   struct zerr *err)
+{
+	if (c->campaign && c->run)
+		return zerr_set(err, "choose a run or a campaign, not both");
+	if (c->campaign)
+		return store_campaign_runs(s, c->campaign, ids, n, err);
+	*ids = zp_xmalloc(sizeof **ids);
+	*n = 1;
+	if (store_find_run(s, c->run, *ids, err) < 0) {
+		free(*ids);
+		*ids = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 struct store *run_choice_open(const struct run_choice *c, int64_t **ids, size_t *n,
 			      struct zerr *err)
 {
@@ -93,18 +111,9 @@ struct store *run_choice_open(const struct run_choice *c, int64_t **ids, size_t 
 	struct store *s = store_open(path, STORE_READ, err);
 	if (!s)
 		return NULL;
-	int rc;
-	if (c->campaign) {
-		rc = store_campaign_runs(s, c->campaign, ids, n, err);
-	} else {
-		*ids = zp_xmalloc(sizeof **ids);
-		*n = 1;
-		if ((rc = store_find_run(s, c->run, *ids, err)) < 0) {
-			free(*ids);
-			*ids = NULL;
-		}
-	}
-	if (rc < 0) {
+	/* the runs chosen and their loading in one snapshot: a run deleted
+	   meanwhile is still read, never "no run N" (QA s13 S F1) */
+	if (store_read_begin(s, err) < 0 || run_choice_ids(s, c, ids, n, err) < 0) {
 		store_close(s);
 		return NULL;
 	}
@@ -206,6 +215,44 @@ static int measured_otherwise(const struct zp_profile *p, char **first, size_t n
 	return differ;
 }
 
+/* 1 when p made calls but kept no calling contexts (a schema 1 store's run). */
+static int lacks_contexts(const struct zp_profile *p)
+{
+	if (p->ncontexts)
+		return 0;
+	for (size_t i = 0; i < p->nstats; i++)
+		if (p->stats[i].calls)
+			return 1;
+	return p->nedges > 0;
+}
+
+/*
+ * The runs without calling contexts of a campaign whose other runs have
+ * them, in meta "runs_without_contexts" ("1, 3": ids, oldest first, at
+ * most 8 and then "..."), the contexts dropped: trees, call edges and stacks
+ * from contexts would leave those runs' calls out while the flat profile
+ * counts them, so the whole campaign is read from its call edges (QA s13 S
+ * F8; doc/reports.md, "Calling contexts").
+ */
+static void note_runs_without_contexts(struct zp_profile *all, const int64_t *ids,
+				       const unsigned char *lacks, size_t n)
+{
+	char text[256] = "";
+	size_t len = 0, shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!lacks[i])
+			continue;
+		if (shown++ == 8) {
+			snprintf(text + len, sizeof text - len, ", ...");
+			break;
+		}
+		len += (size_t)snprintf(text + len, sizeof text - len, "%s%" PRId64,
+					len ? ", " : "", ids[i]);
+	}
+	profile_drop_contexts(all);
+	profile_add_meta(all, "runs_without_contexts", text);
+}
+
 /* The runs ids[0..n) combined, the newest (last) giving the header; each run's window of time. */
 static struct zp_profile *load_combined(struct store *s, const int64_t *ids, size_t n,
 					const char *time, struct zerr *err)
@@ -215,6 +262,8 @@ static struct zp_profile *load_combined(struct store *s, const int64_t *ids, siz
 	char **first = NULL;
 	size_t nfirst = 0;
 	int otherwise = 0;
+	unsigned char *lacks = zp_xcalloc(n + 1, 1);
+	size_t nlack = 0;
 	for (size_t i = n; i-- > 0;) {
 		struct zp_profile *p = store_load_run(s, ids[i], err);
 		if (p && time)
@@ -222,8 +271,11 @@ static struct zp_profile *load_combined(struct store *s, const int64_t *ids, siz
 		if (!p) {
 			profile_free(all);
 			free_names(first, nfirst);
+			free(lacks);
 			return NULL;
 		}
+		if ((lacks[i] = (unsigned char)lacks_contexts(p)) != 0)
+			nlack++;
 		if (n > 1 && !first)
 			first = measured_functions(p, &nfirst);
 		else if (n > 1 && !otherwise)
@@ -245,7 +297,10 @@ static struct zp_profile *load_combined(struct store *s, const int64_t *ids, siz
 		note_partial_events(all, runs, n);
 	if (all && otherwise)
 		profile_add_meta(all, "functions_in_some_runs", "1");
+	if (all && nlack && all->ncontexts)
+		note_runs_without_contexts(all, ids, lacks, n);
 	free_names(first, nfirst);
+	free(lacks);
 	return all;
 }
 

@@ -211,12 +211,10 @@ static int add_run(struct diff *d, int s, const struct zp_profile *p, struct zer
 	return 0;
 }
 
-static int load_side(struct diff *d, int s, struct zerr *err)
+/* Side s's runs (resolved by resolve_sides) loaded from st and added. */
+static int load_side(struct diff *d, struct store *st, int s, struct zerr *err)
 {
 	struct side *sd = &d->side[s];
-	struct store *st = run_choice_open(&sd->rc, &sd->ids, &sd->nruns, err);
-	if (!st)
-		return -1;
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < sd->nruns; i++) {
 		struct zp_profile *p = store_load_run(st, sd->ids[i], err);
@@ -225,6 +223,25 @@ static int load_side(struct diff *d, int s, struct zerr *err)
 			sd->command = zp_xstrdup(p->run.command ? p->run.command : "");
 		profile_free(p);
 	}
+	return rc;
+}
+
+/*
+ * Both sides chosen and loaded in one read transaction of the store: the
+ * runs compared are those named (the newest is still the newest), even
+ * when runs are deleted or added meanwhile (QA s13 S F1).  B first: its
+ * first run names the default event.
+ */
+static int load_sides(struct diff *d, const char *path, struct zerr *err)
+{
+	struct store *st = store_open(path ? path : STORE_DEFAULT_PATH, STORE_READ, err);
+	if (!st)
+		return -1;
+	int rc = store_read_begin(st, err);
+	for (int s = 1; rc == 0 && s >= 0; s--)
+		rc = run_choice_ids(st, &d->side[s].rc, &d->side[s].ids, &d->side[s].nruns, err);
+	for (int s = 1; rc == 0 && s >= 0; s--)
+		rc = load_side(d, st, s, err);
 	store_close(st);
 	return rc;
 }
@@ -266,17 +283,17 @@ static int by_impact(const void *x, const void *y)
 	return c ? c : strcmp(d->keys.s[a], d->keys.s[b]);
 }
 
-/* Every function of either side, by impact. */
+/* Every function of either side, by impact, then SIZE_MAX (always one, the end). */
 static size_t *sorted_funcs(const struct diff *d)
 {
-	size_t *order = zp_xcalloc(d->keys.n ? d->keys.n : 1, sizeof *order);
+	size_t *order = zp_xcalloc(d->keys.n + 1, sizeof *order);
 	size_t n = 0;
 	for (size_t f = 0; f < d->keys.n; f++)
 		if (d->funcs[f].f[0][CALLS].nruns || d->funcs[f].f[1][CALLS].nruns)
 			order[n++] = f;
 	sort_diff = d;
 	zp_sort(order, n, sizeof *order, by_impact);
-	for (size_t i = n; i < d->keys.n; i++)
+	for (size_t i = n; i <= d->keys.n; i++)
 		order[i] = SIZE_MAX;
 	return order;
 }
@@ -590,14 +607,18 @@ int cmd_diff(int argc, char **argv)
 	struct diff_args a = {.d = &d, .fail_above = -1, .min_share = 1, .limit = -1};
 	const struct read_cmd cmd = {"diff", usage_text, after_text,
 				     READ_INPUT | READ_EVENT | READ_OUTPUT, "-r:C:n:", options,
-				     own_option, &a};
+				     own_option, &a, "rC"};
 	/* "-N" sides become "--run=-N" (a copy of argv; getopt permutes it): a lone
 	 * "-2" is a side, while "-r -2" is a run */
 	char **args = zp_xcalloc((size_t)argc + 1, sizeof *args);
 	char **owned = zp_xcalloc((size_t)argc + 1, sizeof *owned);
+	int ended = 0; /* past "--": words are sides as they are */
 	for (int i = 0; i < argc; i++) {
 		args[i] = argv[i];
-		if (i > 0 && is_run_offset(argv[i]) && !read_takes_value(&cmd, argv[i - 1])) {
+		int value = i > 0 && read_takes_value(&cmd, argv[i - 1]);
+		if (i > 0 && !ended && !value && strcmp(argv[i], "--") == 0)
+			ended = 1;
+		else if (i > 0 && !ended && is_run_offset(argv[i]) && !value) {
 			size_t len = strlen(argv[i]) + 7;
 			args[i] = owned[i] = zp_xmalloc(len);
 			snprintf(args[i], len, "--run=%s", argv[i]);
@@ -607,12 +628,10 @@ int cmd_diff(int argc, char **argv)
 	int status = read_parse(&cmd, argc, args, &ro);
 	if (a.nsides == 0)
 		d.side[0].rc.run = "-2";
-	d.side[0].rc.store = d.side[1].rc.store = ro.rc.store;
 	d.event = ro.event;
 
 	struct zerr err;
-	/* B first: its first run names the default event */
-	if (status < 0 && (load_side(&d, 1, &err) < 0 || load_side(&d, 0, &err) < 0))
+	if (status < 0 && load_sides(&d, ro.rc.store, &err) < 0)
 		status = cmd_error("diff", "%s", err.msg);
 	if (status < 0)
 		status = print_diff(&d, &a, &ro);

@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "export/export.h"
+#include "report/report.h"
 #include "report/rows.h"
 #include "util/path.h"
 
@@ -182,7 +183,7 @@ int cmd_dump(int argc, char **argv)
 {
 	int times = 0;
 	const struct read_cmd cmd = {"dump", usage_text, NULL, READ_RUN_CHOICE | READ_OUTPUT, "",
-				     options, own_option, &times};
+				     options, own_option, &times, NULL};
 	struct read_options ro;
 	int status = read_parse(&cmd, argc, argv, &ro);
 	if (status >= 0)
@@ -200,6 +201,9 @@ int cmd_dump(int argc, char **argv)
 		dump(p, thread, times, out);
 		status = read_output_close("dump", &ro, out);
 	}
+	char note[512]; /* no context lines for such a campaign: its edges are the truth */
+	if (status == 0 && report_contexts_note(p, note, sizeof note))
+		fprintf(stderr, "zond dump: %s\n", note);
 	profile_free(p);
 	return status;
 }

@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "export/export.h"
 #include "report/format.h"
+#include "report/report.h"
 #include "output.h"
 #include "store/store.h"
 
@@ -166,7 +167,7 @@ int cmd_export(int argc, char **argv)
 	char *usage = usage_text();
 	const struct read_cmd cmd = {"export", usage, after_text,
 				     READ_RUN_CHOICE | READ_EVENT | READ_OUTPUT, "f:", options,
-				     own_option, &a};
+				     own_option, &a, NULL};
 	struct read_options ro;
 	int status = read_parse(&cmd, argc, argv, &ro);
 	free(usage);
@@ -204,12 +205,15 @@ int cmd_export(int argc, char **argv)
 		warn_deep_stacks(p, o.thread, format);
 	if (status == 0)
 		status = write_export(fn, p, &o, output);
-	if (status == 0 && fn == export_folded && !p->ncontexts)
+	char note[512];
+	if (status == 0 && fn != export_chrome && report_contexts_note(p, note, sizeof note))
+		fprintf(stderr, "zond export: %s\n", note); /* instead of the lines below */
+	else if (status == 0 && fn == export_folded && !p->ncontexts)
 		fprintf(stderr,
 			"zond export: run %lld has no calling contexts: stacks rebuilt from call "
 			"edges, they may not all have happened\n",
 			(long long)p->run.id);
-	if (status == 0 && (fn == export_pprof || fn == export_speedscope) && !p->ncontexts)
+	else if (status == 0 && (fn == export_pprof || fn == export_speedscope) && !p->ncontexts)
 		fprintf(stderr,
 			"zond export: run %lld has no calling contexts: one one-frame sample per "
 			"function (its self cost), no stacks\n",

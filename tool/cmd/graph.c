@@ -74,7 +74,7 @@ int cmd_graph(int argc, char **argv)
 	struct graph_args g = {.o = {.thread = ZP_NONE, .sort = SORT_TOTAL}};
 	const struct read_cmd cmd = {"graph", usage_text, NULL,
 				     READ_RUN_CHOICE | READ_MATCH | READ_EVENT | READ_OUTPUT, "t", options,
-				     own_option, &g};
+				     own_option, &g, NULL};
 	struct read_options ro;
 	int status = read_parse(&cmd, argc, argv, &ro);
 	if (status >= 0)

@@ -269,7 +269,9 @@ static int print_metrics(FILE *f, const char *store_path, const char *campaign, 
 	struct store *st = store_open(store_path, STORE_READ, &err);
 	int64_t *ids = NULL;
 	size_t n = 0;
-	if (!st || store_campaign_runs(st, campaign, &ids, &n, &err) < 0) {
+	/* the campaign's runs listed and loaded in one snapshot (QA s13 S F1) */
+	if (!st || store_read_begin(st, &err) < 0 ||
+	    store_campaign_runs(st, campaign, &ids, &n, &err) < 0) {
 		store_close(st);
 		return cmd_error("inject", "%s", err.msg);
 	}
@@ -285,20 +287,22 @@ static int print_metrics(FILE *f, const char *store_path, const char *campaign, 
 		fprintf(f, ")\n");
 	}
 	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		struct zp_profile *p = store_load_run(st, ids[i], &err);
-		if (!p) {
+	/* all loaded before printing: a slow reader of f holds no lock on the store */
+	struct zp_profile **runs = zp_xcalloc(n + 1, sizeof *runs);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (!(runs[i] = store_load_run(st, ids[i], &err)))
 			rc = cmd_error("inject", "%s", err.msg);
-			break;
-		}
-		if (raw)
-			print_run_raw(f, p);
-		else
-			print_run_metrics(f, p);
-		profile_free(p);
-	}
-	free(ids);
 	store_close(st);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (raw)
+			print_run_raw(f, runs[i]);
+		else
+			print_run_metrics(f, runs[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		profile_free(runs[i]);
+	free(runs);
+	free(ids);
 	return rc;
 }
 

@@ -147,6 +147,60 @@ static int take_common(const struct read_cmd *cmd, struct read_options *o, int c
 	return -1;
 }
 
+/* 1 if c is an own option of cmd that takes one value, not repeatable. */
+static int own_single(const struct read_cmd *cmd, int c)
+{
+	if (c > 0 && c < 256 && cmd->repeatable && strchr(cmd->repeatable, c))
+		return 0;
+	const char *own = cmd->own_short ? cmd->own_short : "";
+	const char *s = c > 1 && c < 256 ? strchr(own + (*own == '-' || *own == '+'), c) : NULL;
+	if (s && s[1] == ':')
+		return 1;
+	for (size_t i = 0; cmd->own_long && cmd->own_long[i].name; i++)
+		if (cmd->own_long[i].val == c)
+			return cmd->own_long[i].has_arg == required_argument;
+	return 0;
+}
+
+/* An own option's name as the user may have written it: "-f/--format" or "--fail-above". */
+static void own_name(const struct read_cmd *cmd, char *buf, size_t len, int c)
+{
+	const char *name = "?";
+	for (size_t i = 0; cmd->own_long && cmd->own_long[i].name; i++)
+		if (cmd->own_long[i].val == c)
+			name = cmd->own_long[i].name;
+	if (c < 256)
+		snprintf(buf, len, "-%c/--%s", c, name);
+	else
+		snprintf(buf, len, "--%s", name);
+}
+
+/* The values of cmd's own single-value options seen so far. */
+struct own_seen {
+	int c;
+	const char *value;
+};
+
+/* Own option c with arg: -1 to go on, 2 when it was given before with another value. */
+static int own_once(const struct read_cmd *cmd, struct own_seen *seen, size_t *n, int c,
+		    const char *arg)
+{
+	if (!arg || !own_single(cmd, c))
+		return -1;
+	for (size_t i = 0; i < *n; i++) {
+		if (seen[i].c != c)
+			continue;
+		if (strcmp(seen[i].value, arg) == 0)
+			return -1;
+		char name[64];
+		own_name(cmd, name, sizeof name, c);
+		return cmd_usage_error(cmd->name, "%s given twice ('%s', '%s'): it takes one",
+				       name, seen[i].value, arg);
+	}
+	seen[(*n)++] = (struct own_seen){c, arg};
+	return -1;
+}
+
 static int is_common(const struct read_cmd *cmd, int c)
 {
 	for (size_t i = 0; i < NCOMMON; i++)
@@ -160,6 +214,9 @@ int read_parse(const struct read_cmd *cmd, int argc, char **argv, struct read_op
 	char shorts[128];
 	struct option *longs = build_tables(cmd, shorts, sizeof shorts);
 	int c, status = -1;
+	size_t nseen = 0;
+	size_t nown = count_own(cmd) + strlen(cmd->own_short ? cmd->own_short : "") + 1;
+	struct own_seen *seen = zp_xcalloc(nown, sizeof *seen);
 	*o = (struct read_options){0};
 	optind = 1;
 	while (status < 0 && (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
@@ -175,11 +232,20 @@ int read_parse(const struct read_cmd *cmd, int argc, char **argv, struct read_op
 		} else if (c == '?' || c == ':' || !cmd->own) {
 			status = c == '?' || c == ':' ? cmd_bad_option(cmd->name, argv, shorts)
 						      : cmd_usage_error(cmd->name, "bad option");
-		} else {
+		} else if ((status = own_once(cmd, seen, &nseen, c, optarg)) < 0) {
 			int rc = cmd->own(cmd->arg, c, optarg);
 			if (rc)
 				status = rc;
 		}
+	}
+	free(seen);
+	/* a command taking its positional arguments in order (own_short "-...") takes
+	 * those after "--" too: getopt stops there and leaves them at optind */
+	const char *own = cmd->own_short ? cmd->own_short : "";
+	while (status < 0 && *own == '-' && cmd->own && optind < argc) {
+		int rc = cmd->own(cmd->arg, 1, argv[optind++]);
+		if (rc)
+			status = rc;
 	}
 	free(longs);
 	/* -i "$UNSET" must not read ./zond.db behind the user's back (-o '' is refused too) */

@@ -46,7 +46,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_options o = {.thread = ZP_NONE, .sort = SORT_SELF};
 	const struct read_cmd cmd = {"report", usage_text, NULL, READ_RUN_CHOICE | READ_MATCH | READ_EVENT | READ_OUTPUT,
-				     "s:n:", options, own_option, &o};
+				     "s:n:", options, own_option, &o, NULL};
 	struct read_options ro;
 	int status = read_parse(&cmd, argc, argv, &ro);
 	if (status >= 0)

@@ -94,7 +94,7 @@ int cmd_runs(int argc, char **argv)
 {
 	const char *del = NULL;
 	const struct read_cmd cmd = {"runs", usage_text, NULL, READ_INPUT | READ_OUTPUT, "d:",
-				     options, own_option, &del};
+				     options, own_option, &del, NULL};
 	struct read_options ro;
 	int status = read_parse(&cmd, argc, argv, &ro);
 	if (status >= 0)

@@ -648,6 +648,16 @@ void profile_merge(struct zp_profile *dst, const struct zp_profile *src)
 	free(node_map);
 }
 
+void profile_drop_contexts(struct zp_profile *p)
+{
+	free(p->contexts);
+	p->contexts = NULL;
+	p->ncontexts = 0;
+	p->index->cap_contexts = 0;
+	free(p->index->contexts.slot);
+	p->index->contexts = (struct table){0};
+}
+
 /* ---- views ------------------------------------------------------------- */
 
 struct zp_view *profile_view(const struct zp_profile *p, uint32_t thread)

@@ -321,6 +321,13 @@ void profile_stat_add(struct zp_stat *dst, const struct zp_stat *src, size_t nev
 void profile_merge(struct zp_profile *dst, const struct zp_profile *src);
 
 /*
+ * Removes p's calling contexts: what reads p then works from its call edges,
+ * as for a run whose collector kept none (a campaign mixing runs with and
+ * without contexts, whose contexts would leave the others' calls out).
+ */
+void profile_drop_contexts(struct zp_profile *p);
+
+/*
  * A summary over threads.  thread == ZP_NONE sums all threads.  nodes[i]
  * holds the totals of node i (thread field = ZP_NONE when summed); edges
  * holds one entry per distinct (kind, caller, callee).  Free with

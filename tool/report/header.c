@@ -116,6 +116,21 @@ static void put_seccomp(FILE *out, const struct zp_profile *p)
 	putc('\n', out);
 }
 
+const char *report_contexts_note(const struct zp_profile *p, char *buf, size_t len)
+{
+	const char *runs = profile_meta(p, "runs_without_contexts");
+	const char *combined = profile_meta(p, "runs_combined");
+	if (!runs)
+		return NULL;
+	int one = !strchr(runs, ',');
+	snprintf(buf, len,
+		 "run%s %s of the %s combined ha%s no calling contexts: the "
+		 "campaign's trees, call edges and stacks are rebuilt from every run's call "
+		 "edges (they may not all have happened), the other runs' real stacks left out",
+		 one ? "" : "s", runs, combined ? combined : "?", one ? "s" : "ve");
+	return buf;
+}
+
 void report_header(const struct zp_profile *p, FILE *out)
 {
 	const struct zp_run *r = &p->run;
@@ -142,6 +157,10 @@ void report_header(const struct zp_profile *p, FILE *out)
 			     "the callees its own run did not measure, counted again as their own "
 			     "(read calls and totals; doc/inject.md)\n",
 			"warning:");
+	/* a campaign of runs with and without contexts: all read from call edges */
+	char note[512];
+	if (report_contexts_note(p, note, sizeof note))
+		fprintf(out, "%-11s%s\n", "warning:", note);
 	const char *window = profile_meta(p, "time_window");
 	if (window) {
 		snprintf(buf, sizeof buf, "%s of the timeline (calls and times recomputed from it)",

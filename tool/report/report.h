@@ -44,6 +44,14 @@ struct report_options {
 int report_parse_sort(const char *s);
 
 void report_header(const struct zp_profile *p, FILE *out);
+
+/*
+ * A campaign mixing runs with and without calling contexts (meta
+ * "runs_without_contexts", its contexts dropped): the one line saying which
+ * runs and what that means, "runs 1, 3 of the 4 combined have no calling
+ * contexts ...", into buf; NULL for any other profile.
+ */
+const char *report_contexts_note(const struct zp_profile *p, char *buf, size_t len);
 void report_flat(const struct zp_profile *p, const struct report_options *o, FILE *out);
 /* gprof-like callers/callees of each function matching o->match (all if NULL). */
 void report_graph(const struct zp_profile *p, const struct report_options *o, FILE *out);

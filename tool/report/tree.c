@@ -236,7 +236,8 @@ void report_tree(const struct zp_profile *p, const struct report_options *o, FIL
 	struct tree t = {.v = v, .metric = report_metric(p, o), .raw = o->raw_numbers, .out = out};
 	fputs("call tree: ", out);
 	report_put_metric(out, v, t.metric, o->raw_numbers);
-	if (!p->ncontexts)
+	/* a campaign mixing runs with and without contexts: the header's warning says it */
+	if (!p->ncontexts && !profile_meta(p, "runs_without_contexts"))
 		fputs("(no calling contexts in this run: paths rebuilt from call edges, "
 		      "they may not all have happened)\n",
 		      out);

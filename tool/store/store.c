@@ -218,6 +218,7 @@ struct store {
 	char *file;   /* the file opened: path with its symbolic links followed */
 	long version; /* schema_version when opened (check_format), 0 before */
 	int created;  /* this open made the file */
+	int snapshot; /* in store_read_begin's read transaction: reads begin none of their own */
 };
 
 /* ---- errors and small helpers ------------------------------------------ */
@@ -321,6 +322,21 @@ static void rollback(struct store *s)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+/*
+ * A read transaction of its own for the reads of one call, or none inside
+ * store_read_begin's, whose snapshot they share.
+ */
+static int read_begin(struct store *s, struct zerr *err)
+{
+	return s->snapshot ? 0 : exec_sql(s, "BEGIN", err);
+}
+
+static void read_end(struct store *s)
+{
+	if (!s->snapshot)
+		rollback(s);
+}
+
 static int count_tables(struct store *s, struct zerr *err);
 
 /*
@@ -393,10 +409,42 @@ static void store_free(struct store *s)
 	free(s);
 }
 
+int store_read_begin(struct store *s, struct zerr *err)
+{
+	if (s->snapshot)
+		return 0;
+	/* BEGIN takes no lock yet: a first read does, and keeps it to the end */
+	if (exec_sql(s, "BEGIN", err) < 0)
+		return -1;
+	sqlite3_stmt *st;
+	if (prepare(s, "SELECT count(*) FROM runs", &st, err) < 0) {
+		rollback(s);
+		return -1;
+	}
+	int rc = step_row(s, st, err);
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		rollback(s);
+		return -1;
+	}
+	s->snapshot = 1;
+	return 0;
+}
+
+void store_read_end(struct store *s)
+{
+	if (!s->snapshot)
+		return;
+	s->snapshot = 0;
+	rollback(s);
+}
+
 void store_close(struct store *s)
 {
-	if (s)
+	if (s) {
+		store_read_end(s);
 		store_free(s);
+	}
 }
 
 /* The number of tables in the file, or -1 (err set: not SQLite, unreadable). */
@@ -1167,10 +1215,10 @@ static int run_with_meta(struct store *s, const char *key, const char *value, in
 int store_run_with_meta(struct store *s, const char *key, const char *value, int64_t *run,
 			struct zerr *err)
 {
-	if (exec_sql(s, "BEGIN", err) < 0)
+	if (read_begin(s, err) < 0)
 		return -1;
 	int rc = run_with_meta(s, key, value, run, err);
-	rollback(s);
+	read_end(s);
 	return rc;
 }
 
@@ -1706,7 +1754,7 @@ static struct zp_profile *load_header(struct store *s, int64_t id, struct zerr *
 struct zp_profile *store_load_run(struct store *s, int64_t id, struct zerr *err)
 {
 	/* One read transaction: a concurrent delete cannot leave us half a run. */
-	if (exec_sql(s, "BEGIN", err) < 0)
+	if (read_begin(s, err) < 0)
 		return NULL;
 	struct zp_profile *p = load_header(s, id, err);
 	if (p && (load_threads(s, p, id, err) < 0 || load_nodes(s, p, id, err) < 0 ||
@@ -1717,7 +1765,7 @@ struct zp_profile *store_load_run(struct store *s, int64_t id, struct zerr *err)
 		profile_free(p);
 		p = NULL;
 	}
-	rollback(s);
+	read_end(s);
 	return p;
 }
 
@@ -1758,10 +1806,10 @@ int store_list_runs(struct store *s, struct zp_profile ***runs, size_t *n, struc
 	int64_t *ids;
 	*runs = NULL;
 	*n = 0;
-	if (exec_sql(s, "BEGIN", err) < 0)
+	if (read_begin(s, err) < 0)
 		return -1;
 	if (run_ids(s, NULL, &ids, n, err) < 0) {
-		rollback(s);
+		read_end(s);
 		return -1;
 	}
 	*runs = zp_xcalloc(*n, sizeof **runs);
@@ -1771,7 +1819,7 @@ int store_list_runs(struct store *s, struct zp_profile ***runs, size_t *n, struc
 		if (!(*runs)[i])
 			rc = -1;
 	}
-	rollback(s);
+	read_end(s);
 	free(ids);
 	if (rc < 0) {
 		for (size_t i = 0; i < *n; i++)

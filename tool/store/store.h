@@ -131,6 +131,17 @@ int store_writable(const char *path, const char *file, struct zerr *err);
  */
 int store_find_run(struct store *s, const char *ref, int64_t *id, struct zerr *err);
 
+/*
+ * One read transaction for the reads that follow, up to store_read_end (or
+ * store_close): they all see the store as it was at the first of them, so
+ * that runs listed or resolved (a campaign's, "last") are the runs loaded,
+ * even when another process deletes or adds runs meanwhile (a writer's
+ * commit waits for the reader to end, up to its 30 s).  No write inside.
+ * 0, or -1 with err.
+ */
+int store_read_begin(struct store *s, struct zerr *err);
+void store_read_end(struct store *s);
+
 /* Loads a whole run into a new profile, or NULL. */
 struct zp_profile *store_load_run(struct store *s, int64_t id, struct zerr *err);
 
