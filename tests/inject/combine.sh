@@ -86,6 +86,12 @@ ev = d["events"][0]["name"]
 folded = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[1]))
 sys.exit(0 if abs(folded - d["totals"]["self"][ev]) <= 4 else "folded %d, total %d" % (folded, d["totals"]["self"][ev]))' \
 		"$name.folded" || fail "$name: the folded export is not the report's total"
+	# diff -C: the campaign's runs are parts of one measurement, combined, not repetitions
+	"$zond" diff --raw -i "$name.db" -C "$name" -C "$name" >"$name.diff" || fail "$name: zond diff -C"
+	grep -q "^A: campaign $name, [0-9]* runs ([0-9.]*) combined, each of other functions" \
+		"$name.diff" || fail "$name: diff -C: $(head -1 "$name.diff")"
+	awk '$NF == "heavy" && $1 == 30 { ok = 1 } $NF == "main" && $3 * 4 < $6 { ok++ }
+		END { exit ok != 2 }' "$name.diff" || fail "$name: diff -C: $(cat "$name.diff")"
 }
 
 if [ -n "$faults" ]; then

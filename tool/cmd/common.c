@@ -317,6 +317,12 @@ static struct zp_profile *load_combined(struct store *s, const int64_t *ids, siz
 	return all;
 }
 
+struct zp_profile *runs_combined(struct store *s, const int64_t *ids, size_t n,
+				 const char *campaign, struct zerr *err)
+{
+	return load_combined(s, ids, n, NULL, campaign, err);
+}
+
 struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
 				   struct zerr *err)
 {
