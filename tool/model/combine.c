@@ -114,8 +114,10 @@ static void strong(struct tarjan *t, uint32_t v)
 static void components(struct combine *c)
 {
 	size_t n = c->g->nnodes;
-	struct tarjan t = {c, zp_xcalloc(n + 1, sizeof(uint32_t)), zp_xcalloc(n + 1, sizeof(uint32_t)),
-			   zp_xcalloc(n + 1, sizeof(uint32_t)), 0, 0, 0, zp_xcalloc(n + 1, 1)};
+	struct tarjan t = {.c = c, .on = zp_xcalloc(n + 1, 1)};
+	t.index = zp_xcalloc(n + 1, sizeof *t.index);
+	t.low = zp_xcalloc(n + 1, sizeof *t.low);
+	t.stack = zp_xcalloc(n + 1, sizeof *t.stack);
 	c->scc = zp_xcalloc(n + 1, sizeof *c->scc);
 	c->scc_size = zp_xcalloc(n + 1, sizeof *c->scc_size);
 	for (uint32_t v = 0; v < n; v++)
@@ -193,7 +195,7 @@ static void scale(uint64_t *self, const double *factor, size_t nevents)
 long profile_combine_selves(struct zp_profile *p, const unsigned char *measured, size_t nruns,
 			    const struct zp_profile *graph, size_t *missing)
 {
-	struct combine c = {p, graph, measured, nruns, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL};
+	struct combine c = {.p = p, .g = graph, .measured = measured, .nruns = nruns};
 	size_t n = p->nnodes, E = p->nevents;
 	*missing = 0;
 	for (size_t i = 0; i < graph->nedges; i++)
