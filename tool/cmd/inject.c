@@ -1018,7 +1018,7 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 			n == 1 ? "" : "s", prog,
 			c.nlibs ? " and its libraries" : "", job->campaign);
 	size_t per = job->per_run > 0 && !job->pid ? (size_t)job->per_run : n;
-	int rc = 0, first = 0, said = 0;
+	int rc = 0, first = 0, said = 0, graph_rc = -1;
 	size_t edges_max = job->elf ? INJECT_BARE_EDGES_MAX : INJ_EDGES_MAX;
 	if (per < n && n <= edges_max) {
 		/* the call graph, every function in one run (campaign NAME.graph, as the descent's
@@ -1038,6 +1038,7 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 			choice_free(&c);
 			return rc;
 		}
+		graph_rc = rc;
 		if (!job->quiet)
 			fprintf(stderr, "zond inject: the call graph of the %zu functions: campaign %s\n",
 				n, graph);
@@ -1058,6 +1059,12 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 		*runs += stored;
 		if (!stored)
 			break;
+		if (from == 0 && graph_rc >= 0 && rc != graph_rc && !said++)
+			fprintf(stderr,
+				"zond inject: warning: run 1 ended with status %d, the call graph's run "
+				"with %d: the runs did different work, and the campaign merges their "
+				"figures as if they had not\n",
+				rc, graph_rc);
 		if (from == 0)
 			first = rc;
 		else if (rc != first && !said++)
