@@ -64,7 +64,7 @@ fi
 	fail "inject --per-run 1: status $?"
 "$zond" export -C camp -i camp.db -f json -o camp.json || fail "camp: export json"
 camp=$("$zond" report -C camp -i camp.db --raw | sed -n 's/^flat profile: .*, total \([0-9]*\)$/\1/p')
-python3 "$here/invariants.py" camp.json --total "$camp" >camp.check || fail "camp: $(cat camp.check)"
+python3 "$here/invariants.py" camp.json --total "$camp" --combined >camp.check || fail "camp: $(cat camp.check)"
 
 "$zond" record -q -o rec.db --time exact -- "$instr" >/dev/null || fail "record: status $?"
 # a context's self, its children's inclusive and its own are each rounded from ticks to ns:

@@ -8,7 +8,8 @@
 #     the payload's own instructions are taken out; the program's own
 #     counters agree on the calls; a 2-byte function, called through a
 #     pointer, is measured through a breakpoint;
-#   - --per-run 2 over 4 functions: 2 runs of one campaign, the same calls;
+#   - --per-run 2 over 4 functions: 2 runs of one campaign, the same calls, and
+#     the call graph's run (campaign per.graph) whose calls correct the selves;
 #   - --coverage names the functions not entered by a call (trap handler,
 #     millicode) with the reason;
 #   - QEMU killed while the program runs (progs/forever.c): zond stores what
@@ -64,13 +65,16 @@ for xlen in 32 64; do
 		fail "rv$xlen: no overhead line"
 done
 
-# --per-run 2: two runs, one campaign, the same calls
+# --per-run 2: two runs, one campaign, the same calls; first the call graph's run of all four
+# (campaign per.graph), by which report -C takes callees of other runs out of a self
 qemu=$(rv_qemu 32)
 "$zond" inject -q -o per.db -c per --per-run 2 --elf calls32.elf -f leaf -f fib -f work -f twice \
 	-- $qemu -kernel calls32.elf >per.txt 2>/dev/null
 check_eq "--per-run 2: status" $? 5
-check_eq "--per-run 2: output twice" "$(cat per.txt)" "$(cat want32.txt want32.txt)"
-check_eq "--per-run 2: runs" "$(sqlite3 per.db 'select count(*) from runs')" 2
+check_eq "--per-run 2: output thrice" "$(cat per.txt)" "$(cat want32.txt want32.txt want32.txt)"
+check_eq "--per-run 2: runs" "$(sqlite3 per.db "select c.name, count(*) from runs r join campaigns c on r.campaign = c.id group by c.name order by c.name" | tr '\n' ' ')" "per|2 per.graph|1 "
+"$zond" report -i per.db -C per | grep -q '^self: *callees measured in other runs taken out' ||
+	fail "--per-run 2: report -C has no self line"
 zond_table per.db "-C per" | awk '{ print $1, $2 }' >per_calls.txt
 awk '$1 ~ /^(fib|leaf|twice|work)$/ { print $1, $2 }' truth32.txt >per_want.txt
 check_same "--per-run 2: merged calls" per_calls.txt per_want.txt

@@ -203,6 +203,16 @@ struct store *run_choice_open(const struct run_choice *c, int64_t **ids, size_t 
 int run_choice_ids(struct store *s, const struct run_choice *c, int64_t **ids, size_t *n,
 		   struct zerr *err);
 
+/*
+ * The runs ids[0..n) of the store s, of campaign (or NULL), combined into one
+ * profile as run_choice_load combines a campaign's (no window of time): runs
+ * that measured different functions get meta "self_from_graph" (their selves
+ * corrected by the campaign's call graph, profile_combine_selves) or
+ * "functions_in_some_runs" (no call graph stored).  NULL with err set.
+ */
+struct zp_profile *runs_combined(struct store *s, const int64_t *ids, size_t n,
+				 const char *campaign, struct zerr *err);
+
 /* Which functions to record, by name: globs as fnmatch(3) reads them. */
 #define NAME_FILTER_MAX 64
 struct name_filter {

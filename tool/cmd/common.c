@@ -198,21 +198,20 @@ static void free_names(char **names, size_t n)
 }
 
 /*
- * 1 when run p measured other functions than the first run combined (first,
- * nfirst): a function's self time in a run holds the time of the callees
- * that run did not measure, so combining runs that measured different
- * functions (inject --per-run, --descend) counts those callees in their
- * caller's self as well as in their own.
+ * 1 when two runs measured different functions (a, na and b, nb, as
+ * measured_functions gives them): a function's self time in a run holds the
+ * time of the callees that run did not measure, so combining runs that
+ * measured different functions (inject --per-run, --descend) counts those
+ * callees in their caller's self as well as in their own.
  */
-static int measured_otherwise(const struct zp_profile *p, char **first, size_t nfirst)
+static int differ(char **a, size_t na, char **b, size_t nb)
 {
-	size_t n;
-	char **names = measured_functions(p, &n);
-	int differ = n != nfirst;
-	for (size_t i = 0; !differ && i < n; i++)
-		differ = strcmp(names[i], first[i]) != 0;
-	free_names(names, n);
-	return differ;
+	if (na != nb)
+		return 1;
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return 1;
+	return 0;
 }
 
 /* 1 when p made calls but kept no calling contexts (a schema 1 store's run). */
@@ -253,14 +252,79 @@ static void note_runs_without_contexts(struct zp_profile *all, const int64_t *id
 	profile_add_meta(all, "runs_without_contexts", text);
 }
 
-/* The runs ids[0..n) combined, the newest (last) giving the header; each run's window of time. */
 static struct zp_profile *load_combined(struct store *s, const int64_t *ids, size_t n,
-					const char *time, struct zerr *err)
+					const char *time, const char *campaign, struct zerr *err);
+
+/* The node of p named "module\tname" (as measured_functions names them), or ZP_NONE. */
+static uint32_t named_node(const struct zp_profile *p, const char *name)
+{
+	const char *tab = strchr(name, '\t');
+	size_t mlen = (size_t)(tab - name);
+	for (uint32_t i = 0; i < p->nnodes; i++)
+		if (strlen(p->nodes[i].module) == mlen &&
+		    !strncmp(p->nodes[i].module, name, mlen) && !strcmp(p->nodes[i].name, tab + 1))
+			return i;
+	return ZP_NONE;
+}
+
+/*
+ * The runs of a campaign measured different functions (names[r], n[r] of
+ * them, of each of nruns runs): each function's self, which holds the callees
+ * measured in other runs, corrected by the call graph of the pass that
+ * measured them all (campaign CAMPAIGN.graph, zond inject's), where the store
+ * has it (profile_combine_selves); else said to hold them (report header).
+ */
+static void correct_selves(struct store *s, struct zp_profile *all, const char *campaign,
+			   char ***names, const size_t *n, size_t nruns)
+{
+	struct zerr err;
+	int64_t *ids = NULL;
+	size_t ng = 0;
+	char graph[512];
+	struct zp_profile *g = NULL;
+	snprintf(graph, sizeof graph, "%s.graph", campaign ? campaign : "");
+	if (campaign && strlen(campaign) + 7 < sizeof graph &&
+	    store_campaign_runs(s, graph, &ids, &ng, &err) == 0)
+		g = load_combined(s, ids, ng, NULL, NULL, &err);
+	free(ids);
+	long changed = -1;
+	size_t missing = 0;
+	if (g) {
+		unsigned char *measured = zp_xcalloc(nruns * all->nnodes + 1, 1);
+		for (size_t r = 0; r < nruns; r++)
+			for (size_t i = 0; i < n[r]; i++) {
+				uint32_t node = named_node(all, names[r][i]);
+				if (node != ZP_NONE)
+					measured[r * all->nnodes + node] = 1;
+			}
+		changed = profile_combine_selves(all, measured, nruns, g, &missing);
+		free(measured);
+		profile_free(g);
+	}
+	if (changed < 0) {
+		profile_add_meta(all, "functions_in_some_runs", "1");
+		return;
+	}
+	profile_add_meta(all, "self_from_graph", graph);
+	if (missing) {
+		char count[32];
+		snprintf(count, sizeof count, "%zu", missing);
+		profile_add_meta(all, "self_not_in_graph", count);
+	}
+}
+
+/*
+ * The runs ids[0..n) combined, the newest (last) giving the header; each
+ * run's window of time.  Runs of campaign that measured different functions
+ * get their selves corrected (correct_selves).
+ */
+static struct zp_profile *load_combined(struct store *s, const int64_t *ids, size_t n,
+					const char *time, const char *campaign, struct zerr *err)
 {
 	struct zp_profile *all = NULL;
 	size_t runs[ZP_MAX_EVENTS] = {0};
-	char **first = NULL;
-	size_t nfirst = 0;
+	char ***names = zp_xcalloc(n + 1, sizeof *names);
+	size_t *nnames = zp_xcalloc(n + 1, sizeof *nnames);
 	int otherwise = 0;
 	unsigned char *lacks = zp_xcalloc(n + 1, 1);
 	size_t nlack = 0;
@@ -270,16 +334,16 @@ static struct zp_profile *load_combined(struct store *s, const int64_t *ids, siz
 			p = window_of(p, time, err);
 		if (!p) {
 			profile_free(all);
-			free_names(first, nfirst);
-			free(lacks);
-			return NULL;
+			all = NULL;
+			break;
 		}
 		if ((lacks[i] = (unsigned char)lacks_contexts(p)) != 0)
 			nlack++;
-		if (n > 1 && !first)
-			first = measured_functions(p, &nfirst);
-		else if (n > 1 && !otherwise)
-			otherwise = measured_otherwise(p, first, nfirst);
+		if (n > 1) {
+			names[i] = measured_functions(p, &nnames[i]);
+			otherwise |= i + 1 < n && differ(names[i], nnames[i], names[n - 1],
+							 nnames[n - 1]);
+		}
 		if (all)
 			profile_merge(all, p);
 		else
@@ -296,12 +360,21 @@ static struct zp_profile *load_combined(struct store *s, const int64_t *ids, siz
 	if (all && n > 1)
 		note_partial_events(all, runs, n);
 	if (all && otherwise)
-		profile_add_meta(all, "functions_in_some_runs", "1");
+		correct_selves(s, all, campaign, names, nnames, n);
 	if (all && nlack && all->ncontexts)
 		note_runs_without_contexts(all, ids, lacks, n);
-	free_names(first, nfirst);
+	for (size_t i = 0; i < n; i++)
+		free_names(names[i], nnames[i]);
+	free(names);
+	free(nnames);
 	free(lacks);
 	return all;
+}
+
+struct zp_profile *runs_combined(struct store *s, const int64_t *ids, size_t n,
+				 const char *campaign, struct zerr *err)
+{
+	return load_combined(s, ids, n, NULL, campaign, err);
 }
 
 struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
@@ -312,7 +385,7 @@ struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
 	struct store *s = run_choice_open(c, &ids, &n, err);
 	if (!s)
 		return NULL;
-	struct zp_profile *p = load_combined(s, ids, n, c->time, err);
+	struct zp_profile *p = load_combined(s, ids, n, c->time, c->campaign, err);
 	free(ids);
 	store_close(s);
 	if (!p)

@@ -78,6 +78,9 @@ struct side {
 	int64_t *ids;
 	size_t nruns;
 	char *command;       /* of its newest run */
+	/* a campaign whose runs measured different functions: its runs (ids), combined into
+	   one profile, the side's one run (nruns 1); 0 otherwise */
+	size_t combined;
 	struct figure total; /* self cost of the whole run */
 };
 
@@ -216,6 +219,24 @@ static int load_side(struct diff *d, struct store *st, int s, struct zerr *err)
 {
 	struct side *sd = &d->side[s];
 	int rc = 0;
+	if (sd->rc.campaign && sd->nruns > 1) {
+		/* runs that measured different functions (inject --per-run, --descend) are parts
+		   of one measurement, not repetitions: one profile, as report -C reads it */
+		struct zp_profile *all = runs_combined(st, sd->ids, sd->nruns, sd->rc.campaign, err);
+		if (!all || profile_meta(all, "self_from_graph") ||
+		    profile_meta(all, "functions_in_some_runs")) {
+			if (all) {
+				sd->combined = sd->nruns;
+				sd->nruns = 1;
+				sd->command = zp_xstrdup(all->run.command ? all->run.command : "");
+				rc = add_run(d, s, all, err);
+			}
+			profile_free(all);
+			store_close(st);
+			return all ? rc : -1;
+		}
+		profile_free(all);
+	}
 	for (size_t i = 0; rc == 0 && i < sd->nruns; i++) {
 		struct zp_profile *p = store_load_run(st, sd->ids[i], err);
 		rc = p ? add_run(d, s, p, err) : -1;
@@ -332,7 +353,12 @@ static const char *kind_mark(char kind)
 static void put_side_line(FILE *out, const struct diff *d, int s)
 {
 	const struct side *sd = &d->side[s];
-	if (sd->rc.campaign && sd->nruns > 1)
+	if (sd->combined)
+		fprintf(out, "%s: campaign %s, %zu runs (%" PRId64 "..%" PRId64 ") combined, each "
+			     "of other functions, %s\n",
+			s ? "B" : "A", sd->rc.campaign, sd->combined, sd->ids[0],
+			sd->ids[sd->combined - 1], sd->command);
+	else if (sd->rc.campaign && sd->nruns > 1)
 		fprintf(out, "%s: campaign %s, mean of %zu runs (%" PRId64 "..%" PRId64 "), %s\n",
 			s ? "B" : "A", sd->rc.campaign, sd->nruns, sd->ids[0],
 			sd->ids[sd->nruns - 1], sd->command);
@@ -451,7 +477,7 @@ static void put_json_side(FILE *out, const struct diff *d, int s)
 	fprintf(out, "  \"%s\": {\"campaign\": ", s ? "b" : "a");
 	json_put_string(out, sd->rc.campaign);
 	fputs(", \"runs\": [", out);
-	for (size_t i = 0; i < sd->nruns; i++)
+	for (size_t i = 0; i < (sd->combined ? sd->combined : sd->nruns); i++)
 		fprintf(out, "%s%" PRId64, i ? ", " : "", sd->ids[i]);
 	fputs("], \"command\": ", out);
 	json_put_string(out, sd->command);

@@ -65,7 +65,10 @@ static const char usage_text[] =
 	"                        path), by any of their names\n"
 	"      --per-run K       at most K functions per run (default: all in one run),\n"
 	"                        the program rerun until all are measured: it must do\n"
-	"                        the same work each run; with --safe-point, K per set\n"
+	"                        the same work each run; first a run of all of them\n"
+	"                        gives the call graph (campaign NAME.graph), by which\n"
+	"                        report -C takes callees measured in other runs out of\n"
+	"                        a function's self; with --safe-point, K per set\n"
 	"      --descend         the descend scenario instead: a first pass measuring every\n"
 	"                        chosen function gives the call graph (campaign NAME.graph),\n"
 	"                        then from the roots (or --from FUNC) breadth-first, K\n"
@@ -398,6 +401,7 @@ struct functions_job {
 	struct inject_bare_counter counters[2]; /* over GDB: --event's counters */
 	int ncounters;
 	uint64_t scratch, scratch_len;
+	int graph_pass; /* the call graph's run of every function (NAME.graph) */
 	char campaign_buf[128];
 };
 
@@ -779,7 +783,7 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				"was measured there was the payload of its own recursive calls, "
 				"subtracted as calibrated\n",
 				dominated, profile_meta(p, "inject_compensation_share"));
-		else if (dominated)
+		else if (dominated && !job->graph_pass) /* the graph's times are not the results */
 			fprintf(stderr,
 				"zond inject: %s: %s on an estimate: up to %s%% of what was "
 				"measured there was the payload of measured callees, subtracted as "
@@ -1019,7 +1023,36 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 			n == 1 ? "" : "s", prog,
 			c.nlibs ? " and its libraries" : "", job->campaign);
 	size_t per = job->per_run > 0 && !job->pid ? (size_t)job->per_run : n;
-	int rc = 0, first = 0, said = 0;
+	int rc = 0, first = 0, said = 0, graph_rc = -1;
+	size_t edges_max = job->elf ? INJECT_BARE_EDGES_MAX : INJ_EDGES_MAX;
+	if (per < n && n <= edges_max) {
+		/* the call graph, every function in one run (campaign NAME.graph, as the descent's
+		   first pass): zond report -C NAME takes each function's callees measured in other
+		   runs out of its self by it (doc/inject.md) */
+		char graph[sizeof job->campaign_buf + 8];
+		snprintf(graph, sizeof graph, "%s.graph", job->campaign);
+		struct functions_job all = *job;
+		all.campaign = graph;
+		all.graph_pass = 1;
+		for (size_t j = 0; j < n; j++)
+			patches[j].id = (uint32_t)j;
+		struct inject_job gj = {plan, patches, n, n, job_event(job), job->fast_clock};
+		int stored;
+		rc = measure(&all, s, &gj, recs, argv, prog, &stored, NULL);
+		if (!stored) {
+			choice_free(&c);
+			return rc;
+		}
+		graph_rc = rc;
+		if (!job->quiet)
+			fprintf(stderr, "zond inject: the call graph of the %zu functions: campaign %s\n",
+				n, graph);
+	} else if (per < n && !job->quiet) {
+		fprintf(stderr,
+			"zond inject: %zu functions, more than %zu: no call graph pass, so zond report "
+			"-C %s cannot take callees measured in other runs out of a function's self\n",
+			n, edges_max, job->campaign);
+	}
 	for (size_t from = 0; from < n; from += per) {
 		size_t k = n - from < per ? n - from : per;
 		for (size_t j = 0; j < k; j++)
@@ -1031,6 +1064,12 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 		*runs += stored;
 		if (!stored)
 			break;
+		if (from == 0 && graph_rc >= 0 && rc != graph_rc && !said++)
+			fprintf(stderr,
+				"zond inject: warning: run 1 ended with status %d, the call graph's run "
+				"with %d: the runs did different work, and the campaign merges their "
+				"figures as if they had not\n",
+				rc, graph_rc);
 		if (from == 0)
 			first = rc;
 		else if (rc != first && !said++)
@@ -1230,6 +1269,7 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 	snprintf(graph, sizeof graph, "%s.graph", job->campaign);
 	struct functions_job first = *job;
 	first.campaign = graph;
+	first.graph_pass = 1;
 	struct inject_job ij = {plan, patches, n, n, job_event(job), job->fast_clock};
 	struct inject_result r;
 	int stored, rc = measure(&first, s, &ij, recs, argv, prog, &stored, &r);

@@ -328,6 +328,29 @@ void profile_merge(struct zp_profile *dst, const struct zp_profile *src);
 void profile_drop_contexts(struct zp_profile *p);
 
 /*
+ * p: the runs of a campaign merged, whose runs measured different functions
+ * (zond inject --per-run, --descend), so that a function's self cost, its
+ * inclusive less the callees measured in its own run, holds the callees
+ * measured in other runs.  measured[r * p->nnodes + n]: run r of nruns
+ * measured node n.  graph: a run that measured them all (inject's
+ * NAME.graph), whose call edges give each function's calls of each callee
+ * per call of its own.  A function some of whose callees (those of the
+ * graph a run measured; through a callee no run measured to its callees,
+ * whose time stays the caller's) were measured in other runs than its own
+ * gets as self its inclusive cost less its calls times the graph's calls of
+ * each callee per call of it times the callee's average inclusive cost per
+ * outermost call (from the callee's runs); at least 0 and never more than
+ * its self was.  Its stats' and contexts' selves are scaled alike; inclusive
+ * costs, calls and edges stay as they were; a function whose callees were
+ * all measured in its own runs keeps its self (exact).  Returns the number
+ * of functions corrected, -1 when the graph has no call edges (nothing
+ * done); *missing, the functions measured that the graph lacks (left as
+ * they were).
+ */
+long profile_combine_selves(struct zp_profile *p, const unsigned char *measured, size_t nruns,
+			    const struct zp_profile *graph, size_t *missing);
+
+/*
  * A summary over threads.  thread == ZP_NONE sums all threads.  nodes[i]
  * holds the totals of node i (thread field = ZP_NONE when summed); edges
  * holds one entry per distinct (kind, caller, callee).  Free with

@@ -151,11 +151,24 @@ void report_header(const struct zp_profile *p, FILE *out)
 		fprintf(out, "%-11s%s: their costs and averages are those runs' only, calls "
 			     "count every run\n",
 			"warning:", partial);
-	/* runs that measured different functions: a caller's self holds callees its run missed */
+	/* runs that measured different functions: a caller's self less the callees measured in
+	   other runs, by the call graph of a pass that measured them all (doc/inject.md) */
+	const char *graph = profile_meta(p, "self_from_graph");
+	if (graph) {
+		fprintf(out, "%-11scallees measured in other runs taken out, at their average per "
+			     "call, by the calls of the call graph (campaign %s)\n",
+			"self:", graph);
+		const char *missing = profile_meta(p, "self_not_in_graph");
+		if (missing)
+			fprintf(out, "%-11s%s functions not in the call graph: their self may hold "
+				     "callees measured in other runs (doc/inject.md)\n",
+				"warning:", missing);
+	}
 	if (profile_meta(p, "functions_in_some_runs"))
-		fprintf(out, "%-11sthe runs measured different functions: a function's self holds "
-			     "the callees its own run did not measure, counted again as their own "
-			     "(read calls and totals; doc/inject.md)\n",
+		fprintf(out, "%-11sthe runs measured different functions and no call graph of them "
+			     "is stored: a function's self holds the callees its own run did not "
+			     "measure, counted again as their own (read calls and totals; "
+			     "doc/inject.md)\n",
 			"warning:");
 	/* a campaign of runs with and without contexts: all read from call edges */
 	char note[512];
