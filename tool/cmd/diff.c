@@ -232,7 +232,6 @@ static int load_side(struct diff *d, struct store *st, int s, struct zerr *err)
 				rc = add_run(d, s, all, err);
 			}
 			profile_free(all);
-			store_close(st);
 			return all ? rc : -1;
 		}
 		profile_free(all);
