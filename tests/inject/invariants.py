@@ -15,10 +15,11 @@ is the caller of no edge of its own: its node and edge are not compared.
 
 Usage: invariants.py JSON [--rounding EVENT=N]... [--total N] [--combined]
   --rounding EVENT=N  allow a context's self + children to differ from its
-                      inclusive by N, and a node's inclusive to be below its
-                      self by N per context of it (a collector that rounds
-                      each context's figures to ns on its own); the sums
-                      stay exact
+                      inclusive by N for it and each child (each figure
+                      rounded on its own: k children's roundings add up), and
+                      a node's inclusive to be below its self by N per
+                      context of it (a collector that rounds each context's
+                      figures to ns on its own); the sums stay exact
   --total N           the first event's total over the nodes must be N
                       (zond report's, or the folded export's sum)
   --combined          a campaign of runs that measured different functions:
@@ -83,12 +84,15 @@ def outermost(d, c):
 
 def check_contexts(d, ev, slack, where, r, combined):
     children = collections.defaultdict(int)
+    nchildren = collections.Counter()
     for c in d["contexts"]:
         if c["parent"] is not None:
             children[c["parent"]] += c["incl"][ev]
+            nchildren[c["parent"]] += 1
     for c in d["contexts"]:
         s, incl = c["self"][ev] + children[c["id"]], c["incl"][ev]
-        if s - incl > slack or (incl - s > slack and not combined):
+        room = slack * (1 + nchildren[c["id"]])
+        if s - incl > room or (incl - s > room and not combined):
             r.bad("context self+children != incl",
                   "%s %s: %d + %d != %d" % (ev, where[c["id"]], c["self"][ev],
                                             children[c["id"]], incl))
