@@ -61,6 +61,39 @@ ztrace)
 		echo "note: no $seed (qemu-user missing?): fuzzing from no seed"
 	fi
 	;;
+elf)
+	# a program, a shared library, a stripped program, the head of one, and
+	# cross-built ones where the compilers are installed
+	cat >prog.c <<-EOF
+	#include <stdio.h>
+	static int square(int x) { return x * x; }
+	int main(int argc, char **argv) { printf("%d %s\\n", square(argc), argv[0]); return 0; }
+	EOF
+	cat >lib.c <<-EOF
+	extern int other(int);
+	__thread int counter;
+	int visible(int x) { counter++; return other(x) + 1; }
+	EOF
+	cat >bare.c <<-EOF
+	static volatile int sink;
+	static void __attribute__((noinline)) leaf(int x) { sink = x; }
+	void _start(void) { for (int i = 0; i < 3; i++) leaf(i); for (;;) ; }
+	EOF
+	"$CC" -O2 -g -o corpus/prog prog.c &&
+		"$CC" -O2 -g -fPIC -shared -ftls-model=initial-exec -o corpus/lib.so lib.c &&
+		"$CC" -O2 -s -o corpus/stripped prog.c ||
+		{ echo "no ELF files built for seeds ($CC)"; exit 1; }
+	head -c 1024 corpus/prog >corpus/head
+	for cross in riscv64-unknown-elf-gcc:-march=rv32imac:-mabi=ilp32 aarch64-linux-gnu-gcc::; do
+		cc=${cross%%:*} flags=$(echo "${cross#*:}" | tr : ' ')
+		command -v "$cc" >/dev/null 2>&1 || continue
+		"$cc" -O2 -g $flags -nostdlib -ffreestanding -Wl,-z,max-page-size=4096 -o "corpus/bare-${cc%%-*}" bare.c ||
+			echo "note: $cc could not build a seed"
+	done
+	! command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 ||
+		aarch64-linux-gnu-gcc -O2 -g -Wl,-z,max-page-size=4096 -o corpus/prog-aarch64 prog.c ||
+		echo "note: aarch64-linux-gnu-gcc could not build a program"
+	;;
 *)
 	cp "$SEEDS/$target"/* corpus/
 	;;

@@ -313,6 +313,65 @@ static void test_run_and_stop(void)
 	finish(&x, "++++++");
 }
 
+/*
+ * A stub's bytes in messages stay on one line (fuzz_rsp: a newline as a
+ * checksum digit, or in a reply, an architecture or a file name the
+ * description includes, split zond's error line); a PacketSize past 64
+ * KiB is taken as 64 KiB (one of ffffffffffffffff made rsp_write_mem's
+ * buffer size wrap to 30 bytes, and its packets overran it); a description
+ * part with no data is an error, not a request for the same part forever.
+ */
+static void test_hostile_stub(void)
+{
+	static const struct step newline[] = {
+		HELLO,
+		{"P20=efbeadde", "$a\nb#cd", 0},
+		{"p20", "$OK#\n\xff", 0},
+	};
+	struct run x;
+	uint64_t v;
+	start(&x, newline, sizeof newline / sizeof *newline);
+	CHECK(rsp_write_reg(x.r, 0x20, 4, 0xdeadbeef, &x.err) < 0);
+	CHECK_EQ_STR(x.err.msg, "fake: P20=efbeadde: unexpected reply 'a\\x0ab'");
+	CHECK(rsp_read_reg(x.r, 0x20, 4, &v, &x.err) < 0);
+	CHECK_EQ_STR(x.err.msg, "fake: p20: malformed reply: checksum '\\x0a\\xff' is not hex");
+	finish(&x, "+++");
+
+	static const struct step big[] = {
+		{"qSupported:swbreak+;xmlRegisters=riscv", "$PacketSize=ffffffffffffffff#90", 0},
+		{"vCont?", "$#00", 0},
+		{"M10,3:0a0b0c", "$OK#9a", 0},
+	};
+	start(&x, big, sizeof big / sizeof *big);
+	CHECK(x.r && rsp_packet_size(x.r) == 0x10000);
+	CHECK(rsp_write_mem(x.r, 0x10, "\x0a\x0b\x0c", 3, &x.err) == 0);
+	finish(&x, "+++");
+
+	static const struct step xml[] = {
+		HELLO,
+		{"qXfer:features:read:target.xml:0,f8",
+		 "$l<target><architecture>\n riscv:rv32\n</architecture>"
+		 "<xi:include href=\"a&}\x03" "10;b\"/></target>#9b",
+		 0},
+		{"qXfer:features:read:a\nb:0,f8", "$E01#a6", 0},
+		{"qXfer:features:read:target.xml:0,f8", "$m#6d", 0},
+		{"qXfer:features:read:target.xml:0,f8",
+		 "$l<target><architecture>\n riscv:rv32\n</architecture></target>#a8", 0},
+	};
+	struct rsp_regs regs;
+	start(&x, xml, sizeof xml / sizeof *xml);
+	CHECK(rsp_target_regs(x.r, &regs, &x.err) < 0);
+	CHECK_EQ_STR(x.err.msg,
+		     "fake: qXfer:features:read:a\\x0ab:0,f8: the target answered E01");
+	CHECK(rsp_target_regs(x.r, &regs, &x.err) < 0);
+	CHECK_EQ_STR(x.err.msg,
+		     "fake: target.xml: a part of the register description with no data");
+	CHECK(rsp_target_regs(x.r, &regs, &x.err) == 0);
+	CHECK_EQ_STR(regs.arch, "riscv:rv32");
+	rsp_regs_free(&regs);
+	finish(&x, "++++++");
+}
+
 int main(void)
 {
 	test_hello_and_memory();
@@ -322,5 +381,6 @@ int main(void)
 	test_disconnect_and_timeout();
 	test_target_xml();
 	test_run_and_stop();
+	test_hostile_stub();
 	return check_done();
 }

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE /* asprintf, getline */
 
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -542,6 +543,49 @@ static void check_errors(struct symbols *syms, const struct args *a)
 	free(empty);
 }
 
+/* A copy of the ELF file at from whose executable segment is `filesz` bytes long, at to. */
+static void copy_with_code_size(const char *from, const char *to, uint64_t filesz)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	static char buf[1 << 22];
+	size_t n = in ? fread(buf, 1, sizeof buf, in) : 0;
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;
+	if (!out || n < sizeof *eh || n == sizeof buf || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		exit(2);
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		Elf64_Phdr *ph = (Elf64_Phdr *)(buf + eh->e_phoff + (size_t)i * eh->e_phentsize);
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+			ph->p_filesz = filesz;
+	}
+	if (fwrite(buf, 1, n, out) != n || fclose(out) != 0)
+		exit(2);
+	fclose(in);
+}
+
+/*
+ * A damaged file is refused with one line, never read by what its headers
+ * claim (fuzz_elf: a code segment 0x175000000000000 bytes long was
+ * allocated before it was read, and the allocation killed zond).
+ */
+static void check_damaged(const struct args *a)
+{
+	char *path, want[1100];
+	struct symbols_segment *segs;
+	size_t n;
+	struct zerr err = {{0}};
+	if (asprintf(&path, "%s.damaged", a->pie_stripped) < 0)
+		exit(2);
+	CHECK(symbols_code_segments(a->pie, &segs, &n, &err) == 0 && n > 0);
+	symbols_free_segments(segs, n);
+	copy_with_code_size(a->pie, path, 0x175000000000000ull);
+	snprintf(want, sizeof want, "%s: truncated ELF file", path);
+	CHECK(symbols_code_segments(path, &segs, &n, &err) == -1);
+	CHECK_EQ_STR(err.msg, want);
+	CHECK(segs == NULL && n == 0);
+	unlink(path);
+	free(path);
+}
+
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	struct {
@@ -657,6 +701,7 @@ int main(int argc, char **argv)
 	check_library(syms, &a);
 	check_stripped_program(syms, &a);
 	check_errors(syms, &a);
+	check_damaged(&a);
 	symbols_free(syms);
 	return check_done();
 }

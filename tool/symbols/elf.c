@@ -452,10 +452,17 @@ int symbols_code_segments(const char *path, struct symbols_segment **segs, size_
 		return zerr_set(err, "%s: cannot read as an ELF file", path);
 	}
 	int rc = 0;
+	struct stat st;
+	uint64_t size = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
 	for (size_t i = 0; i < nphdr && rc == 0; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
 			continue;
+		if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset) {
+			/* checked before the buffer: a header's size is no reason to allocate it */
+			rc = zerr_set(err, "%s: truncated ELF file", path);
+			break;
+		}
 		uint8_t *bytes = zp_xmalloc(ph.p_filesz ? ph.p_filesz : 1);
 		if (pread(fd, bytes, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz) {
 			free(bytes);

@@ -21,8 +21,10 @@
 
 #define RETRIES     3   /* a packet resent, or asked for again, at most */
 #define PACKET_MIN  400 /* what a stub takes when it does not say (gdb's default) */
+#define PACKET_MAX  0x10000 /* a larger PacketSize is taken as this (replies fit in recv_packet's) */
 #define CMD_SHOWN   40  /* bytes of a request repeated in messages */
 #define XML_DEPTH   4   /* xi:include nesting */
+#define XML_MAX     (1 << 20) /* bytes of one description file */
 
 struct rsp {
 	int fd;
@@ -52,13 +54,23 @@ __attribute__((format(printf, 3, 4))) static int fail(struct rsp *r, struct zerr
 	return zerr_set(err, "%s", r->broken);
 }
 
-/* The first bytes of a request, for messages. */
-static const char *shown(const char *cmd, char *buf, size_t cap)
+/*
+ * The first CMD_SHOWN bytes of s (a request, a reply, a name the stub gave)
+ * for a message, in buf: printable ASCII as it is, any other byte as \xNN, so
+ * that the stub's bytes never break the message's one line.
+ */
+#define SHOWN_CAP (4 * CMD_SHOWN + 4)
+static const char *shown(const char *s, char *buf)
 {
-	size_t n = strlen(cmd);
-	if (n < cap && n <= CMD_SHOWN)
-		return cmd;
-	snprintf(buf, cap, "%.*s...", CMD_SHOWN, cmd);
+	size_t k = 0, i;
+	for (i = 0; s[i] && i < CMD_SHOWN; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c < 0x7f)
+			buf[k++] = (char)c;
+		else
+			k += (size_t)sprintf(buf + k, "\\x%02x", c);
+	}
+	strcpy(buf + k, s[i] ? "..." : "");
 	return buf;
 }
 
@@ -193,9 +205,11 @@ static int recv_packet(struct rsp *r, int wait_ms, struct zerr *err, const char 
 				return fail(r, err, "%s: the reply stopped in its checksum", what);
 		}
 		int hi = hexval(cc[0]), lo = hexval(cc[1]);
-		if (hi < 0 || lo < 0)
-			return fail(r, err, "%s: malformed reply: checksum '%c%c' is not hex", what,
-				    cc[0], cc[1]);
+		if (hi < 0 || lo < 0) {
+			char bytes[3] = {(char)cc[0], (char)cc[1], 0}, buf[SHOWN_CAP];
+			return fail(r, err, "%s: malformed reply: checksum '%s' is not hex", what,
+				    shown(bytes, buf));
+		}
 		if ((unsigned)(hi * 16 + lo) != (sum & 0xff)) {
 			if (tries == RETRIES)
 				return fail(r, err,
@@ -265,8 +279,8 @@ int rsp_request(struct rsp *r, const char *cmd, const char **reply, size_t *len,
 {
 	if (r->broken[0])
 		return zerr_set(err, "%s", r->broken);
-	char buf[CMD_SHOWN + 8];
-	const char *what = shown(cmd, buf, sizeof buf);
+	char buf[SHOWN_CAP], rbuf[SHOWN_CAP];
+	const char *what = shown(cmd, buf);
 	if (send_packet(r, cmd, strlen(cmd), err, what) < 0)
 		return -1;
 	int rc = recv_packet(r, r->timeout_ms, err, what);
@@ -278,8 +292,8 @@ int rsp_request(struct rsp *r, const char *cmd, const char **reply, size_t *len,
 	if (p[0] == 'E' && r->pkt_len == 3 && hexval(p[1]) >= 0 && hexval(p[2]) >= 0)
 		return zerr_set(err, "%s: %s: the target answered %s", r->name, what, p);
 	if (is_stop(p) && cmd[0] != '?')
-		return fail(r, err, "%s: unexpected stop reply %.40s (the target stopped)", what,
-			    p);
+		return fail(r, err, "%s: unexpected stop reply %s (the target stopped)", what,
+			    shown(p, rbuf));
 	*reply = p;
 	if (len)
 		*len = r->pkt_len;
@@ -294,9 +308,8 @@ static int hello(struct rsp *r, struct zerr *err)
 		return -1;
 	const char *ps = strstr(rep, "PacketSize=");
 	if (ps) {
-		r->packet_size = strtoull(ps + 11, NULL, 16);
-		if (r->packet_size < 64)
-			r->packet_size = PACKET_MIN;
+		unsigned long long size = strtoull(ps + 11, NULL, 16);
+		r->packet_size = size < 64 ? PACKET_MIN : size > PACKET_MAX ? PACKET_MAX : size;
 	}
 	if (rsp_request(r, "vCont?", &rep, NULL, err) < 0)
 		return -1;
@@ -427,7 +440,7 @@ size_t rsp_packet_size(const struct rsp *r)
 int rsp_features(struct rsp *r, const char *annex, char **xml, struct zerr *err)
 {
 	size_t n = 0, cap = 4096, chunk = r->packet_size - 8;
-	char *out = zp_xmalloc(cap), cmd[256];
+	char *out = zp_xmalloc(cap), cmd[256], abuf[SHOWN_CAP];
 	for (;;) {
 		snprintf(cmd, sizeof cmd, "qXfer:features:read:%s:%zx,%zx", annex, n, chunk);
 		const char *rep;
@@ -437,9 +450,21 @@ int rsp_features(struct rsp *r, const char *annex, char **xml, struct zerr *err)
 			return -1;
 		}
 		if (len == 0 || (rep[0] != 'l' && rep[0] != 'm')) {
+			char rbuf[SHOWN_CAP];
 			free(out);
 			return zerr_set(err, "%s: %s: the target has no register description%s%s",
-					r->name, annex, len ? ": " : "", len ? rep : "");
+					r->name, shown(annex, abuf), len ? ": " : "",
+					len ? shown(rep, rbuf) : "");
+		}
+		if (rep[0] == 'm' && len == 1) {
+			free(out);
+			return zerr_set(err, "%s: %s: a part of the register description with no data",
+					r->name, shown(annex, abuf));
+		}
+		if (n + len > XML_MAX) {
+			free(out);
+			return zerr_set(err, "%s: %s: register description longer than %d bytes",
+					r->name, shown(annex, abuf), XML_MAX);
 		}
 		if (n + len > cap) {
 			cap = 2 * (n + len);
@@ -522,9 +547,10 @@ static void xml_text(void *arg, const char *s, int len)
 
 static int parse_xml(struct xml_walk *w, const char *annex)
 {
+	char abuf[SHOWN_CAP];
 	if (w->depth == XML_DEPTH)
 		return zerr_set(w->err, "%s: %s: xi:include nested deeper than %d", w->r->name,
-				annex, XML_DEPTH);
+				shown(annex, abuf), XML_DEPTH);
 	char *xml;
 	if (rsp_features(w->r, annex, &xml, w->err) < 0)
 		return -1;
@@ -537,7 +563,7 @@ static int parse_xml(struct xml_walk *w, const char *annex)
 	w->depth--;
 	int rc = 0;
 	if (!ok)
-		rc = zerr_set(w->err, "%s: %s line %lu: %s", w->r->name, annex,
+		rc = zerr_set(w->err, "%s: %s line %lu: %s", w->r->name, shown(annex, abuf),
 			      (unsigned long)XML_GetCurrentLineNumber(p),
 			      XML_ErrorString(XML_GetErrorCode(p)));
 	else if (w->failed)
@@ -555,6 +581,17 @@ int rsp_target_regs(struct rsp *r, struct rsp_regs *out, struct zerr *err)
 		rsp_regs_free(out);
 		return -1;
 	}
+	/* the architecture as a message may show it: no surrounding space, one line */
+	char *a = out->arch, *end = a + strlen(a);
+	while (a < end && strchr(" \t\r\n", *a))
+		a++;
+	while (end > a && strchr(" \t\r\n", end[-1]))
+		end--;
+	memmove(out->arch, a, (size_t)(end - a));
+	out->arch[end - a] = 0;
+	for (char *c = out->arch; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			*c = '?';
 	return 0;
 }
 
@@ -625,7 +662,7 @@ int rsp_read_mem(struct rsp *r, uint64_t addr, void *buf, size_t n, struct zerr 
 int rsp_write_mem(struct rsp *r, uint64_t addr, const void *buf, size_t n, struct zerr *err)
 {
 	const uint8_t *b = buf;
-	char *cmd = zp_xmalloc(2 * mem_chunk(r) + 64);
+	char *cmd = zp_xmalloc(2 * mem_chunk(r) + 64), rbuf[SHOWN_CAP];
 	int rc = 0;
 	for (size_t done = 0; done < n && rc == 0;) {
 		size_t k = n - done < mem_chunk(r) ? n - done : mem_chunk(r);
@@ -635,8 +672,8 @@ int rsp_write_mem(struct rsp *r, uint64_t addr, const void *buf, size_t n, struc
 		if (rsp_request(r, cmd, &rep, NULL, err) < 0)
 			rc = -1;
 		else if (strcmp(rep, "OK") != 0)
-			rc = zerr_set(err, "%s: M%llx,%zx: unexpected reply '%.40s'", r->name,
-				      (unsigned long long)(addr + done), k, rep);
+			rc = zerr_set(err, "%s: M%llx,%zx: unexpected reply '%s'", r->name,
+				      (unsigned long long)(addr + done), k, shown(rep, rbuf));
 		done += k;
 	}
 	free(cmd);
@@ -655,9 +692,10 @@ int rsp_read_reg(struct rsp *r, uint32_t regnum, size_t bytes, uint64_t *value,
 		return bytes > 8 ? zerr_set(err, "%s: register %u wider than 8 bytes", r->name,
 					    regnum)
 				 : -1;
+	char rbuf[SHOWN_CAP];
 	if (unhex(rep, len, b, bytes) < 0)
-		return zerr_set(err, "%s: %s: not a %zu-byte register: '%.40s'", r->name, cmd,
-				bytes, rep);
+		return zerr_set(err, "%s: %s: not a %zu-byte register: '%s'", r->name, cmd,
+				bytes, shown(rep, rbuf));
 	*value = 0;
 	for (size_t i = 0; i < bytes; i++)
 		*value |= (uint64_t)b[i] << (8 * i);
@@ -674,10 +712,12 @@ int rsp_write_reg(struct rsp *r, uint32_t regnum, size_t bytes, uint64_t value,
 	int at = snprintf(cmd, sizeof cmd, "P%x=", regnum);
 	tohex(b, bytes > 8 ? 8 : bytes, cmd + at);
 	const char *rep;
+	char rbuf[SHOWN_CAP];
 	if (rsp_request(r, cmd, &rep, NULL, err) < 0)
 		return -1;
 	if (strcmp(rep, "OK") != 0)
-		return zerr_set(err, "%s: %s: unexpected reply '%.40s'", r->name, cmd, rep);
+		return zerr_set(err, "%s: %s: unexpected reply '%s'", r->name, cmd,
+				shown(rep, rbuf));
 	return 0;
 }
 
@@ -688,8 +728,9 @@ int rsp_read_gregs(struct rsp *r, uint8_t *buf, size_t cap, size_t *n, struct ze
 	if (rsp_request(r, "g", &rep, &len, err) < 0)
 		return -1;
 	size_t k = len / 2 < cap ? len / 2 : cap;
+	char rbuf[SHOWN_CAP];
 	if (len % 2 || unhex(rep, len, buf, k) < 0)
-		return zerr_set(err, "%s: g: not hex: '%.40s'", r->name, rep);
+		return zerr_set(err, "%s: g: not hex: '%s'", r->name, shown(rep, rbuf));
 	*n = k;
 	return 0;
 }
@@ -700,11 +741,12 @@ int rsp_break(struct rsp *r, uint64_t addr, int kind, int insert, struct zerr *e
 	snprintf(cmd, sizeof cmd, "%c0,%llx,%d", insert ? 'Z' : 'z', (unsigned long long)addr,
 		 kind);
 	const char *rep;
+	char rbuf[SHOWN_CAP];
 	if (rsp_request(r, cmd, &rep, NULL, err) < 0)
 		return -1;
 	if (strcmp(rep, "OK") != 0)
 		return zerr_set(err, "%s: %s: %s", r->name, cmd,
-				rep[0] ? rep : "the target has no software breakpoints");
+				rep[0] ? shown(rep, rbuf) : "the target has no software breakpoints");
 	return 0;
 }
 
@@ -728,10 +770,11 @@ static int parse_stop(struct rsp *r, struct rsp_stop *stop)
 int rsp_halt_reason(struct rsp *r, struct rsp_stop *stop, struct zerr *err)
 {
 	const char *rep;
+	char rbuf[SHOWN_CAP];
 	if (rsp_request(r, "?", &rep, NULL, err) < 0)
 		return -1;
 	if (parse_stop(r, stop) < 0)
-		return fail(r, err, "?: not a stop reply: '%.40s'", rep);
+		return fail(r, err, "?: not a stop reply: '%s'", shown(rep, rbuf));
 	return 0;
 }
 
@@ -766,9 +809,10 @@ int rsp_wait_stop(struct rsp *r, int timeout_ms, struct rsp_stop *stop, struct z
 			return rc < 0 ? -1 : 0;
 		if (r->pkt[0] == 'O' && r->pkt_len > 1)
 			continue; /* console output */
+		char rbuf[SHOWN_CAP];
 		if (parse_stop(r, stop) < 0)
-			return fail(r, err, "waiting for the target to stop: unexpected packet '%.40s'",
-				    r->pkt);
+			return fail(r, err, "waiting for the target to stop: unexpected packet '%s'",
+				    shown(r->pkt, rbuf));
 		return 1;
 	}
 }

@@ -16,7 +16,9 @@
  * line in err that starts with the connection's name ("HOST:PORT") and
  * says which request failed and why: the stub's `E NN` reply, no reply
  * within the timeout, a malformed packet, an unexpected reply (a stop
- * where a value was due), or the connection closed.  After a closed
+ * where a value was due), or the connection closed.  The stub's bytes a
+ * message repeats (a reply, a file name of its description) are cut to 40
+ * and any but printable ASCII written \xNN.  After a closed
  * connection or a protocol error every further call fails at once with
  * the same message (rsp_gone() says so): the caller keeps what it has.
  * Memory and registers are the target's bytes; register values are read
@@ -48,7 +50,7 @@ void rsp_close(struct rsp *r);
 /* 1 when the connection is closed or broken (every call fails). */
 int rsp_gone(const struct rsp *r);
 const char *rsp_name(const struct rsp *r);
-/* The largest packet the stub takes (qSupported's PacketSize, else 400). */
+/* The largest packet the stub takes (qSupported's PacketSize, at most 64 KiB; else 400). */
 size_t rsp_packet_size(const struct rsp *r);
 
 /*
@@ -61,7 +63,11 @@ size_t rsp_packet_size(const struct rsp *r);
 int rsp_request(struct rsp *r, const char *cmd, const char **reply, size_t *len,
 		struct zerr *err);
 
-/* qXfer:features:read of annex ("target.xml"), every chunk; *xml malloc'ed. */
+/*
+ * qXfer:features:read of annex ("target.xml"), every chunk; *xml malloc'ed.
+ * A part with no data, or a file over 1 MiB, is an error (a stub that
+ * never says 'l' does not keep zond).
+ */
 int rsp_features(struct rsp *r, const char *annex, char **xml, struct zerr *err);
 
 /* The target's registers as its description numbers them. */
@@ -73,7 +79,7 @@ struct rsp_reg {
 struct rsp_regs {
 	struct rsp_reg *regs;
 	size_t n;
-	char arch[32]; /* <architecture>, "riscv:rv32" */
+	char arch[32]; /* <architecture>, "riscv:rv32": trimmed, other bytes than printable ASCII '?' */
 };
 
 /*
