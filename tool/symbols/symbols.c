@@ -708,7 +708,11 @@ static uint64_t enc_value(const uint8_t *p, uint8_t enc, unsigned size)
 static uint8_t fde_encoding(const Dwarf_CIE *cie, unsigned addr_size)
 {
 	const uint8_t *p = cie->augmentation_data;
+	/* the letters promise data the CIE's 'z' size may not hold (a damaged file) */
+	const uint8_t *end = p + cie->augmentation_data_size;
 	for (const char *a = cie->augmentation; *a; a++) {
+		if ((*a == 'R' || *a == 'L' || *a == 'P') && p >= end)
+			return DW_EH_PE_omit;
 		if (*a == 'R')
 			return *p;
 		if (*a == 'L') {
