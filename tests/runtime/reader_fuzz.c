@@ -112,8 +112,8 @@ static void old_edges(uint8_t *copy, const struct zr_header *h)
 		const struct zr_thread *ti = (const struct zr_thread *)s;
 		uint8_t *e = s + h->edges_off;
 		for (uint32_t i = 0; i < ti->n_edges; i++)
-			memmove(e + (size_t)i * ZR_EDGE_V4_BYTES, e + (size_t)i * sizeof(struct zr_edge),
-				ZR_EDGE_V4_BYTES);
+			memmove(e + (size_t)i * ZR_EDGE_V4_BYTES,
+				e + (size_t)i * sizeof(struct zr_edge), ZR_EDGE_V4_BYTES);
 		memset(e + (size_t)ti->n_edges * ZR_EDGE_V4_BYTES, 0,
 		       (size_t)ti->n_edges * (sizeof(struct zr_edge) - ZR_EDGE_V4_BYTES));
 	}

@@ -700,7 +700,8 @@ static int inlined_site(const struct raw *r, const struct raw_thread *t, const s
 {
 	const struct zr_func *f = &t->funcs[e->callee];
 	struct inline_memos *ms = r->memo;
-	if (!e->pc || !r->syms || !ms || (f->flags & (ZR_FUNC_BLOCK | ZR_FUNC_MODULE | ZR_FUNC_NAMED)))
+	if (!e->pc || !r->syms || !ms ||
+	    (f->flags & (ZR_FUNC_BLOCK | ZR_FUNC_MODULE | ZR_FUNC_NAMED)))
 		return 0;
 	if (2 * (ms->used + 1) > ms->size) {
 		size_t size = ms->size ? 2 * ms->size : 256;
