@@ -11,7 +11,7 @@
 struct zrt_process zrt;
 
 /* the sizes doc/raw-format.md promises */
-_Static_assert(sizeof(struct zr_header) == 336, "zr_header layout");
+_Static_assert(sizeof(struct zr_header) == 344, "zr_header layout");
 /* the fields a file of version 4's first writers lacks lie in the padding before the modules */
 _Static_assert(ZR_HEADER_V4_BYTES == __builtin_offsetof(struct zr_header, lost_threads_access),
 	       "zr_header v4 layout");
@@ -19,7 +19,7 @@ _Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
 /* 160 or 168 in older writers' files, whose funcs_off (192) leaves the rest 0 */
 _Static_assert(sizeof(struct zr_thread) == 176, "zr_thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "zr_func layout");
-_Static_assert(sizeof(struct zr_edge) == 32, "zr_edge layout");
+_Static_assert(sizeof(struct zr_edge) == 40, "zr_edge layout");
 _Static_assert(sizeof(struct zr_context) == 80, "zr_context layout");
 _Static_assert(sizeof(struct zr_frame) == 64, "zr_frame layout");
 _Static_assert(sizeof(struct zr_sample_pc) == 24, "zr_sample_pc layout");
@@ -170,6 +170,7 @@ static void lay_out(struct zr_header *h, const struct zrt_config *cfg)
 	h->seccomp_ticks = 0;
 	h->lost_threads_room = 0;
 	h->lost_processes = 0;
+	h->edge_bytes = sizeof(struct zr_edge);
 	h->stack_off = align_up(h->edges_off + (uint64_t)h->max_edges * sizeof(struct zr_edge), 64);
 	h->contexts_off =
 		align_up(h->stack_off + (uint64_t)h->max_depth * sizeof(struct zr_frame), 64);
@@ -698,7 +699,8 @@ static struct {
 } ended = {.summary = ZR_NONE};
 
 static uint32_t find_func(struct zrt_thread *t, uint64_t addr);
-static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee, uint64_t site);
+static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee, uint64_t site,
+			  uint64_t pc);
 static uint32_t find_context(struct zrt_thread *t, uint32_t parent, uint64_t addr, uint32_t i,
 			     uint32_t e);
 
@@ -941,7 +943,7 @@ static void merge_thread(const struct zrt_thread *d)
 		uint32_t k = ended.edge_map[i] =
 			callee == ZR_NONE || (e->caller != ZR_NONE && caller == ZR_NONE)
 				? ZR_NONE
-				: find_edge(s, caller, callee, e->site);
+				: find_edge(s, caller, callee, e->site, e->pc);
 		if (k == ZR_NONE) {
 			si->lost_edges += (uint32_t)e->calls;
 			continue;
@@ -1453,8 +1455,13 @@ static uint32_t caller_at(struct zrt_thread *t, uint32_t d, uint64_t site, uint3
 	return caller;
 }
 
-/* The edge from caller to callee, added on first sight with its call site. */
-static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee, uint64_t site)
+/*
+ * The edge from caller to callee, added on first sight with its call site
+ * and the entry probe's own return address pc (where the callee's code ran:
+ * the reader's way to an inlined callee's call line).
+ */
+static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee, uint64_t site,
+			  uint64_t pc)
 {
 	uint64_t addr = t->funcs[callee].addr;
 	uint32_t h = zrt_edge_hash(caller, addr) & zrt.edge_mask;
@@ -1475,6 +1482,7 @@ static uint32_t find_edge(struct zrt_thread *t, uint32_t caller, uint32_t callee
 		e->caller = caller;
 		e->callee = callee;
 		e->site = site;
+		e->pc = pc;
 		/* a port naming its functions (libcalls) shows root calls by calling module */
 		if (caller == ZR_NONE && site && zrt.function_name)
 			note_module(site, NULL, NULL);
@@ -1610,7 +1618,7 @@ static struct zr_frame *push(struct zrt_thread *t, uint64_t fn, uint64_t site, u
 	}
 	uint32_t parent;
 	uint32_t caller = caller_at(t, d, site, &parent);
-	uint32_t e = d || parent != CTX_SWITCHED ? find_edge(t, caller, i, site) : ZR_NONE;
+	uint32_t e = d || parent != CTX_SWITCHED ? find_edge(t, caller, i, site, pc) : ZR_NONE;
 	uint32_t c = find_context(t, parent, fn, i, e);
 	count_call(t, i, e, c);
 	/* the caller's next call of fn takes the fast path's cache (core.h zrt_enter) */
@@ -1705,7 +1713,7 @@ uint32_t zrt_count_call(struct zrt_thread *t, uint64_t fn, uint64_t site, uint64
 			uint32_t parent;
 			uint32_t caller = caller_at(t, d, site, &parent);
 			if (d || parent != CTX_SWITCHED)
-				e = find_edge(t, caller, i, site);
+				e = find_edge(t, caller, i, site, pc);
 			count_call(t, i, e, find_context(t, parent, fn, i, e));
 		}
 	}
@@ -2114,14 +2122,14 @@ void zrt_block_end(struct zrt_thread *t, const char *name, uint64_t now)
  * not counted again.
  */
 static void carry_frame(struct zrt_thread *t, const struct zr_frame *old,
-			const struct zr_func *old_func, uint64_t site, uint64_t now)
+			const struct zr_func *old_func, const uint64_t site[2], uint64_t now)
 {
 	uint32_t d = t->info->depth;
 	uint32_t i = adopt_func(t, old_func);
 	if (i == ZR_NONE)
 		return;
 	uint32_t parent;
-	uint32_t e = find_edge(t, caller_at(t, d, site, &parent), i, site);
+	uint32_t e = find_edge(t, caller_at(t, d, site[0], &parent), i, site[0], site[1]);
 	uint32_t c = find_context(t, parent, old->addr, i, e);
 	zrt_open_frame(t, d, old->addr, old->sp, i, e, c)->enter_ticks = now;
 }
@@ -2139,7 +2147,7 @@ static struct {
 	int32_t pid;           /* the forking process */
 	uint32_t depth, kept;  /* its depth, and the frames copied (at most max_depth) */
 	struct zr_frame *frames;
-	uint64_t *sites;       /* each frame's call site */
+	uint64_t *sites;       /* each frame's call site and entry probe's pc (zr_edge) */
 } forking;
 
 void zrt_fork_prepare(struct zrt_thread *t)
@@ -2147,7 +2155,8 @@ void zrt_fork_prepare(struct zrt_thread *t)
 	forking.valid = 0;
 	if (!zrt.hdr || t->state != ZRT_THREAD_ON || t->busy)
 		return;
-	uint64_t bytes = (uint64_t)zrt.max_depth * (sizeof *forking.frames + sizeof *forking.sites);
+	uint64_t bytes =
+		(uint64_t)zrt.max_depth * (sizeof *forking.frames + 2 * sizeof *forking.sites);
 	if (!forking.frames) {
 		void *m = port_map_index(bytes);
 		if (!m)
@@ -2160,7 +2169,8 @@ void zrt_fork_prepare(struct zrt_thread *t)
 	for (uint32_t k = 0; k < kept; k++) {
 		const struct zr_frame *fr = &t->stack[k];
 		forking.frames[k] = *fr;
-		forking.sites[k] = fr->edge != ZR_NONE ? t->edges[fr->edge].site : 0;
+		forking.sites[2 * k] = fr->edge != ZR_NONE ? t->edges[fr->edge].site : 0;
+		forking.sites[2 * k + 1] = fr->edge != ZR_NONE ? t->edges[fr->edge].pc : 0;
 	}
 	forking.pid = zrt.hdr->pid;
 	forking.depth = depth;
@@ -2242,8 +2252,12 @@ int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t 
 	uint32_t kept = depth < zrt.max_depth ? depth : zrt.max_depth;
 	for (uint32_t k = 0; k < kept; k++) {
 		const struct zr_frame *fr = copied ? &forking.frames[k] : &parent.stack[k];
-		uint64_t site = copied ? forking.sites[k]
-			      : fr->edge != ZR_NONE ? parent.edges[fr->edge].site : 0;
+		const struct zr_edge *pe = fr->edge != ZR_NONE ? &parent.edges[fr->edge] : NULL;
+		uint64_t site[2] = {pe ? pe->site : 0, pe ? pe->pc : 0};
+		if (copied) {
+			site[0] = forking.sites[2 * k];
+			site[1] = forking.sites[2 * k + 1];
+		}
 		carry_frame(t, fr, &parent.funcs[fr->func], site, h->start_ticks);
 	}
 	t->info->continued_frames = t->info->depth;

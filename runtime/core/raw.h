@@ -264,10 +264,17 @@ struct zr_header {
 	   counted up to the process's end: a thread still running then may make
 	   a few more */
 	uint64_t lost_thread_calls;
+
+	/* header_bytes 344 (an older file has it 0: its edges are
+	   ZR_EDGE_V4_BYTES long, without pc): the size of a zr_edge record */
+	uint32_t edge_bytes;
+	uint32_t pad2;
 };
 
 /* the header of version 4's first writers, without lost_threads_access and lost_processes_room */
 #define ZR_HEADER_V4_BYTES 312u
+/* a zr_edge of a writer without zr_header.edge_bytes (no pc) */
+#define ZR_EDGE_V4_BYTES 32u
 
 /* zr_header.timeline_flags: a full ring overwrites its oldest event (else new ones are dropped) */
 #define ZR_TIMELINE_KEEP_NEWEST 1u
@@ -374,6 +381,10 @@ struct zr_edge {
 	uint64_t calls;
 	uint64_t incl;           /* ticks (signed sum) over every call on this edge */
 	uint64_t site;           /* return address of the first call seen (run-time) */
+	uint64_t pc;             /* the entry probe's own return address at that call
+				    (run-time; 0 when not known): where the callee's
+				    code runs, inside the caller's when the callee was
+				    inlined there (its hooks kept); with edge_bytes */
 };
 
 /*

@@ -69,6 +69,19 @@ static int read_back(struct symbols *syms, uint64_t *fib_calls, struct zerr *err
 	return rc < 0 && strncmp(err->msg, path, strlen(path)) != 0 ? -2 : rc;
 }
 
+/* The file's call edges' sites, summed (0 when it does not read). */
+static uint64_t site_sum(struct symbols *syms)
+{
+	struct zp_profile *p = profile_new();
+	struct zerr err;
+	uint64_t sum = 0;
+	if (raw_read_into(p, path, syms, &err) == 0)
+		for (size_t i = 0; i < p->nedges; i++)
+			sum += p->edges[i].site;
+	profile_free(p);
+	return sum;
+}
+
 static uint8_t *load(const char *file, size_t *n)
 {
 	FILE *f = fopen(file, "rb");
@@ -86,6 +99,24 @@ static uint8_t *load(const char *file, size_t *n)
 	}
 	fclose(f);
 	return data;
+}
+
+/*
+ * The edges of every used thread slot of a file as a writer without
+ * zr_header.edge_bytes laid them out: ZR_EDGE_V4_BYTES each, no pc.
+ */
+static void old_edges(uint8_t *copy, const struct zr_header *h)
+{
+	for (uint32_t slot = 0; slot < h->n_threads; slot++) {
+		uint8_t *s = copy + h->threads_off + (uint64_t)slot * h->thread_bytes;
+		const struct zr_thread *ti = (const struct zr_thread *)s;
+		uint8_t *e = s + h->edges_off;
+		for (uint32_t i = 0; i < ti->n_edges; i++)
+			memmove(e + (size_t)i * ZR_EDGE_V4_BYTES,
+				e + (size_t)i * sizeof(struct zr_edge), ZR_EDGE_V4_BYTES);
+		memset(e + (size_t)ti->n_edges * ZR_EDGE_V4_BYTES, 0,
+		       (size_t)ti->n_edges * (sizeof(struct zr_edge) - ZR_EDGE_V4_BYTES));
+	}
 }
 
 /* The bytes worth damaging: header, modules, used strings, the first thread's tables, its events.
@@ -131,6 +162,8 @@ int main(int argc, char **argv)
 	CHECK_EQ_U64(calls, 21891);
 	CHECK_EQ_U64(peek_rc, 0);
 	CHECK(peek_ok);
+	uint64_t sites = site_sum(syms);
+	CHECK(sites != 0);
 
 	/* truncations */
 	const size_t cuts[] = {0,
@@ -187,6 +220,7 @@ int main(int argc, char **argv)
 	ch->header_bytes = ZR_HEADER_V4_BYTES;
 	ch->lost_threads_access = 7;
 	ch->lost_processes_room = 9;
+	old_edges(copy, &h);
 	put_file(copy, n);
 	calls = 0;
 	{
@@ -198,6 +232,8 @@ int main(int argc, char **argv)
 	}
 	CHECK_EQ_U64(read_back(syms, &calls, &err), 0);
 	CHECK_EQ_U64(calls, 21891);
+	/* its edges of 32 bytes (no pc) read with the same call sites */
+	CHECK_EQ_U64(site_sum(syms), sites);
 	ch->header_bytes = ZR_HEADER_V4_BYTES - 8;
 	put_file(copy, n);
 	CHECK_EQ_U64(read_back(syms, NULL, &err), (uint64_t)-1);

@@ -48,6 +48,20 @@ struct raw {
 	   1/1024 ns: rounded, a context's share of it is off by at most 0.5 us per
 	   10^6 calls */
 	uint64_t hook_ns1024;
+	/* inlined callees' call sites found so far, by (pc, callee): every thread
+	   of the file asks for the same ones (inlined_site) */
+	struct inline_memos *memo;
+};
+
+struct inline_memo {
+	uint64_t pc, callee; /* run-time; pc 0: a free entry */
+	uint64_t site;
+	int line; /* 0: not an inlined call */
+};
+
+struct inline_memos {
+	struct inline_memo *m;
+	size_t size, used; /* a power of two, at most half used */
 };
 
 /* One thread's tables, copied out of the file. */
@@ -80,6 +94,14 @@ struct raw_thread {
 	 * that every figure of the event adds up over the stacks too.
 	 */
 	uint64_t *cost_ns;
+	struct edge_site *sites; /* per edge, its call site once named (edge_site) */
+};
+
+/* An edge's call site in the model's terms (raw_thread.sites). */
+struct edge_site {
+	uint64_t site; /* link-time, inside the call; 0 unknown */
+	int line;      /* its source line, 0 unknown */
+	int named;     /* 1 once site and line are set */
 };
 
 /*
@@ -133,13 +155,15 @@ static int check_sections(const struct raw *r, struct zerr *err)
 	uint64_t slot = h->thread_bytes;
 	if (h->funcs_off < sizeof(struct zr_thread) ||
 	    !fits(h->funcs_off, h->max_funcs, sizeof(struct zr_func), slot) ||
-	    !fits(h->edges_off, h->max_edges, sizeof(struct zr_edge), slot) ||
+	    !fits(h->edges_off, h->max_edges, h->edge_bytes, slot) ||
 	    !fits(h->stack_off, h->max_depth, sizeof(struct zr_frame), slot) ||
 	    !fits(h->contexts_off, h->max_contexts, sizeof(struct zr_context), slot) ||
 	    !fits(h->sample_pcs_off, h->max_sample_pcs, sizeof(struct zr_sample_pc), slot) ||
 	    !fits(h->events_off, h->max_events, sizeof(struct zr_event), slot))
 		return bad(r, offsetof(struct zr_header, thread_bytes),
 			   "thread slot layout out of the slot", err);
+	if (h->edge_bytes < ZR_EDGE_V4_BYTES || h->edge_bytes % 8)
+		return bad(r, offsetof(struct zr_header, edge_bytes), "bad edge record size", err);
 	if (h->max_sample_pcs & (h->max_sample_pcs - 1))
 		return bad(r, offsetof(struct zr_header, max_sample_pcs),
 			   "sample pc table size not a power of two", err);
@@ -199,11 +223,34 @@ static const char *read_error(const struct raw *r)
 	return r->read_errno > 0 ? strerror(r->read_errno) : "the file ends early";
 }
 
-/* A header of an older writer (header_bytes 312): the fields it did not have are 0. */
+/*
+ * A header of an older writer (header_bytes 312): the fields it did not have
+ * are 0, but for edge_bytes, the size of its edges (without pc).
+ */
 static void old_header(struct zr_header *h)
 {
 	if (h->header_bytes >= ZR_HEADER_V4_BYTES && h->header_bytes < sizeof *h)
 		memset((char *)h + h->header_bytes, 0, sizeof *h - h->header_bytes);
+	if (h->header_bytes >= ZR_HEADER_V4_BYTES &&
+	    h->header_bytes <= offsetof(struct zr_header, edge_bytes))
+		h->edge_bytes = ZR_EDGE_V4_BYTES;
+}
+
+/*
+ * The n edges of a slot at off, each edge_bytes long in the file: the
+ * fields a shorter record lacks (an older writer's, without pc) are 0.
+ */
+static struct zr_edge *copy_edges(struct raw *r, uint64_t off, uint32_t n)
+{
+	size_t size = r->h.edge_bytes;
+	if (size == sizeof(struct zr_edge))
+		return copy_out(r, off, n, size);
+	char *in = copy_out(r, off, n, size);
+	struct zr_edge *e = zp_xcalloc(n ? n : 1, sizeof *e);
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(&e[i], in + (size_t)i * size, size < sizeof *e ? size : sizeof *e);
+	free(in);
+	return e;
 }
 
 static int check_header(struct raw *r, struct zerr *err)
@@ -257,6 +304,7 @@ static void free_thread(struct raw_thread *t)
 	free(t->edge_ids);
 	free(t->ns);
 	free(t->cost_ns);
+	free(t->sites);
 }
 
 /*
@@ -308,7 +356,7 @@ static int check_thread(const struct raw *r, struct raw_thread *t, struct zerr *
 	for (uint32_t i = 0; i < ti->n_edges; i++) {
 		const struct zr_edge *e = &t->edges[i];
 		if ((e->caller != ZR_NONE && e->caller >= ti->n_funcs) || e->callee >= ti->n_funcs)
-			return bad(r, t->off + h->edges_off + i * sizeof *e,
+			return bad(r, t->off + h->edges_off + i * h->edge_bytes,
 				   "edge names a function outside the table", err);
 	}
 	for (uint32_t i = 0; i < t->n_frames; i++) {
@@ -391,7 +439,8 @@ static int load_thread(struct raw *r, uint32_t slot, struct raw_thread *t, struc
 	t->n_frames = ti->depth < h->max_depth ? ti->depth : h->max_depth;
 	t->n_contexts = ti->n_contexts < h->max_contexts ? ti->n_contexts : h->max_contexts;
 	t->funcs = copy_out(r, t->off + h->funcs_off, n_funcs, sizeof *t->funcs);
-	t->edges = copy_out(r, t->off + h->edges_off, n_edges, sizeof *t->edges);
+	t->edges = copy_edges(r, t->off + h->edges_off, n_edges);
+	t->sites = zp_xcalloc(n_edges ? n_edges : 1, sizeof *t->sites);
 	t->stack = copy_out(r, t->off + h->stack_off, t->n_frames, sizeof *t->stack);
 	t->contexts = copy_out(r, t->off + h->contexts_off, t->n_contexts, sizeof *t->contexts);
 	t->sample_pcs = copy_out(r, t->off + h->sample_pcs_off, h->max_sample_pcs,
@@ -607,6 +656,99 @@ static void name_site(const struct raw *r, uint64_t ret, uint64_t *site, int *li
 	struct zerr ignored;
 	if (!r->syms || symbols_line(r->syms, path, *site, &file, line, &ignored) < 0)
 		*line = 0;
+}
+
+/*
+ * An inlined callee's call site: GCC keeps the hooks of a function it
+ * inlines, but passes them the call site of the physical frame (the
+ * enclosing function's return address in ITS caller), so e->site names a
+ * line of the caller's caller.  The entry probe's own return address
+ * (e->pc) lies in the inlined body, inside the caller's code: when it is
+ * outside the callee's own (out-of-line) code and DWARF has it in an
+ * inlined instance of the callee, the call is where DWARF says that
+ * instance was called from.  0 when e is not such a call.
+ */
+static int find_inlined_site(const struct raw *r, const struct zr_func *f, uint64_t run_pc,
+			     uint64_t *site, int *line)
+{
+	const struct zr_module *m = module_of(r, run_pc);
+	if (!m || m != func_module(r, f))
+		return 0;
+	const char *path = string_at(r, m->path), *file;
+	uint64_t pc = run_pc - 1 - m->bias, callee = (f->addr & ~ZR_CLOSED_BIT) - m->bias;
+	struct symbol sym;
+	struct zerr ignored;
+	/* a call of the callee's own code: its entry hook runs there */
+	if (symbols_lookup(r->syms, path, pc, &sym, &ignored) < 0 ||
+	    (sym.name && sym.start == callee))
+		return 0;
+	int at = 0;
+	if (symbols_inline_call(r->syms, path, pc, callee, &file, &at, &ignored) != 1 || at <= 0)
+		return 0;
+	*site = pc;
+	*line = at;
+	return 1;
+}
+
+static uint64_t memo_hash(uint64_t pc, uint64_t callee)
+{
+	return (pc ^ callee * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull >> 17;
+}
+
+static int inlined_site(const struct raw *r, const struct raw_thread *t, const struct zr_edge *e,
+			uint64_t *site, int *line)
+{
+	const struct zr_func *f = &t->funcs[e->callee];
+	struct inline_memos *ms = r->memo;
+	if (!e->pc || !r->syms || !ms ||
+	    (f->flags & (ZR_FUNC_BLOCK | ZR_FUNC_MODULE | ZR_FUNC_NAMED)))
+		return 0;
+	if (2 * (ms->used + 1) > ms->size) {
+		size_t size = ms->size ? 2 * ms->size : 256;
+		struct inline_memo *m = zp_xcalloc(size, sizeof *m);
+		for (size_t i = 0; i < ms->size; i++) {
+			const struct inline_memo *o = &ms->m[i];
+			if (!o->pc)
+				continue;
+			size_t h = memo_hash(o->pc, o->callee) & (size - 1);
+			while (m[h].pc)
+				h = (h + 1) & (size - 1);
+			m[h] = *o;
+		}
+		free(ms->m);
+		ms->m = m;
+		ms->size = size;
+	}
+	size_t h = memo_hash(e->pc, f->addr) & (ms->size - 1);
+	for (; ms->m[h].pc; h = (h + 1) & (ms->size - 1))
+		if (ms->m[h].pc == e->pc && ms->m[h].callee == f->addr) {
+			*site = ms->m[h].site;
+			*line = ms->m[h].line;
+			return *line > 0;
+		}
+	struct inline_memo *m = &ms->m[h];
+	*m = (struct inline_memo){.pc = e->pc, .callee = f->addr};
+	ms->used++;
+	if (!find_inlined_site(r, f, e->pc, &m->site, &m->line))
+		m->line = 0;
+	*site = m->site;
+	*line = m->line;
+	return *line > 0;
+}
+
+/* Edge i's call site and line, named once per thread (raw_thread.sites). */
+static void edge_site(const struct raw *r, const struct raw_thread *t, uint32_t i, uint64_t *site,
+		      int *line)
+{
+	struct edge_site *es = &t->sites[i];
+	if (!es->named) {
+		const struct zr_edge *e = &t->edges[i];
+		if (!inlined_site(r, t, e, &es->site, &es->line))
+			name_site(r, e->site, &es->site, &es->line);
+		es->named = 1;
+	}
+	*site = es->site;
+	*line = es->line;
 }
 
 /* Ticks in ns; time that was measured at all is at least 1 ns (raw.h: never 0 for code that ran). */
@@ -844,7 +986,7 @@ static void context_costs(const struct raw *r, const struct raw_thread *t, uint3
 	no_min(c->min);
 	c->calls = rc->calls;
 	if (rc->edge != ZR_NONE)
-		name_site(r, t->edges[rc->edge].site, &c->site, &c->site_line);
+		edge_site(r, t, rc->edge, &c->site, &c->site_line);
 	if (r->event >= 0) {
 		c->self[r->event] = to_ns(r, rc->self);
 		c->incl[r->event] = to_ns(r, rc->incl);
@@ -1174,7 +1316,7 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 			pe->incl[r->cost] += t->cost_ns[2 * t->info.n_funcs + i];
 		}
 		if (!pe->site)
-			name_site(r, e->site, &pe->site, &pe->site_line);
+			edge_site(r, t, i, &pe->site, &pe->site_line);
 		t->edge_ids[i] = (uint32_t)(pe - p->edges);
 	}
 	add_contexts(p, r, t, thread);
@@ -1443,7 +1585,9 @@ int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms, 
 		close(fd);
 		return zerr_set(err, "%s: %s", path, strerror(errno));
 	}
+	struct inline_memos memo = {0};
 	struct raw r = {.path = path,
+			.memo = &memo,
 			.fd = fd,
 			.size = (uint64_t)st.st_size,
 			.syms = syms,
@@ -1462,6 +1606,7 @@ int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms, 
 	}
 	free(r.modules);
 	free(r.strings);
+	free(memo.m);
 	close(fd);
 	return rc;
 }

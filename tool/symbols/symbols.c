@@ -850,6 +850,91 @@ int symbols_line(struct symbols *s, const char *path, uint64_t addr, const char 
 	return 0;
 }
 
+/* The DIE die stands for: its abstract origin's, followed to the end (at most a few steps). */
+static Dwarf_Die *die_origin(Dwarf_Die *die, Dwarf_Die *buf)
+{
+	Dwarf_Attribute attr;
+	for (int i = 0; i < 8 && dwarf_attr(die, DW_AT_abstract_origin, &attr) &&
+			dwarf_formref_die(&attr, buf);
+	     i++)
+		die = buf;
+	return die;
+}
+
+/*
+ * The function (origin DIE) whose out-of-line code holds addr, its entry:
+ * the outermost subprogram there (its ranges may be split, hot and cold),
+ * into *out: 1, or 0.
+ */
+static int function_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, addr, &scopes), found = 0;
+	for (int i = n - 1; i >= 0 && !found; i--)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			Dwarf_Die buf;
+			*out = *die_origin(&scopes[i], &buf);
+			found = 1;
+		}
+	free(scopes);
+	return found;
+}
+
+int symbols_inline_call(struct symbols *s, const char *path, uint64_t addr, uint64_t callee,
+			const char **file, int *line, struct zerr *err)
+{
+	struct elf_file *f = get_file(s, path, err);
+	*file = "";
+	*line = 0;
+	if (!f)
+		return -1;
+	Dwarf_Addr bias = 0, cbias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(f->mod, addr, &bias);
+	Dwarf_Die *ccu_p = dwfl_module_addrdie(f->mod, callee, &cbias);
+	Dwarf_Die want, ccu;
+	if (!cu || !ccu_p)
+		return 0;
+	ccu = *ccu_p;
+	if (!function_at(&ccu, callee - cbias, &want))
+		return 0;
+	const char *want_name = dwarf_diename(&want);
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, addr - bias, &scopes), found = 0;
+	for (int i = 0; i < n && !found; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break; /* the physical function: addr is in no inlined instance of callee */
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		Dwarf_Die buf;
+		Dwarf_Die *o = die_origin(&scopes[i], &buf);
+		const char *name = dwarf_diename(o);
+		if (dwarf_dieoffset(o) != dwarf_dieoffset(&want) &&
+		    !(name && want_name && strcmp(name, want_name) == 0))
+			continue;
+		Dwarf_Attribute attr;
+		Dwarf_Word at = 0, fi = 0;
+		if (!dwarf_attr(&scopes[i], DW_AT_call_line, &attr) || dwarf_formudata(&attr, &at) ||
+		    !at)
+			break;
+		*line = (int)at;
+		found = 1;
+		Dwarf_Files *files;
+		size_t nfiles;
+		if (dwarf_attr(&scopes[i], DW_AT_call_file, &attr) && !dwarf_formudata(&attr, &fi) &&
+		    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && fi < nfiles) {
+			const char *name = dwarf_filesrc(files, fi, NULL, NULL);
+			Dwarf_Attribute dir;
+			*file = source_path(f, name,
+					    dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &dir)));
+			if (!*file)
+				*file = "";
+		}
+	}
+	free(scopes);
+	return found;
+}
+
 int symbols_line_addr(struct symbols *s, const char *path, const char *file, int line,
 		      uint64_t *addr, struct zerr *err)
 {

@@ -71,6 +71,18 @@ int symbols_line(struct symbols *s, const char *path, uint64_t addr, const char 
 		 int *line, struct zerr *err);
 
 /*
+ * The call that inlined the function whose out-of-line code starts at callee
+ * into the code at addr (all link-time addresses): when addr lies in an
+ * inlined instance of that function (DWARF DW_TAG_inlined_subroutine, the
+ * innermost such scope), the file and line of the call in its caller
+ * (DW_AT_call_file, DW_AT_call_line: what addr2line -i prints for the next
+ * frame out) into *file and *line, 1.  0 when addr is in no inlined
+ * instance of it (or DWARF does not say); -1 with err when path is unusable.
+ */
+int symbols_inline_call(struct symbols *s, const char *path, uint64_t addr, uint64_t callee,
+			const char **file, int *line, struct zerr *err);
+
+/*
  * The lowest address where code of line `line` of source file `file`
  * begins a statement (DWARF line table; file matched as elfutils does: a
  * relative name matches the end of the table's paths at a '/'), into
