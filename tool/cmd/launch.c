@@ -2,6 +2,7 @@
 #include "launch.h"
 
 #include <dirent.h>
+#include <inttypes.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -891,6 +892,15 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 			"hooks the runtime could not count from the code: their functions' cycles "
 			"are short by those instructions (run meta inexact_sites)\n",
 			l->cmd, inexact);
+	uint64_t each;
+	double pct;
+	if (report_sampling_costly(p, &each, &pct)) /* even with -q: shares are skewed */
+		fprintf(stderr,
+			"zond %s: warning: zond's sampling took %" PRIu64 " ns a sample, %.0f%% of "
+			"--sample-period: the samples its own work filled are counted as zond's "
+			"(run meta samples_sampling), but the shares are less true; take a longer "
+			"period\n",
+			l->cmd, each, pct);
 	const char *unstacked = profile_meta(p, "unstacked_calls");
 	if (unstacked && strcmp(unstacked, "0") != 0) /* even with -q: stacks are incomplete */
 		fprintf(stderr,

@@ -1204,6 +1204,8 @@ enum {
 	UNSTACKED_CALLS,
 	SAMPLES,
 	SAMPLES_ZOND,
+	SAMPLES_SAMPLING,
+	SAMPLE_COST_NS,
 	SAMPLES_LOST,
 	SAMPLES_UNPLACED,
 	PAID_SUM,
@@ -1260,6 +1262,8 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 		counts[UNSTACKED_CALLS] += t->info.unstacked_calls;
 		counts[SAMPLES] += t->info.samples;
 		counts[SAMPLES_ZOND] += t->info.samples_zond;
+		counts[SAMPLES_SAMPLING] += t->info.samples_sampling;
+		counts[SAMPLE_COST_NS] += to_ns(r, t->info.sample_cost_ticks);
 		counts[SAMPLES_LOST] += t->info.samples_lost;
 		counts[SAMPLES_UNPLACED] += t->info.samples_unplaced;
 		counts[EVENTS_KEPT] += t->n_events;
@@ -1412,6 +1416,10 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	   zond's own, or lost: samples = those + samples_zond + samples_lost */
 	profile_add_count(p, "samples", counts[SAMPLES]);
 	profile_add_count(p, "samples_zond", counts[SAMPLES_ZOND]);
+	/* of those, the samples whose period zond's own sampling filled, and the
+	   handlers' time in all (runtime/linux/sample.c on_sample) */
+	profile_add_count(p, "samples_sampling", counts[SAMPLES_SAMPLING]);
+	profile_add_count(p, "sample_cost_ns", counts[SAMPLE_COST_NS]);
 	profile_add_count(p, "samples_lost", counts[SAMPLES_LOST]);
 	/* in the contexts, but not placed by pc: a callee's prologue may count for its caller */
 	profile_add_count(p, "samples_unplaced", counts[SAMPLES_UNPLACED]);
