@@ -896,10 +896,10 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 	double pct;
 	if (report_sampling_costly(p, &each, &pct)) /* even with -q: shares are skewed */
 		fprintf(stderr,
-			"zond %s: warning: zond's sampling took %" PRIu64 " ns a sample, %.0f%% of "
-			"--sample-period: the samples its own work filled are counted as zond's "
-			"(run meta samples_sampling), but the shares are less true; take a longer "
-			"period\n",
+			"zond %s: warning: zond's sampling took %" PRIu64 " ns a sample: %.0f%% of "
+			"the samples were its own work's, counted as zond's (run meta "
+			"samples_sampling), but the shares are less true; take a longer "
+			"--sample-period\n",
 			l->cmd, each, pct);
 	const char *unstacked = profile_meta(p, "unstacked_calls");
 	if (unstacked && strcmp(unstacked, "0") != 0) /* even with -q: stacks are incomplete */

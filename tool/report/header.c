@@ -53,8 +53,9 @@ static uint64_t meta_count(const struct zp_profile *p, const char *key)
 	return v ? strtoull(v, NULL, 10) : 0;
 }
 
-/* zond's time per sample from which the header warns, in percent of the period */
-enum { SAMPLE_COST_WARN_PCT = 10 };
+/* the header warns from this percent of the samples filled by zond's own sampling, and
+   from this many */
+enum { SAMPLE_COST_WARN_PCT = 10, SAMPLE_COST_WARN_MIN = 10 };
 
 static void put_samples(FILE *out, const struct zp_profile *p)
 {
@@ -88,22 +89,23 @@ static void put_samples(FILE *out, const struct zp_profile *p)
 	if (report_sampling_costly(p, &each, &pct)) {
 		char buf2[64];
 		fprintf(out,
-			"%-11szond's sampling took %s a sample, %.0f%% of the period (%" PRIu64
-			" samples were its own): take a longer --sample-period for truer shares\n",
+			"%-11szond's sampling took %s a sample: %.0f%% of the samples (%" PRIu64
+			") were its own; take a longer --sample-period for truer shares\n",
 			"warning:", format_ns(buf2, each), pct, sampling);
 	}
 }
 
 int report_sampling_costly(const struct zp_profile *p, uint64_t *each_ns, double *pct)
 {
-	/* zond's own time per sample against the period (runtime/linux/sample.c on_sample) */
+	/* the samples zond's own handling filled (runtime/linux/sample.c on_sample): the
+	   handler's time against the period, over the run (not a few cold first samples) */
 	uint64_t all = meta_count(p, "samples"), cost = meta_count(p, "sample_cost_ns"),
-		 every = meta_count(p, "sample_period_ns");
-	if (!all || !every)
+		 sampling = meta_count(p, "samples_sampling");
+	if (!all)
 		return 0;
 	*each_ns = cost / all;
-	*pct = 100.0 * (double)*each_ns / (double)every;
-	return *each_ns * 100 >= every * SAMPLE_COST_WARN_PCT;
+	*pct = 100.0 * (double)sampling / (double)all;
+	return sampling >= SAMPLE_COST_WARN_MIN && sampling * 100 >= all * SAMPLE_COST_WARN_PCT;
 }
 
 /* Sampling that stopped for a reason other than seccomp (put_seccomp says that one). */

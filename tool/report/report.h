@@ -45,9 +45,9 @@ int report_parse_sort(const char *s);
 
 void report_header(const struct zp_profile *p, FILE *out);
 /*
- * Sampled time: 1 when zond's own time per sample (run meta sample_cost_ns
- * over samples) was a large part of the period (10% or more), with that time
- * in ns and its percent of the period; the header and zond record warn.
+ * Sampled time: 1 when zond's own sampling filled many of the periods (10%
+ * of the samples or more, run meta samples_sampling), with its time per
+ * sample in ns and that percent; the header and zond record warn.
  */
 int report_sampling_costly(const struct zp_profile *p, uint64_t *each_ns, double *pct);
 
