@@ -1123,7 +1123,18 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 	char name[sizeof t->info.name + 1];
 	memcpy(name, t->info.name, sizeof t->info.name);
 	name[sizeof t->info.name] = 0;
+	size_t known = p->nthreads;
 	uint32_t thread = profile_thread(p, r->h.pid, t->info.tid, name);
+	/*
+	 * A thread of an earlier image of this process (a call made before the
+	 * exec, the files read in order: launch_read_raw) is named by its later
+	 * image, the program it ran last: a forked child that called close
+	 * before it exec'ed sort is sort, as ps and perf name it.
+	 */
+	if (thread < known && *name && strcmp(p->threads[thread].name, name) != 0) {
+		free(p->threads[thread].name);
+		p->threads[thread].name = zp_xstrdup(name);
+	}
 	int ev = r->event;
 
 	t->nodes = zp_xmalloc((t->info.n_funcs + 1) * sizeof *t->nodes);
