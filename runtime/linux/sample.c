@@ -185,9 +185,10 @@ static uint64_t samples_of(const siginfo_t *si)
 static uint64_t period_ticks;
 
 /*
- * A sample.  Its handler's own time (the signal's return, the rearming
- * ioctl: microseconds where timers are dear, as in a virtual machine) runs on
- * the thread's CPU clock that the sampler counts, so a short period is filled
+ * A sample.  Its handler's own time (the rearming ioctl above all, which
+ * sets a timer: microseconds where that is dear, as in a virtual machine)
+ * and the signal's return after it run on the thread's CPU clock that the
+ * sampler counts, so a short period is filled
  * partly by zond's work and ends in the program all the same: the program's
  * samples come more often than its own time says, and every function's
  * sampled time grows with them while the calls' hook time does not.  So the
@@ -195,7 +196,9 @@ static uint64_t period_ticks;
  * holds a whole period stands for zond's work: it is zond's
  * (samples_sampling, in samples_zond) and pays the period off.  At most a
  * period per sample enters the debt: a handler longer than that spans a
- * period that ended in the kernel, no sample.
+ * period that ended in the kernel, no sample.  Measured on the clock from
+ * the handler's first instruction to its last: the signal's return is left
+ * the program's, and a handler preempted counts its wait too.
  */
 static void on_sample(int sig, siginfo_t *si, void *ctx)
 {
