@@ -310,7 +310,7 @@ __attribute__((noreturn)) void __wrap__exit(int status)
 /* The raw data are read on the host as they are (doc/raw-format.md gives these sizes). */
 _Static_assert(sizeof(struct zr_header) == 344, "raw header layout");
 _Static_assert(sizeof(struct zr_module) == 32, "raw module layout");
-_Static_assert(sizeof(struct zr_thread) == 176, "raw thread layout");
+_Static_assert(sizeof(struct zr_thread) == 192, "raw thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "raw function layout");
 _Static_assert(sizeof(struct zr_edge) == 40, "raw edge layout");
 _Static_assert(sizeof(struct zr_context) == 80, "raw context layout");

@@ -16,8 +16,8 @@ _Static_assert(sizeof(struct zr_header) == 344, "zr_header layout");
 _Static_assert(ZR_HEADER_V4_BYTES == __builtin_offsetof(struct zr_header, lost_threads_access),
 	       "zr_header v4 layout");
 _Static_assert(sizeof(struct zr_module) == 32, "zr_module layout");
-/* 160 or 168 in older writers' files, whose funcs_off (192) leaves the rest 0 */
-_Static_assert(sizeof(struct zr_thread) == 176, "zr_thread layout");
+/* 160, 168 or 176 in older writers' files, whose funcs_off (192) leaves the rest 0 */
+_Static_assert(sizeof(struct zr_thread) == 192, "zr_thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "zr_func layout");
 _Static_assert(sizeof(struct zr_edge) == 40, "zr_edge layout");
 _Static_assert(sizeof(struct zr_context) == 80, "zr_context layout");
@@ -964,6 +964,8 @@ static void merge_thread(const struct zrt_thread *d)
 	si->lost_contexts += di->lost_contexts;
 	si->samples += di->samples;
 	si->samples_zond += di->samples_zond;
+	si->samples_sampling += di->samples_sampling;
+	si->sample_cost_ticks += di->sample_cost_ticks;
 	si->samples_root += di->samples_root;
 	si->samples_lost += di->samples_lost;
 	si->start_ticks = min_u64(si->start_ticks, di->start_ticks);
@@ -2032,6 +2034,15 @@ void zrt_probe_paid(struct zrt_thread *t, struct zr_frame *fr, int which, uint64
 }
 
 /* ---- sampled time ------------------------------------------------------- */
+
+void zrt_sample_sampling(struct zrt_thread *t, uint64_t n, uint64_t cost_ticks)
+{
+	struct zr_thread *ti = t->info;
+	ti->samples += n;
+	ti->samples_zond += n;
+	ti->samples_sampling += n;
+	ti->sample_cost_ticks += cost_ticks;
+}
 
 void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond, uint64_t pc)
 {

@@ -436,6 +436,12 @@ void zrt_unrecorded_closed(void);
  * (raw.h struct zr_sample_pc), or as unplaced when that is full.
  */
 void zrt_sample(struct zrt_thread *t, uint64_t n, int in_zond, uint64_t pc);
+/*
+ * Sampled time: n samples (0 or more) whose period zond's own sampling work
+ * filled (sample.c), counted as zond's; cost_ticks, the sampling's own time
+ * since the last call, added to the thread's sample_cost_ticks.
+ */
+void zrt_sample_sampling(struct zrt_thread *t, uint64_t n, uint64_t cost_ticks);
 
 /*
  * Exact time (ZR_FLAG_PAID_EVERY_CALL): a port's measurement of what one

@@ -349,6 +349,13 @@ struct zr_thread {
 	   writers): its frames below this depth are the calls in progress at the fork,
 	   continued here, not called: closed as cut short (zr_frame_charge ended 0) */
 	uint32_t continued_frames;
+	/* sampled time (room before funcs_off, 0 in files of older writers): samples
+	   whose period was filled by zond's own sampling work rather than the
+	   program (the handlers' time, counted on the thread's CPU clock, adds up to
+	   a period: see doc/raw-format.md "Sampled time"), counted in samples_zond
+	   too; and the handlers' own time in clock ticks */
+	uint64_t samples_sampling;
+	uint64_t sample_cost_ticks;
 };
 
 /*

@@ -172,3 +172,10 @@ void zl_clock_setup(struct zrt_config *cfg, int timed)
 #error "zond's runtime knows x86-64 and aarch64"
 #endif
 }
+
+uint64_t zl_clock_ticks_of_ns(const void *ticks_per_sec, uint64_t ns)
+{
+	double hz;
+	__builtin_memcpy(&hz, ticks_per_sec, sizeof hz);
+	return (uint64_t)((double)ns * hz / 1e9);
+}

@@ -170,6 +170,8 @@ void zl_clock_thaw(void);
  * whole life (when long enough), into *ticks_per_sec.  Integer code only.
  */
 void zl_clock_refine(double *ticks_per_sec);
+/* ns as ticks of the clock whose rate is ticks_per_sec (a double, read as bytes) */
+uint64_t zl_clock_ticks_of_ns(const void *ticks_per_sec, uint64_t ns);
 
 /* ---- the process (port.c) ----------------------------------------------- */
 

@@ -23,6 +23,9 @@
 #include "../core/port.h"
 #include "sample.h"
 
+/* the calling thread's struct (tasks.h, tasks.c: built into each collector) */
+struct zrt_thread *zl_owner(void);
+
 static const char *out_dir;
 
 /* ---- the core's port interface ------------------------------------------ */
@@ -457,8 +460,17 @@ static int64_t end_realtime(struct zr_header *h)
 
 void zl_process_end(int exited, int status)
 {
-	if (zrt.hdr && zrt.hdr->pid == zl_pid())
-		zrt_process_end(exited, status, end_realtime(zrt.hdr));
+	if (!zrt.hdr || zrt.hdr->pid != zl_pid())
+		return; /* a vfork child: the file is its parent's */
+	/*
+	 * The ending thread's name, read again: no thread end reads it
+	 * (zrt_thread_end), and a main thread renamed after its first call
+	 * (prctl(PR_SET_NAME)) kept its first name.
+	 */
+	struct zrt_thread *t = zl_owner();
+	if (t && t->state == ZRT_THREAD_ON && t->info)
+		port_thread_name(t->info->name);
+	zrt_process_end(exited, status, end_realtime(zrt.hdr));
 }
 
 void zl_process_exec(struct zrt_thread *t, struct zl_exec_note *note)
@@ -471,6 +483,8 @@ void zl_process_exec(struct zrt_thread *t, struct zl_exec_note *note)
 		return;
 	zrt_process_end(0, 0, end_realtime(h));
 	if (t && t->state == ZRT_THREAD_ON) {
+		/* its name now (a prctl rename since its first call); the new image names its own */
+		port_thread_name(t->info->name);
 		note->last_ticks = t->info->last_ticks;
 		if (h->end_ticks > t->info->last_ticks)
 			t->info->last_ticks = h->end_ticks;

@@ -104,6 +104,9 @@ static __thread struct {
 	int32_t pid;
 	uint32_t slot;
 	int first; /* its perf_event still counts its first period (first_period) */
+	/* clock ticks of the thread's CPU time its handler took and no sample yet
+	   stood for (on_sample) */
+	uint64_t debt;
 } own __attribute__((tls_model("initial-exec")));
 
 /*
@@ -178,17 +181,43 @@ static uint64_t samples_of(const siginfo_t *si)
 	return 0;
 }
 
+/* a period in clock ticks (zl_sample_start) */
+static uint64_t period_ticks;
+
+/*
+ * A sample.  Its handler's own time (the rearming ioctl above all, which
+ * sets a timer: microseconds where that is dear, as in a virtual machine)
+ * and the signal's return after it run on the thread's CPU clock that the
+ * sampler counts, so a short period is filled
+ * partly by zond's work and ends in the program all the same: the program's
+ * samples come more often than its own time says, and every function's
+ * sampled time grows with them while the calls' hook time does not.  So the
+ * handler keeps its own time as a debt; a sample that comes while the debt
+ * holds a whole period stands for zond's work: it is zond's
+ * (samples_sampling, in samples_zond) and pays the period off.  At most a
+ * period per sample enters the debt: a handler longer than that spans a
+ * period that ended in the kernel, no sample.  Measured on the clock from
+ * the handler's first instruction to its last: the signal's return is left
+ * the program's, and a handler preempted counts its wait too.
+ */
 static void on_sample(int sig, siginfo_t *si, void *ctx)
 {
 	(void)sig;
+	uint64_t start = port_clock();
 	int saved_errno = errno;
 	struct zrt_thread *t = thread_self();
 	uint64_t n = samples_of(si);
 	if (n && !__atomic_load_n(&stopped, __ATOMIC_RELAXED) && t->state == ZRT_THREAD_ON) {
-		uint64_t pc = interrupted_pc(ctx);
-		zrt_sample(t, n, pc - own_lo < own_hi - own_lo || in_hook_stub(pc), pc);
+		uint64_t pc = interrupted_pc(ctx), zond = 0;
+		for (; zond < n && period_ticks && own.debt >= period_ticks; zond++)
+			own.debt -= period_ticks;
+		if (n > zond)
+			zrt_sample(t, n - zond, pc - own_lo < own_hi - own_lo || in_hook_stub(pc), pc);
 		if (si->si_code == SIGNAL_POLL_HUP)
 			rearm_next(own.s.fd_plus_1 - 1);
+		uint64_t end = port_clock(), cost = end > start ? end - start : 0;
+		own.debt += cost < period_ticks ? cost : period_ticks;
+		zrt_sample_sampling(t, zond, cost);
 	}
 	errno = saved_errno;
 }
@@ -225,6 +254,7 @@ void zl_sample_start(struct zrt_thread *(*self)(void))
 		return;
 	thread_self = self;
 	sample_signal = (int)h->sample_signal;
+	period_ticks = zl_clock_ticks_of_ns(&h->ticks_per_sec, h->sample_period_ns);
 	dl_iterate_phdr(find_own_code, NULL);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -474,6 +504,7 @@ void zl_sample_thread_start(void)
 		kind = ZR_SAMPLER_TIMER;
 	own.s = *s;
 	own.first = kind == ZR_SAMPLER_PERF;
+	own.debt = 0;
 	if (kind)
 		unblock_inherited();
 	if (kind == ZR_SAMPLER_PERF)

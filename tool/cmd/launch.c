@@ -2,6 +2,7 @@
 #include "launch.h"
 
 #include <dirent.h>
+#include <inttypes.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -661,12 +662,25 @@ int launch_run(struct launch *l, void (*setup)(void *arg), void *arg, struct zer
 	return 0;
 }
 
+/*
+ * Raw files' names, <pid>.<n>.zraw, by pid then n as numbers: the images of
+ * one process in the order they ran (an exec'ed image names the threads it
+ * continues, raw_read_into), "5.10" after "5.9".  Other names after, by bytes.
+ */
 static int compare_names(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	unsigned long long px, nx, py, ny;
+	int kx = sscanf(x, "%llu.%llu.zraw", &px, &nx) == 2,
+	    ky = sscanf(y, "%llu.%llu.zraw", &py, &ny) == 2;
+	if (kx != ky)
+		return kx ? -1 : 1;
+	if (kx && (px != py || nx != ny))
+		return px != py ? (px < py ? -1 : 1) : (nx < ny ? -1 : 1);
+	return strcmp(x, y);
 }
 
-/* Reads every raw file of l->dir into p, oldest process first (launch_collect). */
+/* Reads every raw file of l->dir into p, by pid, each process's images in the order they ran (launch_collect). */
 static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *err)
 {
 	DIR *d = opendir(l->dir);
@@ -891,6 +905,15 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 			"hooks the runtime could not count from the code: their functions' cycles "
 			"are short by those instructions (run meta inexact_sites)\n",
 			l->cmd, inexact);
+	uint64_t each;
+	double pct;
+	if (report_sampling_costly(p, &each, &pct)) /* even with -q: shares are skewed */
+		fprintf(stderr,
+			"zond %s: warning: zond's sampling took %" PRIu64 " ns a sample: %.0f%% of "
+			"the samples were its own work's, counted as zond's (run meta "
+			"samples_sampling), but the shares are less true; take a longer "
+			"--sample-period\n",
+			l->cmd, each, pct);
 	const char *unstacked = profile_meta(p, "unstacked_calls");
 	if (unstacked && strcmp(unstacked, "0") != 0) /* even with -q: stacks are incomplete */
 		fprintf(stderr,

@@ -7,7 +7,8 @@
  * zp_span), in the spans' order: name the node's, "ts" and "dur" in
  * microseconds since the run's start (instructions, for a timeline counted
  * in instructions), "pid" and "tid" the thread's.  Metadata events name each
- * process (the run's command) and thread.  A span that was cut (entered
+ * process (the run's command for its first process, else the process's main
+ * thread's name, the program it ran last) and thread.  A span that was cut (entered
  * before the timeline's first kept event, or never seen ending) says so in
  * its args.  A run without a timeline is an error, before anything is
  * written.
@@ -35,23 +36,46 @@ static void next(FILE *out, int *n)
 	fputs((*n)++ ? ",\n{" : "{", out);
 }
 
-/* Metadata events: the name of each process (the run's command) and thread. */
+/*
+ * A process's name: the run's command for the run's first process, else the
+ * name of its main thread (tid = pid), the program it ran last (an exec'ed
+ * image names the thread), else of its first thread.
+ */
+static const char *process_name(const struct zp_profile *p, int64_t pid)
+{
+	if (pid == p->run.pid && p->run.command)
+		return p->run.command;
+	const char *first = NULL;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct zp_thread *t = &p->threads[i];
+		if (t->pid != pid || !t->name || !*t->name)
+			continue;
+		if (t->tid == pid)
+			return t->name;
+		if (!first && t->tid)
+			first = t->name;
+	}
+	return first ? first : p->run.command ? p->run.command : "";
+}
+
+/* Metadata events: the name of each process (process_name) and thread, each once. */
 static void put_names(FILE *out, const struct zp_profile *p, uint32_t thread, int *n)
 {
-	int64_t last_pid = INT64_MIN;
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct zp_thread *t = &p->threads[i];
 		if (thread != ZP_NONE && i != thread)
 			continue;
-		if (t->pid != last_pid) {
+		size_t before = 0; /* a process's threads need not be contiguous: named once */
+		while (thread == ZP_NONE && before < i && p->threads[before].pid != t->pid)
+			before++;
+		if (thread != ZP_NONE || before == i) {
 			next(out, n);
 			fprintf(out,
 				"\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%" PRId64
 				",\"tid\":%" PRId64 ",\"args\":{\"name\":",
 				t->pid, t->tid);
-			json_put_string(out, p->run.command ? p->run.command : "");
+			json_put_string(out, process_name(p, t->pid));
 			fputs("}}", out);
-			last_pid = t->pid;
 		}
 		next(out, n);
 		fprintf(out,

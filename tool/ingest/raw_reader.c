@@ -1265,7 +1265,18 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 	char name[sizeof t->info.name + 1];
 	memcpy(name, t->info.name, sizeof t->info.name);
 	name[sizeof t->info.name] = 0;
+	size_t known = p->nthreads;
 	uint32_t thread = profile_thread(p, r->h.pid, t->info.tid, name);
+	/*
+	 * A thread of an earlier image of this process (a call made before the
+	 * exec, the files read in order: launch_read_raw) is named by its later
+	 * image, the program it ran last: a forked child that called close
+	 * before it exec'ed sort is sort, as ps and perf name it.
+	 */
+	if (thread < known && *name && strcmp(p->threads[thread].name, name) != 0) {
+		free(p->threads[thread].name);
+		p->threads[thread].name = zp_xstrdup(name);
+	}
 	int ev = r->event;
 
 	t->nodes = zp_xmalloc((t->info.n_funcs + 1) * sizeof *t->nodes);
@@ -1346,6 +1357,8 @@ enum {
 	UNSTACKED_CALLS,
 	SAMPLES,
 	SAMPLES_ZOND,
+	SAMPLES_SAMPLING,
+	SAMPLE_COST_NS,
 	SAMPLES_LOST,
 	SAMPLES_UNPLACED,
 	PAID_SUM,
@@ -1402,6 +1415,8 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 		counts[UNSTACKED_CALLS] += t->info.unstacked_calls;
 		counts[SAMPLES] += t->info.samples;
 		counts[SAMPLES_ZOND] += t->info.samples_zond;
+		counts[SAMPLES_SAMPLING] += t->info.samples_sampling;
+		counts[SAMPLE_COST_NS] += to_ns(r, t->info.sample_cost_ticks);
 		counts[SAMPLES_LOST] += t->info.samples_lost;
 		counts[SAMPLES_UNPLACED] += t->info.samples_unplaced;
 		counts[EVENTS_KEPT] += t->n_events;
@@ -1554,6 +1569,10 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	   zond's own, or lost: samples = those + samples_zond + samples_lost */
 	profile_add_count(p, "samples", counts[SAMPLES]);
 	profile_add_count(p, "samples_zond", counts[SAMPLES_ZOND]);
+	/* of those, the samples whose period zond's own sampling filled, and the
+	   handlers' time in all (runtime/linux/sample.c on_sample) */
+	profile_add_count(p, "samples_sampling", counts[SAMPLES_SAMPLING]);
+	profile_add_count(p, "sample_cost_ns", counts[SAMPLE_COST_NS]);
 	profile_add_count(p, "samples_lost", counts[SAMPLES_LOST]);
 	/* in the contexts, but not placed by pc: a callee's prologue may count for its caller */
 	profile_add_count(p, "samples_unplaced", counts[SAMPLES_UNPLACED]);

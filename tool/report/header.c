@@ -53,6 +53,10 @@ static uint64_t meta_count(const struct zp_profile *p, const char *key)
 	return v ? strtoull(v, NULL, 10) : 0;
 }
 
+/* the header warns from this percent of the samples filled by zond's own sampling, and
+   from this many */
+enum { SAMPLE_COST_WARN_PCT = 10, SAMPLE_COST_WARN_MIN = 10 };
+
 static void put_samples(FILE *out, const struct zp_profile *p)
 {
 	const char *n = profile_meta(p, "samples");
@@ -61,8 +65,14 @@ static void put_samples(FILE *out, const struct zp_profile *p)
 	uint64_t all = strtoull(n, NULL, 10), zond = meta_count(p, "samples_zond"),
 		 lost = meta_count(p, "samples_lost");
 	uint64_t program = all >= zond + lost ? all - zond - lost : 0;
-	fprintf(out, "%-11s%" PRIu64 " of the program's, %" PRIu64 " in zond's probes, %" PRIu64
-		" lost", "samples:", program, zond, lost);
+	uint64_t sampling = meta_count(p, "samples_sampling");
+	if (sampling > zond)
+		sampling = zond;
+	fprintf(out, "%-11s%" PRIu64 " of the program's, %" PRIu64 " in zond's probes, ", "samples:",
+		program, zond - sampling);
+	if (sampling)
+		fprintf(out, "%" PRIu64 " in zond's sampling, ", sampling);
+	fprintf(out, "%" PRIu64 " lost", lost);
 	const char *period = profile_meta(p, "sample_period_ns");
 	const char *sampler = profile_meta(p, "sampler");
 	char buf[64];
@@ -74,6 +84,28 @@ static void put_samples(FILE *out, const struct zp_profile *p)
 	if (hooks)
 		fprintf(out, "; and %s ns a call for its empty hooks", hooks);
 	putc('\n', out);
+	uint64_t each;
+	double pct;
+	if (report_sampling_costly(p, &each, &pct)) {
+		char buf2[64];
+		fprintf(out,
+			"%-11szond's sampling took %s a sample: %.0f%% of the samples (%" PRIu64
+			") were its own; take a longer --sample-period for truer shares\n",
+			"warning:", format_ns(buf2, each), pct, sampling);
+	}
+}
+
+int report_sampling_costly(const struct zp_profile *p, uint64_t *each_ns, double *pct)
+{
+	/* the samples zond's own handling filled (runtime/linux/sample.c on_sample): the
+	   handler's time against the period, over the run (not a few cold first samples) */
+	uint64_t all = meta_count(p, "samples"), cost = meta_count(p, "sample_cost_ns"),
+		 sampling = meta_count(p, "samples_sampling");
+	if (!all)
+		return 0;
+	*each_ns = cost / all;
+	*pct = 100.0 * (double)sampling / (double)all;
+	return sampling >= SAMPLE_COST_WARN_MIN && sampling * 100 >= all * SAMPLE_COST_WARN_PCT;
 }
 
 /* Sampling that stopped for a reason other than seccomp (put_seccomp says that one). */

@@ -44,6 +44,12 @@ struct report_options {
 int report_parse_sort(const char *s);
 
 void report_header(const struct zp_profile *p, FILE *out);
+/*
+ * Sampled time: 1 when zond's own sampling filled many of the periods (10%
+ * of the samples or more, run meta samples_sampling), with its time per
+ * sample in ns and that percent; the header and zond record warn.
+ */
+int report_sampling_costly(const struct zp_profile *p, uint64_t *each_ns, double *pct);
 
 /*
  * A campaign mixing runs with and without calling contexts (meta
