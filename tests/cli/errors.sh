@@ -108,4 +108,9 @@ done
 for c in record libcalls inject recover "trace record"; do
 	check_error "$c -c ''" "-c wants a campaign name, not ''" "$ZOND" $c -c '' -- /bin/true
 done
+# a run and a campaign at once: a usage error, exit 2 as every other (QA s13 S)
+for c in report graph export dump annotate; do
+	"$ZOND" $c -r 1 -C c0 >/dev/null 2>err.txt
+	check_eq "$c -r 1 -C c0: exit 2, one line" "$? $(wc -l <err.txt) $(grep -c 'not both' err.txt)" "2 1 1"
+done
 finish

@@ -251,6 +251,8 @@ int read_parse(const struct read_cmd *cmd, int argc, char **argv, struct read_op
 	/* -i "$UNSET" must not read ./zond.db behind the user's back (-o '' is refused too) */
 	if (status < 0 && o->rc.store && !*o->rc.store)
 		status = cmd_usage_error(cmd->name, "an empty store file name (-i)");
+	if (status < 0 && o->rc.run && o->rc.campaign)
+		status = cmd_usage_error(cmd->name, "choose a run (-r) or a campaign (-C), not both");
 	return status;
 }
 
