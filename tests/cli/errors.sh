@@ -113,4 +113,9 @@ for c in report graph export dump annotate; do
 	"$ZOND" $c -r 1 -C c0 >/dev/null 2>err.txt
 	check_eq "$c -r 1 -C c0: exit 2, one line" "$? $(wc -l <err.txt) $(grep -c 'not both' err.txt)" "2 1 1"
 done
+# a campaign's threads are all its runs': its count named as the campaign's
+"$ZOND" record -q -o camp.db -c two -- "$SHOP" >/dev/null 2>&1 &&
+	"$ZOND" record -q -o camp.db -c two -- "$SHOP" >/dev/null 2>&1 || fail "record -c two"
+check_error "--tid of a campaign" "campaign two has 2 threads 'shop': give PID/TID" \
+	"$ZOND" report -i camp.db -C two --tid shop
 finish

@@ -63,10 +63,19 @@ static int thread_is(const struct zp_thread *th, const char *want)
 	return parse_count(pid) == th->pid && parse_count(slash + 1) == th->tid;
 }
 
-/* A name shared by several threads is ambiguous: the user gets told, not one picked. */
-static int find_thread(const struct zp_profile *p, const char *want, uint32_t *thread,
-		       struct zerr *err)
+/*
+ * A name shared by several threads is ambiguous: the user gets told, not one
+ * picked.  campaign: p is that campaign's runs combined (their threads all
+ * p's), else NULL.
+ */
+static int find_thread(const struct zp_profile *p, const char *campaign, const char *want,
+		       uint32_t *thread, struct zerr *err)
 {
+	char what[300];
+	if (campaign)
+		snprintf(what, sizeof what, "campaign %s", campaign);
+	else
+		snprintf(what, sizeof what, "run %lld", (long long)p->run.id);
 	size_t found = 0;
 	for (size_t i = 0; i < p->nthreads; i++) {
 		if (!thread_is(&p->threads[i], want))
@@ -77,10 +86,8 @@ static int find_thread(const struct zp_profile *p, const char *want, uint32_t *t
 	if (found == 1)
 		return 0;
 	if (found > 1)
-		return zerr_set(err, "run %lld has %zu threads '%s': give PID/TID",
-				(long long)p->run.id, found, want);
-	return zerr_set(err, "run %lld has no thread '%s' (see 'zond report --per-thread')",
-			(long long)p->run.id, want);
+		return zerr_set(err, "%s has %zu threads '%s': give PID/TID", what, found, want);
+	return zerr_set(err, "%s has no thread '%s' (see 'zond report --per-thread')", what, want);
 }
 
 int run_choice_ids(struct store *s, const struct run_choice *c, int64_t **ids, size_t *n,
@@ -396,7 +403,7 @@ struct zp_profile *run_choice_load(const struct run_choice *c, uint32_t *thread,
 		profile_add_meta(p, "runs_combined", count);
 	}
 	*thread = ZP_NONE;
-	if (c->tid && find_thread(p, c->tid, thread, err) < 0) {
+	if (c->tid && find_thread(p, c->campaign, c->tid, thread, err) < 0) {
 		profile_free(p);
 		return NULL;
 	}
