@@ -816,14 +816,50 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
  * into plan->funcs (*which, malloc'ed); -1 with the error printed when
  * there is none (and none_ok is 0).
  */
+/* Whether glob has none of fnmatch(3)'s special characters: it names one function. */
+static int exact_name(const char *glob)
+{
+	return !strpbrk(glob, "*?[\\");
+}
+
+/*
+ * Function name, which looks at its caller's address (inject_reads_caller),
+ * asked for by an exact -f (pattern, of -f spec): said at once; taken in by
+ * a glob or the default: counted in *callers, said once by choose_all.
+ */
+static void caller_left_out(const char *pattern, const char *spec, const char *name,
+			    size_t *callers)
+{
+	if (pattern && exact_name(pattern))
+		fprintf(stderr,
+			"zond inject: -f %s: not measured: %.*s looks at its caller's address "
+			"(its probe would make it the trampoline's: doc/inject.md, \"Functions "
+			"that look at their caller\")\n",
+			spec, (int)strcspn(name, "@"), name);
+	else
+		(*callers)++;
+}
+
 static int choose(const struct functions_job *job, const struct inject_plan *plan, const char *prog,
-		  size_t **which, size_t *n, int none_ok)
+		  size_t **which, size_t *n, int none_ok, size_t *callers)
 {
 	*which = zp_xcalloc(plan->nfuncs + 1, sizeof **which);
 	*n = 0;
-	for (size_t i = 0; i < plan->nfuncs; i++)
-		if (plan->funcs[i].ok && name_filter_wants(&job->filter, plan->funcs[i].name))
+	for (size_t i = 0; i < plan->nfuncs; i++) {
+		const struct inject_func *f = &plan->funcs[i];
+		if (!name_filter_wants(&job->filter, f->name))
+			continue;
+		if (f->ok) {
 			(*which)[(*n)++] = i;
+		} else if (f->caller) {
+			const char *pattern = NULL;
+			for (int k = 0; k < job->filter.ninclude && !pattern; k++)
+				if (exact_name(job->filter.include[k]) &&
+				    symbols_name_matches(job->filter.include[k], f->name))
+					pattern = job->filter.include[k];
+			caller_left_out(pattern, pattern, f->name, callers);
+		}
+	}
 	if (*n || none_ok)
 		return 0;
 	free(*which);
@@ -863,6 +899,7 @@ struct choice {
 	size_t nlibs;
 	char **names; /* the libraries' function names, nnames */
 	size_t nnames;
+	size_t callers; /* left out by a glob: they look at their caller's address */
 };
 
 /*
@@ -907,6 +944,7 @@ struct library_match {
 	const struct inject_plan *plan;
 	size_t *which, n;
 	char **names; /* the name matched, without "@VERSION" */
+	size_t *left, nleft; /* matched, but they look at their caller's address */
 };
 
 static void library_symbol(void *arg, const struct symbol *sym)
@@ -918,6 +956,14 @@ static void library_symbol(void *arg, const struct symbol *sym)
 		return;
 	for (size_t i = 0; i < m->plan->nfuncs; i++) {
 		const struct inject_func *f = &m->plan->funcs[i];
+		if (f->addr == sym->start && !f->ok && f->caller) {
+			for (size_t k = 0; k < m->nleft; k++)
+				if (m->left[k] == i)
+					return; /* an alias of one left out already */
+			m->left = zp_xrealloc(m->left, (m->nleft + 1) * sizeof *m->left);
+			m->left[m->nleft++] = i;
+			return;
+		}
 		if (f->addr != sym->start || !f->ok)
 			continue;
 		for (size_t k = 0; k < m->n; k++)
@@ -953,9 +999,13 @@ static int choose_library(const char *spec, struct symbols *s, const struct inje
 	if (inject_plan_file(s, ls.path, plan->arch, lp, &err) < 0)
 		return cmd_error("inject", "%s", err.msg);
 	c->nlibs++;
-	struct library_match m = {spec + len + 1, lp, NULL, 0, NULL};
+	struct library_match m = {spec + len + 1, lp, NULL, 0, NULL, NULL, 0};
 	if (symbols_each_function(s, lp->path, library_symbol, &m, &err) < 0)
 		return cmd_error("inject", "%s", err.msg);
+	for (size_t k = 0; k < m.nleft; k++)
+		caller_left_out(m.glob, spec, lp->funcs[m.left[k]].name, &c->callers);
+	int said = m.nleft && exact_name(m.glob);
+	free(m.left);
 	if (m.n)
 		choice_add(c, lp, m.which, m.n, lp->path, m.names);
 	c->names = zp_xrealloc(c->names, (c->nnames + m.n + 1) * sizeof *c->names);
@@ -963,7 +1013,8 @@ static int choose_library(const char *spec, struct symbols *s, const struct inje
 	c->nnames += m.n;
 	free(m.which);
 	free(m.names);
-	return m.n ? 0
+	return m.n || said
+		   ? 0
 		   : cmd_error("inject", "-f %s: no function of %s matches that can be injected",
 			       spec, lp->path);
 }
@@ -990,7 +1041,7 @@ static int choose_all(const struct functions_job *job, struct symbols *s,
 	memset(c, 0, sizeof *c);
 	size_t *which, n;
 	int only_libs = job->nlibs && !job->filter.ninclude;
-	if (choose(job, plan, prog, &which, &n, job->nlibs) < 0)
+	if (choose(job, plan, prog, &which, &n, job->nlibs, &c->callers) < 0)
 		return -1;
 	if (!only_libs)
 		choice_add(c, plan, which, n, NULL, NULL);
@@ -1000,6 +1051,13 @@ static int choose_all(const struct functions_job *job, struct symbols *s,
 			choice_free(c);
 			return -1;
 		}
+	if (c->callers)
+		fprintf(stderr,
+			"zond inject: %zu %s that %s at %s caller's address left out (dlsym and "
+			"kin: a probe would make that address the trampoline's; doc/inject.md, \"Functions "
+			"that look at their caller\")\n",
+			c->callers, c->callers == 1 ? "function" : "functions",
+			c->callers == 1 ? "looks" : "look", c->callers == 1 ? "its" : "their");
 	if (c->n)
 		return 0;
 	choice_free(c);

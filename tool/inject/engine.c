@@ -200,7 +200,9 @@ static void place_hops(struct inject_plan *p, const struct branches *bs)
  * gcc split off (name.cold, "[clone .cold]"), entered by a jump from their
  * function with its frame live, no return address on top of the stack; and
  * functions that return twice (vfork, the setjmp family, getcontext),
- * whose second return would find its frame gone.  The reason, or NULL.
+ * whose second return would find its frame gone; and those that look at
+ * their caller's address (inject_reads_caller), which a probe makes
+ * za_exit (never_probed).  The reason, or NULL.
  */
 int inject_is_unwinder(const char *name)
 {
@@ -216,7 +218,21 @@ int inject_is_unwinder(const char *name)
 	return 0;
 }
 
-static const char *never_probed(const char *name, int *part)
+int inject_reads_caller(const char *name)
+{
+	static const char *const callers[] = {
+		"dlopen",	  "dlmopen",	      "dlsym", "dlvsym", "dl_iterate_phdr",
+		"__dl_iterate_phdr", "__libc_dlopen_mode", NULL,
+	};
+	for (int i = 0; name && callers[i]; i++) {
+		size_t n = strlen(callers[i]);
+		if (strncmp(name, callers[i], n) == 0 && (name[n] == 0 || name[n] == '@'))
+			return 1;
+	}
+	return 0;
+}
+
+static const char *never_probed(const char *name, int *part, int *caller)
 {
 	static const char *const twice[] = {"vfork",	   "__vfork",	  "setjmp",	"_setjmp",
 					    "__setjmp",	   "sigsetjmp",	  "__sigsetjmp", "getcontext",
@@ -225,6 +241,9 @@ static const char *never_probed(const char *name, int *part)
 		return NULL;
 	const char *cold = strstr(name, ".cold");
 	*part = cold && (cold[5] == 0 || cold[5] == '.' || cold[5] == ']');
+	*caller = inject_reads_caller(name);
+	if (*caller)
+		return "it looks at its caller's address, which a probe makes the trampoline's";
 	if (*part)
 		return "a part gcc split off its function (.cold): entered by a jump, not a call";
 	for (int i = 0; twice[i]; i++)
@@ -267,7 +286,7 @@ static int plan_one(struct symbols *s, struct inject_plan *p, size_t i, struct b
 			bs->from = i;
 			p->arch->branches(code, (size_t)f->size, f->addr, add_branch, bs);
 		}
-		const char *never = never_probed(f->name, &f->part);
+		const char *never = never_probed(f->name, &f->part, &f->caller);
 		if (never) {
 			snprintf(f->why, sizeof f->why, "%s", never);
 			f->ok = f->far_ok = 0;

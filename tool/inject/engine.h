@@ -34,6 +34,7 @@ struct inject_func {
 	uint64_t size;
 	int ok; /* 1: site is valid */
 	int part; /* a part gcc split off a function (.cold): not a function, never probed */
+	int caller; /* it reads its caller's address (dlsym...): never probed (inject_reads_caller) */
 	struct inject_site site;
 	char why[INJECT_WHY]; /* when !ok: the reason */
 	uint32_t fill;        /* bytes of alignment fill after it, up to the next function */
@@ -50,6 +51,16 @@ struct inject_func {
  * the unwinder the real return addresses; never a measured function's.
  */
 int inject_is_unwinder(const char *name);
+
+/*
+ * 1 when name ("@VERSION" or not) is one of the functions that look at
+ * their caller's address (glibc's dlopen, dlmopen, dlsym, dlvsym,
+ * dl_iterate_phdr, __libc_dlopen_mode: the caller's object decides what
+ * RTLD_NEXT, $ORIGIN and the namespace are).  A probe makes that address
+ * the trampoline's, so they are never probed (doc/inject.md, "Functions
+ * that look at their caller").
+ */
+int inject_reads_caller(const char *name);
 
 struct inject_plan {
 	char *path;
