@@ -56,6 +56,7 @@ struct session {
 	uint64_t *entries;         /* where each jump goes (the stub's call) */
 	char **owned;              /* module paths of the unwinders' patches */
 	size_t nowned;
+	const char *unwinder_later; /* libgcc_s, owned, when the target has not mapped it */
 	unsigned char *off; /* noff flags: patch k's jump is not written (cyclic) */
 	size_t noff;
 	int later;          /* libraries may be loaded later (dlopen): areas may be pending */
@@ -340,6 +341,46 @@ static void add_unwinders(void *arg, const char *path, uint64_t start)
 	inject_plan_free(&p);
 }
 
+struct libc_search {
+	char dir[PATH_MAX]; /* the directory of the target's libc.so.6, when mapped */
+	int gcc_s;          /* libgcc_s.so.1 mapped */
+};
+
+static void libc_seen(void *arg, const char *path, uint64_t start)
+{
+	(void)start;
+	struct libc_search *ls = arg;
+	const char *base = strrchr(path, '/');
+	if (!base)
+		return;
+	if (strcmp(base + 1, "libc.so.6") == 0)
+		snprintf(ls->dir, sizeof ls->dir, "%.*s", (int)(base - path), path);
+	ls->gcc_s |= strcmp(base + 1, "libgcc_s.so.1") == 0;
+}
+
+/*
+ * glibc loads libgcc_s.so.1 by dlopen the first time it unwinds
+ * (backtrace(), pthread_cancel, pthread_exit): when the stopped target has
+ * not mapped it, the unwinders of the one beside its libc.so.6 (where the
+ * loader finds it) are added as a library to come, patched when the loader
+ * maps it (serve_loads), as the start's are.
+ */
+static void add_later_unwinder(struct session *x)
+{
+	struct libc_search ls = {"", 0};
+	struct zerr ignored;
+	char path[PATH_MAX + 32], real[PATH_MAX];
+	if (x->t->ops->modules(x->t, libc_seen, &ls, &ignored) < 0 || !ls.dir[0] || ls.gcc_s)
+		return;
+	snprintf(path, sizeof path, "%s/libgcc_s.so.1", ls.dir);
+	if (!realpath(path, real))
+		return;
+	size_t had = x->nowned;
+	add_unwinders(x, real, 0);
+	if (x->nowned > had)
+		x->unwinder_later = x->owned[had];
+}
+
 /*
  * Places area i near its file: 0; 1 when the target has not mapped the
  * file and may still load it (a library of a later dlopen); -1 with err set.
@@ -501,6 +542,8 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 	x->shared_len = inject_results_size(x->n) + (a->contexts ? inject_contexts_size() : 0);
 	struct zerr ignored;
 	t->ops->modules(t, add_unwinders, x, &ignored); /* none: nothing throws */
+	if (x->later)
+		add_later_unwinder(x);
 	if (x->later && libraries_to_come(x) && add_loader_probe(x, err) < 0)
 		return -1;
 	free(x->sites);
@@ -1251,7 +1294,8 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
 		read_results(&x, out);
 	}
 	for (size_t i = 1; i < x.nareas; i++)
-		out->unloaded += x.areas[i].late && !x.areas[i].loaded;
+		out->unloaded += x.areas[i].late && !x.areas[i].loaded &&
+				 x.areas[i].path != x.unwinder_later; /* zond's own, not asked for */
 	session_end(&x);
 	return rc;
 }
