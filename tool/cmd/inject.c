@@ -913,6 +913,30 @@ static int choose(const struct functions_job *job, const struct inject_plan *pla
 	for (size_t i = 0; i < plan->nfuncs; i++)
 		if (plan->funcs[i].ok && name_filter_wants(&job->filter, plan->funcs[i].name))
 			(*which)[(*n)++] = i;
+	/* each -f zond cannot honour said, also when another one matched (QA s13 U F4) */
+	for (int k = 0; k < job->filter.ninclude; k++) {
+		const char *glob = job->filter.include[k];
+		struct name_filter one = {.include = {glob}, .ninclude = 1};
+		size_t matched = 0, refused = 0;
+		for (size_t i = 0; i < plan->nfuncs; i++) {
+			const struct inject_func *f = &plan->funcs[i];
+			if (f->part || !name_filter_wants(&one, f->name))
+				continue;
+			matched++;
+			if (f->ok)
+				continue;
+			if (++refused <= 3)
+				fprintf(stderr, "zond inject: -f %s: %s (0x%llx) cannot be injected: %s\n",
+					glob, f->name, (unsigned long long)f->addr, f->why);
+		}
+		if (!matched)
+			fprintf(stderr, "zond inject: -f %s matched no function of %s\n", glob, prog);
+		else if (refused > 3)
+			fprintf(stderr,
+				"zond inject: -f %s: %zu more of its functions cannot be injected "
+				"(--coverage %s says why)\n",
+				glob, refused - 3, prog);
+	}
 	if (*n || none_ok)
 		return 0;
 	free(*which);
