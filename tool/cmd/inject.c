@@ -1460,11 +1460,13 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 		if (!descent_pruned(d, c, &b, &whole))
 			continue;
 		pruned++;
+		/* in the counter's unit: page faults are not ns (QA s13 U F9) */
+		const char *unit = job->has_event ? job->event.unit : "ns";
 		if (!job->quiet)
 			fprintf(stderr,
-				"zond inject: pruned %s: bound %llu ns, under %g%% of %llu ns\n",
-				recs[c].name, (unsigned long long)b, job->threshold,
-				(unsigned long long)whole);
+				"zond inject: pruned %s: bound %llu %s, under %g%% of %llu %s\n",
+				recs[c].name, (unsigned long long)b, unit, job->threshold,
+				(unsigned long long)whole, unit);
 	}
 	if (!job->quiet)
 		fprintf(stderr,
