@@ -26,7 +26,8 @@ check() {
 check 127 "zond inject: /nonexistent/prog: program not found" -- /nonexistent/prog
 check 1 "zond inject: $dir/script.sh: not an ELF file" -- "$dir/script.sh"
 check 1 "zond inject: $stripped: no function to measure (no function symbols: stripped?)" -- "$stripped"
-check 1 "zond inject: $calls: no function to measure (-f matched none that can be injected)" -f nosuch -- "$calls"
+check 1 "zond inject: -f nosuch matched no function of $calls
+zond inject: $calls: no function to measure (-f matched none that can be injected)" -f nosuch -- "$calls"
 check 1 "zond inject: nosuch: no function nosuch in $calls" --region nosuch,main -- "$calls"
 check 1 "zond inject: main+100000: past the end of main ($(nm -S "$calls" | awk '$4 == "main" { printf "%d", "0x" $2 }') bytes)" \
 	--region main+100000,fib -- "$calls"
@@ -90,6 +91,28 @@ gcc -O0 -o alternate alternate.c && rm -f count
 # (the call graph's run first, status 0; then run 1, status 1)
 grep -q "^zond inject: warning: run 1 ended with status 1, the call graph's run with 0: the runs did different work" err.txt ||
 	{ echo "FAIL: runs ending differently not said: $(cat err.txt)"; status=1; }
+# Each -f zond cannot honour is said, also when another -f matched: a function too short
+# for the jump (with the reason) and a typo; alone, the refusal's reason before the error.
+# Before, -f tiny -f main and -f main -f mian measured main without a word (QA s13 U F4).
+cat >short.c <<'END'
+#include <stdio.h>
+int tiny(void);
+__asm__(".text\n.globl tiny\n.type tiny,@function\ntiny:\n xor %eax,%eax\n ret\n"
+	".size tiny,.-tiny\n");
+int main(void) { int s = 0; for (int i = 0; i < 10; i++) s += tiny(); printf("%d\n", s); return 0; }
+END
+gcc -O2 -o short short.c
+"$zond" inject -q -o short.db -f tiny -f main -- ./short 2>err.txt >/dev/null
+grep -q "^zond inject: -f tiny: tiny (0x[0-9a-f]*) cannot be injected: too short: 3 bytes" err.txt ||
+	{ echo "FAIL: -f tiny -f main: tiny's refusal not said: $(cat err.txt)"; status=1; }
+"$zond" inject -q -o short.db -f main -f mian -- ./short 2>err.txt >/dev/null
+grep -qx "zond inject: -f mian matched no function of $dir/short" err.txt ||
+	{ echo "FAIL: -f main -f mian: the typo not said: $(cat err.txt)"; status=1; }
+"$zond" inject -q -o short.db -f tiny -- ./short 2>err.txt >/dev/null
+grep -q "^zond inject: -f tiny: tiny .*too short" err.txt &&
+	grep -q "no function to measure" err.txt ||
+	{ echo "FAIL: -f tiny: $(cat err.txt)"; status=1; }
+rm -f short.db
 # A program whose library is missing ends in the loader before its entry
 # point: zond says so and exits with the program's status (127).
 echo 'int missing_fn(void) { return 0; }' >mlib.c

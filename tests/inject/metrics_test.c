@@ -75,6 +75,21 @@ int main(void)
 	CHECK_EQ_U64(metrics_compute(&in, v, done), 2);
 	CHECK(!done[share] && !done[self] && !done[per] && done[ipc] && done[mpki]);
 
+	/* --event task-clock (ns of CPU time): the time metrics as on the TSC (QA s13 U F9) */
+	struct zp_profile *q = profile_new();
+	q->run.duration_ns = 1000;
+	unsigned tc = profile_event(q, "task-clock", "ns");
+	uint32_t h = profile_node(q, ZP_FUNCTION, "h", "/x", "", 0, 0x10);
+	struct zp_stat *hs = profile_stat(q, profile_thread(q, 1, 1, NULL), h);
+	hs->calls = 4;
+	hs->incl[tc] = 400;
+	hs->self[tc] = 100;
+	metrics_inputs(q, h, &in);
+	CHECK_EQ_U64(metrics_compute(&in, v, done), 3);
+	CHECK(done[share] && v[share] == 40.0 && done[self] && v[self] == 10.0);
+	CHECK(done[per] && v[per] == 100.0);
+	profile_free(q);
+
 	/* a node with no statistics in this run has no inputs but the run's */
 	uint32_t g = profile_node(p, ZP_FUNCTION, "g", "/x", "", 0, 0x20);
 	metrics_inputs(p, g, &in);

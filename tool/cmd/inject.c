@@ -5,6 +5,7 @@
  * sets tool/inject/arch/.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <dirent.h>
 #include <getopt.h>
 #include <linux/perf_event.h>
@@ -424,6 +425,94 @@ struct record_desc {
 	uint64_t addr;      /* link-time */
 	const char *module; /* the ELF file; NULL: the program's */
 };
+
+/* The calls of record k summed over r's threads. */
+static uint64_t calls_of(const struct inject_result *r, size_t k)
+{
+	uint64_t sum = 0;
+	for (size_t t = 0; t < r->nthreads; t++)
+		sum += r->stats[t * r->n + k].calls;
+	return sum;
+}
+
+/*
+ * A campaign that runs the program more than once: standard input, when it
+ * is not a terminal, read once into a temporary file (TMPDIR, unlinked at
+ * once: gone when zond ends), and each run gets that file from its start
+ * as its stdin (rerun_stdin).  Before, the call graph's run read a pipe or
+ * a file to its end and every later run read EOF (QA s13 U F6).  -1 when
+ * stdin is a terminal or closed, or cannot be kept (one line says why).
+ */
+static int spool_stdin(void)
+{
+	if (isatty(0) || fcntl(0, F_GETFD) < 0)
+		return -1;
+	const char *dir = getenv("TMPDIR");
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/zond-stdin-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		fprintf(stderr, "zond inject: warning: stdin not kept for the reruns (%s: %s): "
+				"each run reads on where the last one stopped\n",
+			path, strerror(errno));
+		return -1;
+	}
+	unlink(path);
+	char buf[65536];
+	for (;;) {
+		ssize_t got = read(0, buf, sizeof buf);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			fprintf(stderr, "zond inject: warning: stdin could not be read for the "
+					"reruns (%s)\n", strerror(errno));
+			break;
+		}
+		if (got == 0)
+			break;
+		for (ssize_t off = 0; off < got;) {
+			ssize_t w = write(fd, buf + off, (size_t)(got - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				fprintf(stderr, "zond inject: warning: stdin not kept for the reruns "
+						"(%s: %s)\n", path, strerror(errno));
+				close(fd);
+				return -1;
+			}
+			off += w;
+		}
+	}
+	return fd;
+}
+
+/* The kept stdin (fd, -1: none) as stdin again, from its start, for the next run. */
+static void rerun_stdin(int fd)
+{
+	if (fd < 0)
+		return;
+	lseek(fd, 0, SEEK_SET);
+	dup2(fd, 0); /* no close-on-exec on 0: the program inherits it */
+}
+
+/*
+ * One line, once a campaign (*said), when a measuring run's calls of a
+ * function differ from the call graph's run's (graph_calls, by record):
+ * the runs did different work (other input, time, randomness).
+ */
+static void compare_calls(const struct inject_result *r, const struct record_desc *recs,
+			  const size_t *index, const uint64_t *graph_calls, int run, int *said)
+{
+	for (size_t k = 0; k < r->n && !*said; k++) {
+		uint64_t c = calls_of(r, k), g = graph_calls[index[k]];
+		if (c != g && ++*said)
+			fprintf(stderr,
+				"zond inject: warning: run %d called %s %llu times, the call graph's "
+				"run %llu: the runs did different work, and the campaign merges "
+				"their figures as if they had not\n",
+				run, recs[k].name, (unsigned long long)c, (unsigned long long)g);
+	}
+}
 
 /* The node of record k (recs[k]), with its source line. */
 static uint32_t record_node(struct zp_profile *p, struct symbols *s, const struct inject_plan *plan,
@@ -860,6 +949,30 @@ static int choose(const struct functions_job *job, const struct inject_plan *pla
 			caller_left_out(pattern, pattern, f->name, callers);
 		}
 	}
+	/* each -f zond cannot honour said, also when another one matched (QA s13 U F4) */
+	for (int k = 0; k < job->filter.ninclude; k++) {
+		const char *glob = job->filter.include[k];
+		struct name_filter one = {.include = {glob}, .ninclude = 1};
+		size_t matched = 0, refused = 0;
+		for (size_t i = 0; i < plan->nfuncs; i++) {
+			const struct inject_func *f = &plan->funcs[i];
+			if (f->part || !name_filter_wants(&one, f->name))
+				continue;
+			matched++;
+			if (f->ok || f->caller) /* the callers' reader: caller_left_out */
+				continue;
+			if (++refused <= 3)
+				fprintf(stderr, "zond inject: -f %s: %s (0x%llx) cannot be injected: %s\n",
+					glob, f->name, (unsigned long long)f->addr, f->why);
+		}
+		if (!matched)
+			fprintf(stderr, "zond inject: -f %s matched no function of %s\n", glob, prog);
+		else if (refused > 3)
+			fprintf(stderr,
+				"zond inject: -f %s: %zu more of its functions cannot be injected "
+				"(--coverage %s says why)\n",
+				glob, refused - 3, prog);
+	}
 	if (*n || none_ok)
 		return 0;
 	free(*which);
@@ -1081,8 +1194,12 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 			n == 1 ? "" : "s", prog,
 			c.nlibs ? " and its libraries" : "", job->campaign);
 	size_t per = job->per_run > 0 && !job->pid ? (size_t)job->per_run : n;
-	int rc = 0, first = 0, said = 0, graph_rc = -1;
+	int rc = 0, first = 0, said = 0, said_calls = 0, graph_rc = -1;
 	size_t edges_max = job->elf ? INJECT_BARE_EDGES_MAX : INJ_EDGES_MAX;
+	/* more than one run: each gets the same stdin */
+	int in = per < n && !job->pid && !job->gdb ? spool_stdin() : -1;
+	uint64_t *graph_calls = NULL;
+	size_t *index = zp_xcalloc(n + 1, sizeof *index);
 	if (per < n && n <= edges_max) {
 		/* the call graph, every function in one run (campaign NAME.graph, as the descent's
 		   first pass): zond report -C NAME takes each function's callees measured in other
@@ -1096,11 +1213,20 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 			patches[j].id = (uint32_t)j;
 		struct inject_job gj = {plan, patches, n, n, job_event(job), job->fast_clock};
 		int stored;
-		rc = measure(&all, s, &gj, recs, argv, prog, &stored, NULL);
+		struct inject_result gr;
+		rerun_stdin(in);
+		rc = measure(&all, s, &gj, recs, argv, prog, &stored, &gr);
 		if (!stored) {
 			choice_free(&c);
+			free(index);
+			if (in >= 0)
+				close(in);
 			return rc;
 		}
+		graph_calls = zp_xcalloc(n + 1, sizeof *graph_calls);
+		for (size_t k = 0; k < n; k++)
+			graph_calls[k] = calls_of(&gr, k);
+		inject_result_free(&gr);
 		graph_rc = rc;
 		if (!job->quiet)
 			fprintf(stderr, "zond inject: the call graph of the %zu functions: campaign %s\n",
@@ -1118,10 +1244,18 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 		struct inject_job ij = {plan, patches + from, k, k, job_event(job),
 					job->fast_clock};
 		int stored;
-		rc = measure(job, s, &ij, recs + from, argv, prog, &stored, NULL);
+		struct inject_result r;
+		rerun_stdin(in);
+		rc = measure(job, s, &ij, recs + from, argv, prog, &stored, &r);
 		*runs += stored;
 		if (!stored)
 			break;
+		for (size_t j = 0; j < k; j++)
+			index[j] = from + j;
+		if (graph_calls)
+			compare_calls(&r, recs + from, index, graph_calls, (int)(from / per + 1),
+				      &said_calls);
+		inject_result_free(&r);
 		if (from == 0 && graph_rc >= 0 && rc != graph_rc && !said++)
 			fprintf(stderr,
 				"zond inject: warning: run 1 ended with status %d, the call graph's run "
@@ -1138,6 +1272,10 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 				"figures as if they had not\n",
 				from / per + 1, rc, first);
 	}
+	free(graph_calls);
+	free(index);
+	if (in >= 0)
+		close(in);
 	choice_free(&c);
 	return rc;
 }
@@ -1330,14 +1468,22 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 	first.graph_pass = 1;
 	struct inject_job ij = {plan, patches, n, n, job_event(job), job->fast_clock};
 	struct inject_result r;
+	/* every run gets the same stdin */
+	int in = job->gdb ? -1 : spool_stdin(), said_calls = 0;
+	rerun_stdin(in);
 	int stored, rc = measure(&first, s, &ij, recs, argv, prog, &stored, &r);
 	if (!stored) {
 		choice_free(&ch);
+		if (in >= 0)
+			close(in);
 		return rc;
 	}
-	uint64_t *est = zp_xcalloc(n + 1, sizeof *est);
-	for (size_t k = 0; k < n; k++)
+	uint64_t *est = zp_xcalloc(n + 1, sizeof *est),
+		 *graph_calls = zp_xcalloc(n + 1, sizeof *graph_calls);
+	for (size_t k = 0; k < n; k++) {
 		est[k] = incl_of(&r, k);
+		graph_calls[k] = calls_of(&r, k);
+	}
 	/* the edges' costs in the estimates' unit (ns), not the payload's */
 	for (size_t i = 0; i < r.nedges; i++)
 		r.edges[i].incl = inject_to_ns(at_least_0(r.edges[i].incl), r.hz);
@@ -1355,10 +1501,12 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 			br[j] = recs[batch[j]];
 		}
 		struct inject_job bj = {plan, bp, k, k, job_event(job), job->fast_clock};
+		rerun_stdin(in);
 		rc = measure(job, s, &bj, br, argv, prog, &stored, &r);
 		if (!stored)
 			break;
 		*runs += 1;
+		compare_calls(&r, br, batch, graph_calls, *runs, &said_calls);
 		for (size_t j = 0; j < k; j++)
 			descent_measured(d, batch[j], incl_of(&r, j));
 		measured += k;
@@ -1370,11 +1518,13 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 		if (!descent_pruned(d, c, &b, &whole))
 			continue;
 		pruned++;
+		/* in the counter's unit: page faults are not ns (QA s13 U F9) */
+		const char *unit = job->has_event ? job->event.unit : "ns";
 		if (!job->quiet)
 			fprintf(stderr,
-				"zond inject: pruned %s: bound %llu ns, under %g%% of %llu ns\n",
-				recs[c].name, (unsigned long long)b, job->threshold,
-				(unsigned long long)whole);
+				"zond inject: pruned %s: bound %llu %s, under %g%% of %llu %s\n",
+				recs[c].name, (unsigned long long)b, unit, job->threshold,
+				(unsigned long long)whole, unit);
 	}
 	if (!job->quiet)
 		fprintf(stderr,
@@ -1382,6 +1532,9 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 			"reached (the call graph: campaign %s)\n",
 			measured, pruned, n - measured - pruned, graph);
 	descent_free(d);
+	if (in >= 0)
+		close(in);
+	free(graph_calls);
 	free(est);
 	free(batch);
 	free(bp);

@@ -100,6 +100,8 @@ void metrics_inputs(const struct zp_profile *p, uint32_t node, struct metric_inp
 		int incl, self;
 	} events[] = {
 		{"time", MI_TIME_INCL, MI_TIME_SELF},
+		{"task-clock", MI_TIME_INCL, MI_TIME_SELF}, /* --event task-clock: ns of CPU time
+							       (QA s13 U F9) */
 		{"cycles", MI_CYCLES, -1},
 		{"instructions", MI_INSTRUCTIONS, -1},
 		{"mcycle", MI_CYCLES, -1}, /* RISC-V's counters over GDB, --event mcycle,minstret */

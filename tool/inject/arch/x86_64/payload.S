@@ -101,7 +101,7 @@ za_blocksize:	.quad 0
 za_edges:	.quad 0	/* where in a shared block its call edges start, 0: none */
 za_nfuncs:	.quad 0
 za_event:	.quad 0	/* 0: the counter is the TSC; 1: the thread's perf_event fd, read() */
-za_fdbase:	.quad 0	/* the lowest fd number the counters' fds may take */
+za_fdbase:	.quad 0	/* unused (za_open places the counters' fds by RLIMIT_NOFILE) */
 za_ctxs:	.quad 0	/* the calling contexts' areas (results.h), 0: none kept */
 za_proc:	.quad 0	/* the process page: ZA_PROC_READY, 0 in a new process (za_forked) */
 za_push:	.quad 0x100000001	/* a push in the depth word: a frame and a push more */
@@ -1029,9 +1029,12 @@ za_populate:
 /*
  * The thread's counter (za_event 1), opened when its slot (r11) is
  * claimed, that is at its first measured call: perf_event_open of
- * za_attr for this thread, moved to the lowest free fd from za_fdbase
- * up (F_DUPFD_CLOEXEC), so that the numbers the program's own open()s get
- * stay as without zond, and closed at exec; its page mapped (za_read's
+ * za_attr for this thread, moved (F_DUPFD_CLOEXEC) to a number the
+ * program never gets from open(): above the soft RLIMIT_NOFILE (raised
+ * for the one fcntl, then put back; the hard limit with it where that is
+ * allowed, root), else the highest free below it, so that the numbers the
+ * program's own open()s get stay as without zond (as fds_move_high,
+ * tool/util/fds.c; QA s13 U F8); closed at exec; its page mapped (za_read's
  * rdpmc).  Both go to the slot; fd -1 and the header's nocounter counted
  * when it cannot be had.  Keeps every register but rflags.
  */
@@ -1055,18 +1058,69 @@ za_open:
 	test %rax, %rax
 	js 8f
 	mov %rax, %r8			/* the fd as opened, the lowest free */
-	mov %rax, %rdi
+	sub $32, %rsp			/* RLIMIT_NOFILE: as it is at 0, raised at 16 */
+	xor %edi, %edi			/* this process */
+	mov $7, %esi			/* RLIMIT_NOFILE */
+	xor %edx, %edx
+	mov %rsp, %r10
+	mov $302, %eax			/* SYS_prlimit64 */
+	syscall
+	test %rax, %rax
+	jnz 30f				/* unknown: where it was opened */
+	mov (%rsp), %r9			/* the soft limit */
+	cmp $0x1000000, %r9		/* none (or huge): where it was opened */
+	jae 30f
+	lea 64(%r9), %rax
+	mov %rax, 16(%rsp)		/* soft + 64, */
+	mov 8(%rsp), %rdx
+	cmp %rdx, %rax			/* within the hard limit, or the hard */
+	cmova %rax, %rdx		/* limit raised with it (root) */
+	mov %rdx, 24(%rsp)
+	xor %edi, %edi
+	mov $7, %esi
+	lea 16(%rsp), %rdx
+	xor %r10d, %r10d
+	mov $302, %eax
+	syscall
+	test %rax, %rax
+	jnz 25f
+	mov %r8, %rdi			/* above the program's numbers */
 	mov $1030, %esi			/* F_DUPFD_CLOEXEC */
-	mov za_fdbase(%rip), %rdx
+	mov %r9, %rdx
 	mov $72, %eax			/* SYS_fcntl */
 	syscall
-	mov %rax, %rsi
+	mov %rax, %r10
+	xor %edi, %edi			/* the limits put back */
+	mov $7, %esi
+	mov %rsp, %rdx
+	mov %r10, 16(%rsp)
+	xor %r10d, %r10d
+	mov $302, %eax
+	syscall
+	mov 16(%rsp), %rax
+	test %rax, %rax
+	jns 31f
+25:	lea -65(%r9), %r10		/* no room above: the highest free below, */
+	mov %r10, 16(%rsp)		/* the last number the program's open() */
+26:	dec %r9				/* gives (64 tried) */
+	cmp %r8, %r9
+	jle 30f
+	cmp 16(%rsp), %r9
+	jle 30f
+	mov %r8, %rdi
+	mov $1030, %esi			/* F_DUPFD_CLOEXEC: exactly r9 or none */
+	mov %r9, %rdx
+	mov $72, %eax
+	syscall
+	test %rax, %rax
+	js 26b
+31:	mov %rax, %rsi
 	mov %r8, %rdi
 	mov $3, %eax			/* SYS_close: the low number is free again */
 	syscall
-	mov %rsi, %rax
-	test %rax, %rax
-	js 8f
+	mov %rsi, %r8
+30:	add $32, %rsp
+	mov %r8, %rax
 	mov (%rsp), %r11
 	mov %rax, INJ_T_FD(%r11)
 	mov %rax, %r8			/* its page, for rdpmc where the kernel allows */
