@@ -905,6 +905,13 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 			"hooks the runtime could not count from the code: their functions' cycles "
 			"are short by those instructions (run meta inexact_sites)\n",
 			l->cmd, inexact);
+	const char *clamped = profile_meta(p, "clamped_times");
+	if (clamped) /* even with -q: figures are estimates */
+		fprintf(stderr,
+			"zond %s: warning: %s times would have gone below 0 and were held at 0: "
+			"the cycle counter did not count instructions (QEMU without -icount), the "
+			"figures are estimates (run meta clamped_times)\n",
+			l->cmd, clamped);
 	uint64_t each;
 	double pct;
 	if (report_sampling_costly(p, &each, &pct)) /* even with -q: shares are skewed */
