@@ -763,6 +763,8 @@ static void launch_describe(const struct launch *l, struct zp_profile *p, const 
 	p->run.term_signal = l->term_signal;
 	if (l->end_unknown && l->exit_status < 0 && !l->term_signal)
 		profile_add_meta(p, "end_unknown", l->end_unknown);
+	if (l->host_clock) /* QEMU without -icount: the cycles are not instructions */
+		profile_add_meta(p, "host_clock", "1");
 	if (l->knobs) /* the runtime ran as no option of zond's says */
 		profile_add_meta(p, "zond_env", l->knobs);
 	if (*l->token)
