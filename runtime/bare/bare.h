@@ -106,6 +106,18 @@ struct zb_cost {
 };
 extern struct zb_cost zb_cost[ZB_HOOKS];
 extern uint64_t zb_own, zb_now;
+/*
+ * The program's clock at the last outermost hook (zb_last), and the hooks
+ * where it would have gone back from there (zb_clamped, the raw header's
+ * clamped_clock).  Under -icount it never does; where the counter is not
+ * instructions (QEMU without -icount: the host's clock) the constants of
+ * zb_cost can exceed what a hook took, zb_own outgrow the counter and the
+ * program's clock run backwards (times wrapped below 0, main's 0: QA s13 U
+ * F2): a hook that finds it behind zb_last (as it was at the hook's start)
+ * gives zond's excess back (its zb_own lowered) and runs at zb_last.
+ */
+extern uint64_t zb_last;
+extern uint32_t zb_clamped;
 /* Hook calls so far (entry probes): zb_own / zb_calls is the mean cost per probe pair. */
 extern uint64_t zb_calls;
 

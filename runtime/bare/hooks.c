@@ -17,7 +17,8 @@
 #include "../../include/zond.h"
 
 struct zb_cost zb_cost[ZB_HOOKS];
-uint64_t zb_own, zb_now, zb_calls;
+uint64_t zb_own, zb_now, zb_calls, zb_last;
+uint32_t zb_clamped;
 
 /*
  * The return address an exit hook put in place of a function's (bare.h):
@@ -73,43 +74,76 @@ static inline uint64_t program_clock(int kind, uint64_t c0, uint64_t own0)
 	return c0 - zb_cost[kind].pre - own0;
 }
 
-/* zond's cycles when a hook that started at c0, with zb_own then own0, returns. */
+/* What a hook read at its start, after c0: zb_own and zb_last (bare.h). */
+struct start {
+	uint64_t own0, last;
+};
+
+/*
+ * The program's clock at the call of a hook that read c0 first, with h as
+ * it read them, held at the last hook's where it would be behind it (bare.h:
+ * zb_last): h->own0 is then lowered by zond's excess.  Called where the hook
+ * needs the clock for a frame, in the entry probe after it has opened its
+ * own (an interrupt some 90 instructions into a call still finds the probe
+ * busy: tests/bare/messages.sh).  zb_last as the hook started: a handler's
+ * hooks nested in it set it later.
+ */
+static inline uint64_t held_clock(int kind, uint64_t c0, struct start *h)
+{
+	uint64_t now = program_clock(kind, c0, h->own0);
+	if (zrt_unlikely((int64_t)(now - h->last) < 0)) {
+		h->own0 = c0 - zb_cost[kind].pre - h->last;
+		now = h->last;
+		zb_clamped++;
+		if (zrt.hdr)
+			zrt.hdr->clamped_clock = zb_clamped;
+	}
+	return now;
+}
+
+/*
+ * zond's cycles when a hook that started at c0, with zb_own then own0, returns;
+ * its program clock the last (a hook nested in it returns first).
+ */
 static inline void hook_done(int kind, uint64_t c0, uint64_t own0)
 {
 	uint64_t c1 = zb_clock();
 	zb_own = own0 + (c1 - c0) + zb_cost[kind].rest;
+	zb_last = program_clock(kind, c0, own0);
 }
 
 __attribute__((noinline)) static void enter_work(void *fn, void *site, uintptr_t sp,
-						 uintptr_t ra, uint64_t c0, uint64_t own0)
+						 uintptr_t ra, uint64_t c0, struct start *h)
 {
 	struct zrt_thread *t = &zb_self;
-	zb_now = program_clock(ZB_ENTER, c0, own0);
+	zb_now = program_clock(ZB_ENTER, c0, h->own0);
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON) && !zb_ready(t))
 		return;
 	/* start-up measured zb_cost and ran hooks of its own */
-	uint64_t now = zb_now = program_clock(ZB_ENTER, c0, own0);
+	zb_now = program_clock(ZB_ENTER, c0, h->own0);
 	zb_calls++;
 	struct zr_frame *fr = zrt_enter(t, (uintptr_t)fn, (uintptr_t)site, sp, ra);
 	if (fr && zrt.timed)
-		fr->enter_ticks = now - zb_before((uintptr_t)fn, ra);
+		fr->enter_ticks = (zb_now = held_clock(ZB_ENTER, c0, h)) -
+				  zb_before((uintptr_t)fn, ra);
 }
 
 void __cyg_profile_func_enter(void *fn, void *site)
 {
-	uint64_t c0 = zb_clock(), own0 = zb_own;
+	uint64_t c0 = zb_clock();
+	struct start h = {zb_own, zb_last};
 	enter_work(fn, site, (uintptr_t)__builtin_frame_address(0),
-		   (uintptr_t)__builtin_return_address(0), c0, own0);
-	hook_done(ZB_ENTER, c0, own0);
+		   (uintptr_t)__builtin_return_address(0), c0, &h);
+	hook_done(ZB_ENTER, c0, h.own0);
 }
 
 __attribute__((noinline)) static void exit_work(void *fn, void *site, uintptr_t sp, uintptr_t ra,
-						uint64_t c0, uint64_t own0)
+						uint64_t c0, struct start *h)
 {
 	struct zrt_thread *t = &zb_self;
 	if (zrt_unlikely(t->state != ZRT_THREAD_ON))
 		return;
-	uint64_t now = zb_now = program_clock(ZB_EXIT, c0, own0);
+	uint64_t now = zb_now = held_clock(ZB_EXIT, c0, h);
 	/*
 	 * gcc may jump to this hook after the epilogue: it then returns for the
 	 * function, and sp is already the caller's (the frame of a recursive
@@ -141,10 +175,11 @@ __attribute__((noinline)) static void exit_work(void *fn, void *site, uintptr_t 
 
 void __cyg_profile_func_exit(void *fn, void *site)
 {
-	uint64_t c0 = zb_clock(), own0 = zb_own;
+	uint64_t c0 = zb_clock();
+	struct start h = {zb_own, zb_last};
 	exit_work(fn, site, (uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0),
-		  c0, own0);
-	hook_done(ZB_EXIT, c0, own0);
+		  c0, &h);
+	hook_done(ZB_EXIT, c0, h.own0);
 }
 
 /* zond_start and zond_stop are rare: their cost is the program's. */
@@ -164,40 +199,41 @@ void zond_stop(void)
 
 __attribute__((noinline)) static void begin_work(const char *name, const char *file, int line,
 						 uintptr_t site, uintptr_t sp, uint64_t c0,
-						 uint64_t own0)
+						 struct start *h)
 {
 	struct zrt_thread *t = &zb_self;
-	zb_now = program_clock(ZB_BEGIN, c0, own0);
+	zb_now = program_clock(ZB_BEGIN, c0, h->own0);
 	if (t->state != ZRT_THREAD_ON && !zb_ready(t))
 		return;
-	zb_now = program_clock(ZB_BEGIN, c0, own0);
+	zb_now = held_clock(ZB_BEGIN, c0, h);
 	zrt_block_begin(t, site, name, file, line, sp);
 }
 
 void zond_block_begin(const char *name, const char *file, int line)
 {
-	uint64_t c0 = zb_clock(), own0 = zb_own;
+	uint64_t c0 = zb_clock();
+	struct start h = {zb_own, zb_last};
 	begin_work(name, file, line, (uintptr_t)__builtin_return_address(0),
-		   (uintptr_t)__builtin_frame_address(0), c0, own0);
-	hook_done(ZB_BEGIN, c0, own0);
+		   (uintptr_t)__builtin_frame_address(0), c0, &h);
+	hook_done(ZB_BEGIN, c0, h.own0);
 }
 
-__attribute__((noinline)) static void end_work(const char *name, uint64_t c0, uint64_t own0)
+__attribute__((noinline)) static void end_work(const char *name, uint64_t c0, struct start *h)
 {
 	struct zrt_thread *t = &zb_self;
 	if (t->state != ZRT_THREAD_ON)
 		return;
-	uint64_t now = zb_now = program_clock(ZB_END, c0, own0);
+	uint64_t now = zb_now = held_clock(ZB_END, c0, h);
 	zrt_block_end(t, name, zrt.timed ? now : 0);
 }
 
-__attribute__((noinline)) static uintptr_t late_work(uint64_t c0, uint64_t own0)
+__attribute__((noinline)) static uintptr_t late_work(uint64_t c0, struct start *h)
 {
 	struct zrt_thread *t = &zb_self;
 	if (!n_deferred)
 		return 0; /* cannot happen: zb_return is reached through a deferred exit only */
 	n_deferred--;
-	uint64_t now = zb_now = program_clock(ZB_RETURN, c0, own0);
+	uint64_t now = zb_now = held_clock(ZB_RETURN, c0, h);
 	if (t->state == ZRT_THREAD_ON)
 		zrt_exit(t, deferred[n_deferred].fn, deferred[n_deferred].sp, now);
 	return deferred[n_deferred].real;
@@ -205,15 +241,17 @@ __attribute__((noinline)) static uintptr_t late_work(uint64_t c0, uint64_t own0)
 
 uintptr_t zb_late_exit(void)
 {
-	uint64_t c0 = zb_clock(), own0 = zb_own;
-	uintptr_t real = late_work(c0, own0);
-	hook_done(ZB_RETURN, c0, own0);
+	uint64_t c0 = zb_clock();
+	struct start h = {zb_own, zb_last};
+	uintptr_t real = late_work(c0, &h);
+	hook_done(ZB_RETURN, c0, h.own0);
 	return real;
 }
 
 void zond_block_end(const char *name)
 {
-	uint64_t c0 = zb_clock(), own0 = zb_own;
-	end_work(name, c0, own0);
-	hook_done(ZB_END, c0, own0);
+	uint64_t c0 = zb_clock();
+	struct start h = {zb_own, zb_last};
+	end_work(name, c0, &h);
+	hook_done(ZB_END, c0, h.own0);
 }

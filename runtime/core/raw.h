@@ -268,7 +268,12 @@ struct zr_header {
 	/* header_bytes 344 (an older file has it 0: its edges are
 	   ZR_EDGE_V4_BYTES long, without pc): the size of a zr_edge record */
 	uint32_t edge_bytes;
-	uint32_t pad2;
+	/* the bare-metal runtime's hooks where the program's clock (the counter less
+	   zond's own cycles) would have gone back, and was held where it was: QEMU
+	   without -icount, where mcycle follows the host's clock and the cost
+	   constants measured at start-up are no longer exact (runtime/bare/hooks.c);
+	   0 elsewhere; was padding (0) */
+	uint32_t clamped_clock;
 };
 
 /* the header of version 4's first writers, without lost_threads_access and lost_processes_room */

@@ -5,7 +5,8 @@
  * taken out at the graph's calls per call times their average; one no run
  * measured passed through to its callees; callees of the function's own
  * run left as that run subtracted them (exact); recursion across functions
- * at the graph's share of self; never below 0; a graph without call edges
+ * at the graph's share of self, its contexts' rounded selves summing to
+ * the rounded product; never below 0; a graph without call edges
  * or without the function changes nothing.
  */
 #include "check.h"
@@ -157,6 +158,38 @@ int main(void)
 	CHECK(run(&c, &missing) == 2);
 	CHECK_EQ_U64(self_of(&c, "even"), 300);
 	CHECK_EQ_U64(self_of(&c, "odd"), 257); /* 900 x 2 / 7 */
+	end(&c);
+
+	/*
+	 * r1 and r2 call each other, r2's run with its calling contexts (r1 not measured
+	 * there, so its cost is in r2's selves): 17 x 8/17 = 8 over the five contexts, each
+	 * rounded on its own gave 1 + 1 + 1 + 1 + 2 = 6 (QA s13 U F7: 7 for 8, 41 for 42)
+	 */
+	start(&c);
+	fn(&c, 0, "r1", 4, 20, 20);
+	fn(&c, 1, "r2", 5, 17, 17);
+	{
+		uint32_t th = profile_thread(c.p, 1, 101, ""), r2 = node(c.p, "r2"), parent = ZP_NONE;
+		const uint64_t selves[] = {3, 3, 3, 3, 5};
+		for (size_t i = 0; i < 5; i++) {
+			parent = profile_context(c.p, th, parent, r2);
+			c.p->contexts[parent].calls = 1;
+			c.p->contexts[parent].self[0] = selves[i];
+			c.p->contexts[parent].incl[0] = 17 - 3 * i;
+		}
+	}
+	gfn(&c, "r1", 4, 15, 7);
+	gfn(&c, "r2", 5, 17, 8);
+	gcall(&c, "r2", "r1", 4);
+	gcall(&c, "r1", "r2", 4);
+	CHECK(run(&c, &missing) == 2);
+	CHECK_EQ_U64(self_of(&c, "r2"), 8);
+	{
+		uint64_t sum = 0;
+		for (size_t i = 0; i < c.p->ncontexts; i++)
+			sum += c.p->contexts[i].self[0];
+		CHECK_EQ_U64(sum, 8); /* the contexts sum to their stat */
+	}
 	end(&c);
 
 	/* a callee dearer than its caller (runs that differ): 0, not below */

@@ -28,6 +28,24 @@ int bare_wanted(const struct launch *l, const char *elf)
 	return elf || strncmp(name, "qemu-system-", 12) == 0;
 }
 
+const char bare_host_clock_note[] =
+	"QEMU runs without -icount: mcycle follows the host's clock, so the cycles are not "
+	"instructions and zond's exact accounting of its own cost becomes an estimate "
+	"(-icount shift=0,sleep=off for exact figures)";
+
+int bare_qemu_without_icount(char *const *argv)
+{
+	const char *slash = strrchr(argv[0], '/');
+	const char *name = slash ? slash + 1 : argv[0];
+	if (strncmp(name, "qemu-system-", 12) != 0)
+		return 0;
+	for (char *const *a = argv + 1; *a; a++)
+		if (!strcmp(*a, "-icount") || !strcmp(*a, "--icount") ||
+		    !strncmp(*a, "-icount=", 8) || !strncmp(*a, "--icount=", 9))
+			return 0;
+	return 1;
+}
+
 /* The argument after QEMU's -kernel, NULL when there is none. */
 static char **kernel_arg(char **argv)
 {
@@ -228,6 +246,9 @@ int bare_record(struct launch *l, const char *elf)
 	l->bare = 1;
 	if (check_riscv(elf_path, &err) < 0 || launch_prepare(l, "record", &err) < 0)
 		return cmd_error("record", "%s", err.msg);
+	l->host_clock = bare_qemu_without_icount(l->argv);
+	if (l->host_clock) /* even with -q: the figures are estimates */
+		fprintf(stderr, "zond record: warning: %s\n", bare_host_clock_note);
 	char **argv = l->argv, **run = NULL;
 	int runtime = 0;
 	if (prepare_copy(l, elf_path, given, &run, &runtime, &err) < 0) {

@@ -18,6 +18,17 @@
 int bare_wanted(const struct launch *l, const char *elf);
 
 /*
+ * 1 when argv runs QEMU (qemu-system-*) without -icount: its mcycle then
+ * follows the host's clock, the cycles are not instructions and the
+ * runtime's exact accounting of zond's own cost (doc/bare-metal.md) and
+ * zond inject's payload cost become estimates; bare_host_clock_note says
+ * so, in one line (QA s13 U F3: nothing did, and inject spoke of
+ * instructions).
+ */
+int bare_qemu_without_icount(char *const *argv);
+extern const char bare_host_clock_note[];
+
+/*
  * Runs l->argv (after launch_parse and launch_find_program), every
  * argument naming the ELF replaced by the patched copy, and stores its run
  * like launch_collect; elf: the program's ELF file, NULL for QEMU's -kernel

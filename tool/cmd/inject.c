@@ -27,6 +27,7 @@
 #include "inject/figures.h"
 #include "inject/metrics.h"
 #include "inject/scenario.h"
+#include "bare.h"
 #include "launch.h"
 #include "output.h"
 #include "store/store.h"
@@ -398,6 +399,7 @@ struct functions_job {
 	int metrics;           /* --metrics */
 	int raw;               /* --raw */
 	const char *elf, *gdb; /* a bare-metal target over GDB */
+	int host_clock; /* QEMU started without -icount, counter mcycle: cycles, not instructions */
 	const char *event_name; /* --event as given (over GDB: the CSR) */
 	struct inject_bare_counter counters[2]; /* over GDB: --event's counters */
 	int ncounters;
@@ -569,14 +571,18 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 	p->run.duration_ns = r->duration_ns;
 	p->run.exit_status = r->status >= 0 && WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
 	p->run.term_signal = r->status >= 0 && WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
-	if (!event || strcmp(event->unit, "ns") == 0) /* else a count, in the meta below */
+	/* QEMU without -icount: mcycle's cycles follow the host's clock, a count of cycles */
+	int counted = event || job->host_clock;
+	if (job->host_clock)
+		profile_add_meta(p, "host_clock", "1");
+	if (!counted || (event && strcmp(event->unit, "ns") == 0)) /* else in the meta below */
 		p->run.overhead_ns = (double)inject_to_ns(r->cpair, r->hz);
 	char buf[64];
 	snprintf(buf, sizeof buf, "%zu", r->n);
 	profile_add_meta(p, "inject_records", buf);
 	snprintf(buf, sizeof buf, "%.1f", (double)inject_to_ns(r->c0 * 1000, r->hz) / 1000);
-	profile_add_meta(p, event ? "inject_payload_inside" : "inject_payload_inside_ns", buf);
-	if (event) {
+	profile_add_meta(p, counted ? "inject_payload_inside" : "inject_payload_inside_ns", buf);
+	if (counted) {
 		snprintf(buf, sizeof buf, "%.1f",
 			 (double)inject_to_ns(r->cpair * 1000, r->hz) / 1000);
 		profile_add_meta(p, "inject_payload_per_call", buf);
@@ -610,8 +616,9 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		ev = profile_event(p, job->counters[0].reg, "events");
 		ev2 = profile_event(p, job->counters[1].reg, "events");
 	} else {
-		ev = event ? profile_event(p, event->name, event->unit)
-			   : profile_event(p, "time", "ns");
+		ev = event		? profile_event(p, event->name, event->unit)
+		     : job->host_clock ? profile_event(p, "cycles", "cycles")
+					: profile_event(p, "time", "ns");
 	}
 	uint32_t *nodes = zp_xcalloc(r->n + 1, sizeof *nodes);
 	add_nodes(p, s, plan, recs, r, nodes);
@@ -808,7 +815,9 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				job->region ? "region" : "functions",
 				(double)inject_to_ns((job->region ? r.c0 : r.cpair) * 1000, r.hz) /
 					1000,
-				job->has_event ? job->event.unit : "ns");
+				job->has_event	  ? job->event.unit
+				: job->host_clock ? "cycles"
+						  : "ns");
 		if (r.noctx && r.n <= INJ_EDGES_MAX)
 			fprintf(stderr,
 				"zond inject: more than %d calling contexts on a thread: the run "
@@ -1592,11 +1601,17 @@ static int scenario(struct functions_job *job, char **argv)
 			 basename(base), (long long)time(NULL), (int)getpid());
 		job->campaign = job->campaign_buf;
 	}
-	if (!job->quiet && job->elf)
+	const char *counter = job->event_name ? job->event_name : plan.arch->counter;
+	job->host_clock = job->elf && !job->gdb && strcmp(counter, "mcycle") == 0 &&
+			  bare_qemu_without_icount(argv);
+	if (job->host_clock) /* even with -q: the figures are estimates */
+		fprintf(stderr, "zond inject: warning: counter mcycle over GDB: %s\n",
+			bare_host_clock_note);
+	else if (!job->quiet && job->elf)
 		fprintf(stderr,
 			"zond inject: counter %s over GDB, the payload's cost counted in "
 			"instructions\n",
-			job->event_name ? job->event_name : plan.arch->counter);
+			counter);
 	else if (!job->quiet && job->has_event)
 		fprintf(stderr, "zond inject: counter %s (perf_event, read() by each thread)\n",
 			job->event.name);

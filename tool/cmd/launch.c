@@ -763,6 +763,8 @@ static void launch_describe(const struct launch *l, struct zp_profile *p, const 
 	p->run.term_signal = l->term_signal;
 	if (l->end_unknown && l->exit_status < 0 && !l->term_signal)
 		profile_add_meta(p, "end_unknown", l->end_unknown);
+	if (l->host_clock) /* QEMU without -icount: the cycles are not instructions */
+		profile_add_meta(p, "host_clock", "1");
 	if (l->knobs) /* the runtime ran as no option of zond's says */
 		profile_add_meta(p, "zond_env", l->knobs);
 	if (*l->token)
@@ -905,6 +907,13 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 			"hooks the runtime could not count from the code: their functions' cycles "
 			"are short by those instructions (run meta inexact_sites)\n",
 			l->cmd, inexact);
+	const char *clamped = profile_meta(p, "clamped_times");
+	if (clamped) /* even with -q: figures are estimates */
+		fprintf(stderr,
+			"zond %s: warning: %s times would have gone below 0 and were held at 0: "
+			"the cycle counter did not count instructions (QEMU without -icount), the "
+			"figures are estimates (run meta clamped_times)\n",
+			l->cmd, clamped);
 	uint64_t each;
 	double pct;
 	if (report_sampling_costly(p, &each, &pct)) /* even with -q: shares are skewed */

@@ -125,6 +125,7 @@ struct launch {
 	int recovering;      /* zond recover: no program ran, nothing to die of */
 	int program_optional; /* launch_parse: no PROG is no error (l->argv[0] NULL) */
 	int bare;            /* a bare-metal target (cmd/bare.c): pools fixed in its runtime */
+	int host_clock;      /* bare: QEMU run without -icount (run meta host_clock, bare.h) */
 	int exit_status, term_signal; /* -1 and 0 when unknown */
 	int64_t start_ns, duration_ns;
 	const char *end_unknown; /* why the status is unknown (run meta end_unknown), or NULL */

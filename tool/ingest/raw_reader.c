@@ -524,10 +524,17 @@ static uint32_t close_open_frames(const struct raw *r, struct raw_thread *t)
  * correction took) is raised to that, and every context above it by as
  * much: no caller's inclusive below its callees', no code that ran without
  * time; what was given back comes off its overhead.  Records counted on no
- * context are bounded alike, by themselves.
+ * context are bounded alike, by themselves.  The bare-metal runtime's sums
+ * are exact under -icount, where every call runs an instruction of its own
+ * at least and nothing is raised; with a clock that is not instructions
+ * (QEMU without -icount) a callee's prologue and epilogue, counted in
+ * instructions, can exceed its caller's interval and a sum fall below 0
+ * (printed as 2^64 less a little, QA s13 U F2): bounded alike.  The records
+ * raised.
  */
-static void bound_sums(struct raw_thread *t)
+static uint64_t bound_sums(struct raw_thread *t)
 {
+	uint64_t n = 0;
 	uint64_t *raised = zp_xcalloc(t->n_contexts + 1, sizeof *raised);
 	for (uint32_t i = t->n_contexts; i-- > 0;) {
 		struct zr_context *c = &t->contexts[i];
@@ -536,6 +543,7 @@ static void bound_sums(struct raw_thread *t)
 		int64_t self = (int64_t)c->self,
 			floor = c->min == UINT64_MAX ? 0 : (int64_t)c->calls;
 		uint64_t up = self < floor ? (uint64_t)floor - (uint64_t)self : 0; /* no overflow */
+		n += up != 0;
 		c->self += up;
 		c->overhead -= up;
 		raised[i] += up;
@@ -557,6 +565,7 @@ static void bound_sums(struct raw_thread *t)
 		int64_t self = (int64_t)f->self,
 			floor = f->min == UINT64_MAX ? 0 : (int64_t)f->calls;
 		if (self < floor) {
+			n++;
 			f->overhead -= (uint64_t)floor - (uint64_t)self;
 			f->self = (uint64_t)floor;
 		}
@@ -564,8 +573,11 @@ static void bound_sums(struct raw_thread *t)
 			f->incl = f->self;
 	}
 	for (uint32_t i = 0; i < t->info.n_edges; i++)
-		if ((int64_t)t->edges[i].incl < (int64_t)t->edges[i].calls)
+		if ((int64_t)t->edges[i].incl < (int64_t)t->edges[i].calls) {
+			n += (int64_t)t->edges[i].incl < 0;
 			t->edges[i].incl = t->edges[i].calls;
+		}
+	return n;
 }
 
 /* ---- naming ------------------------------------------------------------ */
@@ -1366,6 +1378,7 @@ enum {
 	EVENTS_KEPT,
 	EVENTS_DROPPED,
 	CUT_SHORT,
+	CLAMPED,
 	N_COUNTS
 };
 
@@ -1399,6 +1412,8 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 			counts[CUT_SHORT] += close_open_frames(r, t);
 		if (r->event >= 0 && (r->h.flags & ZR_FLAG_BOUND_SUMS))
 			bound_sums(t);
+		else if (r->event >= 0 && r->h.clock == ZR_CLOCK_MCYCLE)
+			counts[CLAMPED] += bound_sums(t);
 		if (hooked)
 			place_samples(r, t, hooked, n_hooked);
 		fold_contexts(r, t);
@@ -1547,6 +1562,9 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 	profile_add_count(p, "unstacked_calls", counts[UNSTACKED_CALLS]);
 	/* calls still running where the data end, of no known length (close_open_frames) */
 	profile_add_count(p, "calls_cut_short", counts[CUT_SHORT]);
+	/* bare metal: hooks whose clock was held (raw.h clamped_clock), records whose sums
+	   were raised (bound_sums): the counter was not instructions */
+	profile_add_count(p, "clamped_times", (uint64_t)h->clamped_clock + counts[CLAMPED]);
 	if (counts[PAID_CALLS] && !profile_meta(p, "overhead_pair_paid_ns")) {
 		/* the probe pair's cost as measured on the program's own calls (threads' mean) */
 		char paid[32];

@@ -185,11 +185,23 @@ static int scaled(const double *factor, size_t nevents)
 	return 0;
 }
 
-static void scale(uint64_t *self, const double *factor, size_t nevents)
+/*
+ * self[] at factor[], rounded so that the records of one node (its contexts,
+ * or its stats without contexts) sum to their exact sum rounded: each takes
+ * the rounded running sum less what the ones before it took (*exact and
+ * *taken, per event).  Each rounded on its own, a recursion's contexts at
+ * 8/17 lost a unit between them (17 x 8/17 gave 7, QA s13 U F7).
+ */
+static void scale(uint64_t *self, const double *factor, size_t nevents, double *exact,
+		  uint64_t *taken)
 {
 	for (size_t e = 0; e < nevents; e++)
-		if (factor[e] < 1)
-			self[e] = (uint64_t)((double)self[e] * factor[e] + 0.5);
+		if (factor[e] < 1) {
+			exact[e] += (double)self[e] * factor[e];
+			uint64_t upto = (uint64_t)(exact[e] + 0.5);
+			self[e] = upto > taken[e] ? upto - taken[e] : 0;
+			taken[e] += self[e];
+		}
 }
 
 long profile_combine_selves(struct zp_profile *p, const unsigned char *measured, size_t nruns,
@@ -313,23 +325,31 @@ long profile_combine_selves(struct zp_profile *p, const unsigned char *measured,
 		if (scaled(&factor[(size_t)p->contexts[i].node * ZP_MAX_EVENTS], E))
 			profile_stat(p, p->contexts[i].thread, p->contexts[i].node);
 	unsigned char *has_ctx = zp_xcalloc(p->nstats + 1, 1);
+	/* per node and event: the exact scaled self so far, and what was given out of it */
+	double *exact = zp_xcalloc(n * ZP_MAX_EVENTS + 1, sizeof *exact);
+	uint64_t *taken = zp_xcalloc(n * ZP_MAX_EVENTS + 1, sizeof *taken);
 	for (size_t i = 0; i < p->ncontexts; i++) {
 		struct zp_context *x = &p->contexts[i];
-		if (!scaled(&factor[(size_t)x->node * ZP_MAX_EVENTS], E))
+		size_t k = (size_t)x->node * ZP_MAX_EVENTS;
+		if (!scaled(&factor[k], E))
 			continue;
 		struct zp_stat *st = profile_stat(p, x->thread, x->node);
 		has_ctx[st - p->stats] = 1;
 		uint64_t before[ZP_MAX_EVENTS];
 		memcpy(before, x->self, sizeof before);
-		scale(x->self, &factor[(size_t)x->node * ZP_MAX_EVENTS], E);
+		scale(x->self, &factor[k], E, &exact[k], &taken[k]);
 		for (size_t e = 0; e < E; e++) {
 			uint64_t lost = before[e] - x->self[e];
 			st->self[e] -= lost < st->self[e] ? lost : st->self[e];
 		}
 	}
-	for (size_t i = 0; i < p->nstats; i++)
+	for (size_t i = 0; i < p->nstats; i++) {
+		size_t k = (size_t)p->stats[i].node * ZP_MAX_EVENTS;
 		if (!has_ctx[i])
-			scale(p->stats[i].self, &factor[(size_t)p->stats[i].node * ZP_MAX_EVENTS], E);
+			scale(p->stats[i].self, &factor[k], E, &exact[k], &taken[k]);
+	}
+	free(exact);
+	free(taken);
 	free(has_ctx);
 	free(gself);
 	free(gincl);

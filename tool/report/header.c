@@ -122,6 +122,10 @@ static const struct {
 } counted_warnings[] = {
 	{"inexact_sites", "call sites whose prologue or epilogue was not counted: their "
 			  "functions' cycles are short by it"},
+	{"host_clock", "QEMU ran without -icount: mcycle followed the host's clock, the cycles are "
+		       "not instructions and the figures estimates"},
+	{"clamped_times", "bare metal: times that would have gone below 0, held at 0 (a clock "
+			  "that is not instructions, QEMU without -icount): estimates"},
 	{"calls_cut_short", "calls still running where the data end, a partial run: timed up "
 			    "to there, not in min and max"},
 	{"inject_calls_untimed", "calls counted without their time: left by longjmp, a context "
