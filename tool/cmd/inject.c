@@ -759,6 +759,8 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 	char *pargv[] = {(char *)prog, pidtext, NULL};
 	int rc;
 	*stored = 0;
+	if (keep)
+		memset(keep, 0, sizeof *keep); /* the caller frees it whatever happened */
 	char *gargv[] = {(char *)prog, (char *)job->gdb, NULL};
 	int lost = 0, die_of = 0;
 	if (job->elf) {
@@ -1131,7 +1133,8 @@ static int choose_library(const char *spec, struct symbols *s, const struct inje
 	if (m.n)
 		choice_add(c, lp, m.which, m.n, lp->path, m.names);
 	c->names = zp_xrealloc(c->names, (c->nnames + m.n + 1) * sizeof *c->names);
-	memcpy(c->names + c->nnames, m.names, m.n * sizeof *m.names);
+	if (m.n) /* m.names is NULL when nothing matched */
+		memcpy(c->names + c->nnames, m.names, m.n * sizeof *m.names);
 	c->nnames += m.n;
 	free(m.which);
 	free(m.names);
@@ -1226,6 +1229,7 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 		rerun_stdin(in);
 		rc = measure(&all, s, &gj, recs, argv, prog, &stored, &gr);
 		if (!stored) {
+			inject_result_free(&gr);
 			choice_free(&c);
 			free(index);
 			if (in >= 0)
@@ -1257,8 +1261,10 @@ static int functions(struct functions_job *job, struct symbols *s, const struct 
 		rerun_stdin(in);
 		rc = measure(job, s, &ij, recs + from, argv, prog, &stored, &r);
 		*runs += stored;
-		if (!stored)
+		if (!stored) {
+			inject_result_free(&r);
 			break;
+		}
 		for (size_t j = 0; j < k; j++)
 			index[j] = from + j;
 		if (graph_calls)
@@ -1482,6 +1488,7 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 	rerun_stdin(in);
 	int stored, rc = measure(&first, s, &ij, recs, argv, prog, &stored, &r);
 	if (!stored) {
+		inject_result_free(&r);
 		choice_free(&ch);
 		if (in >= 0)
 			close(in);
@@ -1512,8 +1519,10 @@ static int descend(struct functions_job *job, struct symbols *s, const struct in
 		struct inject_job bj = {plan, bp, k, k, job_event(job), job->fast_clock};
 		rerun_stdin(in);
 		rc = measure(job, s, &bj, br, argv, prog, &stored, &r);
-		if (!stored)
+		if (!stored) {
+			inject_result_free(&r);
 			break;
+		}
 		*runs += 1;
 		compare_calls(&r, br, batch, graph_calls, *runs, &said_calls);
 		for (size_t j = 0; j < k; j++)
