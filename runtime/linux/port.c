@@ -26,7 +26,12 @@
 /* the calling thread's struct (tasks.h, tasks.c: built into each collector) */
 struct zrt_thread *zl_owner(void);
 
-static const char *out_dir;
+/*
+ * ZOND_DIR, copied at start-up: the environment's strings are the program's
+ * to overwrite (a process title set over argv and environ, as nginx and
+ * PostgreSQL do), and a child forked after that still needs the directory.
+ */
+static char out_dir[PATH_MAX];
 
 /* ---- the core's port interface ------------------------------------------ */
 
@@ -297,7 +302,7 @@ int port_reserve_output(uint64_t offset, uint64_t bytes)
  */
 static int dir_unreachable(void)
 {
-	if (!out_dir || sealed())
+	if (!out_dir[0] || sealed())
 		return 0;
 	long rc = zl_syscall6(SYS_faccessat2, AT_FDCWD, (long)out_dir, W_OK | X_OK, AT_EACCESS, 0,
 			      0);
@@ -421,9 +426,11 @@ int zl_env_flag(const char *name)
 
 int zl_configure(struct zrt_config *cfg)
 {
-	out_dir = zl_getenv("ZOND_DIR");
-	if (!out_dir || !*out_dir)
+	const char *dir = zl_getenv("ZOND_DIR");
+	size_t len = dir ? strlen(dir) : 0;
+	if (!len || len >= sizeof out_dir)
 		return -1;
+	memcpy(out_dir, dir, len + 1);
 	cfg->max_threads = env_count("ZOND_THREADS", cfg->max_threads, 1u << 16);
 	cfg->max_funcs = env_count("ZOND_FUNCS", cfg->max_funcs, 1u << 24);
 	cfg->max_edges = env_count("ZOND_EDGES", cfg->max_edges, 1u << 26);
