@@ -3,7 +3,8 @@
  * (runtime/linux/guard.h): the program's and its libraries' PLT calls of
  * sigaction, signal, sigprocmask, pthread_sigmask, sigaltstack, the exec
  * family, posix_spawn(p), system, popen, swapcontext, prctl, syscall, pthread_create,
- * thrd_create, sigsetmask, sighold, sigrelse, backtrace and clone are bound to the
+ * thrd_create, sigsetmask, sighold, sigrelse, backtrace, clone, close, close_range
+ * and closefrom are bound to the
  * functions here (la_symbind64, audit.c),
  * profiled or not, and these call the function the binding was for.  A
  * profiled one is still counted: its target's real function is the guard.
@@ -29,6 +30,7 @@
 #include "audit.h"
 
 #include "../linux/guard.h"
+#include "../linux/sample.h"
 
 typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t signal_fn(int, sighandler_t);
@@ -43,6 +45,7 @@ enum {
 	G_EXECL, G_EXECLP, G_EXECLE, G_POSIX_SPAWN, G_POSIX_SPAWNP, G_SYSTEM, G_POPEN,
 	G_SWAPCONTEXT, G_PRCTL, G_SYSCALL, G_PTHREAD_CREATE, G_THRD_CREATE,
 	G_SIGSETMASK, G_SIGHOLD, G_SIGRELSE, G_BACKTRACE, G_CLONE,
+	G_CLOSE, G_CLOSE_RANGE, G_CLOSEFROM,
 	G_COUNT
 };
 
@@ -347,11 +350,58 @@ static int guard_prctl(int option, unsigned long a2, unsigned long a3, unsigned 
 	return rc;
 }
 
+/*
+ * close, close_range, closefrom and their system calls through syscall():
+ * the samplers' perf_event fds outlive a daemon's close of every fd from 3
+ * up, which would take every later sample of the run without a word (as in
+ * libzond, runtime/linux/fds.c).  A close of one does nothing and succeeds;
+ * a range is closed around them by the program's own C library.
+ */
+typedef int close_fn(int);
+typedef int close_range_fn(unsigned, unsigned, int);
+typedef void closefrom_fn(int);
+
+static int guard_close(int fd)
+{
+	return zl_sample_owns_fd(fd) ? 0 : REAL(close_fn, G_CLOSE)(fd);
+}
+
+static long close_piece(unsigned from, unsigned to, int flags, void *arg)
+{
+	(void)arg;
+	return REAL(close_range_fn, G_CLOSE_RANGE)(from, to, flags);
+}
+
+static int guard_close_range(unsigned first, unsigned last, int flags)
+{
+	return (int)zl_sample_close_around(first, last, flags, close_piece, NULL);
+}
+
+static void guard_closefrom(int low)
+{
+	unsigned first = low < 0 ? 0 : (unsigned)low;
+	/* glibc's closefrom is close_range to the end, or a loop where the kernel has none */
+	if (zl_sample_next_fd((int)first) < 0 || !REAL(close_range_fn, G_CLOSE_RANGE) ||
+	    guard_close_range(first, ~0u, 0) != 0)
+		REAL(closefrom_fn, G_CLOSEFROM)(low);
+}
+
+static long syscall_close_piece(unsigned from, unsigned to, int flags, void *arg)
+{
+	(void)arg;
+	return REAL(syscall_fn, G_SYSCALL)(SYS_close_range, from, to, flags, 0, 0, 0);
+}
+
 static long guard_syscall(long nr, long a, long b, long c, long d, long e, long f)
 {
 	long ret;
 	if (zl_guard_sigmask_syscall(REAL(syscall_fn, G_SYSCALL), nr, a, b, c, d, &ret))
 		return ret;
+	if (nr == SYS_close && zl_sample_owns_fd((int)a))
+		return 0;
+	if (nr == SYS_close_range)
+		return zl_sample_close_around((unsigned)a, (unsigned)b, (int)c, syscall_close_piece,
+					      NULL);
 	int mode = nr == SYS_seccomp ? zl_seccomp_of_syscall(a, c)
 		   : nr == SYS_prctl ? zl_seccomp_of_prctl(a, b, c)
 				     : ZL_SECCOMP_NONE;
@@ -396,6 +446,9 @@ static const struct {
 	[G_SIGRELSE] = {"sigrelse", (void *)guard_sigrelse, -1},
 	[G_BACKTRACE] = {"backtrace", (void *)guard_backtrace, -1},
 	[G_CLONE] = {"clone", (void *)guard_clone, -1},
+	[G_CLOSE] = {"close", (void *)guard_close, -1},
+	[G_CLOSE_RANGE] = {"close_range", (void *)guard_close_range, -1},
+	[G_CLOSEFROM] = {"closefrom", (void *)guard_closefrom, G_CLOSE_RANGE},
 };
 
 static int guard_index(const char *name)

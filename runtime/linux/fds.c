@@ -4,7 +4,10 @@
  * from 3 up (a loop of close, close_range, closefrom) would otherwise take,
  * and with them every later sample of the run, without a word.  A close of
  * such an fd does nothing and says it succeeded; a range is closed around
- * it.  Only in the shared library: it interposes libc's functions.
+ * it; also through syscall(SYS_close or SYS_close_range, ...) (seccomp.c's
+ * syscall, the C library's way a daemon calls close_range where glibc had
+ * no function for it).  Only in the shared library: it interposes libc's
+ * functions.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -13,13 +16,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "linux.h"
 #include "sample.h"
 
 #define API __attribute__((visibility("default")))
-
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC 4
-#endif
 
 typedef int close_fn(int);
 
@@ -33,30 +33,31 @@ API int close(int fd)
 	return real(fd);
 }
 
-/* close_range(2) from first to last, around the samplers' fds. */
-static int close_around(unsigned first, unsigned last, int flags)
+/* One piece of a close_range: a raw system call (syscall() is ours too, seccomp.c). */
+static long close_range_raw(unsigned first, unsigned last, int flags, void *arg)
 {
-	if (flags & CLOSE_RANGE_CLOEXEC) /* theirs are close-on-exec already */
-		return (int)syscall(SYS_close_range, first, last, flags);
-	unsigned from = first;
-	for (int fd; from <= last && from <= INT_MAX && (fd = zl_sample_next_fd((int)from)) >= 0 &&
-		     (unsigned)fd <= last;
-	     from = (unsigned)fd + 1)
-		if ((unsigned)fd > from && syscall(SYS_close_range, from, fd - 1, flags) != 0)
-			return -1;
-	if (from > last)
-		return 0;
-	return (int)syscall(SYS_close_range, from, last, flags);
+	(void)arg;
+	long rc = zl_syscall6(SYS_close_range, first, last, flags, 0, 0, 0);
+	if (rc < 0) {
+		errno = (int)-rc;
+		return -1;
+	}
+	return 0;
+}
+
+long zl_fds_close_range(unsigned first, unsigned last, int flags)
+{
+	return zl_sample_close_around(first, last, flags, close_range_raw, NULL);
 }
 
 API int close_range(unsigned first, unsigned last, int flags)
 {
-	return close_around(first, last, flags);
+	return (int)zl_fds_close_range(first, last, flags);
 }
 
 API void closefrom(int lowfd)
 {
-	if (close_around(lowfd < 0 ? 0 : (unsigned)lowfd, ~0u, 0) == 0)
+	if (zl_fds_close_range(lowfd < 0 ? 0 : (unsigned)lowfd, ~0u, 0) == 0)
 		return;
 	/* no close_range (Linux < 5.9): one by one up to the limit, as glibc does */
 	long max = sysconf(_SC_OPEN_MAX);

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <linux/perf_event.h>
+#include <limits.h>
 #include <signal.h>
 #include <ucontext.h>
 #include <stdlib.h>
@@ -575,6 +576,22 @@ int zl_sample_next_fd(int fd)
 			next = own;
 	}
 	return next;
+}
+
+long zl_sample_close_around(unsigned first, unsigned last, int flags,
+			    long (*piece)(unsigned from, unsigned to, int flags, void *arg), void *arg)
+{
+	if (flags & 4) /* CLOSE_RANGE_CLOEXEC: the samplers' fds are close-on-exec already */
+		return piece(first, last, flags, arg);
+	unsigned from = first;
+	for (int fd; from <= last && from <= INT_MAX && (fd = zl_sample_next_fd((int)from)) >= 0 &&
+		     (unsigned)fd <= last;
+	     from = (unsigned)fd + 1) {
+		long rc = (unsigned)fd > from ? piece(from, (unsigned)fd - 1, flags, arg) : 0;
+		if (rc != 0)
+			return rc;
+	}
+	return from > last ? 0 : piece(from, last, flags, arg);
 }
 
 int zl_sample_signal_active(void)

@@ -142,4 +142,18 @@ int zl_sample_owns_fd(int fd);
 /* The next sampler fd of this process at or above fd, -1 when none. */
 int zl_sample_next_fd(int fd);
 
+/*
+ * A close_range(2) of first..last that leaves the samplers' fds open: calls
+ * piece(from, to, flags, arg) for each part of the range without one, in
+ * order (the whole range when flags has CLOSE_RANGE_CLOEXEC: theirs are
+ * close-on-exec already), and returns the first non-zero result, else 0.
+ * piece is the collector's own close_range: the program's C library's for
+ * the audit library (errno is the program's), a raw system call in libzond.
+ */
+long zl_sample_close_around(unsigned first, unsigned last, int flags,
+			    long (*piece)(unsigned from, unsigned to, int flags, void *arg), void *arg);
+
+/* libzond's close_range around the samplers' fds (fds.c): 0, or -1 with errno set. */
+long zl_fds_close_range(unsigned first, unsigned last, int flags);
+
 #endif

@@ -1,6 +1,8 @@
 /*
  * closeall.c - a daemon's start: every fd from 3 up closed (argv[1]: loop,
- * range or from: close in a loop to the limit, close_range, closefrom),
+ * range, from, syscall or sysloop: close in a loop to the limit,
+ * close_range, closefrom, syscall(SYS_close_range), syscall(SYS_close) in
+ * a loop, the last two as daemons do where glibc had no close_range),
  * then CPU work, then the next open: fd 3, as without zond, whose sampler
  * fds the closes leave (fds.c), so that the work is still sampled.
  */
@@ -28,11 +30,16 @@ int main(int argc, char **argv)
 		close_range(3, ~0u, 0);
 	} else if (strcmp(how, "from") == 0) {
 		closefrom(3);
+	} else if (strcmp(how, "syscall") == 0) {
+		syscall(SYS_close_range, 3, ~0u, 0);
 	} else {
 		struct rlimit r;
 		getrlimit(RLIMIT_NOFILE, &r);
 		for (int fd = 3; fd < (int)r.rlim_cur; fd++)
-			close(fd);
+			if (strcmp(how, "sysloop") == 0)
+				syscall(SYS_close, fd);
+			else
+				close(fd);
 	}
 	burn(60000000);
 	printf("next fd %d\n", open("/dev/null", O_RDONLY));
