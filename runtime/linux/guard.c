@@ -415,7 +415,7 @@ static int exec_call(const struct zl_exec_call *c, char *const *envp);
 /* 1 when system() and popen() find their shell (not in a chroot without one). */
 static int shell_runs(void)
 {
-	return zl_syscall6(SYS_faccessat, AT_FDCWD, (long)"/bin/sh", X_OK, 0, 0, 0) == 0;
+	return !__atomic_load_n(&zl_sealed, __ATOMIC_RELAXED) && zl_syscall6(SYS_faccessat, AT_FDCWD, (long)"/bin/sh", X_OK, 0, 0, 0) == 0;
 }
 
 int zl_exec_call(const struct zl_exec_call *c, char *const *envp)
@@ -436,8 +436,75 @@ int zl_exec_call(const struct zl_exec_call *c, char *const *envp)
 	return rc;
 }
 
+/*
+ * 1 when zond's library cannot be opened from here (a chroot without it):
+ * the image runs without zond then (counted by zl_guard_exec), and the
+ * loader, finding its variable naming a file that is not there, would
+ * print an error into the program's stderr.
+ */
+static int lib_unreachable(void)
+{
+	/* under seccomp no system call of zond's own: the filter may kill the process */
+	return kept.loader && kept.lib[0] && !__atomic_load_n(&zl_sealed, __ATOMIC_RELAXED) &&
+	       zl_syscall6(SYS_faccessat, AT_FDCWD, (long)kept.lib, R_OK, 0, 0, 0) != 0;
+}
+
+/* Copies value (a loader variable's) to out without the elements naming zond's library. */
+static void value_without_lib(const char *value, char *out)
+{
+	size_t len = text_len(kept.lib);
+	char *o = out;
+	for (const char *v = value; *v;) {
+		const char *end = v;
+		while (*end && *end != ':' && *end != ' ')
+			end++;
+		if (!((size_t)(end - v) == len && starts_with(v, kept.lib, len))) {
+			if (o > out)
+				*o++ = ':';
+			while (v < end)
+				*o++ = *v++;
+		}
+		v = end;
+		while (*v == ':' || *v == ' ')
+			v++;
+	}
+	*o = 0;
+}
+
+/* c called with envp less zond's: its variables, and its library in the loader's. */
+static int call_without_zond(const struct zl_exec_call *c, char *const *envp)
+{
+	size_t n = 0;
+	for (char *const *e = envp; e && *e; e++)
+		n++;
+	char *const *loader = find_var(envp, kept.loader);
+	size_t loader_len = loader ? text_len(*loader) + 1 : 1;
+	char stripped[loader_len];
+	char *env[n + 1];
+	size_t k = 0;
+	if (loader) {
+		for (size_t i = 0; i < kept.loader_name_len; i++)
+			stripped[i] = (*loader)[i];
+		value_without_lib(*loader + kept.loader_name_len, stripped + kept.loader_name_len);
+	}
+	for (char *const *e = envp; e && *e; e++) {
+		if (starts_with(*e, "ZOND_", 5))
+			continue;
+		if (e == loader) {
+			if (stripped[kept.loader_name_len])
+				env[k++] = stripped;
+			continue;
+		}
+		env[k++] = *e;
+	}
+	env[k] = NULL;
+	return call_real(c, env);
+}
+
 static int exec_call(const struct zl_exec_call *c, char *const *envp)
 {
+	if (lib_unreachable())
+		return call_without_zond(c, envp);
 	if (!env_lacks_zond(envp))
 		return call_real(c, envp);
 	size_t n = 0;

@@ -74,6 +74,25 @@ check libcalls-user libcalls "$plain_prog" 5 "function getppid calls=7" "lost_pr
 check libcalls-chroot libcalls "$plain_prog" 3 "function getppid calls=7" "lost_processes 3" \
 	-- chroot "$work/jail"
 
+# a jail that runs the program (its C library, its loader and the program at its own path:
+# QA s14 V2 F9): the image exec'ed in it cannot reach zond's library, and runs without zond
+# (counted as not recorded) instead of its loader printing into the program's stderr that it
+# could not preload or audit zond's library
+jail2=$work/jail2
+for f in "$prog" "$plain_prog" $(ldd "$plain_prog" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
+	mkdir -p "$jail2$(dirname "$f")" && cp "$f" "$jail2$f" || fail "jail2: copy $f"
+done
+for c in record:$prog libcalls:$plain_prog; do
+	collector=${c%%:*} p=${c#*:}
+	plain=$("$p" chroot "$jail2" 2>&1; echo "status $?")
+	case $plain in *"exec'ed child 3"*) ;; *) fail "jail2: the exec'ed image did not run plainly: $plain" ;; esac
+	got=$("$zond" "$collector" -q -o "$work/jail2-$collector.db" -- "$p" chroot "$jail2" \
+		2>"$work/jail2-$collector.err"; echo "status $?")
+	[ "$got" = "$plain" ] || fail "jail2 $collector: the program changed: got '$got', plain '$plain'"
+	! grep -v '^zond\|^warning' "$work/jail2-$collector.err" ||
+		fail "jail2 $collector: the program's stderr has more than zond's lines"
+done
+
 # a tmpfs with room for the raw file's fixed part and main's thread slot, none for the
 # thread's (about 1.1 MB more): the thread's reservation through the mapping fails with
 # EFAULT, not SIGBUS, and its loss is named as no room, not as permission
