@@ -127,7 +127,7 @@ static int guard_execv(const char *path, char *const argv[])
 	if (program_environ && reals[G_EXECVE])
 		return guarded(G_EXECVE, (struct zl_exec_call){.path = path, .argv = argv},
 			       *program_environ);
-	struct zl_exec_note note;
+	struct zl_exec_note note = {0};
 	zl_guard_exec(za_me(), &note);
 	return zl_guard_exec_failed(za_me(), &note, REAL(zl_execv_fn, G_EXECV)(path, argv));
 }
@@ -137,7 +137,7 @@ static int guard_execvp(const char *file, char *const argv[])
 	if (program_environ && reals[G_EXECVPE])
 		return guarded(G_EXECVPE, (struct zl_exec_call){.path = file, .argv = argv},
 			       *program_environ);
-	struct zl_exec_note note;
+	struct zl_exec_note note = {0};
 	zl_guard_exec(za_me(), &note);
 	return zl_guard_exec_failed(za_me(), &note, REAL(zl_execv_fn, G_EXECVP)(file, argv));
 }

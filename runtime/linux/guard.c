@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -403,9 +406,87 @@ static int call_real(const struct zl_exec_call *c, char *const env[])
 	}
 }
 
+/* The value of variable name ("NAME=") in env, or NULL. */
+static const char *env_value(char *const *env, const char *name)
+{
+	size_t len = text_len(name);
+	for (char *const *e = env; e && *e; e++)
+		if (starts_with(*e, name, len))
+			return *e + len;
+	return NULL;
+}
+
+/*
+ * 1 when the file at dirfd/path runs set-user-ID or set-group-ID to ids
+ * other than this process's real ones (the kernel's AT_SECURE: its loader
+ * ignores LD_PRELOAD and LD_AUDIT, so zond's runtime never starts in it).
+ * Raw system calls: a vfork child runs this.
+ */
+static int secure_file(int dirfd, const char *path, int flags)
+{
+	struct stat st;
+	if (zl_syscall6(SYS_newfstatat, dirfd, (long)path, (long)&st, flags, 0, 0) != 0)
+		return 0;
+	int uid = (st.st_mode & S_ISUID) && st.st_uid != (uid_t)zl_syscall6(SYS_getuid, 0, 0, 0, 0, 0, 0);
+	int gid = (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) &&
+		  st.st_gid != (gid_t)zl_syscall6(SYS_getgid, 0, 0, 0, 0, 0, 0);
+	if (!uid && !gid)
+		return 0;
+	/* a file system mounted nosuid ignores the bits (the file at an fd: its own) */
+	struct statfs fs;
+	long rc = !*path ? zl_syscall6(SYS_fstatfs, dirfd, (long)&fs, 0, 0, 0, 0)
+		  : dirfd == AT_FDCWD || *path == '/'
+		      ? zl_syscall6(SYS_statfs, (long)path, (long)&fs, 0, 0, 0, 0)
+		      : -1;
+	return rc != 0 || !(fs.f_flags & ST_NOSUID);
+}
+
+/*
+ * 1 when the program c execs runs in secure mode (secure_file): a name
+ * without a slash is looked for along envp's PATH as execvp does (the
+ * exec functions without p take it from the working directory, rarely).
+ */
+static int exec_secure(const struct zl_exec_call *c, char *const *envp)
+{
+	if (__atomic_load_n(&zl_sealed, __ATOMIC_RELAXED))
+		return 0;
+	if (c->shape == ZL_EXEC_FD)
+		return secure_file(c->fd, "", AT_EMPTY_PATH);
+	if (c->shape == ZL_EXEC_AT)
+		return secure_file(c->fd, c->path, c->flags & (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+	if (c->shape == ZL_EXEC_SHELL || !c->path || !*c->path)
+		return 0;
+	for (const char *p = c->path; *p; p++)
+		if (*p == '/')
+			return secure_file(AT_FDCWD, c->path, 0);
+	const char *dirs = env_value(envp, "PATH=");
+	if (!dirs)
+		dirs = "/bin:/usr/bin";
+	size_t name_length = text_len(c->path);
+	char file[PATH_MAX];
+	while (*dirs) {
+		size_t n = 0;
+		while (dirs[n] && dirs[n] != ':')
+			n++;
+		if (n + 1 + name_length < sizeof file) {
+			size_t k = 0;
+			for (size_t i = 0; i < n; i++)
+				file[k++] = dirs[i];
+			if (n)
+				file[k++] = '/';
+			for (size_t i = 0; i <= name_length; i++)
+				file[k++] = c->path[i];
+			if (zl_syscall6(SYS_faccessat, AT_FDCWD, (long)file, X_OK, 0, 0, 0) == 0)
+				return secure_file(AT_FDCWD, file, 0);
+		}
+		dirs += n + (dirs[n] == ':');
+	}
+	return 0;
+}
+
 int zl_guard_exec_call(struct zrt_thread *t, const struct zl_exec_call *c, char *const envp[])
 {
-	struct zl_exec_note note;
+	struct zl_exec_note note = {.secure = exec_secure(c, envp)};
 	zl_guard_exec(t, &note);
 	return zl_guard_exec_failed(t, &note, zl_exec_call(c, envp));
 }
@@ -423,6 +504,7 @@ int zl_exec_call(const struct zl_exec_call *c, char *const *envp)
 	/* a spawned process or the shell starts with the program's mask (an exec's: zl_guard_exec) */
 	int inherit = c->shape == ZL_EXEC_SPAWN || c->shape == ZL_EXEC_SHELL;
 	int blocked = inherit ? zl_guard_inherit_begin() : 0;
+	int secure = c->shape == ZL_EXEC_SPAWN && exec_secure(c, envp);
 	int rc = exec_call(c, envp);
 	zl_guard_inherit_end(blocked);
 	/* a spawned process's image (an exec's is counted by zl_guard_exec), or the
@@ -430,7 +512,7 @@ int zl_exec_call(const struct zl_exec_call *c, char *const *envp)
 	   recorded: counted as not recorded */
 	if ((c->shape == ZL_EXEC_SPAWN && rc == 0) || (c->shape == ZL_EXEC_SHELL && shell_runs())) {
 		int saved_errno = errno;
-		zl_count_lost_image();
+		zl_count_lost_image(secure);
 		errno = saved_errno;
 	}
 	return rc;

@@ -101,7 +101,8 @@ void zl_guard_altstack(struct zrt_thread *t, const stack_t *ss);
 
 /*
  * Just before a real exec call on the thread whose probe state is t, and
- * after it returned (it failed: ret is returned, errno kept).
+ * after it returned (it failed: ret is returned, errno kept).  note->secure
+ * is the caller's (0 when the file is not known).
  */
 void zl_guard_exec(struct zrt_thread *t, struct zl_exec_note *note);
 int zl_guard_exec_failed(struct zrt_thread *t, const struct zl_exec_note *note, int ret);

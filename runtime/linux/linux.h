@@ -206,6 +206,7 @@ void zl_process_end(int exited, int status);
  * vfork child, which shares the parent's memory.
  */
 struct zl_exec_note {
+	int secure; /* (in) the image runs set-user-ID or set-group-ID: zl_count_lost_image */
 	int noted;
 	uint64_t last_ticks;  /* t's last time before the note */
 	struct zr_header *lost; /* where the new image was counted as not recorded, or NULL */
@@ -217,9 +218,11 @@ void zl_process_exec(struct zrt_thread *t, struct zl_exec_note *note);
  * (it changed its user or root): counted as not recorded (lost_processes)
  * in this image's header (or, in a forked child that was not recorded, its
  * parent's), which is returned; NULL when the image can be recorded.
+ * secure: the image runs set-user-ID or set-group-ID to other ids (its
+ * loader ignores zond's library): counted whatever the directory.
  * zl_uncount_lost_image takes the count back (the exec failed).
  */
-struct zr_header *zl_count_lost_image(void);
+struct zr_header *zl_count_lost_image(int secure);
 void zl_uncount_lost_image(struct zr_header *h);
 /* 1 in a forked child that could not make its raw file (its parent's header counts it) */
 int zl_recording_lost(void);

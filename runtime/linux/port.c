@@ -318,10 +318,10 @@ static struct zr_header *tally(void)
 	return zrt.hdr ? zrt.hdr : lost_to;
 }
 
-struct zr_header *zl_count_lost_image(void)
+struct zr_header *zl_count_lost_image(int secure)
 {
 	struct zr_header *h = tally();
-	if (!h || !dir_unreachable())
+	if (!h || !(secure || dir_unreachable()))
 		return NULL;
 	__atomic_fetch_add(&h->lost_processes, 1, __ATOMIC_RELAXED);
 	return h;
@@ -485,7 +485,7 @@ void zl_process_exec(struct zrt_thread *t, struct zl_exec_note *note)
 	struct zr_header *h = zrt.hdr;
 	note->noted = 0;
 	/* the new image will not be recorded: counted now, taken back if the exec fails */
-	note->lost = zl_count_lost_image();
+	note->lost = zl_count_lost_image(note->secure);
 	if (!h || h->pid != zl_pid() || h->state != ZR_RUNNING)
 		return;
 	zrt_process_end(0, 0, end_realtime(h));

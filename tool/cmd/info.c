@@ -100,8 +100,8 @@ static int info(const char *arg)
 	struct stat st;
 	if (stat(prog, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
 		printf("%s: setuid or setgid: the loader ignores LD_AUDIT unless the user running it "
-		       "is its owner (%s)\n",
-		       prog, getuid() == 0 ? "root is: seen here" : "not seen here");
+		       "is its owner and in its group (%s)\n",
+		       prog, launch_secure_exec(prog) ? "not seen here" : "seen here");
 	const char *program_path = realpath(prog, real) ? real : prog;
 	struct symbols_linkage m;
 	if (symbols_linkage(prog, &m, &err) < 0)

@@ -16,6 +16,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -331,6 +332,18 @@ int launch_find_file(const char *prog, char out[PATH_MAX], struct zerr *err)
 	if (!realpath(found, out))
 		return zerr_set(err, "%s: %s", found, strerror(errno));
 	return 0;
+}
+
+int launch_secure_exec(const char *prog)
+{
+	struct stat st;
+	struct statvfs fs;
+	if (stat(prog, &st) != 0 || (statvfs(prog, &fs) == 0 && (fs.f_flag & ST_NOSUID)))
+		return 0;
+	/* set-group-ID without group execute is mandatory locking, not an id */
+	int uid = (st.st_mode & S_ISUID) && st.st_uid != getuid();
+	int gid = (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getgid();
+	return uid || gid;
 }
 
 int launch_program_error(const char *cmd, const char *prog, const struct zerr *err)

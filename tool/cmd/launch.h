@@ -175,6 +175,15 @@ int launch_find_program(const char *prog, char out[PATH_MAX], struct zerr *err);
 int launch_find_file(const char *prog, char out[PATH_MAX], struct zerr *err);
 
 /*
+ * 1 when the kernel would run prog for this process in secure mode
+ * (AT_SECURE): its set-user-ID or set-group-ID bit gives it a user or group
+ * other than our real one, on a file system that honours the bits.  The
+ * loader then ignores LD_PRELOAD and LD_AUDIT, for root too when the file is
+ * another user's or group's (Debian's chage, ssh-agent, unix_chkpwd).
+ */
+int launch_secure_exec(const char *prog);
+
+/*
  * After launch_find_program or launch_find_file failed on prog with err:
  * says so in one line and gives the status a shell gives, 127 for a
  * program that is not there, 126 for one that cannot run.

@@ -121,9 +121,9 @@ static int check_program(const char *prog, struct zerr *err)
 		return zerr_set(err, "%s is statically linked: it calls no shared library, "
 				     "there is nothing to intercept",
 				prog);
-	struct stat st;
-	if (stat(prog, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) && getuid() != 0)
-		return zerr_set(err, "%s is setuid or setgid: the loader ignores LD_AUDIT for it",
+	if (launch_secure_exec(prog))
+		return zerr_set(err, "%s is setuid or setgid to another user or group: the loader "
+				     "ignores LD_AUDIT for it",
 				prog);
 	return 0;
 }

@@ -205,9 +205,9 @@ static int choose_runtime(struct record *r, struct symbols *syms, const char **r
 		return zerr_set(err, "%s is statically linked without zond's runtime: "
 				     "link it with $(zond config --static --libs)",
 				r->l.prog);
-	struct stat st;
-	if (stat(r->l.prog, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) && getuid() != 0)
-		return zerr_set(err, "%s is setuid or setgid: the loader ignores LD_PRELOAD for it",
+	if (launch_secure_exec(r->l.prog))
+		return zerr_set(err, "%s is setuid or setgid to another user or group: the loader "
+				     "ignores LD_PRELOAD for it",
 				r->l.prog);
 	return 0;
 }
