@@ -165,6 +165,33 @@ static int raw_path(char *path, size_t size, int n)
 }
 
 /*
+ * openat(path, flags, 0644); where the program has used up its fds (EMFILE:
+ * a server at its soft limit, a small `ulimit -n`), once more with the soft
+ * limit raised to the hard one for the call where that leaves room: the
+ * callers close the fd at once (the file stays mapped), and the program's
+ * limit is back before it runs on.
+ */
+static long open_raw(const char *path, int flags)
+{
+	long fd = zl_syscall6(SYS_openat, AT_FDCWD, (long)path, flags, 0644, 0, 0);
+	struct {
+		uint64_t cur, max;
+	} lim, raised;
+	if (fd != -EMFILE ||
+	    zl_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&lim, 0, 0) != 0 ||
+	    lim.cur >= lim.max)
+		return fd;
+	/* the lowest free fd may be far above the limit (fds inherited open): the hard one */
+	raised = lim;
+	raised.cur = lim.max;
+	if (zl_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&raised, 0, 0, 0) != 0)
+		return fd;
+	fd = zl_syscall6(SYS_openat, AT_FDCWD, (long)path, flags, 0644, 0, 0);
+	zl_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&lim, 0, 0, 0);
+	return fd;
+}
+
+/*
  * System calls only, here as everywhere the runtime can: the program may
  * define open, mmap or malloc itself (and its own are not ours to call).
  */
@@ -178,8 +205,7 @@ void *port_map_output(uint64_t bytes, int *why)
 	for (int n = 0; n < 1000 && fd == -EEXIST; n++) {
 		if (raw_path(path, sizeof out_path, n) < 0)
 			return NULL;
-		fd = zl_syscall6(SYS_openat, AT_FDCWD, (long)path,
-				 O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644, 0, 0);
+		fd = open_raw(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC);
 	}
 	if (fd < 0) {
 		*why = why_of(fd);
@@ -274,7 +300,7 @@ int port_reserve_output(uint64_t offset, uint64_t bytes)
 {
 	if (sealed())
 		return PORT_NO_ROOM;
-	long fd = zl_syscall6(SYS_openat, AT_FDCWD, (long)out_path, O_RDWR | O_CLOEXEC, 0, 0, 0);
+	long fd = open_raw(out_path, O_RDWR | O_CLOEXEC);
 	if (fd >= 0) {
 		long rc = zl_syscall6(SYS_fallocate, fd, 0, (long)offset, (long)bytes, 0, 0);
 		zl_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
