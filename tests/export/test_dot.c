@@ -191,11 +191,44 @@ static void check_escaping(const char *dir)
 	profile_free(p);
 }
 
+/*
+ * A name over Graphviz's 16384-byte string (a C++ template's, QA s14 V1 F1;
+ * dot refused the whole file): drawn with its first and last parts.  The
+ * name is made of 'é' (two bytes) so that a cut inside a character shows.
+ */
+static void check_long_name(const char *dir)
+{
+	size_t chars = 20000;
+	char *name = zp_xmalloc(2 * chars + 8);
+	for (size_t i = 0; i < chars; i++)
+		memcpy(name + 2 * i, "\xc3\xa9", 2);
+	memcpy(name + 2 * chars, "::f", 4);
+	struct zp_profile *p = profile_new();
+	profile_event(p, "time", "ns");
+	uint32_t t = profile_thread(p, 1, 1, "");
+	uint32_t a = profile_node(p, ZP_FUNCTION, name, "", "", 0, 1);
+	struct zp_stat *s = profile_stat(p, t, a);
+	s->calls = 1, s->self[0] = s->incl[0] = 10;
+	struct export_options o = {.thread = ZP_NONE};
+	char *svg = render(p, &o, dir, "longname");
+	CHECK(svg != NULL);
+	if (svg) {
+		CHECK_EQ_U64(count(svg, "class=\"node\""), 1);
+		CHECK(strstr(svg, "\xc3\xa9\xc3\xa9\xe2\x80\xa6\xc3\xa9\xc3\xa9"));
+		CHECK(strstr(svg, "\xc3\xa9::f</text>"));
+		CHECK(!strstr(svg, "\xef\xbf\xbd")); /* no character cut in two */
+	}
+	free(svg);
+	free(name);
+	profile_free(p);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : ".";
 	check_fixture(dir);
 	check_escaping(dir);
+	check_long_name(dir);
 	check_contexts(dir);
 
 	struct zp_profile *p = fixture_profile(1);

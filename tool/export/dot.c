@@ -11,26 +11,57 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/callgraph.h"
 #include "report/format.h"
 
 /*
+ * Graphviz refuses a whole file with a quoted string over 16384 bytes (its
+ * scanner's token buffer), which a C++ template's demangled name can pass:
+ * a longer label keeps its first and last parts around an ellipsis.
+ */
+enum { LABEL_HEAD = 2400, LABEL_TAIL = 1200 };
+
+/* A UTF-8 character's continuation byte. */
+static int is_continuation(char c)
+{
+	return ((unsigned char)c & 0xc0) == 0x80;
+}
+
+static void put_label_char(FILE *out, char c)
+{
+	if (c == '"' || c == '\\')
+		fprintf(out, "\\%c", c);
+	else if (c == '\n')
+		fputs("\\n", out);
+	else if ((unsigned char)c < 0x20 || c == 0x7f)
+		putc('?', out); /* XML, which dot writes, forbids them */
+	else
+		putc(c, out);
+}
+
+/*
  * A DOT quoted string as a label reads it: \" and \\ escaped, breaks as \n,
- * other control characters as ?, valid UTF-8 (Graphviz reads labels as UTF-8).
+ * other control characters as ?, valid UTF-8 (Graphviz reads labels as UTF-8),
+ * at most LABEL_HEAD + LABEL_TAIL bytes of it (cut between characters).
  */
 static void put_label_text(FILE *out, const char *text)
 {
 	char *utf8 = export_utf8(text);
-	for (const char *s = utf8; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", out);
-		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			putc('?', out); /* XML, which dot writes, forbids them */
-		else
-			putc(*s, out);
+	size_t len = strlen(utf8), head = len, tail = len;
+	if (len > LABEL_HEAD + LABEL_TAIL) {
+		for (head = LABEL_HEAD; is_continuation(utf8[head]); head--)
+			;
+		for (tail = len - LABEL_TAIL; is_continuation(utf8[tail]); tail++)
+			;
+	}
+	for (size_t i = 0; i < head; i++)
+		put_label_char(out, utf8[i]);
+	if (tail < len) {
+		fputs("\xe2\x80\xa6", out); /* ... */
+		for (size_t i = tail; i < len; i++)
+			put_label_char(out, utf8[i]);
 	}
 	free(utf8);
 }
