@@ -635,6 +635,17 @@ static void check_name_matches(void)
 	CHECK(!symbols_name_matches("int", "int add<int>(int, int)"));
 	CHECK(!symbols_name_matches("v", "geo::A::v(int) const"));
 	CHECK(!symbols_name_matches("main", "domain"));
+	/* c++filt's and gdb's spelled-out standard names (QA s14 V1 F3) */
+	CHECK(symbols_name_matches("count(std::basic_istream<char, std::char_traits<char> >&)",
+				   "count(std::istream&)"));
+	CHECK(symbols_name_matches("put(std::basic_ostream<char, std::char_traits<char> >&, "
+				   "std::basic_string<char, std::char_traits<char>, "
+				   "std::allocator<char> >)",
+				   "put(std::ostream&, std::string)"));
+	CHECK(symbols_name_matches("count(std::basic_ostream<char, std::char_traits<char> >&)",
+				   "count(std::istream&)") == 0);
+	CHECK(symbols_name_matches("count(std::basic_istream<wchar_t, std::char_traits<wchar_t> >&)",
+				   "count(std::basic_istream<wchar_t, std::char_traits<wchar_t> >&)"));
 	/* template arguments of a class, at every level of the name */
 	CHECK(symbols_name_matches("Box::sum", "Box<long>::sum() const"));
 	CHECK(symbols_name_matches("Box<long>::sum", "Box<long>::sum() const"));

@@ -1316,6 +1316,50 @@ static const char *demangled_glob(const char *glob)
 	return last;
 }
 
+/*
+ * The C++ ABI's standard abbreviations as c++filt and gdb spell them out
+ * (libiberty's verbose form) and as __cxa_demangle, whose names zond shows,
+ * keeps them: "f(std::basic_istream<char, std::char_traits<char> >&)" is
+ * zond's "f(std::istream&)".
+ */
+static const struct {
+	const char *verbose, *abbreviated;
+} std_abbreviations[] = {
+	{"std::basic_string<char, std::char_traits<char>, std::allocator<char> >", "std::string"},
+	{"std::basic_istream<char, std::char_traits<char> >", "std::istream"},
+	{"std::basic_ostream<char, std::char_traits<char> >", "std::ostream"},
+	{"std::basic_iostream<char, std::char_traits<char> >", "std::iostream"},
+};
+
+/*
+ * glob with c++filt's spelled-out standard names abbreviated as zond shows
+ * them, or NULL when it has none.  The last one is kept, as demangled_glob's.
+ */
+static const char *abbreviated_glob(const char *glob)
+{
+	static char *last_glob, *last;
+	/* (glob is last itself when symbols_name_matches tries it: nothing more to do) */
+	if (glob == last || !strstr(glob, "std::basic_"))
+		return NULL;
+	if (last_glob && strcmp(last_glob, glob) == 0)
+		return last;
+	free(last_glob);
+	free(last);
+	last_glob = zp_xstrdup(glob);
+	last = zp_xstrdup(glob);
+	for (size_t i = 0; i < sizeof std_abbreviations / sizeof *std_abbreviations; i++) {
+		const char *v = std_abbreviations[i].verbose, *a = std_abbreviations[i].abbreviated;
+		size_t vlen = strlen(v), alen = strlen(a);
+		for (char *at; (at = strstr(last, v));)
+			memmove(at + alen, at + vlen, strlen(at + vlen) + 1), memcpy(at, a, alen);
+	}
+	if (strcmp(last, glob) == 0) {
+		free(last);
+		last = NULL;
+	}
+	return last;
+}
+
 /* 1 when glob names s itself or as a pattern. */
 static int glob_matches(const char *glob, const char *s)
 {
@@ -1329,6 +1373,9 @@ int symbols_name_matches(const char *glob, const char *name)
 		return 1;
 	const char *cxx = demangled_glob(glob);
 	if (cxx && strcmp(cxx, name) == 0)
+		return 1;
+	const char *abbreviated = abbreviated_glob(glob);
+	if (abbreviated && symbols_name_matches(abbreviated, name))
 		return 1;
 	size_t len = strlen(name);
 	size_t end = before_parameters(name, len);
