@@ -1,10 +1,11 @@
 /*
  * elf.c - what an ELF file says about itself, through libelf: its header
  * (machine, class, type, entry), its program interpreter, whether it is a
- * library, its static TLS, its code segments.  No symbols and no DWARF:
- * symbols.c.  Every command that has to know what kind of file it was
- * given asks here, so that each fact is read one way and each bad file
- * gets the same words (symbols.h, "Errors").
+ * library, its static TLS, its code segments; for zond trace's rebuild its
+ * loadable segments, executable sections and code labels.  No symbol
+ * lookups and no DWARF: symbols.c.  Every command that has to know what
+ * kind of file it was given asks here, so that each fact is read one way
+ * and each bad file gets the same words (symbols.h, "Errors").
  */
 #include "symbols.h"
 
