@@ -2,6 +2,7 @@
  * fuzz_elf - libFuzzer target: an ELF file of any bytes (tool/symbols/symbols.h),
  * asked what the commands ask of a file a user names: zond info (the header,
  * interpreter, library or program, static TLS, run path, linkage, build id),
+ * zond trace's rebuild (loadable segments, executable sections, code labels),
  * zond inject --elf and zond record --gdb (code segments, load start, the
  * gap between segments, bytes at an address, a symbol by name), the reports
  * and zond trace (every function, names, lines, declarations and unwind
@@ -73,6 +74,25 @@ static void per_file(const char *path)
 		symbols_free_segments(segs, nsegs);
 	char id[2 * 64 + 1];
 	(void)symbols_build_id(path, id, sizeof id);
+	struct symbols_load *loads;
+	size_t n;
+	if (symbols_loads(path, &loads, &n, &err) < 0)
+		fuzz_check_error(err.msg, path);
+	else
+		free(loads);
+	struct symbols_range *ranges;
+	if (symbols_code_sections(path, &ranges, &n, &err) < 0)
+		fuzz_check_error(err.msg, path);
+	else
+		symbols_free_ranges(ranges, n);
+	if (symbols_code_labels(path, &ranges, &n, &err) < 0) {
+		fuzz_check_error(err.msg, path);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!ranges[i].name || (i && ranges[i].start < ranges[i - 1].start))
+			abort(); /* labels come named and sorted */
+	symbols_free_ranges(ranges, n);
 }
 
 static void per_symbols(const char *path)

@@ -586,6 +586,65 @@ static void check_damaged(const struct args *a)
 	free(path);
 }
 
+/*
+ * What zond trace's rebuild asks of a guest's file (elf.c): the loadable
+ * segments agree with the code segments, the executable sections and labels
+ * are ranges; a file that cannot be read fails with rebuild_add_module's
+ * words, and one that is no ELF file has none of them.
+ */
+static void check_trace_readers(const struct args *a)
+{
+	struct symbols_load *loads;
+	struct symbols_range *ranges;
+	struct symbols_segment *segs;
+	size_t n, nsegs, exec = 0;
+	struct zerr err = {{0}};
+	char want[1100];
+	CHECK(symbols_loads(a->pie, &loads, &n, &err) == 0 && n > 0);
+	CHECK(symbols_code_segments(a->pie, &segs, &nsegs, &err) == 0);
+	for (size_t i = 0; i < n; i++) {
+		if (!loads[i].exec)
+			continue;
+		CHECK(exec < nsegs && segs[exec].vaddr == loads[i].vaddr &&
+		      segs[exec].size == loads[i].filesz);
+		exec++;
+	}
+	CHECK(exec == nsegs && exec > 0);
+	symbols_free_segments(segs, nsegs);
+	free(loads);
+
+	int text = 0;
+	CHECK(symbols_code_sections(a->pie, &ranges, &n, &err) == 0 && n > 0);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(ranges[i].start < ranges[i].end);
+		text += strcmp(ranges[i].name, ".text") == 0;
+	}
+	CHECK(text == 1);
+	symbols_free_ranges(ranges, n);
+
+	CHECK(symbols_code_labels(a->pie, &ranges, &n, &err) == 0);
+	for (size_t i = 0; i < n; i++)
+		CHECK(ranges[i].start < ranges[i].end &&
+		      (!i || ranges[i - 1].start <= ranges[i].start));
+	symbols_free_ranges(ranges, n);
+
+	snprintf(want, sizeof want, "%s: cannot read as an ELF file", a->src); /* a directory */
+	CHECK(symbols_loads(a->src, &loads, &n, &err) == -1 && loads == NULL && n == 0);
+	CHECK_EQ_STR(err.msg, want);
+	CHECK(symbols_code_sections(a->src, &ranges, &n, &err) == -1 && n == 0);
+	CHECK(symbols_code_labels(a->src, &ranges, &n, &err) == -1 && n == 0);
+	char *source;
+	if (asprintf(&source, "%s/target_main.c", a->src) < 0)
+		exit(2);
+	CHECK(symbols_loads(source, &loads, &n, &err) == 0 && n == 0);
+	free(loads);
+	CHECK(symbols_code_sections(source, &ranges, &n, &err) == 0 && n == 0);
+	symbols_free_ranges(ranges, n);
+	CHECK(symbols_code_labels(source, &ranges, &n, &err) == 0 && n == 0);
+	symbols_free_ranges(ranges, n);
+	free(source);
+}
+
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	struct {
@@ -713,6 +772,7 @@ int main(int argc, char **argv)
 	check_stripped_program(syms, &a);
 	check_errors(syms, &a);
 	check_damaged(&a);
+	check_trace_readers(&a);
 	symbols_free(syms);
 	return check_done();
 }

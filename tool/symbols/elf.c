@@ -1,10 +1,11 @@
 /*
  * elf.c - what an ELF file says about itself, through libelf: its header
  * (machine, class, type, entry), its program interpreter, whether it is a
- * library, its static TLS, its code segments.  No symbols and no DWARF:
- * symbols.c.  Every command that has to know what kind of file it was
- * given asks here, so that each fact is read one way and each bad file
- * gets the same words (symbols.h, "Errors").
+ * library, its static TLS, its code segments; for zond trace's rebuild its
+ * loadable segments, executable sections and code labels.  No symbol
+ * lookups and no DWARF: symbols.c.  Every command that has to know what
+ * kind of file it was given asks here, so that each fact is read one way
+ * and each bad file gets the same words (symbols.h, "Errors").
  */
 #include "symbols.h"
 
@@ -484,4 +485,190 @@ void symbols_free_segments(struct symbols_segment *segs, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(segs[i].bytes);
 	free(segs);
+}
+
+/* ---- the code a trace ran (zond trace's rebuild) ------------------------- */
+
+/*
+ * path opened for libelf, or NULL with err set.  Read (ELF_C_READ), not
+ * mapped, as the trace rebuild has always read them: it runs inside QEMU's
+ * plugin too.
+ */
+static Elf *begin_read(const char *path, int *fd, struct zerr *err)
+{
+	elf_version(EV_CURRENT);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = *fd >= 0 ? elf_begin(*fd, ELF_C_READ, NULL) : NULL;
+	if (!elf) {
+		if (*fd >= 0)
+			close(*fd);
+		zerr_set(err, "%s: cannot read as an ELF file", path);
+	}
+	return elf;
+}
+
+static void end_read(Elf *elf, int fd)
+{
+	elf_end(elf);
+	close(fd);
+}
+
+int symbols_loads(const char *path, struct symbols_load **loads, size_t *n, struct zerr *err)
+{
+	*loads = NULL;
+	*n = 0;
+	int fd;
+	Elf *elf = begin_read(path, &fd, err);
+	if (!elf)
+		return -1;
+	size_t nphdr = 0;
+	if (elf_getphdrnum(elf, &nphdr) != 0)
+		nphdr = 0; /* no ELF file, or damaged headers: no segments */
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		*loads = zp_xrealloc(*loads, (*n + 1) * sizeof **loads);
+		(*loads)[(*n)++] = (struct symbols_load){.vaddr = ph.p_vaddr,
+							 .memsz = ph.p_memsz,
+							 .offset = ph.p_offset,
+							 .filesz = ph.p_filesz,
+							 .align = ph.p_align,
+							 .exec = (ph.p_flags & PF_X) != 0};
+	}
+	end_read(elf, fd);
+	return 0;
+}
+
+void symbols_free_ranges(struct symbols_range *ranges, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ranges[i].name);
+	free(ranges);
+}
+
+/* elf's executable sections (symbols_code_sections). */
+static void code_sections(Elf *elf, struct symbols_range **secs, size_t *n)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		*secs = zp_xrealloc(*secs, (*n + 1) * sizeof **secs);
+		(*secs)[(*n)++] = (struct symbols_range){sh.sh_addr, sh.sh_addr + sh.sh_size,
+							 zp_xstrdup(name ? name : "?")};
+	}
+}
+
+int symbols_code_sections(const char *path, struct symbols_range **secs, size_t *n,
+			  struct zerr *err)
+{
+	*secs = NULL;
+	*n = 0;
+	int fd;
+	Elf *elf = begin_read(path, &fd, err);
+	if (!elf)
+		return -1;
+	code_sections(elf, secs, n);
+	end_read(elf, fd);
+	return 0;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int compare_ranges(const void *a, const void *b)
+{
+	return compare_u64(&((const struct symbols_range *)a)->start,
+			   &((const struct symbols_range *)b)->start);
+}
+
+/* The name of a typeless code symbol worth a function of its own, or NULL. */
+static const char *label_name(Elf *elf, const GElf_Shdr *symtab, const GElf_Sym *sym)
+{
+	if (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE || sym->st_shndx == SHN_UNDEF ||
+	    sym->st_shndx >= SHN_LORESERVE)
+		return NULL;
+	Elf_Scn *scn = elf_getscn(elf, sym->st_shndx);
+	GElf_Shdr sh;
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+		return NULL;
+	const char *name = elf_strptr(elf, symtab->sh_link, sym->st_name);
+	/* Mapping symbols ($x, $d) and assembler locals mark data and code, not entries. */
+	if (!name || !*name || name[0] == '$' || strncmp(name, ".L", 2) == 0)
+		return NULL;
+	return name;
+}
+
+/* uint64_t array *a of *n, one more value v. */
+static void push_u64(uint64_t **a, size_t *n, uint64_t v)
+{
+	*a = zp_xrealloc(*a, (*n + 1) * sizeof **a);
+	(*a)[(*n)++] = v;
+}
+
+int symbols_code_labels(const char *path, struct symbols_range **labels, size_t *n,
+			struct zerr *err)
+{
+	*labels = NULL;
+	*n = 0;
+	int fd;
+	Elf *elf = begin_read(path, &fd, err);
+	if (!elf)
+		return -1;
+	/* every place a label may end: function symbols' starts and ends, labels, section ends */
+	uint64_t *bounds = NULL;
+	size_t nbounds = 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		size_t nsyms = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < nsyms; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			if (is_function(&sym)) {
+				push_u64(&bounds, &nbounds, sym.st_value);
+				push_u64(&bounds, &nbounds, sym.st_value + sym.st_size);
+				continue;
+			}
+			const char *name = label_name(elf, &sh, &sym);
+			if (!name)
+				continue;
+			*labels = zp_xrealloc(*labels, (*n + 1) * sizeof **labels);
+			(*labels)[(*n)++] = (struct symbols_range){sym.st_value, UINT64_MAX,
+								   zp_xstrdup(name)};
+		}
+	}
+	for (size_t i = 0; i < *n; i++)
+		push_u64(&bounds, &nbounds, (*labels)[i].start);
+	struct symbols_range *secs = NULL;
+	size_t nsecs = 0;
+	code_sections(elf, &secs, &nsecs);
+	for (size_t j = 0; j < nsecs; j++)
+		push_u64(&bounds, &nbounds, secs[j].end);
+	symbols_free_ranges(secs, nsecs);
+	end_read(elf, fd);
+	zp_sort(bounds, nbounds, sizeof *bounds, compare_u64);
+	for (size_t i = 0; i < *n; i++) {
+		struct symbols_range *l = &(*labels)[i];
+		for (size_t k = 0; k < nbounds && l->end == UINT64_MAX; k++)
+			if (bounds[k] > l->start)
+				l->end = bounds[k];
+		if (l->end == UINT64_MAX)
+			l->end = l->start + 1;
+	}
+	zp_sort(*labels, *n, sizeof **labels, compare_ranges);
+	free(bounds);
+	return 0;
 }

@@ -292,6 +292,56 @@ int symbols_code_segments(const char *path, struct symbols_segment **segs, size_
 			  struct zerr *err);
 void symbols_free_segments(struct symbols_segment *segs, size_t n);
 
+/* ---- the code a trace ran (elf.c) -----------------------------------------
+ * What zond trace's rebuild needs to map a guest's addresses to files and
+ * name its code beyond the symbol lookups above.  No struct symbols: each
+ * call reads the file afresh (once per module).  Each fails only when path
+ * cannot be opened or read at all (a directory): -1 with err "PATH: cannot
+ * read as an ELF file"; a readable file that is no ELF file (or one whose
+ * headers are damaged) has none of what is asked. */
+
+/* A loadable segment (PT_LOAD) as its program header gives it. */
+struct symbols_load {
+	uint64_t vaddr, memsz;   /* link-time address and size in memory (p_vaddr, p_memsz) */
+	uint64_t offset, filesz; /* its bytes in the file (p_offset, p_filesz) */
+	uint64_t align;          /* p_align */
+	int exec;                /* PF_X: code */
+};
+
+/*
+ * The file's loadable segments, in program header order: 0 with *loads
+ * (free with free()) and *n, or -1 with err set.  What maps a file offset
+ * to a link-time address, and the span of the code.
+ */
+int symbols_loads(const char *path, struct symbols_load **loads, size_t *n, struct zerr *err);
+
+/* A named range of link-time addresses [start, end). */
+struct symbols_range {
+	uint64_t start, end;
+	char *name; /* malloc'ed */
+};
+
+/*
+ * The file's executable sections (SHF_EXECINSTR, not empty), in section
+ * header order, named by their headers ("?" when a name is unreadable):
+ * 0 with *secs (free with symbols_free_ranges) and *n, or -1 with err set.
+ */
+int symbols_code_sections(const char *path, struct symbols_range **secs, size_t *n,
+			  struct zerr *err);
+
+/*
+ * The typeless symbols (STT_NOTYPE) of the file's .symtab in executable
+ * sections: code entered without a function symbol (an assembly entry
+ * point such as glibc's __wrap_main); mapping symbols ($x, $d) and
+ * assembler locals (".L...") left out.  Each ends at the first function
+ * symbol's start or end, label or executable section's end above its
+ * start (start + 1 when there is none).  Sorted by start: 0 with *labels
+ * (free with symbols_free_ranges) and *n, or -1 with err set.
+ */
+int symbols_code_labels(const char *path, struct symbols_range **labels, size_t *n,
+			struct zerr *err);
+void symbols_free_ranges(struct symbols_range *ranges, size_t n);
+
 /*
  * The demangled form of a symbol name, malloc'ed: C++ (Itanium ABI), and
  * gfortran's module procedures ("__m_MOD_f": "m::f"); NULL when name is

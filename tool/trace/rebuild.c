@@ -11,9 +11,9 @@
  */
 #include "rebuild.h"
 
+#include <elf.h> /* constants only: ELFCLASS64 */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -27,20 +27,16 @@
 
 #define NONE UINT32_MAX
 
-/* A typeless symbol in code (an assembly entry point such as __wrap_main), link-time. */
-struct label {
-	uint64_t start, end; /* end: the next label, function symbol or section end */
-	char *name;
-};
-
 struct module {
 	char *path;
 	uint64_t start, end; /* run-time range of its executable segments */
 	uint64_t bias;
-	struct { uint64_t start, end; char *name; } *secs; /* executable sections, link-time */
+	struct symbols_range *secs; /* executable sections, link-time (symbols_code_sections) */
 	size_t nsecs;
-	struct label *labels; /* sorted by start */
+	struct symbols_range *labels; /* typeless code symbols (symbols_code_labels) */
 	size_t nlabels;
+	struct symbols_load *loads; /* its PT_LOAD segments: the file's bytes, for check_code */
+	size_t nloads;
 };
 
 struct func {
@@ -191,7 +187,6 @@ struct rebuild *rebuild_new(const struct isa *isa, struct symbols *syms)
 	r->syms = syms;
 	r->h.prev = NONE;
 	r->first_block = NONE;
-	elf_version(EV_CURRENT);
 	return r;
 }
 
@@ -201,12 +196,9 @@ void rebuild_free(struct rebuild *r)
 		return;
 	for (size_t i = 0; i < r->nmods; i++) {
 		free(r->mods[i].path);
-		for (size_t j = 0; j < r->mods[i].nsecs; j++)
-			free(r->mods[i].secs[j].name);
-		free(r->mods[i].secs);
-		for (size_t j = 0; j < r->mods[i].nlabels; j++)
-			free(r->mods[i].labels[j].name);
-		free(r->mods[i].labels);
+		symbols_free_ranges(r->mods[i].secs, r->mods[i].nsecs);
+		symbols_free_ranges(r->mods[i].labels, r->mods[i].nlabels);
+		free(r->mods[i].loads);
 	}
 	for (size_t i = 0; i < r->nhmaps; i++)
 		free(r->hmaps[i].path);
@@ -269,166 +261,39 @@ static void *grow(void *arr, size_t *cap, size_t need, size_t elem)
 
 /* ---- modules ------------------------------------------------------------ */
 
-struct elf_file {
-	int fd;
-	Elf *elf;
-};
-
-static int open_elf(const char *path, struct elf_file *f)
+/*
+ * 1 if the file is an ELF file for the guest's machine.  ELF files are read
+ * in tool/symbols (elf.c); rebuild.c only gets their facts.
+ */
+static int is_guest_elf(const struct rebuild *r, const char *path)
 {
-	f->fd = open(path, O_RDONLY);
-	f->elf = f->fd >= 0 ? elf_begin(f->fd, ELF_C_READ, NULL) : NULL;
-	if (!f->elf) {
-		if (f->fd >= 0)
-			close(f->fd);
-		return -1;
-	}
-	return 0;
-}
-
-static void close_elf(struct elf_file *f)
-{
-	elf_end(f->elf);
-	close(f->fd);
-}
-
-/* 1 if the file is an ELF file for the guest's machine. */
-static int is_guest_elf(const struct rebuild *r, Elf *elf)
-{
-	GElf_Ehdr eh;
-	return elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) &&
-	       eh.e_machine == r->isa->elf_machine && eh.e_ident[EI_CLASS] == r->isa->elf_class;
+	struct symbols_elf h;
+	return symbols_elf_header(path, &h, NULL) == 1 &&
+	       h.machine == (unsigned)r->isa->elf_machine &&
+	       h.bits == (r->isa->elf_class == ELFCLASS64 ? 64 : 32);
 }
 
 /* Link-time address of file offset off, through the PT_LOAD that holds it; -1 if none. */
-static int offset_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
+static int offset_to_vaddr(const struct symbols_load *loads, size_t n, uint64_t off,
+			   uint64_t *vaddr)
 {
-	size_t n;
-	if (elf_getphdrnum(elf, &n) != 0)
-		return -1;
 	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		uint64_t page = ph.p_align > 1 ? ph.p_align : 4096;
-		uint64_t first = ph.p_offset & ~(page - 1);
-		if (off >= first && off < ph.p_offset + ph.p_filesz) {
-			*vaddr = ph.p_vaddr - ph.p_offset + off;
+		const struct symbols_load *ph = &loads[i];
+		uint64_t page = ph->align > 1 ? ph->align : 4096;
+		uint64_t first = ph->offset & ~(page - 1);
+		if (off >= first && off < ph->offset + ph->filesz) {
+			*vaddr = ph->vaddr - ph->offset + off;
 			return 0;
 		}
 	}
 	return -1;
 }
 
-static void add_sections(struct module *m, Elf *elf)
-{
-	size_t shstrndx;
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
-			continue;
-		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
-		m->secs = zp_xrealloc(m->secs, (m->nsecs + 1) * sizeof *m->secs);
-		m->secs[m->nsecs].start = sh.sh_addr;
-		m->secs[m->nsecs].end = sh.sh_addr + sh.sh_size;
-		m->secs[m->nsecs++].name = zp_xstrdup(name ? name : "?");
-	}
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int compare_labels(const void *a, const void *b)
-{
-	return compare_u64(&((const struct label *)a)->start, &((const struct label *)b)->start);
-}
-
-/* The name of a typeless code symbol worth a function of its own, or NULL. */
-static const char *label_name(Elf *elf, const GElf_Shdr *symtab, const GElf_Sym *sym)
-{
-	if (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE || sym->st_shndx == SHN_UNDEF ||
-	    sym->st_shndx >= SHN_LORESERVE)
-		return NULL;
-	Elf_Scn *scn = elf_getscn(elf, sym->st_shndx);
-	GElf_Shdr sh;
-	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
-		return NULL;
-	const char *name = elf_strptr(elf, symtab->sh_link, sym->st_name);
-	/* Mapping symbols ($x, $d) and assembler locals mark data and code, not entries. */
-	if (!name || !*name || name[0] == '$' || strncmp(name, ".L", 2) == 0)
-		return NULL;
-	return name;
-}
-
-/*
- * Typeless symbols in code: glibc's aarch64 _start holds __wrap_main, through
- * which main is called; RISC-V's load_gp follows _start.  Each is a function
- * up to the next label, function symbol or section end, so that a call to it
- * is not taken for a second entry into _start.
- */
-static void add_labels(struct module *m, Elf *elf)
-{
-	uint64_t *bounds = NULL;
-	size_t nbounds = 0;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
-		    !(data = elf_getdata(scn, NULL)))
-			continue;
-		size_t n = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 0; i < n; i++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(data, (int)i, &sym))
-				continue;
-			int type = GELF_ST_TYPE(sym.st_info);
-			if (type == STT_FUNC || type == STT_GNU_IFUNC) {
-				bounds = zp_xrealloc(bounds, (nbounds + 2) * sizeof *bounds);
-				bounds[nbounds++] = sym.st_value;
-				bounds[nbounds++] = sym.st_value + sym.st_size;
-				continue;
-			}
-			const char *name = label_name(elf, &sh, &sym);
-			if (!name)
-				continue;
-			m->labels = zp_xrealloc(m->labels, (m->nlabels + 1) * sizeof *m->labels);
-			m->labels[m->nlabels++] = (struct label){sym.st_value, UINT64_MAX,
-								 zp_xstrdup(name)};
-		}
-	}
-	for (size_t i = 0; i < m->nlabels; i++) {
-		bounds = zp_xrealloc(bounds, (nbounds + 1) * sizeof *bounds);
-		bounds[nbounds++] = m->labels[i].start;
-	}
-	for (size_t j = 0; j < m->nsecs; j++) {
-		bounds = zp_xrealloc(bounds, (nbounds + 1) * sizeof *bounds);
-		bounds[nbounds++] = m->secs[j].end;
-	}
-	if (nbounds)
-		zp_sort(bounds, nbounds, sizeof *bounds, compare_u64);
-	for (size_t i = 0; i < m->nlabels; i++) {
-		struct label *l = &m->labels[i];
-		for (size_t k = 0; k < nbounds && l->end == UINT64_MAX; k++)
-			if (bounds[k] > l->start)
-				l->end = bounds[k];
-		if (l->end == UINT64_MAX)
-			l->end = l->start + 1;
-	}
-	if (m->nlabels)
-		zp_sort(m->labels, m->nlabels, sizeof *m->labels, compare_labels);
-	free(bounds);
-}
-
 /* The label whose range holds link-time address link, or NULL. */
-static const struct label *label_at(const struct module *m, uint64_t link)
+static const struct symbols_range *label_at(const struct module *m, uint64_t link)
 {
 	size_t lo = zp_count_at_most(m->labels, m->nlabels, sizeof *m->labels,
-				     offsetof(struct label, start), link);
+				     offsetof(struct symbols_range, start), link);
 	return lo && link < m->labels[lo - 1].end ? &m->labels[lo - 1] : NULL;
 }
 
@@ -441,38 +306,51 @@ static uint64_t label_cut(const struct module *m, uint64_t start, uint64_t end)
 	return end;
 }
 
-static void add_module(struct rebuild *r, const char *path, uint64_t bias, Elf *elf)
+/*
+ * A guest ELF file at bias, with its PT_LOAD segments (loads, n: the module
+ * keeps a copy).  Its typeless code symbols are functions of their own:
+ * glibc's aarch64 _start holds __wrap_main, through which main is called;
+ * RISC-V's load_gp follows _start.  Each ends at the next label, function
+ * symbol or section end (symbols_code_labels), so that a call to it is not
+ * taken for a second entry into _start.
+ */
+static void add_module(struct rebuild *r, const char *path, uint64_t bias,
+		       const struct symbols_load *loads, size_t n)
 {
 	for (size_t i = 0; i < r->nmods; i++)
 		if (r->mods[i].bias == bias && strcmp(r->mods[i].path, path) == 0)
 			return;
 	struct module m = {.path = zp_xstrdup(path), .bias = bias, .start = UINT64_MAX};
-	size_t n = 0;
-	elf_getphdrnum(elf, &n);
 	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+		if (!loads[i].exec)
 			continue;
-		if (ph.p_vaddr + bias < m.start)
-			m.start = ph.p_vaddr + bias;
-		if (ph.p_vaddr + ph.p_memsz + bias > m.end)
-			m.end = ph.p_vaddr + ph.p_memsz + bias;
+		if (loads[i].vaddr + bias < m.start)
+			m.start = loads[i].vaddr + bias;
+		if (loads[i].vaddr + loads[i].memsz + bias > m.end)
+			m.end = loads[i].vaddr + loads[i].memsz + bias;
 	}
-	add_sections(&m, elf);
-	add_labels(&m, elf);
+	if (n) {
+		m.loads = zp_xmalloc(n * sizeof *m.loads);
+		memcpy(m.loads, loads, n * sizeof *m.loads);
+		m.nloads = n;
+	}
+	/* the file was read a moment ago: an error now leaves the module without names */
+	symbols_code_sections(path, &m.secs, &m.nsecs, NULL);
+	symbols_code_labels(path, &m.labels, &m.nlabels, NULL);
 	r->mods = zp_xrealloc(r->mods, (r->nmods + 1) * sizeof *r->mods);
 	r->mods[r->nmods++] = m;
 }
 
 int rebuild_add_module(struct rebuild *r, const char *path, uint64_t bias, struct zerr *err)
 {
-	struct elf_file f;
-	if (open_elf(path, &f) < 0)
-		return zerr_set(err, "%s: cannot read as an ELF file", path);
-	int ok = is_guest_elf(r, f.elf);
+	struct symbols_load *loads;
+	size_t n;
+	if (symbols_loads(path, &loads, &n, err) < 0)
+		return -1;
+	int ok = is_guest_elf(r, path);
 	if (ok)
-		add_module(r, path, bias, f.elf);
-	close_elf(&f);
+		add_module(r, path, bias, loads, n);
+	free(loads);
 	return ok ? 0 : zerr_set(err, "%s: not an ELF file for %s", path, r->isa->name);
 }
 
@@ -499,26 +377,6 @@ static int is_ignored(struct rebuild *r, const char *path)
 	return 0;
 }
 
-/* The basename of the program's interpreter (PT_INTERP), or 0 if it has none. */
-static int interpreter_name(Elf *elf, int fd, char *name, size_t size)
-{
-	size_t n = 0;
-	elf_getphdrnum(elf, &n);
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		char path[PATH_MAX];
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_INTERP)
-			continue;
-		size_t len = ph.p_filesz < sizeof path - 1 ? ph.p_filesz : sizeof path - 1;
-		if (pread(fd, path, len, (off_t)ph.p_offset) != (ssize_t)len)
-			return 0;
-		path[len] = 0;
-		snprintf(name, size, "%s", path_base(path));
-		return 1;
-	}
-	return 0;
-}
-
 /*
  * The guest base from the file holding the entry point (path): its host
  * mapping minus its guest address, which the entry point gives.  0 if the
@@ -526,22 +384,23 @@ static int interpreter_name(Elf *elf, int fd, char *name, size_t size)
  */
 static uint64_t base_from(struct rebuild *r, const char *path)
 {
-	struct elf_file f;
-	GElf_Ehdr eh;
+	struct symbols_elf eh;
+	struct symbols_load *loads;
+	size_t n;
 	uint64_t base = 0, vaddr;
-	if (open_elf(path, &f) < 0)
+	if (symbols_loads(path, &loads, &n, NULL) < 0)
 		return 0;
-	if (gelf_getehdr(f.elf, &eh)) {
-		uint64_t bias = r->entry - eh.e_entry;
+	if (symbols_elf_header(path, &eh, NULL) == 1) {
+		uint64_t bias = r->entry - eh.entry;
 		for (size_t i = 0; i < r->nhmaps; i++) {
 			if (strcmp(r->hmaps[i].path, path) == 0 &&
-			    offset_to_vaddr(f.elf, r->hmaps[i].offset, &vaddr) == 0) {
+			    offset_to_vaddr(loads, n, r->hmaps[i].offset, &vaddr) == 0) {
 				base = r->hmaps[i].start - (vaddr + bias);
 				break;
 			}
 		}
 	}
-	close_elf(&f);
+	free(loads);
 	return base;
 }
 
@@ -553,16 +412,18 @@ static uint64_t base_from(struct rebuild *r, const char *path)
 static uint64_t guest_base(struct rebuild *r)
 {
 	char real[PATH_MAX], interp[PATH_MAX];
-	struct elf_file f;
-	if (!r->program || !realpath(r->program, real) || open_elf(real, &f) < 0)
+	struct zerr ignored;
+	if (!r->program || !realpath(r->program, real))
 		return 0;
-	int dynamic = interpreter_name(f.elf, f.fd, interp, sizeof interp);
-	close_elf(&f);
-	if (!dynamic)
+	int rc = symbols_interpreter(real, interp, sizeof interp, &ignored);
+	if (rc < 0) /* unusable (or a damaged PT_INTERP: no loader would run it either) */
+		return 0;
+	if (rc == 1)
 		return base_from(r, real);
+	const char *name = path_base(interp);
 	for (size_t i = 0; i < r->nhmaps; i++) {
 		const char *slash = strrchr(r->hmaps[i].path, '/');
-		if (slash && strcmp(slash + 1, interp) == 0)
+		if (slash && strcmp(slash + 1, name) == 0)
 			return base_from(r, r->hmaps[i].path);
 	}
 	return 0;
@@ -599,24 +460,25 @@ static void resolve_maps(struct rebuild *r)
 	uint64_t base = guest_base(r);
 	for (size_t i = r->hmaps_done; i < r->nhmaps; i++) {
 		struct host_map *h = &r->hmaps[i];
-		struct elf_file f;
 		uint64_t vaddr;
 		if (is_ignored(r, h->path))
 			continue;
-		if (open_elf(h->path, &f) < 0) {
-			if (f.fd < 0)
-				note_unreadable(r, h->path, errno);
+		/* opened only to tell a file we cannot open (note_unreadable) from no ELF */
+		int fd = open(h->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			note_unreadable(r, h->path, errno);
+		else
+			close(fd);
+		struct symbols_load *loads = NULL;
+		size_t n = 0;
+		if (fd < 0 || !is_guest_elf(r, h->path) ||
+		    symbols_loads(h->path, &loads, &n, NULL) < 0) {
 			r->ignored = zp_xrealloc(r->ignored, (r->nignored + 1) * sizeof *r->ignored);
 			r->ignored[r->nignored++] = zp_xstrdup(h->path);
-			continue;
+		} else if (offset_to_vaddr(loads, n, h->offset, &vaddr) == 0) {
+			add_module(r, h->path, h->start - base - vaddr, loads, n);
 		}
-		if (!is_guest_elf(r, f.elf)) {
-			r->ignored = zp_xrealloc(r->ignored, (r->nignored + 1) * sizeof *r->ignored);
-			r->ignored[r->nignored++] = zp_xstrdup(h->path);
-		} else if (offset_to_vaddr(f.elf, h->offset, &vaddr) == 0) {
-			add_module(r, h->path, h->start - base - vaddr, f.elf);
-		}
-		close_elf(&f);
+		free(loads);
 	}
 	r->hmaps_done = r->nhmaps;
 }
@@ -695,7 +557,7 @@ static uint32_t func_of(struct rebuild *r, uint64_t addr)
 		struct symbol sym;
 		struct zerr err;
 		uint64_t link = addr - m->bias;
-		const struct label *l = label_at(m, link);
+		const struct symbols_range *l = label_at(m, link);
 		int named = symbols_lookup(r->syms, m->path, link, &sym, &err) == 0 && sym.name;
 		if (l && (!named || l->start > sym.start)) {
 			uint32_t f = hmap_get(&r->func_index, mod, l->start + m->bias);
@@ -740,26 +602,22 @@ static int check_code(struct rebuild *r, uint64_t vaddr, const uint8_t *bytes, s
 	if (mod == NONE)
 		return 0;
 	struct module *m = &r->mods[mod];
-	struct elf_file f;
-	if (open_elf(m->path, &f) < 0)
-		return 0;
 	uint64_t link = vaddr - m->bias;
-	size_t nph = 0;
 	int bad = 0;
-	elf_getphdrnum(f.elf, &nph);
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(f.elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+	for (size_t i = 0; i < m->nloads; i++) {
+		const struct symbols_load *ph = &m->loads[i];
+		if (link < ph->vaddr || link + n > ph->vaddr + ph->filesz)
 			continue;
-		if (link < ph.p_vaddr || link + n > ph.p_vaddr + ph.p_filesz)
-			continue;
+		int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return 0; /* gone since: nothing to check against */
 		uint8_t buf[256];
 		size_t len = n < sizeof buf ? n : sizeof buf;
-		bad = pread(f.fd, buf, len, (off_t)(ph.p_offset + link - ph.p_vaddr)) != (ssize_t)len ||
+		bad = pread(fd, buf, len, (off_t)(ph->offset + link - ph->vaddr)) != (ssize_t)len ||
 		      memcmp(buf, bytes, len) != 0;
+		close(fd);
 		break;
 	}
-	close_elf(&f);
 	if (bad)
 		return zerr_set(err, "code at 0x%" PRIx64 " does not match %s (a trace of another "
 				     "build?)", vaddr, m->path);
