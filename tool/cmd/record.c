@@ -170,6 +170,26 @@ static int trigger_env(struct record *r, struct symbols *syms, char *out, size_t
 }
 
 /*
+ * clang's landing pads call no exit hook: the frames an exception leaves are
+ * closed at the catch by the preloaded runtime's __cxa_begin_catch, which a
+ * program with a C++ runtime of its own (-static-libstdc++) never calls, so
+ * its later calls would be filed under frames the exception left (QA s14 V1
+ * F2).  gcc's landing pads call the exit hooks: nothing to say there.
+ */
+static void warn_own_cxx_runtime(const struct record *r, struct symbols *syms)
+{
+	uint64_t addr;
+	struct zerr ignored;
+	if (find_function(syms, r->l.prog, "__cxa_begin_catch", &addr, &ignored) == 1 &&
+	    symbols_made_by(r->l.prog, "clang"))
+		fprintf(stderr,
+			"zond record: warning: %s was built by clang with a C++ runtime of its own "
+			"(-static-libstdc++): after a caught exception its calls may be filed under "
+			"the frames the exception left (doc/raw-format.md, \"C++ exceptions\")\n",
+			r->l.prog);
+}
+
+/*
  * How the runtime gets into the program: preloaded (*runtime = its path), or
  * already linked in with -lzond (*runtime = NULL).  A script is preloaded too:
  * the programs it starts inherit LD_PRELOAD.  A static or setuid program
@@ -209,6 +229,7 @@ static int choose_runtime(struct record *r, struct symbols *syms, const char **r
 		return zerr_set(err, "%s is setuid or setgid to another user or group: the loader "
 				     "ignores LD_PRELOAD for it",
 				r->l.prog);
+	warn_own_cxx_runtime(r, syms);
 	return 0;
 }
 

@@ -176,6 +176,33 @@ uint64_t symbols_static_tls(const char *path)
 	return bytes;
 }
 
+int symbols_made_by(const char *path, const char *word)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t shstrndx, len = strlen(word);
+	int found = 0;
+	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		for (Elf_Scn *scn = NULL; !found && (scn = elf_nextscn(elf, scn));) {
+			GElf_Shdr sh;
+			const char *name;
+			Elf_Data *data;
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+			    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+			    strcmp(name, ".comment") != 0 || !(data = elf_getdata(scn, NULL)))
+				continue;
+			/* NUL-separated strings: searched as bytes, none read past the end */
+			const char *bytes = data->d_buf;
+			for (size_t i = 0; !found && data->d_size >= len && i <= data->d_size - len; i++)
+				found = memcmp(bytes + i, word, len) == 0;
+		}
+	}
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
 
 /* ---- how its calls are bound ------------------------------------------- */
 

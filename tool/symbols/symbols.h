@@ -232,6 +232,13 @@ int symbols_interpreter(const char *path, char *buf, size_t len, struct zerr *er
 int symbols_is_library(const char *path);
 
 /*
+ * 1 when the ELF file at path says in its .comment section (the compilers
+ * and linkers that made it, one string each) that word made part of it
+ * ("clang", "GCC:"); else 0 (or not ELF, no such section).
+ */
+int symbols_made_by(const char *path, const char *word);
+
+/*
  * The bytes of static TLS the ELF file at path needs the loader to find
  * room for when it loads it after the process's TLS was laid out: its TLS
  * segment's size, rounded up to its alignment, when it is marked
