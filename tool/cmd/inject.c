@@ -601,6 +601,8 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		{"lost_seccomp_calls", r->sandboxed},
 		{"lost_process_calls", r->noblock},
 		{"inject_calls_untimed", r->untimed},
+		{"inject_calls_untimed_no_clock", r->noclock},
+		{"inject_counters_lost", r->lostfd},
 		{"inject_calls_never_returned", r->open},
 		{"inject_threads_in_reused_blocks", r->reused},
 	};
@@ -611,6 +613,8 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		}
 	if (r->left_running) /* ^C while zond waited: their later calls are not in the run */
 		profile_add_meta(p, "inject_stopped_waiting", "1");
+	if (r->seccomp) /* as zond record says it (doc/raw-format.md "Seccomp") */
+		profile_add_meta(p, "seccomp", r->seccomp & INJ_SECCOMP_STRICT ? "strict" : "filter");
 	unsigned ev, ev2 = 0;
 	if (r->stats2) { /* two counters over GDB: each its own event, by its counter's name */
 		ev = profile_event(p, job->counters[0].reg, "events");
@@ -746,6 +750,45 @@ static void warn_not_measured(uint64_t n, const char *why, const char *key)
 }
 
 /*
+ * Calls counted without their time because the counter could not be read
+ * (payload.S NOTSC, za_read), and why: one line.
+ */
+static void warn_no_clock(const struct inject_result *r, const struct functions_job *job)
+{
+	if ((r->seccomp & INJ_SECCOMP_STRICT) && job->has_event && !r->noclock)
+		fprintf(stderr,
+			"zond inject: the program put itself under seccomp strict mode: its %s "
+			"counter was read on (read() is allowed there) (run meta seccomp)\n",
+			job->event.name);
+	else if (r->seccomp & INJ_SECCOMP_STRICT)
+		fprintf(stderr,
+			"zond inject: the program put itself under seccomp strict mode%s: %llu "
+			"calls were counted without their time (run meta seccomp, "
+			"inject_calls_untimed_no_clock)\n",
+			job->has_event ? ""
+				       : ", where the time-stamp counter faults: zond read it no more",
+			(unsigned long long)r->noclock);
+	else if (r->noclock && r->seccomp && job->has_event)
+		fprintf(stderr,
+			"zond inject: the program put itself under a seccomp filter, which may "
+			"forbid read() of its %s counter: %llu calls were counted without their "
+			"time (run meta seccomp, inject_calls_untimed_no_clock)\n",
+			job->event.name, (unsigned long long)r->noclock);
+	else if (r->noclock)
+		fprintf(stderr,
+			"zond inject: %llu calls were counted without their time: their thread's "
+			"counter could not be read (run meta inject_calls_untimed_no_clock)\n",
+			(unsigned long long)r->noclock);
+	if (r->lostfd)
+		fprintf(stderr,
+			"zond inject: the program closed the %s counter of %llu thread%s behind "
+			"zond's back (a close system call of its own): later calls there were "
+			"counted without their time (run meta inject_counters_lost)\n",
+			job->has_event ? job->event.name : "", (unsigned long long)r->lostfd,
+			r->lostfd == 1 ? "" : "s");
+}
+
+/*
  * One run (argv) or one attachment (job->pid) with ijob's patches, stored.
  * *stored is set when the run was stored; the program's status is zond's.
  */
@@ -870,6 +913,7 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				"longjmp, a context switch or an exception): their callers' times "
 				"include theirs (run meta inject_calls_untimed)\n",
 				(unsigned long long)r.untimed);
+		warn_no_clock(&r, job);
 		if (r.unloaded)
 			fprintf(stderr,
 				"zond inject: %zu %s never loaded by the program: %s functions were not "
@@ -1024,6 +1068,7 @@ struct choice {
 	char **names; /* the libraries' function names, nnames */
 	size_t nnames;
 	size_t callers; /* left out by a glob: they look at their caller's address */
+	int event;      /* --event: close and close_range have zond's probes */
 };
 
 /*
@@ -1049,7 +1094,7 @@ static void choice_add(struct choice *c, const struct inject_plan *plan, const s
 	c->recs = zp_xrealloc(c->recs, (c->n + n + 1) * sizeof *c->recs);
 	for (size_t k = 0; k < n; k++) {
 		const struct inject_func *f = &plan->funcs[which[k]];
-		if (chosen_already(c, module, f->addr) || inject_own_probe(f->name) >= 0)
+		if (chosen_already(c, module, f->addr) || inject_own_probe(f->name, c->event) >= 0)
 			continue; /* two -f of one library name it: patched once; an unwinder
 				     or a context switch has zond's own probe (doc/inject.md,
 				     "C++ exceptions", "Context switches") */
@@ -1164,6 +1209,7 @@ static int choose_all(const struct functions_job *job, struct symbols *s,
 		      const struct inject_plan *plan, const char *prog, struct choice *c)
 {
 	memset(c, 0, sizeof *c);
+	c->event = job->has_event;
 	size_t *which, n;
 	int only_libs = job->nlibs && !job->filter.ninclude;
 	if (choose(job, plan, prog, &which, &n, job->nlibs, &c->callers) < 0)

@@ -73,6 +73,8 @@ enum inject_probe {
 			     * shared, measured no more */
 	INJECT_PRCTL,       /* prctl's and syscall's entries: a process going */
 	INJECT_SYSCALL,     /* under seccomp makes the payload make no system call */
+	INJECT_CLOSE,       /* with --event, close's and close_range's entries: */
+	INJECT_CLOSE_RANGE, /* the counters' fds stay open (closed around) */
 };
 
 #define INJECT_SITE_INSNS 16

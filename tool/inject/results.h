@@ -77,7 +77,7 @@
 #define ZOND_INJECT_RESULTS_H
 
 #define INJ_MAGIC            0x7a6f6e64696e6a31 /* "zondinj1" */
-#define INJ_HDR              192
+#define INJ_HDR              256
 #define INJ_DEPTH            256 /* frames per thread */
 #define INJ_THREADS          256 /* thread slots (a power of two) */
 #define INJ_FRAME            64
@@ -89,14 +89,22 @@
  * After the slots, the process's flags (x86-64; private, kept by a forked
  * child, unlike the process page): word 0 non-zero once the process put
  * itself under seccomp (za_prctl, za_syscall): the payload makes no system
- * call a new thread or process would need from then on.
+ * call a new thread or process would need from then on; its bits say how
+ * (INJ_SECCOMP_FILTER: read() of a counter may be forbidden too;
+ * INJ_SECCOMP_STRICT: rdtsc faults, the kernel's TIF_NOTSC, and the TSC is
+ * read no more: calls counted, not timed).
  */
 #define INJ_PFLAGS_AT   (INJ_THREADS * INJ_PSLOT(0))
 #define INJ_PF_SANDBOX  0
+#define INJ_SECCOMP_FILTER 1
+#define INJ_SECCOMP_STRICT 2
 #define INJ_PF_FOREIGN  8 /* word 1 non-zero: this process's ids may not be its parent's kind
 			     (getppid was not the id its parent thread's slot holds: another
 			     pid namespace, or its parent gone; or unknown, under seccomp):
 			     its blocks are marked INJ_LIVE_KEEP, never given back by zond */
+#define INJ_PF_FDLOW    16 /* word 2: 1 + the lowest number za_open gave a counter (--event)
+			      in this process (inherited fds too), 0: none; a close of a
+			      lower number is not zond's business (za_close, za_closer) */
 
 #define INJ_SB_TID           0  /* the thread's id */
 #define INJ_SB_PID           8  /* x86-64: its process's id (a forked child's thread: the child's) */
@@ -156,6 +164,14 @@
 			       id) */
 #define INJ_H_WANT      184 /* x86-64: times a thread or forked child found no block left:
 			       zond looks for ended processes' blocks at once */
+#define INJ_H_SECCOMP   192 /* x86-64: INJ_SECCOMP_* of every seccomp call the run's processes
+			       made (za_prctl, za_syscall) */
+#define INJ_H_NOCLOCK   200 /* x86-64: calls counted without their time: the counter could not
+			       be read at their start or end (rdtsc under seccomp strict
+			       mode, read() of a counter under a seccomp filter or of a fd
+			       the program closed) */
+#define INJ_H_LOSTFD    208 /* x86-64: threads whose counter's read() failed (its fd closed or
+			       replaced behind zond's back): not read again */
 
 /* stat offsets */
 #define INJ_S_CALLS 0
@@ -231,6 +247,7 @@ struct inject_header {
 	uint64_t magic, nfuncs, deep, noslot, park, parked, nocounter, noctx;
 	uint64_t watch, loads, loaded, zond, blocks, untimed, sharedtp, sandboxed;
 	uint64_t noblock, ended, free[4], reused, want;
+	uint64_t seccomp, noclock, lostfd, pad[5];
 };
 
 _Static_assert(sizeof(struct inject_stat) == INJ_STAT, "stat layout");

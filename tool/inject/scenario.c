@@ -284,8 +284,10 @@ static int named(const char *name, const char *const *names)
 	return 0;
 }
 
-int inject_own_probe(const char *name)
+int inject_own_probe(const char *name, int event)
 {
+	static const char *const closes[] = {"close", "__close", NULL};
+	static const char *const ranges[] = {"close_range", "__close_range", NULL};
 	static const char *const switches[] = {"swapcontext", "__swapcontext", "setcontext",
 					       "__setcontext", NULL};
 	static const char *const catches[] = {"__cxa_begin_catch", NULL};
@@ -302,12 +304,22 @@ int inject_own_probe(const char *name)
 		return INJECT_PRCTL;
 	if (named(name, syscalls))
 		return INJECT_SYSCALL;
+	if (event && named(name, closes)) /* the counters' fds (payload.S za_close) */
+		return INJECT_CLOSE;
+	if (event && named(name, ranges))
+		return INJECT_CLOSE_RANGE;
 	return named(name, switches) ? INJECT_SWITCH : -1;
 }
 
+struct own_search {
+	int found;
+	int event; /* the session's --event */
+};
+
 static void has_unwinder(void *arg, const struct symbol *sym)
 {
-	*(int *)arg |= inject_own_probe(sym->name) >= 0;
+	struct own_search *o = arg;
+	o->found |= inject_own_probe(sym->name, o->event) >= 0;
 }
 
 /*
@@ -319,11 +331,11 @@ static void add_unwinders(void *arg, const char *path, uint64_t start)
 	(void)start;
 	struct session *x = arg;
 	struct zerr err;
-	int found = 0;
+	struct own_search o = {0, x->event != NULL};
 	for (size_t i = 0; i < x->nowned; i++)
 		if (strcmp(x->owned[i], path) == 0)
 			return; /* mapped twice */
-	if (symbols_each_function(x->s, path, has_unwinder, &found, &err) < 0 || !found)
+	if (symbols_each_function(x->s, path, has_unwinder, &o, &err) < 0 || !o.found)
 		return;
 	struct inject_plan p;
 	if (inject_plan_file(x->s, path, x->plan->arch, &p, &err) < 0)
@@ -331,7 +343,7 @@ static void add_unwinders(void *arg, const char *path, uint64_t start)
 	x->owned = zp_xrealloc(x->owned, (x->nowned + 1) * sizeof *x->owned);
 	char *kept = x->owned[x->nowned++] = zp_xstrdup(path);
 	for (size_t i = 0; i < p.nfuncs; i++) {
-		int kind = p.funcs[i].ok ? inject_own_probe(p.funcs[i].name) : -1;
+		int kind = p.funcs[i].ok ? inject_own_probe(p.funcs[i].name, x->event != NULL) : -1;
 		if (kind < 0)
 			continue;
 		x->patches = zp_xrealloc(x->patches, (x->npatches + 1) * sizeof *x->patches);
@@ -710,6 +722,9 @@ static void read_results(const struct session *x, struct inject_result *out)
 	out->reused = h->reused;
 	out->open = h->ended; /* open when their thread ended (its slot given to another) */
 	out->untimed = h->untimed;
+	out->noclock = h->noclock;
+	out->lostfd = h->lostfd;
+	out->seccomp = h->seccomp;
 	out->nocounter = h->nocounter;
 	out->noctx = h->noctx;
 	out->n = x->n;

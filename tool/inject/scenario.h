@@ -57,10 +57,12 @@ struct inject_patch *inject_function_patches(const struct inject_plan *plan, con
  * symbol's, "@VERSION" or not), or -1 for none: INJECT_UNWIND at an
  * unwinder's (inject_is_unwinder), INJECT_CATCH at __cxa_begin_catch's,
  * INJECT_SWITCH at swapcontext's and setcontext's, INJECT_CLONE at clone's,
- * INJECT_PRCTL at prctl's, INJECT_SYSCALL at syscall's.  Such a function is
- * never a measured one (its entry has zond's probe).
+ * INJECT_PRCTL at prctl's, INJECT_SYSCALL at syscall's; with event (a
+ * perf_event counter per thread, whose fds the program must not close)
+ * INJECT_CLOSE at close's, INJECT_CLOSE_RANGE at close_range's.  Such a
+ * function is never a measured one (its entry has zond's probe).
  */
-int inject_own_probe(const char *name);
+int inject_own_probe(const char *name, int event);
 
 #define INJECT_NO_CALLER SIZE_MAX
 
@@ -92,6 +94,10 @@ struct inject_result {
 	uint64_t nocounter;        /* threads whose counter (job->event) could not be opened */
 	uint64_t open;             /* calls never returned (counted, not timed) */
 	uint64_t untimed;          /* calls counted without their time (results.h) */
+	uint64_t noclock;          /* x86-64: calls counted without their time: the counter could
+				    * not be read (seccomp, a counter's fd closed) */
+	uint64_t lostfd;           /* x86-64: threads whose counter's fd the program closed */
+	uint64_t seccomp;          /* x86-64: INJ_SECCOMP_* the run's processes went under */
 	uint64_t sharedtp;         /* calls not measured: tasks sharing a thread pointer */
 	uint64_t sandboxed;        /* calls not measured: new threads under seccomp */
 	uint64_t noblock;          /* calls not measured: forked children beyond the blocks */

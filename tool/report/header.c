@@ -130,6 +130,10 @@ static const struct {
 			    "to there, not in min and max"},
 	{"inject_calls_untimed", "calls counted without their time: left by longjmp, a context "
 				 "switch or an exception"},
+	{"inject_calls_untimed_no_clock", "calls counted without their time: the counter could "
+					  "not be read (seccomp, a counter closed by the program)"},
+	{"inject_counters_lost", "threads whose counter the program closed behind zond's back: "
+				 "their later calls untimed"},
 };
 
 /*
@@ -143,11 +147,19 @@ static void put_seccomp(FILE *out, const struct zp_profile *p)
 		return;
 	const char *at = profile_meta(p, "seccomp_at_ns");
 	char buf[64];
-	fprintf(out, "%-11sseccomp (%s) from %s in: zond made no system call from then on (%sthreads "
-		     "and child processes started later not recorded)",
-		"warning:", mode, format_ns(buf, at ? strtoull(at, NULL, 10) : 0),
-		profile_meta(p, "sample_period_ns") ? "sampling stopped; " : "");
-	if (!strcmp(mode, "strict"))
+	if (profile_meta(p, "inject_records")) /* zond inject: no time of the call */
+		fprintf(out,
+			"%-11sseccomp (%s): zond's payload made no system call from then on "
+			"(threads started later not measured)",
+			"warning:", mode);
+	else
+		fprintf(out,
+			"%-11sseccomp (%s) from %s in: zond made no system call from then on "
+			"(%sthreads and child processes started later not recorded)",
+			"warning:", mode, format_ns(buf, at ? strtoull(at, NULL, 10) : 0),
+			profile_meta(p, "sample_period_ns") ? "sampling stopped; " : "");
+	if (!strcmp(mode, "strict") && (!profile_meta(p, "inject_records") ||
+					  profile_meta(p, "inject_calls_untimed_no_clock")))
 		fputs("; the clock stopped there: later calls counted, not timed", out);
 	putc('\n', out);
 }

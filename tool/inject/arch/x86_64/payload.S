@@ -80,10 +80,10 @@
 
 	.section .rodata.zond_payload, "a"
 	.globl za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_switch
-	.globl za_catch, za_safe, za_loaded, za_clone, za_prctl, za_syscall
+	.globl za_catch, za_safe, za_loaded, za_clone, za_prctl, za_syscall, za_close, za_closer
 	.globl za_fence_entry, za_fence_exit, za_fence_to
 	.hidden za_blob, za_blob_end, za_entry, za_exit, za_from, za_to, za_unwind, za_switch
-	.hidden za_catch, za_safe, za_loaded, za_clone, za_prctl, za_syscall
+	.hidden za_catch, za_safe, za_loaded, za_clone, za_prctl, za_syscall, za_close, za_closer
 	.hidden za_fence_entry, za_fence_exit, za_fence_to
 	.p2align 6
 za_blob:
@@ -125,6 +125,25 @@ za_tidoff:	.quad 0	/* where a thread's TCB holds its id (glibc's struct pthread
 	cmpq $0, INJ_PFLAGS_AT + INJ_PF_SANDBOX(\reg)
 	jne \label
 	.endm
+
+/*
+ * NOTSC reg, label: jumps to label when the process went under seccomp
+ * strict mode, where the kernel makes rdtsc fault (TIF_NOTSC): SIGSEGV at
+ * the next TSC read (QA s14 V2 F5).  Marked for the process, as the
+ * record runtime's clock stops (doc/raw-format.md "Seccomp"); clobbers reg.
+ */
+	.macro NOTSC reg, label
+	mov za_threads(%rip), \reg
+	testb $INJ_SECCOMP_STRICT, INJ_PFLAGS_AT + INJ_PF_SANDBOX(\reg)
+	jnz \label
+	.endm
+
+/*
+ * An entry whose counter could not be read marks its frame so (its
+ * F_GEN is its process's with this bit flipped: never equal to it, never
+ * with bit 63 of an inherited frame): the exit counts the call, untimed.
+ */
+#define ZA_GEN_NOCLOCK 62
 #define ZA_CTX_ROOT -1		/* a frame's F_CTX: calls under it start the thread's stacks */
 
 /*
@@ -1120,7 +1139,16 @@ za_open:
 	syscall
 	mov %rsi, %r8
 30:	add $32, %rsp
-	mov %r8, %rax
+	lea 1(%r8), %rcx		/* the process's lowest counter fd + 1 */
+	mov za_threads(%rip), %rdx	/* (za_close) before the slot has it */
+	mov INJ_PFLAGS_AT + INJ_PF_FDLOW(%rdx), %rax
+32:	test %rax, %rax
+	jz 33f
+	cmp %rax, %rcx
+	jae 34f
+33:	lock cmpxchg %rcx, INJ_PFLAGS_AT + INJ_PF_FDLOW(%rdx)
+	jne 32b
+34:	mov %r8, %rax
 	mov (%rsp), %r11
 	mov %rax, INJ_T_FD(%r11)
 	mov %rax, %r8			/* its page, for rdpmc where the kernel allows */
@@ -1151,10 +1179,16 @@ za_open:
 	ret
 
 /*
- * rax = the thread's perf_event counter (slot r11), 0 when it has none.
- * With rdpmc allowed on its page (cap_user_rdpmc: a hardware event the
- * kernel has scheduled on a counter, index > 0) the counter is read in
- * user mode, by the kernel's seqlock protocol for self-monitoring
+ * rax = the thread's perf_event counter (slot r11), CF clear; CF set when
+ * it cannot be read: the thread has none, the process is under a seccomp
+ * filter (read() may be forbidden; strict mode allows it), or read()
+ * failed.  A read() that fails with EBADF (the program closed the fd by
+ * means za_close does not see: a raw system call) drops the fd from the
+ * slot (never read nor closed again: the number may be the program's
+ * now) and counts the thread in the header's lostfd.  With rdpmc allowed
+ * on its page (cap_user_rdpmc: a hardware event the kernel has scheduled
+ * on a counter, index > 0) the counter is read in user mode, by the
+ * kernel's seqlock protocol for self-monitoring
  * (include/uapi/linux/perf_event.h); otherwise read() from its fd.
  * Keeps every other register but rflags.
  */
@@ -1186,17 +1220,32 @@ za_read:
 	add PG_OFFSET(%rsi), %rax
 	cmp PG_LOCK(%rsi), %edi
 	jne 1b				/* the kernel updated it meanwhile */
+	clc
 	jmp 9f
 5:	push $0				/* the value read */
-	SANDBOXED %rdi, 8f		/* read() may be forbidden: 0 */
+	mov za_threads(%rip), %rdi	/* read() may be forbidden: none */
+	testb $INJ_SECCOMP_FILTER, INJ_PFLAGS_AT + INJ_PF_SANDBOX(%rdi)
+	jnz 8f
 	mov INJ_T_FD(%r11), %rdi
 	test %rdi, %rdi
 	js 8f
 	mov %rsp, %rsi
 	mov $8, %edx
-	xor %eax, %eax			/* SYS_read */
+	xor %eax, %eax			/* SYS_read; clobbers rcx, r11 */
 	syscall
+	cmp $8, %rax
+	je 7f
+	cmp $-9, %rax			/* EBADF: closed behind zond's back */
+	jne 8f
+	mov 8(%rsp), %r11
+	movq $-1, INJ_T_FD(%r11)
+	mov za_shm(%rip), %rax
+	lock incq INJ_H_LOSTFD(%rax)
 8:	pop %rax
+	stc
+	jmp 9f
+7:	pop %rax
+	clc
 9:	pop %r11
 	pop %rdi
 	pop %rsi
@@ -1205,16 +1254,18 @@ za_read:
 	ret
 
 /*
- * COUNT: rax = the counter now (r11 = the thread's slot); clobbers rdx (and
- * flags).  COUNT lfence reads it after every earlier instruction has
+ * COUNT none: rax = the counter now (r11 = the thread's slot), or a jump to
+ * none when it cannot be read (NOTSC, za_read); clobbers rdx (and flags).
+ * COUNT none, lfence reads it after every earlier instruction has
  * completed (both ends of a function's interval, a region's end); a
- * region's start is read unfenced.  COUNT lfence, LABEL puts LABEL at the
- * fence: the TSC's fences are labelled (za_fence_*), so that --fast-clock
- * (payload.c) can turn them into nops of the same length.
+ * region's start is read unfenced.  COUNT none, lfence, LABEL puts LABEL
+ * at the fence: the TSC's fences are labelled (za_fence_*), so that
+ * --fast-clock (payload.c) can turn them into nops of the same length.
  */
-	.macro COUNT fence=, at=
+	.macro COUNT none, fence=, at=
 	cmpq $0, za_event(%rip)
 	jne 20f
+	NOTSC %rdx, \none
 	.ifnb \at
 \at:
 	.endif
@@ -1224,6 +1275,7 @@ za_read:
 	or %rdx, %rax
 	jmp 21f
 20:	call za_read
+	jc \none
 21:
 	.endm
 
@@ -1506,7 +1558,7 @@ za_entry:
 	incl INJ_SB_OPEN(%rax, %rdx, 4)	/* open until it returns */
 	mov za_fexit(%rip), %rax	/* the one za_exit of every area: a tail */
 	mov %rax, 48(%rsp)		/* call, the unwinder, zond know it */
-	COUNT lfence, za_fence_entry
+	COUNT .Lnoclock_entry, lfence, za_fence_entry
 	mov %rax, INJ_F_START(%rcx)
 .Lgo:	pop %rsi
 	pop %r11
@@ -1517,6 +1569,9 @@ za_entry:
 .Lnoslot:
 	mov za_shm(%rip), %rax
 	lock incq INJ_H_NOSLOT(%rax)
+	jmp .Lgo
+.Lnoclock_entry:			/* no start: the exit counts it, untimed */
+	btcq $ZA_GEN_NOCLOCK, INJ_F_GEN(%rcx)
 	jmp .Lgo
 .Ldeep:
 	mov za_shm(%rip), %rax
@@ -1550,8 +1605,10 @@ za_exit:
 	push %r8
 	push %r9
 	push %r10			/* the return address slot at 72(%rsp) */
+	xor %r10d, %r10d		/* 1: the counter cannot be read now */
 	cmpq $0, za_event(%rip)
 	jne 1f
+	NOTSC %rax, 3f
 za_fence_exit:
 	lfence				/* after the function's last instruction */
 	rdtsc
@@ -1563,6 +1620,11 @@ za_fence_exit:
 1:	SLOT				/* a perf_event counter: its fd is the slot's */
 	call za_read
 	mov %rax, %r8
+	jnc 2f
+	mov $1, %r10d
+	jmp 2f
+3:	SLOT				/* seccomp strict mode: no TSC */
+	mov $1, %r10d
 2:	lea 72(%rsp), %rdx		/* where the entry found the return address */
 	DROP
 	mov INJ_T_DEPTH(%r11), %eax	/* the top frame is this call's */
@@ -1573,9 +1635,11 @@ za_fence_exit:
 	mov INJ_F_RET(%rdi), %rcx
 	mov %rcx, 72(%rsp)
 	mov INJ_F_ID(%rdi), %rdx
+	test %r10, %r10			/* no counter now: counted, not timed */
+	jnz .Lnoclock
 	mov INJ_F_GEN(%rdi), %rcx	/* started on another process's counter */
-	cmp INJ_T_PID(%r11), %rcx	/* (--event, opened before a fork): */
-	jne .Luntimed			/* counted, not timed */
+	cmp INJ_T_PID(%r11), %rcx	/* (--event, opened before a fork), or */
+	jne .Luntimed			/* with none: counted, not timed */
 	mov %r8, %rsi			/* inclusive, compensated; signed, so that */
 	sub INJ_F_START(%rdi), %rsi	/* sums stay consistent where the */
 	shl $ZA_FRAC, %rsi		/* compensation overshoots a short call; */
@@ -1646,7 +1710,17 @@ za_fence_exit:
 	lea 8(%rsp), %rsp		/* not ret: see the header */
 	jmp *-8(%rsp)
 .Luntimed:
-	mov %eax, INJ_T_DEPTH(%r11)	/* popped */
+	xor INJ_T_PID(%r11), %rcx	/* its entry could not read the counter */
+	btc $ZA_GEN_NOCLOCK, %rcx
+	test %rcx, %rcx
+	jz .Lnoclock
+	mov INJ_F_GEN(%rdi), %rcx
+	mov $INJ_H_UNTIMED, %r10d
+	jmp 65f
+.Lnoclock:
+	mov INJ_F_GEN(%rdi), %rcx
+	mov $INJ_H_NOCLOCK, %r10d
+65:	mov %eax, INJ_T_DEPTH(%r11)	/* popped */
 	bt $63, %rcx			/* a forked child's inherited frame: its */
 	jc 64b				/* parent's call, nothing of this process's */
 	mov INJ_T_SHARED(%r11), %r9
@@ -1655,7 +1729,7 @@ za_fence_exit:
 	add za_stats(%rip), %rdx
 	incq INJ_S_CALLS(%r9, %rdx)
 	mov za_shm(%rip), %r9
-	lock incq INJ_H_UNTIMED(%r9)	/* counted without its time */
+	lock incq (%r9, %r10)		/* counted without its time, and why */
 	jmp 64b
 za_from:
 	pushfq
@@ -1668,15 +1742,17 @@ za_from:
 	jz 1f
 	cmpq $0, INJ_T_RSTART(%r11)
 	jne 1f				/* on already: the first FROM counts */
-	COUNT
+	COUNT 2f
 	bts $63, %rax			/* never 0, which means off (a count may be 0) */
-	mov %rax, INJ_T_RSTART(%r11)
+3:	mov %rax, INJ_T_RSTART(%r11)
 1:	pop %r11
 	pop %rdx
 	pop %rcx
 	pop %rax
 	popfq
 	ret
+2:	mov $-1, %rax			/* on, with no start: the pass is untimed */
+	jmp 3b
 
 za_to:
 	pushfq
@@ -1688,7 +1764,7 @@ za_to:
 	call za_slot
 	test %r11, %r11
 	jz 9f
-	COUNT lfence, za_fence_to	/* the end of a pass */
+	COUNT 5f, lfence, za_fence_to	/* the end of a pass */
 	mov %rax, %rsi
 1:	mov INJ_T_RSTART(%r11), %rax
 	test %rax, %rax
@@ -1696,6 +1772,8 @@ za_to:
 	xor %ecx, %ecx			/* the pass taken by cmpxchg: a signal */
 	cmpxchg %rcx, INJ_T_RSTART(%r11)	/* handler's TO meanwhile took it */
 	jne 1b
+	cmp $-1, %rax
+	je 6f				/* started with no counter */
 	btr $63, %rax
 	sub %rax, %rsi
 	shl $ZA_FRAC, %rsi
@@ -1711,6 +1789,21 @@ za_to:
 	add %rsi, INJ_S_INCL(%rcx)
 	add %rsi, INJ_S_SELF(%rcx)
 	call za_minmax
+	jmp 9f
+5:	mov INJ_T_RSTART(%r11), %rax	/* no counter now: the pass taken, */
+	test %rax, %rax			/* counted without its time */
+	jz 9f
+	xor %ecx, %ecx
+	cmpxchg %rcx, INJ_T_RSTART(%r11)
+	jne 5b
+6:	mov 48(%rsp), %rcx
+	mov -14(%rcx), %ecx
+	shl $6, %rcx			/* INJ_STAT == 64 */
+	add za_stats(%rip), %rcx
+	add INJ_T_SHARED(%r11), %rcx
+	incq INJ_S_CALLS(%rcx)
+	mov za_shm(%rip), %rax
+	lock incq INJ_H_NOCLOCK(%rax)
 9:	pop %rsi
 	pop %r11
 	pop %rdx
@@ -1880,24 +1973,242 @@ za_clone:
  * its process flags first, so that the payload makes no system call from
  * then on that a filter may forbid (a new thread's gettid, madvise; QA s11
  * F9: SIGSYS): new threads are not measured (counted, INJ_H_SANDBOXED).
- * Marked even if the call fails.  Keeps every register but rflags.
+ * The calling thread takes its slot first, while it may (a thread's
+ * first measured call after it would find none).  Strict mode
+ * (SECCOMP_MODE_STRICT, SECCOMP_SET_MODE_STRICT) makes rdtsc fault (the
+ * kernel's TIF_NOTSC): the TSC is read no more (NOTSC, QA s14 V2 F5: the
+ * next measured call died of SIGSEGV), later calls are counted untimed;
+ * read() of a perf_event counter is allowed there.  Marked even if the
+ * call fails; a filter call without a program (a probe for seccomp
+ * support) marks nothing.  syscall(SYS_close) and syscall(SYS_close_range)
+ * go to za_close and za_closer's work.  Keeps every register but rflags
+ * (but where za_close's returns for the function).
  */
 za_prctl:
 	cmp $22, %rdi			/* PR_SET_SECCOMP */
 	je 1f
 	ret
+1:	push %rax
+	push %rcx
+	mov %rsi, %rax			/* the mode */
+	mov %rdx, %rcx			/* the filter */
+	jmp za_seal
 za_syscall:
 	cmp $317, %rdi			/* SYS_seccomp */
-	je 1f
+	je 2f
+	cmp $3, %rdi			/* SYS_close */
+	je 4f
+	cmp $436, %rdi			/* SYS_close_range */
+	je 5f
 	cmp $157, %rdi			/* SYS_prctl */
 	jne 9f
 	cmp $22, %rsi			/* PR_SET_SECCOMP */
 	jne 9f
-1:	push %rax
-	mov za_threads(%rip), %rax
-	movq $1, INJ_PFLAGS_AT + INJ_PF_SANDBOX(%rax)
-	pop %rax
+	push %rax
+	push %rcx
+	mov %rdx, %rax			/* the mode; the filter in rcx */
+	jmp za_seal
+2:	push %rax
+	push %rcx
+	lea 1(%rsi), %rax		/* SECCOMP_SET_MODE_*, as prctl's mode; */
+	jmp za_seal			/* the filter in rcx */
+4:	push %rdi
+	mov %rsi, %rdi			/* the fd */
+	call za_closeme
+	pop %rdi
+	jnz 9f
+	xor %eax, %eax			/* zond's: left open, 0 returned */
+	lea 8(%rsp), %rsp
 9:	ret
+5:	push %rax
+	push %rdi
+	push %rdx
+	mov %rsi, %rdi			/* first, last, flags */
+	mov %rdx, %rsi
+	mov %rcx, %rdx
+	call za_fdsplit
+	mov %rsi, %rdx			/* what is left, for syscall() */
+	mov %rdi, %rsi
+	mov 8(%rsp), %rdi
+	test %rax, %rax
+	mov 16(%rsp), %rax
+	lea 24(%rsp), %rsp
+	jz 9b
+	xor %eax, %eax			/* nothing left: done, 0 returned */
+	lea 8(%rsp), %rsp
+	ret
+
+/*
+ * za_prctl's and za_syscall's tail (rax: prctl's seccomp mode, rcx: the
+ * filter; both pushed by the probe): marks the process and the run's
+ * header (INJ_H_SECCOMP, zond's meta) and returns into the relocated copy.
+ */
+za_seal:
+	cmp $1, %rax			/* SECCOMP_MODE_STRICT */
+	je 1f
+	cmp $2, %rax			/* SECCOMP_MODE_FILTER, with a filter */
+	jne 9f
+	test %rcx, %rcx
+	jz 9f
+	mov $INJ_SECCOMP_FILTER, %eax
+	jmp 2f
+1:	mov $INJ_SECCOMP_STRICT, %eax
+2:	push %rdx
+	push %r11
+	push %rax
+	call za_slot			/* this thread's slot, while it may */
+	pop %rax
+	mov za_threads(%rip), %rcx
+	lock or %rax, INJ_PFLAGS_AT + INJ_PF_SANDBOX(%rcx)
+	mov za_shm(%rip), %rcx
+	lock or %rax, INJ_H_SECCOMP(%rcx)
+	pop %r11
+	pop %rdx
+9:	pop %rcx
+	pop %rax
+	ret				/* into the relocated copy */
+
+/*
+ * The program's closes of zond's counters (--event), which daemons make at
+ * start-up (closefrom(3), close_range(3, ~0U, 0), a close of every fd
+ * /proc/self/fd lists): closed, every later read of the thread's counter
+ * failed and its calls read 0 (QA s14 V2 F10).  As the record runtime
+ * does for its samplers' fds (runtime/linux/fds.c): a close of one of
+ * them does nothing and returns 0; a range is closed around them.  At
+ * the entry of close (stub: call za_close; edi the fd) and of close_range
+ * (za_closer; edi, esi the range, edx the flags), which glibc's closefrom
+ * calls; syscall()'s in za_syscall.  Keeps every register but rflags, or
+ * returns 0 to the function's caller.
+ */
+za_close:
+	call za_closeme
+	jnz 9f
+	xor %eax, %eax			/* zond's: left open, 0 returned */
+	lea 8(%rsp), %rsp		/* to the function's caller */
+9:	ret
+
+za_closer:
+	push %rax
+	call za_fdsplit
+	test %rax, %rax
+	pop %rax
+	jz 9f
+	xor %eax, %eax			/* nothing left: done, 0 returned */
+	lea 8(%rsp), %rsp		/* to the function's caller */
+9:	ret
+
+/* ZF set when fd edi (as the kernel takes it: unsigned) is a counter of zond's; keeps the rest. */
+za_closeme:
+	push %rax
+	push %rdi
+	push %rsi
+	mov %edi, %edi
+	mov %edi, %esi
+	call za_fdin
+	cmp $-1, %rax
+	pop %rsi
+	pop %rdi
+	je 1f
+	pop %rax
+	cmp %rax, %rax			/* ZF set */
+	ret
+1:	pop %rax
+	test %rsp, %rsp			/* ZF clear */
+	ret
+
+/*
+ * rax = the lowest fd of a counter of zond's in [rdi, rsi] (unsigned), -1
+ * when there is none: the slots of live threads (and of the ones a forked
+ * child inherited, whose fds it has too) with an fd.  None below the
+ * process's lowest (INJ_PF_FDLOW), the common case: a close of the
+ * program's own.  Keeps every other register but rflags.
+ */
+za_fdin:
+	push %rcx
+	push %rdx
+	push %r8
+	push %r9
+	mov $-1, %r8
+	mov za_threads(%rip), %rax
+	mov INJ_PFLAGS_AT + INJ_PF_FDLOW(%rax), %rcx
+	test %rcx, %rcx
+	jz 9f				/* no counter in this process */
+	dec %rcx
+	cmp %rcx, %rsi
+	jb 9f
+	xor %r9d, %r9d
+1:	mov %r9, %rcx
+	imul za_slotsize(%rip), %rcx
+	add za_threads(%rip), %rcx
+	cmpq $1, INJ_T_KEY(%rcx)
+	jbe 2f				/* free, or gone */
+	mov INJ_T_FD(%rcx), %rcx
+	test %rcx, %rcx
+	js 2f
+	cmp %rdi, %rcx
+	jb 2f
+	cmp %rsi, %rcx
+	ja 2f
+	cmp %r8, %rcx
+	jae 2f
+	mov %rcx, %r8
+2:	inc %r9
+	cmp $INJ_THREADS, %r9
+	jb 1b
+9:	mov %r8, %rax
+	pop %r9
+	pop %r8
+	pop %rdx
+	pop %rcx
+	ret
+
+/*
+ * close_range(rdi, rsi, rdx flags) around zond's counters: the pieces
+ * below the last of them closed here (system calls), rdi and rsi left
+ * for the function to close (and set errno as it does); rax 1 when
+ * nothing is left (return 0), else 0.  A call the kernel refuses (flags
+ * it does not know, first above last) is left whole: it closes nothing.
+ * A piece that fails (CLOSE_RANGE_UNSHARE out of memory: nothing closed)
+ * is left to the function, which fails the same way.  Keeps every other
+ * register but rflags.
+ */
+za_fdsplit:
+	push %rcx
+	push %r8
+	push %r11
+	mov %edi, %edi			/* unsigned ints, as the kernel takes them */
+	mov %esi, %esi
+	test $~6, %edx			/* CLOSE_RANGE_UNSHARE, CLOSE_RANGE_CLOEXEC */
+	jnz 8f
+	cmp %rsi, %rdi
+	ja 8f
+1:	call za_fdin
+	cmp $-1, %rax
+	je 8f				/* none: the rest is the function's */
+	mov %rax, %r8
+	cmp %rdi, %r8
+	je 2f				/* the first is zond's */
+	push %rsi
+	lea -1(%r8), %rsi
+	push %rdx
+	mov $436, %eax			/* SYS_close_range; clobbers rcx, r11 */
+	syscall
+	pop %rdx
+	test %rax, %rax
+	jnz 7f
+	pop %rsi
+2:	cmp %rsi, %r8
+	jae 9f				/* zond's was the last: nothing left */
+	lea 1(%r8), %rdi
+	jmp 1b
+7:	lea 8(%rsp), %rsp		/* failed: the function tries that piece */
+8:	xor %eax, %eax
+	jmp 10f
+9:	mov $1, %eax
+10:	pop %r11
+	pop %r8
+	pop %rcx
+	ret
 
 /*
  * At the entry of __cxa_begin_catch (stub: .long id; call za_catch),

@@ -31,7 +31,7 @@
 
 extern const uint8_t za_blob[], za_blob_end[], za_entry[], za_exit[], za_from[], za_to[],
 	za_unwind[], za_switch[], za_catch[], za_safe[], za_loaded[], za_clone[], za_prctl[],
-	za_syscall[], za_fence_entry[],
+	za_syscall[], za_close[], za_closer[], za_fence_entry[],
 	za_fence_exit[], za_fence_to[];
 
 #define STUB_LEN 9   /* .long id; call rel32 */
@@ -124,6 +124,8 @@ size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32
 			 : kind == INJECT_CLONE ? za_clone
 			 : kind == INJECT_PRCTL ? za_prctl
 			 : kind == INJECT_SYSCALL ? za_syscall
+			 : kind == INJECT_CLOSE ? za_close
+			 : kind == INJECT_CLOSE_RANGE ? za_closer
 			 : kind == INJECT_SAFE ? za_safe
 			 : kind == INJECT_LOADED ? za_loaded
 					       : za_entry);
