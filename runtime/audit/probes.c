@@ -308,7 +308,7 @@ void za_forked_child(void)
 		return;
 	}
 	/* sealed, the pid is the parent's (zl_pid), and only a child calls this: not recorded */
-	if (!zl_sealed && zrt.hdr->pid == zl_pid())
+	if (!zl_sealed && zl_own_image(zrt.hdr))
 		return;
 	/* forked by a task on a shared TLS: its state is the child's thread's */
 	zl_process_forked(&zl_tasks_forked()->core);

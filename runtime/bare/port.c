@@ -237,7 +237,7 @@ static void start_recording(void)
 		.clock = ZR_CLOCK_MCYCLE,
 		.arch = __riscv_xlen == 32 ? ZR_ARCH_RISCV32 : ZR_ARCH_RISCV64,
 		.ticks_per_sec = ZOND_BARE_HZ,
-		.pid = 1,
+		.ids = {.pid = 1},
 	};
 	if (zrt_process_start(&cfg) == 0 && zrt.timed)
 		calibrate();
@@ -313,7 +313,7 @@ __attribute__((noreturn)) void __wrap__exit(int status)
 }
 
 /* The raw data are read on the host as they are (doc/raw-format.md gives these sizes). */
-_Static_assert(sizeof(struct zr_header) == 344, "raw header layout");
+_Static_assert(sizeof(struct zr_header) == 360, "raw header layout");
 _Static_assert(sizeof(struct zr_module) == 32, "raw module layout");
 _Static_assert(sizeof(struct zr_thread) == 192, "raw thread layout");
 _Static_assert(sizeof(struct zr_func) == 80, "raw function layout");

@@ -11,7 +11,7 @@
 struct zrt_process zrt;
 
 /* the sizes doc/raw-format.md promises */
-_Static_assert(sizeof(struct zr_header) == 344, "zr_header layout");
+_Static_assert(sizeof(struct zr_header) == 360, "zr_header layout");
 /* the fields a file of version 4's first writers lacks lie in the padding before the modules */
 _Static_assert(ZR_HEADER_V4_BYTES == __builtin_offsetof(struct zr_header, lost_threads_access),
 	       "zr_header v4 layout");
@@ -289,6 +289,15 @@ static struct zr_header *map_file_with_room(struct zr_header *layout, const stru
 	return h;
 }
 
+static void set_ids(struct zr_header *h, const struct zrt_ids *ids)
+{
+	h->pid = ids->pid;
+	h->ppid = ids->ppid;
+	h->ns_pid = ids->ns_pid;
+	h->pid_levels = ids->pid_levels;
+	h->pid_ns = ids->pid_ns;
+}
+
 int zrt_process_start(const struct zrt_config *cfg)
 {
 	struct zr_header layout = {0};
@@ -302,8 +311,7 @@ int zrt_process_start(const struct zrt_config *cfg)
 	h->version = ZR_VERSION;
 	h->header_bytes = sizeof *h;
 	h->state = ZR_RUNNING;
-	h->pid = cfg->pid;
-	h->ppid = cfg->ppid;
+	set_ids(h, &cfg->ids);
 	h->clock = cfg->clock;
 	h->arch = cfg->arch;
 	/* copied as bytes: the audit collector builds this file general-register-only,
@@ -2194,7 +2202,7 @@ void zrt_fork_done(void)
 	forking.valid = 0;
 }
 
-int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t realtime_ns)
+int zrt_process_forked(struct zrt_thread *t, const struct zrt_ids *ids, int64_t realtime_ns)
 {
 	struct zr_header *old = zrt.hdr;
 	if (!old)
@@ -2214,8 +2222,7 @@ int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t 
 	uint64_t used = old->string_used < old->string_bytes ? old->string_used : old->string_bytes;
 	copy_bytes(h, old, old->strings_off + used);
 	h->state = ZR_RUNNING;
-	h->pid = pid;
-	h->ppid = ppid;
+	set_ids(h, ids);
 	h->start_ticks = port_clock();
 	h->start_realtime_ns = realtime_ns;
 	h->end_ticks = 0;
@@ -2247,7 +2254,7 @@ int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t 
 		return 0;
 	}
 	/* without the parent's copy (a fork by a bare system call), its file as it is now */
-	int copied = forking.valid && forking.pid == ppid;
+	int copied = forking.valid && forking.pid == ids->ppid;
 	forking.valid = 0;
 	/* the stacks parked in the parent name the parent's records: their calls
 	   would be filed under other contexts here, so they are dropped, lost */

@@ -54,6 +54,13 @@
 
 #include "raw.h"
 
+/* A process image's ids, as its header records them (raw.h: pid, ppid, ns_pid, pid_levels, pid_ns). */
+struct zrt_ids {
+	int32_t pid, ppid, ns_pid;
+	uint32_t pid_levels;
+	uint64_t pid_ns;
+};
+
 /* What the port learned from its environment at start-up. */
 struct zrt_config {
 	uint32_t max_threads, max_funcs, max_edges, max_depth, max_contexts;
@@ -66,7 +73,7 @@ struct zrt_config {
 	uint32_t flags;       /* ZR_FLAG_* */
 	uint32_t clock, arch; /* enum zr_clock, enum zr_arch */
 	double ticks_per_sec;
-	int32_t pid, ppid;
+	struct zrt_ids ids;
 	int64_t start_realtime_ns;
 	int manual; /* start with recording off */
 };
@@ -304,7 +311,7 @@ void zrt_process_end(int exited, int status, int64_t realtime_ns);
  * be made (the child is then not recorded, and counted in the parent's
  * header: lost_processes, lost_processes_room) PORT_NO_ACCESS or PORT_NO_ROOM.
  */
-int zrt_process_forked(struct zrt_thread *t, int32_t pid, int32_t ppid, int64_t realtime_ns);
+int zrt_process_forked(struct zrt_thread *t, const struct zrt_ids *ids, int64_t realtime_ns);
 
 /*
  * Fork handlers: zrt_fork_prepare, in the parent just before a fork, copies

@@ -166,7 +166,7 @@ struct zr_header {
 	uint64_t file_bytes;
 	uint32_t state;          /* enum zr_state */
 	uint32_t flags;          /* ZR_FLAG_* */
-	int32_t pid, ppid;
+	int32_t pid, ppid;       /* as the /proc the process saw shows them (pid_levels) */
 	int32_t exit_status;     /* valid when state == ZR_EXITED */
 	int32_t term_signal;     /* valid when state == ZR_SIGNALED */
 
@@ -274,6 +274,24 @@ struct zr_header {
 	   constants measured at start-up are no longer exact (runtime/bare/hooks.c);
 	   0 elsewhere; was padding (0) */
 	uint32_t clamped_clock;
+
+	/*
+	 * header_bytes 360 (an older file has them 0: its pid is getpid's).  A
+	 * process in a pid namespace of its own (unshare(CLONE_NEWPID), then a
+	 * fork: sandboxes, containers) has small ids there, pid 1 in each: pid,
+	 * ppid and the threads' tids are then those of the /proc it saw, read from
+	 * /proc/self/status (NSpid, PPid) at start-up and in a forked child, which
+	 * is zond's /proc unless the program mounted its own namespace's.
+	 * pid_levels: the count of NSpid's ids (1: /proc's namespace is the
+	 * process's own; more: pid is of a namespace above it; 0: /proc could not
+	 * be read, pid is getpid's); ns_pid: getpid's; pid_ns: the inode of the
+	 * process's pid namespace (/proc/self/ns/pid), 0 unknown.  The reader
+	 * files a process whose namespace is not zond's and whose /proc was its own
+	 * (pid_levels 1) under an id no real pid has (doc/raw-format.md "Process ids").
+	 */
+	uint64_t pid_ns;
+	int32_t ns_pid;
+	uint32_t pid_levels;
 };
 
 /* the header of version 4's first writers, without lost_threads_access and lost_processes_room */

@@ -270,6 +270,15 @@ void zl_unseal(int previous);
 /* The calling process's id: getpid, or the one cached at the seal. */
 int32_t zl_pid(void);
 
+/* The calling thread's id in its own pid namespace (gettid): what the kernel's calls take. */
+int32_t zl_tid(void);
+
+/*
+ * 1 when h is the header of the calling process's image (not its parent's,
+ * in a forked child before zl_process_forked, nor in a vfork child).
+ */
+int zl_own_image(const struct zr_header *h);
+
 /* ---- probe cost (port.c) ------------------------------------------------ */
 
 enum { ZL_CALIBRATION_CALLS = 500 };

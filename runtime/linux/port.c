@@ -129,6 +129,148 @@ static int sealed(void)
 	return __atomic_load_n(&zl_sealed, __ATOMIC_RELAXED) != ZL_SECCOMP_NONE;
 }
 
+int32_t zl_tid(void)
+{
+	return (int32_t)zl_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+}
+
+/* ---- ids as zond sees them ---------------------------------------------- */
+
+/*
+ * A process in a pid namespace of its own (unshare(CLONE_NEWPID) then a
+ * fork, as sandboxes, container runtimes and `unshare -fp` make them) has
+ * ids of its own there: two such processes are both pid 1, and their
+ * threads were filed as one (QA s14 V2 F6).  The ids the /proc it sees
+ * shows are in /proc/self/status: NSpid (that /proc's namespace's first,
+ * the process's own last) and PPid.  That /proc is zond's unless the program
+ * mounted one of its own namespace: a forked child reads it before it can
+ * mount one, so a child made pid 1 has its outer ids.  Learned at start-up
+ * and in a forked child, never per call; a thread's at its first call, and
+ * only in a process nested below /proc's namespace (raw.h zr_header.pid_levels).
+ */
+static struct zrt_ids ids;
+
+/* What a status file says: NSpid's first and last ids and their count, PPid. */
+struct status_ids {
+	int32_t first, last, ppid;
+	uint32_t levels;
+	int has_ppid;
+};
+
+enum { KEY_OTHER, KEY_NSPID, KEY_PPID };
+
+/* 1 when the len bytes at key are word (no libc: the audit wrapper may call this). */
+static int is_key(const char *key, int len, const char *word)
+{
+	int i = 0;
+	for (; i < len && word[i] && key[i] == word[i]; i++)
+		;
+	return i == len && !word[i];
+}
+
+/* The key of a status line ("NSpid", "PPid"), its len bytes at key. */
+static int status_key(const char *key, int len)
+{
+	if (is_key(key, len, "NSpid"))
+		return KEY_NSPID;
+	if (is_key(key, len, "PPid"))
+		return KEY_PPID;
+	return KEY_OTHER;
+}
+
+static void status_number(struct status_ids *st, int key, int64_t n)
+{
+	if (n < 0 || n > INT32_MAX)
+		return;
+	if (key == KEY_PPID) {
+		st->ppid = (int32_t)n;
+		st->has_ppid = 1;
+	} else if (key == KEY_NSPID) {
+		if (!st->levels++)
+			st->first = (int32_t)n;
+		st->last = (int32_t)n;
+	}
+}
+
+/*
+ * Reads the status file at path into *st (levels 0 when it cannot be read),
+ * a few hundred bytes at a time: system calls and the caller's stack only.
+ */
+static void status_ids(const char *path, struct status_ids *st)
+{
+	*st = (struct status_ids){0};
+	long fd = zl_syscall6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return;
+	char buf[256], key[8];
+	int len = 0, in_key = 1, which = KEY_OTHER, done = 0;
+	int64_t n = -1;
+	long got;
+	while (!done && (got = zl_syscall6(SYS_read, fd, (long)buf, sizeof buf, 0, 0, 0)) > 0) {
+		for (long i = 0; i < got && !done; i++) {
+			char c = buf[i];
+			if (c == '\n' || (!in_key && (c < '0' || c > '9'))) {
+				status_number(st, which, n);
+				n = -1;
+			}
+			if (c == '\n') {
+				done = which == KEY_NSPID; /* the last line wanted */
+				in_key = 1, len = 0, which = KEY_OTHER;
+			} else if (in_key && c == ':') {
+				in_key = 0;
+				which = status_key(key, len);
+			} else if (in_key) {
+				if (len < (int)sizeof key)
+					key[len] = c;
+				len += len <= (int)sizeof key; /* a longer key matches none */
+			} else if (which != KEY_OTHER && c >= '0' && c <= '9') {
+				n = (n < 0 ? 0 : n) * 10 + (c - '0');
+				if (n > INT32_MAX)
+					n = INT64_MAX / 16;
+			}
+		}
+	}
+	zl_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+}
+
+/* The inode of the process's pid namespace ("pid:[4026531836]"), 0 unknown. */
+static uint64_t pid_ns_inode(void)
+{
+	char link[64];
+	long n = zl_syscall6(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/ns/pid", (long)link,
+			     sizeof link, 0, 0);
+	uint64_t ino = 0;
+	for (long i = 0; i < n; i++)
+		if (link[i] >= '0' && link[i] <= '9')
+			ino = ino * 10 + (uint64_t)(link[i] - '0');
+	return ino;
+}
+
+/* The calling process's ids (and the ids of its threads after it) into *out. */
+static void learn_ids(struct zrt_ids *out)
+{
+	int32_t own = zl_pid();
+	struct status_ids st;
+	status_ids("/proc/self/status", &st);
+	if (st.levels && st.last != own) /* not this process's: not a /proc we know */
+		st.levels = 0;
+	ids = (struct zrt_ids){
+		.pid = st.levels ? st.first : own,
+		.ppid = st.levels && st.has_ppid
+				? st.ppid
+				: (int32_t)zl_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0),
+		.ns_pid = own,
+		.pid_levels = st.levels,
+		.pid_ns = pid_ns_inode(),
+	};
+	*out = ids;
+}
+
+int zl_own_image(const struct zr_header *h)
+{
+	return h->ns_pid == zl_pid();
+}
+
 /* Appends s to the path being built at *at (end: one past the buffer): 0, or -1 when full. */
 static int append(char **at, char *end, const char *s)
 {
@@ -152,12 +294,12 @@ static int append_uint(char **at, char *end, uint64_t n)
 	return append(at, end, d);
 }
 
-/* out_dir/<pid>.<n>.zraw: 0, or -1 when too long. */
+/* out_dir/<pid>.<n>.zraw (the pid as /proc shows it, learn_ids): 0, or -1 when too long. */
 static int raw_path(char *path, size_t size, int n)
 {
 	char *at = path, *end = path + size;
 	return append(&at, end, out_dir) || append(&at, end, "/") ||
-			       append_uint(&at, end, (uint32_t)zl_pid()) ||
+			       append_uint(&at, end, (uint32_t)ids.pid) ||
 			       append(&at, end, ".") || append_uint(&at, end, (uint32_t)n) ||
 			       append(&at, end, ".zraw")
 		       ? -1
@@ -389,11 +531,20 @@ void port_unmap_index(void *p, uint64_t bytes)
 	zl_syscall6(SYS_munmap, (long)p, (long)bytes, 0, 0, 0, 0);
 }
 
+/* The thread's id as /proc shows it (learn_ids); the kernel's calls take zl_tid's. */
 int32_t port_thread_id(void)
 {
 	if (sealed())
 		return 0; /* not reached: no thread is attached once sealed */
-	return (int32_t)zl_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	int32_t tid = zl_tid();
+	if (ids.pid_levels < 2)
+		return tid; /* /proc's namespace is the process's own: its ids are /proc's */
+	if (tid == ids.ns_pid)
+		return ids.pid;
+	struct status_ids st;
+	status_ids("/proc/thread-self/status", &st);
+	/* else a /proc of the process's own namespace, mounted since: that namespace's tid */
+	return st.levels == ids.pid_levels && st.last == tid ? st.first : tid;
 }
 
 void port_thread_name(char name[16])
@@ -469,8 +620,7 @@ int zl_configure(struct zrt_config *cfg)
 	const char *keep = zl_getenv("ZOND_TIMELINE_KEEP");
 	if (keep && keep[0] == 'n' && keep[1] == 'e' && keep[2] == 'w')
 		cfg->timeline_flags |= ZR_TIMELINE_KEEP_NEWEST;
-	cfg->pid = zl_pid();
-	cfg->ppid = (int32_t)zl_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0);
+	learn_ids(&cfg->ids);
 	zl_clock_setup(cfg, !(cfg->flags & ZR_FLAG_NO_TIME));
 	cfg->start_realtime_ns = zl_realtime_ns();
 	return 0;
@@ -493,7 +643,7 @@ static int64_t end_realtime(struct zr_header *h)
 
 void zl_process_end(int exited, int status)
 {
-	if (!zrt.hdr || zrt.hdr->pid != zl_pid())
+	if (!zrt.hdr || !zl_own_image(zrt.hdr))
 		return; /* a vfork child: the file is its parent's */
 	/*
 	 * The ending thread's name, read again: no thread end reads it
@@ -512,7 +662,7 @@ void zl_process_exec(struct zrt_thread *t, struct zl_exec_note *note)
 	note->noted = 0;
 	/* the new image will not be recorded: counted now, taken back if the exec fails */
 	note->lost = zl_count_lost_image(note->secure);
-	if (!h || h->pid != zl_pid() || h->state != ZR_RUNNING)
+	if (!h || !zl_own_image(h) || h->state != ZR_RUNNING)
 		return;
 	zrt_process_end(0, 0, end_realtime(h));
 	if (t && t->state == ZRT_THREAD_ON) {
@@ -560,9 +710,9 @@ void zl_process_forked(struct zrt_thread *t)
 	void *old = zrt.base;
 	uint64_t old_bytes = zrt.file_bytes;
 	zl_sample_forked();
-	int why = zrt_process_forked(t, zl_pid(),
-				     (int32_t)zl_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0),
-				     zl_realtime_ns());
+	struct zrt_ids child;
+	learn_ids(&child);
+	int why = zrt_process_forked(t, &child, zl_realtime_ns());
 	if (why < 0) {
 		/* not recorded (counted in the parent's header): that header kept for its
 		   children and exec'ed images, the rest of the parent's file let go */

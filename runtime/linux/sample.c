@@ -416,7 +416,7 @@ static int start_perf(struct sampler *s, uint32_t slot)
 	int32_t high = move_high((int32_t)fd, slot);
 	if (high < 0)
 		return -1;
-	struct f_owner_ex owner = {F_OWNER_TID, port_thread_id()};
+	struct f_owner_ex owner = {F_OWNER_TID, zl_tid()};
 	if (zl_syscall6(SYS_ioctl, high, PERF_EVENT_IOC_ID, (long)&s->perf_id, 0, 0, 0) != 0 ||
 	    zl_syscall6(SYS_fcntl, high, F_SETOWN_EX, (long)&owner, 0, 0, 0) != 0 ||
 	    zl_syscall6(SYS_fcntl, high, F_SETSIG, sample_signal, 0, 0, 0) != 0 ||
@@ -435,7 +435,7 @@ static int start_timer(struct sampler *s)
 	memset(&sev, 0, sizeof sev);
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = sample_signal;
-	sev._sigev_un._tid = port_thread_id(); /* sigev_notify_thread_id */
+	sev._sigev_un._tid = zl_tid(); /* sigev_notify_thread_id */
 	int id = -1;
 	if (zl_syscall6(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, (long)&sev, (long)&id, 0, 0,
 			0) != 0)

@@ -713,14 +713,22 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *
 	if (n)
 		zp_sort(names, n, sizeof *names, compare_names);
 
+	/* each process's pid first: two in pid namespaces of their own may share one */
+	char **paths = zp_xcalloc(n ? n : 1, sizeof *paths);
+	int64_t *pids = zp_xcalloc(n ? n : 1, sizeof *pids);
+	for (size_t i = 0; i < n; i++) {
+		paths[i] = zp_xmalloc(PATH_MAX);
+		if (launch_join_path(paths[i], PATH_MAX, l->dir, names[i]) < 0)
+			paths[i][0] = 0;
+	}
+	raw_process_ids((const char *const *)paths, n, pids);
 	struct symbols *syms = symbols_new();
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
-		char path[PATH_MAX];
+		const char *path = paths[i];
 		struct zerr one;
-		int bad = launch_join_path(path, sizeof path, l->dir, names[i]) < 0
-				  ? zerr_set(&one, "%s/%s: path too long", l->dir, names[i])
-				  : raw_read_into(p, path, syms, &one);
+		int bad = !*path ? zerr_set(&one, "%s/%s: path too long", l->dir, names[i])
+				 : raw_read_as(p, path, pids[i], syms, &one);
 		if (bad < 0) { /* launch_collect says what becomes of it */
 			l->damaged = zp_xrealloc(l->damaged, (l->ndamaged + 1) * sizeof *l->damaged);
 			l->damaged_why = zp_xrealloc(l->damaged_why,
@@ -731,6 +739,10 @@ static int launch_read_raw(struct launch *l, struct zp_profile *p, struct zerr *
 		}
 		free(names[i]);
 	}
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	free(pids);
 	free(names);
 	symbols_free(syms);
 	return rc;

@@ -36,6 +36,7 @@ struct raw {
 	int read_errno; /* a read that failed (copy_out), 0 if none */
 	uint64_t size;
 	struct zr_header h;
+	int64_t pid; /* what its threads are filed under (raw_process_ids) */
 	struct zr_module *modules; /* h.n_modules, checked */
 	char *strings;
 	uint32_t strings_len; /* usable bytes of the pool */
@@ -1278,7 +1279,7 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 	memcpy(name, t->info.name, sizeof t->info.name);
 	name[sizeof t->info.name] = 0;
 	size_t known = p->nthreads;
-	uint32_t thread = profile_thread(p, r->h.pid, t->info.tid, name);
+	uint32_t thread = profile_thread(p, r->pid, t->info.tid, name);
 	/*
 	 * A thread of an earlier image of this process (a call made before the
 	 * exec, the files read in order: launch_read_raw) is named by its later
@@ -1505,7 +1506,7 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 					    : add_ns(h->start_realtime_ns, (int64_t)to_ns(r, ticks));
 	if (!p->run.pid || h->start_realtime_ns < p->run.start_ns) {
 		int64_t old_end = p->run.pid ? add_ns(p->run.start_ns, p->run.duration_ns) : end_ns;
-		p->run.pid = h->pid;
+		p->run.pid = r->pid;
 		p->run.start_ns = h->start_realtime_ns;
 		p->run.duration_ns = sub_ns(old_end > end_ns ? old_end : end_ns, h->start_realtime_ns);
 		p->run.exit_status = h->state == ZR_EXITED ? h->exit_status : -1;
@@ -1612,7 +1613,115 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 		profile_add_meta(p, "sampling_stopped", "the program put itself under seccomp");
 }
 
+/* ---- process ids -------------------------------------------------------- */
+
+/* The inode of zond's own pid namespace, 0 unknown (runtime/linux/port.c pid_ns_inode). */
+static uint64_t zond_pid_ns(void)
+{
+	static uint64_t ino;
+	static int known;
+	if (!known) {
+		char link[64];
+		ssize_t n = readlink("/proc/self/ns/pid", link, sizeof link);
+		for (ssize_t i = 0; i < n; i++)
+			if (link[i] >= '0' && link[i] <= '9')
+				ino = ino * 10 + (uint64_t)(link[i] - '0');
+		known = 1;
+	}
+	return ino;
+}
+
+/*
+ * 1 when h's pid is one zond can name the process by: of zond's pid
+ * namespace, or of one above the process's (raw.h pid_levels 2 or more: the
+ * /proc it saw was an outer one), or not known otherwise (older writers, no
+ * /proc).  0: the pid of a namespace of the process's own, whose /proc it
+ * saw (pid_levels 1): pid 1 of one such namespace is not pid 1 of another.
+ */
+static int pid_seen(const struct zr_header *h)
+{
+	uint64_t zond = zond_pid_ns();
+	return h->pid_levels != 1 || !h->pid_ns || !zond || h->pid_ns == zond;
+}
+
+/* The header of the raw file at path, checked as far as its ids need: 0, or -1. */
+static int read_ids(const char *path, struct zr_header *h)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = read_at(fd, 0, h, sizeof *h);
+	close(fd);
+	if (rc < 0 || memcmp(h->magic, ZR_MAGIC, sizeof h->magic) != 0 ||
+	    h->version != ZR_VERSION || h->header_bytes < ZR_HEADER_V4_BYTES)
+		return -1;
+	old_header(h);
+	return 0;
+}
+
+/*
+ * The image of the namespace-local process at i continued by the one at
+ * next (it exec'ed: same namespace, same pid, the exec before the new
+ * image's start), the latest such; SIZE_MAX when none.  The namespaces of
+ * live processes differ, and an exec keeps a process in its own.
+ */
+static size_t exec_before(const struct zr_header *h, const size_t *order, size_t done,
+			  const char *continued, size_t next)
+{
+	size_t best = SIZE_MAX;
+	for (size_t k = 0; k < done; k++) {
+		size_t i = order[k];
+		if (continued[i] || h[i].state != ZR_EXECED || h[i].ns_pid != h[next].ns_pid ||
+		    h[i].pid_ns != h[next].pid_ns ||
+		    h[i].end_realtime_ns > h[next].start_realtime_ns)
+			continue;
+		if (best == SIZE_MAX || h[i].end_realtime_ns > h[best].end_realtime_ns)
+			best = i;
+	}
+	return best;
+}
+
+void raw_process_ids(const char *const *paths, size_t n, int64_t *pids)
+{
+	struct zr_header *h = zp_xcalloc(n ? n : 1, sizeof *h);
+	size_t *order = zp_xcalloc(n ? n : 1, sizeof *order), local = 0;
+	char *continued = zp_xcalloc(n ? n : 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		pids[i] = -1;
+		if (read_ids(paths[i], &h[i]) < 0)
+			continue;
+		if (pid_seen(&h[i])) {
+			pids[i] = h[i].pid;
+			continue;
+		}
+		/* the namespace-local ones by their start (insertion: few, nearly in order) */
+		size_t at = local++;
+		for (; at && h[order[at - 1]].start_realtime_ns > h[i].start_realtime_ns; at--)
+			order[at] = order[at - 1];
+		order[at] = i;
+	}
+	int64_t serial = 0;
+	for (size_t k = 0; k < local; k++) {
+		size_t i = order[k], before = exec_before(h, order, k, continued, i);
+		if (before != SIZE_MAX) {
+			continued[before] = 1;
+			pids[i] = pids[before];
+		} else {
+			pids[i] = ++serial * ZP_NS_PIDS + h[i].pid;
+		}
+	}
+	free(h);
+	free(order);
+	free(continued);
+}
+
 int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms, struct zerr *err)
+{
+	return raw_read_as(p, path, -1, syms, err);
+}
+
+int raw_read_as(struct zp_profile *p, const char *path, int64_t pid, struct symbols *syms,
+		struct zerr *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -1633,8 +1742,10 @@ int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms, 
 			.cpu = -1,
 			.samples = -1};
 	int rc = check_header(&r, err);
-	if (rc == 0)
+	if (rc == 0) {
+		r.pid = pid >= 0 ? pid : pid_seen(&r.h) ? r.h.pid : ZP_NS_PIDS + r.h.pid;
 		rc = check_modules(&r, err);
+	}
 	if (rc == 0) {
 		uint64_t counts[N_COUNTS] = {0};
 		rc = read_threads(p, &r, counts, err);

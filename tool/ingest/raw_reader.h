@@ -36,6 +36,24 @@ int raw_read_into(struct zp_profile *p, const char *path, struct symbols *syms,
 		  struct zerr *err);
 
 /*
+ * raw_read_into, the process's threads filed under pid (raw_process_ids);
+ * pid -1: as raw_read_into files them.
+ */
+int raw_read_as(struct zp_profile *p, const char *path, int64_t pid, struct symbols *syms,
+		struct zerr *err);
+
+/*
+ * The pid each of the n raw files at paths is filed under (pids[i]; -1 for
+ * a file that is no raw file, for raw_read_as to say why): the header's pid
+ * where it is zond's, or one of the run's own (RAW_NS_PIDS) for a process
+ * whose pid is of a namespace of its own, in which two processes may have
+ * the same (ZP_NS_PIDS, k in the order the processes started), each
+ * process's (the images it exec'ed) its own.  raw_read_into
+ * of one file files such a process as the run's first.
+ */
+void raw_process_ids(const char *const *paths, size_t n, int64_t *pids);
+
+/*
  * What raw files hold so far, read while their processes may still write
  * them (the progress line of `zond record` and `zond libcalls`).  Nothing
  * in a file is trusted: the header is checked as raw_read_into checks it,

@@ -710,6 +710,31 @@ static void read_contexts(const struct session *x, size_t t, struct inject_resul
 	free(at);
 }
 
+/*
+ * Threads that took blocks of their own under the same pid and tid: the
+ * payload's ids are those each process sees (getpid, gettid), and two
+ * processes each pid 1 of a pid namespace of its own (QA s14 V2 F6) had
+ * their threads filed as one.  Kept apart under ids of the run's own,
+ * k * ZP_NS_PIDS + their pid, k counting the threads of that pid and tid
+ * in the order they took their blocks (an exec'ed image is not measured,
+ * and an ended thread's block taken over keeps one thread's ids: a pid and
+ * tid twice is another process's).  zond cannot tell which of those
+ * threads were one process's: the k-th of each pid and tid go together.
+ */
+static void keep_apart(struct inject_result *out)
+{
+	for (size_t i = 0; i < out->nthreads; i++) {
+		if (out->pids[i] <= 0 || out->pids[i] >= ZP_NS_PIDS)
+			continue; /* the program's (figures.c thread_of), or kept apart already */
+		int64_t pid = out->pids[i], k = 0;
+		for (size_t j = i; j < out->nthreads; j++)
+			if (out->pids[j] == pid && out->tids[j] == out->tids[i])
+				out->pids[j] = ++k * ZP_NS_PIDS + pid;
+		if (k == 1) /* no other: its own ids */
+			out->pids[i] = pid;
+	}
+}
+
 static void read_results(const struct session *x, struct inject_result *out)
 {
 	const struct inject_header *h = x->shared;
@@ -759,6 +784,7 @@ static void read_results(const struct session *x, struct inject_result *out)
 			}
 		}
 	}
+	keep_apart(out);
 }
 
 static void session_init(struct session *x, struct inject_transport *t,

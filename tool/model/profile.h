@@ -77,6 +77,14 @@ struct zp_run {
 	struct zp_meta *meta;
 };
 
+/*
+ * Above any real pid (PID_MAX_LIMIT is 4194304): a process whose collector
+ * could not learn a pid of zond's namespace for it (doc/raw-format.md
+ * "Process ids") is filed under k * ZP_NS_PIDS + its pid in its own pid
+ * namespace, k numbering such processes of the run from 1.
+ */
+#define ZP_NS_PIDS 10000000
+
 struct zp_thread {
 	int64_t pid; /* threads of forked/exec'ed processes of one run keep their pid */
 	int64_t tid;
