@@ -150,6 +150,56 @@ static const char *function_before(const struct inject_plan *p, uint64_t addr)
 	return name;
 }
 
+/*
+ * Why f, whose site stands, is not measured: zond's own probe sits at its
+ * entry (inject_own_probe; choice_add leaves it out), or NULL (QA s14 V3
+ * F2: said nowhere, -f clone matched "none that can be injected").
+ */
+/* --event given: close and close_range then have zond's own probes too */
+static int event_given;
+
+static const char *reserved(const struct inject_func *f)
+{
+	if (!f->ok && !f->reads_ret)
+		return NULL;
+	switch (inject_own_probe(f->name, event_given)) {
+	case -1:
+		return NULL;
+	case INJECT_UNWIND:
+		return "reserved: zond's own probe (za_unwind) sits there, giving the unwinder "
+		       "the real return addresses (doc/inject.md, \"C++ exceptions\")";
+	case INJECT_CATCH:
+		return "reserved: zond's own probe (za_catch) sits there, dropping the frames a "
+		       "caught exception left (doc/inject.md, \"C++ exceptions\")";
+	case INJECT_CLONE:
+		return "reserved: zond's own probe (za_clone) sits there, marking a thread pointer "
+		       "a CLONE_VM child shares (doc/inject.md, \"Tasks sharing a thread "
+		       "pointer\")";
+	case INJECT_SWITCH:
+		return "reserved: zond's own probe (za_switch) sits there, giving every frame back "
+		       "before the thread leaves its stack (doc/inject.md, \"Context switches\")";
+	case INJECT_CLOSE:
+	case INJECT_CLOSE_RANGE:
+		return "reserved with --event: zond's own probe sits there, keeping the counters' "
+		       "fds open (doc/inject.md, \"The program's closes\")";
+	default:
+		return "reserved: zond's own probe sits there (doc/inject.md)";
+	}
+}
+
+/* What --coverage and the -f lines say of a function not measured. */
+static const char *refusal(const struct inject_func *f)
+{
+	const char *why = reserved(f);
+	return why ? why : f->why;
+}
+
+/* Whether the function is one to measure: its site stands and zond's own probes leave it. */
+static int measurable(const struct inject_func *f)
+{
+	return f->ok && !reserved(f);
+}
+
 /* --coverage: the plan of every function of prog, trampolines in scratch (when given), printed. */
 static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len)
 {
@@ -170,10 +220,12 @@ static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len)
 	}
 	if (scratch_len)
 		inject_plan_scratch(&p, scratch, scratch_len);
-	size_t parts = 0;
-	for (size_t i = 0; i < p.nfuncs; i++)
+	size_t parts = 0, own = 0;
+	for (size_t i = 0; i < p.nfuncs; i++) {
 		parts += p.funcs[i].part;
-	printf("%zu of %zu functions can be injected%s\n", inject_plan_count_ok(&p),
+		own += p.funcs[i].ok && reserved(&p.funcs[i]);
+	}
+	printf("%zu of %zu functions can be injected%s\n", inject_plan_count_ok(&p) - own,
 	       p.nfuncs - parts,
 	       p.nfuncs ? "" : " (no function symbols: stripped? its debug symbols give them)");
 	if (parts)
@@ -185,9 +237,9 @@ static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len)
 		if (f->part)
 			printf("part %s (0x%llx): %s\n", f->name, (unsigned long long)f->addr,
 			       f->why);
-		else if (!f->ok)
+		else if (!measurable(f))
 			printf("refused %s (0x%llx): %s\n", f->name, (unsigned long long)f->addr,
-			       f->why);
+			       refusal(f));
 		else if (f->site.by_break)
 			printf("fallback %s (0x%llx): %s: entered through a breakpoint, one "
 			       "debugger stop per call (over GDB only)\n",
@@ -984,6 +1036,38 @@ static void caller_left_out(const char *pattern, const char *spec, const char *n
 		(*callers)++;
 }
 
+/*
+ * No -f and not one function to measure: the most common reason, which
+ * --coverage gives for each (QA s14 V3 F3: a Go program was told "no
+ * function symbols: stripped?").
+ */
+static void none_injectable(const struct inject_plan *plan, const char *prog)
+{
+	size_t total = 0, best = 0, best_n = 0;
+	for (size_t i = 0; i < plan->nfuncs; i++) {
+		const struct inject_func *f = &plan->funcs[i];
+		if (f->part)
+			continue;
+		total++;
+		size_t n = 0;
+		for (size_t j = i; j < plan->nfuncs && !measurable(f); j++)
+			n += !plan->funcs[j].part && !measurable(&plan->funcs[j]) &&
+			     strcmp(refusal(&plan->funcs[j]), refusal(f)) == 0;
+		if (n > best_n)
+			best = i, best_n = n;
+	}
+	if (!total) {
+		cmd_error("inject", "%s: no function to measure (no function symbols: stripped?)",
+			  prog);
+		return;
+	}
+	cmd_error("inject",
+		  "%s: no function to measure (0 of %zu functions can be injected; %s%zu: %s; "
+		  "--coverage %s gives each one's reason)",
+		  prog, total, best_n == total ? "all " : "", best_n, refusal(&plan->funcs[best]),
+		  prog);
+}
+
 static int choose(const struct functions_job *job, const struct inject_plan *plan, const char *prog,
 		  size_t **which, size_t *n, int none_ok, size_t *callers)
 {
@@ -993,7 +1077,7 @@ static int choose(const struct functions_job *job, const struct inject_plan *pla
 		const struct inject_func *f = &plan->funcs[i];
 		if (!name_filter_wants(&job->filter, f->name))
 			continue;
-		if (f->ok) {
+		if (measurable(f)) {
 			(*which)[(*n)++] = i;
 		} else if (f->caller) {
 			const char *pattern = NULL;
@@ -1014,11 +1098,11 @@ static int choose(const struct functions_job *job, const struct inject_plan *pla
 			if (f->part || !name_filter_wants(&one, f->name))
 				continue;
 			matched++;
-			if (f->ok || f->caller) /* the callers' reader: caller_left_out */
+			if (measurable(f) || f->caller) /* the callers' reader: caller_left_out */
 				continue;
 			if (++refused <= 3)
 				fprintf(stderr, "zond inject: -f %s: %s (0x%llx) cannot be injected: %s\n",
-					glob, f->name, (unsigned long long)f->addr, f->why);
+					glob, f->name, (unsigned long long)f->addr, refusal(f));
 		}
 		if (!matched)
 			fprintf(stderr, "zond inject: -f %s matched no function of %s\n", glob, prog);
@@ -1031,9 +1115,11 @@ static int choose(const struct functions_job *job, const struct inject_plan *pla
 	if (*n || none_ok)
 		return 0;
 	free(*which);
-	cmd_error("inject", "%s: no function to measure (%s)", prog,
-		  job->filter.ninclude ? "-f matched none that can be injected"
-				       : "no function symbols: stripped?");
+	if (job->filter.ninclude)
+		cmd_error("inject", "%s: no function to measure (-f matched none that can be injected)",
+			  prog);
+	else
+		none_injectable(plan, prog);
 	return -1;
 }
 
@@ -1114,7 +1200,19 @@ struct library_match {
 	size_t *which, n;
 	char **names; /* the name matched, without "@VERSION" */
 	size_t *left, nleft; /* matched, but they look at their caller's address */
+	size_t *refused, nrefused; /* matched, but cannot be measured (refusal) */
 };
+
+/* Adds i to list (n) unless there: 0 when it was (an alias of one there). */
+static int add_once(size_t **list, size_t *n, size_t i)
+{
+	for (size_t k = 0; k < *n; k++)
+		if ((*list)[k] == i)
+			return 0;
+	*list = zp_xrealloc(*list, (*n + 1) * sizeof **list);
+	(*list)[(*n)++] = i;
+	return 1;
+}
 
 static void library_symbol(void *arg, const struct symbol *sym)
 {
@@ -1126,11 +1224,11 @@ static void library_symbol(void *arg, const struct symbol *sym)
 	for (size_t i = 0; i < m->plan->nfuncs; i++) {
 		const struct inject_func *f = &m->plan->funcs[i];
 		if (f->addr == sym->start && !f->ok && f->caller) {
-			for (size_t k = 0; k < m->nleft; k++)
-				if (m->left[k] == i)
-					return; /* an alias of one left out already */
-			m->left = zp_xrealloc(m->left, (m->nleft + 1) * sizeof *m->left);
-			m->left[m->nleft++] = i;
+			add_once(&m->left, &m->nleft, i);
+			return;
+		}
+		if (f->addr == sym->start && !f->part && !measurable(f)) {
+			add_once(&m->refused, &m->nrefused, i);
 			return;
 		}
 		if (f->addr != sym->start || !f->ok)
@@ -1168,13 +1266,25 @@ static int choose_library(const char *spec, struct symbols *s, const struct inje
 	if (inject_plan_file(s, ls.path, plan->arch, lp, &err) < 0)
 		return cmd_error("inject", "%s", err.msg);
 	c->nlibs++;
-	struct library_match m = {spec + len + 1, lp, NULL, 0, NULL, NULL, 0};
+	struct library_match m = {spec + len + 1, lp, NULL, 0, NULL, NULL, 0, NULL, 0};
 	if (symbols_each_function(s, lp->path, library_symbol, &m, &err) < 0)
 		return cmd_error("inject", "%s", err.msg);
 	for (size_t k = 0; k < m.nleft; k++)
 		caller_left_out(m.glob, spec, lp->funcs[m.left[k]].name, &c->callers);
-	int said = m.nleft && exact_name(m.glob);
+	/* each said with its reason, as the program's (QA s14 V3 F2: clone dropped unsaid) */
+	for (size_t k = 0; k < m.nrefused && k < 3; k++) {
+		const struct inject_func *f = &lp->funcs[m.refused[k]];
+		fprintf(stderr, "zond inject: -f %s: %s (0x%llx) of %s cannot be injected: %s\n",
+			spec, f->name, (unsigned long long)f->addr, lp->path, refusal(f));
+	}
+	if (m.nrefused > 3)
+		fprintf(stderr,
+			"zond inject: -f %s: %zu more of its functions cannot be injected "
+			"(--coverage %s says why)\n",
+			spec, m.nrefused - 3, lp->path);
+	int said = (m.nleft && exact_name(m.glob)) || m.nrefused;
 	free(m.left);
+	free(m.refused);
 	if (m.n)
 		choice_add(c, lp, m.which, m.n, lp->path, m.names);
 	c->names = zp_xrealloc(c->names, (c->nnames + m.n + 1) * sizeof *c->names);
@@ -1202,6 +1312,36 @@ static void choice_free(struct choice *c)
 }
 
 /*
+ * A program (or a measured library) built with -pg: glibc's mcount (or
+ * __fentry__) takes an arc's caller from the measured function's return
+ * address, the trampoline's, and drops the arc: gmon.out loses the measured
+ * functions' arcs (QA s14 V3 F4).  Said in one line; refusing the functions
+ * that call mcount would refuse every function of such a program.
+ */
+static void warn_profiled(struct symbols *s, const struct inject_plan *plan,
+			  const struct choice *c)
+{
+	static const char *const counters[] = {"mcount", "_mcount", "__fentry__", NULL};
+	for (size_t l = 0; l <= c->nlibs; l++) {
+		const char *path = l ? c->libs[l - 1].path : plan->path;
+		for (int k = 0; counters[k]; k++) {
+			struct symbol sym;
+			struct zerr err;
+			if (!symbols_imports(path, counters[k]) &&
+			    (l || symbols_named(s, path, counters[k], &sym, &err) != 1))
+				continue;
+			fprintf(stderr,
+				"zond inject: %s calls %s (built with -pg): its gmon.out will lack the "
+				"call arcs of the measured functions (%s reads their return address, "
+				"which is the trampoline's: doc/inject.md, \"Functions that look at "
+				"their caller\")\n",
+				path, counters[k], counters[k]);
+			return;
+		}
+	}
+}
+
+/*
  * The functions -f chooses, of the program (plan) and of its libraries
  * (-f MODULE:GLOB); -1 with the error printed when there is none.
  */
@@ -1209,7 +1349,7 @@ static int choose_all(const struct functions_job *job, struct symbols *s,
 		      const struct inject_plan *plan, const char *prog, struct choice *c)
 {
 	memset(c, 0, sizeof *c);
-	c->event = job->has_event;
+	c->event = event_given = job->has_event;
 	size_t *which, n;
 	int only_libs = job->nlibs && !job->filter.ninclude;
 	if (choose(job, plan, prog, &which, &n, job->nlibs, &c->callers) < 0)
@@ -1229,11 +1369,16 @@ static int choose_all(const struct functions_job *job, struct symbols *s,
 			"that look at their caller\")\n",
 			c->callers, c->callers == 1 ? "function" : "functions",
 			c->callers == 1 ? "looks" : "look", c->callers == 1 ? "its" : "their");
-	if (c->n)
+	if (c->n) {
+		warn_profiled(s, plan, c);
 		return 0;
+	}
 	choice_free(c);
-	cmd_error("inject", "%s: no function to measure (-f matched none that can be injected)",
-		  prog);
+	if (job->nlibs) /* the reasons are said above, each -f's with its library */
+		cmd_error("inject", "no function to measure (no -f matched one that can be injected)");
+	else
+		cmd_error("inject", "%s: no function to measure (-f matched none that can be injected)",
+			  prog);
 	return -1;
 }
 

@@ -178,6 +178,14 @@ struct inject_arch {
 	 * a hop's slot may go there.
 	 */
 	int (*ends_flow)(const uint8_t *code, size_t size);
+	/*
+	 * 1 (why set) when the function of size bytes of code reads its own
+	 * return address, which a function's probe makes the trampoline's
+	 * (__builtin_return_address(0): libgcc's uw_init_context_1 aborts,
+	 * glibc's mcount drops the arc); 0 when not seen.  NULL: not known
+	 * for the architecture.
+	 */
+	int (*reads_return)(const uint8_t *code, size_t size, char *why);
 
 	/*
 	 * The payload: one blob per trampoline area, written to out (its

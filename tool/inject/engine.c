@@ -252,6 +252,58 @@ static const char *never_probed(const char *name, int *part, int *caller)
 	return NULL;
 }
 
+/*
+ * Functions known to read their own return address whose code may hide it
+ * from the arch's reads_return (another compiler's or flags' copy): libgcc's
+ * unwinder takes the first frame from it and aborts when no FDE covers it
+ * (QA s14 V3 F1: a static C++ program's throw).  A gcc clone's suffix
+ * (.constprop.0) too.
+ */
+static int known_return_reader(const char *name)
+{
+	static const char *const readers[] = {"uw_init_context_1", NULL};
+	for (int i = 0; name && readers[i]; i++) {
+		size_t n = strlen(readers[i]);
+		if (strncmp(name, readers[i], n) == 0 &&
+		    (name[n] == 0 || name[n] == '@' || name[n] == '.'))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Whether f, of code, reads its own return address (why in f->why): kept
+ * ok until the hops are placed, since zond's own probes may still use its
+ * site (refuse_return_readers).
+ */
+static void note_return_reader(const struct inject_plan *p, struct inject_func *f,
+			       const uint8_t *code)
+{
+	if (!f->ok || f->part)
+		return;
+	if (known_return_reader(f->name)) {
+		f->reads_ret = 1;
+		snprintf(f->why, sizeof f->why,
+			 "it reads its own return address (libgcc's unwinder), which a probe "
+			 "makes the trampoline's");
+	} else if (p->arch->reads_return) {
+		char why[INJECT_WHY];
+		if ((f->reads_ret = p->arch->reads_return(code, (size_t)f->size, why)))
+			snprintf(f->why, sizeof f->why, "%s", why);
+	}
+}
+
+/* The return-address readers whose site stands: refused for measuring, site kept. */
+static void refuse_return_readers(struct inject_plan *p)
+{
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		struct inject_func *f = &p->funcs[i];
+		f->reads_ret = f->reads_ret && f->ok;
+		if (f->reads_ret)
+			f->ok = f->far_ok = 0;
+	}
+}
+
 static int plan_one(struct symbols *s, struct inject_plan *p, size_t i, struct branches *bs,
 		    struct zerr *err)
 {
@@ -291,6 +343,7 @@ static int plan_one(struct symbols *s, struct inject_plan *p, size_t i, struct b
 			snprintf(f->why, sizeof f->why, "%s", never);
 			f->ok = f->far_ok = 0;
 		}
+		note_return_reader(p, f, code);
 	}
 	free(code);
 	return rc;
@@ -367,6 +420,7 @@ int inject_plan_file(struct symbols *s, const char *path, const struct inject_ar
 	}
 	refuse_jumped_into(out, &bs);
 	place_hops(out, &bs);
+	refuse_return_readers(out);
 	free(bs.b);
 	return 0;
 }
@@ -487,7 +541,7 @@ int inject_plan_point(struct symbols *s, const struct inject_plan *p, const char
 		rc = zerr_set(err, "%s: %s", spec, why);
 	free(code);
 	if (rc == 0 && site->hop) { /* a function's entry: its slot is the plan's */
-		if (!f->ok)
+		if (!f->ok && !f->reads_ret) /* a region's probe leaves the return address */
 			return zerr_set(err, "%s: %s", spec, f->why);
 		*site = f->site;
 	}

@@ -35,6 +35,10 @@ struct inject_func {
 	int ok; /* 1: site is valid */
 	int part; /* a part gcc split off a function (.cold): not a function, never probed */
 	int caller; /* it reads its caller's address (dlsym...): never probed (inject_reads_caller) */
+	int reads_ret; /* it reads its own return address (the arch's reads_return, or known
+			* by name: libgcc's uw_init_context_1): never measured (!ok, why
+			* says so), but its site is valid: zond's own probes (an
+			* unwinder's, swapcontext's), which leave that address, go there */
 	struct inject_site site;
 	char why[INJECT_WHY]; /* when !ok: the reason */
 	uint32_t fill;        /* bytes of alignment fill after it, up to the next function */

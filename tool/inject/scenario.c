@@ -343,7 +343,10 @@ static void add_unwinders(void *arg, const char *path, uint64_t start)
 	x->owned = zp_xrealloc(x->owned, (x->nowned + 1) * sizeof *x->owned);
 	char *kept = x->owned[x->nowned++] = zp_xstrdup(path);
 	for (size_t i = 0; i < p.nfuncs; i++) {
-		int kind = p.funcs[i].ok ? inject_own_probe(p.funcs[i].name, x->event != NULL) : -1;
+		/* an unwinder reads its own return address: its probe leaves that */
+		int kind = p.funcs[i].ok || p.funcs[i].reads_ret
+				   ? inject_own_probe(p.funcs[i].name, x->event != NULL)
+				   : -1;
 		if (kind < 0)
 			continue;
 		x->patches = zp_xrealloc(x->patches, (x->npatches + 1) * sizeof *x->patches);

@@ -342,6 +342,39 @@ static void scan_dynsym(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct symb
 	}
 }
 
+/* Whether the dynamic symbol table scn has an undefined symbol called name. */
+static int dynsym_undefined(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *name)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	for (size_t i = 1; d && i < n; i++) {
+		GElf_Sym sym;
+		const char *s;
+		if (gelf_getsym(d, (int)i, &sym) && sym.st_shndx == SHN_UNDEF &&
+		    (s = elf_strptr(elf, sh->sh_link, sym.st_name)) && strcmp(s, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int symbols_imports(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	elf_version(EV_CURRENT);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int found = 0;
+	for (Elf_Scn *scn = elf && elf_kind(elf) == ELF_K_ELF ? elf_nextscn(elf, NULL) : NULL;
+	     scn && !found; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
+			found = dynsym_undefined(elf, scn, &sh, name);
+	}
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
 int symbols_linkage(const char *path, struct symbols_linkage *m, struct zerr *err)
 {
 	memset(m, 0, sizeof *m);

@@ -259,6 +259,13 @@ struct symbols_linkage {
 	int symbolic;         /* DT_SYMBOLIC or DF_SYMBOLIC */
 };
 
+/*
+ * 1 when path's dynamic symbols have an undefined one called name (the
+ * file calls it in another module: `mcount` in a -pg program), else 0
+ * (an unreadable file too).
+ */
+int symbols_imports(const char *path, const char *name);
+
 /* path's linkage in *out (free with symbols_linkage_free): 0, or -1 with err set. */
 int symbols_linkage(const char *path, struct symbols_linkage *out, struct zerr *err);
 void symbols_linkage_free(struct symbols_linkage *l);

@@ -3,12 +3,15 @@
  * code between runtime.text and runtime.etext, cgo's C code outside.  zond
  * inject must refuse every function between the two (Go's runtime moves
  * goroutine stacks and reads their return addresses) and take the others.
+ * With GO_ONLY, no cgo side: not one function can be injected.
  */
 	.text
 	.globl _start
 	.type _start, @function
 _start:
+#ifndef GO_ONLY
 	call c_side
+#endif
 	call go_side
 	movl $60, %eax
 	xorl %edi, %edi
@@ -39,6 +42,7 @@ go_mcall:
 	.globl runtime.etext
 runtime.etext:
 
+#ifndef GO_ONLY
 	.p2align 4
 	.globl c_side
 	.type c_side, @function
@@ -48,4 +52,5 @@ c_side:
 	popq %rbp
 	ret
 	.size c_side, .-c_side
+#endif
 	.section .note.GNU-stack, "", @progbits

@@ -26,6 +26,7 @@
 #ifdef ZOND_HAVE_ZYDIS
 #include <Zydis/Zydis.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../arch.h"
@@ -439,6 +440,204 @@ static int ends_flow_at_end(const uint8_t *code, size_t size)
 	return ends;
 }
 
+/* ---- a function that reads its own return address ---------------------- */
+
+/* Whether op is a read of memory at [base + disp], no index. */
+static int reads_at(const ZydisDecodedOperand *op, ZydisRegister base, int64_t disp)
+{
+	return op->type == ZYDIS_OPERAND_TYPE_MEMORY && op->mem.type == ZYDIS_MEMOP_TYPE_MEM &&
+	       (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ) && op->mem.base == base &&
+	       op->mem.index == ZYDIS_REGISTER_NONE && op->mem.disp.value == disp;
+}
+
+/* Whether in writes reg through an operand (explicit or implicit). */
+static int writes_reg(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+		      ZydisRegister reg)
+{
+	for (unsigned i = 0; i < in->operand_count; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[i].reg.value == reg &&
+		    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			return 1;
+	return 0;
+}
+
+/* The signed immediate of `sub/add rsp, imm`, or 0 with *ok 0 for another form. */
+static int64_t rsp_imm(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, int *ok)
+{
+	*ok = in->operand_count_visible == 2 && ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	      ops[0].reg.value == ZYDIS_REGISTER_RSP && ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
+	return *ok ? ops[1].imm.value.s : 0;
+}
+
+/*
+ * How in moves rsp, as the change of depth (the bytes between rsp and the
+ * return address's slot); *known 0 when it sets rsp some other way (mov
+ * rsp, rbp; and rsp, -16; leave): the depth is lost from there.
+ */
+static int64_t depth_change(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+			    int *known)
+{
+	int ok;
+	int64_t imm;
+	*known = 1;
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_PUSH:
+	case ZYDIS_MNEMONIC_PUSHFQ:
+		return 8;
+	case ZYDIS_MNEMONIC_POP:
+	case ZYDIS_MNEMONIC_POPFQ:
+		return -8;
+	case ZYDIS_MNEMONIC_CALL: /* the callee returns with rsp as it was */
+		return 0;
+	case ZYDIS_MNEMONIC_SUB:
+	case ZYDIS_MNEMONIC_ADD:
+		imm = rsp_imm(in, ops, &ok);
+		if (ok)
+			return in->mnemonic == ZYDIS_MNEMONIC_SUB ? imm : -imm;
+		break;
+	case ZYDIS_MNEMONIC_LEA:
+		if (ops[0].reg.value == ZYDIS_REGISTER_RSP &&
+		    ops[1].mem.base == ZYDIS_REGISTER_RSP && ops[1].mem.index == ZYDIS_REGISTER_NONE)
+			return -ops[1].mem.disp.value;
+		break;
+	default:
+		break;
+	}
+	*known = !writes_reg(in, ops, ZYDIS_REGISTER_RSP);
+	return 0;
+}
+
+/* The reason, naming the read: "+OFF: pop" or "+OFF: mov from [rsp+0x1b8]". */
+static void why_reads_return(char *why, size_t off, const ZydisDecodedInstruction *in,
+			     const ZydisDecodedOperand *op)
+{
+	char at[40] = "";
+	if (op->visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT)
+		snprintf(at, sizeof at, " from [%s+0x%llx]",
+			 op->mem.base == ZYDIS_REGISTER_RSP ? "rsp" : "rbp",
+			 (unsigned long long)op->mem.disp.value);
+	snprintf(why, INJECT_WHY,
+		 "it reads its own return address (+%zu: %s%s), which a probe makes the "
+		 "trampoline's",
+		 off, ZydisMnemonicGetString(in->mnemonic), at);
+}
+
+/* A point of the walk from the entry: where, and what rsp and rbp hold there. */
+struct ra_state {
+	size_t off;
+	int64_t depth; /* rsp + depth is the return address's slot */
+	int64_t fp;    /* rbp + fp is, or -1 */
+	int rsp_known; /* 0 once rsp was set some other way (and rsp, -16; mov rsp, rbp) */
+};
+
+#define RA_BRANCHES 64 /* branch targets waiting: beyond, the rest is not followed */
+
+/* lock or $0, (%rsp) and kin: a memory barrier, whose read of the slot is no use of it. */
+static int barrier_idiom(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops)
+{
+	return (in->mnemonic == ZYDIS_MNEMONIC_OR || in->mnemonic == ZYDIS_MNEMONIC_ADD ||
+		in->mnemonic == ZYDIS_MNEMONIC_SUB || in->mnemonic == ZYDIS_MNEMONIC_XOR) &&
+	       in->operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	       ops[1].imm.value.u == 0;
+}
+
+/* Whether in, at st, reads the return address's slot (why set). */
+static int reads_slot(const struct ra_state *st, const ZydisDecodedInstruction *in,
+		      const ZydisDecodedOperand *ops, char *why)
+{
+	if (barrier_idiom(in, ops))
+		return 0;
+	for (unsigned i = 0; i < in->operand_count; i++) {
+		int explicit = ops[i].visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT;
+		if ((st->rsp_known && reads_at(&ops[i], ZYDIS_REGISTER_RSP, st->depth) &&
+		     (explicit || in->mnemonic == ZYDIS_MNEMONIC_POP)) ||
+		    (st->fp >= 0 && explicit && reads_at(&ops[i], ZYDIS_REGISTER_RBP, st->fp))) {
+			why_reads_return(why, st->off, in, &ops[i]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* st after in: rsp's depth and rbp's frame moved on. */
+static void ra_step(struct ra_state *st, const ZydisDecodedInstruction *in,
+		    const ZydisDecodedOperand *ops)
+{
+	int known;
+	int64_t d = depth_change(in, ops, &known);
+	if (in->mnemonic == ZYDIS_MNEMONIC_MOV && st->rsp_known &&
+	    ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[0].reg.value == ZYDIS_REGISTER_RBP &&
+	    ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[1].reg.value == ZYDIS_REGISTER_RSP)
+		st->fp = st->depth;
+	else if (writes_reg(in, ops, ZYDIS_REGISTER_RBP))
+		st->fp = -1;
+	st->depth += d;
+	st->rsp_known = st->rsp_known && known && st->depth >= 0;
+}
+
+/*
+ * Follows the code from st (each byte once: seen) until a return, an
+ * indirect or outside jump, a leave, or a state that knows neither rsp
+ * nor rbp; a direct jump inside the function is followed, a conditional
+ * branch's target put in todo.  1 (why set) at a read of the slot.
+ */
+static int ra_walk(const uint8_t *code, size_t size, struct ra_state st, uint8_t *seen,
+		   struct ra_state *todo, size_t *ntodo, char *why)
+{
+	while (st.off < size && !seen[st.off] && (st.rsp_known || st.fp >= 0)) {
+		ZydisDecodedInstruction in;
+		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+		seen[st.off] = 1;
+		if (decode(code + st.off, size - st.off, &in, ops) < 0 ||
+		    in.mnemonic == ZYDIS_MNEMONIC_RET || in.mnemonic == ZYDIS_MNEMONIC_LEAVE ||
+		    in.mnemonic == ZYDIS_MNEMONIC_ENTER)
+			return 0;
+		if (reads_slot(&st, &in, ops, why))
+			return 1;
+		uint64_t t = 0; /* offsets: the function taken at address 0 */
+		int direct = relative_target(&in, st.off, &t) && t < size;
+		if (in.mnemonic == ZYDIS_MNEMONIC_JMP) {
+			if (!direct)
+				return 0;
+			st.off = (size_t)t;
+			continue;
+		}
+		if (ends_flow(&in))
+			return 0;
+		ra_step(&st, &in, ops);
+		if (direct && in.mnemonic != ZYDIS_MNEMONIC_CALL && *ntodo < RA_BRANCHES) {
+			todo[*ntodo] = st;
+			todo[(*ntodo)++].off = (size_t)t;
+		}
+		st.off += in.length;
+	}
+	return 0;
+}
+
+/*
+ * Whether the function reads its own return address (__builtin_return_address(0),
+ * glibc's RETURN_ADDRESS, libgcc's uw_init_context_1, glibc's mcount): a
+ * read of [rsp + depth] (depth: the bytes pushed and subtracted since the
+ * entry), of [rbp + depth] after a mov rbp, rsp at that depth (push rbp;
+ * mov rbp, rsp: [rbp + 8]), or a pop at depth 0.  The code is followed
+ * from the entry through its branches, each instruction once with the
+ * first depth found (gcc keeps one depth per instruction), never past a
+ * return: an epilogue's pops never make another block's locals look like
+ * the slot.
+ */
+static int reads_return(const uint8_t *code, size_t size, char *why)
+{
+	uint8_t *seen = calloc(size + 1, 1);
+	struct ra_state todo[RA_BRANCHES];
+	size_t ntodo = 1;
+	int found = 0;
+	todo[0] = (struct ra_state){is_endbr64(code, size) ? 4 : 0, 0, -1, 1};
+	while (seen && ntodo && !found)
+		found = ra_walk(code, size, todo[--ntodo], seen, todo, &ntodo, why);
+	free(seen);
+	return found;
+}
+
 uint64_t inject_x86_64_exit_addr(uint64_t payload_at);
 size_t inject_x86_64_payload(uint8_t *out, size_t cap, const struct inject_payload_args *a);
 size_t inject_x86_64_stub(uint8_t *out, uint64_t at, uint64_t payload_at, uint32_t id,
@@ -462,6 +661,7 @@ const struct inject_arch inject_arch_x86_64 = {
 	.hop_reach = HOP_REACH,
 	.hop = hop,
 	.ends_flow = ends_flow_at_end,
+	.reads_return = reads_return,
 	.payload = inject_x86_64_payload,
 	.exit_addr = inject_x86_64_exit_addr,
 	.stub_len = 22,
