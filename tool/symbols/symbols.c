@@ -90,6 +90,7 @@ struct elf_file {
 	size_t nsyms;
 	size_t *primary;  /* index into syms of the preferred symbol of each start */
 	uint64_t *extent; /* size to report for primary[i], sizeless ones extended */
+	ptrdiff_t *outer; /* the nearest primary whose extent holds primary[i]'s start, or -1 */
 	size_t nprimary;
 	struct plt_stub *plt; /* PLT stubs, by start (read_plt) */
 	size_t nplt;
@@ -245,6 +246,40 @@ static void drop_duplicates(struct elf_file *f)
 	f->nsyms = out;
 }
 
+static uint64_t primary_end(const struct elf_file *f, size_t i)
+{
+	return f->syms[f->primary[i]].start + f->extent[i];
+}
+
+/*
+ * Links each primary to the one whose extent holds its start: function
+ * symbols nest (libgcc's RISC-V __riscv_restore_N millicode, entry points
+ * into one sequence), and an address past a nested symbol's end belongs to
+ * the symbol holding it, not to no symbol.  outer doubles as the stack of
+ * the primaries still open.
+ */
+static void link_primaries(struct elf_file *f)
+{
+	f->outer = zp_xcalloc(f->nprimary ? f->nprimary : 1, sizeof *f->outer);
+	ptrdiff_t open = -1;
+	for (size_t i = 0; i < f->nprimary; i++) {
+		uint64_t start = f->syms[f->primary[i]].start;
+		while (open >= 0 && start >= primary_end(f, (size_t)open))
+			open = f->outer[open];
+		f->outer[i] = open;
+		open = (ptrdiff_t)i;
+	}
+}
+
+/* Where the first symbol nested in primary i starts (primaries are sorted), else its end. */
+static uint64_t first_nested(const struct elf_file *f, size_t i)
+{
+	uint64_t end = primary_end(f, i);
+	return i + 1 < f->nprimary && f->syms[f->primary[i + 1]].start < end
+		       ? f->syms[f->primary[i + 1]].start
+		       : end;
+}
+
 /*
  * One primary symbol per start.  Its extent is the largest size among its
  * aliases or, when all are sizeless, the distance to the next start within
@@ -274,6 +309,7 @@ static void index_primaries(struct elf_file *f)
 			end = f->syms[f->primary[i + 1]].start;
 		f->extent[i] = end - s->start;
 	}
+	link_primaries(f);
 }
 
 /* ---- the per-file cache -------------------------------------------------- */
@@ -288,6 +324,7 @@ static void close_file(struct elf_file *f)
 	free(f->plt);
 	free(f->primary);
 	free(f->extent);
+	free(f->outer);
 	free(f->decls);
 	free(f->fdes);
 	strtab_free(&f->paths);
@@ -665,16 +702,20 @@ int symbols_lookup(struct symbols *s, const char *path, uint64_t addr, struct sy
 	if (!f)
 		return -1;
 	ptrdiff_t i = find_primary(f, addr);
-	if (i < 0 || addr - f->syms[f->primary[i]].start >= f->extent[i]) {
+	while (i >= 0 && addr - f->syms[f->primary[i]].start >= f->extent[i])
+		i = f->outer[i]; /* past a nested symbol: the one holding it */
+	if (i < 0) {
 		const struct plt_stub *stub = plt_at(f, addr);
 		if (stub)
-			*out = (struct symbol){stub->name, stub->start, stub->size};
+			*out = (struct symbol){stub->name, stub->start, stub->size,
+						 stub->start + stub->size};
 		return 0;
 	}
 	struct func_sym *sym = &f->syms[f->primary[i]];
 	out->name = sym_name(sym);
 	out->start = sym->start;
 	out->size = f->extent[i];
+	out->nested = first_nested(f, (size_t)i);
 	return 0;
 }
 
@@ -1447,8 +1488,8 @@ int symbols_each_function(struct symbols *s, const char *path,
 		struct func_sym *sym = &f->syms[i];
 		while (p + 1 < f->nprimary && f->syms[f->primary[p + 1]].start <= sym->start)
 			p++;
-		struct symbol out = {sym_name(sym), sym->start,
-				     sym->size ? sym->size : f->extent[p]};
+		uint64_t size = sym->size ? sym->size : f->extent[p];
+		struct symbol out = {sym_name(sym), sym->start, size, sym->start + size};
 		if (out.size)
 			fn(arg, &out);
 	}
@@ -1470,7 +1511,8 @@ int symbols_named(struct symbols *s, const char *path, const char *name, struct 
 		const char *sname = symtab_entry(f, i, &sym, &start, &shndx, &elf);
 		if (!sname || strcmp(sname, name) != 0)
 			continue;
-		*out = (struct symbol){.name = sname, .start = start, .size = sym.st_size};
+		*out = (struct symbol){.name = sname, .start = start, .size = sym.st_size,
+				       .nested = start + sym.st_size};
 		return 1;
 	}
 	return 0;

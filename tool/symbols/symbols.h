@@ -41,6 +41,7 @@ struct symbol {
 	const char *name; /* owned by the cache; NULL when no symbol covers addr */
 	uint64_t start;   /* link-time address of the symbol's first byte */
 	uint64_t size;
+	uint64_t nested;  /* the first start of a symbol nested in it, else start + size */
 };
 
 struct symbols *symbols_new(void);

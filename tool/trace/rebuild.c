@@ -44,6 +44,7 @@ struct func {
 	uint32_t module;    /* NONE for code outside every known file */
 	uint64_t start;     /* run-time entry */
 	uint64_t end;
+	uint64_t solo_end;  /* [start, solo_end) holds no other function's code (nested symbols) */
 	uint64_t calls, incl, self;
 	uint32_t active;    /* frames of it on the stack */
 	int anonymous;      /* no symbol: all code of a section or page, many real functions */
@@ -94,7 +95,8 @@ struct frame {
 	uint64_t start;    /* instructions executed when it was entered */
 	uint64_t children; /* instructions of the frames it called, done */
 	int tail;          /* ends together with the frame below */
-	int inherited;     /* a forked child's, entered by its parent: no call of its own */
+	int uncounted;     /* no call of its own: a forked child's (its parent made it), a nested */
+	int nested;        /* entered by falling or jumping into a nested function's code */
 };
 
 /*
@@ -501,7 +503,8 @@ static uint32_t new_func(struct rebuild *r, const char *name, uint32_t mod, uint
 {
 	r->funcs = zp_xrealloc(r->funcs, (r->nfuncs + 1) * sizeof *r->funcs);
 	r->funcs[r->nfuncs] = (struct func){.name = zp_xstrdup(name), .module = mod,
-					    .start = start, .end = end, .node = NONE,
+					    .start = start, .end = end, .solo_end = end,
+					    .node = NONE,
 					    .last_caller = NONE - 1,
 					    .anonymous = anonymous};
 	hmap_put(&r->func_index, mod | (anonymous ? ANON_KEY : 0), start, (uint32_t)r->nfuncs);
@@ -572,7 +575,10 @@ static uint32_t func_of(struct rebuild *r, uint64_t addr)
 				return f;
 			uint64_t size = sym.size ? sym.size : 1;
 			uint64_t end = label_cut(m, sym.start, sym.start + size);
-			return new_func(r, sym.name, mod, sym.start + m->bias, end + m->bias, 0);
+			f = new_func(r, sym.name, mod, sym.start + m->bias, end + m->bias, 0);
+			if (sym.nested < end)
+				r->funcs[f].solo_end = sym.nested + m->bias;
+			return f;
 		}
 		start = link & ~(uint64_t)0xf;
 		end = start + 0x10;
@@ -670,7 +676,8 @@ int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t nins
 		for (size_t k = 0; k < len && k < 8; k++)
 			in->word |= (uint64_t)p[k] << (8 * k);
 		struct func *f = r->nsegs > b->seg ? &r->funcs[r->segs[r->nsegs - 1].func] : NULL;
-		if (!f || addr < f->start || addr >= f->end) {
+		/* past solo_end the code may be a nested function's: looked up */
+		if (!f || addr < f->start || addr >= f->solo_end) {
 			uint32_t fn = func_of(r, addr);
 			if (!f || fn != r->segs[r->nsegs - 1].func) {
 				r->segs = grow(r->segs, &r->segs_cap, r->nsegs + 1, sizeof *r->segs);
@@ -758,7 +765,7 @@ static void push(struct rebuild *r, uint32_t func, uint64_t ret, int tail, uint6
 	uint32_t e = call_edge(r, top ? top->func : NONE, func, site);
 	uint32_t c = context(r, top ? top->ctx : NONE, func, site);
 	r->stack = grow(r->stack, &r->stack_cap, r->depth + 1, sizeof *r->stack);
-	r->stack[r->depth++] = (struct frame){func, e, c, ret, r->h.icount, 0, tail, 0};
+	r->stack[r->depth++] = (struct frame){func, e, c, ret, r->h.icount, 0, tail, 0, 0};
 	r->calls[e].calls++;
 	r->ctxs[c].calls++;
 	r->funcs[func].calls++;
@@ -776,12 +783,61 @@ static void pop(struct rebuild *r)
 		r->funcs[f->func].incl += incl;
 	c->incl += incl;
 	c->self += incl - f->children;
-	if (!f->inherited && incl < c->min) /* an inherited frame is part of a call, not one */
+	if (!f->uncounted && incl < c->min) /* an uncounted frame is part of a call, not one */
 		c->min = incl;
-	if (!f->inherited && incl > c->max)
+	if (!f->uncounted && incl > c->max)
 		c->max = incl;
 	if (r->depth)
 		r->stack[r->depth - 1].children += incl;
+}
+
+/*
+ * A frame entered by no call of its own: it shapes the stacks and takes
+ * its instructions like any other, but counts no call.
+ */
+static void push_uncounted(struct rebuild *r, uint32_t func, uint64_t ret, int tail,
+			   uint64_t site)
+{
+	push(r, func, ret, tail, site);
+	struct frame *top = &r->stack[r->depth - 1];
+	top->uncounted = 1;
+	r->calls[top->edge].calls--;
+	r->ctxs[top->ctx].calls--;
+	r->funcs[func].calls--;
+}
+
+/*
+ * Whether one of two functions' symbols holds the other's start: nested
+ * entry points into one code sequence (libgcc's RISC-V __riscv_save_N and
+ * __riscv_restore_N millicode).
+ */
+static int nested_funcs(const struct rebuild *r, uint32_t a, uint32_t b)
+{
+	const struct func *x = &r->funcs[a], *y = &r->funcs[b];
+	if (x->anonymous || y->anonymous || x->module != y->module || x->module == NONE)
+		return 0;
+	return (x->start < y->start && y->start < x->end) ||
+	       (y->start < x->start && x->start < y->end);
+}
+
+/*
+ * Control moved without a call from the top frame's code into the code of
+ * a function nested with it (not by a jump to its entry): one code
+ * sequence, so no call.  Back out into the code of a frame entered so, the
+ * frames above it end; else a frame that counts no call, ending with the
+ * one below, takes the instructions (doc/trace.md, "nested functions").
+ */
+static void move_nested(struct rebuild *r, uint32_t func, uint64_t site)
+{
+	for (size_t i = r->depth - 1; i > 0 && r->stack[i].nested; i--) {
+		if (r->stack[i - 1].func == func) {
+			while (r->depth > i)
+				pop(r);
+			return;
+		}
+	}
+	push_uncounted(r, func, r->stack[r->depth - 1].ret, 1, site);
+	r->stack[r->depth - 1].nested = 1;
 }
 
 /* Index of the innermost frame of func, or -1. */
@@ -928,6 +984,10 @@ static void transfer(struct rebuild *r, const struct insn *src, uint64_t target,
 	 */
 	int entry = target == r->funcs[func].start || r->funcs[func].anonymous;
 	int jump = src->cls != ZI_OTHER && src->cls != ZI_SYSCALL;
+	if (src->cls != ZI_RET && !(jump && entry) && nested_funcs(r, top->func, func)) {
+		move_nested(r, func, src->addr);
+		return;
+	}
 	long stub = jump && src->cls != ZI_RET && target == r->funcs[func].start ? lazy_binding(r)
 										 : -1;
 	if (stub >= 0) { /* the resolver jumps to the function it bound: the stub's tail call */
@@ -1058,13 +1118,7 @@ static int extra_run(struct rebuild *r, uint32_t id, uint32_t n)
  */
 static void push_inherited(struct rebuild *r, const struct rebuild_frame *f)
 {
-	uint32_t func = func_of(r, f->func);
-	push(r, func, f->ret, f->tail, f->site);
-	struct frame *top = &r->stack[r->depth - 1];
-	top->inherited = 1;
-	r->calls[top->edge].calls--;
-	r->ctxs[top->ctx].calls--;
-	r->funcs[func].calls--;
+	push_uncounted(r, func_of(r, f->func), f->ret, f->tail, f->site);
 }
 
 /*
