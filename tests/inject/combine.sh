@@ -9,8 +9,10 @@
 # self near 0.  Counted in page faults, where the figures are exact by
 # construction (skipped where perf_event_open is refused); once more in time
 # (the thread's CPU time where perf_event allows it, else the TSC) with wide
-# bounds, tried up to 5 times: the shares come from different runs, which a
-# loaded machine makes differ.  Calls, and the call graph's calls per edge,
+# bounds, tried up to 5 times: the shares come from different runs, and one
+# run's CPU time for the same work differed by 2x from another's on a VM (a
+# main 19% of the total, heavy 65% and light 16%, s15); the accuracy of time
+# is the benchmarks' to measure, here only that it is combined at all.  Calls, and the call graph's calls per edge,
 # exact.  A campaign made of runs of other functions with no call graph keeps
 # its warning.
 #
@@ -44,8 +46,8 @@ if sys.argv[1] == "1":
 	ok = (90 <= self["heavy"] <= 95 and 30 <= self["light"] <= 33 and self["outer"] <= 2 and
 	      self["main"] <= 12 and abs(total - main) <= 3)
 else:
-	ok = (share["main"] < 15 and share["outer"] < 15 and 50 < share["heavy"] < 90 and
-	      10 < share["light"] < 45 and 0.6 < total / main < 1.6)
+	ok = (share["main"] < 30 and share["outer"] < 30 and self["heavy"] > self["light"] and
+	      share["light"] > 5 and 0.5 < total / main < 2)
 sys.exit(0 if ok else 1)' "$2"
 }
 
@@ -90,7 +92,7 @@ sys.exit(0 if abs(folded - d["totals"]["self"][ev]) <= 4 else "folded %d, total 
 	"$zond" diff --raw -i "$name.db" -C "$name" -C "$name" >"$name.diff" || fail "$name: zond diff -C"
 	grep -q "^A: campaign $name, [0-9]* runs ([0-9.]*) combined, each of other functions" \
 		"$name.diff" || fail "$name: diff -C: $(head -1 "$name.diff")"
-	awk '$NF == "heavy" && $1 == 30 { ok = 1 } $NF == "main" && $3 * 4 < $6 { ok++ }
+	awk -v k=$((exact ? 4 : 2)) '$NF == "heavy" && $1 == 30 { ok = 1 } $NF == "main" && $3 * k < $6 { ok++ }
 		END { exit ok != 2 }' "$name.diff" || fail "$name: diff -C: $(cat "$name.diff")"
 }
 
