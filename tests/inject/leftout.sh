@@ -9,7 +9,8 @@
 #   exits as plain with every function measured (before: SIGABRT);
 # - F2: -f naming a function zond's own probe takes (libc's clone, an unwinder)
 #   gets one line naming its library and the reason, with another -f too
-#   (before: no word, or "-f matched none" naming the program);
+#   (before: no word, or "-f matched none" naming the program); --coverage
+#   with --event says so of close (before: listed as injectable, s15);
 # - F3: a program none of whose functions can be injected (Go code only) is
 #   told the most common reason (before: "no function symbols: stripped?");
 # - F4: a -pg program gets one line: its gmon.out loses the measured
@@ -72,6 +73,13 @@ grep -q "$clone_line" clone.err || fail "-f libc.so.6:clone -f bump: no line for
 	fail "-f libc.so.6:clone alone: $(cat clone1.err)"
 "$zond" inject --coverage "$libc" | grep -q "^refused __clone (0x[0-9a-f]*): reserved: zond's own probe (za_clone)" ||
 	fail "--coverage $libc: clone not refused"
+# ... close too with --event, given before or after --coverage (before: listed with the others)
+close_line="^refused __close (0x[0-9a-f]*): reserved with --event: zond's own probe sits there"
+"$zond" inject --event task-clock --coverage "$libc" | grep -q "$close_line" ||
+	fail "--event --coverage $libc: close not refused"
+"$zond" inject --coverage "$libc" --event task-clock | grep -q "$close_line" ||
+	fail "--coverage $libc --event: close not refused"
+"$zond" inject --coverage "$libc" | grep -q "^refused __close " && fail "--coverage $libc: close refused"
 same unwind "$throwstatic" -f _Unwind_RaiseException -f 'thrower*'
 grep -q "^zond inject: -f _Unwind_RaiseException: _Unwind_RaiseException (0x[0-9a-f]*) cannot be injected: reserved: zond's own probe (za_unwind) sits there" unwind.err ||
 	fail "-f _Unwind_RaiseException: no line: $(cat unwind.err)"

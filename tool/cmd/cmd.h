@@ -17,6 +17,8 @@
 #include "output.h"
 #include "util/error.h"
 
+struct symbols;
+
 typedef int (*cmd_fn)(int argc, char **argv);
 
 int cmd_record(int argc, char **argv);
@@ -223,6 +225,18 @@ struct name_filter {
 
 /* 1 if name matches an include pattern (or there are none) and no exclude one. */
 int name_filter_wants(const struct name_filter *f, const char *name);
+
+/*
+ * Calls fn once for every function of the ELF file at path (address order;
+ * [start, end) link-time), with whether f wants it: a function is one
+ * piece of code whatever it is called (libc's close and __close, a C++
+ * constructor's complete- and base-object names, alias attributes), so it
+ * is wanted when one of its names matches an include pattern (or there are
+ * none) and none matches an exclude one.  0, or -1 with err set.
+ */
+int name_filter_each_function(const struct name_filter *f, struct symbols *s, const char *path,
+			      void (*fn)(void *arg, uint64_t start, uint64_t end, int wanted),
+			      void *arg, struct zerr *err);
 
 /*
  * Writes the runtime's filter file (doc/raw-format.md) at path: the address

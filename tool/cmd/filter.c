@@ -5,7 +5,10 @@
  * The runtime knows no names, so the names are matched here, before the
  * run, against the symbol tables of the program and of every library the
  * dynamic loader would load for it at start-up; each function not to record
- * becomes one excluded address range of its module.
+ * becomes one excluded address range of its module.  A function is one
+ * piece of code whatever it is called: all the names at its address are
+ * matched, and one included (none excluded) keeps it (s15: -F work recorded
+ * nothing when work had an alias, whose range the file excluded).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,13 +36,65 @@ int name_filter_wants(const struct name_filter *f, const char *name)
 	return wanted;
 }
 
-static void write_range(void *arg, const struct symbol *sym)
+/* The names at one address so far, as name_filter_each_function gathers them. */
+struct name_group {
+	const struct name_filter *f;
+	void (*fn)(void *arg, uint64_t start, uint64_t end, int wanted);
+	void *arg;
+	int open, included, excluded;
+	uint64_t start, end;
+};
+
+static int matches_any(const char *const *globs, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (symbols_name_matches(globs[i], name))
+			return 1;
+	return 0;
+}
+
+static void group_flush(struct name_group *g)
+{
+	if (g->open)
+		g->fn(g->arg, g->start, g->end, g->included && !g->excluded);
+	g->open = 0;
+}
+
+static void group_name(void *arg, const struct symbol *sym)
+{
+	struct name_group *g = arg;
+	if (g->open && sym->start != g->start)
+		group_flush(g);
+	if (!g->open) {
+		g->open = 1;
+		g->start = sym->start;
+		g->end = sym->start + sym->size;
+		g->included = g->f->ninclude == 0;
+		g->excluded = 0;
+	}
+	if (sym->start + sym->size > g->end)
+		g->end = sym->start + sym->size;
+	g->included |= matches_any(g->f->include, g->f->ninclude, sym->name);
+	g->excluded |= matches_any(g->f->exclude, g->f->nexclude, sym->name);
+}
+
+int name_filter_each_function(const struct name_filter *f, struct symbols *s, const char *path,
+			      void (*fn)(void *arg, uint64_t start, uint64_t end, int wanted),
+			      void *arg, struct zerr *err)
+{
+	struct name_group g = {.f = f, .fn = fn, .arg = arg};
+	int rc = symbols_each_function(s, path, group_name, &g, err);
+	group_flush(&g);
+	return rc;
+}
+
+static void write_range(void *arg, uint64_t start, uint64_t end, int wanted)
 {
 	struct range_writer *w = arg;
-	if (name_filter_wants(w->f, sym->name))
+	if (wanted)
 		return;
-	fprintf(w->out, "%llx %llx %s\n", (unsigned long long)sym->start,
-		(unsigned long long)(sym->start + sym->size), w->module);
+	fprintf(w->out, "%llx %llx %s\n", (unsigned long long)start, (unsigned long long)end,
+		w->module);
 	w->excluded++;
 }
 
@@ -61,7 +116,7 @@ static void library_ranges(void *arg, const char *path)
 	struct zerr ignored; /* a library we cannot read keeps all its functions */
 	l->w->module = path;
 	write_module(l->w->out, path);
-	symbols_each_function(l->syms, path, write_range, l->w, &ignored);
+	name_filter_each_function(l->w->f, l->syms, path, write_range, l->w, &ignored);
 }
 
 int name_filter_write(const struct name_filter *f, const char *prog, const char *path,
@@ -75,7 +130,7 @@ int name_filter_write(const struct name_filter *f, const char *prog, const char 
 	struct library_ranges libs = {&w, syms};
 	fprintf(out, "# zond record --filter/--exclude for %s\n", prog);
 	write_module(out, prog);
-	int rc = symbols_each_function(syms, prog, write_range, &w, err);
+	int rc = name_filter_each_function(f, syms, prog, write_range, &w, err);
 	if (rc == 0)
 		rc = launch_each_library(prog, library_ranges, &libs, err);
 	symbols_free(syms);

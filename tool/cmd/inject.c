@@ -153,16 +153,14 @@ static const char *function_before(const struct inject_plan *p, uint64_t addr)
 /*
  * Why f, whose site stands, is not measured: zond's own probe sits at its
  * entry (inject_own_probe; choice_add leaves it out), or NULL (QA s14 V3
- * F2: said nowhere, -f clone matched "none that can be injected").
+ * F2: said nowhere, -f clone matched "none that can be injected").  event:
+ * --event given, when close and close_range have zond's own probes too.
  */
-/* --event given: close and close_range then have zond's own probes too */
-static int event_given;
-
-static const char *reserved(const struct inject_func *f)
+static const char *reserved(const struct inject_func *f, int event)
 {
 	if (!f->ok && !f->reads_ret)
 		return NULL;
-	switch (inject_own_probe(f->name, event_given)) {
+	switch (inject_own_probe(f->name, event)) {
 	case -1:
 		return NULL;
 	case INJECT_UNWIND:
@@ -188,20 +186,23 @@ static const char *reserved(const struct inject_func *f)
 }
 
 /* What --coverage and the -f lines say of a function not measured. */
-static const char *refusal(const struct inject_func *f)
+static const char *refusal(const struct inject_func *f, int event)
 {
-	const char *why = reserved(f);
+	const char *why = reserved(f, event);
 	return why ? why : f->why;
 }
 
 /* Whether the function is one to measure: its site stands and zond's own probes leave it. */
-static int measurable(const struct inject_func *f)
+static int measurable(const struct inject_func *f, int event)
 {
-	return f->ok && !reserved(f);
+	return f->ok && !reserved(f, event);
 }
 
-/* --coverage: the plan of every function of prog, trampolines in scratch (when given), printed. */
-static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len)
+/*
+ * --coverage: the plan of every function of prog, trampolines in scratch
+ * (when given), printed; event: --event given with it.
+ */
+static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len, int event)
 {
 	struct zerr err;
 	const char *name = inject_elf_arch(prog, &err);
@@ -223,7 +224,7 @@ static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len)
 	size_t parts = 0, own = 0;
 	for (size_t i = 0; i < p.nfuncs; i++) {
 		parts += p.funcs[i].part;
-		own += p.funcs[i].ok && reserved(&p.funcs[i]);
+		own += p.funcs[i].ok && reserved(&p.funcs[i], event);
 	}
 	printf("%zu of %zu functions can be injected%s\n", inject_plan_count_ok(&p) - own,
 	       p.nfuncs - parts,
@@ -237,9 +238,9 @@ static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len)
 		if (f->part)
 			printf("part %s (0x%llx): %s\n", f->name, (unsigned long long)f->addr,
 			       f->why);
-		else if (!measurable(f))
+		else if (!measurable(f, event))
 			printf("refused %s (0x%llx): %s\n", f->name, (unsigned long long)f->addr,
-			       refusal(f));
+			       refusal(f, event));
 		else if (f->site.by_break)
 			printf("fallback %s (0x%llx): %s: entered through a breakpoint, one "
 			       "debugger stop per call (over GDB only)\n",
@@ -1041,7 +1042,7 @@ static void caller_left_out(const char *pattern, const char *spec, const char *n
  * --coverage gives for each (QA s14 V3 F3: a Go program was told "no
  * function symbols: stripped?").
  */
-static void none_injectable(const struct inject_plan *plan, const char *prog)
+static void none_injectable(const struct inject_plan *plan, const char *prog, int event)
 {
 	size_t total = 0, best = 0, best_n = 0;
 	for (size_t i = 0; i < plan->nfuncs; i++) {
@@ -1050,9 +1051,9 @@ static void none_injectable(const struct inject_plan *plan, const char *prog)
 			continue;
 		total++;
 		size_t n = 0;
-		for (size_t j = i; j < plan->nfuncs && !measurable(f); j++)
-			n += !plan->funcs[j].part && !measurable(&plan->funcs[j]) &&
-			     strcmp(refusal(&plan->funcs[j]), refusal(f)) == 0;
+		for (size_t j = i; j < plan->nfuncs && !measurable(f, event); j++)
+			n += !plan->funcs[j].part && !measurable(&plan->funcs[j], event) &&
+			     strcmp(refusal(&plan->funcs[j], event), refusal(f, event)) == 0;
 		if (n > best_n)
 			best = i, best_n = n;
 	}
@@ -1064,20 +1065,64 @@ static void none_injectable(const struct inject_plan *plan, const char *prog)
 	cmd_error("inject",
 		  "%s: no function to measure (0 of %zu functions can be injected; %s%zu: %s; "
 		  "--coverage %s gives each one's reason)",
-		  prog, total, best_n == total ? "all " : "", best_n, refusal(&plan->funcs[best]),
+		  prog, total, best_n == total ? "all " : "", best_n,
+		  refusal(&plan->funcs[best], event),
 		  prog);
 }
 
-static int choose(const struct functions_job *job, const struct inject_plan *plan, const char *prog,
-		  size_t **which, size_t *n, int none_ok, size_t *callers)
+struct plan_wants {
+	const struct inject_plan *plan;
+	unsigned char *wanted; /* by the plan's index */
+};
+
+static void plan_wanted(void *arg, uint64_t start, uint64_t end, int wanted)
 {
+	(void)end;
+	struct plan_wants *w = arg;
+	size_t lo = 0, hi = w->plan->nfuncs;
+	while (lo < hi) { /* the plan's functions are in address order */
+		size_t mid = lo + (hi - lo) / 2;
+		if (w->plan->funcs[mid].addr < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < w->plan->nfuncs && w->plan->funcs[lo].addr == start)
+		w->wanted[lo] = (unsigned char)wanted;
+}
+
+/*
+ * Which of the plan's functions f wants, by any of their names (-f close
+ * matched nothing in a static program, whose plan calls it __close: s15);
+ * a calloc'ed flag per function, NULL with the error printed.
+ */
+static unsigned char *plan_filter(const struct name_filter *f, struct symbols *s,
+				  const struct inject_plan *plan)
+{
+	struct zerr err;
+	struct plan_wants w = {plan, zp_xcalloc(plan->nfuncs + 1, 1)};
+	if (name_filter_each_function(f, s, plan->path, plan_wanted, &w, &err) < 0) {
+		free(w.wanted);
+		cmd_error("inject", "%s", err.msg);
+		return NULL;
+	}
+	return w.wanted;
+}
+
+static int choose(const struct functions_job *job, struct symbols *s,
+		  const struct inject_plan *plan, const char *prog, size_t **which, size_t *n,
+		  int none_ok, size_t *callers)
+{
+	unsigned char *wanted = plan_filter(&job->filter, s, plan);
+	if (!wanted)
+		return -1;
 	*which = zp_xcalloc(plan->nfuncs + 1, sizeof **which);
 	*n = 0;
 	for (size_t i = 0; i < plan->nfuncs; i++) {
 		const struct inject_func *f = &plan->funcs[i];
-		if (!name_filter_wants(&job->filter, f->name))
+		if (!wanted[i])
 			continue;
-		if (measurable(f)) {
+		if (measurable(f, job->has_event)) {
 			(*which)[(*n)++] = i;
 		} else if (f->caller) {
 			const char *pattern = NULL;
@@ -1088,22 +1133,26 @@ static int choose(const struct functions_job *job, const struct inject_plan *pla
 			caller_left_out(pattern, pattern, f->name, callers);
 		}
 	}
+	free(wanted);
 	/* each -f zond cannot honour said, also when another one matched (QA s13 U F4) */
 	for (int k = 0; k < job->filter.ninclude; k++) {
 		const char *glob = job->filter.include[k];
 		struct name_filter one = {.include = {glob}, .ninclude = 1};
 		size_t matched = 0, refused = 0;
-		for (size_t i = 0; i < plan->nfuncs; i++) {
+		unsigned char *one_wants = plan_filter(&one, s, plan);
+		for (size_t i = 0; one_wants && i < plan->nfuncs; i++) {
 			const struct inject_func *f = &plan->funcs[i];
-			if (f->part || !name_filter_wants(&one, f->name))
+			if (f->part || !one_wants[i])
 				continue;
 			matched++;
-			if (measurable(f) || f->caller) /* the callers' reader: caller_left_out */
+			if (measurable(f, job->has_event) || f->caller) /* caller_left_out's */
 				continue;
 			if (++refused <= 3)
 				fprintf(stderr, "zond inject: -f %s: %s (0x%llx) cannot be injected: %s\n",
-					glob, f->name, (unsigned long long)f->addr, refusal(f));
+					glob, f->name, (unsigned long long)f->addr,
+					refusal(f, job->has_event));
 		}
+		free(one_wants);
 		if (!matched)
 			fprintf(stderr, "zond inject: -f %s matched no function of %s\n", glob, prog);
 		else if (refused > 3)
@@ -1119,7 +1168,7 @@ static int choose(const struct functions_job *job, const struct inject_plan *pla
 		cmd_error("inject", "%s: no function to measure (-f matched none that can be injected)",
 			  prog);
 	else
-		none_injectable(plan, prog);
+		none_injectable(plan, prog, job->has_event);
 	return -1;
 }
 
@@ -1197,6 +1246,7 @@ static void choice_add(struct choice *c, const struct inject_plan *plan, const s
 struct library_match {
 	const char *glob;
 	const struct inject_plan *plan;
+	int event; /* --event given (reserved) */
 	size_t *which, n;
 	char **names; /* the name matched, without "@VERSION" */
 	size_t *left, nleft; /* matched, but they look at their caller's address */
@@ -1227,7 +1277,7 @@ static void library_symbol(void *arg, const struct symbol *sym)
 			add_once(&m->left, &m->nleft, i);
 			return;
 		}
-		if (f->addr == sym->start && !f->part && !measurable(f)) {
+		if (f->addr == sym->start && !f->part && !measurable(f, m->event)) {
 			add_once(&m->refused, &m->nrefused, i);
 			return;
 		}
@@ -1266,7 +1316,7 @@ static int choose_library(const char *spec, struct symbols *s, const struct inje
 	if (inject_plan_file(s, ls.path, plan->arch, lp, &err) < 0)
 		return cmd_error("inject", "%s", err.msg);
 	c->nlibs++;
-	struct library_match m = {spec + len + 1, lp, NULL, 0, NULL, NULL, 0, NULL, 0};
+	struct library_match m = {spec + len + 1, lp, c->event, NULL, 0, NULL, NULL, 0, NULL, 0};
 	if (symbols_each_function(s, lp->path, library_symbol, &m, &err) < 0)
 		return cmd_error("inject", "%s", err.msg);
 	for (size_t k = 0; k < m.nleft; k++)
@@ -1275,7 +1325,7 @@ static int choose_library(const char *spec, struct symbols *s, const struct inje
 	for (size_t k = 0; k < m.nrefused && k < 3; k++) {
 		const struct inject_func *f = &lp->funcs[m.refused[k]];
 		fprintf(stderr, "zond inject: -f %s: %s (0x%llx) of %s cannot be injected: %s\n",
-			spec, f->name, (unsigned long long)f->addr, lp->path, refusal(f));
+			spec, f->name, (unsigned long long)f->addr, lp->path, refusal(f, c->event));
 	}
 	if (m.nrefused > 3)
 		fprintf(stderr,
@@ -1349,10 +1399,10 @@ static int choose_all(const struct functions_job *job, struct symbols *s,
 		      const struct inject_plan *plan, const char *prog, struct choice *c)
 {
 	memset(c, 0, sizeof *c);
-	c->event = event_given = job->has_event;
+	c->event = job->has_event;
 	size_t *which, n;
 	int only_libs = job->nlibs && !job->filter.ninclude;
-	if (choose(job, plan, prog, &which, &n, job->nlibs, &c->callers) < 0)
+	if (choose(job, s, plan, prog, &which, &n, job->nlibs, &c->callers) < 0)
 		return -1;
 	if (!only_libs)
 		choice_add(c, plan, which, n, NULL, NULL);
@@ -1948,7 +1998,7 @@ int cmd_inject(int argc, char **argv)
 	if (cov) {
 		if (optind != argc)
 			return cmd_usage_error("inject", "--coverage takes one PROG and no more");
-		return coverage(cov, job.scratch, job.scratch_len);
+		return coverage(cov, job.scratch, job.scratch_len, job.event_name != NULL);
 	}
 	if ((job.from || job.threshold != 1) && !job.descend)
 		return cmd_usage_error("inject", "--from and --threshold go with --descend");
