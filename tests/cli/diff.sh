@@ -75,6 +75,17 @@ d = json.load(open("camp.json"))
 l = [x for x in d["functions"] if x["name"] == "light"][0]["calls"]
 print(d["a"]["campaign"], d["a"]["runs"], l["a"], l["noise"])')" \
 	"base [1, 2, 3] {'mean': 20, 'min': 10, 'max': 30} 20"
+# A campaign of repeated runs one of which never called light(): repetitions, averaged (QA
+# s15 W2 F1: summed as parts of one measurement, inject --per-run's rule, main called twice)
+for calls in 0 20; do
+	"$ZOND" record -q --no-time -c some -o camp.db -- "$SCALED" 1 "$calls" >/dev/null || exit 1
+done
+"$ZOND" diff -i camp.db -C base -C some --fail-above 10 >some.txt 2>err.txt
+check_eq "a run without light: exit 0 (nothing grew)" $? 0
+check_eq "... its header" "$(sed -n 2p some.txt | cut -d, -f1-2)" "B: campaign some, mean of 2 runs (6..7)"
+check_eq "... main once a run, light 10 on average" \
+	"$(awk '$NF == "main" || $NF == "light" { print $NF, $1, $2 }' some.txt | sort | tr '\n' '|')" \
+	"light 10 -10|main 1 0|"
 
 # Time: heavy() with 100 times the work is caught by the gate (exact time: the
 # measured clock, not samples).

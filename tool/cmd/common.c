@@ -221,6 +221,19 @@ static int differ(char **a, size_t na, char **b, size_t nb)
 	return 0;
 }
 
+/*
+ * 1 when p's collector measures the functions it was told to (zond inject:
+ * -f, --per-run, --descend), so that runs of one campaign may have measured
+ * different ones; record, libcalls and trace measure every function they
+ * see, and a function one run did not call is no sign of that (QA s15 W2
+ * F1: a campaign of repeated record runs, one of which never called light,
+ * was summed as parts, main called twice, and diff's gate failed).
+ */
+static int chooses_functions(const struct zp_profile *p)
+{
+	return p->run.collector && strcmp(p->run.collector, "inject") == 0;
+}
+
 /* 1 when p made calls but kept no calling contexts (a schema 1 store's run). */
 static int lacks_contexts(const struct zp_profile *p)
 {
@@ -334,7 +347,7 @@ static struct zp_profile *load_combined(struct store *s, const int64_t *ids, siz
 	size_t *nnames = zp_xcalloc(n + 1, sizeof *nnames);
 	int otherwise = 0;
 	unsigned char *lacks = zp_xcalloc(n + 1, 1);
-	size_t nlack = 0;
+	size_t nlack = 0, last_chooser = SIZE_MAX;
 	for (size_t i = n; i-- > 0;) {
 		struct zp_profile *p = store_load_run(s, ids[i], err);
 		if (p && time)
@@ -346,10 +359,13 @@ static struct zp_profile *load_combined(struct store *s, const int64_t *ids, siz
 		}
 		if ((lacks[i] = (unsigned char)lacks_contexts(p)) != 0)
 			nlack++;
-		if (n > 1) {
+		if (n > 1 && chooses_functions(p)) {
 			names[i] = measured_functions(p, &nnames[i]);
-			otherwise |= i + 1 < n && differ(names[i], nnames[i], names[n - 1],
-							 nnames[n - 1]);
+			if (last_chooser == SIZE_MAX)
+				last_chooser = i;
+			else
+				otherwise |= differ(names[i], nnames[i], names[last_chooser],
+						    nnames[last_chooser]);
 		}
 		if (all)
 			profile_merge(all, p);
