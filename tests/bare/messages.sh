@@ -1,7 +1,7 @@
 #!/bin/sh
 # messages.sh - what zond record says of a bare-metal run is about bare metal: a pool that
 # overflowed is sized when the runtime is built (-DZOND_BARE_DEPTH=N, not Linux's --depth,
-# which a bare-metal target refuses); calls made by interrupt handlers inside zond's probes
+# which a bare-metal target refuses, as --timeline); calls made by interrupt handlers inside zond's probes
 # are interrupt handlers' (not signal handlers'); QEMU run by a script without --elf is told
 # to give --elf.
 #
@@ -35,6 +35,14 @@ grep -q "^warning: *unstacked_calls = [0-9]* (calls interrupt handlers made" rep
 	fail "probes: the header does not speak of interrupt handlers: $(head -20 report.txt)"
 check_eq "probes: handler calls" "$(awk '$NF == "on_timer" { print $1 }' report.txt)" 6
 check_eq "probes: every handler call and its callee's inside a probe" "$(sed -n 's/^warning: *unstacked_calls = \([0-9]*\) .*/\1/p' report.txt)" 12
+
+# options the bare runtime has nothing for are refused, --timeline too (QA s15 W3 F2: a run
+# stored without a word, its export then saying "record it with --timeline")
+for opt in --timeline "--timeline-size 100" "--timeline-keep newest" "--time sampled"; do
+	check_error "a bare-metal target: $opt" "a bare-metal target takes none of" \
+		"$zond" record -q -o opt.db $opt -- $run -kernel deep.elf
+done
+[ -e opt.db ] && fail "a refused option left a store"
 
 # QEMU behind a script, no --elf: nothing recorded, and zond says to give --elf
 printf '#!/bin/sh\nexec %s -kernel "$1"\n' "$(echo $run)" >wrap.sh

@@ -344,13 +344,16 @@ static int record_bare(struct record *r)
 	int pools = 0;
 	for (size_t i = 0; i < sizeof o->pool / sizeof o->pool[0]; i++)
 		pools |= o->pool[i] != NULL;
+	/* the timeline too: the bare runtime keeps none (QA s15 W3 F2: stored without a word) */
 	if (r->trigger || r->manual || r->names.ninclude || r->names.nexclude || o->no_time ||
-	    o->fast_clock || pools || o->sample_period || (o->time && strcmp(o->time, "exact")))
+	    o->fast_clock || pools || o->sample_period || (o->time && strcmp(o->time, "exact")) ||
+	    o->timeline || o->timeline_keep)
 		return cmd_usage_error("record", "a bare-metal target takes none of --trigger, "
 						 "--manual, -F, -N, --no-time, --fast-clock, "
-						 "--time sampled, --sample-period and the pool "
-						 "sizes (fixed when its runtime is built; it "
-						 "times every call by mcycle)");
+						 "--time sampled, --sample-period, --timeline and "
+						 "the pool sizes (fixed when its runtime is built; "
+						 "it times every call by mcycle and keeps no "
+						 "timeline)");
 	if (r->gdb) {
 		if (r->l.argv && r->l.argv[0])
 			return cmd_usage_error("record", "--gdb takes no program: the target runs "
