@@ -172,6 +172,9 @@ check_eq "runs lists three" "$(run_ids)" "1 2 3 "
 check_eq "runs -d 2" "$("$ZOND" runs -i camp.db -d 2)" "deleted run 2"
 check_eq "runs after -d 2" "$(run_ids)" "1 3 "
 check_error "runs -d of a deleted run" "camp.db: no run 2 (2 runs with ids from 1 to 3)" "$ZOND" runs -i camp.db -d 2
+# an empty reference (an unset "$RUN") deletes nothing (QA s15 W2 F2: the newest run went)
+check_error "runs -d ''" "camp.db: bad run reference ''" "$ZOND" runs -i camp.db -d ''
+check_eq "runs after -d ''" "$(run_ids)" "1 3 "
 check_error "report of a deleted run" "no run 2" "$ZOND" report -i camp.db -r 2
 check_eq "campaign after -d 2" "$("$ZOND" report -i camp.db -C three --raw | awk '$NF == "light" { print $1 }')" 8
 check_eq "runs -d last" "$("$ZOND" runs -i camp.db -d last)" "deleted run 3"

@@ -130,7 +130,6 @@ static void test_find_run(const char *dir)
 	char *path = sample_path(dir, "refs.db");
 	struct store *s = store_with_runs(path, 5, NULL);
 	check_ref(s, NULL, 5);
-	check_ref(s, "", 5);
 	check_ref(s, "last", 5);
 	check_ref(s, "-1", 5);
 	check_ref(s, "-5", 1);
@@ -141,7 +140,8 @@ static void test_find_run(const char *dir)
 	check_ref_error(s, path, "-9223372036854775808",
 			": no run -9223372036854775808 (the store holds 5 runs)");
 	const char *bad = ": bad run reference '%s' (use last, an id N or -N for the Nth newest)";
-	const char *refs[] = {"x", "-0", "3x", "--1", "-", "99999999999999999999"};
+	/* "": an unset variable's; `runs -d ''` deleted the newest run (QA s15 W2 F2) */
+	const char *refs[] = {"", "x", "-0", "3x", "--1", "-", "99999999999999999999"};
 	for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
 		char suffix[200];
 		snprintf(suffix, sizeof suffix, bad, refs[i]);

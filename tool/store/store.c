@@ -1892,7 +1892,8 @@ static int no_such_run(struct store *s, const char *ref, int64_t count, struct z
 int store_find_run(struct store *s, const char *ref, int64_t *id, struct zerr *err)
 {
 	int64_t count, n;
-	if (!ref || !*ref || strcmp(ref, "last") == 0)
+	/* "" is no reference: an unset variable's, and `runs -d ''` deleted the newest run (QA s15 W2 F2) */
+	if (!ref || strcmp(ref, "last") == 0)
 		ref = "-1";
 	if (parse_ref(ref, &n) < 0)
 		return zerr_set(err,

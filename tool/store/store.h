@@ -124,8 +124,8 @@ int store_creatable(const char *path, const char *file, struct zerr *err);
 int store_writable(const char *path, const char *file, struct zerr *err);
 
 /*
- * Resolves a user's run reference: NULL or "" or "last" = the newest run,
- * "N" = run id N, "-N" = the Nth newest (-1 = last).  0 and the id, or -1
+ * Resolves a user's run reference: NULL or "last" = the newest run,
+ * "N" = run id N, "-N" = the Nth newest (-1 = last); "" is a bad one.  0 and the id, or -1
  * with "FILE: no runs yet", "FILE: no run 7 (runs are 1..5)" or "FILE: bad
  * run reference 'x' (...)".
  */
