@@ -73,6 +73,15 @@ check_eq "stacks: calls per context" "$(traces ctx2.pb.gz calls)" \
 check_eq "locations: function, file and line" \
 	"$(go tool pprof -raw ctx2.pb.gz 2>/dev/null | grep -c '^ *4: 0x1400 M=1 X paths.c:50 s=50$')" 1
 
+# A run whose command and other fields the store does not know (NULL): read as any other
+# (QA s15 W2 F4: the pprof export crashed); every format writes it
+for f in callgrind dot folded json pprof speedscope; do
+	"$write_fixture" "unknown-$f" 2 "unknown.$f" || fail "unknown fields: $f: status $?"
+done
+"$write_fixture" pprof 2 known.pb.gz || exit 1
+check_eq "unknown fields: time per function as when known" "$(top unknown.pprof time)" \
+	"$(top known.pb.gz time)"
+
 # A counts-only run: the one sample type is calls.
 "$write_fixture" contexts-pprof 0 ctx0.pb.gz || exit 1
 check_eq "counts only: calls per function" "$(top ctx0.pb.gz calls)" "$want_calls"

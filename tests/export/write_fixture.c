@@ -5,7 +5,9 @@
  * run to the profile store OUTFILE, for tests of the zond command.
  *
  * "contexts-FORMAT" writes the contexts fixture in FORMAT, "timeline-FORMAT"
- * the timeline fixture (fixture_timeline_profile).
+ * the timeline fixture (fixture_timeline_profile), "unknown-FORMAT" the
+ * fixture with what a store may not know of its run (doc/store-schema.md:
+ * collector, command, host, arch, clock NULL) unknown.
  *
  * "huge-store" adds a run whose counts fill 64 bits (HUGE_* below): for the
  * column widths of the reports.
@@ -42,6 +44,16 @@ static struct zp_profile *huge_profile(void)
 	e->calls = HUGE_CALLS;
 	e->incl[0] = HUGE_NS;
 	return p;
+}
+
+/* What a store may not know of a run: NULL (doc/store-schema.md). */
+static void forget_run(struct zp_run *r)
+{
+	char **fields[] = {&r->collector, &r->command, &r->host, &r->arch, &r->clock};
+	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+		free(*fields[i]);
+		*fields[i] = NULL;
+	}
 }
 
 static int write_store(unsigned nevents, const char *path, int huge)
@@ -81,8 +93,11 @@ int main(int argc, char **argv)
 	const char *format = argv[1];
 	int contexts = strncmp(format, "contexts-", 9) == 0;
 	int timeline = strncmp(format, "timeline-", 9) == 0;
+	int unknown = strncmp(format, "unknown-", 8) == 0;
 	if (contexts || timeline)
 		format += 9;
+	if (unknown)
+		format += 8;
 	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
 		if (strcmp(formats[i].name, format) != 0)
 			continue;
@@ -90,6 +105,8 @@ int main(int argc, char **argv)
 		struct zp_profile *p = timeline   ? fixture_timeline_profile()
 				       : contexts ? fixture_context_profile(nevents)
 						  : fixture_profile(nevents);
+		if (unknown)
+			forget_run(&p->run);
 		struct export_options o = {.thread = ZP_NONE};
 		struct zerr err;
 		FILE *out = fopen(argv[3], "w");

@@ -419,10 +419,12 @@ int export_pprof(const struct zp_profile *p, const struct export_options *o, FIL
 
 	char line[64];
 	snprintf(line, sizeof line, "zond run %" PRId64, p->run.id);
-	w.msg.n_comment = 2;
+	/* the command, when the store knows it (NULL if unknown: QA s15 W2 F4, a crash) */
+	w.msg.n_comment = p->run.command ? 2 : 1;
 	w.msg.comment = zp_xcalloc(2, sizeof *w.msg.comment);
 	w.msg.comment[0] = intern(&w.str, line);
-	w.msg.comment[1] = intern(&w.str, p->run.command);
+	if (p->run.command)
+		w.msg.comment[1] = intern(&w.str, p->run.command);
 	w.msg.time_nanos = p->run.start_ns;
 	w.msg.duration_nanos = p->run.duration_ns;
 	w.msg.n_string_table = w.str.n;
