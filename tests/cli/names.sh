@@ -35,6 +35,20 @@ function outer calls=4
 function x y 12 calls=4
 END
 check_same "dump of odd names" dump.txt want.txt
+# ... and every text command writes them on one line, as '?' (QA s15 W2 F3: diff's rows,
+# annotate's title and callee list, the campaign in runs, the header and diff's sides split)
+tab=$(printf '\t')
+"$ZOND" record -q -c "camp${nl}two${tab}x" -o odd.db -- ./odd >/dev/null 2>&1 || fail "record -c"
+for cmd in "report" "report --per-thread" "graph" "graph --tree" "diff 1 2" "annotate outer" \
+	"runs" "report -C camp?two?x"; do
+	# shellcheck disable=SC2086
+	case $cmd in
+	*-C*) "$ZOND" report -i odd.db -C "camp${nl}two${tab}x" >text.txt 2>&1 ;;
+	*) "$ZOND" $cmd -i odd.db >text.txt 2>&1 ;;
+	esac || fail "$cmd: status $?"
+	check_eq "$cmd: no name split over lines" "$(grep -c -e '^line' -e '^two' text.txt)" 0
+	grep -q "$tab" text.txt && fail "$cmd: a raw tab: $(grep "$tab" text.txt)"
+done
 
 # gfortran's module procedures ("__mathmod_MOD_fact") as gdb names them,
 # "mathmod::fact", and still found by their symbol; the procedures gfortran

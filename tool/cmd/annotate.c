@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "report/format.h"
 #include "report/report.h"
+#include "report/rows.h"
 #include "symbols/symbols.h"
 
 static const char usage_text[] =
@@ -259,24 +260,39 @@ static void put_line(FILE *out, const struct annotation *a, int width, const cha
 			text);
 	else
 		fprintf(out, "  %*s %8s %6d  %s", width, "", "", line, text);
-	if (l && a->by_calls && l->calls)
-		fprintf(out, "%s-> %s (%" PRIu64 " call%s)", *text ? "    " : "", l->callees,
-			l->calls, l->calls == 1 ? "" : "s");
+	if (l && a->by_calls && l->calls) {
+		fprintf(out, "%s-> ", *text ? "    " : "");
+		report_put_text(out, l->callees, 0);
+		fprintf(out, " (%" PRIu64 " call%s)", l->calls, l->calls == 1 ? "" : "s");
+	}
 	putc('\n', out);
+}
+
+/* before, the name or path text (control characters as '?'), after. */
+static void put_between(FILE *out, const char *before, const char *text, const char *after)
+{
+	fputs(before, out);
+	report_put_text(out, text, 0);
+	fputs(after, out);
 }
 
 static void put_title(FILE *out, const struct annotation *a, const char *cost_title)
 {
 	const struct zp_node *n = &a->p->nodes[a->func];
 	char buf[FORMAT_LEN];
-	fprintf(out, "annotate: %s (%s:%d)\n", n->name, *n->file ? n->file : "?", n->line);
-	if (a->by_calls)
-		fprintf(out,
-			"costs: %s of the calls made from each line (callees' total); share of "
-			"%s's total %s; its self cost %s has no line\n",
-			cost_title, n->name, cost_text(a, buf, a->total),
+	/* names and paths are bytes: a control character (a newline) as '?' (QA s15 W2 F3) */
+	fputs("annotate: ", out);
+	report_put_text(out, n->name, 0);
+	fputs(" (", out);
+	report_put_text(out, *n->file ? n->file : "?", 0);
+	fprintf(out, ":%d)\n", n->line);
+	if (a->by_calls) {
+		fprintf(out, "costs: %s of the calls made from each line (callees' total); share of ",
+			cost_title);
+		report_put_text(out, n->name, 0);
+		fprintf(out, "'s total %s; its self cost %s has no line\n", cost_text(a, buf, a->total),
 			cost_text(a, (char[FORMAT_LEN]){0}, func_self(a)));
-	else
+	} else
 		fprintf(out, "costs: %s of each line's instructions; share of the function's %s\n",
 			cost_title, cost_text(a, buf, a->total));
 }
@@ -320,15 +336,16 @@ static void put_source(FILE *out, const struct annotation *a, int first, int las
 	const struct zp_node *n = &a->p->nodes[a->func];
 	const char *why;
 	FILE *src = open_source(n, &why);
-	if (!src && *n->file)
-		fprintf(out, "(source file %s %s: lines with costs only)\n", n->file, why);
-	else if (!src)
-		fprintf(out, "(no source file known for %s: its module has no line information)\n",
-			n->name);
-	else if (newer_than_module(src, n))
-		fprintf(out, "(source file %s is newer than %s: the lines may have moved since the "
-			     "build)\n",
-			n->file, n->module);
+	if (!src && *n->file) {
+		put_between(out, "(source file ", n->file, " ");
+		fprintf(out, "%s: lines with costs only)\n", why);
+	} else if (!src) {
+		put_between(out, "(no source file known for ", n->name,
+			    ": its module has no line information)\n");
+	} else if (newer_than_module(src, n)) {
+		put_between(out, "(source file ", n->file, " is newer than ");
+		put_between(out, "", n->module, ": the lines may have moved since the build)\n");
+	}
 	char *text = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -340,10 +357,12 @@ static void put_source(FILE *out, const struct annotation *a, int first, int las
 		if (line >= first)
 			put_line(out, a, width, NULL, line, text);
 	}
-	if (src && line < last)
-		fprintf(out, "(source file %s ends at line %d: it changed since the build? "
-			     "lines with costs past it follow)\n",
-			n->file, line);
+	if (src && line < last) {
+		put_between(out, "(source file ", n->file, " ");
+		fprintf(out, "ends at line %d: it changed since the build? lines with costs past "
+			     "it follow)\n",
+			line);
+	}
 	put_costed_rows(out, a, width, src ? line + 1 : 1);
 	free(text);
 	if (src)

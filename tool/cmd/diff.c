@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "export/export.h"
 #include "report/format.h"
+#include "report/rows.h"
 #include "store/store.h"
 #include "util/strtab.h"
 
@@ -349,23 +350,29 @@ static const char *kind_mark(char kind)
 	return kind == '0' + ZP_BLOCK ? " [block]" : kind == '0' + ZP_BASIC_BLOCK ? " [bb]" : "";
 }
 
+/* Side s's line: its runs, campaign and command (names' control characters as '?'). */
 static void put_side_line(FILE *out, const struct diff *d, int s)
 {
 	const struct side *sd = &d->side[s];
+	fprintf(out, "%s: ", s ? "B" : "A");
+	if (sd->rc.campaign) {
+		fputs("campaign ", out);
+		report_put_text(out, sd->rc.campaign, 0);
+		fputs(", ", out);
+	}
 	if (sd->combined)
-		fprintf(out, "%s: campaign %s, %zu runs (%" PRId64 "..%" PRId64 ") combined, each "
-			     "of other functions, %s\n",
-			s ? "B" : "A", sd->rc.campaign, sd->combined, sd->ids[0],
-			sd->ids[sd->combined - 1], sd->command);
+		fprintf(out, "%zu runs (%" PRId64 "..%" PRId64 ") combined, each of other functions",
+			sd->combined, sd->ids[0], sd->ids[sd->combined - 1]);
 	else if (sd->rc.campaign && sd->nruns > 1)
-		fprintf(out, "%s: campaign %s, mean of %zu runs (%" PRId64 "..%" PRId64 "), %s\n",
-			s ? "B" : "A", sd->rc.campaign, sd->nruns, sd->ids[0],
-			sd->ids[sd->nruns - 1], sd->command);
+		fprintf(out, "mean of %zu runs (%" PRId64 "..%" PRId64 ")", sd->nruns, sd->ids[0],
+			sd->ids[sd->nruns - 1]);
 	else if (sd->rc.campaign)
-		fprintf(out, "%s: campaign %s, 1 run (%" PRId64 "), %s\n", s ? "B" : "A",
-			sd->rc.campaign, sd->ids[0], sd->command);
+		fprintf(out, "1 run (%" PRId64 ")", sd->ids[0]);
 	else
-		fprintf(out, "%s: run %" PRId64 ", %s\n", s ? "B" : "A", sd->ids[0], sd->command);
+		fprintf(out, "run %" PRId64, sd->ids[0]);
+	fputs(", ", out);
+	report_put_text(out, sd->command, 0);
+	putc('\n', out);
 }
 
 /* The cells of a row of the text table, in column order (the noise cell empty without spread). */
@@ -439,7 +446,9 @@ static void put_text(FILE *out, const struct diff *d, const size_t *order, size_
 		row_cells(d, f, raw, c);
 		int within = delta(d, f, SELF) != 0 && fabs(delta(d, f, SELF)) <= noise(d, f, SELF);
 		put_row(out, c, w, spread, within ? "~" : " ");
-		fprintf(out, "  %s%s\n", d->keys.s[f] + 1, kind_mark(d->keys.s[f][0]));
+		fputs("  ", out);
+		report_put_text(out, d->keys.s[f] + 1, 0);
+		fprintf(out, "%s\n", kind_mark(d->keys.s[f][0]));
 	}
 	size_t n = 0;
 	while (n < d->keys.n && order[n] != SIZE_MAX)

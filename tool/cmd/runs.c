@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "report/rows.h"
 #include "store/store.h"
 
 static const char usage_text[] =
@@ -47,9 +48,16 @@ static void print_run(const struct zp_run *r, FILE *out)
 	fprintf(out, "%5lld  %-19s  %-9s %10.3f  ", (long long)r->id, date,
 		r->collector ? r->collector : "?", (double)r->duration_ns / 1e9);
 	print_status(r, out);
-	fprintf(out, "  %s%s%s\n", r->campaign ? "[" : "", r->campaign ? r->campaign : "",
-		r->campaign ? "] " : "");
-	fprintf(out, "       %s\n", r->command ? r->command : "");
+	/* names are bytes: a control character (a newline) as '?' (QA s15 W2 F3) */
+	fputs("  ", out);
+	if (r->campaign) {
+		putc('[', out);
+		report_put_text(out, r->campaign, 0);
+		fputs("] ", out);
+	}
+	fputs("\n       ", out);
+	report_put_text(out, r->command ? r->command : "", 0);
+	putc('\n', out);
 }
 
 static int delete_run(const char *path, const char *ref)

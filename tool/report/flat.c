@@ -127,8 +127,8 @@ static void put_table(FILE *out, const struct zp_view *v, const struct report_op
 static void put_thread_title(FILE *out, const struct zp_profile *p, uint32_t t)
 {
 	const struct zp_thread *th = &p->threads[t];
-	fprintf(out, "thread %" PRId64 "/%" PRId64 "%s%s", th->pid, th->tid,
-		*th->name ? " (" : "", th->name);
+	fprintf(out, "thread %" PRId64 "/%" PRId64 "%s", th->pid, th->tid, *th->name ? " (" : "");
+	report_put_text(out, th->name, 0);
 	/* an id of the run's own (ZP_NS_PIDS): the pid the process had */
 	if (th->pid >= ZP_NS_PIDS)
 		fprintf(out, "%spid %" PRId64 " of a pid namespace of its own", *th->name ? ", " : " (",

@@ -7,11 +7,16 @@
 #include <time.h>
 
 #include "format.h"
+#include "rows.h"
 
+/* key and value; a value's control characters as '?' (a campaign name: QA s15 W2 F3) */
 static void put_field(FILE *out, const char *key, const char *value)
 {
-	if (value && *value)
-		fprintf(out, "%-11s%s\n", key, value);
+	if (!value || !*value)
+		return;
+	fprintf(out, "%-11s", key);
+	report_put_text(out, value, 0);
+	putc('\n', out);
 }
 
 /* Dates print in UTC so that a report reads the same wherever it is made. */
@@ -204,8 +209,10 @@ void report_header(const struct zp_profile *p, FILE *out)
 	const char *graph = profile_meta(p, "self_from_graph");
 	if (graph) {
 		fprintf(out, "%-11scallees measured in other runs taken out, at their average per "
-			     "call, by the calls of the call graph (campaign %s)\n",
-			"self:", graph);
+			     "call, by the calls of the call graph (campaign ",
+			"self:");
+		report_put_text(out, graph, 0);
+		fputs(")\n", out);
 		const char *missing = profile_meta(p, "self_not_in_graph");
 		if (missing)
 			fprintf(out, "%-11s%s functions not in the call graph: their self may hold "
