@@ -317,8 +317,8 @@ int zrt_process_start(const struct zrt_config *cfg)
 	/* copied as bytes: the audit collector builds this file general-register-only,
 	   where aarch64 compilers refuse floating-point operations */
 	__builtin_memcpy(&h->ticks_per_sec, &cfg->ticks_per_sec, sizeof h->ticks_per_sec);
-	h->start_ticks = port_clock();
-	h->start_realtime_ns = cfg->start_realtime_ns;
+	h->start_ticks = cfg->start.ticks ? cfg->start.ticks : port_clock();
+	h->start_realtime_ns = cfg->start.realtime_ns;
 	h->string_used = 1; /* offset 0 is the empty string */
 	zrt.gate = cfg->manual ? ZRT_GATE_STOPPED : 0;
 	use_mapping(h);
@@ -2202,7 +2202,8 @@ void zrt_fork_done(void)
 	forking.valid = 0;
 }
 
-int zrt_process_forked(struct zrt_thread *t, const struct zrt_ids *ids, int64_t realtime_ns)
+int zrt_process_forked(struct zrt_thread *t, const struct zrt_ids *ids,
+		       const struct zrt_anchor *start)
 {
 	struct zr_header *old = zrt.hdr;
 	if (!old)
@@ -2223,8 +2224,8 @@ int zrt_process_forked(struct zrt_thread *t, const struct zrt_ids *ids, int64_t 
 	copy_bytes(h, old, old->strings_off + used);
 	h->state = ZR_RUNNING;
 	set_ids(h, ids);
-	h->start_ticks = port_clock();
-	h->start_realtime_ns = realtime_ns;
+	h->start_ticks = start->ticks;
+	h->start_realtime_ns = start->realtime_ns;
 	h->end_ticks = 0;
 	h->end_realtime_ns = 0;
 	h->exit_status = 0;

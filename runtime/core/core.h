@@ -54,6 +54,17 @@
 
 #include "raw.h"
 
+/*
+ * Where a process image's clock meets the wall clock (raw.h start_ticks,
+ * start_realtime_ns): read together by the port, so that a tick means the
+ * same ns in every process of a run (QA s15 W1 F1: read tens of us apart,
+ * a forked worker's timeline ran up to 100 us off its parent's).
+ */
+struct zrt_anchor {
+	uint64_t ticks;
+	int64_t realtime_ns;
+};
+
 /* A process image's ids, as its header records them (raw.h: pid, ppid, ns_pid, pid_levels, pid_ns). */
 struct zrt_ids {
 	int32_t pid, ppid, ns_pid;
@@ -74,7 +85,7 @@ struct zrt_config {
 	uint32_t clock, arch; /* enum zr_clock, enum zr_arch */
 	double ticks_per_sec;
 	struct zrt_ids ids;
-	int64_t start_realtime_ns;
+	struct zrt_anchor start; /* ticks 0: the core reads port_clock() itself */
 	int manual; /* start with recording off */
 };
 
@@ -311,7 +322,8 @@ void zrt_process_end(int exited, int status, int64_t realtime_ns);
  * be made (the child is then not recorded, and counted in the parent's
  * header: lost_processes, lost_processes_room) PORT_NO_ACCESS or PORT_NO_ROOM.
  */
-int zrt_process_forked(struct zrt_thread *t, const struct zrt_ids *ids, int64_t realtime_ns);
+int zrt_process_forked(struct zrt_thread *t, const struct zrt_ids *ids,
+		       const struct zrt_anchor *start);
 
 /*
  * Fork handlers: zrt_fork_prepare, in the parent just before a fork, copies

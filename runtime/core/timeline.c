@@ -17,10 +17,18 @@ uint64_t zrt_timeline_lay_out(struct zr_header *h, const struct zrt_config *cfg,
 	return off + (uint64_t)h->max_events * sizeof(struct zr_event);
 }
 
-/* Appends one event to t's ring; the caller holds t's busy flag. */
+/*
+ * Appends one event to t's ring; the caller holds t's busy flag.  ticks are
+ * on t's frame clock, which with exact time leaves out what t's probes paid
+ * so far (zrt_probe_paid): the event keeps the clock's own reading, so that
+ * the threads and processes of a run share one time line (QA s15: a forked
+ * child's timeline drawn 190 us before the parent's calls that caused it,
+ * each thread's frame clock behind by its own probes' cost).
+ */
 static void put(struct zrt_thread *t, uint64_t ticks, uint32_t func, uint32_t depth)
 {
 	struct zr_thread *ti = t->info;
+	ticks += ti->paid_ticks;
 	uint64_t n = ti->events_written;
 	uint32_t max = zrt.timeline;
 	if (n < max || (zrt.hdr->timeline_flags & ZR_TIMELINE_KEEP_NEWEST)) {

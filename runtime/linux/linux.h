@@ -55,6 +55,8 @@ static inline long zl_syscall6(long nr, long a, long b, long c, long d, long e, 
 
 /* CLOCK_REALTIME in ns (a system call: cold paths only). */
 int64_t zl_realtime_ns(void);
+/* The port's clock and the wall clock read together (core.h struct zrt_anchor). */
+void zl_anchor(struct zrt_anchor *a);
 
 /* ---- the clock (clock.c) ------------------------------------------------ */
 

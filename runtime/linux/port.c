@@ -555,6 +555,26 @@ void port_thread_name(char name[16])
 	name[15] = 0;
 }
 
+void zl_anchor(struct zrt_anchor *a)
+{
+	/*
+	 * The wall clock between two reads of the port's: its time is their
+	 * midpoint's, within half the gap; of three tries the narrowest gap (one
+	 * preempted in its system call would be milliseconds off).
+	 */
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 3; i++) {
+		uint64_t before = port_clock();
+		int64_t realtime_ns = zl_realtime_ns();
+		uint64_t after = port_clock();
+		if (after - before < best) {
+			best = after - before;
+			a->ticks = before + best / 2;
+			a->realtime_ns = realtime_ns;
+		}
+	}
+}
+
 int64_t zl_realtime_ns(void)
 {
 	struct {
@@ -622,7 +642,7 @@ int zl_configure(struct zrt_config *cfg)
 		cfg->timeline_flags |= ZR_TIMELINE_KEEP_NEWEST;
 	learn_ids(&cfg->ids);
 	zl_clock_setup(cfg, !(cfg->flags & ZR_FLAG_NO_TIME));
-	cfg->start_realtime_ns = zl_realtime_ns();
+	zl_anchor(&cfg->start);
 	return 0;
 }
 
@@ -712,7 +732,9 @@ void zl_process_forked(struct zrt_thread *t)
 	zl_sample_forked();
 	struct zrt_ids child;
 	learn_ids(&child);
-	int why = zrt_process_forked(t, &child, zl_realtime_ns());
+	struct zrt_anchor start;
+	zl_anchor(&start);
+	int why = zrt_process_forked(t, &child, &start);
 	if (why < 0) {
 		/* not recorded (counted in the parent's header): that header kept for its
 		   children and exec'ed images, the rest of the parent's file let go */

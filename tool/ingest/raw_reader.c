@@ -1264,8 +1264,11 @@ static void add_spans(struct zp_profile *p, const struct raw *r, const struct ra
 					     (e->depth & ZR_EVENT_EXIT) != 0,
 					     continued ? ZP_TL_CONTINUED : ZP_TL_CALL, 0, 0};
 	}
-	/* sampled time keeps no times of its own: the last event may be the last time known */
+	/* sampled time keeps no times of its own: the last event may be the last time known;
+	   events are on the clock itself, frames on the thread's frame clock (raw.h) */
 	uint64_t last = t->events[t->n_events - 1].ticks, known = last_known_ticks(r, t);
+	if (r->h.flags & ZR_FLAG_PAID_EVERY_CALL)
+		known += t->info.paid_ticks;
 	uint64_t end = lost_end || known < last ? last : known;
 	profile_add_timeline(p, thread, ev, t->n_events, lost_start, timeline_ns(r, end));
 	free(ev);
