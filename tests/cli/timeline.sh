@@ -108,6 +108,24 @@ check_eq "libcalls: getppid's calls" "$(awk '$3 == "getppid"' lib.txt | wc -l)" 
 "$ZOND" record -q -o plain.db -- "$PHASES" 1 1 >/dev/null || fail "record"
 check_error "--time without a timeline" "run 1 has no timeline: record it with --timeline to use --time" \
 	"$ZOND" report -i plain.db --time 0~1ms
+# threads that end while new ones take their slots (--threads 4, 12 threads two at a time):
+# their timelines are not kept, and zond says so with the option that keeps them, at the
+# end of the run and in the report (QA s15 W1 F2: the header named a full ring); as many
+# slots as threads keep them all
+"$ZOND" record -q --threads 4 --timeline -o churn.db -- "$SHORTTHR" 12 >/dev/null 2>err.txt ||
+	fail "churn: $(cat err.txt)"
+grep -q "^zond record: warning: timeline_ended_threads = [1-9][0-9]*: .*(raise --threads to as many threads as the run starts)$" err.txt ||
+	fail "churn: no warning at the end of the run: $(cat err.txt)"
+"$ZOND" report -i churn.db >churn.txt || fail "churn: report"
+grep -q "timeline_dropped = [0-9]* events (all [0-9]* of threads that ended with their slots taken by new threads, their timelines not kept: --threads as many as the run starts keeps them)" churn.txt ||
+	fail "churn: the header: $(grep timeline_dropped churn.txt)"
+"$ZOND" record -q --threads 16 --timeline -o churn16.db -- "$SHORTTHR" 12 >/dev/null 2>err.txt ||
+	fail "churn16: $(cat err.txt)"
+check_eq "churn, 16 slots: no warning" "$(cat err.txt)" ""
+check_eq "churn, 16 slots: every burn() on the timeline" "$("$ZOND" export -f chrome -i churn16.db |
+	python3 -c 'import json, sys
+print(sum(1 for e in json.load(sys.stdin)["traceEvents"] if e.get("ph") == "X" and e["name"] == "burn"))')" \
+	"$("$ZOND" dump -i churn16.db | sed -n 's/^function burn calls=//p')"
 check_error "chrome without a timeline" "run 1 has no timeline: record it with --timeline" \
 	"$ZOND" export -f chrome -i plain.db
 check_error "a bad window" "--time wants FROM~TO, ~TO or FROM~" "$ZOND" report -i rec.db --time 5ms

@@ -918,6 +918,13 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 			fprintf(stderr, " (raise --%s)", opt);
 		fputc('\n', stderr);
 	}
+	const char *ended = profile_meta(p, "timeline_ended_threads");
+	if (ended)
+		fprintf(stderr,
+			"zond %s: warning: timeline_ended_threads = %s: the timeline events of "
+			"threads that ended with their slots taken by new threads are not kept "
+			"(raise --threads to as many threads as the run starts)\n",
+			l->cmd, ended);
 	const char *unfiltered = profile_meta(p, "unfiltered_functions");
 	if (unfiltered)
 		fprintf(stderr,

@@ -1381,6 +1381,7 @@ enum {
 	PAID_CALLS,
 	EVENTS_KEPT,
 	EVENTS_DROPPED,
+	EVENTS_ENDED,
 	CUT_SHORT,
 	CLAMPED,
 	N_COUNTS
@@ -1440,6 +1441,7 @@ static int read_threads(struct zp_profile *p, struct raw *r, uint64_t *counts, s
 		counts[SAMPLES_UNPLACED] += t->info.samples_unplaced;
 		counts[EVENTS_KEPT] += t->n_events;
 		counts[EVENTS_DROPPED] += t->events_dropped;
+		counts[EVENTS_ENDED] += t->info.events_lost;
 		if (t->info.paid_pair_ticks) {
 			/* weighed by calls: a short thread's few cold calls cost more each */
 			uint64_t calls = thread_calls(t);
@@ -1583,6 +1585,9 @@ static void describe_run(struct zp_profile *p, const struct raw *r, const uint64
 									       : "oldest");
 		profile_add_count(p, "timeline_events", counts[EVENTS_KEPT]);
 		profile_add_count(p, "timeline_dropped", counts[EVENTS_DROPPED]);
+		/* of them, those of ended threads whose slots were reused: not a full ring */
+		if (counts[EVENTS_ENDED])
+			profile_add_count(p, "timeline_ended_threads", counts[EVENTS_ENDED]);
 	}
 	describe_seccomp(p, r);
 	if (!(h->flags & ZR_FLAG_SAMPLED))

@@ -121,6 +121,31 @@ static void put_sampling_stopped(FILE *out, const struct zp_profile *p)
 		fprintf(out, "%-11ssampling stopped: %s\n", "warning:", stopped);
 }
 
+/*
+ * The timeline's dropped events and why: a full ring (--timeline-size), or
+ * threads that ended and whose slots new threads took, their rings not kept
+ * (QA s15 W1 F2: 2% of a thread pool's calls kept, the line named the ring
+ * alone, and a larger ring changed nothing).
+ */
+static void put_timeline_dropped(FILE *out, const struct zp_profile *p)
+{
+	const char *dropped = profile_meta(p, "timeline_dropped");
+	const char *ended = profile_meta(p, "timeline_ended_threads");
+	const char *keep = profile_meta(p, "timeline_keep");
+	if (!dropped)
+		return;
+	fprintf(out, "%-11stimeline_dropped = %s events (", "warning:", dropped);
+	if (ended)
+		fprintf(out, "%s%s of threads that ended with their slots taken by new threads, "
+			     "their timelines not kept: --threads as many as the run starts keeps "
+			     "them",
+			strcmp(ended, dropped) ? "" : "all ", ended);
+	if (!ended || strcmp(ended, dropped))
+		fprintf(out, "%sthe timeline keeps the %s", ended ? "; the others a full ring's: " : "",
+			keep ? keep : "oldest");
+	fputs(")\n", out);
+}
+
 /* Run meta counting calls whose figures are short, and what each means. */
 static const struct {
 	const char *key, *means;
@@ -275,11 +300,6 @@ void report_header(const struct zp_profile *p, FILE *out)
 			fprintf(out, "%-11s%s = %s (%s)\n", "warning:", counted_warnings[i].key,
 				value, counted_warnings[i].means);
 	}
-	const char *dropped = profile_meta(p, "timeline_dropped");
-	if (dropped)
-		fprintf(out, "%-11stimeline_dropped = %s events (the timeline keeps the %s)\n",
-			"warning:", dropped,
-			profile_meta(p, "timeline_keep") ? profile_meta(p, "timeline_keep")
-							 : "oldest");
+	put_timeline_dropped(out, p);
 	putc('\n', out);
 }
