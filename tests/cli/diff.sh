@@ -112,4 +112,9 @@ check_error "exact against sampled time" "run 4 has no event 'cpu-time' (it has 
 "$ZOND" diff -i counts.db 3 4 -e calls >mixed.txt
 check_eq "... compared in calls" "$(rows <mixed.txt)" "heavy 1 0 1 0|light 10 -15 10 -15|main 1 0 1 0|"
 check_error "bad percentage" "--fail-above wants a percentage" "$ZOND" diff -i counts.db --fail-above x
+# a percentage is written in decimal: hex, exponents, inf are refused (QA s15 W2: 0x10 was 16)
+for pct in 0x10 1e3 inf -5 " 5"; do
+	check_error "percentage '$pct'" "--fail-above wants a percentage, not '$pct'" \
+		"$ZOND" diff -i counts.db --fail-above "$pct"
+done
 finish

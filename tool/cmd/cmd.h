@@ -60,6 +60,14 @@ int cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(print
 /* Prints "zond CMD: message (see 'zond CMD --help')" and returns 2. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * A plain decimal number as users write percentages and seconds (digits
+ * with at most one '.', at least one digit) into *out: 0, or -1 for
+ * anything else: signs, spaces, exponents, hex, inf, nan (QA s15 W2:
+ * --fail-above 0x10 was read as 16).
+ */
+int cmd_decimal(const char *text, double *out);
+
 /* Which run a reading command works on: -i STORE, -r RUN or -C CAMPAIGN, --tid TID. */
 struct run_choice {
 	const char *store;    /* default STORE_DEFAULT_PATH */

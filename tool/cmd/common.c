@@ -500,3 +500,17 @@ int cmd_bad_option(const char *cmd, char **argv, const char *shorts)
 					: cmd_usage_error(cmd, "'%s' wants a value", word);
 	return cmd_usage_error(cmd, "unknown option '-%c'", optopt);
 }
+
+int cmd_decimal(const char *text, double *out)
+{
+	size_t digits = strspn(text, "0123456789"), len = digits;
+	if (text[len] == '.') {
+		size_t more = strspn(text + len + 1, "0123456789");
+		digits += more;
+		len += 1 + more;
+	}
+	if (!digits || text[len])
+		return -1;
+	*out = strtod(text, NULL);
+	return 0;
+}

@@ -566,9 +566,7 @@ static void free_diff(struct diff *d)
 
 static int parse_pct(const char *opt, const char *arg, double *v)
 {
-	char *end;
-	*v = strtod(arg, &end);
-	if (end == arg || *end || !(*v >= 0))
+	if (cmd_decimal(arg, v) < 0)
 		return cmd_usage_error("diff", "%s wants a percentage, not '%s'", opt, arg);
 	return 0;
 }

@@ -45,16 +45,14 @@ struct export_args {
 static int own_option(void *arg, int c, const char *value)
 {
 	struct export_args *a = arg;
-	char *end;
 	switch (c) {
 	case 'f': a->format = value; return 0;
 	case OPT_MIN_SHARE:
 		a->min_share_set = 1;
-		a->o.min_share = strtod(value, &end) / 100.0;
-		/* written so that NaN fails too */
-		if (end == value || *end || !(a->o.min_share >= 0 && a->o.min_share <= 1))
+		if (cmd_decimal(value, &a->o.min_share) < 0 || a->o.min_share > 100)
 			return cmd_usage_error("export", "--min-share wants 0..100, not '%s'",
 					       value);
+		a->o.min_share /= 100.0;
 		return 0;
 	}
 	return cmd_usage_error("export", "bad option");

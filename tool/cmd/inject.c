@@ -1890,9 +1890,7 @@ static int scenario(struct functions_job *job, char **argv)
 /* A number of seconds > 0 into *out; -1 when text is not one. */
 static int parse_seconds(const char *text, double *out)
 {
-	char *end;
-	*out = strtod(text, &end);
-	return *end || end == text || !(*out > 0) ? -1 : 0;
+	return cmd_decimal(text, out) < 0 || !(*out > 0) ? -1 : 0;
 }
 
 int cmd_inject(int argc, char **argv)
@@ -1958,9 +1956,7 @@ int cmd_inject(int argc, char **argv)
 		case 'S': job.descend = 1; break;
 		case 'F': job.from = optarg; break;
 		case 'T': {
-			char *end;
-			job.threshold = strtod(optarg, &end);
-			if (*end || end == optarg || job.threshold < 0 || job.threshold > 100)
+			if (cmd_decimal(optarg, &job.threshold) < 0 || job.threshold > 100)
 				return cmd_usage_error("inject", "--threshold wants a percentage");
 			break;
 		}
