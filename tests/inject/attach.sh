@@ -13,8 +13,7 @@
 set -u
 zond=$1 spin=$2 dir=$3/attach epollwait=$4
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+. "$(dirname "$0")/lib.sh"
 # wait_ready ERRFILE PID WHAT: until the program says ready on ERRFILE; PID ended first: WHAT
 wait_ready() {
 	while ! grep -q ready "$1"; do
@@ -56,7 +55,10 @@ mkfifo go4
 pid=$!
 exec 6>go4
 wait_ready ep.err $pid "epollwait ended before zond attached"
-sleep 0.1 # into epoll_wait
+# into epoll_wait (the kernel's wait channel says so; a sleep of 0.1 s was a guess)
+n=0
+while ! grep -q 'epoll\|ep_poll' /proc/$pid/wchan 2>/dev/null && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+[ $n -lt 600 ] || fail "epollwait never blocked in epoll_wait: $(cat /proc/$pid/wchan)"
 "$zond" inject -q -o ep.db -f main -p $pid --duration 0.1 2>zep.err || fail "epollwait: status $?"
 grep -q "^zond inject: thread $pid of process $pid was blocked in epoll_wait, which the kernel does not restart after a stop: it returns EINTR to the program" zep.err ||
 	fail "epoll_wait's EINTR not said: $(cat zep.err)"
@@ -75,7 +77,10 @@ exec 5>go3
 wait_ready end.err $pid "the program ended before zond attached"
 timeout 60 "$zond" inject -q -o end.db -f work -p $pid >zend.out 2>zend.err &
 zpid=$!
-sleep 0.5
+# the program ends once zond measures it (patched), not after a 0.5 s guess
+n=0
+while [ "$(code $pid "$spin")" != patched ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+[ $n -lt 600 ] || fail "work never patched: $(cat zend.err)"
 echo go >&5
 exec 5>&-
 wait $pid

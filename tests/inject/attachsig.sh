@@ -10,24 +10,7 @@
 set -u
 zond=$1 spin=$2 dir=$3/attachsig
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-
-# code PID: "same" when work's first bytes in the process are the file's, else "patched"
-code() {
-	python3 - "$1" "$spin" <<'PY'
-import subprocess, sys
-pid, exe = int(sys.argv[1]), sys.argv[2]
-base = next(int(l.split()[0].split("-")[0], 16) for l in open(f"/proc/{pid}/maps")
-            if l.split()[-1] == exe and int(l.split()[2], 16) == 0)
-addr = next(int(f[0], 16) for f in (l.split() for l in subprocess.check_output(
-            ["nm", exe], text=True).splitlines()) if len(f) == 3 and f[2] == "work")
-with open(f"/proc/{pid}/mem", "rb") as m:
-    m.seek(base + addr)
-    live = m.read(8)
-print("same" if live == open(exe, "rb").read()[addr:addr + 8] else "patched")
-PY
-}
+. "$(dirname "$0")/lib.sh"
 
 echo go | "$spin" >plain.out 2>/dev/null
 plain=$?
@@ -44,13 +27,13 @@ one() {
 	"$zond" inject -q -o $name.db -f work -p $pid 2>z$name.err &
 	zpid=$!
 	n=0
-	while [ "$(code $pid)" != patched ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+	while [ "$(code $pid "$spin")" != patched ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
 	[ $n -lt 400 ] || fail "$name: work never patched: $(cat z$name.err)"
 	for sig; do kill -$sig $zpid; done
 	wait $zpid
 	rc=$?
 	[ $rc = $want ] || fail "$name: zond's status $rc, expected $want: $(cat z$name.err)"
-	[ "$(code $pid)" = same ] || fail "$name: the process's code left patched"
+	[ "$(code $pid "$spin")" = same ] || fail "$name: the process's code left patched"
 	"$zond" dump -i $name.db >/dev/null 2>&1 || fail "$name: no run stored"
 	echo go >&3
 	exec 3>&-
@@ -77,7 +60,7 @@ p = subprocess.run(sys.argv[1:], stderr=w)
 print("exit %d, %s" % (p.returncode, "the whole second" if time.monotonic() - start >= 1 else "cut short"))' \
 	"$zond" inject -o pipe.db -f work -p $pid --duration 1)
 [ "$got" = "exit 0, the whole second" ] || fail "stderr closed: $got"
-[ "$(code $pid)" = same ] || fail "stderr closed: the process's code left patched"
+[ "$(code $pid "$spin")" = same ] || fail "stderr closed: the process's code left patched"
 "$zond" dump -i pipe.db 2>/dev/null | grep -q '^function work calls=[1-9]' ||
 	fail "stderr closed: no calls of work stored"
 echo go >&3

@@ -39,14 +39,24 @@ rc=$?
 diff -u plain0.out none.out || fail "never loaded: output differs"
 grep -qx "zond inject: 1 library was never loaded by the program: its functions were not measured" \
 	none.err || fail "never loaded: $(cat none.err)"
-# zond killed (SIGKILL) while the program sleeps, before its dlopen: the
-# program's output is complete all the same
-"$zond" inject -q -o killed.db -f "$plugin:plugin_*" -- "$prog" "$plugin" 1 >killed.out 2>/dev/null &
+# zond killed (SIGKILL) while the program waits, before its dlopen: the
+# program's output is complete all the same.  The program says when it waits
+# (zond has started it and set its patches by then) and goes on when told, so
+# the kill lands there however slow the machine.
+mkfifo go
+"$zond" inject -q -o killed.db -f "$plugin:plugin_*" -- "$prog" "$plugin" go >killed.out 2>killed.err &
 zpid=$!
-sleep 0.4
+i=0
+while [ $i -lt 600 ] && ! grep -q '^waiting ' killed.err; do sleep 0.1; i=$((i + 1)); done
+ppid=$(sed -n 's/^waiting //p' killed.err)
+[ -n "$ppid" ] || fail "zond killed: the program never waited: $(cat killed.err)"
 kill -9 $zpid
 wait $zpid 2>/dev/null
+# (bounded: a program that is gone opens no fifo)
+timeout 60 sh -c 'echo go >go' || fail "zond killed: the program did not read its go"
+# the program, no longer zond's child, is waited for by its pid (a minute at most: one
+# held at its dlopen never ends)
 i=0
-while [ $i -lt 100 ] && ! grep -q '^sum ' killed.out; do sleep 0.1; i=$((i + 1)); done
+while [ $i -lt 600 ] && kill -0 "${ppid:-0}" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
 diff -u plain.out killed.out || fail "zond killed: the program's output differs (held at its dlopen?)"
 exit $status

@@ -3,7 +3,9 @@
  * (none when there is no argument), runs its plugin_run(1000) twice, a
  * thread running it once more, and unloads it; prints what it counted.
  * Then loads it again and runs plugin_run(1000) twice more.  With a
- * second argument S it sleeps S seconds first.
+ * second argument FIFO it first says "waiting PID" on stderr and waits for a
+ * line from FIFO (dlopen.sh kills zond meanwhile: a test's own handshake, not
+ * a sleep that a slow machine may outlast).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -44,8 +46,14 @@ __attribute__((noinline)) unsigned long use(const char *path, int threads)
 int main(int argc, char **argv)
 {
 	unsigned long s = 0;
-	if (argc > 2)
-		sleep((unsigned)atoi(argv[2]));
+	if (argc > 2) {
+		fprintf(stderr, "waiting %d\n", (int)getpid());
+		FILE *go = fopen(argv[2], "r");
+		char line[8];
+		if (!go || !fgets(line, sizeof line, go))
+			return 3;
+		fclose(go);
+	}
 	if (argc > 1) {
 		s += use(argv[1], 1);
 		s += use(argv[1], 0);
