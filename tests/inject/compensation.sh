@@ -62,25 +62,23 @@ if not 0 < cpair < 100000:
 grep -q 'rest on an estimate\|rests on an estimate' one.err && fail "--per-run 1: $(cat one.err)"
 [ "$("$zond" runs -i one.db | grep -c '\[one\]')" -eq 3 ] || fail "--per-run 1: not 3 runs"
 
-# --descend with pruning (--threshold 0.1): loop is all of main's work and
+# --descend with pruning (the default 1%): loop is all of main's work and
 # tiny's bound is loop's, so both are measured; what is pruned (crt's _init,
 # frame_dummy, __do_global_dtors_aux: bounds of 0.2-9 us) is pruned against
 # the run's whole in ns (it was once read in the payload's units: 665 times
-# too big, which pruned every callee of a real program).  The whole is the
-# first pass's, all measured, tiny's 2M calls with their payloads: from 23 ms
-# to 1.2 s in runs here (the TSC runs on while the program waits for a core),
-# against the 6.7 ms of main's work measured alone, loop's bound.  So 0.1%,
-# not 1% (which pruned loop under load, and was tried three times, s15): loop
-# stays over it up to a whole of 6.7 s, the unit bug's would be 15 s and more,
-# and _init (0.2 us) stays under it down to a whole of 0.2 ms.
+# too big, which pruned every callee of a real program).  The first pass
+# measures everything, tiny's 2M calls with their payloads: from 23 ms to
+# 1.2 s in runs here (the TSC runs on while the program waits for a core);
+# the whole is main's time measured alone (6.7 ms) once main is, as loop's
+# bound is: before (s15), the first pass's whole pruned loop under load.
 rm -f dsc.db
-"$zond" inject -o dsc.db --descend --threshold 0.1 -c dsc -- "$prog" >dsc.out 2>dsc.err ||
+"$zond" inject -o dsc.db --descend -c dsc -- "$prog" >dsc.out 2>dsc.err ||
 	fail "zond inject --descend: status $?"
 "$zond" dump -i dsc.db -C dsc >dsc.dump || fail "zond dump -C dsc"
 for f in loop tiny; do
-	grep -q "^function $f " dsc.dump || fail "--descend --threshold 0.1 pruned $f: $(grep pruned dsc.err)"
+	grep -q "^function $f " dsc.dump || fail "--descend pruned $f: $(grep pruned dsc.err)"
 done
-grep -q '^zond inject: pruned ' dsc.err || fail "--descend --threshold 0.1 pruned nothing: $(cat dsc.err)"
+grep -q '^zond inject: pruned ' dsc.err || fail "--descend pruned nothing: $(cat dsc.err)"
 sed -n 's/^zond inject: pruned .* of \([0-9]*\) ns$/\1/p' dsc.err | while read -r whole; do
 	[ "$whole" -lt 2000000000 ] || { echo "FAIL: --descend: the whole is $whole ns"; exit 1; }
 done || status=1

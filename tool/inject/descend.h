@@ -14,8 +14,9 @@
  * its callees gets a bound on its inclusive time, M(c) <= sum of M(p) over
  * its callers p (the measured value for callers measured, the first pass's
  * estimate for the others); a callee whose bound is under threshold% of
- * the whole (the first pass's total of root calls) is pruned, never
- * measured; the others join the queue.  Transport- and architecture-
+ * the whole (the roots' time: measured alone where a root was, the first
+ * pass's root calls until then) is pruned, never measured; the others join
+ * the queue.  Transport- and architecture-
  * neutral; candidates are indexes 0..n-1.
  */
 #ifndef ZOND_INJECT_DESCEND_H
