@@ -118,6 +118,16 @@ extern uint64_t zb_own, zb_now;
  */
 extern uint64_t zb_last;
 extern uint32_t zb_clamped;
+/*
+ * Hooks ended so far (mod 2^32), moved by each after its last write of
+ * zb_own.  An interrupt handler's hooks run whole inside the hook they
+ * interrupt, at any instruction of it: one that lands between a hook's
+ * counter read and its read (c0) or write (c1) of zb_own moves zb_seq, and
+ * the hook reads both again, so that the handler's hooks are counted once
+ * and in zb_own, never lost nor taken twice.  Nothing is masked, no atomic
+ * instruction needed.
+ */
+extern uint32_t zb_seq;
 /* Hook calls so far (entry probes): zb_own / zb_calls is the mean cost per probe pair. */
 extern uint64_t zb_calls;
 

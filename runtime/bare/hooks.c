@@ -18,7 +18,16 @@
 
 struct zb_cost zb_cost[ZB_HOOKS];
 uint64_t zb_own, zb_now, zb_calls, zb_last;
-uint32_t zb_clamped;
+uint32_t zb_clamped, zb_seq;
+
+/* zb_seq as it is in memory now, not as the compiler last saw it */
+static inline uint32_t seq_now(void)
+{
+	return *(volatile uint32_t *)&zb_seq;
+}
+
+/* Keeps the counter's reads and the accesses of zb_own and zb_seq in program order. */
+#define ORDERED() __asm__ volatile("" ::: "memory")
 
 /*
  * The return address an exit hook put in place of a function's (bare.h):
@@ -80,6 +89,27 @@ struct start {
 };
 
 /*
+ * c0, with zb_own and zb_last as they were at that read: read again when a
+ * handler's hooks ended in between (zb_seq moved, bare.h), so that their
+ * cost is in own0 or in c1 - c0, never in both.
+ */
+__attribute__((always_inline)) static inline uint64_t hook_start(struct start *h)
+{
+	uint32_t s;
+	uint64_t c0;
+	do {
+		s = seq_now();
+		ORDERED();
+		c0 = zb_clock();
+		ORDERED();
+		h->own0 = zb_own;
+		h->last = zb_last;
+		ORDERED();
+	} while (s != seq_now());
+	return c0;
+}
+
+/*
  * The program's clock at the call of a hook that read c0 first, with h as
  * it read them, held at the last hook's where it would be behind it (bare.h:
  * zb_last): h->own0 is then lowered by zond's excess.  Called where the hook
@@ -103,13 +133,25 @@ static inline uint64_t held_clock(int kind, uint64_t c0, struct start *h)
 
 /*
  * zond's cycles when a hook that started at c0, with zb_own then own0, returns;
- * its program clock the last (a hook nested in it returns first).
+ * its program clock the last (a hook nested in it returns first).  A
+ * handler's hooks that end between c1's read and the check wrote zb_own
+ * too, their cost outside c1 - c0: c1 is read again, after them (before,
+ * their cost was lost, charged to the program: QA s15 W3 F1).  Then
+ * zb_seq moves, for a hook this one interrupted.
  */
-static inline void hook_done(int kind, uint64_t c0, uint64_t own0)
+__attribute__((always_inline)) static inline void hook_done(int kind, uint64_t c0, uint64_t own0)
 {
-	uint64_t c1 = zb_clock();
-	zb_own = own0 + (c1 - c0) + zb_cost[kind].rest;
+	uint32_t s;
+	do {
+		s = seq_now();
+		ORDERED();
+		uint64_t c1 = zb_clock();
+		zb_own = own0 + (c1 - c0) + zb_cost[kind].rest;
+		ORDERED();
+	} while (s != seq_now());
 	zb_last = program_clock(kind, c0, own0);
+	ORDERED();
+	*(volatile uint32_t *)&zb_seq = s + 1;
 }
 
 __attribute__((noinline)) static void enter_work(void *fn, void *site, uintptr_t sp,
@@ -130,8 +172,8 @@ __attribute__((noinline)) static void enter_work(void *fn, void *site, uintptr_t
 
 void __cyg_profile_func_enter(void *fn, void *site)
 {
-	uint64_t c0 = zb_clock();
-	struct start h = {zb_own, zb_last};
+	struct start h;
+	uint64_t c0 = hook_start(&h);
 	enter_work(fn, site, (uintptr_t)__builtin_frame_address(0),
 		   (uintptr_t)__builtin_return_address(0), c0, &h);
 	hook_done(ZB_ENTER, c0, h.own0);
@@ -175,8 +217,8 @@ __attribute__((noinline)) static void exit_work(void *fn, void *site, uintptr_t 
 
 void __cyg_profile_func_exit(void *fn, void *site)
 {
-	uint64_t c0 = zb_clock();
-	struct start h = {zb_own, zb_last};
+	struct start h;
+	uint64_t c0 = hook_start(&h);
 	exit_work(fn, site, (uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0),
 		  c0, &h);
 	hook_done(ZB_EXIT, c0, h.own0);
@@ -211,8 +253,8 @@ __attribute__((noinline)) static void begin_work(const char *name, const char *f
 
 void zond_block_begin(const char *name, const char *file, int line)
 {
-	uint64_t c0 = zb_clock();
-	struct start h = {zb_own, zb_last};
+	struct start h;
+	uint64_t c0 = hook_start(&h);
 	begin_work(name, file, line, (uintptr_t)__builtin_return_address(0),
 		   (uintptr_t)__builtin_frame_address(0), c0, &h);
 	hook_done(ZB_BEGIN, c0, h.own0);
@@ -241,8 +283,8 @@ __attribute__((noinline)) static uintptr_t late_work(uint64_t c0, struct start *
 
 uintptr_t zb_late_exit(void)
 {
-	uint64_t c0 = zb_clock();
-	struct start h = {zb_own, zb_last};
+	struct start h;
+	uint64_t c0 = hook_start(&h);
 	uintptr_t real = late_work(c0, &h);
 	hook_done(ZB_RETURN, c0, h.own0);
 	return real;
@@ -250,8 +292,8 @@ uintptr_t zb_late_exit(void)
 
 void zond_block_end(const char *name)
 {
-	uint64_t c0 = zb_clock();
-	struct start h = {zb_own, zb_last};
+	struct start h;
+	uint64_t c0 = hook_start(&h);
 	end_work(name, c0, &h);
 	hook_done(ZB_END, c0, h.own0);
 }

@@ -1,11 +1,18 @@
 /* isr.c - a machine timer interrupt whose instrumented handler calls functions, taken NIRQ
  * times inside an uninstrumented loop of an instrumented function (isr.sh).  The handler
- * returns with mret, restoring the interrupted code's ra: no return address of its own. */
+ * returns with mret, restoring the interrupted code's ra: no return address of its own.
+ * -DISR_IN_HOOKS: 40 interrupts at periods of 15 to 21 ticks while main calls an empty
+ * instrumented function, so that they land all over the hooks' shells. */
 #include <stdint.h>
 #include <stdio.h>
 
+#ifdef ISR_IN_HOOKS
+#define NIRQ 40
+#define PERIOD (15 + handled % 7)
+#else
 #define NIRQ 6
 #define PERIOD 40 /* mtime ticks between interrupts */
+#endif
 #define CLINT_MTIMECMP (*(volatile uint64_t *)0x2004000UL)
 #define CLINT_MTIME (*(volatile uint64_t *)0x200bff8UL)
 
@@ -57,10 +64,13 @@ int main(void)
 	CLINT_MTIMECMP = CLINT_MTIME + PERIOD;
 	__asm__ volatile("csrs mie, %0" : : "r"(1 << 7));
 	__asm__ volatile("csrs mstatus, 8");
-#ifdef ISR_IN_PROBES
+#if defined ISR_IN_PROBES
 	CLINT_MTIMECMP = UINT64_MAX;
 	while (handled < NIRQ)
 		interrupt_in_probe();
+#elif defined ISR_IN_HOOKS
+	while (handled < NIRQ)
+		pause_once();
 #else
 	spin(20000);
 #endif

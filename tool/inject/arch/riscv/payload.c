@@ -22,7 +22,11 @@
  * then returns to the real address.  Both keep every register but ra at
  * the return (ra is the caller's to lose): t0-t6 are saved on the
  * program's stack below sp, which is moved first (no red zone in the ABI:
- * an interrupt may come at any time).
+ * an interrupt may come at any time).  Machine interrupts are masked from
+ * before the first access of anything shared (the shadow stack, the open
+ * counts, the sums) to after the last, and MIE put back as it was: a
+ * handler may call a measured function through this payload at any
+ * instruction (irq_off; doc/inject.md, "Interrupts").
  *
  * Every path is straight-line (min, max and "outermost" by masks, not
  * branches; only a full shadow stack branches, and its calls are not
@@ -68,7 +72,10 @@
 #define RV_T5      30
 #define RV_T6      31
 #define RV_A2      12
-#define SAVE       32 /* bytes below sp for t0-t3 (entry) */
+#define RV_A3      13
+#define CSR_MSTATUS 0x300
+#define MSTATUS_MIE 8
+#define SAVE(w)    ((w) == 8 ? 48 : 32) /* bytes below sp for t0-t4 (entry), 16-aligned */
 
 struct gen {
 	uint8_t *b;
@@ -186,6 +193,24 @@ static void max_word(struct gen *g, int base, int64_t off, int v, int a, int c)
 	stw(g, v, base, off);
 }
 
+/*
+ * Interrupts off (rd = mstatus as it was) and back as they were: from the
+ * first access of the shadow stack, the open counts and the sums to the
+ * last, an interrupt handler's measured call would see a frame half pushed
+ * or popped (QA s15 W3 F4: a nested entry took the frame the interrupted
+ * exit had just popped, whose return address it still had to read) or lose
+ * an update of a sum.  M-mode only, as the counter CSRs the payload reads.
+ */
+static void irq_off(struct gen *g, int rd)
+{
+	emit(g, CSR_MSTATUS << 20 | MSTATUS_MIE << 15 | 7u << 12 | (uint32_t)rd << 7 | 0x73); /* csrrci */
+}
+static void irq_restore(struct gen *g, int rs)
+{
+	emit(g, rv_itype(0x13, 7, rs, rs, MSTATUS_MIE));                  /* andi: MIE as it was */
+	emit(g, CSR_MSTATUS << 20 | (uint32_t)rs << 15 | 2u << 12 | 0x73); /* csrs mstatus, rs */
+}
+
 /* Stores (or loads back) regs[from..n) at sp + i words. */
 static void save_regs(struct gen *g, const int *regs, int from, int n, int load)
 {
@@ -197,12 +222,13 @@ static void save_regs(struct gen *g, const int *regs, int from, int n, int load)
 	}
 }
 
-static const int entry_regs[] = {RV_T0, RV_T1, RV_T2, RV_T3};
-static const int exit_regs[] = {RV_T0, RV_T1, RV_T2, RV_T3, RV_T4, RV_T5, RV_T6, RV_A0};
+/* t4 (entry), a3 (exit): mstatus as it was, from irq_off to irq_restore */
+static const int entry_regs[] = {RV_T0, RV_T1, RV_T2, RV_T3, RV_T4};
+static const int exit_regs[] = {RV_T0, RV_A3, RV_T1, RV_T2, RV_T3, RV_T4, RV_T5, RV_T6, RV_A0};
 /* two counters: the second's read goes to a1, kept next to t0 */
-static const int exit_regs2[] = {RV_T0, RV_A1, RV_T1, RV_T2, RV_T3,
+static const int exit_regs2[] = {RV_T0, RV_A1, RV_A3, RV_T1, RV_T2, RV_T3,
 				 RV_T4, RV_T5, RV_T6, RV_A0, RV_A2};
-#define EXIT_SAVE2 12 /* words below sp for exit_regs2 (16-byte aligned) */
+#define EXIT_SAVE 12 /* words below sp for exit_regs or exit_regs2 (16-byte aligned) */
 
 struct layout {
 	uint64_t entry, exit;
@@ -218,8 +244,9 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	int w = g->w;
 	size_t n0 = g->n;
 	l->entry = here(g);
-	addi(g, RV_SP, RV_SP, -SAVE);
-	save_regs(g, entry_regs, 0, 4, 0);
+	addi(g, RV_SP, RV_SP, -SAVE(w));
+	save_regs(g, entry_regs, 0, 5, 0);
+	irq_off(g, RV_T4);
 	ld32(g, RV_T1, RV_RA, -16); /* id */
 	la(g, RV_T2, a->threads);   /* the private area */
 	ldw(g, RV_T3, RV_T2, 0);    /* depth */
@@ -231,7 +258,7 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	slli(g, RV_T3, RV_T3, w == 8 ? 6 : 5); /* 8 words a frame */
 	ADD(g, RV_T3, RV_T3, RV_T2);
 	addi(g, RV_T3, RV_T3, w); /* frames after the depth word (aligned below) */
-	ldw(g, RV_T0, RV_SP, SAVE); /* the real return address */
+	ldw(g, RV_T0, RV_SP, SAVE(w)); /* the real return address */
 	stw(g, RV_T0, RV_T3, F_RET * w);
 	stw(g, RV_T1, RV_T3, F_ID * w);
 	stw(g, 0, RV_T3, F_CHILD * w);
@@ -251,7 +278,7 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	ADD(g, RV_T0, RV_T0, RV_T1);
 	ldw(g, RV_T2, RV_T0, 0);
 	la(g, RV_T0, a->exit);
-	stw(g, RV_T0, RV_SP, SAVE); /* the function returns to za_exit */
+	stw(g, RV_T0, RV_SP, SAVE(w)); /* the function returns to za_exit */
 	size_t csr_at = g->n;
 	emit(g, rv_csrr(RV_T0, g->csr ? g->csr : CSR_MCYCLE));
 	if (g->two) /* right after the first: both intervals as long (c0 the same) */
@@ -262,8 +289,9 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 		ADD(g, RV_T1, RV_T1, RV_T2);
 		stw(g, RV_T1, RV_T3, F_START2 * w);
 	}
-	save_regs(g, entry_regs, 0, 4, 1);
-	addi(g, RV_SP, RV_SP, SAVE);
+	irq_restore(g, RV_T4);
+	save_regs(g, entry_regs, 0, 5, 1);
+	addi(g, RV_SP, RV_SP, SAVE(w));
 	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0)); /* ret */
 	l->entry_n = (g->n - n0) / 4;
 	l->entry_from_csr = (g->n - csr_at) / 4;
@@ -273,8 +301,9 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	ld32(g, RV_T1, RV_T0, 0);
 	addi(g, RV_T1, RV_T1, 1);
 	st32(g, RV_T1, RV_T0, 0);
-	save_regs(g, entry_regs, 0, 4, 1);
-	addi(g, RV_SP, RV_SP, SAVE);
+	irq_restore(g, RV_T4);
+	save_regs(g, entry_regs, 0, 5, 1);
+	addi(g, RV_SP, RV_SP, SAVE(w));
 	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0));
 	if (!g->full) {
 		uint32_t v = rv_branch(7, RV_T3, RV_T0, (int64_t)(full - full_at));
@@ -322,15 +351,16 @@ static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct 
 	int w = g->w;
 	size_t n0 = g->n;
 	const int *regs = g->two ? exit_regs2 : exit_regs;
-	int nregs = g->two ? 10 : 8, frame = g->two ? EXIT_SAVE2 : 8;
+	int nregs = g->two ? 11 : 9, first = g->two ? 3 : 2, frame = EXIT_SAVE;
 	l->exit = here(g);
 	addi(g, RV_SP, RV_SP, -frame * w);
-	save_regs(g, regs, 0, g->two ? 2 : 1, 0); /* the registers the reads take */
+	save_regs(g, regs, 0, first, 0); /* the registers the reads and irq_off take */
+	irq_off(g, RV_A3); /* before the read: a handler's calls until then are this call's */
 	l->exit_to_csr = (g->n - n0) / 4;
 	emit(g, rv_csrr(RV_T0, g->csr ? g->csr : CSR_MCYCLE));
 	if (g->two)
 		emit(g, rv_csrr(RV_A1, g->two->csr));
-	save_regs(g, regs, g->two ? 2 : 1, nregs, 0);
+	save_regs(g, regs, first, nregs, 0);
 	/* pop the frame: t3 = frame, t4 = parent */
 	la(g, RV_T2, a->threads);
 	ldw(g, RV_T3, RV_T2, 0);
@@ -415,6 +445,7 @@ static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct 
 		}
 	}
 	ldw(g, RV_RA, RV_T3, F_RET * w);
+	irq_restore(g, RV_A3);
 	save_regs(g, regs, 0, nregs, 1);
 	addi(g, RV_SP, RV_SP, frame * w);
 	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0)); /* ret */
