@@ -465,9 +465,6 @@ static void start(void)
 	if (zl_configure(&cfg) < 0)
 		return;
 	zl_sample_configure(&cfg);
-	/* the probes measure their own cost on every call (zrt_probe_paid), as record's */
-	if (!(cfg.flags & ZR_FLAG_NO_TIME))
-		cfg.flags |= ZR_FLAG_PAID_EVERY_CALL;
 	/* a library call's context is its wrapper's: no prologue outside the probes to place */
 	cfg.max_sample_pcs = 0;
 	lib_globs = env_globs("ZOND_LIBCALLS_LIBS");

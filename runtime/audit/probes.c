@@ -236,50 +236,16 @@ static __attribute__((noinline)) void lost_frame(struct za_thread *t,
 	zrt_count_call(&t->core, target->key, za_site(target, ret), sp, ret);
 }
 
-/* The core frame below core on t's stack: its caller's, NULL for none. */
-static struct zr_frame *below(struct za_thread *t, struct zr_frame *core)
-{
-	return core > t->core.stack ? core - 1 : NULL;
-}
-
-/* The core frame on top of t's stack after an exit: its caller's, NULL for none. */
-static struct zr_frame *top_frame(struct za_thread *t)
-{
-	uint32_t d = t->core.info->depth;
-	return d && d <= zrt.max_depth ? &t->core.stack[d - 1] : NULL;
-}
-
-/*
- * The call's start with exact time: what the probe cost from its start
- * (start, the clock read first thing) to this clock read is its caller's,
- * measured and kept out (zrt_probe_paid), as the record hooks do; the
- * calibration is then left with the rest (the wrapper's instructions
- * around za_enter).  Before, one calibrated mean was subtracted per call,
- * and a 3 ns strlen showed 23 ns a call (s15).
- */
-static void enter_clock(struct za_thread *t, struct zr_frame *core, uint64_t start)
-{
-	uint64_t now = zl_clock_enter();
-	if (zrt_likely(zrt.timed)) {
-		zrt_probe_paid(&t->core, below(t, core), 0, now - start);
-		now = zrt_frame_clock(&t->core, now);
-	}
-	core->enter_ticks = now;
-}
-
 /* The timeline's entry event, and with exact time the call's clock read before it. */
-static __attribute__((noinline)) void enter_timeline(struct za_thread *t, struct zr_frame *core,
-						     uint64_t start)
+static __attribute__((noinline)) void enter_timeline(struct za_thread *t, struct zr_frame *core)
 {
-	if (zrt.timed)
-		enter_clock(t, core, start);
-	zrt_timeline_enter(&t->core, core, zrt.timed ? core->enter_ticks : zl_clock());
+	uint64_t now = zrt.timed ? (core->enter_ticks = zl_clock_enter()) : zl_clock();
+	zrt_timeline_enter(&t->core, core, now);
 }
 
 struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t ret,
 			  uint64_t saved)
 {
-	uint64_t start = zrt.timed ? zl_clock() : 0;
 	struct za_thread *t = ready(sp);
 	if (!t)
 		return NULL;
@@ -315,9 +281,9 @@ struct za_frame *za_enter(const struct za_target *target, uint64_t sp, uint64_t 
 	/* the clock last: as little of the probe as possible inside the call's time */
 	if (fr->core && zrt.clocked) {
 		if (zrt_likely(!zrt.timeline))
-			enter_clock(t, fr->core, start);
+			fr->core->enter_ticks = zl_clock_enter();
 		else
-			enter_timeline(t, fr->core, start);
+			enter_timeline(t, fr->core);
 	}
 	return fr;
 }
@@ -363,15 +329,11 @@ struct za_ret za_exit(struct za_frame *fr, uint64_t result)
 			return r;
 	}
 	if (fr->core && t->core.state == ZRT_THREAD_ON) {
-		uint64_t at = zrt.timed ? zrt_frame_clock(&t->core, now) : 0;
 		if (zrt_unlikely(zrt.timeline))
 			zrt_timeline_exit(&t->core, fr->target->key, fr->sp,
-					  zrt.timed ? at : zl_clock());
+					  zrt.timed ? now : zl_clock());
 		else
-			zrt_exit(&t->core, fr->target->key, fr->sp, at);
-		/* what this probe costs after its clock read: its caller's, kept out */
-		if (zrt.timed)
-			zrt_probe_paid(&t->core, top_frame(t), 1, zl_clock() - now);
+			zrt_exit(&t->core, fr->target->key, fr->sp, now);
 	}
 	/*
 	 * Closed: its return slot may still hold the return point (a tail call
