@@ -813,7 +813,7 @@ static struct inject_bare_target bare_target(const struct functions_job *job, ch
 		job->gdb,
 		{job->elf, job->scratch, job->scratch_len, 10000, 200, 0, NULL,
 		 /* QEMU zond starts with -icount: one count an instruction */
-		 !job->gdb && !bare_qemu_without_icount(argv) &&
+		 job->elf && !job->gdb && argv && !bare_qemu_without_icount(argv) &&
 			 (!job->event_name || strncmp(job->event_name, "mhpm", 4) != 0),
 		 NULL},
 		job->duration,

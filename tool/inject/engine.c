@@ -478,7 +478,7 @@ size_t inject_plan_scratch(struct symbols *s, struct inject_plan *p, uint64_t sc
 			continue;
 		size_t want = (size_t)f->size + FILL_MAX;
 		uint8_t *code = zp_xcalloc(1, want);
-		struct zerr err;
+		struct zerr err = {0};
 		char why[INJECT_WHY] = "", far_why[INJECT_WHY] = "";
 		long got = symbols_read(s, p->path, f->addr, code, want, &err);
 		int near = got >= (long)f->size && site_fits(p, &f->site, code, lo, hi, why);

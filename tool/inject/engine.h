@@ -103,7 +103,7 @@ int inject_plan_locate(struct symbols *s, const struct inject_plan *p, const cha
  * bound on what a run uses): every function is checked against both ends
  * of that window, its entry's jump and its relocated copy.  One that works
  * only with the arch's far jump gets far_needed; one neither works for is
- * refused ("its trampoline (scratch RAM LO-HI) is out of a jal's reach (1
+ * refused ("its trampoline (LO-HI) is out of a jal's reach (1
  * MiB) from ENTRY, and WHY").  For an architecture whose jump's reach is
  * not limited, none.  Returns how many were refused.
  */
