@@ -99,13 +99,13 @@ for f in __adddf3 __muldf3 start_trigger; do
 	grep -q "^$f " far.txt || fail "far scratch: $f not measured"
 done
 "$zond" inject --coverage st.elf $far >farcov.txt
-grep -q "^refused main (0x[0-9a-f]*): scratch RAM out of the jump's reach (1 MiB), and the far jump changes t1, which it never writes" farcov.txt ||
+grep -q "^refused main (0x[0-9a-f]*): its trampoline (0x80800000-0x808[0-9a-f]*) is out of a jal's reach (1 MiB) from 0x[0-9a-f]*, and the far jump changes t1, which it never writes" farcov.txt ||
 	fail "far scratch: --coverage does not refuse main: $(grep main farcov.txt)"
 # (the refusal's reason first, then the error: QA s13 U F4)
 "$zond" inject -q -o far.db -c far2 $far -f main --elf st.elf -- $qemu -kernel st.elf >out.txt 2>err.txt
 rc=$?
 if [ $rc -eq 0 ] || [ "$(wc -l <err.txt)" -ne 2 ] ||
-	! grep -q "^zond inject: -f main: main (0x[0-9a-f]*) cannot be injected: scratch RAM out of the jump's reach" err.txt ||
+	! grep -q "^zond inject: -f main: main (0x[0-9a-f]*) cannot be injected: its trampoline (0x80800000-0x808[0-9a-f]*) is out of a jal's reach" err.txt ||
 	! grep -qF -- "-f matched none that can be injected" err.txt; then
 	fail "far scratch: -f main: status $rc:"; cat err.txt >&2
 else

@@ -199,6 +199,30 @@ static int measurable(const struct inject_func *f, int event)
 }
 
 /*
+ * The plan's functions checked against the scratch RAM a run over GDB
+ * takes: --scratch's (scratch_len), else the transport's default (the
+ * widest gap between the ELF's segments), for a jump of limited reach.
+ * How many were refused; *where what was checked (0,0: nothing).
+ */
+static size_t plan_scratch(struct symbols *s, struct inject_plan *p, uint64_t scratch,
+			   uint64_t scratch_len, int two, uint64_t where[2])
+{
+	struct zerr err;
+	where[0] = where[1] = 0;
+	if (!p->arch->reach)
+		return 0;
+	if (!scratch_len && symbols_segment_gap(s, p->path, &scratch, &scratch_len, &err) < 0)
+		return 0; /* the transport says why */
+	if (!scratch_len)
+		return 0;
+	where[0] = scratch;
+	where[1] = scratch_len;
+	int xlen = strcmp(p->arch->name, "riscv64") == 0 ? 64 : 32;
+	uint64_t span = inject_bare_scratch_span(p->arch, xlen, inject_plan_count_ok(p), two);
+	return inject_plan_scratch(s, p, scratch, scratch_len, span);
+}
+
+/*
  * --coverage: the plan of every function of prog, trampolines in scratch
  * (when given), printed; event: --event given with it.
  */
@@ -219,8 +243,8 @@ static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len, in
 		symbols_free(s);
 		return cmd_error("inject", "%s", err.msg);
 	}
-	if (scratch_len)
-		inject_plan_scratch(&p, scratch, scratch_len);
+	uint64_t where[2];
+	plan_scratch(s, &p, scratch, scratch_len, 0, where);
 	size_t parts = 0, own = 0;
 	for (size_t i = 0; i < p.nfuncs; i++) {
 		parts += p.funcs[i].part;
@@ -787,7 +811,11 @@ static struct inject_bare_target bare_target(const struct functions_job *job, ch
 	return (struct inject_bare_target){
 		job->gdb ? NULL : argv,
 		job->gdb,
-		{job->elf, job->scratch, job->scratch_len, 10000, 200, 0, NULL, NULL},
+		{job->elf, job->scratch, job->scratch_len, 10000, 200, 0, NULL,
+		 /* QEMU zond starts with -icount: one count an instruction */
+		 job->elf && !job->gdb && argv && !bare_qemu_without_icount(argv) &&
+			 (!job->event_name || strncmp(job->event_name, "mhpm", 4) != 0),
+		 NULL},
 		job->duration,
 		job->event_name};
 }
@@ -899,6 +927,8 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 	struct zp_profile *p = run_profile(job, s, ij->plan, recs, &r, argv);
 	if (lost)
 		profile_add_meta(p, "inject_connection_lost", "1");
+	if (r.clock_moved)
+		profile_add_meta(p, "inject_clock_moved", "1");
 	rc = lost ? 1 : job->pid || r.status < 0 ? 0 : program_status(r.status);
 	if (store_run(job, p) < 0) {
 		/* as record: the program's status stays zond's, a failure shows when it was 0 */
@@ -1835,14 +1865,18 @@ static int scenario(struct functions_job *job, char **argv)
 		symbols_free(s);
 		return cmd_error("inject", "%s", err.msg);
 	}
-	size_t out = 0;
-	if (job->scratch_len)
-		out = inject_plan_scratch(&plan, job->scratch, job->scratch_len);
+	uint64_t where[2] = {0, 0};
+	size_t out = job->elf ? plan_scratch(s, &plan, job->scratch, job->scratch_len,
+					     job->event_name && strchr(job->event_name, ','), where)
+			      : 0;
 	if (out && !job->quiet)
 		fprintf(stderr,
-			"zond inject: %zu functions left out: --scratch is out of the jump's reach "
-			"and the far jump cannot take them (--coverage %s --scratch says why)\n",
-			out, prog);
+			"zond inject: %zu functions left out: scratch RAM 0x%llx,0x%llx (%s) is "
+			"out of the jump's reach and the far jump cannot take them (--coverage %s%s "
+			"says why)\n",
+			out, (unsigned long long)where[0], (unsigned long long)where[1],
+			job->scratch_len ? "--scratch" : "the default: give --scratch", prog,
+			job->scratch_len ? " --scratch" : "");
 	if (!job->campaign) {
 		char base[PATH_MAX];
 		snprintf(base, sizeof base, "%s", prog);

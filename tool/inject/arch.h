@@ -78,7 +78,7 @@ enum inject_probe {
 };
 
 #define INJECT_SITE_INSNS 16
-#define INJECT_WHY        160
+#define INJECT_WHY        224
 
 struct inject_site {
 	uint64_t addr;    /* the function's first byte */

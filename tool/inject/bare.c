@@ -116,6 +116,15 @@ static struct inject_payload_args payload_args(const struct bare *b)
 	return args;
 }
 
+uint64_t inject_bare_scratch_span(const struct inject_arch *a, int xlen, size_t n, int two)
+{
+	uint64_t results = INJ_HDR + INJ_SB_EDGES(n);
+	uint64_t edges = n <= INJECT_BARE_EDGES_MAX ? (n + 1) * n * INJ_EDGE : 0;
+	results += edges + (two ? n * INJ_STAT + edges : 0);
+	/* each area 16-aligned; the payload under its probe buffer's 4096 bytes */
+	return results + 16 + inject_riscv_private_size(xlen, n) + 16 + 4096 + n * slot_len(a);
+}
+
 /* Scratch RAM for the results, the shadow stack and the trampolines. */
 static int place(struct bare *b, struct inject_result *out, struct zerr *err)
 {
@@ -183,12 +192,13 @@ static int choose_site(struct bare *b, size_t k, uint64_t stub, struct inject_si
 	const struct inject_plan *plan = b->job->plan;
 	int64_t d = (int64_t)(stub - p->site.addr - p->site.keep);
 	*site = p->site;
-	if (d >= -(1 << 20) && d < (1 << 20))
-		return 0;
 	for (size_t i = 0; i < plan->nfuncs; i++) {
 		const struct inject_func *f = &plan->funcs[i];
 		if (f->addr != p->site.addr)
 			continue;
+		/* the plan checked the scratch RAM's window (inject_plan_scratch) */
+		if (!f->far_needed && d >= -(1 << 20) && d < (1 << 20))
+			return 0;
 		if (!f->far_ok)
 			return zerr_set(err,
 					"%s: the trampoline at 0x%llx is out of a jal's "
@@ -198,6 +208,8 @@ static int choose_site(struct bare *b, size_t k, uint64_t stub, struct inject_si
 		*site = f->far;
 		return 0;
 	}
+	if (d >= -(1 << 20) && d < (1 << 20))
+		return 0;
 	return zerr_set(err,
 			"%s: the trampoline at 0x%llx is out of a jal's reach (1 MiB): "
 			"give scratch RAM near the code with --scratch",
@@ -255,7 +267,9 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 	if (rc == 0 && (b->t->ops->write(b->t, b->area, buf, b->area_len, err) < 0 ||
 			b->t->ops->write(b->t, b->priv, priv,
 					 inject_riscv_private_size(b->xlen, b->n), err) < 0 ||
-			written(b, b->area, buf, b->area_len, err) < 0))
+			written(b, b->area, buf, b->area_len, err) < 0 ||
+			/* the payload's stores: the debugger's writes may land where they do not */
+			inject_rsp_cpu_stores(b->t, b->priv, err) < 0))
 		rc = -1;
 	free(priv);
 	free(buf);
@@ -636,6 +650,7 @@ static void bare_close(struct bare *b)
 static void bare_results(struct bare *b, const struct region *r, struct inject_result *out)
 {
 	out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
+	out->clock_moved = inject_rsp_clock_moved(b->t);
 	if (is_region(b->job))
 		region_results(r, out);
 	else

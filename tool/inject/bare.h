@@ -52,6 +52,14 @@ int inject_bare_counter(const char *spec, struct inject_bare_counter *c, struct 
  */
 int inject_bare_counters(const char *spec, struct inject_bare_counter c[2], struct zerr *err);
 
+/*
+ * At most how much scratch RAM a run of n functions takes (xlen 32 or 64,
+ * two: two counters): the results, the shadow stack, the payload and a
+ * slot per function, in that order from the start; the window the plan's
+ * trampolines are checked in (inject_plan_scratch).
+ */
+uint64_t inject_bare_scratch_span(const struct inject_arch *a, int xlen, size_t n, int two);
+
 struct inject_bare_target {
 	char *const *argv; /* QEMU's command line, or NULL */
 	const char *gdb;   /* HOST:PORT (or /PATH), when argv is NULL */

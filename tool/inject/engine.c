@@ -328,8 +328,10 @@ static int plan_one(struct symbols *s, struct inject_plan *p, size_t i, struct b
 		f->ok = p->arch->plan(code, (size_t)f->size, pad, f->addr, 0, &f->site, f->why) ==
 			0;
 		uint8_t copy[512];
-		if (f->ok &&
-		    p->arch->relocate(&f->site, code, p->image_end, copy, sizeof copy, f->why) < 0)
+		/* a jump of limited reach: where the copy goes is the scratch RAM's
+		 * (inject_plan_scratch); here only what fails wherever it goes */
+		uint64_t to = p->arch->reach ? f->addr : p->image_end;
+		if (f->ok && p->arch->relocate(&f->site, code, to, copy, sizeof copy, f->why) < 0)
 			f->ok = 0;
 		f->far_ok = f->ok && p->arch->plan_far &&
 			    p->arch->plan_far(code, (size_t)f->size, pad, f->addr, &f->far,
@@ -432,19 +434,65 @@ void inject_plan_free(struct inject_plan *p)
 	memset(p, 0, sizeof *p);
 }
 
-size_t inject_plan_scratch(struct inject_plan *p, uint64_t scratch, uint64_t len)
+/*
+ * Whether site's trampolines anywhere in [lo, hi] work: the entry's jump
+ * (a breakpoint entry has none) reaches both ends, and the copy relocates
+ * at both; else 0 with why.
+ */
+static int site_fits(const struct inject_plan *p, const struct inject_site *site,
+		     const uint8_t *code, uint64_t lo, uint64_t hi, char *why)
+{
+	uint64_t at = site->addr + site->keep, reach = p->arch->reach;
+	uint64_t ends[2] = {lo, hi};
+	for (int e = 0; e < 2; e++) {
+		struct inject_site copy_site = *site; /* relocate() fills its map */
+		uint8_t copy[512];
+		int64_t d = (int64_t)(ends[e] - at);
+		if (!site->far && !site->by_break && (d >= (int64_t)reach || d < -(int64_t)reach)) {
+			snprintf(why, INJECT_WHY,
+				 "its trampoline (0x%llx-0x%llx) is out of a jal's reach (%llu "
+				 "MiB) from 0x%llx",
+				 (unsigned long long)lo, (unsigned long long)hi,
+				 (unsigned long long)(reach >> 20), (unsigned long long)at);
+			return 0;
+		}
+		if (p->arch->relocate(&copy_site, code, ends[e], copy, sizeof copy, why) < 0)
+			return 0;
+	}
+	return 1;
+}
+
+size_t inject_plan_scratch(struct symbols *s, struct inject_plan *p, uint64_t scratch,
+			   uint64_t len, uint64_t span)
 {
 	size_t n = 0;
-	uint64_t reach = p->arch->reach;
-	for (size_t i = 0; reach && i < p->nfuncs; i++) {
+	if (!p->arch->reach)
+		return 0;
+	/* the trampolines come after the results and the shadow stack: somewhere in
+	 * the first span bytes; a slot's length from the end is the last a copy starts */
+	uint64_t used = span && span < len ? span : len;
+	uint64_t lo = scratch, hi = scratch + (used > 256 ? used - 256 : 0);
+	for (size_t i = 0; i < p->nfuncs; i++) {
 		struct inject_func *f = &p->funcs[i];
-		uint64_t at = f->addr + f->site.keep;
-		int near = scratch < at + reach && scratch + len > (at > reach ? at - reach : 0);
-		if (!f->ok || near || f->far_ok)
+		if (!f->ok)
 			continue;
-		snprintf(f->why, sizeof f->why,
-			 "scratch RAM out of the jump's reach (%llu MiB), and %.90s",
-			 (unsigned long long)(reach >> 20), f->far_why);
+		size_t want = (size_t)f->size + FILL_MAX;
+		uint8_t *code = zp_xcalloc(1, want);
+		struct zerr err = {0};
+		char why[INJECT_WHY] = "", far_why[INJECT_WHY] = "";
+		long got = symbols_read(s, p->path, f->addr, code, want, &err);
+		int near = got >= (long)f->size && site_fits(p, &f->site, code, lo, hi, why);
+		int far = !near && got >= (long)f->size && f->far_ok &&
+			  site_fits(p, &f->far, code, lo, hi, far_why);
+		free(code);
+		f->far_needed = far;
+		if (near || far)
+			continue;
+		char full[3 * INJECT_WHY]; /* cut to f->why's length, the far reason last */
+		snprintf(full, sizeof full, "%.159s, and %.159s", why[0] ? why : err.msg,
+			 f->far_ok ? far_why : f->far_why);
+		memcpy(f->why, full, sizeof f->why - 1);
+		f->why[sizeof f->why - 1] = 0;
 		f->ok = 0;
 		n++;
 	}

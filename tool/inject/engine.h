@@ -44,6 +44,7 @@ struct inject_func {
 	uint32_t fill;        /* bytes of alignment fill after it, up to the next function */
 	int sealed;           /* its last instruction never falls through into the fill */
 	int far_ok;           /* the arch's far jump: 1 when far is valid, else far_why */
+	int far_needed;       /* the scratch RAM is out of site's reach: far it is */
 	struct inject_site far;
 	char far_why[INJECT_WHY];
 };
@@ -97,13 +98,17 @@ int inject_plan_locate(struct symbols *s, const struct inject_plan *p, const cha
 		       size_t *func, uint64_t *offset, struct zerr *err);
 
 /*
- * Trampolines in [scratch, scratch + len): a function whose entry's jump
- * reaches no byte of it and that the far jump cannot take either is refused
- * ("scratch RAM out of the jump's reach (1 MiB), and WHY"); for an
- * architecture whose jump's reach is not limited, none.  Returns how
- * many were refused.
+ * Trampolines in [scratch, scratch + len), within its first span bytes
+ * (0: all; zond's results and shadow stack come first, so the caller's
+ * bound on what a run uses): every function is checked against both ends
+ * of that window, its entry's jump and its relocated copy.  One that works
+ * only with the arch's far jump gets far_needed; one neither works for is
+ * refused ("its trampoline (LO-HI) is out of a jal's reach (1
+ * MiB) from ENTRY, and WHY").  For an architecture whose jump's reach is
+ * not limited, none.  Returns how many were refused.
  */
-size_t inject_plan_scratch(struct inject_plan *p, uint64_t scratch, uint64_t len);
+size_t inject_plan_scratch(struct symbols *s, struct inject_plan *p, uint64_t scratch,
+			   uint64_t len, uint64_t span);
 
 /* Functions the plan can patch. */
 size_t inject_plan_count_ok(const struct inject_plan *p);

@@ -86,6 +86,7 @@ struct inject_context {
 
 struct inject_result {
 	int status; /* wait status of the program */
+	int clock_moved; /* over GDB: the target's clock ran on at a stop (inject_rsp_clock_moved) */
 	int64_t pid;
 	int64_t start_ns, duration_ns;
 	uint64_t c0, cpair, hz;    /* compensation (payload units) and units per second

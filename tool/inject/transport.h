@@ -147,6 +147,8 @@ struct inject_rsp_options {
 			  * there lets wait() read the results before the target is gone */
 	const char *counter; /* a register wait() reads at end_at, or where
 			      * inject_rsp_wait_for stops the target; NULL: none */
+	int exact_clock; /* the counter counts instructions (QEMU's -icount): a step over one
+			  * instruction that moves it more is the clock warped at a stop */
 	int (*stop_asked)(void); /* non-zero: wait() stops the target as inject_rsp_wait_for's
 				  * time would (^C to zond), returning 1; NULL: never */
 };
@@ -172,6 +174,16 @@ int inject_rsp_get_reg(struct inject_transport *t, const char *name, uint64_t *v
 int inject_rsp_set_reg(struct inject_transport *t, const char *name, uint64_t value,
 		       struct zerr *err);
 /*
+ * Whether the hart's own stores land at addr (8 bytes of a stopped RSP
+ * target's scratch RAM, put back after): QEMU's gdbstub writes ROM and
+ * flash, so what the debugger wrote reads back even where the program's
+ * stores are dropped.  zond writes `sw t1, 0(t0)` at addr, steps it once
+ * with t0 = addr + 4 (pc, t0, t1 put back after: one instruction retired)
+ * and reads the word back.  -1 with err ("... give RAM ... with --scratch")
+ * when it does not land or the store traps.
+ */
+int inject_rsp_cpu_stores(struct inject_transport *t, uint64_t addr, struct zerr *err);
+/*
  * Breakpoints zond handles itself at at[0..n) (an RSP transport's stopped
  * target; n = 0 takes them out): inserted at the next release(); each time
  * the target reaches one, wait() calls fn(arg, i) with the target stopped
@@ -191,6 +203,13 @@ int inject_rsp_watch(struct inject_transport *t, const uint64_t *at, size_t n,
  * redirect's pc moved), -1 with err as wait().
  */
 int inject_rsp_wait_for(struct inject_transport *t, double seconds, int *status, struct zerr *err);
+/*
+ * 1 when a step zond made over one instruction (at a watched breakpoint)
+ * moved the counter by more than one under options' exact_clock: QEMU's
+ * -icount with sleep on warps its clock to the next timer deadline while
+ * the hart is stopped (said once on stderr when seen).
+ */
+int inject_rsp_clock_moved(struct inject_transport *t);
 /* 1 with the counter's value read at the end (options' counter), else 0. */
 int inject_rsp_counter_end(struct inject_transport *t, uint64_t *value);
 /*

@@ -62,6 +62,7 @@ struct gdbt {
 	uint64_t counter_end;
 	int counter_read;
 	int (*stop_asked)(void);     /* inject_rsp_options' */
+	int exact_clock, clock_moved; /* inject_rsp_options', inject_rsp_clock_moved */
 	pid_t qemu;                  /* started by zond, 0 when not */
 	char sockdir[64];
 };
@@ -358,6 +359,32 @@ static int watch_end(struct gdbt *g, struct zerr *err)
 }
 
 /*
+ * The counter at a step over one instruction (before: 0, after: 1): more
+ * than one count across it is the clock moved while the hart was stopped
+ * (QEMU's -icount with sleep on, once a timer is armed): said once.
+ */
+static int step_clock(struct gdbt *g, int after, uint64_t *before, struct zerr *err)
+{
+	const struct rsp_reg *reg = g->counter ? rsp_reg_find(&g->regs, g->counter) : NULL;
+	uint64_t now;
+	if (!g->exact_clock || g->clock_moved || !reg)
+		return 0;
+	if (rsp_read_reg(g->r, reg->regnum, reg->bitsize / 8, after ? &now : before, err) < 0)
+		return -1;
+	uint64_t moved = (now - *before) & (reg->bitsize == 32 ? UINT32_MAX : UINT64_MAX);
+	if (!after || moved <= 1)
+		return 0;
+	g->clock_moved = 1;
+	fprintf(stderr,
+		"zond inject: warning: %s moved %llu over a step of one instruction: QEMU's "
+		"clock runs on while zond stops the hart (-icount with sleep on and a timer "
+		"armed): counts across a debugger stop are too long (run meta "
+		"inject_clock_moved; doc/inject.md)\n",
+		g->counter, (unsigned long long)moved);
+	return 0;
+}
+
+/*
  * A stop at watched breakpoint i (pc): its function, then a step over the
  * instruction there (its breakpoint out for the step), again while the
  * step lands on another one, and the target let run.  At a redirect's
@@ -378,8 +405,10 @@ static int on_watch(struct gdbt *g, struct rsp_stop *st, uint64_t pc, ptrdiff_t 
 				       ? -1
 				       : 1;
 		}
+		uint64_t before = 0;
 		if (rsp_break(g->r, pc, g->watch.kind[i], 0, err) < 0 ||
-		    rsp_step(g->r, st, err) < 0 ||
+		    step_clock(g, 0, &before, err) < 0 || rsp_step(g->r, st, err) < 0 ||
+		    ((st->kind == 'T' || st->kind == 'S') && step_clock(g, 1, &before, err) < 0) ||
 		    (done ? watch_off_but(g, (size_t)i, err)
 			  : rsp_break(g->r, pc, g->watch.kind[i], 1, err)) < 0)
 			return -1;
@@ -632,6 +661,7 @@ static struct gdbt *attach(struct rsp *r, const struct inject_rsp_options *o, pi
 	g->end_at = o->end_at;
 	g->counter = o->counter;
 	g->stop_asked = o->stop_asked;
+	g->exact_clock = o->exact_clock;
 	struct rsp_stop st;
 	if (describe(g, err) < 0 || find_scratch(g, o, err) < 0 || rsp_halt_reason(r, &st, err) < 0) {
 		g_close(&g->base);
@@ -788,6 +818,60 @@ int inject_rsp_set_reg(struct inject_transport *t, const char *name, uint64_t va
 	struct gdbt *g = (struct gdbt *)t;
 	const struct rsp_reg *reg = reg_named(g, name, err);
 	return reg ? rsp_write_reg(g->r, reg->regnum, reg->bitsize / 8, value, err) : -1;
+}
+
+/* The stepped store of inject_rsp_cpu_stores: 1 when the word landed, 0 not, -1 error. */
+static int step_store(struct gdbt *g, uint64_t addr, const struct rsp_reg *t0,
+		      const struct rsp_reg *t1, struct zerr *err)
+{
+	const uint32_t mark = 0x5a0d1e57;
+	/* sw t1, 0(t0); then the word it overwrites, cleared */
+	uint8_t code[8] = {0x23, 0xa0, 0x62, 0x00, 0, 0, 0, 0};
+	struct rsp_stop st;
+	uint64_t pc = 0;
+	uint8_t got[4];
+	if (rsp_write_mem(g->r, addr, code, sizeof code, err) < 0 ||
+	    rsp_write_reg(g->r, t0->regnum, t0->bitsize / 8, addr + 4, err) < 0 ||
+	    rsp_write_reg(g->r, t1->regnum, t1->bitsize / 8, mark, err) < 0 ||
+	    rsp_write_reg(g->r, g->pc_reg, g->xlen, addr, err) < 0 ||
+	    rsp_step(g->r, &st, err) < 0 ||
+	    rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0 ||
+	    rsp_read_mem(g->r, addr + 4, got, sizeof got, err) < 0)
+		return -1;
+	/* a trap (PMP, a bus error) leaves the pc at the handler */
+	return pc == addr + 4 && got[0] == (uint8_t)mark && got[1] == (uint8_t)(mark >> 8) &&
+	       got[2] == (uint8_t)(mark >> 16) && got[3] == (uint8_t)(mark >> 24);
+}
+
+int inject_rsp_cpu_stores(struct inject_transport *t, uint64_t addr, struct zerr *err)
+{
+	struct gdbt *g = (struct gdbt *)t;
+	const struct rsp_reg *t0 = reg_named(g, "t0", err), *t1 = reg_named(g, "t1", err);
+	uint64_t pc, v0, v1;
+	uint8_t keep[8];
+	if (!t0 || !t1 || rsp_read_reg(g->r, g->pc_reg, g->xlen, &pc, err) < 0 ||
+	    rsp_read_reg(g->r, t0->regnum, t0->bitsize / 8, &v0, err) < 0 ||
+	    rsp_read_reg(g->r, t1->regnum, t1->bitsize / 8, &v1, err) < 0 ||
+	    rsp_read_mem(g->r, addr, keep, sizeof keep, err) < 0)
+		return -1;
+	int landed = step_store(g, addr, t0, t1, err);
+	if (landed < 0 || rsp_write_reg(g->r, g->pc_reg, g->xlen, pc, err) < 0 ||
+	    rsp_write_reg(g->r, t0->regnum, t0->bitsize / 8, v0, err) < 0 ||
+	    rsp_write_reg(g->r, t1->regnum, t1->bitsize / 8, v1, err) < 0 ||
+	    rsp_write_mem(g->r, addr, keep, sizeof keep, err) < 0)
+		return -1;
+	if (!landed)
+		return zerr_set(err,
+				"scratch RAM at 0x%llx: the debugger's writes read back but the "
+				"program's own stores there do not land (flash or ROM?): give RAM "
+				"the program does not use with --scratch ADDR,LEN",
+				(unsigned long long)addr);
+	return 0;
+}
+
+int inject_rsp_clock_moved(struct inject_transport *t)
+{
+	return ((struct gdbt *)t)->clock_moved;
 }
 
 int inject_rsp_counter_end(struct inject_transport *t, uint64_t *value)
