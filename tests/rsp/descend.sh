@@ -23,12 +23,6 @@ mkdir -p "$dir" && cd "$dir" || exit 1
 rm -f ./*.db
 . "$src/../cli/lib.sh"
 
-zond_table() {
-	"$zond" report -i "$1" -C "$2" --raw | awk '
-		/^ +calls +total/ { on = 1; next }
-		on && NF >= 8 { print $8, $1, $2 }' | LC_ALL=C sort
-}
-
 elf=calls32.elf
 rv_build 32 $elf "$src/progs/calls.c" -fno-optimize-sibling-calls || exit 1
 qemu=$(rv_qemu 32)
@@ -44,14 +38,14 @@ check_eq "--threshold 0: output once per run" "$(sort -u got.txt) $(wc -l <got.t
 check_eq "--threshold 0: runs" "$(sqlite3 d.db "select count(*) from runs join campaigns c on c.id = campaign where c.name = 'all'")" 5
 check_eq "--threshold 0: the first pass" \
 	"$(sqlite3 d.db "select count(*) from runs join campaigns c on c.id = campaign where c.name = 'all.graph'")" 1
-check_eq "--threshold 0: calls and inclusive as QEMU's log" "$(zond_table d.db all)" "$(cat truth.txt)"
+check_eq "--threshold 0: calls and inclusive as QEMU's log" "$(rv_table d.db -C all)" "$(cat truth.txt)"
 grep -q "descent: 5 functions measured, 0 pruned, 0 never reached" err.txt ||
 	fail "--threshold 0: $(grep descent: err.txt)"
 
 "$zond" inject -o d.db -c t90 --elf $elf --descend --threshold 90 $fns -- $qemu -kernel $elf \
 	>got.txt 2>err.txt
 check_eq "--threshold 90: status" $? 5
-check_eq "--threshold 90: measured as QEMU's log" "$(zond_table d.db t90)" \
+check_eq "--threshold 90: measured as QEMU's log" "$(rv_table d.db -C t90)" \
 	"$(awk '$1 != "twice"' truth.txt)"
 check_eq "--threshold 90: pruned" "$(grep "pruned [a-z]*:" err.txt)" \
 	"zond inject: pruned twice: bound $(incl work) ns, under 90% of $(incl main) ns"
@@ -65,7 +59,7 @@ grep -q "descent: 4 functions measured, 1 pruned, 0 never reached" err.txt ||
 	>got.txt 2>err.txt
 check_eq "every function: status" $? 5
 check_eq "every function: main and below as QEMU's log" \
-	"$(zond_table d.db nof | awk '$1 ~ /^(main|work|fib|leaf|twice)$/')" "$(cat truth.txt)"
+	"$(rv_table d.db -C nof | awk '$1 ~ /^(main|work|fib|leaf|twice)$/')" "$(cat truth.txt)"
 grep -q "descent: 0 functions measured" err.txt && fail "every function: $(grep descent: err.txt)"
 
 check_error "--descend with --gdb" "--descend reruns the program: give QEMU's command after --, not --gdb" \

@@ -28,13 +28,6 @@ mkdir -p "$dir" && cd "$dir" || exit 1
 rm -f ./*.db
 . "$src/../cli/lib.sh"
 
-# "name calls inclusive" of zond's flat profile (functions with a time)
-zond_table() {
-	"$zond" report -i "$1" ${2:-} --raw | awk '
-		/^ +calls +total/ { on = 1; next }
-		on && NF >= 8 { print $8, $1, $2 }' | LC_ALL=C sort
-}
-
 for xlen in 32 64; do
 	elf=calls$xlen.elf
 	rv_build $xlen $elf "$src/progs/calls.c" -fno-optimize-sibling-calls || exit 1
@@ -47,7 +40,7 @@ for xlen in 32 64; do
 		>got$xlen.txt 2>err$xlen.txt
 	check_eq "rv$xlen: status under zond inject" $? 5
 	check_same "rv$xlen: output under zond inject" got$xlen.txt want$xlen.txt
-	zond_table all$xlen.db >zond$xlen.txt
+	rv_table all$xlen.db >zond$xlen.txt
 	# every function measured: its calls and inclusive instructions as QEMU's log
 	# (exit never returns: counted, untimed)
 	join zond$xlen.txt truth$xlen.txt | awk -v x=$xlen '
@@ -75,7 +68,7 @@ check_eq "--per-run 2: output thrice" "$(cat per.txt)" "$(cat want32.txt want32.
 check_eq "--per-run 2: runs" "$(sqlite3 per.db "select c.name, count(*) from runs r join campaigns c on r.campaign = c.id group by c.name order by c.name" | tr '\n' ' ')" "per|2 per.graph|1 "
 "$zond" report -i per.db -C per | grep -q '^self: *callees measured in other runs taken out' ||
 	fail "--per-run 2: report -C has no self line"
-zond_table per.db "-C per" | awk '{ print $1, $2 }' >per_calls.txt
+rv_table per.db -C per | awk '{ print $1, $2 }' >per_calls.txt
 awk '$1 ~ /^(fib|leaf|twice|work)$/ { print $1, $2 }' truth32.txt >per_want.txt
 check_same "--per-run 2: merged calls" per_calls.txt per_want.txt
 
@@ -101,8 +94,8 @@ wait $zpid
 check_eq "lost connection: status" $? 1
 grep -q "zond inject: .*the connection was closed by the target[^;]*; the results read [0-9]* ms after the start are kept; stored as a partial run" lost.err ||
 	fail "lost connection: message: $(cat lost.err)"
-calls=$(zond_table lost.db | awk '$1 == "tick" { print $2 }')
-[ "${calls:-0}" -gt 0 ] || fail "lost connection: no calls of tick kept: $(zond_table lost.db)"
+calls=$(rv_table lost.db | awk '$1 == "tick" { print $2 }')
+[ "${calls:-0}" -gt 0 ] || fail "lost connection: no calls of tick kept: $(rv_table lost.db)"
 check_eq "lost connection: meta" "$(sqlite3 lost.db "select value from run_meta where key = 'inject_connection_lost'" 2>/dev/null)" 1
 
 # --gdb: a QEMU started by the test, stopped at reset; zond connects, the program runs to its end
@@ -119,7 +112,7 @@ fi
 wait $qpid
 check_eq "--gdb: QEMU's status" $? 5
 check_same "--gdb: output" gdbq.txt want32.txt
-check_eq "--gdb: calls and inclusive" "$(zond_table gdb.db)" \
+check_eq "--gdb: calls and inclusive" "$(rv_table gdb.db)" \
 	"$(awk '$1 == "fib" || $1 == "leaf"' truth32.txt)"
 
 # --gdb, preparing fails (work's code in the ELF given is not the target's: a copy with its first
@@ -164,7 +157,7 @@ done
 kill $qpid
 wait $qpid 2>/dev/null
 check_eq "--gdb --duration: runs stored" "$(sqlite3 dur.db 'select count(*) from runs')" 2
-calls=$(zond_table dur.db | awk '$1 == "tick" { print $2 }')
+calls=$(rv_table dur.db | awk '$1 == "tick" { print $2 }')
 [ "${calls:-0}" -gt 0 ] || fail "--gdb --duration: no calls of tick: $(cat dur.err)"
 
 # scratch RAM that is not there (QEMU takes the writes): one line, the program runs as without zond

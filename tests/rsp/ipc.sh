@@ -24,11 +24,6 @@ rm -f ./*.db
 . "$src/../cli/lib.sh"
 
 # name calls inclusive, of event $2 in store $1
-zond_table() {
-	"$zond" report -i "$1" --raw -e "$2" | awk '
-		/^ +calls +total/ { on = 1; next }
-		on && NF >= 8 { print $8, $1, $2 }' | LC_ALL=C sort
-}
 fns="-f main -f work -f fib -f leaf -f twice"
 for xlen in 32 64; do
 	elf=calls$xlen.elf
@@ -42,7 +37,7 @@ for xlen in 32 64; do
 	check_eq "rv$xlen: the program's status" $? $want_status
 	check_same "rv$xlen: the program's output" got.txt want.txt
 	for ev in mcycle minstret; do
-		check_eq "rv$xlen: $ev: calls and inclusive as the log's" "$(zond_table i$xlen.db $ev)" \
+		check_eq "rv$xlen: $ev: calls and inclusive as the log's" "$(rv_table i$xlen.db -e $ev)" \
 			"$(cat truth.txt)"
 	done
 	check_eq "rv$xlen: both events' edge sums equal" \

@@ -25,11 +25,6 @@ mkdir -p "$dir" && cd "$dir" || exit 1
 rm -f ./*.db
 . "$src/../cli/lib.sh"
 
-zond_table() {
-	"$zond" report -i "$1" --raw | awk '
-		/^ +calls +total/ { on = 1; next }
-		on && NF >= 8 { print $8, $1, $2 }' | LC_ALL=C sort
-}
 addr_of() { riscv64-unknown-elf-nm "$1" | awk -v f="$2" '$3 == f { print $1 }'; }
 
 elf=calls32.elf
@@ -67,7 +62,7 @@ for ev in minstret mhpmcounter3=2; do
 	rm -f e.db
 	"$zond" inject -q -o e.db --elf $elf --event $ev $fns -- $qemu -kernel $elf >/dev/null 2>err.txt
 	check_eq "--event $ev: status" $? 5
-	check_eq "--event $ev: calls and inclusive as the log's" "$(zond_table e.db)" "$(cat truth5.txt)"
+	check_eq "--event $ev: calls and inclusive as the log's" "$(rv_table e.db)" "$(cat truth5.txt)"
 	check_eq "--event $ev: the run's clock" "$(sqlite3 e.db 'select clock from runs')" "$ev"
 done
 "$zond" inject -q -o er.db --elf $elf --event mhpmcounter4=1 --region work,fib -- $qemu -kernel $elf \

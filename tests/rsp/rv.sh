@@ -1,6 +1,16 @@
 # rv.sh - how the RSP tests build and run bare-metal RISC-V programs
 # (doc/bare-metal.md): picolibc with semihosting, QEMU's virt board with
 # -icount shift=0 (one cycle per instruction).
+# rv_table STORE [REPORT OPTION...]: "name calls inclusive" per function of zond's flat profile
+# (functions with a time), sorted; $zond is the zond under test
+rv_table() {
+	rv_store=$1
+	shift
+	"$zond" report -i "$rv_store" --raw "$@" | awk '
+		/^ +calls +total/ { on = 1; next }
+		on && NF >= 8 { print $8, $1, $2 }' | LC_ALL=C sort
+}
+
 # rv_need TOOL...: exits 77 (CTest's skip) naming what is missing, picolibc included
 rv_need() {
 	for tool in riscv64-unknown-elf-gcc "$@"; do

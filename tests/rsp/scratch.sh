@@ -21,13 +21,6 @@ mkdir -p "$dir" && cd "$dir" || exit 1
 rm -f ./*.db
 . "$src/../cli/lib.sh"
 
-# "name calls inclusive" of zond's flat profile (functions with a time)
-zond_table() {
-	"$zond" report -i "$1" --raw | awk '
-		/^ +calls +total/ { on = 1; next }
-		on && NF >= 8 { print $8, $1, $2 }' | LC_ALL=C sort
-}
-
 # --- one function in RAM (gas warns of the code section's attributes: expected)
 rv_build 32 ram.elf "$src/progs/ramfunc.c" 2>/dev/null || exit 1
 qemu=$(rv_qemu 32)
@@ -55,13 +48,13 @@ check_eq "ramfunc, every function: as many as --coverage says" \
 	"$(sed -n 's/^zond inject: \([0-9]*\) functions of ram.elf.*/\1/p' err1.txt)" \
 	"$(sed -n 's/^\([0-9]*\) of .*/\1/p' cov.txt)"
 check_eq "ramfunc, every function: leaf and mid exact" \
-	"$(zond_table all.db | grep -E '^(leaf|mid) ')" "$(grep -E '^(leaf|mid) ' truth.txt)"
+	"$(rv_table all.db | grep -E '^(leaf|mid) ')" "$(grep -E '^(leaf|mid) ' truth.txt)"
 # --scratch next to the code: the same
 "$zond" inject -q -o ram2.db -c ram2 --elf ram.elf -f leaf -f mid --scratch 0x80080000,0x10000 \
 	-- $qemu -kernel ram.elf >got2.txt 2>err2.txt
 check_eq "ramfunc --scratch: status" $? 3
 check_same "ramfunc --scratch: output" got2.txt want.txt
-check_eq "ramfunc --scratch: leaf and mid exact" "$(zond_table ram2.db)" "$(grep -E '^(leaf|mid) ' truth.txt)"
+check_eq "ramfunc --scratch: leaf and mid exact" "$(rv_table ram2.db)" "$(grep -E '^(leaf|mid) ' truth.txt)"
 
 # --- sifive_e: code in flash, 16 KiB of RAM
 rv_build 32 e.elf "$src/progs/ramfunc.c" -DRAMFN_IN_FLASH -Wl,--defsym=__flash=0x20400000 \
