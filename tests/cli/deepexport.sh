@@ -33,4 +33,28 @@ fi
 check_eq "the warning" "$(cat err.txt)" "zond export: warning: the stacks of run 1 hold \
 100855503 frames (14202 deep at most): folded writes each one whole, gigabytes to write and to \
 read; \`zond graph --tree\` and --format json or callgrind stay linear"
+
+# The exact clock on 12,000 levels (QA s15 W2): each context's time is rounded
+# to ns on its own, a time that ran 1 ns at least, so the selves of 12,000
+# contexts of one call added up to microseconds above the outermost inclusive
+# converted once (r's self above its total, main's stacks above main's time).
+# No context's inclusive may be below its self and its children's together.
+"$ZOND" record -q --time exact --depth 12100 -o x.db -- "$RECURSE" 12000 >out.txt 2>err.txt ||
+	fail "record --time exact 12000: $(cat err.txt)"
+check_eq "the program's output" "$(cat out.txt)" 12000
+"$ZOND" export -i x.db -f json -o x.json 2>err.txt || fail "json: $(cat err.txt)"
+cat >sums.py <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+below = {}
+for c in doc["contexts"]:
+	if c["parent"] is not None:
+		below[c["parent"]] = below.get(c["parent"], 0) + c["incl"]["time"]
+bad = [c["id"] for c in doc["contexts"] if c["incl"]["time"] < c["self"]["time"] + below.get(c["id"], 0)]
+r = next(n for n in doc["nodes"] if n["name"] == "r")
+ok = not bad and r["self"]["time"] <= r["incl"]["time"]
+print("ok" if ok else "%d contexts below their self and children; r self %d, total %d" %
+      (len(bad), r["self"]["time"], r["incl"]["time"]))
+EOF
+check_eq "every inclusive time at least its self and its children's" "$(python3 sums.py x.json)" ok
 finish

@@ -82,9 +82,10 @@ struct raw_thread {
 	uint32_t *edge_ids; /* zp_edge id per edge, ZP_NONE when not added */
 	/*
 	 * Measured time in ns (fold_contexts): per function self [i] and
-	 * inclusive [n_funcs + i], per edge inclusive [2 * n_funcs + e]; each
-	 * the sum of its contexts' ns and its own, so that a function's time is
-	 * exactly the sum over its stacks (exports, viewers).
+	 * inclusive [n_funcs + i], per edge inclusive [2 * n_funcs + e], per
+	 * context inclusive [2 * n_funcs + n_edges + c]; each the sum of its
+	 * contexts' ns and its own, so that a function's time is exactly the
+	 * sum over its stacks (exports, viewers).
 	 */
 	uint64_t *ns;
 	/*
@@ -776,6 +777,22 @@ static uint64_t to_ns(const struct raw *r, uint64_t ticks)
 	return ns >= 1.0L ? (uint64_t)ns : 1;
 }
 
+/*
+ * Keeps min and max of one call (ns) around the mean of calls calls taking
+ * incl ns together: the sums' ns can be raised above their ticks' rounding
+ * (contexts_incl_ns), a call's extremes are rounded alone.
+ */
+static void note_mean(uint64_t *min, uint64_t *max, uint64_t incl, uint64_t calls)
+{
+	if (!calls)
+		return;
+	uint64_t mean = incl / calls;
+	if (*max < mean)
+		*max = mean;
+	if (calls == 1)
+		*min = *max = incl;
+}
+
 /* A signed sum of ticks (raw.h) in ns; below zero counts as nothing. */
 static uint64_t sum_to_ns(const struct raw *r, uint64_t sum)
 {
@@ -1001,13 +1018,15 @@ static void context_costs(const struct raw *r, const struct raw_thread *t, uint3
 	if (rc->edge != ZR_NONE)
 		edge_site(r, t, rc->edge, &c->site, &c->site_line);
 	if (r->event >= 0) {
+		uint64_t incl = t->ns[2 * t->info.n_funcs + t->info.n_edges + i];
 		c->self[r->event] = to_ns(r, rc->self);
-		c->incl[r->event] = to_ns(r, rc->incl);
+		c->incl[r->event] = incl;
 		c->self[r->cost] = sum_to_ns(r, rc->overhead);
 		c->incl[r->cost] = t->cost_ns[2 * t->info.n_funcs + t->info.n_edges + i];
 		if (rc->min != UINT64_MAX) {
 			c->min[r->event] = to_ns(r, rc->min);
 			c->max[r->event] = to_ns(r, rc->max);
+			note_mean(&c->min[r->event], &c->max[r->event], incl, rc->calls);
 		}
 	}
 	if (r->cpu >= 0) {
@@ -1060,6 +1079,28 @@ static void fold_costs(const struct raw *r, struct raw_thread *t)
 }
 
 /*
+ * Each context's inclusive time in ns, into ns[c]: its own converted, but
+ * never below its self's ns and its children's inclusive ns together.  Each
+ * figure is rounded on its own and a time that ran is 1 ns at least
+ * (to_ns), so over thousands of tiny contexts (a recursion 15,000 deep) the
+ * selves' ns added up came out microseconds above the outermost inclusive
+ * converted once (QA s15 W2: a function's self above its total, a pprof cum
+ * above the report's total).  Children come after their parents.
+ */
+static void contexts_incl_ns(const struct raw *r, const struct raw_thread *t, uint64_t *ns)
+{
+	for (uint32_t i = t->n_contexts; i-- > 0;) {
+		const struct zr_context *c = &t->contexts[i];
+		uint64_t below = ns[i] + to_ns(r, c->self); /* ns[i]: its children's, so far */
+		uint64_t own = to_ns(r, c->incl);
+		ns[i] = own > below ? own : below;
+		/* a calling module's context gets its root calls' sum in add_contexts */
+		if (c->parent < i && !is_module(t, c->parent))
+			ns[c->parent] += ns[i];
+	}
+}
+
+/*
  * The function and edge records hold only what was counted on no context
  * (raw.h): adds every context's calls and times into its function (the
  * inclusive time of outermost activations only) and edge, so that they are
@@ -1071,8 +1112,11 @@ static void fold_costs(const struct raw *r, struct raw_thread *t)
 static void fold_contexts(const struct raw *r, struct raw_thread *t)
 {
 	uint32_t nf = t->info.n_funcs;
-	uint64_t *self_ns = t->ns = zp_xcalloc(2 * (size_t)nf + t->info.n_edges + 1, sizeof *t->ns);
+	uint64_t *self_ns = t->ns =
+		zp_xcalloc(2 * (size_t)nf + t->info.n_edges + t->n_contexts + 1, sizeof *t->ns);
 	uint64_t *incl_ns = self_ns + nf, *edge_ns = incl_ns + nf;
+	uint64_t *ctx_ns = edge_ns + t->info.n_edges;
+	contexts_incl_ns(r, t, ctx_ns);
 	for (uint32_t i = 0; i < nf; i++) {
 		self_ns[i] = sum_to_ns(r, t->funcs[i].self);
 		incl_ns[i] = sum_to_ns(r, t->funcs[i].incl);
@@ -1087,7 +1131,7 @@ static void fold_contexts(const struct raw *r, struct raw_thread *t)
 		self_ns[c->func] += to_ns(r, c->self);
 		if (!recursive(t, i)) {
 			f->incl += c->incl;
-			incl_ns[c->func] += to_ns(r, c->incl);
+			incl_ns[c->func] += ctx_ns[i];
 		}
 		if (c->min < f->min)
 			f->min = c->min;
@@ -1096,7 +1140,7 @@ static void fold_contexts(const struct raw *r, struct raw_thread *t)
 		if (c->edge != ZR_NONE) {
 			t->edges[c->edge].calls += c->calls;
 			t->edges[c->edge].incl += c->incl;
-			edge_ns[c->edge] += to_ns(r, c->incl);
+			edge_ns[c->edge] += ctx_ns[i];
 		}
 	}
 	for (uint32_t i = 0; i < t->n_contexts; i++) {
@@ -1323,6 +1367,7 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 			if (f->min != UINT64_MAX) {
 				s.min[ev] = to_ns(r, f->min);
 				s.max[ev] = to_ns(r, f->max);
+				note_mean(&s.min[ev], &s.max[ev], s.incl[ev], f->calls);
 			}
 		}
 		profile_stat_add(profile_stat(p, thread, t->nodes[i]), &s, p->nevents);
