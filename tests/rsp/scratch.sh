@@ -55,6 +55,14 @@ check_eq "ramfunc, every function: leaf and mid exact" \
 check_eq "ramfunc --scratch: status" $? 3
 check_same "ramfunc --scratch: output" got2.txt want.txt
 check_eq "ramfunc --scratch: leaf and mid exact" "$(rv_table ram2.db)" "$(grep -E '^(leaf|mid) ' truth.txt)"
+# --scratch too small: one line naming the QEMU zond started (it named zond's
+# own socket, /tmp/zond-gdb-XXXXXX/gdb), and the program runs as without zond
+"$zond" inject -q -o small.db -c small --elf ram.elf -f leaf -f mid --scratch 0x80080000,0x100 \
+	-- $qemu -kernel ram.elf >got3.txt 2>err3.txt
+check_eq "--scratch too small: status" $? 3
+check_same "--scratch too small: output" got3.txt want.txt
+grep -q "^zond inject: qemu-system-riscv32 (pid [0-9]*): scratch RAM 0x80080000,0x100 is full: [0-9]* bytes more wanted (--scratch ADDR,LEN gives more)$" err3.txt ||
+	fail "--scratch too small: the line: $(cat err3.txt)"
 
 # --- sifive_e: code in flash, 16 KiB of RAM
 rv_build 32 e.elf "$src/progs/ramfunc.c" -DRAMFN_IN_FLASH -Wl,--defsym=__flash=0x20400000 \

@@ -506,7 +506,7 @@ static int let_go(struct gdb_run *g, struct zerr *err)
 static int fetch_raw(struct launch *l, struct gdb_run *g, const char *hostport, const char *elf,
 		     int duration_s, struct zerr *err)
 {
-	g->r = rsp_connect(hostport, GDB_TIMEOUT_MS, err);
+	g->r = rsp_connect(hostport, NULL, GDB_TIMEOUT_MS, err);
 	if (!g->r || describe_target(g, err) < 0)
 		return -1;
 	if (check_runs_elf(g, elf, err) < 0) {

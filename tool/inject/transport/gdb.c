@@ -22,6 +22,7 @@
 #include "rsp.h"
 #include "symbols/symbols.h"
 #include "util/clock.h"
+#include "util/path.h"
 
 #define SCRATCH_MIN (64 * 1024) /* the smallest gap taken for scratch RAM */
 #define MAX_SHARES  8
@@ -678,7 +679,7 @@ struct inject_transport *inject_rsp_connect(const char *hostport,
 		zerr_set(err, "%s", e.msg);
 		return NULL;
 	}
-	struct rsp *r = rsp_connect(hostport, o->timeout_ms, err);
+	struct rsp *r = rsp_connect(hostport, NULL, o->timeout_ms, err);
 	struct gdbt *g = r ? attach(r, o, 0, err) : NULL;
 	return g ? &g->base : NULL;
 }
@@ -768,7 +769,9 @@ struct inject_transport *inject_rsp_start(char *const argv[], const struct injec
 		}
 		struct stat sb;
 		if (stat(sock, &sb) == 0) {
-			r = rsp_connect(sock, o->timeout_ms, err);
+			char name[96];
+			snprintf(name, sizeof name, "%s (pid %d)", path_base(argv[0]), (int)pid);
+			r = rsp_connect(sock, name, o->timeout_ms, err);
 			if (!r)
 				break;
 		} else if (clock_now_ns(CLOCK_MONOTONIC) / 1000000 > until) {

@@ -406,10 +406,10 @@ static int dial(const char *where, int timeout_ms, struct zerr *err)
 	}
 }
 
-struct rsp *rsp_connect(const char *hostport, int timeout_ms, struct zerr *err)
+struct rsp *rsp_connect(const char *hostport, const char *name, int timeout_ms, struct zerr *err)
 {
 	int fd = dial(hostport, timeout_ms, err);
-	return fd < 0 ? NULL : rsp_open_fd(fd, hostport, timeout_ms, err);
+	return fd < 0 ? NULL : rsp_open_fd(fd, name ? name : hostport, timeout_ms, err);
 }
 
 void rsp_close(struct rsp *r)

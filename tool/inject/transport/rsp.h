@@ -36,11 +36,14 @@ struct rsp;
 
 /*
  * Connects to HOST:PORT (a TCP port: QEMU's -gdb tcp::PORT, OpenOCD's gdb
- * port) or to /PATH (a Unix socket: QEMU's -gdb unix:PATH,server=on), retrying a refused connection until timeout_ms passed (a QEMU
- * just started may not listen yet), then asks qSupported.  timeout_ms is
- * also how long any later reply may take.  NULL with err set.
+ * port) or to /PATH (a Unix socket: QEMU's -gdb unix:PATH,server=on),
+ * retrying a refused connection until timeout_ms passed (a QEMU just
+ * started may not listen yet), then asks qSupported.  timeout_ms is also
+ * how long any later reply may take.  name is what messages call the
+ * target (rsp_name), NULL for hostport: a QEMU zond started is named as
+ * the user knows it, not by zond's own socket.  NULL with err set.
  */
-struct rsp *rsp_connect(const char *hostport, int timeout_ms, struct zerr *err);
+struct rsp *rsp_connect(const char *hostport, const char *name, int timeout_ms, struct zerr *err);
 
 /* The same over an open descriptor (a socketpair in tests); name for messages. */
 struct rsp *rsp_open_fd(int fd, const char *name, int timeout_ms, struct zerr *err);
