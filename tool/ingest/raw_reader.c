@@ -85,7 +85,9 @@ struct raw_thread {
 	 * inclusive [n_funcs + i], per edge inclusive [2 * n_funcs + e], per
 	 * context inclusive [2 * n_funcs + n_edges + c]; each the sum of its
 	 * contexts' ns and its own, so that a function's time is exactly the
-	 * sum over its stacks (exports, viewers).
+	 * sum over its stacks (exports, viewers).  Then per function its
+	 * shortest and longest call [2 * n_funcs + n_edges + n_contexts + 2i,
+	 * + 1], those of its contexts as they show them (context_extremes_ns).
 	 */
 	uint64_t *ns;
 	/*
@@ -793,6 +795,18 @@ static void note_mean(uint64_t *min, uint64_t *max, uint64_t incl, uint64_t call
 		*min = *max = incl;
 }
 
+/*
+ * A context's shortest and longest call in ns: rounded alone, and kept
+ * around its mean (note_mean) over its inclusive incl_ns as shown.
+ */
+static void context_extremes_ns(const struct raw *r, const struct zr_context *c, uint64_t incl_ns,
+				uint64_t *min, uint64_t *max)
+{
+	*min = to_ns(r, c->min);
+	*max = to_ns(r, c->max);
+	note_mean(min, max, incl_ns, c->calls);
+}
+
 /* A signed sum of ticks (raw.h) in ns; below zero counts as nothing. */
 static uint64_t sum_to_ns(const struct raw *r, uint64_t sum)
 {
@@ -1023,11 +1037,8 @@ static void context_costs(const struct raw *r, const struct raw_thread *t, uint3
 		c->incl[r->event] = incl;
 		c->self[r->cost] = sum_to_ns(r, rc->overhead);
 		c->incl[r->cost] = t->cost_ns[2 * t->info.n_funcs + t->info.n_edges + i];
-		if (rc->min != UINT64_MAX) {
-			c->min[r->event] = to_ns(r, rc->min);
-			c->max[r->event] = to_ns(r, rc->max);
-			note_mean(&c->min[r->event], &c->max[r->event], incl, rc->calls);
-		}
+		if (rc->min != UINT64_MAX)
+			context_extremes_ns(r, rc, incl, &c->min[r->event], &c->max[r->event]);
 	}
 	if (r->cpu >= 0) {
 		put_samples(r, (struct sampled){rc->samples, sampled_self_ns(r, rc)}, c->self);
@@ -1112,14 +1123,17 @@ static void contexts_incl_ns(const struct raw *r, const struct raw_thread *t, ui
 static void fold_contexts(const struct raw *r, struct raw_thread *t)
 {
 	uint32_t nf = t->info.n_funcs;
-	uint64_t *self_ns = t->ns =
-		zp_xcalloc(2 * (size_t)nf + t->info.n_edges + t->n_contexts + 1, sizeof *t->ns);
+	uint64_t *self_ns = t->ns = zp_xcalloc(4 * (size_t)nf + t->info.n_edges + t->n_contexts + 1,
+					       sizeof *t->ns);
 	uint64_t *incl_ns = self_ns + nf, *edge_ns = incl_ns + nf;
-	uint64_t *ctx_ns = edge_ns + t->info.n_edges;
+	uint64_t *ctx_ns = edge_ns + t->info.n_edges, *ext_ns = ctx_ns + t->n_contexts;
 	contexts_incl_ns(r, t, ctx_ns);
 	for (uint32_t i = 0; i < nf; i++) {
-		self_ns[i] = sum_to_ns(r, t->funcs[i].self);
-		incl_ns[i] = sum_to_ns(r, t->funcs[i].incl);
+		const struct zr_func *f = &t->funcs[i];
+		self_ns[i] = sum_to_ns(r, f->self);
+		incl_ns[i] = sum_to_ns(r, f->incl);
+		ext_ns[2 * i] = f->min == UINT64_MAX ? UINT64_MAX : to_ns(r, f->min);
+		ext_ns[2 * i + 1] = f->min == UINT64_MAX ? 0 : to_ns(r, f->max);
 	}
 	for (uint32_t i = 0; i < t->info.n_edges; i++)
 		edge_ns[i] = sum_to_ns(r, t->edges[i].incl);
@@ -1137,6 +1151,13 @@ static void fold_contexts(const struct raw *r, struct raw_thread *t)
 			f->min = c->min;
 		if (c->max > f->max)
 			f->max = c->max;
+		if (c->min != UINT64_MAX) {
+			uint64_t lo, hi;
+			context_extremes_ns(r, c, ctx_ns[i], &lo, &hi);
+			uint64_t *ext = &ext_ns[2 * c->func];
+			ext[0] = lo < ext[0] ? lo : ext[0];
+			ext[1] = hi > ext[1] ? hi : ext[1];
+		}
 		if (c->edge != ZR_NONE) {
 			t->edges[c->edge].calls += c->calls;
 			t->edges[c->edge].incl += c->incl;
@@ -1365,9 +1386,10 @@ static void add_thread(struct zp_profile *p, const struct raw *r, struct raw_thr
 			s.self[r->cost] = t->cost_ns[i];
 			s.incl[r->cost] = t->cost_ns[t->info.n_funcs + i];
 			if (f->min != UINT64_MAX) {
-				s.min[ev] = to_ns(r, f->min);
-				s.max[ev] = to_ns(r, f->max);
-				note_mean(&s.min[ev], &s.max[ev], s.incl[ev], f->calls);
+				const uint64_t *ext = &t->ns[2 * t->info.n_funcs + t->info.n_edges +
+							     t->n_contexts + 2 * i];
+				s.min[ev] = ext[0];
+				s.max[ev] = ext[1];
 			}
 		}
 		profile_stat_add(profile_stat(p, thread, t->nodes[i]), &s, p->nevents);
