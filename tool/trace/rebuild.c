@@ -103,12 +103,14 @@ struct frame {
  * A signal's delivery: the stack's depth before its handler's frame, the
  * instruction it interrupted after (an index into insns) and where the
  * program was to go on, where its return from the handler (sigreturn)
- * lands.
+ * lands: after that instruction, or at it again (resume[2]: a fault the
+ * handler fixed, a restarted system call, a rep instruction between two
+ * iterations).
  */
 struct delivery {
 	size_t depth;
 	uint32_t src;
-	uint64_t resume[2];
+	uint64_t resume[3];
 };
 
 struct host_map {
@@ -866,16 +868,17 @@ static long return_frame(const struct rebuild *r, uint64_t ret)
  * call may be interrupted too.  Its handler is then called from src, and
  * where the program was to go on is kept (*resume) for its sigreturn.
  */
-static int delivered(const struct insn *src, uint64_t target, uint64_t resume[2])
+static int delivered(const struct insn *src, uint64_t target, uint64_t resume[3])
 {
 	uint64_t fall = src->addr + src->size;
 	resume[0] = resume[1] = fall;
+	resume[2] = src->addr; /* run again: a fault fixed, a restart, a rep going on */
 	switch (src->cls) {
 	case ZI_OTHER: return target != fall;
 	case ZI_CALL:
 	case ZI_JUMP: resume[0] = resume[1] = src->target; return src->direct && target != src->target;
 	case ZI_COND: resume[0] = src->target; return src->direct && target != src->target && target != fall;
-	case ZI_SYSCALL: resume[1] = src->addr; return target != fall; /* restarted: again */
+	case ZI_SYSCALL: return target != fall;
 	default: return 0; /* a return or an indirect jump may go anywhere */
 	}
 }
@@ -895,15 +898,18 @@ static int sigreturn(struct rebuild *r, const struct insn *src, uint64_t target,
 		return 0;
 	for (size_t k = r->ndeliveries; k-- > 0;) {
 		struct delivery d = r->deliveries[k];
-		if (d.depth > r->depth || (target != d.resume[0] && target != d.resume[1]))
+		if (d.depth > r->depth ||
+		    (target != d.resume[0] && target != d.resume[1] && target != d.resume[2]))
 			continue;
 		r->ndeliveries = k;
 		while (r->depth > d.depth)
 			pop(r);
 		if (!r->depth)
 			push(r, func, 0, 0, 0);
-		else
+		else if (target != d.resume[2])
 			transfer(r, &r->insns[d.src], target, func);
+		/* else the interrupted instruction runs again, in the frame it ran in
+		   (QA s16 X3 F3: taken for a call from the handler's trampoline) */
 		return 1;
 	}
 	return 0;
@@ -941,7 +947,7 @@ static void transfer(struct rebuild *r, const struct insn *src, uint64_t target,
 	uint64_t fall = src->addr + src->size;
 	if (r->ndeliveries && target != fall && sigreturn(r, src, target, func))
 		return;
-	uint64_t resume[2];
+	uint64_t resume[3];
 	int delivery = delivered(src, target, resume);
 	if (src->cls == ZI_RET && target == r->funcs[func].start && !r->funcs[func].anonymous &&
 	    return_frame(r, target) < 0) {
@@ -953,8 +959,8 @@ static void transfer(struct rebuild *r, const struct insn *src, uint64_t target,
 	if (delivery) {
 		r->deliveries = grow(r->deliveries, &r->deliveries_cap, r->ndeliveries + 1,
 				     sizeof *r->deliveries);
-		r->deliveries[r->ndeliveries++] =
-			(struct delivery){r->depth, (uint32_t)(src - r->insns), {resume[0], resume[1]}};
+		r->deliveries[r->ndeliveries++] = (struct delivery){
+			r->depth, (uint32_t)(src - r->insns), {resume[0], resume[1], resume[2]}};
 		push(r, func, fall, 0, src->addr); /* the handler: a call from here */
 		return;
 	}
