@@ -35,6 +35,13 @@ done
 "$ZOND" graph -i cxx.db 'Box::sum' >g.txt 2>&1
 check_eq "graph Box::sum's entry" "$(grep -c '^\[.*Box<long>::sum() const' g.txt)" 1
 
+# annotate takes the names graph takes (QA s16 X1 F2: only the whole signature)
+"$ZOND" annotate -i cxx.db 'Box<long>::sum() const' >whole.txt 2>&1 || fail "annotate, whole name: $(cat whole.txt)"
+"$ZOND" annotate -i cxx.db 'Box::sum' >short.txt 2>&1 || fail "annotate Box::sum: $(cat short.txt)"
+check_same "annotate Box::sum is annotate of the whole name" short.txt whole.txt
+check_eq "annotate of no function" "$("$ZOND" annotate -i cxx.db 'Box::nothing' 2>&1)" \
+	"zond annotate: no function 'Box::nothing' in run 1"
+
 # dump NAME_DB: the recorded functions, '|'-joined
 kept() { "$ZOND" dump -i "$1" | sed -n 's/^function //p' | tr '\n' '|'; }
 "$ZOND" record -q --no-time -F 'Box::sum' -o f.db -- ./cxx >/dev/null || fail "record -F Box::sum"

@@ -32,7 +32,9 @@ static const char usage_text[] =
 	"Print the source of function FUNC with the cost of each line where the run\n"
 	"has it: trace runs every line (its instructions), record and libcalls runs\n"
 	"the lines that call other functions (the callees' total cost, and calls).\n"
-	"The three costliest lines are marked '>'.\n\n"
+	"The three costliest lines are marked '>'.  FUNC is a name as the reports\n"
+	"show it, or a glob matched as --match matches (a C++ name also without its\n"
+	"parameters: ns::f); every function it names, 16 at most.\n\n"
 	"      --raw             numbers in the event's own unit, not scaled\n";
 
 enum { OPT_RAW = 256 };
@@ -422,13 +424,26 @@ static void annotate(FILE *out, struct annotation *a)
 }
 
 /* The functions named name (several: static functions of different files). */
+/*
+ * The functions name names, max at most into ids, and how many it names in
+ * all: those of that very name, else those the glob matches as the reports'
+ * --match does (symbols_name_matches: a C++ name also without its parameters,
+ * QA s16 X1 F2: only the whole signature was taken).
+ */
 static size_t find_functions(const struct zp_profile *p, const char *name, uint32_t *ids,
 			     size_t max)
 {
 	size_t n = 0;
-	for (uint32_t i = 0; i < p->nnodes && n < max; i++)
-		if (p->nodes[i].kind == ZP_FUNCTION && strcmp(p->nodes[i].name, name) == 0)
-			ids[n++] = i;
+	for (int loose = 0; loose < 2 && !n; loose++)
+		for (uint32_t i = 0; i < p->nnodes; i++) {
+			const char *it = p->nodes[i].name;
+			if (p->nodes[i].kind != ZP_FUNCTION ||
+			    !(loose ? symbols_name_matches(name, it) : strcmp(it, name) == 0))
+				continue;
+			if (n < max)
+				ids[n] = i;
+			n++;
+		}
 	return n;
 }
 
@@ -477,13 +492,17 @@ int cmd_annotate(int argc, char **argv)
 		return cmd_error("annotate", "%s", err.msg);
 	int event = 0;
 	uint32_t ids[16];
-	size_t n = find_functions(p, argv[optind], ids, 16);
+	size_t named = find_functions(p, argv[optind], ids, 16), n = named < 16 ? named : 16;
 	FILE *out = NULL;
 	if (read_event("annotate", &ro, p, &event))
 		status = 1;
 	else if (!n)
 		status = cmd_error("annotate", "no function '%s' in run %lld", argv[optind],
 				   (long long)p->run.id);
+	else if (named > n)
+		status = cmd_error("annotate", "'%s' names %zu functions of run %lld: give "
+					       "one name, or a glob of 16 at most",
+				   argv[optind], named, (long long)p->run.id);
 	else if (!(out = open_output(p, ids, n, &ro)))
 		status = 1;
 	if (out) {
