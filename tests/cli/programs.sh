@@ -177,7 +177,7 @@ lost=$("$ZOND" dump -i lost.db | sed -n 's/^lost_funcs \([0-9]*\)$/\1/p')
 check_eq "summary warns" "$(grep -c "warning: lost_funcs = $lost: .*(raise --funcs)" err.txt)" 1
 "$ZOND" export -i lost.db -f callgrind -o lost.cg
 check_eq "callgrind_annotate shows it" \
-	"$(callgrind_annotate lost.cg | grep -c "lost_funcs = $lost (the profile is incomplete)")" 1
+	"$(callgrind_annotate lost.cg | grep -c "lost_funcs = $lost (a table was full; the profile is incomplete)")" 1
 "$ZOND" record -n 0 -o full.db -- "$SHOP" >/dev/null 2>err.txt
 check_eq "no warning when nothing was lost" "$(grep -c warning err.txt)" 0
 check_eq "no lost line when nothing was lost" "$("$ZOND" dump -i full.db | grep -c lost_)" 0

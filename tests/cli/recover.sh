@@ -156,7 +156,7 @@ check_eq "damaged file: what could be read" "$("$ZOND" dump -i g.db | grep 'func
 check_eq "damaged file: the loss in the run" "$("$ZOND" dump -i g.db | grep '^lost_raw_files')" \
 	"lost_raw_files 1"
 check_eq "damaged file: the report's warning" \
-	"$("$ZOND" report -i g.db | grep -c '^warning: *lost_raw_files = 1 (the profile is incomplete)')" 1
+	"$("$ZOND" report -i g.db | grep -c '^warning: *lost_raw_files = 1 (processes whose raw files could not be read: not in the run, their files kept in zond.s raw directory; the profile is incomplete)')" 1
 check_eq "damaged file: kept, the stored one removed" "$(ls "$dir" | grep zraw)" "$child.0.zraw"
 check_error "damaged file: recover again" "already stored as run 1" \
 	"$ZOND" recover -q -o g.db "$dir"

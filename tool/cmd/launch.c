@@ -845,52 +845,13 @@ static const char *lost_bare_macro(const char *key)
 	return strcmp(key, "lost_strings") == 0 ? "ZOND_BARE_STRINGS" : NULL;
 }
 
-/*
- * What a lost_* fact counts, when not a full table: the file size, address
- * space or disk left no room (fewer thread slots, slots or contexts not
- * reserved, or a header alone), or the program changed its user or root
- * after it started (zond's raw directory is private to zond's user).
- */
-static const struct {
-	const char *key, *why;
-} lost_causes[] = {
-	{"lost_room", "processes whose raw data had no room for all it was to hold "
-		      "(ulimit -f, ulimit -v or a full disk)"},
-	{"lost_threads_room", "threads not recorded: no room for their data (ulimit -f, "
-			      "ulimit -v or a full disk), not a full table"},
-	{"lost_processes", "processes not recorded: they could not write zond's raw directory "
-			   "(did the program change its user or root: setuid, chroot?)"},
-	{"lost_processes_room", "processes not recorded: no room for their raw data (ulimit -f, "
-				"ulimit -v or a full disk)"},
-	{"lost_threads_access", "threads not recorded: their process could no longer reach its "
-				"raw file (did the program change its user or root: setuid, "
-				"chroot?), not a full table"},
-	{"lost_access", "processes that could no longer reach their raw file for all their data "
-			"(did the program change its user or root: setuid, chroot?)"},
-	{"lost_thread_calls", "calls made by the threads not recorded (the lost_threads "
-			      "lines say why), counted on no function"},
-	{"lost_modules", "loaded modules not recorded: the module table was full (their calls: "
-			 "lost_module_calls)"},
-	{"lost_module_calls", "calls of functions of modules not recorded (lost_modules), "
-			      "counted on no function"},
-	{"lost_stacks", "suspended coroutine stacks (swapcontext, setcontext) whose open calls "
-			"zond had no memory left to keep: the calls they made once resumed have "
-			"no callers (lost_stack_calls); no option changes it, --depth included"},
-	{"lost_shared_tls_calls", "calls of tasks sharing their parent's TLS (clone without "
-				  "CLONE_SETTLS) were not recorded: more such tasks at once than "
-				  "zond keeps apart (64 per thread, 8 threads), whose calls and their "
-				  "creator's one shadow stack cannot tell apart; no option changes it"},
-	{"lost_stack_calls", "calls made on resumed coroutine stacks whose callers zond could not "
-			     "keep (lost_stacks, or stacks switched away in the parent of a forked "
-			     "child): counted on their functions, on no calling context"},
-};
-
-static const char *lost_cause(const char *key)
+/* The line for run meta fact key, as the report's header says it (report_warning_means). */
+static void launch_warn_meta(const struct launch *l, const struct zp_profile *p, const char *key)
 {
-	for (size_t i = 0; i < sizeof lost_causes / sizeof lost_causes[0]; i++)
-		if (strcmp(key, lost_causes[i].key) == 0)
-			return lost_causes[i].why;
-	return "a table was full";
+	const char *value = profile_meta(p, key);
+	if (value && strcmp(value, "0") != 0)
+		fprintf(stderr, "zond %s: warning: %s = %s (%s)\n", l->cmd, key, value,
+			report_warning_means(p, key));
 }
 
 /* One line per lost_* fact: the profile is incomplete, and what to raise. */
@@ -902,7 +863,7 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 			continue; /* lost_raw_files: said per file (launch_collect) */
 		/* the real cause (lost_causes); a context pool may end early for want of
 		 * room or access too */
-		const char *why = lost_cause(key);
+		const char *why = report_warning_means(p, key);
 		if (strcmp(key, "lost_contexts") == 0 && profile_meta(p, "lost_room"))
 			why = "a table was full or had no room to grow (see lost_room)";
 		else if (strcmp(key, "lost_contexts") == 0 && profile_meta(p, "lost_access"))
@@ -932,20 +893,10 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 			"libraries it loads at start-up: %s functions of objects loaded later or "
 			"programs it ran (%s...) are recorded unfiltered\n",
 			l->cmd, unfiltered, profile_meta(p, "unfiltered_module"));
-	const char *inexact = profile_meta(p, "inexact_sites");
-	if (inexact) /* even with -q: figures are short */
-		fprintf(stderr,
-			"zond %s: warning: %s call sites whose prologue or epilogue outside the "
-			"hooks the runtime could not count from the code: their functions' cycles "
-			"are short by those instructions (run meta inexact_sites)\n",
-			l->cmd, inexact);
-	const char *clamped = profile_meta(p, "clamped_times");
-	if (clamped) /* even with -q: figures are estimates */
-		fprintf(stderr,
-			"zond %s: warning: %s times would have gone below 0 and were held at 0: "
-			"the cycle counter did not count instructions (QEMU without -icount), the "
-			"figures are estimates (run meta clamped_times)\n",
-			l->cmd, clamped);
+	/* even with -q: figures are short, or estimates */
+	static const char *const weakened[] = {"inexact_sites", "clamped_times"};
+	for (size_t i = 0; i < sizeof weakened / sizeof weakened[0]; i++)
+		launch_warn_meta(l, p, weakened[i]);
 	uint64_t each;
 	double pct;
 	if (report_sampling_costly(p, &each, &pct)) /* even with -q: shares are skewed */
@@ -955,13 +906,7 @@ static void launch_warn_lost(const struct launch *l, const struct zp_profile *p)
 			"samples_sampling), but the shares are less true; take a longer "
 			"--sample-period\n",
 			l->cmd, each, pct);
-	const char *unstacked = profile_meta(p, "unstacked_calls");
-	if (unstacked && strcmp(unstacked, "0") != 0) /* even with -q: stacks are incomplete */
-		fprintf(stderr,
-			"zond %s: warning: %s calls that %s handlers made while a probe of "
-			"zond's ran are counted on their functions, on no edge or calling context "
-			"(run meta unstacked_calls)\n",
-			l->cmd, unstacked, l->bare ? "interrupt" : "signal");
+	launch_warn_meta(l, p, "unstacked_calls"); /* even with -q: stacks are incomplete */
 }
 
 /* The functions called at least once (not "[no function]", a module, a function only sampled). */

@@ -17,6 +17,7 @@
 
 #include "report/callgraph.h"
 #include "report/format.h"
+#include "report/report.h"
 
 #ifndef ZOND_VERSION
 #define ZOND_VERSION "unknown"
@@ -126,8 +127,9 @@ static void put_header(FILE *out, const struct zp_profile *p, const struct expor
 	/* tables that overflowed in the collector: the numbers below are incomplete */
 	for (size_t i = 0; i < p->run.nmeta; i++)
 		if (strncmp(p->run.meta[i].key, "lost_", 5) == 0)
-			fprintf(out, "desc: Warning: %s = %s (the profile is incomplete)\n",
-				p->run.meta[i].key, p->run.meta[i].value);
+			fprintf(out, "desc: Warning: %s = %s (%s; the profile is incomplete)\n",
+				p->run.meta[i].key, p->run.meta[i].value,
+				report_warning_means(p, p->run.meta[i].key));
 	if (o->thread != ZP_NONE)
 		fprintf(out, "thread: %" PRId64 "\n", p->threads[o->thread].tid);
 	fputs("positions: line\n", out);

@@ -146,25 +146,87 @@ static void put_timeline_dropped(FILE *out, const struct zp_profile *p)
 	fputs(")\n", out);
 }
 
-/* Run meta counting calls whose figures are short, and what each means. */
+/*
+ * What each run meta fact that weakens the figures means: the header's
+ * "warning:" lines and a collector's end of run (launch.c) read this one
+ * table.  A lost_* fact not in it counts what a full table dropped.
+ * bare_means: how a bare-metal run says it, when not the same.
+ */
 static const struct {
-	const char *key, *means;
-} counted_warnings[] = {
-	{"inexact_sites", "call sites whose prologue or epilogue was not counted: their "
-			  "functions' cycles are short by it"},
+	const char *key, *means, *bare_means;
+} run_warnings[] = {
+	{"lost_room", "processes whose raw data had no room for all it was to hold "
+		      "(ulimit -f, ulimit -v or a full disk)", NULL},
+	{"lost_threads_room", "threads not recorded: no room for their data (ulimit -f, "
+			      "ulimit -v or a full disk), not a full table", NULL},
+	{"lost_processes", "processes not recorded: they could not write zond's raw directory "
+			   "(did the program change its user or root: setuid, chroot?)", NULL},
+	{"lost_processes_room", "processes not recorded: no room for their raw data (ulimit -f, "
+				"ulimit -v or a full disk)", NULL},
+	{"lost_threads_access", "threads not recorded: their process could no longer reach its "
+				"raw file (did the program change its user or root: setuid, "
+				"chroot?), not a full table", NULL},
+	{"lost_access", "processes that could no longer reach their raw file for all their data "
+			"(did the program change its user or root: setuid, chroot?)", NULL},
+	{"lost_thread_calls", "calls made by the threads not recorded (the lost_threads "
+			      "lines say why), counted on no function", NULL},
+	{"lost_modules", "loaded modules not recorded: the module table was full (their calls: "
+			 "lost_module_calls)", NULL},
+	{"lost_module_calls", "calls of functions of modules not recorded (lost_modules), "
+			      "counted on no function", NULL},
+	{"lost_stacks", "suspended coroutine stacks (swapcontext, setcontext) whose open calls "
+			"zond had no memory left to keep: the calls they made once resumed have "
+			"no callers (lost_stack_calls); no option changes it, --depth included", NULL},
+	{"lost_shared_tls_calls", "calls of tasks sharing their parent's TLS (clone without "
+				  "CLONE_SETTLS) were not recorded: more such tasks at once than "
+				  "zond keeps apart (64 per thread, 8 threads), whose calls and their "
+				  "creator's one shadow stack cannot tell apart; no option changes it", NULL},
+	{"lost_stack_calls", "calls made on resumed coroutine stacks whose callers zond could not "
+			     "keep (lost_stacks, or stacks switched away in the parent of a forked "
+			     "child): counted on their functions, on no calling context", NULL},
+	{"lost_raw_files", "processes whose raw files could not be read: not in the run, their "
+			   "files kept in zond's raw directory", NULL},
+	{"lost_depth_calls", "calls deeper than a thread's shadow stack holds, counted in no "
+			     "figure", NULL},
+	{"lost_seccomp_calls", "calls of threads that started measured code after the program "
+			       "put itself under seccomp, counted in no figure", NULL},
+	{"lost_process_calls", "calls made in forked children that found no free block of the "
+			       "run's, counted in no figure", NULL},
+	{"unstacked_calls", "calls signal handlers made while a probe ran: counted on their "
+			    "functions, on no edge or calling context",
+	 "calls interrupt handlers made while a probe ran: counted on their functions, on no "
+	 "edge or calling context"},
+	{"inexact_sites", "call sites whose prologue or epilogue outside the hooks the runtime "
+			  "could not count from the code: their functions' cycles are short by "
+			  "those instructions", NULL},
 	{"host_clock", "QEMU ran without -icount: mcycle followed the host's clock, the cycles are "
-		       "not instructions and the figures estimates"},
+		       "not instructions and the figures estimates", NULL},
 	{"clamped_times", "bare metal: times that would have gone below 0, held at 0 (a clock "
-			  "that is not instructions, QEMU without -icount): estimates"},
+			  "that is not instructions, QEMU without -icount): estimates", NULL},
 	{"calls_cut_short", "calls still running where the data end, a partial run: timed up "
-			    "to there, not in min and max"},
+			    "to there, not in min and max", NULL},
 	{"inject_calls_untimed", "calls counted without their time: left by longjmp, a context "
-				 "switch or an exception"},
+				 "switch or an exception", NULL},
 	{"inject_calls_untimed_no_clock", "calls counted without their time: the counter could "
-					  "not be read (seccomp, a counter closed by the program)"},
+					  "not be read (seccomp, a counter closed by the program)", NULL},
 	{"inject_counters_lost", "threads whose counter the program closed behind zond's back: "
-				 "their later calls untimed"},
+				 "their later calls untimed", NULL},
 };
+
+/* The run's clock says a bare-metal target: no signals there, but interrupt handlers. */
+static int bare_run(const struct zp_profile *p)
+{
+	return p->run.clock && strcmp(p->run.clock, "mcycle") == 0;
+}
+
+const char *report_warning_means(const struct zp_profile *p, const char *key)
+{
+	for (size_t i = 0; i < sizeof run_warnings / sizeof run_warnings[0]; i++)
+		if (strcmp(key, run_warnings[i].key) == 0)
+			return bare_run(p) && run_warnings[i].bare_means ? run_warnings[i].bare_means
+									  : run_warnings[i].means;
+	return strncmp(key, "lost_", 5) == 0 ? "a table was full" : NULL;
+}
 
 /*
  * A process under seccomp: zond's runtime made no system call from then on
@@ -285,20 +347,14 @@ void report_header(const struct zp_profile *p, FILE *out)
 	/* lost_* facts mean the collector dropped data: the numbers are incomplete. */
 	for (size_t i = 0; i < r->nmeta; i++)
 		if (strncmp(r->meta[i].key, "lost_", 5) == 0)
-			fprintf(out, "%-11s%s = %s (the profile is incomplete)\n",
-				"warning:", r->meta[i].key, r->meta[i].value);
-	const char *unstacked = profile_meta(p, "unstacked_calls");
-	/* the bare-metal runtime's clock: no signals there, but interrupt handlers */
-	int bare = r->clock && strcmp(r->clock, "mcycle") == 0;
-	if (unstacked && strcmp(unstacked, "0") != 0)
-		fprintf(out, "%-11sunstacked_calls = %s (calls %s handlers made while a probe "
-			     "ran: counted on their functions, on no edge or calling context)\n",
-			"warning:", unstacked, bare ? "interrupt" : "signal");
-	for (size_t i = 0; i < sizeof counted_warnings / sizeof counted_warnings[0]; i++) {
-		const char *value = profile_meta(p, counted_warnings[i].key);
-		if (value)
-			fprintf(out, "%-11s%s = %s (%s)\n", "warning:", counted_warnings[i].key,
-				value, counted_warnings[i].means);
+			fprintf(out, "%-11s%s = %s (%s; the profile is incomplete)\n", "warning:",
+				r->meta[i].key, r->meta[i].value,
+				report_warning_means(p, r->meta[i].key));
+	for (size_t i = 0; i < sizeof run_warnings / sizeof run_warnings[0]; i++) {
+		const char *key = run_warnings[i].key, *value = profile_meta(p, key);
+		if (value && strncmp(key, "lost_", 5) != 0 && strcmp(value, "0") != 0)
+			fprintf(out, "%-11s%s = %s (%s)\n", "warning:", key, value,
+				report_warning_means(p, key));
 	}
 	put_timeline_dropped(out, p);
 	putc('\n', out);

@@ -52,6 +52,14 @@ void report_header(const struct zp_profile *p, FILE *out);
 int report_sampling_costly(const struct zp_profile *p, uint64_t *each_ns, double *pct);
 
 /*
+ * What run meta fact key means when it weakens the figures (one table for
+ * the header's "warning:" lines and a collector's end of run): a clause
+ * without a final stop, NULL when key is no such fact; a lost_* fact of no
+ * cause of its own is "a table was full".  p's run says whether its
+ * handlers are signal or interrupt handlers (bare metal).
+ */
+const char *report_warning_means(const struct zp_profile *p, const char *key);
+/*
  * A campaign mixing runs with and without calling contexts (meta
  * "runs_without_contexts", its contexts dropped): the one line saying which
  * runs and what that means, "runs 1, 3 of the 4 combined have no calling
