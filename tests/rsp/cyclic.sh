@@ -10,7 +10,7 @@
 #   - a third set holding five() (2 bytes: entered through a breakpoint
 #     the transport answers, in and out with its set): three sets, each in
 #     whole passes, adding up to the program's passes, five() measured;
-#   - a safe point the program never reaches (never_called), --duration 1:
+#   - a safe point the program never reaches (never_called), --duration 5:
 #     zond says so in one line, the first set keeps what it measured, the
 #     second is named as never measured;
 #   - QEMU killed while it runs: one line, what was read kept, status 1.
@@ -81,7 +81,10 @@ check_eq "--gdb: the sets' whole passes add up to the program's" \
 	"$(set_passes g.db gdb | awk '{ s += $2; n++ } END { print n, s }')" \
 	"2 $(sed -n 's/^passes=\([0-9]*\) .*/\1/p' gq.txt)"
 
-"$zond" inject -o n.db -c never --elf $elf --safe-point never_called --period 0.2 --duration 1 \
+# (the line comes two periods after the start; --duration, the only end with status 0 here, is
+# 25 periods so that a zond starved on a loaded machine still gets there: 1 s failed under a
+# load of 30)
+"$zond" inject -o n.db -c never --elf $elf --safe-point never_called --period 0.2 --duration 5 \
 	--per-run 2 $fns -- $qemu -kernel $elf >/dev/null 2>err.txt
 check_eq "never reached: status" $? 0
 check_eq "never reached: one line" \
