@@ -19,6 +19,24 @@ zond=$1 cycle=$2 dir=$3/cyclic
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 status=0
 fail() { echo "FAIL: $*"; status=1; }
+
+# On any exit (the end, an exit after a failed step, a signal): what the script started and
+# still runs is killed, children first (the program a zond runs): nothing is left holding
+# ctest's output pipe until the test's TIMEOUT.  pgrep -P $$: the script's own children.
+cleanup() {
+	for p in $(pgrep -P $$); do
+		pkill -KILL -P "$p" 2>/dev/null
+		kill -KILL "$p" 2>/dev/null
+	done
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# WHAT: exits with a FAIL when the wait begun with waiting (wait_end) passed 60 s, which no
+# loaded machine needs: a wait loop never runs until the test's TIMEOUT
+waiting() { wait_end=$(($(date +%s) + 60)); }
+in_time() { [ "$(date +%s)" -lt $wait_end ] || { echo "FAIL: $1: not within 60 s"; exit 1; }; }
 sets="-f one -f two -f three -f four --per-run 2"
 
 # calls of FUNC in run RUN (a number or -C NAME) of store DB
@@ -67,9 +85,11 @@ measure_forever() {
 		>/dev/null 2>$1.err &
 	zpid=$!
 	pid=
+	waiting
 	while [ -z "$pid" ]; do
 		pid=$(sed -n 's/^ready //p' $1.err)
 		kill -0 $zpid 2>/dev/null || { echo "FAIL: zond ended first: $(cat $1.err)"; exit 1; }
+		in_time "$1: the program's ready line"
 		sleep 0.05
 	done
 }
@@ -77,8 +97,10 @@ measure_forever() {
 # ERR: waits until the program whose stderr is ERR saw two swaps (zond
 # ending first fails).
 two_swaps() {
+	waiting
 	while ! grep -q '^swap 2 seen' $1; do
 		kill -0 $zpid 2>/dev/null || { echo "FAIL: zond ended first: $(cat $1)"; exit 1; }
+		in_time "$1: the second swap"
 		sleep 0.05
 	done
 }
@@ -153,8 +175,10 @@ PY
 # (the program ended by SIGTERM once zond said so).
 never_line='^zond inject: process [0-9]* has not reached the safe point tick in 0.05 s: set 1 of 2 stays measured$'
 quiet= measure_forever never never
+waiting
 while ! grep -q "$never_line" never.err; do
 	kill -0 $zpid 2>/dev/null || { echo "FAIL: zond ended first: $(cat never.err)"; exit 1; }
+	in_time "never: the line"
 	sleep 0.05
 done
 kill -TERM $pid
@@ -178,8 +202,10 @@ some_passes "^C" int.db int.err
 # 4. Attached: measure until two swaps, ^C, detach; the program goes on.
 "$cycle" 0 2>att.err &
 pid=$!
+waiting
 while ! grep -q ready att.err; do
 	kill -0 $pid 2>/dev/null || { echo "FAIL: the program ended first"; exit 1; }
+	in_time "-p: the program's ready line"
 	sleep 0.05
 done
 "$zond" inject -q -o att.db -c att --safe-point tick --period 0.05 $sets -p $pid &

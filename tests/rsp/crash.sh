@@ -40,13 +40,14 @@ check_eq "main and fall: one call each, never returned" \
 main 1"
 check_eq "meta" "$(sqlite3 c.db "select value from run_meta where key = 'inject_calls_never_returned'")" 2
 # a stop zond did not cause (QEMU's monitor pauses the machine: its gdbstub reports T02):
-# one line, what was read kept, a partial run; "stop" is sent until zond is gone (one sent
-# while zond still prepares the stopped target changes nothing)
+# one line, what was read kept, a partial run; "stop" is sent once the program said it ran tick
+# (with zond's entry in: calls to keep), then until zond is gone
 rv_build 32 forever.elf "$src/progs/forever.c" || exit 1
 rm -f mon.sock
 "$zond" inject -q -o u.db --elf forever.elf -f tick -- $qemu -kernel forever.elf \
-	-monitor unix:$PWD/mon.sock,server=on,wait=off >/dev/null 2>u.err &
+	-monitor unix:$PWD/mon.sock,server=on,wait=off >u.out 2>u.err &
 zpid=$!
+rv_await "unexpected stop" u.out "^ticking$" $zpid
 python3 - "$PWD/mon.sock" $zpid <<'PY'
 import os, socket, sys, time
 path, zpid = sys.argv[1], int(sys.argv[2])

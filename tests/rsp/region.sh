@@ -73,7 +73,9 @@ tick=$(addr_of forever.elf tick) ret=$(ret_of forever.elf tick)
 "$zond" inject -q -o lost.db --elf forever.elf --region tick,0x$ret -- $qemu -kernel forever.elf \
 	>lost.out 2>lost.err &
 zpid=$!
-rv_kill_qemu $zpid 1
+# killed once the program said it ran tick (100 passes, each read at its breakpoints), not
+# after a time a loaded machine may need for less
+rv_kill_qemu $zpid "lost connection" lost.out "^ticking$"
 wait $zpid
 check_eq "lost connection: status" $? 1
 check_eq "lost connection: one line of zond" "$(grep -c "^zond" lost.err)" 1

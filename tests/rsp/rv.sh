@@ -51,15 +51,76 @@ rv_truth() {
 	rm -f rv_exec.log
 	return $rv_rc
 }
-# rv_kill_qemu ZPID SECONDS: kills (SIGKILL) the QEMU zond (process ZPID) started, SECONDS
-# after it appeared: a lost connection
-rv_kill_qemu() {
-	qpid=""
-	for i in $(seq 100); do
-		qpid=$(pgrep -P "$1" qemu-system | head -1)
-		[ -n "$qpid" ] && break
+# rv_running PID: the process runs (neither gone nor a zombie left to be waited for)
+rv_running() {
+	rv_st=$(ps -o stat= -p "$1" 2>/dev/null)
+	[ -n "$rv_st" ] && [ "${rv_st#Z}" = "$rv_st" ]
+}
+# rv_ends PID: waits at most 30 s for the process to end; 1 when it still runs
+rv_ends() {
+	rv_end=$(($(date +%s) + 30))
+	while rv_running "$1"; do
+		[ "$(date +%s)" -lt $rv_end ] || return 1
 		sleep 0.1
 	done
-	sleep "$2"
-	[ -n "$qpid" ] && kill -9 "$qpid"
 }
+# rv_qemu_of ZPID: the QEMU zond (process ZPID) started, once it is there (at most 60 s, while
+# zond runs); nothing when it never is
+rv_qemu_of() {
+	rv_end=$(($(date +%s) + 60))
+	while rv_running "$1" && [ "$(date +%s)" -lt $rv_end ]; do
+		pgrep -P "$1" qemu-system | head -1 | grep . && return
+		sleep 0.1
+	done
+}
+# rv_await WHAT FILE PATTERN PID: waits until FILE has a line matching PATTERN (grep's regular
+# expression) while process PID runs, at most 60 s; 1 after a FAIL naming WHAT and FILE's
+# content when it never comes.  What the tests wait for instead of a delay that assumes the
+# machine's speed: zond's measuring line (results read that hold calls), or the firmware's
+# output (progs/forever.c: "ticking" once tick() ran with zond's entries in).
+rv_await() {
+	rv_end=$(($(date +%s) + 60))
+	until grep -q -- "$3" "$2" 2>/dev/null; do
+		if ! rv_running "$4"; then
+			grep -q -- "$3" "$2" 2>/dev/null && return 0
+			fail "$1: process $4 ended before a line '$3' in $2: $(cat "$2" 2>/dev/null)"
+			return 1
+		fi
+		if [ "$(date +%s)" -ge $rv_end ]; then
+			fail "$1: no line '$3' in $2 after 60 s: $(cat "$2" 2>/dev/null)"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+# rv_kill_qemu ZPID WHAT FILE PATTERN: kills (SIGKILL) the QEMU zond (process ZPID) started once
+# FILE has a line matching PATTERN (rv_await): a lost connection at a known point.  QEMU is
+# killed also when the line never comes (1, after a FAIL), so that zond ends.
+rv_kill_qemu() {
+	rv_q=$(rv_qemu_of "$1")
+	[ -n "$rv_q" ] || { fail "$2: zond (pid $1) started no QEMU"; return 1; }
+	rv_await "$2" "$3" "$4" "$1"
+	rv_rc=$?
+	kill -9 "$rv_q" 2>/dev/null
+	return $rv_rc
+}
+
+# On any exit of a script that sources this (its end, an exit after a failed step, a signal),
+# what it started and still runs is killed, children first (the QEMU a zond started): nothing
+# is left holding ctest's output pipe until the test's TIMEOUT.  pgrep -P $$ lists exactly the
+# script's own children; rv_also holds QEMUs that may have outlived their zond (stop.sh),
+# killed only while they still are QEMUs.
+rv_also=""
+rv_cleanup() {
+	for rv_p in $(pgrep -P $$); do
+		pkill -KILL -P "$rv_p" 2>/dev/null
+		kill -KILL "$rv_p" 2>/dev/null
+	done
+	for rv_p in $rv_also; do
+		ps -o comm= -p "$rv_p" 2>/dev/null | grep -q '^qemu-system' && kill -KILL "$rv_p"
+	done
+}
+trap rv_cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM

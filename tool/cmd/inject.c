@@ -132,7 +132,7 @@ static const char usage_text[] =
 	"  -o, --output STORE    the profile store (default ./zond.db)\n"
 	"  -i, --input STORE     with --raw or --metrics -c NAME alone: the store read\n"
 	"                        (default ./zond.db; -o is taken too)\n"
-	"  -q, --quiet           no summary\n"
+	"  -q, --quiet           no summary, no measuring line (--elf, doc/inject.md)\n"
 	"      --coverage PROG   print \"N of M functions can be injected\" (with\n"
 	"                        --scratch: trampolines there), then each\n"
 	"                        function that cannot, with the reason, and each that\n"
@@ -815,9 +815,10 @@ static struct inject_bare_target bare_target(const struct functions_job *job, ch
 		 /* QEMU zond starts with -icount: one count an instruction */
 		 job->elf && !job->gdb && argv && !bare_qemu_without_icount(argv) &&
 			 (!job->event_name || strncmp(job->event_name, "mhpm", 4) != 0),
-		 NULL},
+		 NULL, NULL, NULL},
 		job->duration,
-		job->event_name};
+		job->event_name,
+		!job->quiet};
 }
 
 /* One line for n calls not measured (none: nothing), why, and the run meta that counts them. */

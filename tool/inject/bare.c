@@ -35,7 +35,42 @@ struct bare {
 	uint64_t start;  /* the counter when the program was let go */
 	struct symbols *sym;
 	int stoppable; /* a function or region run on a QEMU zond started: ^C stops wait() */
+	int say, said; /* the measuring line wanted (bt->say_measuring), and written */
+	int64_t start_ns; /* when the target was let go */
 };
+
+/* ms since the target was let go, for the measuring line */
+static long long since_start_ms(const struct bare *b)
+{
+	return (long long)((clock_now_ns(CLOCK_REALTIME) - b->start_ns) / 1000000);
+}
+
+/*
+ * The results were read while the target runs (transport.h's on_read): the
+ * first time they hold calls, one line says that the measuring goes on, so
+ * that whoever waits for it (a user, a script) knows that stopping zond
+ * now, or losing the target, keeps calls.
+ */
+static void first_calls(void *arg)
+{
+	struct bare *b = arg;
+	uint64_t calls = 0;
+	if (b->said || !b->results)
+		return;
+	const uint8_t *blk = b->results + INJ_HDR;
+	for (size_t k = 0; k < b->n; k++) {
+		uint64_t c;
+		int32_t open;
+		memcpy(&c, blk + INJ_SB_STATS(b->n) + k * INJ_STAT, sizeof c);
+		memcpy(&open, blk + INJ_SB_OPEN + k * 4, 4);
+		calls += c + (uint64_t)(open > 0 ? open : 0);
+	}
+	if (!calls)
+		return;
+	b->said = 1;
+	fprintf(stderr, "zond inject: measuring: %llu calls read %lld ms after the start\n",
+		(unsigned long long)calls, since_start_ms(b));
+}
 
 int inject_bare_counter(const char *spec, struct inject_bare_counter *c, struct zerr *err)
 {
@@ -427,6 +462,7 @@ static void read_results(const struct bare *b, struct inject_result *out)
  * open is ignored), as on Linux.
  */
 struct region {
+	struct bare *b; /* for the measuring line */
 	struct inject_transport *t;
 	const char *counter;
 	uint64_t mask; /* the counter register's width */
@@ -452,6 +488,11 @@ static int region_hit(void *arg, size_t i, struct zerr *err)
 		r->st.self += d;
 		r->st.max = d > r->st.max ? d : r->st.max;
 		r->st.min = d < r->st.min ? d : r->st.min;
+		if (r->b->say && !r->b->said++)
+			fprintf(stderr,
+				"zond inject: measuring: the first pass ended %lld ms after the "
+				"start\n",
+				since_start_ms(r->b));
 	}
 	return 0;
 }
@@ -461,6 +502,7 @@ static int region_prepare(struct bare *b, struct region *r, struct zerr *err)
 	uint64_t at[2];
 	for (int i = 0; i < 2; i++)
 		at[i] = b->job->patches[i].site.addr + b->job->patches[i].site.keep;
+	r->b = b;
 	r->t = b->t;
 	r->mask = b->xlen == 64 ? UINT64_MAX : UINT32_MAX;
 	r->st.min = UINT64_MAX;
@@ -618,6 +660,11 @@ static int bare_open(struct bare *b, const struct inject_bare_target *bt, struct
 		o.poll_ms = 0; /* every pass is read at its breakpoints */
 	if (b->stoppable)
 		o.stop_asked = inject_interrupted; /* QEMU zond started: ^C stops it */
+	b->say = bt->say_measuring;
+	if (b->say && !is_region(job)) {
+		o.on_read = first_calls;
+		o.read_arg = b;
+	}
 	for (size_t i = 0; i < job->plan->nfuncs && !o.end_at; i++)
 		if (job->plan->funcs[i].name && strcmp(job->plan->funcs[i].name, "_exit") == 0)
 			o.end_at = job->plan->funcs[i].addr;
@@ -631,7 +678,7 @@ static int bare_open(struct bare *b, const struct inject_bare_target *bt, struct
 	if (prepare(b, out, b->sym, r, active, err) < 0 ||
 	    inject_rsp_get_reg(b->t, b->counter.reg, &b->start, err) < 0)
 		return -1;
-	out->start_ns = clock_now_ns(CLOCK_REALTIME);
+	out->start_ns = b->start_ns = clock_now_ns(CLOCK_REALTIME);
 	return 0;
 }
 

@@ -66,6 +66,8 @@ struct inject_bare_target {
 	struct inject_rsp_options rsp;
 	double seconds;
 	const char *event; /* inject_bare_counters' spec, NULL: mcycle (two: function runs only) */
+	int say_measuring; /* one line on stderr at the first read while the target runs that
+			    * finds calls (a region: when its first pass ends) */
 };
 
 /*

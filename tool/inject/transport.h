@@ -151,6 +151,10 @@ struct inject_rsp_options {
 			  * instruction that moves it more is the clock warped at a stop */
 	int (*stop_asked)(void); /* non-zero: wait() stops the target as inject_rsp_wait_for's
 				  * time would (^C to zond), returning 1; NULL: never */
+	void (*on_read)(void *arg); /* after each read of the results while the target runs (a
+				     * poll, inject_rsp_wait_for's stop), the target stopped; NULL:
+				     * none */
+	void *read_arg;
 };
 
 /* Connects to a stub at HOST:PORT (or /PATH, a Unix socket) and stops its target. */

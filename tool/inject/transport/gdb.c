@@ -63,6 +63,8 @@ struct gdbt {
 	uint64_t counter_end;
 	int counter_read;
 	int (*stop_asked)(void);     /* inject_rsp_options' */
+	void (*on_read)(void *arg);  /* inject_rsp_options', with read_arg */
+	void *read_arg;
 	int exact_clock, clock_moved; /* inject_rsp_options', inject_rsp_clock_moved */
 	pid_t qemu;                  /* started by zond, 0 when not */
 	char sockdir[64];
@@ -480,6 +482,13 @@ static int watch_stopped(struct gdbt *g, struct zerr *err)
 	return move_pc(g, pc, err) < 0 ? -1 : 0;
 }
 
+/* The results were just read, the target stopped while it runs: the caller's on_read. */
+static void read_while_running(struct gdbt *g)
+{
+	if (g->on_read)
+		g->on_read(g->read_arg);
+}
+
 static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 {
 	struct gdbt *g = (struct gdbt *)t;
@@ -511,6 +520,7 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 			if (at < 0 || (at = watch_stopped(g, err)) < 0 ||
 			    read_counter(g, err) < 0 || sync_shares(g, 0, err) < 0)
 				return lost(g, err);
+			read_while_running(g);
 			return 1; /* stopped on time */
 		}
 		if (!g->poll_ms)
@@ -525,8 +535,10 @@ static int g_wait(struct inject_transport *t, int *status, struct zerr *err)
 			return lost(g, err);
 		if (end) /* it reached _exit just before the interrupt */
 			break;
-		if (sync_shares(g, 0, err) < 0 || redirect(g, err) < 0 ||
-		    rsp_continue(g->r, err) < 0)
+		if (sync_shares(g, 0, err) < 0)
+			return lost(g, err);
+		read_while_running(g);
+		if (redirect(g, err) < 0 || rsp_continue(g->r, err) < 0)
 			return lost(g, err);
 		g->running = 1;
 	}
@@ -662,6 +674,8 @@ static struct gdbt *attach(struct rsp *r, const struct inject_rsp_options *o, pi
 	g->end_at = o->end_at;
 	g->counter = o->counter;
 	g->stop_asked = o->stop_asked;
+	g->on_read = o->on_read;
+	g->read_arg = o->read_arg;
 	g->exact_clock = o->exact_clock;
 	struct rsp_stop st;
 	if (describe(g, err) < 0 || find_scratch(g, o, err) < 0 || rsp_halt_reason(r, &st, err) < 0) {
