@@ -44,11 +44,12 @@ static const char usage_text[] =
 	"       zond inject [-f GLOB]... [-c NAME] [-o STORE] -p PID [--duration S]\n"
 	"       zond inject --metrics -c NAME [-o STORE]\n"
 	"       zond inject --raw -c NAME [-o STORE]\n"
-	"       zond inject --elf APP.ELF [-f GLOB]... [--per-run K | --duration S] -- qemu-system-riscv32 ...\n"
+	"       zond inject --elf APP.ELF [-f GLOB]... [--per-run K | --duration S] -- "
+	"qemu-system-riscv32 ...\n"
 	"       zond inject --elf APP.ELF --gdb HOST:PORT [-f GLOB]... [--duration S]\n"
 	"       zond inject --elf APP.ELF (--region FROM,TO | --descend ...) [--event CTR]\n"
 	"                   -- qemu-system-riscv32 ...\n"
-	"       zond inject --coverage PROG [--scratch ADDR,LEN]\n"
+	"       zond inject --coverage PROG [--scratch ADDR,LEN] [--depth N]\n"
 	"Counters and code injected at function entries from outside the program, with\n"
 	"no recompilation (doc/inject.md); Linux x86-64, and bare-metal RISC-V over the\n"
 	"GDB remote protocol (--elf).  The functions scenario: PROG\n"
@@ -127,6 +128,11 @@ static const char usage_text[] =
 	"                        segments, RAM on QEMU's virt board); beyond 1 MiB of\n"
 	"                        the code only functions that write t1 can be patched\n"
 	"                        (the far jump), and those entered by breakpoints\n"
+	"      --depth N         with --elf: measured calls nested at once the shadow\n"
+	"                        stack holds (default 256; 32 bytes of scratch RAM a\n"
+	"                        call on rv32, 64 on rv64); deeper calls are counted\n"
+	"                        in their functions' calls, not timed (run meta\n"
+	"                        lost_depth_calls)\n"
 	"  -c, --campaign NAME   the campaign of the runs (default: one is made up and\n"
 	"                        printed)\n"
 	"  -o, --output STORE    the profile store (default ./zond.db)\n"
@@ -205,7 +211,7 @@ static int measurable(const struct inject_func *f, int event)
  * How many were refused; *where what was checked (0,0: nothing).
  */
 static size_t plan_scratch(struct symbols *s, struct inject_plan *p, uint64_t scratch,
-			   uint64_t scratch_len, int two, uint64_t where[2])
+			   uint64_t scratch_len, int two, uint32_t depth, uint64_t where[2])
 {
 	struct zerr err;
 	where[0] = where[1] = 0;
@@ -218,15 +224,18 @@ static size_t plan_scratch(struct symbols *s, struct inject_plan *p, uint64_t sc
 	where[0] = scratch;
 	where[1] = scratch_len;
 	int xlen = strcmp(p->arch->name, "riscv64") == 0 ? 64 : 32;
-	uint64_t span = inject_bare_scratch_span(p->arch, xlen, inject_plan_count_ok(p), two);
+	uint64_t span =
+		inject_bare_scratch_span(p->arch, xlen, inject_plan_count_ok(p), two, depth);
 	return inject_plan_scratch(s, p, scratch, scratch_len, span);
 }
 
 /*
  * --coverage: the plan of every function of prog, trampolines in scratch
- * (when given), printed; event: --event given with it.
+ * (when given) after a shadow stack of depth (0: the default), printed;
+ * event: --event given with it.
  */
-static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len, int event)
+static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len, uint32_t depth,
+		    int event)
 {
 	struct zerr err;
 	const char *name = inject_elf_arch(prog, &err);
@@ -243,8 +252,15 @@ static int coverage(const char *prog, uint64_t scratch, uint64_t scratch_len, in
 		symbols_free(s);
 		return cmd_error("inject", "%s", err.msg);
 	}
+	if (depth && !arch->reach) {
+		symbols_free(s);
+		return cmd_usage_error("inject",
+				       "--depth sizes the shadow stack of a bare-metal "
+				       "RISC-V program's runs (--elf): %s is %s code",
+				       prog, name);
+	}
 	uint64_t where[2];
-	plan_scratch(s, &p, scratch, scratch_len, 0, where);
+	plan_scratch(s, &p, scratch, scratch_len, 0, depth, where);
 	size_t parts = 0, own = 0;
 	for (size_t i = 0; i < p.nfuncs; i++) {
 		parts += p.funcs[i].part;
@@ -481,6 +497,7 @@ struct functions_job {
 	struct inject_bare_counter counters[2]; /* over GDB: --event's counters */
 	int ncounters;
 	uint64_t scratch, scratch_len;
+	uint32_t depth; /* --depth: over GDB, measured calls nested at once (0: INJ_DEPTH) */
 	int graph_pass; /* the call graph's run of every function (NAME.graph) */
 	char campaign_buf[128];
 };
@@ -671,7 +688,8 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 		uint64_t n;
 	} counts[] = {
 		{"inject_threads_without_counter", r->nocounter},
-		{"inject_calls_not_measured", r->deep + r->noslot},
+		/* over GDB a call deeper than the shadow stack is counted, not timed */
+		{"inject_calls_not_measured", (job->elf ? 0 : r->deep) + r->noslot},
 		{"lost_depth_calls", r->deep},
 		{"lost_thread_calls", r->noslot},
 		{"lost_shared_tls_calls", r->sharedtp},
@@ -688,6 +706,10 @@ static struct zp_profile *run_profile(const struct functions_job *job, struct sy
 			snprintf(buf, sizeof buf, "%llu", (unsigned long long)counts[k].n);
 			profile_add_meta(p, counts[k].key, buf);
 		}
+	if (job->elf && (job->depth || r->deep)) { /* the bound lost_depth_calls went over */
+		snprintf(buf, sizeof buf, "%u", job->depth ? job->depth : INJ_DEPTH);
+		profile_add_meta(p, "inject_depth", buf);
+	}
 	if (r->left_running) /* ^C while zond waited: their later calls are not in the run */
 		profile_add_meta(p, "inject_stopped_waiting", "1");
 	if (r->seccomp) /* as zond record says it (doc/raw-format.md "Seccomp") */
@@ -818,7 +840,8 @@ static struct inject_bare_target bare_target(const struct functions_job *job, ch
 		 NULL, NULL, NULL},
 		job->duration,
 		job->event_name,
-		!job->quiet};
+		!job->quiet,
+		job->depth};
 }
 
 /* One line for n calls not measured (none: nothing), why, and the run meta that counts them. */
@@ -959,7 +982,14 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 				"edges, only each function's figures (fewer functions a run: -f, "
 				"--per-run)\n",
 				INJ_CTX_MAX - 1, INJ_EDGES_MAX);
-		if (r.deep || r.noslot)
+		if (r.deep && job->elf)
+			fprintf(stderr,
+				"zond inject: %llu calls were deeper than the %u measured calls "
+				"nested at once the shadow stack holds: counted in their "
+				"functions' calls, not timed (their time is their measured "
+				"caller's self; run meta lost_depth_calls; --depth N holds more)\n",
+				(unsigned long long)r.deep, job->depth ? job->depth : INJ_DEPTH);
+		else if (r.deep || r.noslot)
 			fprintf(stderr,
 				"zond inject: %llu calls were not measured (counted in no figure): "
 				"%llu deeper than the %d frames a thread's shadow stack holds, %llu "
@@ -1868,7 +1898,8 @@ static int scenario(struct functions_job *job, char **argv)
 	}
 	uint64_t where[2] = {0, 0};
 	size_t out = job->elf ? plan_scratch(s, &plan, job->scratch, job->scratch_len,
-					     job->event_name && strchr(job->event_name, ','), where)
+					     job->event_name && strchr(job->event_name, ','),
+					     job->depth, where)
 			      : 0;
 	if (out && !job->quiet)
 		fprintf(stderr,
@@ -1923,6 +1954,22 @@ static int scenario(struct functions_job *job, char **argv)
 }
 
 /* A number of seconds > 0 into *out; -1 when text is not one. */
+/*
+ * The largest --depth: zond record's; a shadow stack of it takes 32 MiB of
+ * scratch RAM on rv32 (64 on rv64), beyond any board's spare RAM.
+ */
+#define INJECT_DEPTH_MAX (1L << 20)
+
+/* --depth N: 1 to INJECT_DEPTH_MAX measured calls nested at once; -1 when not. */
+static int parse_depth(const char *text, uint32_t *out)
+{
+	long v = parse_count(text);
+	if (v < 1 || v > INJECT_DEPTH_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
 static int parse_seconds(const char *text, double *out)
 {
 	return cmd_decimal(text, out) < 0 || !(*out > 0) ? -1 : 0;
@@ -1953,6 +2000,7 @@ int cmd_inject(int argc, char **argv)
 		{"elf", required_argument, NULL, 'L'},
 		{"gdb", required_argument, NULL, 'G'},
 		{"scratch", required_argument, NULL, 'X'},
+		{"depth", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -2022,6 +2070,12 @@ int cmd_inject(int argc, char **argv)
 				return cmd_usage_error("inject", "--scratch wants ADDR,LEN");
 			break;
 		}
+		case 'H':
+			if (parse_depth(optarg, &job.depth) < 0)
+				return cmd_usage_error(
+					"inject", "--depth wants a number from 1 to %ld, not '%s'",
+					INJECT_DEPTH_MAX, optarg);
+			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return cmd_bad_option("inject", argv, "+hf:c:o:i:qp:");
 		}
@@ -2029,8 +2083,17 @@ int cmd_inject(int argc, char **argv)
 	if (cov) {
 		if (optind != argc)
 			return cmd_usage_error("inject", "--coverage takes one PROG and no more");
-		return coverage(cov, job.scratch, job.scratch_len, job.event_name != NULL);
+		return coverage(cov, job.scratch, job.scratch_len, job.depth,
+				job.event_name != NULL);
 	}
+	if (job.depth && !job.elf)
+		return cmd_usage_error("inject",
+				       "--depth goes with --elf: on Linux the shadow stack "
+				       "holds %d frames a thread, fixed",
+				       INJ_DEPTH);
+	if (job.depth && job.region)
+		return cmd_usage_error("inject", "--depth sizes the shadow stack of measured "
+						 "functions: --region has none (breakpoints)");
 	if ((job.from || job.threshold != 1) && !job.descend)
 		return cmd_usage_error("inject", "--from and --threshold go with --descend");
 	/* reading a stored campaign, the store is -i as for every reading command */

@@ -129,6 +129,8 @@ struct inject_payload_args {
 	int fast_clock;    /* the architecture's counter read unfenced (arch->calibrate_fast
 			    * set; event NULL): cheaper, but a function's last instructions
 			    * may still run after its exit's read */
+	uint32_t depth;    /* RISC-V: measured calls nested at once the shadow stack holds
+			    * (zond inject --depth; 0: INJ_DEPTH); x86-64: INJ_DEPTH, fixed */
 };
 
 struct inject_arch {

@@ -37,6 +37,7 @@ struct bare {
 	int stoppable; /* a function or region run on a QEMU zond started: ^C stops wait() */
 	int say, said; /* the measuring line wanted (bt->say_measuring), and written */
 	int64_t start_ns; /* when the target was let go */
+	uint32_t depth; /* the shadow stack's: measured calls nested at once (0: INJ_DEPTH) */
 };
 
 /* ms since the target was let go, for the measuring line */
@@ -148,16 +149,19 @@ static struct inject_payload_args payload_args(const struct bare *b)
 	args.exit = inject_riscv_exit_at(b->xlen, b->area, second(b));
 	args.edges = b->edges;
 	args.nfuncs = b->n;
+	args.depth = b->depth;
 	return args;
 }
 
-uint64_t inject_bare_scratch_span(const struct inject_arch *a, int xlen, size_t n, int two)
+uint64_t inject_bare_scratch_span(const struct inject_arch *a, int xlen, size_t n, int two,
+				  uint32_t depth)
 {
 	uint64_t results = INJ_HDR + INJ_SB_EDGES(n);
 	uint64_t edges = n <= INJECT_BARE_EDGES_MAX ? (n + 1) * n * INJ_EDGE : 0;
 	results += edges + (two ? n * INJ_STAT + edges : 0);
 	/* each area 16-aligned; the payload under its probe buffer's 4096 bytes */
-	return results + 16 + inject_riscv_private_size(xlen, n) + 16 + 4096 + n * slot_len(a);
+	return results + 16 + inject_riscv_private_size(xlen, n, depth) + 16 + 4096 +
+	       n * slot_len(a);
 }
 
 /* Scratch RAM for the results, the shadow stack and the trampolines. */
@@ -175,7 +179,7 @@ static int place(struct bare *b, struct inject_result *out, struct zerr *err)
 	}
 	void *local;
 	if (t->ops->share(t, b->results_len, &local, &b->results_at, err) < 0 ||
-	    t->ops->alloc(t, inject_riscv_private_size(b->xlen, b->n), &b->priv, err) < 0)
+	    t->ops->alloc(t, inject_riscv_private_size(b->xlen, b->n, b->depth), &b->priv, err) < 0)
 		return -1;
 	b->results = local;
 	struct inject_header *h = local;
@@ -297,14 +301,15 @@ static int write_trampolines(struct bare *b, const struct inject_result *out, st
 			a->jump(b->stubs[k], at + 4, s + len + n);
 		}
 	}
-	uint8_t *priv = zp_xmalloc(inject_riscv_private_size(b->xlen, b->n));
-	inject_riscv_private_init(priv, b->xlen, b->n, extra, caller);
-	if (rc == 0 && (b->t->ops->write(b->t, b->area, buf, b->area_len, err) < 0 ||
-			b->t->ops->write(b->t, b->priv, priv,
-					 inject_riscv_private_size(b->xlen, b->n), err) < 0 ||
-			written(b, b->area, buf, b->area_len, err) < 0 ||
-			/* the payload's stores: the debugger's writes may land where they do not */
-			inject_rsp_cpu_stores(b->t, b->priv, err) < 0))
+	uint8_t *priv = zp_xmalloc(inject_riscv_private_size(b->xlen, b->n, b->depth));
+	inject_riscv_private_init(priv, b->xlen, b->n, b->depth, extra, caller);
+	if (rc == 0 &&
+	    (b->t->ops->write(b->t, b->area, buf, b->area_len, err) < 0 ||
+	     b->t->ops->write(b->t, b->priv, priv,
+			      inject_riscv_private_size(b->xlen, b->n, b->depth), err) < 0 ||
+	     written(b, b->area, buf, b->area_len, err) < 0 ||
+	     /* the payload's stores: the debugger's writes may land where they do not */
+	     inject_rsp_cpu_stores(b->t, b->priv, err) < 0))
 		rc = -1;
 	free(priv);
 	free(buf);
@@ -640,6 +645,7 @@ static int bare_open(struct bare *b, const struct inject_bare_target *bt, struct
 	b->a = job->plan->arch;
 	b->n = job->nstats;
 	b->xlen = strcmp(b->a->name, "riscv64") == 0 ? 64 : 32;
+	b->depth = bt->depth;
 	if (strncmp(b->a->name, "riscv", 5) != 0)
 		return zerr_set(err, "%s: %s code; zond inject over GDB knows RISC-V",
 				job->plan->path, b->a->name);

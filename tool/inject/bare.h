@@ -54,11 +54,13 @@ int inject_bare_counters(const char *spec, struct inject_bare_counter c[2], stru
 
 /*
  * At most how much scratch RAM a run of n functions takes (xlen 32 or 64,
- * two: two counters): the results, the shadow stack, the payload and a
+ * two: two counters, depth: the shadow stack's as struct
+ * inject_bare_target's): the results, the shadow stack, the payload and a
  * slot per function, in that order from the start; the window the plan's
  * trampolines are checked in (inject_plan_scratch).
  */
-uint64_t inject_bare_scratch_span(const struct inject_arch *a, int xlen, size_t n, int two);
+uint64_t inject_bare_scratch_span(const struct inject_arch *a, int xlen, size_t n, int two,
+				  uint32_t depth);
 
 struct inject_bare_target {
 	char *const *argv; /* QEMU's command line, or NULL */
@@ -68,6 +70,7 @@ struct inject_bare_target {
 	const char *event; /* inject_bare_counters' spec, NULL: mcycle (two: function runs only) */
 	int say_measuring; /* one line on stderr at the first read while the target runs that
 			    * finds calls (a region: when its first pass ends) */
+	uint32_t depth;    /* --depth: measured calls nested at once (0: INJ_DEPTH, 256) */
 };
 
 /*

@@ -602,7 +602,8 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 					   a->contexts ? remote + inject_results_size(x->n) : 0,
 					   x->proc,
 					   tcb_tid_offset(t),
-					   x->fast_clock};
+					   x->fast_clock,
+					   0 /* INJ_DEPTH: fixed on Linux */};
 	x->args = args;
 	for (size_t i = 0; i < x->nareas; i++) {
 		if (x->areas[i].pending)

@@ -29,10 +29,10 @@
  * instruction (irq_off; doc/inject.md, "Interrupts").
  *
  * Every path is straight-line (min, max and "outermost" by masks, not
- * branches; only a full shadow stack branches, and its calls are not
- * measured), so the payload's cost in instructions is a constant: under
- * QEMU's -icount shift=0 mcycle counts retired instructions and the
- * compensation is exact.  c0 is the payload's part inside a measured
+ * branches; only a full shadow stack branches, to a path of its own
+ * whose cost is constant too), so the payload's cost in instructions is
+ * a constant: under QEMU's -icount shift=0 mcycle counts retired
+ * instructions and the compensation is exact.  c0 is the payload's part inside a measured
  * interval, cpair all of one call's payload; the relocated copy's own
  * extra instructions (a jal back, an auipc made two) are per function:
  * `extra[id]` in the private area, added to the start, and with the
@@ -46,10 +46,20 @@
  * children's sum are frame words 5 and 6, its sums a second stats (and
  * edge) table.
  *
- * Private area (args->threads): depth word, INJ_DEPTH frames of 8 words
- * (frame 0 the sentinel, its id nfuncs), then per id two words: extra (the
- * copy's, taken out of the start) and the caller's extra (the copy's and
- * the entry's jump beyond one instruction: a far jump's second).
+ * Private area (args->threads): depth word, depth + 1 frames of 8 words
+ * (frame 0 the sentinel, its id nfuncs, its last word the frames there
+ * are: the entry's bound, read rather than built into the code so that
+ * the payload's length and cost are the same for any --depth), then per
+ * id two words: extra (the copy's, taken out of the start) and the
+ * caller's extra (the copy's and the entry's jump beyond one instruction:
+ * a far jump's second).
+ *
+ * A call made with the shadow stack full is not measured and leaves its
+ * return address alone (nothing written beyond the frames): the full path
+ * counts it (the header's deep, lost_depth_calls) and adds its own cost
+ * and its copy's extra instructions to the top frame's payload cost, so
+ * the measured calls around it stay exact (its instructions are its
+ * measured caller's self).
  */
 #include <string.h>
 
@@ -66,6 +76,7 @@
 #define F_OVH      4 /* payload cost inside this call's interval, below it */
 #define F_START2   5 /* the second counter's (inject_riscv_second) */
 #define F_CHILD2   6
+#define F_LIMIT     7 /* the sentinel's: the frames there are (private_init) */
 #define CSR_MCYCLE 0xb00
 #define RV_T3      28
 #define RV_T4      29
@@ -75,6 +86,9 @@
 #define RV_A3      13
 #define CSR_MSTATUS 0x300
 #define MSTATUS_MIE 8
+/* The stub's instructions: before the jal to za_entry, after its ret. */
+#define STUB_BEFORE 3
+#define STUB_AFTER  2
 #define SAVE(w)    ((w) == 8 ? 48 : 32) /* bytes below sp for t0-t4 (entry), 16-aligned */
 
 struct gen {
@@ -235,6 +249,68 @@ struct layout {
 	size_t entry_n, entry_from_csr, exit_n, exit_to_csr; /* instructions on the paths */
 };
 
+/* The instruction at byte at, written again (a branch or an immediate known later). */
+static void patch(struct gen *g, size_t at, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		g->b[at + (size_t)i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Frames of the private area: depth calls nested at once and the sentinel below them. */
+static uint64_t frames(uint32_t depth)
+{
+	return (uint64_t)(depth ? depth : INJ_DEPTH) + 1;
+}
+
+/* Where the two words per id start in the private area. */
+static uint64_t extras_at(const struct inject_payload_args *a, int w)
+{
+	return (uint64_t)w + frames(a->depth) * FR_WORDS * (uint64_t)w;
+}
+
+/*
+ * za_entry's path for a full shadow stack (t1 = id, t2 = the private
+ * area, t3 = the depth word, t4 = mstatus as it was): the call is not
+ * measured and keeps its return address, so nothing is written beyond the
+ * frames.  It still counts: in id's calls and the header's deep
+ * (lost_depth_calls); and its payload instructions (this path's whole,
+ * its copy's extra ones) go to the top frame's payload cost, so that the
+ * measured call it runs inside stays exact, its instructions that call's
+ * self.  Returns where the cost's addi is, patched by the caller.
+ */
+static size_t gen_full(struct gen *g, const struct inject_payload_args *a)
+{
+	int w = g->w;
+	slli(g, RV_T3, RV_T3, w == 8 ? 6 : 5);
+	ADD(g, RV_T3, RV_T3, RV_T2); /* the top frame is at t3 + w - 8 words */
+	slli(g, RV_T0, RV_T1, w == 8 ? 4 : 3);
+	la(g, RV_T2, a->threads + extras_at(a, w) + (uint64_t)w);
+	ADD(g, RV_T2, RV_T2, RV_T0);
+	ldw(g, RV_T2, RV_T2, 0); /* the caller's extra of id */
+	size_t cost_at = g->n;
+	addi(g, RV_T0, 0, 0); /* this call's payload instructions: patched */
+	ADD(g, RV_T2, RV_T2, RV_T0);
+	int64_t ovh = w - FR_WORDS * w + F_OVH * w;
+	ldw(g, RV_T0, RV_T3, ovh);
+	ADD(g, RV_T0, RV_T0, RV_T2);
+	stw(g, RV_T0, RV_T3, ovh);
+	li(g, RV_T0, INJ_STAT);
+	rop(g, 0, 1, RV_T2, RV_T1, RV_T0); /* mul: the stats of id */
+	la(g, RV_T0, a->shm + INJ_HDR + a->stats);
+	ADD(g, RV_T2, RV_T2, RV_T0);
+	addi(g, RV_T3, 0, 1);
+	add64(g, RV_T2, INJ_S_CALLS, RV_T3, RV_T0, RV_T1);
+	la(g, RV_T0, a->shm + INJ_H_DEEP);
+	ld32(g, RV_T1, RV_T0, 0);
+	addi(g, RV_T1, RV_T1, 1);
+	st32(g, RV_T1, RV_T0, 0);
+	irq_restore(g, RV_T4);
+	save_regs(g, entry_regs, 0, 5, 1);
+	addi(g, RV_SP, RV_SP, SAVE(w));
+	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0));
+	return cost_at;
+}
+
 /*
  * za_entry, called by a stub: ra = stub + 12 (the id at stub - 4 =
  * ra - 16), the function's return address at 0(sp).
@@ -250,7 +326,7 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	ld32(g, RV_T1, RV_RA, -16); /* id */
 	la(g, RV_T2, a->threads);   /* the private area */
 	ldw(g, RV_T3, RV_T2, 0);    /* depth */
-	li(g, RV_T0, INJ_DEPTH);
+	ldw(g, RV_T0, RV_T2, w + F_LIMIT * w); /* the frames there are */
 	size_t full_at = g->n;
 	emit(g, 0); /* bgeu t3, t0, full: patched below */
 	addi(g, RV_T0, RV_T3, 1);
@@ -274,7 +350,7 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	st32(g, RV_T2, RV_T0, 0);
 	/* extra[id]: the relocated copy's own instructions, taken out */
 	slli(g, RV_T1, RV_T1, w == 8 ? 2 : 1); /* two words an id */
-	la(g, RV_T0, a->threads + w + (uint64_t)INJ_DEPTH * FR_WORDS * w);
+	la(g, RV_T0, a->threads + extras_at(a, w));
 	ADD(g, RV_T0, RV_T0, RV_T1);
 	ldw(g, RV_T2, RV_T0, 0);
 	la(g, RV_T0, a->exit);
@@ -295,20 +371,15 @@ static void gen_entry(struct gen *g, const struct inject_payload_args *a, struct
 	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0)); /* ret */
 	l->entry_n = (g->n - n0) / 4;
 	l->entry_from_csr = (g->n - csr_at) / 4;
-	/* full: count the call as not measured, leave the return address */
 	size_t full = g->n;
-	la(g, RV_T0, a->shm + INJ_H_DEEP);
-	ld32(g, RV_T1, RV_T0, 0);
-	addi(g, RV_T1, RV_T1, 1);
-	st32(g, RV_T1, RV_T0, 0);
-	irq_restore(g, RV_T4);
-	save_regs(g, entry_regs, 0, 5, 1);
-	addi(g, RV_SP, RV_SP, SAVE(w));
-	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0));
+	size_t cost_at = gen_full(g, a);
 	if (!g->full) {
-		uint32_t v = rv_branch(7, RV_T3, RV_T0, (int64_t)(full - full_at));
-		for (int i = 0; i < 4; i++)
-			g->b[full_at + (size_t)i] = (uint8_t)(v >> (8 * i));
+		/* the whole of a call not measured: the entry's jal, the stub, za_entry to
+		 * its branch, this path */
+		size_t cost =
+			1 + STUB_BEFORE + (full_at - n0) / 4 + 1 + (g->n - full) / 4 + STUB_AFTER;
+		patch(g, cost_at, rv_itype(0x13, 0, RV_T0, 0, (int64_t)cost));
+		patch(g, full_at, rv_branch(7, RV_T3, RV_T0, (int64_t)(full - full_at)));
 	}
 }
 
@@ -393,7 +464,7 @@ static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct 
 	ADD(g, RV_T2, RV_T2, RV_T0);
 	stw(g, RV_T2, RV_T4, F_CHILD * w);
 	slli(g, RV_T6, RV_T5, w == 8 ? 4 : 3);
-	la(g, RV_T2, a->threads + 2 * w + (uint64_t)INJ_DEPTH * FR_WORDS * w);
+	la(g, RV_T2, a->threads + extras_at(a, w) + (uint64_t)w);
 	ADD(g, RV_T2, RV_T2, RV_T6);
 	ldw(g, RV_T2, RV_T2, 0); /* the caller's extra of id */
 	ADD(g, RV_T1, RV_T1, RV_T2);
@@ -451,10 +522,6 @@ static void gen_exit(struct gen *g, const struct inject_payload_args *a, struct 
 	emit(g, rv_itype(0x67, 0, 0, RV_RA, 0)); /* ret */
 	l->exit_n = (g->n - n0) / 4;
 }
-
-/* The stub's instructions: before the jal to za_entry, after its ret. */
-#define STUB_BEFORE 3
-#define STUB_AFTER  2
 
 /* Bytes of za_entry (its length depends on no argument but two's presence): za_exit follows it. */
 static uint64_t entry_len(int w, const struct inject_riscv_second *two)
@@ -595,10 +662,10 @@ int inject_riscv_calibrate_region(uint64_t *c0, uint64_t *hz, struct zerr *err)
 	return zerr_set(err, "RISC-V: region probes are not implemented yet");
 }
 
-size_t inject_riscv_private_size(int xlen, size_t nfuncs)
+size_t inject_riscv_private_size(int xlen, size_t nfuncs, uint32_t depth)
 {
-	size_t w = (size_t)xlen / 8;
-	return w + (size_t)INJ_DEPTH * FR_WORDS * w + nfuncs * 2 * w;
+	struct inject_payload_args a = {.depth = depth};
+	return (size_t)extras_at(&a, xlen / 8) + nfuncs * 2 * (size_t)(xlen / 8);
 }
 
 static void put_word(uint8_t *p, size_t w, uint64_t v)
@@ -607,14 +674,16 @@ static void put_word(uint8_t *p, size_t w, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-void inject_riscv_private_init(uint8_t *buf, int xlen, size_t nfuncs, const int32_t *extra,
-			       const int32_t *caller_extra)
+void inject_riscv_private_init(uint8_t *buf, int xlen, size_t nfuncs, uint32_t depth,
+			       const int32_t *extra, const int32_t *caller_extra)
 {
 	size_t w = (size_t)xlen / 8;
-	memset(buf, 0, inject_riscv_private_size(xlen, nfuncs));
+	struct inject_payload_args a = {.depth = depth};
+	memset(buf, 0, inject_riscv_private_size(xlen, nfuncs, depth));
 	put_word(buf, w, 1);                        /* depth: the sentinel frame */
 	put_word(buf + w + F_ID * w, w, nfuncs);    /* its id: "no measured caller" */
-	uint8_t *ex = buf + w + (size_t)INJ_DEPTH * FR_WORDS * w;
+	put_word(buf + w + F_LIMIT * w, w, frames(depth)); /* za_entry's bound */
+	uint8_t *ex = buf + extras_at(&a, (int)w);
 	for (size_t k = 0; k < nfuncs; k++) {
 		put_word(ex + 2 * k * w, w, (uint64_t)(int64_t)extra[k]);
 		put_word(ex + (2 * k + 1) * w, w, (uint64_t)(int64_t)caller_extra[k]);

@@ -53,18 +53,23 @@ uint64_t inject_riscv_exit_at(int xlen, uint64_t payload_at, const struct inject
  */
 uint64_t inject_riscv_open_cost(int xlen, const struct inject_riscv_second *two);
 
-/* Bytes of the private area (args->threads) for nfuncs functions. */
-size_t inject_riscv_private_size(int xlen, size_t nfuncs);
+/*
+ * Bytes of the private area (args->threads) for nfuncs functions and a
+ * shadow stack of depth measured calls nested at once (0: INJ_DEPTH), as
+ * args->depth must say.
+ */
+size_t inject_riscv_private_size(int xlen, size_t nfuncs, uint32_t depth);
 
 /*
  * The private area's first contents into buf (private_size bytes): an
- * empty shadow stack over the sentinel frame, and per function the
+ * empty shadow stack of depth frames (0: INJ_DEPTH) over the sentinel
+ * frame, which holds the bound za_entry checks, and per function the
  * instructions its relocated copy runs beyond the original ones (extra),
  * and those its callers see beyond the payload's constant (caller_extra:
  * extra, and a far jump's second instruction at the entry).
  */
-void inject_riscv_private_init(uint8_t *buf, int xlen, size_t nfuncs, const int32_t *extra,
-			       const int32_t *caller_extra);
+void inject_riscv_private_init(uint8_t *buf, int xlen, size_t nfuncs, uint32_t depth,
+			       const int32_t *extra, const int32_t *caller_extra);
 
 /* Instructions the relocated copy (len bytes) runs beyond the ninsn originals, on its straight path. */
 int32_t inject_riscv_copy_extra(const uint8_t *copy, size_t len, uint32_t ninsn);

@@ -239,7 +239,8 @@ static int bench_open(struct bench *b, struct clock_kind k, struct zerr *err)
 					(uint64_t)(b->res + results),
 					(uint64_t)b->proc,
 					own_tidoff(),
-					k.fast};
+					k.fast,
+					0};
 	inject_x86_64_payload(b->code, b->len, &a);
 	b->free_at = b->code + ((blob + 63) & ~(size_t)63);
 	return 0;
