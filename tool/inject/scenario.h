@@ -122,6 +122,9 @@ struct inject_result {
 	int left_running; /* zond stopped waiting (^C) for processes the program left running */
 	int stopped;      /* over GDB, a QEMU zond started: zond stopped and ended it (the
 			   * signal zond took, -1: --duration passed), 0: it was not */
+	char note[1400];  /* -p: what went wrong or happened at the end, one line ("": nothing);
+			   * the run is kept */
+	int note_failed;  /* the note is a failure: zond's status 1 */
 };
 
 /*
