@@ -11,10 +11,13 @@
 #          (F2: "cannot write 5 bytes", status 1, nothing stored)
 #   maps   attach after attach: at most one attach's mappings stay, the results'
 #          memory given back (F6: 5 mappings and MBs more at each attach)
+#   signals  sigqueue()d signals all through an attach and its detach: each
+#          handled once, with its value and SI_QUEUE (F4: beyond 64 lost, the
+#          others sent again by zond's tgkill, the value and sender gone)
 #
-# Usage: attachlife.sh ZOND SPIN CHURN REXEC WORKDIR CASE
+# Usage: attachlife.sh ZOND SPIN CHURN REXEC SIGQ WORKDIR CASE
 set -u
-zond=$1 spin=$2 churn=$3 rexec=$4 dir=$5/attachlife/$6
+zond=$1 spin=$2 churn=$3 rexec=$4 sigq=$5 what=$7 dir=$6/attachlife/$7
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 . "$(dirname "$0")/lib.sh"
 
@@ -33,7 +36,7 @@ measured() {
 
 calls() { "$zond" dump -i "$1" 2>/dev/null | sed -n 's/^function work calls=\([0-9]*\).*/\1/p'; }
 
-case $6 in
+case $what in
 churn)
 	"$churn" 2>churn.err &
 	pid=$!
@@ -50,9 +53,25 @@ churn)
 	kill -0 $pid 2>/dev/null || fail "the program died"
 	kill $pid
 	;;
+signals)
+	"$sigq" >sigq.out 2>sigq.err &
+	pid=$!
+	while ! grep -q ready sigq.err; do sleep 0.05; done
+	"$zond" inject -q -o s.db -f work -p $pid --duration 0.3 2>s.err &
+	zs=$!
+	"$sigq" send $pid $zs >send.out
+	wait $zs || fail "zond failed: $(cat s.err)"
+	sent=$(sed -n 's/^sent //p' send.out)
+	# none still pending (SIGTERM, a lower number, would be handled before them)
+	while grep -q '^\(SigPnd\|ShdPnd\):.*[1-9a-f]' /proc/$pid/task/*/status; do sleep 0.05; done
+	kill -TERM $pid
+	wait $pid
+	want="handled $sent, without the value 0, another si_code 0"
+	[ "$(cat sigq.out)" = "$want" ] || fail "sent $sent: $(cat sigq.out)"
+	;;
 two | exec | maps)
 	prog=$spin
-	[ $6 = exec ] && prog=$rexec
+	[ $what = exec ] && prog=$rexec
 	rm -f go && mkfifo go
 	"$prog" <go >plain.out 2>plain.err &
 	pid=$!
@@ -61,7 +80,7 @@ two | exec | maps)
 	;;
 esac
 
-case $6 in
+case $what in
 two)
 	"$zond" inject -q -o a.db -f work -p $pid 2>a.err &
 	za=$!
@@ -114,14 +133,14 @@ maps)
 	;;
 esac
 
-case $6 in
+case $what in
 two | exec | maps)
 	echo go >&3
 	exec 3>&-
 	wait $pid
 	rc=$?
 	want=5
-	[ $6 = exec ] && want=3
+	[ $what = exec ] && want=3
 	[ $rc = $want ] || fail "the program's status $rc, expected $want"
 	;;
 esac

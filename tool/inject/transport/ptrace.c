@@ -61,8 +61,8 @@ struct ptrace_target {
 	struct held_signal {
 		pid_t tid;
 		siginfo_t si;
-	} held[64];
-	size_t nheld;
+	} *held; /* in the order they came (as many as came: 64 before, QA s16 X2 F4) */
+	size_t nheld, held_cap;
 	pid_t delivery_tid; /* the thread whose last stop was a signal-delivery stop, or 0 */
 	pid_t own_xfsz;     /* a SIGXFSZ of zond's own ftruncate still to come for it (forget_own_xfsz) */
 	pid_t ended_tid;    /* the last thread whose wait found it ended, not stopped */
@@ -159,10 +159,16 @@ static int find_syscall_in(void *arg, const struct mapping *m)
 	return f->found != 0;
 }
 
+/* Forgets held signal i, the others kept in their order (a realtime signal's queue's). */
+static void held_drop(struct ptrace_target *p, size_t i)
+{
+	memmove(&p->held[i], &p->held[i + 1], (p->nheld - i - 1) * sizeof *p->held);
+	p->nheld--;
+}
+
 /* Keeps a signal someone sent the program while zond held thread tid. */
 static void hold_signal(struct ptrace_target *p, pid_t tid, const siginfo_t *si)
 {
-	size_t n = sizeof p->held / sizeof p->held[0];
 	if (si->si_signo == SIGXFSZ && p->own_xfsz == tid) { /* zond's own: forget_own_xfsz */
 		p->own_xfsz = 0;
 		return;
@@ -171,8 +177,11 @@ static void hold_signal(struct ptrace_target *p, pid_t tid, const siginfo_t *si)
 		if (p->held[i].tid == tid && p->held[i].si.si_signo == si->si_signo &&
 		    si->si_signo < SIGRTMIN)
 			return;
-	if (p->nheld < n)
-		p->held[p->nheld++] = (struct held_signal){tid, *si};
+	if (p->nheld == p->held_cap) {
+		p->held_cap = p->held_cap ? 2 * p->held_cap : 64;
+		p->held = zp_xrealloc(p->held, p->held_cap * sizeof *p->held);
+	}
+	p->held[p->nheld++] = (struct held_signal){tid, *si};
 }
 
 /*
@@ -185,7 +194,7 @@ static void forget_own_xfsz(struct ptrace_target *p, pid_t tid)
 {
 	for (size_t i = 0; i < p->nheld; i++)
 		if (p->held[i].tid == tid && p->held[i].si.si_signo == SIGXFSZ) {
-			p->held[i] = p->held[--p->nheld];
+			held_drop(p, i);
 			return;
 		}
 	p->own_xfsz = tid; /* still pending in the kernel: dropped at its stop (hold_signal) */
@@ -278,7 +287,7 @@ static int resume_giving(struct ptrace_target *p, pid_t tid, int req)
 	if (first < p->nheld && p->delivery_tid == tid &&
 	    ptrace(PTRACE_SETSIGINFO, tid, 0, &p->held[first].si) == 0) {
 		sig = p->held[first].si.si_signo;
-		p->held[first] = p->held[--p->nheld];
+		held_drop(p, first);
 	}
 	int rc = ptrace(req, tid, 0, sig);
 	if (rc == 0 && sig)
@@ -290,12 +299,19 @@ static int resume_giving(struct ptrace_target *p, pid_t tid, int req)
 			i++;
 			continue;
 		}
-		const siginfo_t *si = &p->held[i].si;
+		siginfo_t *si = &p->held[i].si;
+		/*
+		 * A queued signal (sigqueue, a timer's, AIO's: si_code < 0 but
+		 * tgkill's) goes again with its own siginfo, sender and value
+		 * (the kernel lets anyone send those); kill's and tgkill's cannot
+		 * be sent as another's: they come from zond (QA s16 X2 F4).
+		 */
 		if (si->si_code == SI_USER)
 			kill(p->pid, si->si_signo);
-		else
+		else if (si->si_code >= 0 || si->si_code == SI_TKILL ||
+			 syscall(SYS_rt_tgsigqueueinfo, p->pid, tid, si->si_signo, si) < 0)
 			syscall(SYS_tgkill, p->pid, tid, si->si_signo);
-		p->held[i] = p->held[--p->nheld];
+		held_drop(p, i);
 	}
 	return rc;
 }
@@ -868,6 +884,7 @@ static void pt_close(struct inject_transport *t)
 	if (p->pidfd >= 0)
 		close(p->pidfd);
 	free(p->tids);
+	free(p->held);
 	free(p);
 }
 
@@ -1042,11 +1059,13 @@ struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
 		ptrace(PTRACE_CONT, pid, 0, 0);
 	}
 	if (got == (ssize_t)sizeof e) {
+		free(p->held);
 		free(p);
 		zerr_set(err, "%s: cannot run (%s)", argv[0], strerror(e));
 		return NULL;
 	}
 	if (!WIFSTOPPED(status)) {
+		free(p->held);
 		free(p);
 		zerr_set(err, "%s: ended before zond inject could stop it", argv[0]);
 		return NULL;
