@@ -491,7 +491,9 @@ static int maps_shared(void *arg, const struct mapping *m)
 static int pt_replaced(struct inject_transport *t)
 {
 	struct ptrace_target *p = as_target(t);
-	return p->shared_ino && !p->ended && each_mapping(p->pid, maps_shared, p) == 0;
+	/* through a live thread: a main thread that has exited shows no maps (zleader) */
+	pid_t through = p->ntids ? p->tids[0] : p->pid;
+	return p->shared_ino && !p->ended && each_mapping(through, maps_shared, p) == 0;
 }
 
 /* The target ended (status) while zond led it to its entry point: -1 with err set. */
