@@ -613,8 +613,8 @@ static int step_out(struct session *x)
 {
 	struct inject_transport *t = x->t;
 	struct zerr ignored;
-	if (!t->ops->step)
-		return 1;
+	if (x->started || !t->ops->step)
+		return 1; /* zond's child keeps it all until it ends, as before */
 	for (size_t i = 0; i < t->ops->threads(t); i++) {
 		uint64_t pc;
 		int steps = 0;
@@ -2039,8 +2039,8 @@ static int cycle_end(struct cycle *y, struct inject_result *all, struct zerr *er
 		park(y, now, &said);
 	}
 	if (!y->ended && t->ops->stop(t, err) == 0) {
+		unpark(y); /* a thread parked leaves the safe point in restore's steps (step_out) */
 		rc = restore(x, all, err);
-		unpark(y);
 		struct zerr ignored;
 		if (t->ops->release(t, rc == 0 ? err : &ignored) < 0)
 			rc = -1;
