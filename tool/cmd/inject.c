@@ -953,7 +953,9 @@ static int measure(const struct functions_job *job, struct symbols *s, const str
 		profile_add_meta(p, "inject_connection_lost", "1");
 	if (r.clock_moved)
 		profile_add_meta(p, "inject_clock_moved", "1");
-	rc = lost ? 1 : job->pid || r.status < 0 ? 0 : program_status(r.status);
+	rc = lost || r.note_failed ? 1 : job->pid || r.status < 0 ? 0 : program_status(r.status);
+	if (r.note[0])
+		fprintf(stderr, "zond inject: %s\n", r.note);
 	if (store_run(job, p) < 0) {
 		/* as record: the program's status stays zond's, a failure shows when it was 0 */
 		rc = rc ? rc : 1;

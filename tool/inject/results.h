@@ -15,6 +15,10 @@
  *                 a run measures at most INJ_EDGES_MAX functions) the call
  *                 edges: calls and inclusive cost per (nearest measured
  *                 caller or none, callee)
+ *   record        (after the rest, on a page of its own; zond's alone: the
+ *                 payload never reaches it) whether a zond measures the
+ *                 process now, and what the last attach left mapped for
+ *                 the next to unmap (scenario.c left_record)
  * Private (anonymous memory of the target, copied on fork, so that a
  * forked child returns through its own copy of its parent's frames):
  *   slots         INJ_THREADS slots of INJ_PSLOT(nfuncs) bytes: the key

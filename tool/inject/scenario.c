@@ -51,6 +51,7 @@ struct session {
 	void *shared;    /* zond's view of the results */
 	size_t shared_len;
 	uint64_t proc, slots;      /* the target's process page and private thread slots */
+	uint64_t remote;           /* the target's view of the results */
 	struct inject_site *sites; /* run-time sites, map_to filled */
 	uint64_t *copies;          /* where each relocated copy starts */
 	uint64_t *entries;         /* where each jump goes (the stub's call) */
@@ -58,6 +59,13 @@ struct session {
 	size_t nowned;
 	const char *unwinder_later; /* libgcc_s, owned, when the target has not mapped it */
 	unsigned char *off; /* noff flags: patch k's jump is not written (cyclic) */
+	/*
+	 * Per patch: its entry holds what this session wrote (checked the file's
+	 * bytes first).  Only those are put back: a second zond refused at a
+	 * patched entry wrote the file's bytes over the first zond's jumps on
+	 * its way out (QA s16 X2 F1).
+	 */
+	unsigned char *mine;
 	size_t noff;
 	int later;          /* libraries may be loaded later (dlopen): areas may be pending */
 	int started;        /* zond started the target: its parent (results.h INJ_H_ZOND) */
@@ -159,6 +167,7 @@ static int patch_one(struct session *x, size_t k, struct zerr *err)
 		return zerr_set(err, "%s: %s in memory is not as in the file%s",
 				x->areas[x->in_area[k]].path, x->patches[k].name,
 				same ? " (the fill of its hop)" : "");
+	x->mine[k] = 1; /* the file's bytes: whatever of the jump lands, they go back */
 	if (site->hop) {
 		a->jump(site->slot, x->entries[k], jump);
 		if (x->t->ops->write(x->t, site->slot, jump, a->jump_len, err) < 0)
@@ -181,6 +190,9 @@ static int unpatch_one(struct session *x, size_t k, struct zerr *err)
 	uint8_t orig[16];
 	uint64_t at = site->addr + site->keep;
 	uint32_t len = inject_entry_len(a, site);
+	if (!x->mine[k])
+		return 0; /* not ours: someone else's code is there, or the file's */
+	x->mine[k] = 0;
 	if (file_bytes(x, k, at, orig, len, NULL, err) < 0 ||
 	    x->t->ops->write(x->t, at, orig, len, err) < 0)
 		return -1;
@@ -548,6 +560,260 @@ static uint64_t tcb_tid_offset(struct inject_transport *t)
 	return off;
 }
 
+/* ---- what an attachment leaves in the process ------------------------------ */
+
+/*
+ * The last page of the results' memfd (zond's alone: the payload never
+ * reaches it) says whether a zond measures the process through it now and,
+ * once that zond has put everything back, which mappings it left there.
+ * The next zond inject -p finds it by the memfd's name: it refuses a
+ * process another zond measures (QA s16 X2 F1: the second zond patched
+ * over the first) and unmaps what a finished one left (F6: five mappings
+ * and ~7 MB resident more at each attach, for ever).
+ */
+#define LEFT_MAGIC 0x7466656c646e6f7aull /* "zondleft" */
+#define LEFT_MEMFD "/memfd:zond-inject (deleted)"
+enum { LEFT_MEASURING = 1, LEFT_DONE = 2, LEFT_KEPT = 3, LEFT_MAX = MAX_AREAS + 2 };
+struct left_record {
+	uint64_t magic, state, zond, n;
+	uint64_t at[LEFT_MAX][2]; /* address, length */
+};
+
+static struct left_record *left_record(struct session *x)
+{
+	return (struct left_record *)((uint8_t *)x->shared + x->shared_len - 4096);
+}
+
+static void left_add(struct left_record *r, uint64_t at, uint64_t len)
+{
+	if (at && len && r->n < LEFT_MAX) {
+		r->at[r->n][0] = at;
+		r->at[r->n++][1] = (len + 4095) & ~(uint64_t)4095; /* as mmap mapped it */
+	}
+}
+
+/* Whether address pc is in one of the session's trampoline areas. */
+static int in_areas(const struct session *x, uint64_t pc)
+{
+	for (size_t i = 0; i < x->nareas; i++)
+		if (pc >= x->areas[i].addr && pc < x->areas[i].addr + x->areas[i].len)
+			return 1;
+	return 0;
+}
+
+/*
+ * Every stopped thread inside an area (the payload, a stub, a relocated
+ * copy) is stepped until it has left it, before the code is put back: it
+ * then holds nothing of zond's but its return address (each_frame) and
+ * nothing runs zond's code after the detach, so the memory can go.  1 when
+ * a thread is still inside after many steps (the loader's probe waiting
+ * for zond): the memory then stays.
+ */
+static int step_out(struct session *x)
+{
+	struct inject_transport *t = x->t;
+	struct zerr ignored;
+	if (x->started || !t->ops->step)
+		return 1; /* zond's child keeps it all until it ends, as before */
+	for (size_t i = 0; i < t->ops->threads(t); i++) {
+		uint64_t pc;
+		int steps = 0;
+		while (t->ops->pc(t, i, &pc, &ignored) == 0 && in_areas(x, pc)) {
+			if (++steps > 20000 || t->ops->step(t, i, &ignored) < 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Everything was put back: the record lists the session's mappings for the
+ * next attach to unmap (a thread may still return through a relocated copy
+ * now), and the results' and the slots' pages are given back at once
+ * (read already; no thread runs zond's code any more: step_out), unless
+ * busy (a thread could not be stepped out: all stays as it is).
+ */
+static void leave(struct session *x, int busy)
+{
+	struct left_record *r = left_record(x);
+	struct zerr ignored;
+	if (busy) {
+		r->state = LEFT_KEPT;
+		return;
+	}
+	r->n = 0;
+	for (size_t i = 0; i < x->nareas; i++)
+		left_add(r, x->areas[i].addr, x->areas[i].len);
+	left_add(r, x->proc, 4096 + inject_slots_size(x->n));
+	left_add(r, x->remote, x->shared_len); /* last: the record goes with it */
+	r->zond = 0;
+	r->state = LEFT_DONE;
+	madvise(x->shared, x->shared_len - 4096, MADV_REMOVE);
+	if (x->proc && x->t->ops->advise)
+		x->t->ops->advise(x->t, x->proc, 4096 + inject_slots_size(x->n), MADV_DONTNEED,
+				  &ignored);
+}
+
+struct maps {
+	uint64_t (*at)[2];
+	char **path;
+	size_t n;
+};
+
+static void map_add(void *arg, uint64_t lo, uint64_t hi, const char *path)
+{
+	struct maps *m = arg;
+	m->at = zp_xrealloc(m->at, (m->n + 1) * sizeof *m->at);
+	m->path = zp_xrealloc(m->path, (m->n + 1) * sizeof *m->path);
+	m->at[m->n][0] = lo;
+	m->at[m->n][1] = hi;
+	m->path[m->n++] = zp_xstrdup(path);
+}
+
+static void maps_free(struct maps *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->path[i]);
+	free(m->path);
+	free(m->at);
+}
+
+/*
+ * Whether [lo, hi) is still exactly what zond mapped: mappings begin at lo
+ * and end at hi, none straddles either end, and no stopped thread runs
+ * inside.
+ */
+static int still_left(struct session *x, const struct maps *m, uint64_t lo, uint64_t hi)
+{
+	int starts = 0, ends = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		uint64_t a = m->at[i][0], b = m->at[i][1];
+		if (b <= lo || a >= hi)
+			continue;
+		if (a < lo || b > hi)
+			return 0;
+		starts |= a == lo;
+		ends |= b == hi;
+	}
+	for (size_t i = 0; i < x->t->ops->threads(x->t); i++) {
+		uint64_t pc;
+		struct zerr ignored;
+		if (x->t->ops->pc(x->t, i, &pc, &ignored) < 0 || (pc >= lo && pc < hi))
+			return 0;
+	}
+	return starts && ends;
+}
+
+/* Whether process pid is a zond (a pid used again is not). */
+static int is_zond(uint64_t pid)
+{
+	char name[64], comm[32] = "";
+	snprintf(name, sizeof name, "/proc/%llu/comm", (unsigned long long)pid);
+	FILE *f = fopen(name, "re");
+	if (!f)
+		return 0;
+	int yes = fgets(comm, sizeof comm, f) && strncmp(comm, "zond", 4) == 0;
+	fclose(f);
+	return yes;
+}
+
+/* One memfd of zond's found at [lo, hi) of the target: refused, or what it lists unmapped. */
+static int left_by(struct session *x, const struct maps *m, uint64_t lo, uint64_t hi,
+		   struct zerr *err)
+{
+	struct left_record r;
+	struct zerr ignored;
+	if (hi - lo < 4096 || x->t->ops->read(x->t, hi - 4096, &r, sizeof r, &ignored) < 0 ||
+	    r.magic != LEFT_MAGIC)
+		return 0; /* an older zond's: nothing says what it left */
+	if (r.state == LEFT_MEASURING && is_zond(r.zond))
+		return zerr_set(err, "process %lld is being measured by another zond inject (pid "
+				     "%llu): one at a time; nothing was changed",
+				(long long)x->t->pid, (unsigned long long)r.zond);
+	if (r.state == LEFT_MEASURING)
+		return zerr_set(err, "process %lld: the zond inject (pid %llu) that measured it "
+				     "ended without putting its code back (killed?); nothing was "
+				     "changed",
+				(long long)x->t->pid, (unsigned long long)r.zond);
+	for (uint64_t i = 0; i < r.n && i < LEFT_MAX; i++)
+		if (still_left(x, m, r.at[i][0], r.at[i][0] + r.at[i][1]))
+			x->t->ops->unmap(x->t, r.at[i][0], r.at[i][1], &ignored);
+	return 0;
+}
+
+/*
+ * Before anything is written to an attached process: refused when another
+ * zond measures it, else the mappings earlier zonds left are unmapped (at
+ * most one attach's are ever there).
+ */
+static int clear_left(struct session *x, struct zerr *err)
+{
+	struct maps m = {0};
+	struct zerr ignored;
+	if (x->started || !x->t->ops->each_map || !x->t->ops->unmap ||
+	    x->t->ops->each_map(x->t, map_add, &m, &ignored) < 0)
+		return 0;
+	int rc = 0;
+	for (size_t i = 0; i < m.n && rc == 0; i++)
+		if (strcmp(m.path[i], LEFT_MEMFD) == 0)
+			rc = left_by(x, &m, m.at[i][0], m.at[i][1], err);
+	maps_free(&m);
+	return rc;
+}
+
+/*
+ * Whether patch k's entry (and its hop's slot) in the stopped target holds
+ * the file's bytes; 1 when its file is not mapped yet (a library to come).
+ */
+static int entry_as_file(struct session *x, size_t k, struct zerr *err)
+{
+	const struct inject_arch *a = x->plan->arch;
+	const struct inject_patch *pt = &x->patches[k];
+	const char *path = pt->module ? pt->module : x->plan->path;
+	uint64_t start, load;
+	struct zerr ignored;
+	if (x->t->ops->module_start(x->t, path, &start, &ignored) < 0)
+		return 1;
+	if (symbols_load_start(x->s, path, &load, err) < 0)
+		return -1;
+	uint64_t at[2] = {pt->site.addr + pt->site.keep, pt->site.slot};
+	uint32_t len[2] = {inject_entry_len(a, &pt->site), pt->site.hop ? a->jump_len : 0};
+	for (int i = 0; i < 2 && len[i]; i++) {
+		uint8_t file[16], now[16];
+		if (symbols_read(x->s, path, at[i], file, len[i], err) < 0 ||
+		    x->t->ops->read(x->t, at[i] + start - load, now, len[i], err) < 0)
+			return -1;
+		if (memcmp(file, now, len[i]) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Refuses a target whose entries to patch are not the file's before
+ * anything is written or mapped in it: another zond inject measures it
+ * (it detached: ptrace lets a second tracer in), or a debugger left a
+ * breakpoint.  Before, the second zond found out at its first jump, with
+ * its areas and results already mapped, and on its way out wrote the
+ * file's bytes over the first zond's jumps (QA s16 X2 F1).
+ */
+static int check_entries(struct session *x, struct zerr *err)
+{
+	for (size_t k = 0; k < x->npatches; k++) {
+		int rc = entry_as_file(x, k, err);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			return zerr_set(err, "process %lld: %s in memory is not as in %s: another "
+					     "zond inject measures it (one at a time), or a "
+					     "debugger's breakpoint is there; nothing was changed",
+					(long long)x->t->pid, x->patches[k].name,
+					x->patches[k].module ? x->patches[k].module
+							     : x->plan->path);
+	}
+	return 0;
+}
+
 /* Prepares the stopped target: areas, results, payload, jumps. */
 static int prepare(struct session *x, struct inject_result *out, struct zerr *err)
 {
@@ -555,6 +821,8 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 	struct inject_transport *t = x->t;
 	uint64_t remote;
 	x->shared_len = inject_results_size(x->n) + (a->contexts ? inject_contexts_size() : 0);
+	x->shared_len = ((x->shared_len + 4095) & ~(size_t)4095) +
+			4096; /* a page of its own: the record of what zond left (left_record) */
 	struct zerr ignored;
 	t->ops->modules(t, add_unwinders, x, &ignored); /* none: nothing throws */
 	if (x->later)
@@ -565,9 +833,11 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 	free(x->copies);
 	free(x->entries);
 	x->sites = zp_xcalloc(x->npatches + 1, sizeof *x->sites);
+	free(x->mine);
+	x->mine = zp_xcalloc(x->npatches + 1, 1);
 	x->copies = zp_xcalloc(x->npatches + 1, sizeof *x->copies);
 	x->entries = zp_xcalloc(x->npatches + 1, sizeof *x->entries);
-	if (place_areas(x, err) < 0 ||
+	if (clear_left(x, err) < 0 || check_entries(x, err) < 0 || place_areas(x, err) < 0 ||
 	    t->ops->share(t, x->shared_len, &x->shared, &remote, err) < 0 ||
 	    t->ops->alloc(t, 4096 + inject_slots_size(x->n), &x->proc, err) < 0)
 		return -1;
@@ -586,6 +856,11 @@ static int prepare(struct session *x, struct inject_result *out, struct zerr *er
 	h->nfuncs = x->n;
 	h->watch = x->npending;
 	h->zond = x->started ? (uint64_t)getpid() : 0;
+	struct left_record *left = left_record(x);
+	left->magic = LEFT_MAGIC;
+	left->state = LEFT_MEASURING;
+	left->zond = (uint64_t)getpid();
+	x->remote = remote;
 	struct inject_payload_args args = {remote,
 					   x->slots,
 					   INJ_PSLOT(x->n),
@@ -855,6 +1130,7 @@ static void session_end(struct session *x)
 	free(x->patches);
 	free(x->in_area);
 	free(x->sites);
+	free(x->mine);
 	free(x->copies);
 	free(x->entries);
 	free(x->off);
@@ -1501,18 +1777,25 @@ static int close_counters(const struct session *x, struct zerr *err)
 	return 0;
 }
 
-/* Reads the results and puts the entries and pending returns back (all stopped). */
+/*
+ * Reads the results and puts the entries and pending returns back (all
+ * stopped); an entry that cannot be put back does not keep the others
+ * from it (the first failure in err).
+ */
 static int restore(struct session *x, struct inject_result *out, struct zerr *err)
 {
+	struct zerr later;
+	int rc = 0, busy = step_out(x);
 	read_results(x, out);
 	for (size_t k = 0; k < x->npatches; k++)
-		if (patch_on(x, k) && unpatch_one(x, k, err) < 0)
-			return -1;
-	if (leave_slots(x, err) < 0 || each_frame(x, give_back_return, err) < 0 ||
+		if (patch_on(x, k) && unpatch_one(x, k, rc ? &later : err) < 0)
+			rc = -1;
+	if (rc < 0 || leave_slots(x, err) < 0 || each_frame(x, give_back_return, err) < 0 ||
 	    close_counters(x, err) < 0)
 		return -1;
-	/* the trampoline area and the results stay mapped: a thread inside a
-	 * relocated copy or the payload finishes there */
+	/* the trampoline areas and the results stay mapped until the next attach
+	 * (left_record): a thread inside a relocated copy finishes there */
+	leave(x, busy);
 	return 0;
 }
 
@@ -1532,6 +1815,56 @@ static void unmap_unused(struct session *x)
 			x->t->ops->unmap(x->t, x->areas[i].addr, x->areas[i].len, &ignored);
 	if (x->proc)
 		x->t->ops->unmap(x->t, x->proc, 4096 + inject_slots_size(x->n), &ignored);
+}
+
+/* Says what happened at the end of an attachment (out->note: one line, the run kept). */
+static void note(struct inject_result *out, int failed, const char *what, const struct zerr *why)
+{
+	if (why) /* its message names the process */
+		snprintf(out->note, sizeof out->note, "%s: %s", why->msg, what);
+	else
+		snprintf(out->note, sizeof out->note, "process %lld: %s", (long long)out->pid,
+			 what);
+	out->note_failed = failed;
+}
+
+/*
+ * The end of an attachment, the process running with zond's code in it:
+ * stopped again, the results read, the code put back, released.  Whatever
+ * fails on the way, what was measured is read (the shared memory is
+ * zond's too), as much as can be is put back, the threads are let go, and
+ * out->note says in one line what happened: the run is stored.  Before, a
+ * failed stop gave up with the process still patched and the run lost (QA
+ * s16 X2 F5), and an exec made zond write the old image's bytes into the
+ * new one ("cannot write 5 bytes", F2).
+ */
+static void finish_attach(struct session *x, struct inject_result *out)
+{
+	struct inject_transport *t = x->t;
+	struct zerr err, ignored;
+	int status, stopped = t->ops->stop(t, &err) == 0;
+	int execd = t->ops->replaced && t->ops->replaced(t);
+	if (!stopped || execd) {
+		read_results(x, out);
+		t->ops->release(t, &ignored);
+		if (execd)
+			note(out, 0,
+			     "it exec'd while measured: its image was replaced, nothing of zond's "
+			     "is in it to put back; what was measured before the exec is stored",
+			     NULL);
+		else if (!(t->ops->ended && t->ops->ended(t, &status)))
+			note(out, 1,
+			     "its code stays patched (the measured functions run on through "
+			     "zond's payload, correctly but slower); what was measured is stored",
+			     &err);
+		return; /* (it ended: nothing to put back, as when it ends while measured) */
+	}
+	if (restore(x, out, &err) < 0) {
+		t->ops->release(t, &ignored);
+		note(out, 1, "the rest was put back; what was measured is stored", &err);
+	} else if (t->ops->release(t, &err) < 0) {
+		note(out, 1, "its code was put back; what was measured is stored", &err);
+	}
 }
 
 int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
@@ -1567,12 +1900,7 @@ int inject_attach(const struct inject_job *job, int64_t pid, double seconds,
 		read_results(&x, out);
 	} else {
 		reclaimer_stop(&rec);
-		if (t->ops->stop(t, err) < 0)
-			rc = -1;
-		else if (restore(&x, out, err) < 0)
-			rc = -1;
-		if (t->ops->release(t, rc == 0 ? err : &ignored) < 0)
-			rc = -1;
+		finish_attach(&x, out);
 		out->duration_ns = clock_now_ns(CLOCK_REALTIME) - out->start_ns;
 	}
 	attach_release(old);
@@ -1712,8 +2040,8 @@ static int cycle_end(struct cycle *y, struct inject_result *all, struct zerr *er
 		park(y, now, &said);
 	}
 	if (!y->ended && t->ops->stop(t, err) == 0) {
+		unpark(y); /* a thread parked leaves the safe point in restore's steps (step_out) */
 		rc = restore(x, all, err);
-		unpark(y);
 		struct zerr ignored;
 		if (t->ops->release(t, rc == 0 ? err : &ignored) < 0)
 			rc = -1;

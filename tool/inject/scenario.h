@@ -122,6 +122,9 @@ struct inject_result {
 	int left_running; /* zond stopped waiting (^C) for processes the program left running */
 	int stopped;      /* over GDB, a QEMU zond started: zond stopped and ended it (the
 			   * signal zond took, -1: --duration passed), 0: it was not */
+	char note[1400];  /* -p: what went wrong or happened at the end, one line ("": nothing);
+			   * the run is kept */
+	int note_failed;  /* the note is a failure: zond's status 1 */
 };
 
 /*
@@ -138,7 +141,9 @@ int inject_run(const struct inject_job *job, char *const argv[], struct inject_r
  * SIGTERM reach zond), stops it again, reads the results, writes the
  * original bytes back, gives every pending return its real address back
  * and detaches: the process runs on as before.  The trampolines and the
- * results stay mapped in it (a thread may still be inside a copy).  The
+ * results stay mapped in it until the next attach unmaps them (a thread
+ * may still return through a copy); a process another zond measures is
+ * refused before anything is written.  The
  * plan must be of the process's executable (/proc/PID/exe).  out->status
  * is -1 (the process runs on).
  */

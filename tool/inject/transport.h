@@ -89,6 +89,18 @@ struct inject_transport_ops {
 	/* (optional) madvise(addr, len, advice) in the target (all stopped) */
 	int (*advise)(struct inject_transport *t, uint64_t addr, size_t len, int advice,
 		      struct zerr *err);
+	/*
+	 * (optional) 1 when the target's image was replaced (exec) since share():
+	 * nothing zond wrote or mapped is in it any more, its addresses are
+	 * another program's (stopped or not)
+	 */
+	int (*replaced)(struct inject_transport *t);
+	/* (optional) runs one instruction of thread i of the stopped target */
+	int (*step)(struct inject_transport *t, size_t i, struct zerr *err);
+	/* (optional) calls fn for every mapping of the stopped target (its path, "" for none) */
+	int (*each_map)(struct inject_transport *t,
+			void (*fn)(void *arg, uint64_t lo, uint64_t hi, const char *path), void *arg,
+			struct zerr *err);
 	/* (optional) thread i's thread pointer (x86-64: fs_base) and its id */
 	int (*thread_tp)(struct inject_transport *t, size_t i, uint64_t *tp, int64_t *tid,
 			 struct zerr *err);

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -60,10 +61,12 @@ struct ptrace_target {
 	struct held_signal {
 		pid_t tid;
 		siginfo_t si;
-	} held[64];
-	size_t nheld;
+	} *held; /* in the order they came (as many as came: 64 before, QA s16 X2 F4) */
+	size_t nheld, held_cap;
 	pid_t delivery_tid; /* the thread whose last stop was a signal-delivery stop, or 0 */
 	pid_t own_xfsz;     /* a SIGXFSZ of zond's own ftruncate still to come for it (forget_own_xfsz) */
+	pid_t ended_tid;    /* the last thread whose wait found it ended, not stopped */
+	uint64_t shared_at, shared_ino; /* the results' memfd: where the target maps it, its inode */
 };
 
 static struct ptrace_target *as_target(struct inject_transport *t)
@@ -101,7 +104,7 @@ static int pt_write(struct inject_transport *t, uint64_t addr, const void *buf, 
 
 /* One line of /proc/PID/maps. */
 struct mapping {
-	uint64_t lo, hi, off;
+	uint64_t lo, hi, off, inode;
 	const char *perms, *path;
 };
 
@@ -115,14 +118,15 @@ static int each_mapping(pid_t pid, int (*fn)(void *arg, const struct mapping *m)
 		return -1;
 	int rc = 0;
 	while (!rc && fgets(line, sizeof line, f)) {
-		unsigned long long lo, hi, off;
+		unsigned long long lo, hi, off, inode;
 		char perms[8];
 		int used = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off, &used) < 4)
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %llu %n", &lo, &hi, perms, &off, &inode,
+			   &used) < 5)
 			continue;
 		char *path = line + used;
 		path[strcspn(path, "\n")] = 0;
-		struct mapping m = {lo, hi, off, perms, path};
+		struct mapping m = {lo, hi, off, inode, perms, path};
 		rc = fn(arg, &m);
 	}
 	fclose(f);
@@ -137,7 +141,12 @@ struct find_syscall {
 static int find_syscall_in(void *arg, const struct mapping *m)
 {
 	struct find_syscall *f = arg;
-	if (m->perms[2] != 'x' || m->hi - m->lo > (64u << 20))
+	/*
+	 * Files' code only (the C library's, the vdso's): never memory zond
+	 * mapped, which zond may unmap with that very instruction (an earlier
+	 * attach's trampolines, clear_left in scenario.c).
+	 */
+	if (m->perms[2] != 'x' || m->hi - m->lo > (64u << 20) || !m->path[0])
 		return 0;
 	uint8_t *buf = zp_xmalloc(m->hi - m->lo);
 	ssize_t got = pread(f->p->mem, buf, m->hi - m->lo, (off_t)m->lo);
@@ -150,10 +159,16 @@ static int find_syscall_in(void *arg, const struct mapping *m)
 	return f->found != 0;
 }
 
+/* Forgets held signal i, the others kept in their order (a realtime signal's queue's). */
+static void held_drop(struct ptrace_target *p, size_t i)
+{
+	memmove(&p->held[i], &p->held[i + 1], (p->nheld - i - 1) * sizeof *p->held);
+	p->nheld--;
+}
+
 /* Keeps a signal someone sent the program while zond held thread tid. */
 static void hold_signal(struct ptrace_target *p, pid_t tid, const siginfo_t *si)
 {
-	size_t n = sizeof p->held / sizeof p->held[0];
 	if (si->si_signo == SIGXFSZ && p->own_xfsz == tid) { /* zond's own: forget_own_xfsz */
 		p->own_xfsz = 0;
 		return;
@@ -162,8 +177,11 @@ static void hold_signal(struct ptrace_target *p, pid_t tid, const siginfo_t *si)
 		if (p->held[i].tid == tid && p->held[i].si.si_signo == si->si_signo &&
 		    si->si_signo < SIGRTMIN)
 			return;
-	if (p->nheld < n)
-		p->held[p->nheld++] = (struct held_signal){tid, *si};
+	if (p->nheld == p->held_cap) {
+		p->held_cap = p->held_cap ? 2 * p->held_cap : 64;
+		p->held = zp_xrealloc(p->held, p->held_cap * sizeof *p->held);
+	}
+	p->held[p->nheld++] = (struct held_signal){tid, *si};
 }
 
 /*
@@ -176,7 +194,7 @@ static void forget_own_xfsz(struct ptrace_target *p, pid_t tid)
 {
 	for (size_t i = 0; i < p->nheld; i++)
 		if (p->held[i].tid == tid && p->held[i].si.si_signo == SIGXFSZ) {
-			p->held[i] = p->held[--p->nheld];
+			held_drop(p, i);
 			return;
 		}
 	p->own_xfsz = tid; /* still pending in the kernel: dropped at its stop (hold_signal) */
@@ -198,6 +216,12 @@ static int foreign_signal(pid_t tid, int status, siginfo_t *si)
 	return WSTOPSIG(status) != SIGTRAP || si->si_code <= 0; /* SI_USER, SI_TKILL, SI_QUEUE */
 }
 
+/* Whether signal sig, raised by the kernel, is an instruction's fault. */
+static int own_fault(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE;
+}
+
 /*
  * Waits for thread tid's stop after request req (PTRACE_SINGLESTEP,
  * PTRACE_INTERRUPT); a signal someone sent the program meanwhile is held
@@ -211,6 +235,7 @@ static int stopped_after(struct ptrace_target *p, pid_t tid, int req, struct zer
 		if (wait_eintr(tid, &status, __WALL) != tid)
 			return zerr_set(err, "process %d: %s", (int)tid, strerror(errno));
 		if (!WIFSTOPPED(status)) {
+			p->ended_tid = tid;
 			if (tid == p->pid && !p->attached) {
 				p->ended = 1;
 				p->status = status;
@@ -219,6 +244,11 @@ static int stopped_after(struct ptrace_target *p, pid_t tid, int req, struct zer
 		}
 		siginfo_t si;
 		int foreign = foreign_signal(tid, status, &si);
+		if (foreign && req == PTRACE_SINGLESTEP && si.si_code > 0 && own_fault(si.si_signo))
+			/* zond's step faulted: stepped again it faults for ever */
+			return zerr_set(err, "process %d: thread %d: %s at 0x%llx in zond's step",
+					p->pid, (int)tid, strsignal(si.si_signo),
+					(unsigned long long)(uintptr_t)si.si_addr);
 		if (foreign)
 			hold_signal(p, tid, &si);
 		if (req == PTRACE_INTERRUPT || (!foreign && (status >> 16) == 0)) {
@@ -257,7 +287,7 @@ static int resume_giving(struct ptrace_target *p, pid_t tid, int req)
 	if (first < p->nheld && p->delivery_tid == tid &&
 	    ptrace(PTRACE_SETSIGINFO, tid, 0, &p->held[first].si) == 0) {
 		sig = p->held[first].si.si_signo;
-		p->held[first] = p->held[--p->nheld];
+		held_drop(p, first);
 	}
 	int rc = ptrace(req, tid, 0, sig);
 	if (rc == 0 && sig)
@@ -269,12 +299,19 @@ static int resume_giving(struct ptrace_target *p, pid_t tid, int req)
 			i++;
 			continue;
 		}
-		const siginfo_t *si = &p->held[i].si;
+		siginfo_t *si = &p->held[i].si;
+		/*
+		 * A queued signal (sigqueue, a timer's, AIO's: si_code < 0 but
+		 * tgkill's) goes again with its own siginfo, sender and value
+		 * (the kernel lets anyone send those); kill's and tgkill's cannot
+		 * be sent as another's: they come from zond (QA s16 X2 F4).
+		 */
 		if (si->si_code == SI_USER)
 			kill(p->pid, si->si_signo);
-		else
+		else if (si->si_code >= 0 || si->si_code == SI_TKILL ||
+			 syscall(SYS_rt_tgsigqueueinfo, p->pid, tid, si->si_signo, si) < 0)
 			syscall(SYS_tgkill, p->pid, tid, si->si_signo);
-		p->held[i] = p->held[--p->nheld];
+		held_drop(p, i);
 	}
 	return rc;
 }
@@ -413,6 +450,8 @@ static int pt_share(struct inject_transport *t, size_t len, void **local, uint64
 			mine = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 			if (mine == MAP_FAILED)
 				rc = zerr_set(err, "memfd for the results: %s", strerror(errno));
+			struct stat st;
+			p->shared_ino = fstat(fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
 			close(fd); /* the mappings keep the memory */
 		}
 		if (rc < 0) { /* the target's mapping goes again */
@@ -434,7 +473,27 @@ static int pt_share(struct inject_transport *t, size_t len, void **local, uint64
 	}
 	*local = mine;
 	*remote = (uint64_t)addr;
+	p->shared_at = (uint64_t)addr;
 	return 0;
+}
+
+static int maps_shared(void *arg, const struct mapping *m)
+{
+	const struct ptrace_target *p = arg;
+	return m->lo == p->shared_at && m->inode == p->shared_ino;
+}
+
+/*
+ * Whether the process has exec'd since zond shared the results with it:
+ * its maps no longer hold the memfd where it was mapped (an exec replaces
+ * every mapping; the pid stays).
+ */
+static int pt_replaced(struct inject_transport *t)
+{
+	struct ptrace_target *p = as_target(t);
+	/* through a live thread: a main thread that has exited shows no maps (zleader) */
+	pid_t through = p->ntids ? p->tids[0] : p->pid;
+	return p->shared_ino && !p->ended && each_mapping(through, maps_shared, p) == 0;
 }
 
 /* The target ended (status) while zond led it to its entry point: -1 with err set. */
@@ -578,6 +637,15 @@ static int pt_set_pc(struct inject_transport *t, size_t i, uint64_t pc, struct z
 	return 0;
 }
 
+static int pt_step(struct inject_transport *t, size_t i, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	if (i >= p->ntids || ptrace(PTRACE_SINGLESTEP, p->tids[i], 0, 0) < 0)
+		return zerr_set(err, "process %d: cannot step a thread (%s)", p->pid,
+				strerror(errno));
+	return stopped(p, p->tids[i], err);
+}
+
 static int pt_release(struct inject_transport *t, struct zerr *err)
 {
 	struct ptrace_target *p = as_target(t);
@@ -644,6 +712,34 @@ static int thread_exited(pid_t pid, pid_t tid)
 }
 
 /*
+ * Stops thread tid, just seized: 0, or 1 when it ended before its stop (a
+ * short-lived thread of a thread-per-connection server: not an error, it is
+ * reaped where it can be and left out), or -1 with err.  Before, such a
+ * thread made the whole stop fail, and at the end of --duration zond gave
+ * up with the process still patched (QA s16 X2 F5).
+ */
+static int interrupt_seized(struct ptrace_target *p, pid_t tid, struct zerr *err)
+{
+	int status;
+	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
+		if (errno != ESRCH)
+			return zerr_set(err, "process %d: cannot stop thread %d (%s)",
+					(int)p->pid, (int)tid, strerror(errno));
+		/* its end may still be to come: a zombie's wait would block, so no wait */
+		wait_eintr(tid, &status, WNOHANG | __WALL);
+		return 1;
+	}
+	struct zerr why;
+	p->ended_tid = 0;
+	if (stopped_after(p, tid, PTRACE_INTERRUPT, &why) == 0)
+		return 0;
+	if (p->ended_tid == tid)
+		return 1;
+	return zerr_set(err, "process %d: cannot stop thread %d (%s)", (int)p->pid, (int)tid,
+			why.msg);
+}
+
+/*
  * Seizes and stops every thread of p->pid, until a pass finds no new one.
  * An exited thread (the main thread of a process that called
  * pthread_exit, a zombie until the process ends) is left out: it never
@@ -681,15 +777,16 @@ static int seize_all(struct ptrace_target *p, struct zerr *err)
 					"already traced (gdb, strace) must be released first",
 					(int)p->pid, strerror(e2));
 			}
+			added = 1;
+			int got = interrupt_seized(p, tid, err);
+			if (got < 0) {
+				closedir(d);
+				return -1;
+			}
+			if (got == 1)
+				continue; /* it ended meanwhile */
 			p->tids = zp_xrealloc(p->tids, (p->ntids + 1) * sizeof *p->tids);
 			p->tids[p->ntids++] = tid;
-			added = 1;
-			if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0 ||
-			    stopped_after(p, tid, PTRACE_INTERRUPT, err) < 0) {
-				closedir(d);
-				return zerr_set(err, "process %d: cannot stop thread %d",
-						(int)p->pid, (int)tid);
-			}
 			const char *call = p->attached ? unrestarted_call(p->pid, tid) : NULL;
 			if (call)
 				fprintf(stderr,
@@ -707,8 +804,10 @@ static int pt_stop(struct inject_transport *t, struct zerr *err)
 {
 	struct ptrace_target *p = as_target(t);
 	p->released = 0;
-	if (seize_all(p, err) == 0)
+	if (seize_all(p, err) == 0 && p->ntids)
 		return 0;
+	if (!p->ntids) /* every thread ended (the process is ending): nothing to reach it by */
+		zerr_set(err, "process %d: no thread of it is left to stop", (int)p->pid);
 	/* a started target that has just ended cannot be seized: keep its status
 	 * (every thread seized so far was waited for, so no stop is pending) */
 	int status;
@@ -787,6 +886,7 @@ static void pt_close(struct inject_transport *t)
 	if (p->pidfd >= 0)
 		close(p->pidfd);
 	free(p->tids);
+	free(p->held);
 	free(p);
 }
 
@@ -829,6 +929,29 @@ static int pt_thread_tp(struct inject_transport *t, size_t i, uint64_t *tp, int6
 	return 0;
 }
 
+struct each_map {
+	void (*fn)(void *arg, uint64_t lo, uint64_t hi, const char *path);
+	void *arg;
+};
+
+static int map_seen(void *arg, const struct mapping *m)
+{
+	struct each_map *e = arg;
+	e->fn(e->arg, m->lo, m->hi, m->path);
+	return 0;
+}
+
+static int pt_each_map(struct inject_transport *t,
+		       void (*fn)(void *arg, uint64_t lo, uint64_t hi, const char *path), void *arg,
+		       struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	struct each_map e = {fn, arg};
+	if (each_mapping(p->tids[0], map_seen, &e) < 0)
+		return zerr_set(err, "process %d: cannot read its mappings", p->pid);
+	return 0;
+}
+
 static const struct inject_transport_ops ptrace_ops = {
 	.advise = pt_advise,
 	.thread_tp = pt_thread_tp,
@@ -850,6 +973,9 @@ static const struct inject_transport_ops ptrace_ops = {
 	.ended = pt_ended,
 	.close_fd = pt_close_fd,
 	.unmap = pt_unmap,
+	.replaced = pt_replaced,
+	.each_map = pt_each_map,
+	.step = pt_step,
 };
 
 /* /proc/PID/mem and a syscall instruction of the stopped target; 0 or -1 with err. */
@@ -935,11 +1061,13 @@ struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
 		ptrace(PTRACE_CONT, pid, 0, 0);
 	}
 	if (got == (ssize_t)sizeof e) {
+		free(p->held);
 		free(p);
 		zerr_set(err, "%s: cannot run (%s)", argv[0], strerror(e));
 		return NULL;
 	}
 	if (!WIFSTOPPED(status)) {
+		free(p->held);
 		free(p);
 		zerr_set(err, "%s: ended before zond inject could stop it", argv[0]);
 		return NULL;
