@@ -92,6 +92,11 @@ struct inject_transport_ops {
 	/* (optional) thread i's thread pointer (x86-64: fs_base) and its id */
 	int (*thread_tp)(struct inject_transport *t, size_t i, uint64_t *tp, int64_t *tid,
 			 struct zerr *err);
+	/*
+	 * (optional) a pipe's read end in the stopped target (*fd), whose only
+	 * writer is zond: it hangs up when zond ends, however it ends
+	 */
+	int (*lifeline)(struct inject_transport *t, int *fd, struct zerr *err);
 };
 
 /*

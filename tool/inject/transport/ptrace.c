@@ -64,6 +64,7 @@ struct ptrace_target {
 	size_t nheld;
 	pid_t delivery_tid; /* the thread whose last stop was a signal-delivery stop, or 0 */
 	pid_t own_xfsz;     /* a SIGXFSZ of zond's own ftruncate still to come for it (forget_own_xfsz) */
+	int lifeline;       /* the write end of pt_lifeline's pipe, -1: none */
 };
 
 static struct ptrace_target *as_target(struct inject_transport *t)
@@ -786,6 +787,8 @@ static void pt_close(struct inject_transport *t)
 		close(p->mem);
 	if (p->pidfd >= 0)
 		close(p->pidfd);
+	if (p->lifeline >= 0)
+		close(p->lifeline);
 	free(p->tids);
 	free(p);
 }
@@ -829,6 +832,45 @@ static int pt_thread_tp(struct inject_transport *t, size_t i, uint64_t *tp, int6
 	return 0;
 }
 
+/*
+ * A pipe the target makes (pipe2, both ends close-on-exec); zond opens its
+ * write end through /proc/PID/fd/N and the target's is closed, so that
+ * zond is its only writer: the read end hangs up when zond ends, even
+ * killed, in any pid namespace (a pid of zond would not do: another
+ * namespace's, or reused).
+ */
+static int pt_lifeline(struct inject_transport *t, int *fd, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	uint64_t at;
+	int32_t ends[2];
+	int64_t r;
+	struct zerr ignored;
+	if (push_string(p, "zond-pipe", &at, err) < 0) /* room for the two ends */
+		return -1;
+	uint64_t a[6] = {at, O_CLOEXEC};
+	if (remote_syscall(p, SYS_pipe2, a, &r, err) < 0)
+		return -1;
+	if (r < 0)
+		return zerr_set(err, "process %d cannot make a pipe (%s)", p->pid,
+				strerror((int)-r));
+	if (pt_read(t, at, ends, sizeof ends, err) < 0)
+		return -1;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)p->tids[0], (int)ends[1]);
+	int w = open(path, O_WRONLY | O_CLOEXEC);
+	int rc = w < 0 ? zerr_set(err, "cannot open %s (%s)", path, strerror(errno)) : 0;
+	if (w >= 0 && p->lifeline >= 0)
+		close(p->lifeline);
+	if (w >= 0)
+		p->lifeline = w;
+	pt_close_fd(t, ends[1], &ignored);
+	if (rc < 0)
+		pt_close_fd(t, ends[0], &ignored);
+	*fd = ends[0];
+	return rc;
+}
+
 static const struct inject_transport_ops ptrace_ops = {
 	.advise = pt_advise,
 	.thread_tp = pt_thread_tp,
@@ -850,6 +892,7 @@ static const struct inject_transport_ops ptrace_ops = {
 	.ended = pt_ended,
 	.close_fd = pt_close_fd,
 	.unmap = pt_unmap,
+	.lifeline = pt_lifeline,
 };
 
 /* /proc/PID/mem and a syscall instruction of the stopped target; 0 or -1 with err. */
@@ -877,6 +920,7 @@ struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err)
 	p->pid = (pid_t)pid;
 	p->t.pid = pid;
 	p->mem = -1;
+	p->lifeline = -1;
 	p->attached = 1;
 	p->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
 	if (seize_all(p, err) < 0 || open_target(p, err) < 0) {
@@ -948,6 +992,7 @@ struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
 	p->pid = pid;
 	p->t.pid = pid;
 	p->pidfd = -1; /* zond's child: waitpid tells its end */
+	p->lifeline = -1;
 	p->tids = zp_xcalloc(1, sizeof *p->tids);
 	p->tids[0] = pid;
 	p->ntids = 1;
