@@ -805,6 +805,52 @@ static int process_program(long pid, char prog[PATH_MAX], struct zerr *err)
 	return zerr_set(err, "process %ld: its executable cannot be read (%s)", pid, strerror(e));
 }
 
+/* The Seccomp: mode a /proc status file shows (1 strict, 2 filter), 0: none or unknown. */
+static int seccomp_mode(const char *path)
+{
+	char line[256];
+	int mode = 0;
+	FILE *f = fopen(path, "re");
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "Seccomp:", 8) == 0)
+			mode = atoi(line + 8);
+	if (f)
+		fclose(f);
+	return mode;
+}
+
+/*
+ * -1 with err when a thread of process pid is under seccomp: attaching
+ * runs system calls inside it (memfd_create, mmap, pipe2, ...), which a
+ * filter may answer by killing the process (SIGSYS, QA s16 X2 F7) and
+ * strict mode does; zond cannot tell which its filter allows, so it
+ * refuses before touching it.  Each thread, as a filter may be a thread's.
+ */
+static int process_sandboxed(long pid, struct zerr *err)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%ld/task", pid);
+	DIR *d = opendir(path);
+	struct dirent *t;
+	int mode = 0;
+	long tid = 0;
+	while (d && !mode && (t = readdir(d))) {
+		if ((tid = atol(t->d_name)) <= 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/task/%ld/status", pid, tid);
+		mode = seccomp_mode(path);
+	}
+	if (d)
+		closedir(d);
+	if (!mode)
+		return 0;
+	return zerr_set(err,
+			"process %ld: thread %ld runs under seccomp (%s): zond inject -p would run "
+			"system calls inside it that may kill it; not attached (the process "
+			"untouched)",
+			pid, tid, mode == 1 ? "strict mode" : "a filter");
+}
+
 /* The bare-metal target of job: QEMU's command line (argv) or the stub at --gdb. */
 static struct inject_bare_target bare_target(const struct functions_job *job, char **argv)
 {
@@ -1866,7 +1912,7 @@ static int scenario(struct functions_job *job, char **argv)
 		if (!symbols_is_elf(prog, &err))
 			return cmd_error("inject", "%s", err.msg);
 	} else if (job->pid) {
-		if (process_program(job->pid, prog, &err) < 0)
+		if (process_program(job->pid, prog, &err) < 0 || process_sandboxed(job->pid, &err) < 0)
 			return cmd_error("inject", "%s", err.msg);
 	} else if (launch_find_program(argv[0], prog, &err) < 0) {
 		return launch_program_error("inject", argv[0], &err);
