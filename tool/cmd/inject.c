@@ -27,6 +27,7 @@
 #include "inject/figures.h"
 #include "inject/metrics.h"
 #include "inject/scenario.h"
+#include "inject/transport.h"
 #include "bare.h"
 #include "launch.h"
 #include "output.h"
@@ -805,52 +806,6 @@ static int process_program(long pid, char prog[PATH_MAX], struct zerr *err)
 	return zerr_set(err, "process %ld: its executable cannot be read (%s)", pid, strerror(e));
 }
 
-/* The Seccomp: mode a /proc status file shows (1 strict, 2 filter), 0: none or unknown. */
-static int seccomp_mode(const char *path)
-{
-	char line[256];
-	int mode = 0;
-	FILE *f = fopen(path, "re");
-	while (f && fgets(line, sizeof line, f))
-		if (strncmp(line, "Seccomp:", 8) == 0)
-			mode = atoi(line + 8);
-	if (f)
-		fclose(f);
-	return mode;
-}
-
-/*
- * -1 with err when a thread of process pid is under seccomp: attaching
- * runs system calls inside it (memfd_create, mmap, pipe2, ...), which a
- * filter may answer by killing the process (SIGSYS, QA s16 X2 F7) and
- * strict mode does; zond cannot tell which its filter allows, so it
- * refuses before touching it.  Each thread, as a filter may be a thread's.
- */
-static int process_sandboxed(long pid, struct zerr *err)
-{
-	char path[96];
-	snprintf(path, sizeof path, "/proc/%ld/task", pid);
-	DIR *d = opendir(path);
-	struct dirent *t;
-	int mode = 0;
-	long tid = 0;
-	while (d && !mode && (t = readdir(d))) {
-		if ((tid = atol(t->d_name)) <= 0)
-			continue;
-		snprintf(path, sizeof path, "/proc/%ld/task/%ld/status", pid, tid);
-		mode = seccomp_mode(path);
-	}
-	if (d)
-		closedir(d);
-	if (!mode)
-		return 0;
-	return zerr_set(err,
-			"process %ld: thread %ld runs under seccomp (%s): zond inject -p would run "
-			"system calls inside it that may kill it; not attached (the process "
-			"untouched)",
-			pid, tid, mode == 1 ? "strict mode" : "a filter");
-}
-
 /* The bare-metal target of job: QEMU's command line (argv) or the stub at --gdb. */
 static struct inject_bare_target bare_target(const struct functions_job *job, char **argv)
 {
@@ -1251,8 +1206,8 @@ static int choose(const struct functions_job *job, struct symbols *s,
 		}
 		free(one_wants);
 		if (!matched)
-			fprintf(stderr, "zond inject: -f %s matched no function of %s%s\n", glob, prog,
-				stripped_note(plan));
+			fprintf(stderr, "zond inject: -f %s matched no function of %s%s\n", glob,
+				prog, stripped_note(plan));
 		else if (refused > 3)
 			fprintf(stderr,
 				"zond inject: -f %s: %zu more of its functions cannot be injected "
@@ -1440,10 +1395,11 @@ static int choose_library(const char *spec, struct symbols *s, const struct inje
 	c->nnames += m.n;
 	free(m.which);
 	free(m.names);
-	return m.n || said
-		   ? 0
-		   : cmd_error("inject", "-f %s: no function of %s matches that can be injected%s",
-			       spec, lp->path, *stripped_note(lp) ? " (it has no function symbols)" : "");
+	return m.n || said ? 0
+			   : cmd_error("inject",
+				       "-f %s: no function of %s matches that can be injected%s",
+				       spec, lp->path,
+				       *stripped_note(lp) ? " (it has no function symbols)" : "");
 }
 
 static void choice_free(struct choice *c)
@@ -1912,7 +1868,8 @@ static int scenario(struct functions_job *job, char **argv)
 		if (!symbols_is_elf(prog, &err))
 			return cmd_error("inject", "%s", err.msg);
 	} else if (job->pid) {
-		if (process_program(job->pid, prog, &err) < 0 || process_sandboxed(job->pid, &err) < 0)
+		if (process_program(job->pid, prog, &err) < 0 ||
+		    inject_ptrace_sandboxed(job->pid, &err) < 0)
 			return cmd_error("inject", "%s", err.msg);
 	} else if (launch_find_program(argv[0], prog, &err) < 0) {
 		return launch_program_error("inject", argv[0], &err);

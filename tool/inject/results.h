@@ -172,8 +172,8 @@
 			       the program closed) */
 #define INJ_H_LOSTFD    208 /* x86-64: threads whose counter's read() failed (its fd closed or
 			       replaced behind zond's back): not read again */
-#define INJ_H_LIFELINE  216 /* x86-64: an attached process's fd + 1 (0: none) of the read end of
-			       a pipe whose only writer is zond: a thread waiting for zond
+#define INJ_H_LIFELINE  216 /* x86-64: attached, the fd + 1 (0: none) of the read end of a
+			       pipe whose only writer is zond: a thread waiting for zond
 			       stops waiting when it hangs up (zond killed, QA s16 X2 F8) */
 
 /* stat offsets */

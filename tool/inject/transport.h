@@ -127,6 +127,12 @@ struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
 struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err);
 
 /*
+ * -1 with err (one line) when a thread of process pid runs under seccomp
+ * (filter or strict mode): zond runs no system call inside it (QA s16 X2 F7).
+ */
+int inject_ptrace_sandboxed(int64_t pid, struct zerr *err);
+
+/*
  * The GDB remote protocol transport (transport/gdb.c): one hart of a
  * bare-metal target running the ELF file elf, linked where it runs (load
  * bias 0).  There is no memory shared as such: share() gives a buffer of

@@ -21,8 +21,14 @@
 
 static volatile long n_tick, n_work, n_work2;
 
-__attribute__((noinline)) void work(void) { n_work++; }
-__attribute__((noinline)) void work2(void) { n_work2++; }
+__attribute__((noinline)) void work(void)
+{
+	n_work++;
+}
+__attribute__((noinline)) void work2(void)
+{
+	n_work2++;
+}
 __attribute__((noinline)) void tick(void)
 {
 	n_tick++;
@@ -39,7 +45,8 @@ static int sandbox(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog p = {sizeof f / sizeof f[0], f};
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p)) {
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p)) {
 		perror("seccomp");
 		return -1;
 	}

@@ -923,7 +923,8 @@ struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err)
 	p->lifeline = -1;
 	p->attached = 1;
 	p->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
-	if (seize_all(p, err) < 0 || open_target(p, err) < 0) {
+	if (seize_all(p, err) < 0 || inject_ptrace_sandboxed(pid, err) < 0 ||
+	    open_target(p, err) < 0) {
 		pt_close(&p->t);
 		return NULL;
 	}
@@ -1028,3 +1029,52 @@ struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err)
 	return NULL;
 }
 #endif
+
+/* The Seccomp: mode a /proc status file shows (1 strict, 2 filter), 0: none or unknown. */
+static int seccomp_mode(const char *path)
+{
+	char line[256];
+	int mode = 0;
+	FILE *f = fopen(path, "re");
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "Seccomp:", 8) == 0)
+			mode = atoi(line + 8);
+	if (f)
+		fclose(f);
+	return mode;
+}
+
+/*
+ * -1 with err when a thread of process pid is under seccomp: attaching
+ * runs system calls inside it (memfd_create, mmap, pipe2, ...), which a
+ * filter may answer by killing the process (SIGSYS, QA s16 X2 F7) and
+ * strict mode does; zond cannot tell which its filter allows, so it
+ * refuses before touching it.  Each thread, as a filter may be a thread's.
+ * zond inject -p asks before the attach, and the attach again once every
+ * thread is stopped (none can enter seccomp then).
+ */
+int inject_ptrace_sandboxed(int64_t pid, struct zerr *err)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%lld/task", (long long)pid);
+	DIR *d = opendir(path);
+	struct dirent *t;
+	int mode = 0;
+	long tid = 0;
+	while (d && !mode && (t = readdir(d))) {
+		if ((tid = atol(t->d_name)) <= 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%lld/task/%ld/status", (long long)pid, tid);
+		mode = seccomp_mode(path);
+	}
+	if (d)
+		closedir(d);
+	if (!mode)
+		return 0;
+	return zerr_set(
+		err,
+		"process %lld: thread %ld runs under seccomp (%s): zond inject -p would run "
+		"system calls inside it that may kill it; not attached (the process "
+		"untouched)",
+		(long long)pid, tid, mode == 1 ? "strict mode" : "a filter");
+}
