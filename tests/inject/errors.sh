@@ -26,6 +26,9 @@ check() {
 check 127 "zond inject: /nonexistent/prog: program not found" -- /nonexistent/prog
 check 1 "zond inject: $dir/script.sh: not an ELF file" -- "$dir/script.sh"
 check 1 "zond inject: $stripped: no function to measure (no function symbols: stripped?)" -- "$stripped"
+# -f on a stripped program: the reason, not what reads like a typo (QA s16 X2 F9)
+check 1 "zond inject: -f fib matched no function of $stripped: it has no function symbols (stripped? its debug symbols give them; -f MODULE:GLOB measures a library's)
+zond inject: $stripped: no function to measure (no function symbols: stripped?)" -f fib -- "$stripped"
 check 1 "zond inject: -f nosuch matched no function of $calls
 zond inject: $calls: no function to measure (-f matched none that can be injected)" -f nosuch -- "$calls"
 check 1 "zond inject: nosuch: no function nosuch in $calls" --region nosuch,main -- "$calls"

@@ -176,6 +176,9 @@
 			       the program closed) */
 #define INJ_H_LOSTFD    208 /* x86-64: threads whose counter's read() failed (its fd closed or
 			       replaced behind zond's back): not read again */
+#define INJ_H_LIFELINE  216 /* x86-64: attached, the fd + 1 (0: none) of the read end of a
+			       pipe whose only writer is zond: a thread waiting for zond
+			       stops waiting when it hangs up (zond killed, QA s16 X2 F8) */
 
 /* stat offsets */
 #define INJ_S_CALLS 0
@@ -251,7 +254,7 @@ struct inject_header {
 	uint64_t magic, nfuncs, deep, noslot, park, parked, nocounter, noctx;
 	uint64_t watch, loads, loaded, zond, blocks, untimed, sharedtp, sandboxed;
 	uint64_t noblock, ended, free[4], reused, want;
-	uint64_t seccomp, noclock, lostfd, pad[5];
+	uint64_t seccomp, noclock, lostfd, lifeline, pad[4];
 };
 
 _Static_assert(sizeof(struct inject_stat) == INJ_STAT, "stat layout");

@@ -2003,6 +2003,31 @@ static int swap_sets(struct cycle *y, struct zerr *err)
 	return 0;
 }
 
+/*
+ * An attached process's threads wait at the safe point while zond asks
+ * them to: they must see zond gone (killed, QA s16 X2 F8: the service
+ * parked for ever) without getppid, which only tells a started program.
+ */
+static int hold_lifeline(struct session *x, struct zerr *err)
+{
+	int fd;
+	if (!x->t->ops->lifeline)
+		return 0;
+	if (x->t->ops->lifeline(x->t, &fd, err) < 0)
+		return -1;
+	((struct inject_header *)x->shared)->lifeline = (uint64_t)fd + 1;
+	return 0;
+}
+
+/* The read end goes when every thread is let go (the target stopped), as it was never there. */
+static void drop_lifeline(struct session *x)
+{
+	struct inject_header *h = x->shared;
+	struct zerr ignored;
+	if (h && h->lifeline)
+		x->t->ops->close_fd(x->t, (int)h->lifeline - 1, &ignored);
+}
+
 /* Measures set after set until the run is over; 0, or -1 with err (the target released). */
 static int cycle(struct cycle *y, struct zerr *err)
 {
@@ -2042,6 +2067,7 @@ static int cycle_end(struct cycle *y, struct inject_result *all, struct zerr *er
 	if (!y->ended && t->ops->stop(t, err) == 0) {
 		unpark(y); /* a thread parked leaves the safe point in restore's steps (step_out) */
 		rc = restore(x, all, err);
+		drop_lifeline(x);
 		struct zerr ignored;
 		if (t->ops->release(t, rc == 0 ? err : &ignored) < 0)
 			rc = -1;
@@ -2159,9 +2185,12 @@ int inject_cyclic(const struct inject_cyclic *c, char *const argv[], struct inje
 	struct zerr ignored;
 	struct reclaimer rec = {0};
 	int rc = 0;
-	if ((!c->pid && run_to_entry(&x, err) < 0) || prepare(&x, &all, err) < 0) {
+	if ((!c->pid && run_to_entry(&x, err) < 0) || prepare(&x, &all, err) < 0 ||
+	    (c->pid && hold_lifeline(&x, err) < 0)) {
 		if (c->pid && x.shared && x.nareas)
 			restore(&x, &all, &ignored); /* put back whatever was patched */
+		if (c->pid && x.shared)
+			drop_lifeline(&x);
 		if (c->pid)
 			unmap_unused(&x);
 		t->ops->release(t, &ignored);

@@ -104,6 +104,11 @@ struct inject_transport_ops {
 	/* (optional) thread i's thread pointer (x86-64: fs_base) and its id */
 	int (*thread_tp)(struct inject_transport *t, size_t i, uint64_t *tp, int64_t *tid,
 			 struct zerr *err);
+	/*
+	 * (optional) a pipe's read end in the stopped target (*fd), whose only
+	 * writer is zond: it hangs up when zond ends, however it ends
+	 */
+	int (*lifeline)(struct inject_transport *t, int *fd, struct zerr *err);
 };
 
 /*
@@ -132,6 +137,12 @@ struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
  * available (the process is not zond's child).
  */
 struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err);
+
+/*
+ * -1 with err (one line) when a thread of process pid runs under seccomp
+ * (filter or strict mode): zond runs no system call inside it (QA s16 X2 F7).
+ */
+int inject_ptrace_sandboxed(int64_t pid, struct zerr *err);
 
 /*
  * The GDB remote protocol transport (transport/gdb.c): one hart of a

@@ -67,6 +67,7 @@ struct ptrace_target {
 	pid_t own_xfsz;     /* a SIGXFSZ of zond's own ftruncate still to come for it (forget_own_xfsz) */
 	pid_t ended_tid;    /* the last thread whose wait found it ended, not stopped */
 	uint64_t shared_at, shared_ino; /* the results' memfd: where the target maps it, its inode */
+	int lifeline;       /* the write end of pt_lifeline's pipe, -1: none */
 };
 
 static struct ptrace_target *as_target(struct inject_transport *t)
@@ -885,6 +886,8 @@ static void pt_close(struct inject_transport *t)
 		close(p->mem);
 	if (p->pidfd >= 0)
 		close(p->pidfd);
+	if (p->lifeline >= 0)
+		close(p->lifeline);
 	free(p->tids);
 	free(p->held);
 	free(p);
@@ -952,6 +955,45 @@ static int pt_each_map(struct inject_transport *t,
 	return 0;
 }
 
+/*
+ * A pipe the target makes (pipe2, both ends close-on-exec); zond opens its
+ * write end through /proc/PID/fd/N and the target's is closed, so that
+ * zond is its only writer: the read end hangs up when zond ends, even
+ * killed, in any pid namespace (a pid of zond would not do: another
+ * namespace's, or reused).
+ */
+static int pt_lifeline(struct inject_transport *t, int *fd, struct zerr *err)
+{
+	struct ptrace_target *p = as_target(t);
+	uint64_t at;
+	int32_t ends[2];
+	int64_t r;
+	struct zerr ignored;
+	if (push_string(p, "zond-pipe", &at, err) < 0) /* room for the two ends */
+		return -1;
+	uint64_t a[6] = {at, O_CLOEXEC};
+	if (remote_syscall(p, SYS_pipe2, a, &r, err) < 0)
+		return -1;
+	if (r < 0)
+		return zerr_set(err, "process %d cannot make a pipe (%s)", p->pid,
+				strerror((int)-r));
+	if (pt_read(t, at, ends, sizeof ends, err) < 0)
+		return -1;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)p->tids[0], (int)ends[1]);
+	int w = open(path, O_WRONLY | O_CLOEXEC);
+	int rc = w < 0 ? zerr_set(err, "cannot open %s (%s)", path, strerror(errno)) : 0;
+	if (w >= 0 && p->lifeline >= 0)
+		close(p->lifeline);
+	if (w >= 0)
+		p->lifeline = w;
+	pt_close_fd(t, ends[1], &ignored);
+	if (rc < 0)
+		pt_close_fd(t, ends[0], &ignored);
+	*fd = ends[0];
+	return rc;
+}
+
 static const struct inject_transport_ops ptrace_ops = {
 	.advise = pt_advise,
 	.thread_tp = pt_thread_tp,
@@ -976,6 +1018,7 @@ static const struct inject_transport_ops ptrace_ops = {
 	.replaced = pt_replaced,
 	.each_map = pt_each_map,
 	.step = pt_step,
+	.lifeline = pt_lifeline,
 };
 
 /* /proc/PID/mem and a syscall instruction of the stopped target; 0 or -1 with err. */
@@ -1003,9 +1046,11 @@ struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err)
 	p->pid = (pid_t)pid;
 	p->t.pid = pid;
 	p->mem = -1;
+	p->lifeline = -1;
 	p->attached = 1;
 	p->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
-	if (seize_all(p, err) < 0 || open_target(p, err) < 0) {
+	if (seize_all(p, err) < 0 || inject_ptrace_sandboxed(pid, err) < 0 ||
+	    open_target(p, err) < 0) {
 		pt_close(&p->t);
 		return NULL;
 	}
@@ -1076,6 +1121,7 @@ struct inject_transport *inject_ptrace_start_forwarding(char *const argv[],
 	p->pid = pid;
 	p->t.pid = pid;
 	p->pidfd = -1; /* zond's child: waitpid tells its end */
+	p->lifeline = -1;
 	p->tids = zp_xcalloc(1, sizeof *p->tids);
 	p->tids[0] = pid;
 	p->ntids = 1;
@@ -1111,3 +1157,52 @@ struct inject_transport *inject_ptrace_attach(int64_t pid, struct zerr *err)
 	return NULL;
 }
 #endif
+
+/* The Seccomp: mode a /proc status file shows (1 strict, 2 filter), 0: none or unknown. */
+static int seccomp_mode(const char *path)
+{
+	char line[256];
+	int mode = 0;
+	FILE *f = fopen(path, "re");
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "Seccomp:", 8) == 0)
+			mode = atoi(line + 8);
+	if (f)
+		fclose(f);
+	return mode;
+}
+
+/*
+ * -1 with err when a thread of process pid is under seccomp: attaching
+ * runs system calls inside it (memfd_create, mmap, pipe2, ...), which a
+ * filter may answer by killing the process (SIGSYS, QA s16 X2 F7) and
+ * strict mode does; zond cannot tell which its filter allows, so it
+ * refuses before touching it.  Each thread, as a filter may be a thread's.
+ * zond inject -p asks before the attach, and the attach again once every
+ * thread is stopped (none can enter seccomp then).
+ */
+int inject_ptrace_sandboxed(int64_t pid, struct zerr *err)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%lld/task", (long long)pid);
+	DIR *d = opendir(path);
+	struct dirent *t;
+	int mode = 0;
+	long tid = 0;
+	while (d && !mode && (t = readdir(d))) {
+		if ((tid = atol(t->d_name)) <= 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%lld/task/%ld/status", (long long)pid, tid);
+		mode = seccomp_mode(path);
+	}
+	if (d)
+		closedir(d);
+	if (!mode)
+		return 0;
+	return zerr_set(
+		err,
+		"process %lld: thread %ld runs under seccomp (%s): zond inject -p would run "
+		"system calls inside it that may kill it; not attached (the process "
+		"untouched)",
+		(long long)pid, tid, mode == 1 ? "strict mode" : "a filter");
+}

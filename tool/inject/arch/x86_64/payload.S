@@ -2258,20 +2258,45 @@ za_catch:
 	pop %rax
 	ret				/* into the relocated copy */
 /*
- * ZOND_GONE: jumps to label \gone when zond started this process and is
- * not its parent any more (killed: nothing would ever let a waiting thread
- * go), or the caller is a forked child; clobbers rax, rcx, r11.
+ * ZOND_GONE: jumps to label \gone when zond is gone (killed: nothing would
+ * ever let a waiting thread go): when zond started this process, zond is
+ * not its parent any more (or the caller is a forked child); when zond
+ * attached to it, the pipe whose only writer is zond (INJ_H_LIFELINE) has
+ * hung up, or its read end is not there any more (POLLNVAL: the program
+ * closed it).  Only on waiting paths: a system call or two.  Leaves
+ * za_shm in rax; clobbers rcx, r11.
  */
 	.macro ZOND_GONE gone
+	mov za_shm(%rip), %rcx
+	cmpq $0, INJ_H_ZOND(%rcx)
+	je 31f
 	mov $110, %eax			/* SYS_getppid */
 	syscall
-	mov %rax, %rcx
-	mov za_shm(%rip), %rax
-	cmpq $0, INJ_H_ZOND(%rax)
-	je 30f
-	cmp INJ_H_ZOND(%rax), %rcx
+	mov za_shm(%rip), %rcx
+	cmp INJ_H_ZOND(%rcx), %rax
 	jne \gone
-30:
+	jmp 32f
+31:	mov INJ_H_LIFELINE(%rcx), %rax	/* its fd + 1, 0: none */
+	test %rax, %rax
+	jz 32f
+	push %rdi
+	push %rsi
+	push %rdx
+	dec %rax
+	bts $32, %rax			/* struct pollfd {fd, POLLIN, 0} */
+	push %rax
+	mov %rsp, %rdi
+	mov $1, %esi
+	xor %edx, %edx			/* no wait */
+	mov $7, %eax			/* SYS_poll */
+	syscall
+	add $8, %rsp
+	pop %rdx
+	pop %rsi
+	pop %rdi
+	test %rax, %rax			/* 0: zond holds the write end still */
+	jnz \gone			/* (an error too: never hold the program) */
+32:	mov za_shm(%rip), %rax
 	.endm
 
 /*
