@@ -478,6 +478,29 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	pthread_mutex_unlock(&z.lock);
 }
 
+/*
+ * An instruction QEMU lists with no bytes: it could not read them.  On x86-64
+ * that is the legacy vsyscall page (0xffffffffff600000, called by old static
+ * programs and Go runtimes), which qemu-user does not map but emulates: the
+ * system call, then a return to the caller.  Recorded as the one-byte return
+ * it acts as (its code named by page, as other code outside files), so the
+ * run keeps its calls.  Anything else cannot be recorded: said by address.
+ */
+static int unread_insn(uint64_t vaddr, const uint8_t **data, size_t *size)
+{
+	static const uint8_t ret = 0xc3;
+	if (z.isa && strcmp(z.isa->name, "x86_64") == 0 && vaddr >> 12 == 0xffffffffff600ull) {
+		*data = &ret;
+		*size = 1;
+		return 1;
+	}
+	char what[128];
+	snprintf(what, sizeof what, "code at 0x%llx that QEMU could not read (no bytes to record)",
+		 (unsigned long long)vaddr);
+	fail(what);
+	return 0;
+}
+
 /* The block's definition and callbacks (z.lock held: the buffers below are shared). */
 static void translate(struct qemu_plugin_tb *tb)
 {
@@ -512,11 +535,13 @@ static void translate(struct qemu_plugin_tb *tb)
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		size_t size = qemu_plugin_insn_size(insn);
-		if (size == 0 || size > 255 || nbytes + size > sizeof bytes) {
+		const uint8_t *data = qemu_plugin_insn_data(insn);
+		if (size == 0 && !unread_insn(qemu_plugin_insn_vaddr(insn), &data, &size))
+			return;
+		if (size > 255 || nbytes + size > sizeof bytes) {
 			fail("a translated block too large to record");
 			return;
 		}
-		const uint8_t *data = qemu_plugin_insn_data(insn);
 		memcpy(bytes + nbytes, data, size);
 		sizes[i] = (uint8_t)size;
 		nbytes += size;
