@@ -135,6 +135,10 @@ struct rebuild {
 	size_t nignored;
 	char **unreadable; /* "PATH: why" of mapped files that could not be opened (rebuild_unreadable) */
 	size_t nunreadable;
+	int patches; /* rebuild_allow_patches: 0 refused, 1 a trace's, 2 live code */
+	size_t code_checked, code_bad; /* blocks compared with their file, and those that differ */
+	uint64_t bad_first; /* the first that differs */
+	uint32_t bad_mod;
 
 	struct func *funcs;
 	size_t nfuncs;
@@ -624,10 +628,46 @@ static int check_code(struct rebuild *r, uint64_t vaddr, const uint8_t *bytes, s
 		close(fd);
 		break;
 	}
-	if (bad)
+	r->code_checked++;
+	if (!bad)
+		return 0;
+	if (!r->code_bad++) {
+		r->bad_first = vaddr;
+		r->bad_mod = mod;
+	}
+	if (!r->patches)
 		return zerr_set(err, "code at 0x%" PRIx64 " does not match %s (a trace of another "
 				     "build?)", vaddr, m->path);
 	return 0;
+}
+
+void rebuild_allow_patches(struct rebuild *r, int live)
+{
+	r->patches = live ? 2 : 1;
+}
+
+/*
+ * Code patched at run time differs from its file in a few blocks; a trace
+ * read against another build of the program in most of them: refused.
+ */
+static int check_patches(const struct rebuild *r, struct zerr *err)
+{
+	if (r->patches == 2 || r->code_bad * 2 <= r->code_checked)
+		return 0;
+	return zerr_set(err, "code at 0x%" PRIx64 " does not match %s (%zu of %zu blocks differ: a "
+			     "trace of another build?)", r->bad_first, r->mods[r->bad_mod].path,
+			r->code_bad, r->code_checked);
+}
+
+int rebuild_patched(const struct rebuild *r, char *line, size_t size)
+{
+	if (!r->code_bad)
+		return 0;
+	snprintf(line, size, "code at 0x%" PRIx64 " in %s ran unlike the file (%zu of %zu blocks "
+			     "differ: patched at run time, e.g. text relocations or self-modifying "
+			     "code): counted as it ran, named and lined after the file",
+		 r->bad_first, r->mods[r->bad_mod].path, r->code_bad, r->code_checked);
+	return 1;
 }
 
 int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t ninsns,
@@ -1547,7 +1587,8 @@ int rebuild_finish(struct rebuild *r, struct zp_profile *p, struct zerr *err)
 int rebuild_finish_thread(struct rebuild *r, struct zp_profile *p, int64_t tid,
 			  struct zerr *err)
 {
-	(void)err;
+	if (check_patches(r, err) < 0)
+		return -1;
 	while (r->depth)
 		pop(r);
 	for (size_t id = 0; id < r->nblocks; id++) {

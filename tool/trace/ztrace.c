@@ -349,6 +349,7 @@ static struct stream *thread_stream(struct reader *r, uint32_t n, struct zerr *e
 		rebuild_inherit(s->rb, r->forks->seed->frames, r->forks->seed->nframes);
 	take_forks(r, s); /* its first fork point */
 	rebuild_chained(s->rb); /* zond's plugin: QEMU chains its blocks */
+	rebuild_allow_patches(s->rb, 0); /* the trace holds the code as it ran */
 	rebuild_set_tap(s->rb, r->tap, r->tap_ctx);
 	if (r->tl)
 		rebuild_set_timeline(s->rb, r->tl->events, r->tl->keep_newest);
@@ -620,16 +621,30 @@ static void warn_unreadable(struct reader *r)
 	}
 }
 
+/* Code that ran unlike its file: one warning (each thread's rebuild saw its own). */
+static void warn_patched(struct reader *r)
+{
+	char line[4400];
+	for (size_t t = 0; t < r->nthreads; t++) {
+		if (r->threads[t] && rebuild_patched(r->threads[t]->rb, line, sizeof line)) {
+			note(r->info, "%s", line);
+			return;
+		}
+	}
+}
+
 /* Every thread's profile into p, the first thread as tid 0, with the process's pid. */
 static int finish(struct reader *r, struct zp_profile *p, struct zerr *err)
 {
 	r->info->insns = all_insns(r, rebuild_insns);
 	warn_unreadable(r);
+	warn_patched(r);
 	size_t first = p->nthreads;
+	struct zerr e;
 	for (size_t t = 0; t < r->nthreads; t++)
 		if (r->threads[t] && rebuild_finish_thread(r->threads[t]->rb, p, (int64_t)t - 1,
-							   err) < 0)
-			return -1;
+							   &e) < 0)
+			return zerr_set(err, "%s: %s", r->path, e.msg);
 	for (size_t t = first; t < p->nthreads; t++)
 		p->threads[t].pid = r->info->pid;
 	if (!p->run.pid) /* the run's process: the first trace read, a forked child's come after */
