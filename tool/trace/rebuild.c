@@ -708,8 +708,11 @@ int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t nins
 					sizes[i], len);
 		struct zi_insn zi;
 		r->isa->classify(p, len, addr, &zi);
-		if (ninsns == 1 && r->chained && r->isa->repeats && r->isa->repeats(p, len))
+		int rep = r->isa->repeats && r->isa->repeats(p, len);
+		if (ninsns == 1 && r->chained && rep)
 			b->repeats = 1;
+		else if (ninsns == 1 && zi.cls == ZI_OTHER && !rep)
+			b->lone = 1;
 		struct insn *in = &r->insns[r->ninsns++];
 		*in = (struct insn){.addr = addr, .target = zi.target, .size = sizes[i],
 				    .cls = (uint8_t)zi.cls, .direct = (uint8_t)zi.direct};
@@ -1153,6 +1156,32 @@ static int extra_run(struct rebuild *r, uint32_t id, uint32_t n)
 }
 
 /*
+ * QEMU abandons a block at an instruction it must run again alone: a store
+ * into a page holding the running block's code (user mode write-protects
+ * such pages; the store invalidates their blocks, the running one too: a
+ * JIT's counter beside its code, self-modifying code), an atomic operation
+ * it cannot run in parallel.  The callback before that instruction has
+ * counted it; the block of that one instruction then runs it again at the
+ * same address, with nothing in between.  1 for that run: not counted, it
+ * only becomes the previous execution.  A plain instruction never goes to
+ * its own address otherwise (a restarted system call or a rep is no plain
+ * one; a fault or signal runs the handler in between).
+ */
+static int restarted(struct rebuild *r, uint32_t id, uint32_t n)
+{
+	uint32_t prev = r->h.prev;
+	if (prev == NONE || !r->h.prev_n)
+		return 0;
+	const struct rebuild_block *p = &r->h.blocks[prev];
+	if (r->insns[p->first + r->h.prev_n - 1].addr != r->h.blocks[id].vaddr)
+		return 0;
+	r->h.prev = id;
+	r->h.prev_n = n;
+	r->extra_insns += n;
+	return 1;
+}
+
+/*
  * A frame a forked child inherits: the same path of contexts as in its
  * parent, but no call counted (the parent made it, and counts it).
  */
@@ -1204,6 +1233,8 @@ int rebuild_exec_slow(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *e
 		return zerr_set(err, "block %" PRIu32 " ran %" PRIu32 " instructions of its %" PRIu32,
 				id, n, b->ninsns);
 	if (b->repeats && extra_run(r, id, n))
+		return 0;
+	if (b->lone && restarted(r, id, n))
 		return 0;
 	const struct seg *s = &r->segs[b->seg];
 	if (r->h.prev != NONE) {

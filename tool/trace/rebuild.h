@@ -144,6 +144,7 @@ struct rebuild_block {
 	uint8_t cache_quiet[2]; /* that transition leaves the stack alone */
 	uint8_t defined;
 	uint8_t repeats;        /* one instruction that QEMU runs once more to leave (isa.h) */
+	uint8_t lone;           /* one plain instruction: maybe QEMU restarting it (rebuild.c) */
 	uint32_t first;         /* insns[first .. first+ninsns) */
 	uint32_t seg;
 	uint64_t vaddr;
@@ -174,7 +175,7 @@ static inline int rebuild_exec_fast(struct rebuild *r, uint32_t id, uint32_t n)
 	if (k < 0 || !p->cache_quiet[k] || h->prev_n != p->ninsns)
 		return 0;
 	struct rebuild_block *b = &h->blocks[id];
-	if (n != b->ninsns || b->nsegs != 1 || b->repeats)
+	if (n != b->ninsns || b->nsegs != 1 || b->repeats || b->lone)
 		return 0;
 	p->cache_count[k]++;
 	b->full++;
