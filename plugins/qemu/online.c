@@ -230,7 +230,6 @@ static __attribute__((noinline)) int catch_up(struct online_thread *t)
 	pthread_mutex_lock(&o.lock);
 	if (!t->rb) {
 		t->rb = rebuild_new(o.isa, o.syms);
-		rebuild_chained(t->rb); /* QEMU chains its blocks: a rep's extra run */
 		rebuild_allow_patches(t->rb, 1); /* the code read is the code running */
 		if (o.exe[0])
 			rebuild_set_program(t->rb, o.exe, o.entry);

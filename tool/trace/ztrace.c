@@ -92,6 +92,7 @@ struct reader {
 	const struct trace_timeline *tl; /* NULL: no timeline */
 	uint64_t ndefined; /* blocks defined so far: the next id (ids are dense) */
 	int settled;       /* the program and its entry point checked (settle_program) */
+	int reps_exact;    /* the plugin left out reps' extra runs itself (header "reps exact") */
 	uint64_t execs;    /* EXEC records read (the END says how many when there is one) */
 	const struct forks *forks; /* NULL: none */
 	char exe[4096];    /* the header's program (settle_program may take another) */
@@ -169,6 +170,8 @@ static int read_header(struct reader *r, struct zerr *err)
 			r->info->start_ns = strtoll(line + 6, NULL, 10);
 		else if (strncmp(line, "command ", 8) == 0)
 			snprintf(r->info->command, sizeof r->info->command, "%s", line + 8);
+		else if (strcmp(line, "reps exact") == 0)
+			r->reps_exact = 1;
 		else if (strncmp(line, "parent ", 7) == 0)
 			r->info->parent = strtoll(line + 7, NULL, 10);
 		else if (strncmp(line, "fork ", 5) == 0 &&
@@ -348,7 +351,8 @@ static struct stream *thread_stream(struct reader *r, uint32_t n, struct zerr *e
 	if (n == 1 && r->forks && r->forks->seed) /* the forking thread is the child's first */
 		rebuild_inherit(s->rb, r->forks->seed->frames, r->forks->seed->nframes);
 	take_forks(r, s); /* its first fork point */
-	rebuild_chained(s->rb); /* zond's plugin: QEMU chains its blocks */
+	if (!r->reps_exact) /* an older plugin's trace: QEMU chained its blocks, a rep's extra run kept */
+		rebuild_chained(s->rb);
 	rebuild_allow_patches(s->rb, 0); /* the trace holds the code as it ran */
 	rebuild_set_tap(s->rb, r->tap, r->tap_ctx);
 	if (r->tl)
