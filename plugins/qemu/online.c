@@ -230,7 +230,7 @@ static __attribute__((noinline)) int catch_up(struct online_thread *t)
 	pthread_mutex_lock(&o.lock);
 	if (!t->rb) {
 		t->rb = rebuild_new(o.isa, o.syms);
-		rebuild_chained(t->rb); /* QEMU chains its blocks: a rep's extra run */
+		rebuild_allow_patches(t->rb, 1); /* the code read is the code running */
 		if (o.exe[0])
 			rebuild_set_program(t->rb, o.exe, o.entry);
 		rebuild_set_timeline(t->rb, o.tl_events, o.tl_newest);
@@ -372,6 +372,19 @@ static void warn_unreadable(char *summary, size_t size)
 	}
 }
 
+/* Code that ran unlike its file: one warning line appended to summary. */
+static void warn_patched(char *summary, size_t size)
+{
+	char line[4400];
+	for (size_t t = 0; t < o.nthreads; t++) {
+		if (rebuild_patched(o.threads[t]->rb, line, sizeof line)) {
+			size_t used = strlen(summary);
+			snprintf(summary + used, size - used, "zond trace: warning: %s\n", line);
+			return;
+		}
+	}
+}
+
 int online_finish(uint64_t execs, const char *command, int status, int64_t start_ns,
 		  char *summary, size_t size)
 {
@@ -405,6 +418,7 @@ int online_finish(uint64_t execs, const char *command, int status, int64_t start
 			 " instructions, %" PRIu64 " block executions, %zu thread%s\n", o.store, insns,
 			 execs, o.nthreads, o.nthreads == 1 ? "" : "s");
 		warn_unreadable(summary, size);
+		warn_patched(summary, size);
 	}
 	profile_free(p);
 	free_all();

@@ -84,6 +84,30 @@ struct block {
 	uint8_t *bytes; /* its code, then its instructions' sizes (for a forked child's trace) */
 };
 
+/* Where a block starts and ends, and its last instruction. */
+struct span {
+	uint64_t start, end, last;
+};
+
+/*
+ * x86's rep-prefixed string instructions (isa.h repeats).  QEMU translates
+ * one as a block that runs an iteration and jumps back to itself; ending on
+ * its count, it runs once more with the count at 0 to leave (target/i386
+ * gen_repz without repz_opt), while one ending on its condition (repe,
+ * repne) goes straight on, as does one a signal interrupts.  That last run
+ * is no execution (QEMU's -d nochain log has none), and only the plugin can
+ * tell it: it touches no memory.  Block callbacks' udata carry the flags
+ * UD_REP_*, a thread's state REP_* with the id + 1 of the block before it
+ * when that ran a rep to its end (REP_SHIFT up).
+ */
+#define UD_ID 0x0fffffffu
+#define UD_REP_END (1u << 28)   /* the block ends with a rep */
+#define UD_REP_BLOCK (1u << 29) /* the block is a rep alone (UD_REP_END too) */
+#define REP_END 1u
+#define REP_BLOCK 2u
+#define REP_TOUCHED 4u /* the current run (of a REP_BLOCK) accessed memory */
+#define REP_SHIFT 4
+
 static struct {
 	int out;           /* writing a trace (out_append opens it each time) */
 	dev_t dev;         /* its file, to see that it is still the one created */
@@ -125,12 +149,16 @@ static struct {
 
 	struct block *blocks; /* open addressing on vaddr, for dedup */
 	size_t cap, nblocks;
+	struct span *spans;   /* by block id (z.lock), for reps' extra runs (rep_close) */
+	size_t nspans;
 
 	uint64_t pos;      /* online, one thread: instructions of the current block so far (inline) */
 	int64_t last;      /* online, one thread: id of the block executed last, -1 before the first */
+	uint32_t last_n;   /* online, one thread: its length, when it ends with a rep (REP_END) */
+	uint32_t rep;      /* online, one thread: rep string instruction state (REP_*) */
 	struct online_thread *ot; /* online, one thread: the first thread's rebuild */
 	int threaded;      /* online: a second vCPU started, counting is per vCPU (see the top) */
-	int slow;          /* online: failed or threaded, on_exec_online's one check */
+	int slow;          /* online: failed, threaded or a rep to close (rep_close): on_exec_online's one check */
 	uint64_t insns, execs;
 	int exit_status;   /* the guest's, from its exit system call; -1 before */
 	char summary[8192]; /* online: the lines for zond to show (a summary, then warnings) */
@@ -325,6 +353,57 @@ static void end_thread(unsigned int i)
 	z.vcpus[i] = NULL;
 }
 
+static uint32_t rep_flags(uintptr_t udata)
+{
+	return (udata & UD_REP_END ? REP_END : 0) | (udata & UD_REP_BLOCK ? REP_BLOCK : 0);
+}
+
+/*
+ * Whether the run of rep block last that touched no memory was its extra
+ * run: the block run before (after, an id + 1) ended with this rep, and the
+ * next one starts after it (not a fault's handler: a faulting iteration
+ * counts, as in QEMU's log).
+ */
+static int rep_extra(uint32_t after, uint32_t last, uint32_t next)
+{
+	pthread_mutex_lock(&z.lock);
+	int extra = after && after - 1 < z.nblocks && last < z.nblocks && next < z.nblocks &&
+		    z.spans[after - 1].last == z.spans[last].start &&
+		    z.spans[next].start == z.spans[last].end;
+	pthread_mutex_unlock(&z.lock);
+	return extra;
+}
+
+/*
+ * The run of block last (its first *pos of last_n instructions) ends, the
+ * block of udata next: *pos set to 0 when it was a rep's extra run, and
+ * *rep to the state the next block starts with.
+ */
+static void rep_close(uint32_t *rep, uint32_t last, uint32_t *pos, uint32_t last_n,
+		      uintptr_t next)
+{
+	uint32_t s = *rep, after = 0;
+	if (s & REP_END) {
+		if ((s & (REP_BLOCK | REP_TOUCHED)) == REP_BLOCK && *pos &&
+		    rep_extra(s >> REP_SHIFT, last, (uint32_t)next & UD_ID))
+			*pos = 0;
+		else if (*pos == last_n)
+			after = last + 1;
+	}
+	*rep = after << REP_SHIFT | rep_flags(next);
+}
+
+/* A memory access of a rep alone: an iteration, not the extra run. */
+static void on_rep_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	(void)info, (void)vaddr, (void)udata;
+	sbuf *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
+	if (z.online && !z.threaded)
+		z.rep |= REP_TOUCHED;
+	else if (v)
+		v->rep |= REP_TOUCHED;
+}
+
 /* Before each instruction that can stop a block, and the last: how far it ran. */
 static void on_insn(unsigned int vcpu, void *udata)
 {
@@ -339,8 +418,10 @@ static void on_exec(unsigned int vcpu, void *udata)
 	sbuf *v = vcpu < MAX_VCPUS ? z.vcpus[vcpu] : NULL;
 	if (!v || z.failed)
 		return;
+	if (__builtin_expect(v->rep || ((uintptr_t)udata & UD_REP_END), 0))
+		rep_close(&v->rep, v->last, &v->pos, v->last_n, (uintptr_t)udata);
 	close_vcpu_block(v);
-	v->last = (uint32_t)(uintptr_t)udata;
+	v->last = (uint32_t)(uintptr_t)udata & UD_ID;
 	v->last_n = (uint32_t)((uintptr_t)udata >> 32);
 	if (v->len > BUF_SIZE - 64) {
 		pthread_mutex_lock(&z.lock);
@@ -349,10 +430,32 @@ static void on_exec(unsigned int vcpu, void *udata)
 	}
 }
 
-/* on_exec_online after a failure, or once there are threads. */
-static __attribute__((noinline, cold)) void exec_online_slow(void)
+/*
+ * on_exec_online around reps (rep_close), one thread: z.slow stays set
+ * while the state says something, so that the next block comes here too.
+ */
+static __attribute__((noinline)) void exec_online_rep(uintptr_t udata)
 {
-	if (!z.failed) /* threaded: cannot happen (see the top): never count wrong silently */
+	uint32_t n = (uint32_t)z.pos;
+	z.pos = 0;
+	z.execs++;
+	if (z.last >= 0)
+		rep_close(&z.rep, (uint32_t)z.last, &n, z.last_n, udata);
+	else
+		z.rep = rep_flags(udata);
+	if (n && online_exec_one((uint32_t)z.last, n) < 0)
+		lose();
+	z.last = (uint32_t)udata & UD_ID;
+	z.last_n = (uint32_t)(udata >> 32);
+	z.slow = z.failed || z.rep;
+}
+
+/* on_exec_online after a failure, once there are threads, or around reps. */
+static __attribute__((noinline, cold)) void exec_online_slow(uintptr_t udata)
+{
+	if (!z.failed && !z.threaded)
+		exec_online_rep(udata);
+	else if (!z.failed) /* threaded: cannot happen (see the top): never count wrong silently */
 		fail("a block translated for one thread ran after the second one started");
 }
 
@@ -369,7 +472,7 @@ static void on_exec_online(unsigned int vcpu, void *udata)
 {
 	(void)vcpu;
 	if (__builtin_expect(z.slow, 0)) {
-		exec_online_slow();
+		exec_online_slow((uintptr_t)udata);
 		return;
 	}
 	uint64_t n = z.pos;
@@ -380,6 +483,16 @@ static void on_exec_online(unsigned int vcpu, void *udata)
 	z.last = (uint32_t)(uintptr_t)udata;
 }
 
+/* on_exec_online for a block ending with a rep (its udata has its length). */
+static void on_exec_online_rep(unsigned int vcpu, void *udata)
+{
+	(void)vcpu;
+	if (z.slow && (z.failed || z.threaded))
+		exec_online_slow((uintptr_t)udata);
+	else
+		exec_online_rep((uintptr_t)udata);
+}
+
 /* The same once there are threads: per vCPU, with the trace mode's on_insn. */
 static void on_exec_threaded(unsigned int vcpu, void *udata)
 {
@@ -387,8 +500,11 @@ static void on_exec_threaded(unsigned int vcpu, void *udata)
 	if (!v || z.failed)
 		return;
 	v->execs++;
+	if (__builtin_expect(v->rep || ((uintptr_t)udata & UD_REP_END), 0))
+		rep_close(&v->rep, v->last, &v->pos, v->last_n, (uintptr_t)udata);
 	close_online(v);
-	v->last = (uint32_t)(uintptr_t)udata;
+	v->last = (uint32_t)(uintptr_t)udata & UD_ID;
+	v->last_n = (uint32_t)((uintptr_t)udata >> 32);
 }
 
 static uint64_t hash64(uint64_t v)
@@ -434,6 +550,21 @@ static void put_define(const struct block *b)
 }
 
 /* The id of a block with this address and code, defining it if it is new. */
+/* Block id's span, for rep_extra (z.lock held). */
+static void note_span(uint32_t id, uint64_t vaddr, uint32_t nbytes, uint8_t last_size)
+{
+	if (id >= z.nspans) {
+		size_t n = z.nspans ? 2 * z.nspans : 1024;
+		while (n <= id)
+			n *= 2;
+		z.spans = realloc(z.spans, n * sizeof *z.spans);
+		if (!z.spans)
+			abort();
+		z.nspans = n;
+	}
+	z.spans[id] = (struct span){vaddr, vaddr + nbytes, vaddr + nbytes - last_size};
+}
+
 static uint32_t block_id(uint64_t vaddr, uint32_t ninsns, const uint8_t *sizes,
 			 const uint8_t *bytes, uint32_t nbytes)
 {
@@ -451,6 +582,7 @@ static uint32_t block_id(uint64_t vaddr, uint32_t ninsns, const uint8_t *sizes,
 	b->ninsns = ninsns;
 	b->nbytes = nbytes;
 	b->id = (uint32_t)z.nblocks++;
+	note_span(b->id, vaddr, nbytes, sizes[ninsns - 1]);
 	b->bytes = malloc(nbytes + ninsns);
 	if (!b->bytes)
 		abort();
@@ -476,6 +608,44 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	pthread_mutex_lock(&z.lock);
 	translate(tb);
 	pthread_mutex_unlock(&z.lock);
+}
+
+/*
+ * An instruction QEMU lists with no bytes: it could not read them.  On x86-64
+ * that is the legacy vsyscall page (0xffffffffff600000, called by old static
+ * programs and Go runtimes), which qemu-user does not map but emulates: the
+ * system call, then a return to the caller.  Recorded as the one-byte return
+ * it acts as (its code named by page, as other code outside files), so the
+ * run keeps its calls.  Anything else cannot be recorded: said by address.
+ */
+static int unread_insn(uint64_t vaddr, const uint8_t **data, size_t *size)
+{
+	static const uint8_t ret = 0xc3;
+	if (z.isa && strcmp(z.isa->name, "x86_64") == 0 && vaddr >> 12 == 0xffffffffff600ull) {
+		*data = &ret;
+		*size = 1;
+		return 1;
+	}
+	char what[128];
+	snprintf(what, sizeof what, "code at 0x%llx that QEMU could not read (no bytes to record)",
+		 (unsigned long long)vaddr);
+	fail(what);
+	return 0;
+}
+
+/*
+ * The UD_REP_* flags of a block of n instructions whose last (size bytes)
+ * is at last; a rep alone gets a memory callback (rep_close).
+ */
+static uintptr_t rep_udata(struct qemu_plugin_tb *tb, size_t n, const uint8_t *last, size_t size)
+{
+	if (!z.isa || !z.isa->repeats || !z.isa->repeats(last, size))
+		return 0;
+	if (n > 1)
+		return UD_REP_END;
+	qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, 0), on_rep_mem,
+					 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
+	return UD_REP_END | UD_REP_BLOCK;
 }
 
 /* The block's definition and callbacks (z.lock held: the buffers below are shared). */
@@ -512,11 +682,13 @@ static void translate(struct qemu_plugin_tb *tb)
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		size_t size = qemu_plugin_insn_size(insn);
-		if (size == 0 || size > 255 || nbytes + size > sizeof bytes) {
+		const uint8_t *data = qemu_plugin_insn_data(insn);
+		if (size == 0 && !unread_insn(qemu_plugin_insn_vaddr(insn), &data, &size))
+			return;
+		if (size > 255 || nbytes + size > sizeof bytes) {
 			fail("a translated block too large to record");
 			return;
 		}
-		const uint8_t *data = qemu_plugin_insn_data(insn);
 		memcpy(bytes + nbytes, data, size);
 		sizes[i] = (uint8_t)size;
 		nbytes += size;
@@ -531,12 +703,14 @@ static void translate(struct qemu_plugin_tb *tb)
 		counted = i + 1;
 	}
 	uint32_t bid = block_id(qemu_plugin_tb_vaddr(tb), (uint32_t)n, sizes, bytes, (uint32_t)nbytes);
+	uintptr_t rep = rep_udata(tb, n, bytes + nbytes - sizes[n - 1], sizes[n - 1]);
+	uintptr_t udata = (rep || !z.online || z.threaded ? (uintptr_t)n << 32 : 0) | rep | bid;
 	if (z.online)
-		qemu_plugin_register_vcpu_tb_exec_cb(tb, z.threaded ? on_exec_threaded : on_exec_online,
-						     QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)bid);
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, z.threaded ? on_exec_threaded
+							: rep ? on_exec_online_rep : on_exec_online,
+						     QEMU_PLUGIN_CB_NO_REGS, (void *)udata);
 	else
-		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_exec, QEMU_PLUGIN_CB_NO_REGS,
-						     (void *)((uintptr_t)n << 32 | bid));
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_exec, QEMU_PLUGIN_CB_NO_REGS, (void *)udata);
 }
 
 /*
@@ -805,10 +979,13 @@ static void switch_to_threads(void)
 		if (v && v->online == z.ot) {
 			v->last = z.last >= 0 ? (uint32_t)z.last : 0;
 			v->pos = z.last >= 0 ? (uint32_t)z.pos : 0;
+			v->last_n = z.last_n;
+			v->rep = z.rep;
 		}
 	}
 	z.pos = 0;
 	z.last = -1;
+	z.rep = 0;
 	z.threaded = 1;
 	z.slow = 1;
 }
@@ -964,8 +1141,10 @@ static void put_header(void)
 			lose();
 		return;
 	}
+	/* reps exact: no rep's extra run recorded (rep_close) */
 	int n = snprintf(text, sizeof text,
-			 "arch %s\nexe %s\nentry 0x%llx\npid %ld\nrun %s\nstart %lld\n", z.target,
+			 "arch %s\nexe %s\nentry 0x%llx\npid %ld\nrun %s\nstart %lld\nreps exact\n",
+			 z.target,
 			 exe ? exe : "", (unsigned long long)qemu_plugin_entry_code(), (long)z.pid,
 			 z.run, (long long)z.start_ns);
 	if (z.forked && n < (int)sizeof text) /* where the parent was: the child's stack */

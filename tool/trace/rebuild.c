@@ -137,6 +137,10 @@ struct rebuild {
 	size_t nignored;
 	char **unreadable; /* "PATH: why" of mapped files that could not be opened (rebuild_unreadable) */
 	size_t nunreadable;
+	int patches; /* rebuild_allow_patches: 0 refused, 1 a trace's, 2 live code */
+	size_t code_checked, code_bad; /* blocks compared with their file, and those that differ */
+	uint64_t bad_first; /* the first that differs */
+	uint32_t bad_mod;
 
 	struct func *funcs;
 	size_t nfuncs;
@@ -626,10 +630,46 @@ static int check_code(struct rebuild *r, uint64_t vaddr, const uint8_t *bytes, s
 		close(fd);
 		break;
 	}
-	if (bad)
+	r->code_checked++;
+	if (!bad)
+		return 0;
+	if (!r->code_bad++) {
+		r->bad_first = vaddr;
+		r->bad_mod = mod;
+	}
+	if (!r->patches)
 		return zerr_set(err, "code at 0x%" PRIx64 " does not match %s (a trace of another "
 				     "build?)", vaddr, m->path);
 	return 0;
+}
+
+void rebuild_allow_patches(struct rebuild *r, int live)
+{
+	r->patches = live ? 2 : 1;
+}
+
+/*
+ * Code patched at run time differs from its file in a few blocks; a trace
+ * read against another build of the program in most of them: refused.
+ */
+static int check_patches(const struct rebuild *r, struct zerr *err)
+{
+	if (r->patches == 2 || r->code_bad * 2 <= r->code_checked)
+		return 0;
+	return zerr_set(err, "code at 0x%" PRIx64 " does not match %s (%zu of %zu blocks differ: a "
+			     "trace of another build?)", r->bad_first, r->mods[r->bad_mod].path,
+			r->code_bad, r->code_checked);
+}
+
+int rebuild_patched(const struct rebuild *r, char *line, size_t size)
+{
+	if (!r->code_bad)
+		return 0;
+	snprintf(line, size, "code at 0x%" PRIx64 " in %s ran unlike the file (%zu of %zu blocks "
+			     "differ: patched at run time, e.g. text relocations or self-modifying "
+			     "code): counted as it ran, named and lined after the file",
+		 r->bad_first, r->mods[r->bad_mod].path, r->code_bad, r->code_checked);
+	return 1;
 }
 
 int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t ninsns,
@@ -670,8 +710,11 @@ int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t nins
 					sizes[i], len);
 		struct zi_insn zi;
 		r->isa->classify(p, len, addr, &zi);
-		if (ninsns == 1 && r->chained && r->isa->repeats && r->isa->repeats(p, len))
+		int rep = r->isa->repeats && r->isa->repeats(p, len);
+		if (ninsns == 1 && r->chained && rep)
 			b->repeats = 1;
+		else if (ninsns == 1 && zi.cls == ZI_OTHER && !rep)
+			b->lone = 1;
 		struct insn *in = &r->insns[r->ninsns++];
 		*in = (struct insn){.addr = addr, .target = zi.target, .size = sizes[i],
 				    .cls = (uint8_t)zi.cls, .direct = (uint8_t)zi.direct};
@@ -1119,6 +1162,32 @@ static int extra_run(struct rebuild *r, uint32_t id, uint32_t n)
 }
 
 /*
+ * QEMU abandons a block at an instruction it must run again alone: a store
+ * into a page holding the running block's code (user mode write-protects
+ * such pages; the store invalidates their blocks, the running one too: a
+ * JIT's counter beside its code, self-modifying code), an atomic operation
+ * it cannot run in parallel.  The callback before that instruction has
+ * counted it; the block of that one instruction then runs it again at the
+ * same address, with nothing in between.  1 for that run: not counted, it
+ * only becomes the previous execution.  A plain instruction never goes to
+ * its own address otherwise (a restarted system call or a rep is no plain
+ * one; a fault or signal runs the handler in between).
+ */
+static int restarted(struct rebuild *r, uint32_t id, uint32_t n)
+{
+	uint32_t prev = r->h.prev;
+	if (prev == NONE || !r->h.prev_n)
+		return 0;
+	const struct rebuild_block *p = &r->h.blocks[prev];
+	if (r->insns[p->first + r->h.prev_n - 1].addr != r->h.blocks[id].vaddr)
+		return 0;
+	r->h.prev = id;
+	r->h.prev_n = n;
+	r->extra_insns += n;
+	return 1;
+}
+
+/*
  * A frame a forked child inherits: the same path of contexts as in its
  * parent, but no call counted (the parent made it, and counts it).
  */
@@ -1170,6 +1239,8 @@ int rebuild_exec_slow(struct rebuild *r, uint32_t id, uint32_t n, struct zerr *e
 		return zerr_set(err, "block %" PRIu32 " ran %" PRIu32 " instructions of its %" PRIu32,
 				id, n, b->ninsns);
 	if (b->repeats && extra_run(r, id, n))
+		return 0;
+	if (b->lone && restarted(r, id, n))
 		return 0;
 	const struct seg *s = &r->segs[b->seg];
 	if (r->h.prev != NONE) {
@@ -1553,7 +1624,8 @@ int rebuild_finish(struct rebuild *r, struct zp_profile *p, struct zerr *err)
 int rebuild_finish_thread(struct rebuild *r, struct zp_profile *p, int64_t tid,
 			  struct zerr *err)
 {
-	(void)err;
+	if (check_patches(r, err) < 0)
+		return -1;
 	while (r->depth)
 		pop(r);
 	for (size_t id = 0; id < r->nblocks; id++) {

@@ -89,6 +89,20 @@ int rebuild_add_module(struct rebuild *r, const char *path, uint64_t bias, struc
  */
 size_t rebuild_unreadable(const struct rebuild *r, const char *const **files);
 
+/*
+ * Code that differs from the file mapped there is counted as it ran, not
+ * refused at once (text relocations, self-modifying code): live, it is the
+ * running program's (the online mode); else (a trace) the finish refuses
+ * it when most blocks compared differ (a trace of another build).
+ */
+void rebuild_allow_patches(struct rebuild *r, int live);
+
+/*
+ * When code differed from its file: 1 and one line saying where and how much
+ * (without a newline) in line.
+ */
+int rebuild_patched(const struct rebuild *r, char *line, size_t size);
+
 /* Defines block id (ids need not be dense but should be small). */
 int rebuild_define(struct rebuild *r, uint32_t id, uint64_t vaddr, uint32_t ninsns,
 		   const uint8_t *sizes, const uint8_t *bytes, struct zerr *err);
@@ -130,6 +144,7 @@ struct rebuild_block {
 	uint8_t cache_quiet[2]; /* that transition leaves the stack alone */
 	uint8_t defined;
 	uint8_t repeats;        /* one instruction that QEMU runs once more to leave (isa.h) */
+	uint8_t lone;           /* one plain instruction: maybe QEMU restarting it (rebuild.c) */
 	uint32_t first;         /* insns[first .. first+ninsns) */
 	uint32_t seg;
 	uint64_t vaddr;
@@ -160,7 +175,7 @@ static inline int rebuild_exec_fast(struct rebuild *r, uint32_t id, uint32_t n)
 	if (k < 0 || !p->cache_quiet[k] || h->prev_n != p->ninsns)
 		return 0;
 	struct rebuild_block *b = &h->blocks[id];
-	if (n != b->ninsns || b->nsegs != 1 || b->repeats)
+	if (n != b->ninsns || b->nsegs != 1 || b->repeats || b->lone)
 		return 0;
 	p->cache_count[k]++;
 	b->full++;

@@ -44,7 +44,7 @@ struct tail_slot {
 	uint32_t last;     /* the thread's current block, not yet recorded */
 	uint32_t last_n;   /* its length */
 	uint32_t pos;      /* instructions of it that ran (0: none) */
-	uint32_t pad;
+	uint32_t rep;      /* the plugin's own: rep string instruction state (REP_*), nothing to zond */
 	uint64_t len;      /* bytes of its buffer (tail_buf) not yet written */
 	uint64_t insns, execs; /* the writer's counts of the thread, for its END record */
 	void *online;      /* the writer's (the online mode's thread), nothing to zond */

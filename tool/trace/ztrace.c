@@ -92,6 +92,7 @@ struct reader {
 	const struct trace_timeline *tl; /* NULL: no timeline */
 	uint64_t ndefined; /* blocks defined so far: the next id (ids are dense) */
 	int settled;       /* the program and its entry point checked (settle_program) */
+	int reps_exact;    /* the plugin left out reps' extra runs itself (header "reps exact") */
 	uint64_t execs;    /* EXEC records read (the END says how many when there is one) */
 	const struct forks *forks; /* NULL: none */
 	char exe[4096];    /* the header's program (settle_program may take another) */
@@ -169,6 +170,8 @@ static int read_header(struct reader *r, struct zerr *err)
 			r->info->start_ns = strtoll(line + 6, NULL, 10);
 		else if (strncmp(line, "command ", 8) == 0)
 			snprintf(r->info->command, sizeof r->info->command, "%s", line + 8);
+		else if (strcmp(line, "reps exact") == 0)
+			r->reps_exact = 1;
 		else if (strncmp(line, "parent ", 7) == 0)
 			r->info->parent = strtoll(line + 7, NULL, 10);
 		else if (strncmp(line, "fork ", 5) == 0 &&
@@ -348,7 +351,9 @@ static struct stream *thread_stream(struct reader *r, uint32_t n, struct zerr *e
 	if (n == 1 && r->forks && r->forks->seed) /* the forking thread is the child's first */
 		rebuild_inherit(s->rb, r->forks->seed->frames, r->forks->seed->nframes);
 	take_forks(r, s); /* its first fork point */
-	rebuild_chained(s->rb); /* zond's plugin: QEMU chains its blocks */
+	if (!r->reps_exact) /* an older plugin's trace: QEMU chained its blocks, a rep's extra run kept */
+		rebuild_chained(s->rb);
+	rebuild_allow_patches(s->rb, 0); /* the trace holds the code as it ran */
 	rebuild_set_tap(s->rb, r->tap, r->tap_ctx);
 	if (r->tl)
 		rebuild_set_timeline(s->rb, r->tl->events, r->tl->keep_newest);
@@ -620,16 +625,30 @@ static void warn_unreadable(struct reader *r)
 	}
 }
 
+/* Code that ran unlike its file: one warning (each thread's rebuild saw its own). */
+static void warn_patched(struct reader *r)
+{
+	char line[4400];
+	for (size_t t = 0; t < r->nthreads; t++) {
+		if (r->threads[t] && rebuild_patched(r->threads[t]->rb, line, sizeof line)) {
+			note(r->info, "%s", line);
+			return;
+		}
+	}
+}
+
 /* Every thread's profile into p, the first thread as tid 0, with the process's pid. */
 static int finish(struct reader *r, struct zp_profile *p, struct zerr *err)
 {
 	r->info->insns = all_insns(r, rebuild_insns);
 	warn_unreadable(r);
+	warn_patched(r);
 	size_t first = p->nthreads;
+	struct zerr e;
 	for (size_t t = 0; t < r->nthreads; t++)
 		if (r->threads[t] && rebuild_finish_thread(r->threads[t]->rb, p, (int64_t)t - 1,
-							   err) < 0)
-			return -1;
+							   &e) < 0)
+			return zerr_set(err, "%s: %s", r->path, e.msg);
 	for (size_t t = first; t < p->nthreads; t++)
 		p->threads[t].pid = r->info->pid;
 	if (!p->run.pid) /* the run's process: the first trace read, a forked child's come after */
