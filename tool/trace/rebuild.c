@@ -1351,10 +1351,16 @@ static void make_function_nodes(struct rebuild *r, struct zp_profile *p, uint32_
 		int line = line_of(r, (uint32_t)i, f->start, &file);
 		f->node = profile_node(p, ZP_FUNCTION, f->name, module_path(r, f->module), file, line,
 				       link_addr(r, (uint32_t)i, f->start));
+		/*
+		 * Added, not set: a library loaded again after dlclose is a module
+		 * of its own at each load, its functions funcs of their own with
+		 * the same node, and the flat profile is the sum over every load
+		 * as the edges and contexts are.
+		 */
 		struct zp_stat *s = profile_stat(p, thread, f->node);
-		s->calls = f->calls;
-		s->self[0] = f->self;
-		s->incl[0] = f->incl;
+		s->calls += f->calls;
+		s->self[0] += f->self;
+		s->incl[0] += f->incl;
 	}
 }
 
