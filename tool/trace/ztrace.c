@@ -223,10 +223,13 @@ static int share(struct reader *r, const struct shared *s, const uint8_t *data, 
 static int guest_program(const struct reader *r, const char *path, uint64_t *entry)
 {
 	struct symbols_elf h;
-	/* a PIE program has an interpreter, a library not */
+	/*
+	 * a PIE program has an interpreter or the linker's PIE flag (a
+	 * static-pie has no interpreter), a library neither
+	 */
 	int ok = symbols_elf_header(path, &h, NULL) == 1 && h.machine == (unsigned)r->isa->elf_machine &&
 		 h.bits == (r->isa->elf_class == ELFCLASS64 ? 64 : 32) &&
-		 (h.type == ET_EXEC || (h.type == ET_DYN && h.interp));
+		 (h.type == ET_EXEC || (h.type == ET_DYN && (h.interp || h.pie)));
 	if (ok)
 		*entry = h.entry;
 	return ok;
