@@ -933,8 +933,14 @@ static void print_pc(void *ctx, uint64_t pc, uint64_t word, unsigned len)
 {
 	struct pcs_out *o = ctx;
 	uint64_t mask = len >= 8 ? UINT64_MAX : (1ull << (8 * len)) - 1;
-	if (fprintf(o->f, "%" PRIx64 " %0*" PRIx64 "\n", pc, (int)(2 * len), word & mask) < 0 &&
-	    !o->err)
+	/*
+	 * A word holds 8 bytes: a longer instruction (x86-64) goes without
+	 * one, its bytes read from the program (import --elf), not padded
+	 * with zeros for bytes it does not have.
+	 */
+	int rc = len > 8 ? fprintf(o->f, "%" PRIx64 "\n", pc)
+			 : fprintf(o->f, "%" PRIx64 " %0*" PRIx64 "\n", pc, (int)(2 * len), word & mask);
+	if (rc < 0 && !o->err)
 		o->err = errno ? errno : EIO;
 }
 
