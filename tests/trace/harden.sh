@@ -16,7 +16,8 @@
 #   - fork: output and status as plainly, the parent's and the child's traces read into one
 #     run (leaf's 100 + 50 calls; fork.sh has the rest), one online run and nothing on stderr
 #     with -q but zond's note that the child is not traced;
-#   - argv[0] and AT_EXECFN as typed, PATH searched; online runs keep arguments and status;
+#   - argv[0] and AT_EXECFN as typed, PATH searched (a symbolic link there kept); online runs
+#     keep arguments and status;
 #   - bad -L, --qemu that fails, a dynamic program without -L, a directory given to report,
 #     /dev/zero and a 10 MB line given to the importers (in 1 GB of address space): one line
 #     saying what is wrong, never "trace written"; options after report's trace file; a
@@ -209,6 +210,15 @@ here=$(pwd -P)
 PATH=$here:$PATH "$zond" trace record -q -o argv.ztrace -- argv >zond.out ||
 	[ $? -eq 1 ] || fail "argv along PATH: $(cat zond.out)"
 [ "$(head -1 zond.out)" = "argv0=argv execfn=$here/argv pdeathsig=0" ] || fail "argv along PATH: $(cat zond.out)"
+# ... through a symbolic link along PATH: the link's path, as the shell runs it (QA s16 X3 F8:
+# zond gave QEMU the link's target)
+rm -rf links && mkdir links && ln -s ../argv links/argvlink || fail "ln -s"
+link=$(PATH=$here/links:$PATH command -v argvlink)
+$qemu -0 argvlink "$link" >plain.out
+PATH=$here/links:$PATH "$zond" trace record -q -o argv.ztrace -- argvlink >zond.out ||
+	[ $? -eq 1 ] || fail "argv through a link along PATH: $(cat zond.out)"
+[ "$(head -1 zond.out)" = "argv0=argvlink execfn=$here/links/argvlink pdeathsig=0" ] &&
+	cmp -s plain.out zond.out || fail "argv through a link along PATH: $(cat zond.out), plainly $(cat plain.out)"
 "$zond" trace record -q --online -o argv.db -- ./argv a 'b c' >/dev/null
 "$zond" runs -i argv.db >runs.txt
 grep -q "exit $want" runs.txt && grep -q "./argv a b c" runs.txt || fail "online run: $(cat runs.txt)"

@@ -7,6 +7,9 @@
 # exports, byte for byte but for their headers.  Then bad logs and PC lists
 # give one error line naming the file and line.
 #
+# x86-64's log lists an instruction's bytes apart, at most 8 a line (a longer one goes on at
+# the next line): read so, it is the same profile too (QA s16 X3 F9: refused at line 3).
+#
 # Both runs get the same empty environment, absolute program path and
 # stdout kind: glibc's start-up work depends on them (string alignment on
 # the stack, isatty).
@@ -15,6 +18,7 @@
 set -u
 zond=$1 arch=$2 dir=$3/import-$2 src=$4
 cc=$arch-linux-gnu-gcc
+[ $arch = x86_64 ] && cc=gcc
 qemu=$(command -v "qemu-$arch") && command -v "$cc" >/dev/null || exit 77
 mkdir -p "$dir" && cd "$dir" || exit 1
 rm -f *.db
@@ -71,7 +75,11 @@ sed '0,/^0x/s/^\(0x[0-9a-f]*: *\)[0-9a-f]/\1g/' qemu.log >word.log
 bad "bad word" word.log qemu-log "instruction word"
 sed '100s/.*/zzz/' words.pcs >text.pcs
 bad "not a PC" text.pcs pcs "hexadecimal PC"
-sed '100s/^\([0-9a-f]*\) .*/\1 ffffffff/' words.pcs >other.pcs
+# another instruction's word on the first line from the 100th that has one (x86-64: ud2; an
+# instruction longer than 8 bytes has no word, its bytes come from --elf)
+other=ffffffff
+[ $arch = x86_64 ] && other=0b0f
+awk -v w=$other 'NR >= 100 && NF == 2 && !done { $2 = w; done = 1 } 1' words.pcs >other.pcs
 bad "other code" other.pcs pcs "does not match"
 printf '10\n' >outside.pcs
 bad "outside the program" outside.pcs pcs "no instruction word"

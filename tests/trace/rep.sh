@@ -1,7 +1,8 @@
 #!/bin/sh
 # rep.sh - x86-64: a rep-prefixed string instruction counts once per
-# iteration, once when its count is 0 (as valgrind counts it, and QEMU's
-# -d nochain log): with its blocks chained QEMU runs it once more to leave,
+# iteration, once when its count is 0 (as QEMU's -d nochain log shows it;
+# callgrind counts n + 1 for a rep of n > 0 ending on its count, doc/trace.md):
+# with its blocks chained QEMU runs it once more to leave,
 # which zond does not count, from a trace and --online alike.  fill() is
 # branchless: its instructions from objdump, the rep's iterations on top.
 #

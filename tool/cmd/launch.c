@@ -302,11 +302,11 @@ static int check_program_file(const char *path, struct zerr *err)
 	return 0;
 }
 
-int launch_find_file(const char *prog, char out[PATH_MAX], struct zerr *err)
+int launch_find_path(const char *prog, char found[PATH_MAX], struct zerr *err)
 {
-	char found[PATH_MAX] = "";
+	*found = 0;
 	if (strchr(prog, '/')) {
-		snprintf(found, sizeof found, "%s", prog);
+		snprintf(found, PATH_MAX, "%s", prog);
 	} else {
 		const char *path = getenv("PATH");
 		if (!path)
@@ -319,7 +319,7 @@ int launch_find_file(const char *prog, char out[PATH_MAX], struct zerr *err)
 			struct stat st;
 			if (launch_join_path(cand, sizeof cand, dir, prog) == 0 &&
 			    stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
-				snprintf(found, sizeof found, "%s", cand);
+				snprintf(found, PATH_MAX, "%s", cand);
 				break;
 			}
 			path += n + (path[n] == ':');
@@ -327,7 +327,13 @@ int launch_find_file(const char *prog, char out[PATH_MAX], struct zerr *err)
 		if (!*found)
 			return zerr_set(err, "%s: program not found in PATH", prog);
 	}
-	if (check_program_file(found, err) < 0)
+	return check_program_file(found, err);
+}
+
+int launch_find_file(const char *prog, char out[PATH_MAX], struct zerr *err)
+{
+	char found[PATH_MAX];
+	if (launch_find_path(prog, found, err) < 0)
 		return -1;
 	if (!realpath(found, out))
 		return zerr_set(err, "%s: %s", found, strerror(errno));

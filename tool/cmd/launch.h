@@ -175,6 +175,13 @@ int launch_find_program(const char *prog, char out[PATH_MAX], struct zerr *err);
 int launch_find_file(const char *prog, char out[PATH_MAX], struct zerr *err);
 
 /*
+ * As launch_find_file, with the path execvp would run in found (PATH's
+ * directory joined to the name, a symbolic link not resolved: what the
+ * program sees as AT_EXECFN).
+ */
+int launch_find_path(const char *prog, char found[PATH_MAX], struct zerr *err);
+
+/*
  * 1 when the kernel would run prog for this process in secure mode
  * (AT_SECURE): its set-user-ID or set-group-ID bit gives it a user or group
  * other than our real one, on a file system that honours the bits.  The

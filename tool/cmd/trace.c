@@ -367,16 +367,17 @@ static int incomplete(struct trace_cmd *t, const char *qemu, const char *out, in
 }
 
 /*
- * The program as QEMU must open it and the ELF file to read: a name with a
- * slash as typed (the guest's argv[0] and AT_EXECFN stay what the user
- * typed, as when run plainly), else found along PATH, as execvp would.
+ * The program as QEMU must open it (file) and the ELF file to read (real):
+ * a name with a slash as typed, else found along PATH as execvp would, a
+ * symbolic link there kept as found (the guest's argv[0] and AT_EXECFN stay
+ * what it sees when run plainly: a program that dispatches on the name it
+ * was run by).
  */
-static int find_program(const char *typed, const char **file, char real[PATH_MAX])
+static int find_program(const char *typed, char file[PATH_MAX], char real[PATH_MAX])
 {
 	struct zerr err;
-	if (launch_find_file(typed, real, &err) < 0)
+	if (launch_find_path(typed, file, &err) < 0 || launch_find_file(file, real, &err) < 0)
 		return launch_program_error("trace", typed, &err);
-	*file = strchr(typed, '/') ? typed : real;
 	return 0;
 }
 
@@ -385,9 +386,9 @@ static int record(struct trace_cmd *t, char **argv)
 	struct zerr err;
 	char prog[PATH_MAX], out[PATH_MAX + 16], qemu[64], opt[4 * PATH_MAX + 200];
 	char plugin_arg[2 * PATH_MAX], out_arg[2 * PATH_MAX + 32];
-	const char *file = NULL;
+	char file[PATH_MAX];
 	forward_own_pipe(); /* before zond's first line: a closed stderr costs its lines alone */
-	int found = find_program(argv[0], &file, prog);
+	int found = find_program(argv[0], file, prog);
 	if (found != 0)
 		return found;
 	const char *arch = elf_arch(prog, &err);
@@ -459,7 +460,7 @@ static int record(struct trace_cmd *t, char **argv)
 	}
 	qargv[k++] = "-0";
 	qargv[k++] = argv[0];
-	qargv[k++] = (char *)file;
+	qargv[k++] = file;
 	for (int i = 1; i < argc; i++)
 		qargv[k++] = argv[i];
 	fflush(NULL);

@@ -452,6 +452,21 @@ int symbols_entry(const char *path, uint64_t *entry, struct zerr *err)
 }
 
 
+/*
+ * Whether the dynamic segment's DT_FLAGS_1 has DF_1_PIE: a static-pie
+ * program is ET_DYN without an interpreter, as a library is; the linker's
+ * flag tells them apart.
+ */
+static int dyn_pie(Elf *elf, const GElf_Phdr *ph)
+{
+	Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)ph->p_offset, ph->p_filesz, ELF_T_DYN);
+	GElf_Dyn dyn;
+	for (int i = 0; d && gelf_getdyn(d, i, &dyn) && dyn.d_tag != DT_NULL; i++)
+		if (dyn.d_tag == DT_FLAGS_1)
+			return (dyn.d_un.d_val & DF_1_PIE) != 0;
+	return 0;
+}
+
 int symbols_elf_header(const char *path, struct symbols_elf *out, struct zerr *err)
 {
 	elf_version(EV_CURRENT);
@@ -470,8 +485,12 @@ int symbols_elf_header(const char *path, struct symbols_elf *out, struct zerr *e
 		if (elf_getphdrnum(elf, &nphdr) == 0)
 			for (size_t i = 0; i < nphdr; i++) {
 				GElf_Phdr ph;
-				if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+				if (!gelf_getphdr(elf, (int)i, &ph))
+					continue;
+				if (ph.p_type == PT_INTERP)
 					out->interp = 1;
+				if (ph.p_type == PT_DYNAMIC)
+					out->pie = dyn_pie(elf, &ph);
 			}
 		rc = 1;
 	}

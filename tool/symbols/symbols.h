@@ -278,6 +278,7 @@ struct symbols_elf {
 	unsigned type;    /* e_type: ET_EXEC, ET_DYN, ... */
 	uint64_t entry;   /* e_entry, link-time; 0 when none */
 	int interp;       /* 1 when it names a program interpreter (PT_INTERP) */
+	int pie;          /* 1 when its DT_FLAGS_1 says DF_1_PIE: a program, static-pie too */
 };
 
 /*

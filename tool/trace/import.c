@@ -71,6 +71,9 @@ struct importer {
 	uint32_t *latest;      /* the block QEMU translated last at a PC */
 	size_t nlatest;
 	int in_listing;        /* qemu-log: inside an IN: listing */
+	uint64_t part_pc;      /* qemu-log: an instruction listed as bytes, not all read yet */
+	uint8_t part[16];
+	size_t npart;
 };
 
 static int bad(struct importer *im, struct zerr *err, const char *msg)
@@ -280,6 +283,8 @@ static int pcs_line(struct importer *im, const char *s, struct zerr *err)
 			return bad(im, err, "expected a hexadecimal instruction word after the PC");
 		b = wb;
 		len = word_bytes(im, word, wb);
+		if (!len)
+			return bad(im, err, "the instruction word is no instruction");
 	} else {
 		b = code_at(im, pc, &avail);
 		if (!b) {
@@ -304,6 +309,8 @@ static int pcs_line(struct importer *im, const char *s, struct zerr *err)
 static int end_listing(struct importer *im, struct zerr *err)
 {
 	im->in_listing = 0;
+	if (im->npart)
+		return bad(im, err, "the instruction listed before is cut short");
 	if (!im->g.n)
 		return 0;
 	uint32_t id;
@@ -321,6 +328,42 @@ static int end_listing(struct importer *im, struct zerr *err)
 	return 0;
 }
 
+static int is_hex_digit(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/*
+ * "0x004014f2:  49 89 d1     movq ..." (x86): the instruction's bytes in
+ * memory order, at most 8 a line; a longer one goes on at the next line's
+ * address with its other bytes and no mnemonic.  An instruction is
+ * complete when its bytes are its encoding's length.
+ */
+static int listing_bytes(struct importer *im, uint64_t pc, const char *s, struct zerr *err)
+{
+	if (im->npart && pc != im->part_pc + im->npart)
+		return bad(im, err, "the instruction listed before is cut short");
+	if (!im->npart)
+		im->part_pc = pc;
+	for (; is_hex_digit(s[0]) && is_hex_digit(s[1]) && (s[2] == ' ' || !s[2]); s += 3) {
+		if (im->npart == sizeof im->part)
+			return bad(im, err, "instruction bytes longer than any instruction");
+		char pair[3] = {s[0], s[1], 0};
+		im->part[im->npart++] = (uint8_t)strtoul(pair, NULL, 16);
+		if (!s[2])
+			break;
+	}
+	size_t len = im->isa->length(im->part, im->npart);
+	if (!len)
+		return 0; /* more bytes on the next line */
+	if (len != im->npart)
+		return bad(im, err, "instruction bytes of the wrong length for their encoding");
+	if (gather_full(im))
+		return bad(im, err, "block listing too long");
+	im->npart = 0;
+	return gather_insn(im, im->part_pc, im->part, len, err);
+}
+
 /* "0x0000000000010554:  022000ef          jal ..." inside an IN: listing. */
 static int listing_line(struct importer *im, const char *s, struct zerr *err)
 {
@@ -328,6 +371,10 @@ static int listing_line(struct importer *im, const char *s, struct zerr *err)
 	if (!parse_hex(&s, &pc) || *s != ':')
 		return bad(im, err, "expected 'ADDRESS:' in a block listing");
 	s = skip_blanks(s + 1);
+	if (is_hex_digit(s[0]) && is_hex_digit(s[1]) && (s[2] == ' ' || !s[2]))
+		return listing_bytes(im, pc, s, err);
+	if (im->npart)
+		return bad(im, err, "the instruction listed before is cut short");
 	const char *w = s;
 	int digits = parse_hex(&s, &word);
 	if (!digits || (w[0] == '0' && w[1] == 'x') || (*s && *s != ' ' && *s != '\t'))

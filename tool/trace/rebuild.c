@@ -501,19 +501,27 @@ static uint32_t module_of(const struct rebuild *r, uint64_t addr)
 
 /* ---- functions ---------------------------------------------------------- */
 
-/* Keys of func_index: anonymous code apart, as a section may start where a symbol does. */
-#define ANON_KEY (1ull << 40)
+/*
+ * Keys of func_index: a symbol's function, an unwind entry's and the
+ * lump of a section's (or a page's) other code apart, as each may start
+ * where another does: a section may start where a symbol does, and in a
+ * stripped program the first unwind entry often starts its section (gcc
+ * -O2's main), whose lump then took that function's code and calls.
+ */
+enum { KEY_SYMBOL, KEY_UNWIND, KEY_LUMP };
+#define FUNC_KEY(mod, kind) ((uint64_t)(mod) | (uint64_t)(kind) << 40)
 
 static uint32_t new_func(struct rebuild *r, const char *name, uint32_t mod, uint64_t start,
-			 uint64_t end, int anonymous)
+			 uint64_t end, int kind)
 {
+	int anonymous = kind != KEY_SYMBOL;
 	r->funcs = zp_xrealloc(r->funcs, (r->nfuncs + 1) * sizeof *r->funcs);
 	r->funcs[r->nfuncs] = (struct func){.name = zp_xstrdup(name), .module = mod,
 					    .start = start, .end = end, .solo_end = end,
 					    .node = NONE,
 					    .last_caller = NONE - 1,
 					    .anonymous = anonymous};
-	hmap_put(&r->func_index, mod | (anonymous ? ANON_KEY : 0), start, (uint32_t)r->nfuncs);
+	hmap_put(&r->func_index, FUNC_KEY(mod, kind), start, (uint32_t)r->nfuncs);
 	return (uint32_t)r->nfuncs++;
 }
 
@@ -557,6 +565,7 @@ static uint32_t func_of(struct rebuild *r, uint64_t addr)
 	uint32_t mod = module_of(r, addr);
 	char name[256];
 	uint64_t start, end;
+	int kind = KEY_LUMP;
 	if (mod == NONE) {
 		start = addr & ~(uint64_t)0xfff;
 		end = start + 0x1000;
@@ -569,19 +578,21 @@ static uint32_t func_of(struct rebuild *r, uint64_t addr)
 		const struct symbols_range *l = label_at(m, link);
 		int named = symbols_lookup(r->syms, m->path, link, &sym, &err) == 0 && sym.name;
 		if (l && (!named || l->start > sym.start)) {
-			uint32_t f = hmap_get(&r->func_index, mod, l->start + m->bias);
+			uint32_t f = hmap_get(&r->func_index, FUNC_KEY(mod, KEY_SYMBOL),
+					      l->start + m->bias);
 			uint64_t end = named && sym.start + sym.size < l->end ? sym.start + sym.size
 									     : l->end;
 			return f != NONE ? f : new_func(r, l->name, mod, l->start + m->bias,
-							end + m->bias, 0);
+							end + m->bias, KEY_SYMBOL);
 		}
 		if (named) {
-			uint32_t f = hmap_get(&r->func_index, mod, sym.start + m->bias);
+			uint32_t f = hmap_get(&r->func_index, FUNC_KEY(mod, KEY_SYMBOL),
+					      sym.start + m->bias);
 			if (f != NONE)
 				return f;
 			uint64_t size = sym.size ? sym.size : 1;
 			uint64_t end = label_cut(m, sym.start, sym.start + size);
-			f = new_func(r, sym.name, mod, sym.start + m->bias, end + m->bias, 0);
+			f = new_func(r, sym.name, mod, sym.start + m->bias, end + m->bias, KEY_SYMBOL);
 			if (sym.nested < end)
 				r->funcs[f].solo_end = sym.nested + m->bias;
 			return f;
@@ -589,17 +600,19 @@ static uint32_t func_of(struct rebuild *r, uint64_t addr)
 		start = link & ~(uint64_t)0xf;
 		end = start + 0x10;
 		snprintf(name, sizeof name, "[0x%" PRIx64 "]", start);
-		if (symbols_unwind_range(r->syms, m->path, link, &start, &end, &err) == 1)
+		if (symbols_unwind_range(r->syms, m->path, link, &start, &end, &err) == 1) {
 			snprintf(name, sizeof name, "[%s+0x%" PRIx64 "]", path_base(m->path), start);
-		else
+			kind = KEY_UNWIND;
+		} else {
 			section_of(m, link, &start, &end, name, sizeof name);
+		}
 		start += m->bias;
 		end += m->bias;
 	}
-	uint32_t f = hmap_get(&r->func_index, mod | ANON_KEY, start);
+	uint32_t f = hmap_get(&r->func_index, FUNC_KEY(mod, kind), start);
 	if (f != NONE)
 		return f;
-	f = new_func(r, name, mod, start, end, 1);
+	f = new_func(r, name, mod, start, end, kind);
 	r->funcs[f].plt_header = mod != NONE && in_plt(&r->mods[mod], start - r->mods[mod].bias);
 	return f;
 }
@@ -1428,10 +1441,16 @@ static void make_function_nodes(struct rebuild *r, struct zp_profile *p, uint32_
 		int line = line_of(r, (uint32_t)i, f->start, &file);
 		f->node = profile_node(p, ZP_FUNCTION, f->name, module_path(r, f->module), file, line,
 				       link_addr(r, (uint32_t)i, f->start));
+		/*
+		 * Added, not set: a library loaded again after dlclose is a module
+		 * of its own at each load, its functions funcs of their own with
+		 * the same node, and the flat profile is the sum over every load
+		 * as the edges and contexts are.
+		 */
 		struct zp_stat *s = profile_stat(p, thread, f->node);
-		s->calls = f->calls;
-		s->self[0] = f->self;
-		s->incl[0] = f->incl;
+		s->calls += f->calls;
+		s->self[0] += f->self;
+		s->incl[0] += f->incl;
 	}
 }
 

@@ -226,10 +226,13 @@ static int share(struct reader *r, const struct shared *s, const uint8_t *data, 
 static int guest_program(const struct reader *r, const char *path, uint64_t *entry)
 {
 	struct symbols_elf h;
-	/* a PIE program has an interpreter, a library not */
+	/*
+	 * a PIE program has an interpreter or the linker's PIE flag (a
+	 * static-pie has no interpreter), a library neither
+	 */
 	int ok = symbols_elf_header(path, &h, NULL) == 1 && h.machine == (unsigned)r->isa->elf_machine &&
 		 h.bits == (r->isa->elf_class == ELFCLASS64 ? 64 : 32) &&
-		 (h.type == ET_EXEC || (h.type == ET_DYN && h.interp));
+		 (h.type == ET_EXEC || (h.type == ET_DYN && (h.interp || h.pie)));
 	if (ok)
 		*entry = h.entry;
 	return ok;
@@ -949,8 +952,14 @@ static void print_pc(void *ctx, uint64_t pc, uint64_t word, unsigned len)
 {
 	struct pcs_out *o = ctx;
 	uint64_t mask = len >= 8 ? UINT64_MAX : (1ull << (8 * len)) - 1;
-	if (fprintf(o->f, "%" PRIx64 " %0*" PRIx64 "\n", pc, (int)(2 * len), word & mask) < 0 &&
-	    !o->err)
+	/*
+	 * A word holds 8 bytes: a longer instruction (x86-64) goes without
+	 * one, its bytes read from the program (import --elf), not padded
+	 * with zeros for bytes it does not have.
+	 */
+	int rc = len > 8 ? fprintf(o->f, "%" PRIx64 "\n", pc)
+			 : fprintf(o->f, "%" PRIx64 " %0*" PRIx64 "\n", pc, (int)(2 * len), word & mask);
+	if (rc < 0 && !o->err)
 		o->err = errno ? errno : EIO;
 }
 
